@@ -1,0 +1,119 @@
+/**
+ * Local errors: failures on this side of the connection. They never cross the wire
+ * (a peer only ever sees `RequestError`s), and every one says what went wrong and what to do.
+ */
+
+/** What kind of local failure this is. */
+export type LocalErrorKind =
+  | "connection_closed"
+  | "timeout"
+  | "message_too_large"
+  | "unserializable"
+  | "invalid_response"
+  | "capability_missing";
+
+/** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */
+export class LocalError extends Error {
+  readonly kind: LocalErrorKind;
+
+  constructor(kind: LocalErrorKind, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "LocalError";
+    this.kind = kind;
+  }
+}
+
+/**
+ * The connection closed (by `close()`, by the peer going away, or by a transport failure) while this call
+ * was pending or before it was sent. `cause` carries the reason given to `close()` or the transport error.
+ */
+export class ConnectionClosedError extends LocalError {
+  constructor(detail: string, cause?: unknown) {
+    super("connection_closed", `The connection is closed: ${detail}. Open a new connection to continue.`, { cause });
+    this.name = "ConnectionClosedError";
+  }
+}
+
+/** A request got no response within its timeout. A `$/cancel_request` was sent to the peer. */
+export class RequestTimeoutError extends LocalError {
+  readonly method: string;
+  readonly timeoutMs: number;
+
+  constructor(method: string, timeoutMs: number) {
+    super(
+      "timeout",
+      `No response to "${method}" within ${timeoutMs} ms; a $/cancel_request was sent. ` +
+        "Raise the timeout (the timeoutMs option) if the peer is just slow, or check that it is still running.",
+    );
+    this.name = "RequestTimeoutError";
+    this.method = method;
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/**
+ * A message was larger than the configured limit. Incoming: the frame was skipped and the connection stays up.
+ * Outgoing: the message was not sent. Raise `maxMessageBytes` if such messages are expected.
+ */
+export class MessageTooLargeError extends LocalError {
+  readonly maxMessageBytes: number;
+  readonly messageBytes: number | undefined;
+
+  constructor(maxMessageBytes: number, messageBytes?: number, direction: "incoming" | "outgoing" = "incoming") {
+    super(
+      "message_too_large",
+      `${direction === "incoming" ? "An incoming" : "An outgoing"} message of ${messageBytes ?? "more than " + maxMessageBytes} bytes ` +
+        `exceeds the ${maxMessageBytes}-byte limit and was ${direction === "incoming" ? "skipped" : "not sent"}. ` +
+        "Raise maxMessageBytes if messages this large are expected.",
+    );
+    this.name = "MessageTooLargeError";
+    this.maxMessageBytes = maxMessageBytes;
+    this.messageBytes = messageBytes;
+  }
+}
+
+/** A value passed to `request()`/`notify()` or returned by a handler cannot be serialized to JSON. Nothing was sent. */
+export class UnserializableValueError extends LocalError {
+  constructor(what: string, cause: unknown) {
+    super(
+      "unserializable",
+      `Cannot serialize ${what} to JSON (${cause instanceof Error ? cause.message : String(cause)}). ` +
+        "Pass plain JSON data: no BigInt, cycles or functions.",
+      { cause },
+    );
+    this.name = "UnserializableValueError";
+  }
+}
+
+/** The peer answered with a response that does not match the method's result schema. */
+export class InvalidResponseError extends LocalError {
+  readonly method: string;
+  readonly issues: unknown;
+
+  constructor(method: string, detail: string, issues?: unknown) {
+    super(
+      "invalid_response",
+      `The peer's response to "${method}" is not valid: ${detail}. The peer does not follow the protocol schema; report it to its authors.`,
+    );
+    this.name = "InvalidResponseError";
+    this.method = method;
+    this.issues = issues;
+  }
+}
+
+/** The peer did not advertise the capability a method needs; the request was not sent. */
+export class CapabilityMissingError extends LocalError {
+  readonly method: string;
+  readonly capability: string;
+
+  constructor(method: string, capability: string) {
+    super(
+      "capability_missing",
+      `"${method}" needs the peer's capability ${capability}, which it did not advertise in initialize. ` +
+        "Check peerSupports() before calling, or fall back to another way.",
+    );
+    this.name = "CapabilityMissingError";
+    this.method = method;
+    this.capability = capability;
+  }
+}
