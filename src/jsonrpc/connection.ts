@@ -1,0 +1,372 @@
+import { classify, sniffHead } from "./envelope.js";
+import { IncomingRequest, IncomingRequests, type IncomingRequestContext } from "./incoming.js";
+import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
+import { ConnectionClosedError, InvalidResponseError, LocalError, MessageTooLargeError, RequestTimeoutError } from "./local-errors.js";
+import { silentLogger, type Logger } from "./logger.js";
+import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId, type MaybePromise } from "./messages.js";
+import { PendingRequests, type PendingRequest } from "./outgoing.js";
+import { describeError, errorForPeer, errorForUnsendableResult } from "./replies.js";
+import { RequestError } from "./request-error.js";
+import { now, TapRegistry, type TapListener } from "./tap.js";
+
+/** The notification both sides use to cancel a request they sent (LSP-style, named by ACP). */
+export const CANCEL_REQUEST_METHOD = "$/cancel_request";
+
+/** Receives what the peer sends. The engine knows no methods: the dispatcher decides. */
+export interface Dispatcher {
+  /** Handles a request; the return value is the result. Throw `RequestError.methodNotFound(method)` for unknown methods. */
+  request(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown>;
+  /** Handles a notification. Unknown notifications should be ignored. */
+  notification(method: string, params: unknown): MaybePromise<void>;
+}
+
+/** Options of one outgoing request. */
+export interface SendRequestOptions {
+  /** Aborting it sends `$/cancel_request`; the call still settles with the peer's answer unless `stopWaitingOnCancel`. */
+  cancellationSignal?: AbortSignal;
+  /** Alias of `cancellationSignal`. */
+  signal?: AbortSignal;
+  /** When the signal aborts, reject at once with a -32800 `RequestError` instead of waiting for the peer's answer. */
+  stopWaitingOnCancel?: boolean;
+  /** Reject with `RequestTimeoutError` (and send `$/cancel_request`) when no response came within this many ms. */
+  timeoutMs?: number;
+}
+
+/** Options of a connection. */
+export interface ConnectionOptions {
+  /** Where the engine's diagnostics go. Silent by default: libraries never print. */
+  logger?: Logger;
+  /** Default timeout of every outgoing request, in ms. None by default. */
+  requestTimeoutMs?: number;
+}
+
+/** Turns a raw result into the typed one, throwing when it is not valid. */
+export type ResultParser<T> = (result: unknown) => T;
+
+/**
+ * A JSON-RPC 2.0 connection over a message link, knowing nothing of ACP.
+ *
+ * Contracts:
+ * - Every incoming request gets exactly one reply, whatever its handler does (returns, throws, returns something
+ *   unserializable, or the peer cancels it). Bad input is answered by the book and never closes the connection.
+ * - Incoming messages are dispatched synchronously in arrival order: a notification that arrived before a response
+ *   reaches its handler before that response's promise resolves. Handlers run concurrently.
+ * - `close()`, or the peer going away, rejects every pending request with a `ConnectionClosedError` carrying the
+ *   cause, aborts every running handler's signal, and closes the link.
+ * - One tap sees every message in both directions with a timestamp.
+ */
+export class JsonRpcConnection {
+  private readonly pending = new PendingRequests();
+  private readonly incoming = new IncomingRequests();
+  private readonly taps: TapRegistry;
+  private readonly logger: Logger;
+  private readonly requestTimeoutMs: number | undefined;
+  private readonly abortController = new AbortController();
+  private readonly closedPromise: Promise<void>;
+  private resolveClosed!: () => void;
+  private closeError: ConnectionClosedError | undefined;
+
+  constructor(
+    private readonly link: MessageLink,
+    private readonly dispatcher: Dispatcher,
+    options: ConnectionOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.requestTimeoutMs = options.requestTimeoutMs;
+    this.taps = new TapRegistry((error) => this.logger.error("a tap listener threw and was removed", describeError(error)));
+    this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
+    const receiver: LinkReceiver = {
+      message: (value) => this.receive(value),
+      problem: (problem) => this.receiveProblem(problem),
+      closed: (cause) =>
+        this.close(cause === undefined ? new ConnectionClosedError("the peer closed the connection (end of input)") : cause),
+    };
+    link.start(receiver);
+  }
+
+  /** Aborted when the connection closes; its reason is the `ConnectionClosedError`. */
+  get signal(): AbortSignal {
+    return this.abortController.signal;
+  }
+
+  /** Resolves once the connection has closed, for whatever reason. */
+  get closed(): Promise<void> {
+    return this.closedPromise;
+  }
+
+  /** True once the connection has closed. */
+  get isClosed(): boolean {
+    return this.closeError !== undefined;
+  }
+
+  /** How many requests this side sent that have no response yet. */
+  get pendingRequestCount(): number {
+    return this.pending.size;
+  }
+
+  /** How many requests from the peer are still being handled. */
+  get runningHandlerCount(): number {
+    return this.incoming.size;
+  }
+
+  /** Adds a listener that sees every message in both directions; returns a function that removes it. */
+  tap(listener: TapListener): () => void {
+    return this.taps.add(listener);
+  }
+
+  /**
+   * Sends a request and resolves with the peer's result (checked by `parse` when given), or rejects with the
+   * peer's `RequestError`, or with a local error: `ConnectionClosedError`, `RequestTimeoutError`,
+   * `UnserializableValueError`, `MessageTooLargeError`, `InvalidResponseError`.
+   */
+  request<T = unknown>(method: string, params?: unknown, options?: SendRequestOptions, parse?: ResultParser<T>): Promise<T> {
+    if (this.closeError) return Promise.reject(this.closeError);
+    const signal = options?.cancellationSignal ?? options?.signal;
+    if (signal?.aborted) return Promise.reject(RequestError.requestCancelled(signal.reason));
+    const id = this.pending.allocateId();
+    const message: AnyMessage = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+    try {
+      this.send(message);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return new Promise<T>((resolve, reject) => {
+      const entry: PendingRequest = {
+        method,
+        resolve: parse === undefined ? (resolve as (value: unknown) => void) : (raw) => this.settleParsed(method, raw, parse, resolve, reject),
+        reject,
+      };
+      const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
+      if (timeoutMs !== undefined || signal !== undefined) this.armRequest(id, method, entry, timeoutMs, signal, options?.stopWaitingOnCancel);
+      this.pending.add(id, entry);
+    });
+  }
+
+  /** Sends a notification. Resolves when the link has room again (backpressure); rejects only if it could not be sent. */
+  notify(method: string, params?: unknown): Promise<void> {
+    if (this.closeError) return Promise.reject(this.closeError);
+    try {
+      this.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return this.link.drain();
+  }
+
+  /** Asks the peer to cancel a request this side sent (`$/cancel_request`). */
+  cancelRequest(id: JsonRpcId): void {
+    if (this.closeError) return;
+    try {
+      this.send({ jsonrpc: "2.0", method: CANCEL_REQUEST_METHOD, params: { requestId: id } });
+    } catch (error) {
+      this.logger.warn("could not send $/cancel_request", describeError(error));
+    }
+  }
+
+  /**
+   * Closes the connection: rejects every pending request with a `ConnectionClosedError` whose cause is `reason`,
+   * aborts every running handler, flushes and closes the link. Idempotent.
+   */
+  close(reason?: unknown): void {
+    if (this.closeError) return;
+    const error =
+      reason instanceof ConnectionClosedError
+        ? reason
+        : new ConnectionClosedError(reason === undefined ? "close() was called" : `closed because of: ${reasonText(reason)}`, reason);
+    this.closeError = error;
+    this.logger.debug("connection closed", { reason: error.message, pending: this.pending.methods() });
+    this.abortController.abort(error);
+    this.pending.rejectAll(error);
+    this.incoming.abortAll(error);
+    this.link.close().then(this.resolveClosed, (linkError) => {
+      this.logger.debug("the link failed while closing", describeError(linkError));
+      this.resolveClosed();
+    });
+  }
+
+  private send(message: AnyMessage): void {
+    if (this.taps.active) this.taps.emit({ direction: "out", time: now(), message });
+    this.link.send(message);
+  }
+
+  private settleParsed<T>(method: string, raw: unknown, parse: ResultParser<T>, resolve: (v: T) => void, reject: (e: unknown) => void): void {
+    let value: T;
+    try {
+      value = parse(raw);
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      this.logger.warn("the peer sent an invalid response", { method, detail });
+      reject(new InvalidResponseError(method, detail, (error as { issues?: unknown }).issues));
+      return;
+    }
+    resolve(value);
+  }
+
+  private armRequest(
+    id: number,
+    method: string,
+    entry: PendingRequest,
+    timeoutMs: number | undefined,
+    signal: AbortSignal | undefined,
+    stopWaitingOnCancel: boolean | undefined,
+  ): void {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = () => {
+      this.cancelRequest(id);
+      if (stopWaitingOnCancel) this.pending.take(id)?.reject(RequestError.requestCancelled(signal?.reason));
+    };
+    if (timeoutMs !== undefined) {
+      timer = setTimeout(() => {
+        if (!this.pending.has(id)) return;
+        this.cancelRequest(id);
+        this.pending.take(id)?.reject(new RequestTimeoutError(method, timeoutMs));
+      }, timeoutMs);
+    }
+    signal?.addEventListener("abort", onAbort, { once: true });
+    entry.cleanup = () => {
+      if (timer !== undefined) clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+    };
+  }
+
+  private receive(value: unknown): void {
+    if (this.closeError) return;
+    if (this.taps.active) this.taps.emit({ direction: "in", time: now(), message: value });
+    const envelope = classify(value);
+    switch (envelope.kind) {
+      case "notification":
+        return this.receiveNotification(envelope.method, envelope.params);
+      case "request":
+        return this.receiveRequest(envelope.id, envelope.method, envelope.params);
+      case "response":
+        return this.receiveResponse(envelope.id, envelope.value);
+      case "invalid":
+        this.logger.warn("the peer sent an invalid JSON-RPC message", { reason: envelope.reason });
+        return this.sendError(envelope.id, RequestError.invalidRequest(undefined, envelope.reason).toErrorResponse());
+    }
+  }
+
+  private receiveNotification(method: string, params: unknown): void {
+    if (method === CANCEL_REQUEST_METHOD) {
+      const requestId = isRecord(params) ? params.requestId : undefined;
+      this.incoming.get(requestId as JsonRpcId)?.abort(RequestError.requestCancelled(undefined, "the peer cancelled the request"));
+      return;
+    }
+    try {
+      const result = this.dispatcher.notification(method, params);
+      if (result !== undefined && typeof (result as Promise<void>).then === "function") {
+        (result as Promise<void>).then(undefined, (error) => this.notificationFailed(method, error));
+      }
+    } catch (error) {
+      this.notificationFailed(method, error);
+    }
+  }
+
+  private notificationFailed(method: string, error: unknown): void {
+    // Params can carry secrets (MCP server env, headers): log the method and the error only.
+    this.logger.error("a notification handler failed", { method, ...describeError(error) });
+  }
+
+  private receiveRequest(id: string | number | null, method: string, params: unknown): void {
+    if (this.incoming.has(id)) {
+      this.logger.warn("the peer reused the id of a request still running", { id, method });
+      return this.sendError(id, RequestError.invalidRequest({ id }, `request id ${JSON.stringify(id)} is already in use`).toErrorResponse());
+    }
+    const request = new IncomingRequest(id, method);
+    this.incoming.add(request);
+    let result: unknown;
+    try {
+      result = this.dispatcher.request(method, params, request);
+    } catch (error) {
+      return this.answerError(request, error);
+    }
+    if (result !== null && typeof result === "object" && typeof (result as Promise<unknown>).then === "function") {
+      (result as Promise<unknown>).then(
+        (value) => this.answer(request, value),
+        (error) => this.answerError(request, error),
+      );
+    } else {
+      this.answer(request, result);
+    }
+  }
+
+  private answer(request: IncomingRequest, result: unknown): void {
+    if (request.answered) return;
+    request.answered = true;
+    this.incoming.delete(request);
+    if (this.closeError) return;
+    try {
+      this.send({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
+    } catch (error) {
+      this.logger.error("could not send a handler's result; answered with an error instead", { method: request.method, ...describeError(error) });
+      this.sendError(request.id, errorForUnsendableResult(error));
+    }
+  }
+
+  private answerError(request: IncomingRequest, error: unknown): void {
+    if (request.answered) return;
+    request.answered = true;
+    this.incoming.delete(request);
+    if (!(error instanceof RequestError) && !request.cancelled) {
+      this.logger.error("a request handler failed", { method: request.method, ...describeError(error) });
+    }
+    if (this.closeError) return;
+    this.sendError(request.id, errorForPeer(error, request.cancelled));
+  }
+
+  private sendError(id: JsonRpcId, error: ErrorResponse): void {
+    if (this.closeError) return;
+    try {
+      this.send({ jsonrpc: "2.0", id, error });
+    } catch (sendError) {
+      this.logger.error("could not send an error response", describeError(sendError));
+    }
+  }
+
+  private receiveResponse(id: JsonRpcId, value: Record<string, unknown>): void {
+    const pending = this.pending.take(id);
+    if (pending === undefined) {
+      this.logger.debug("ignored a response to no pending request (late after a timeout or cancel, or a wrong id)", { id });
+      return;
+    }
+    const hasResult = "result" in value;
+    const error = value.error;
+    if (!hasResult && isRecord(error) && typeof error.code === "number" && typeof error.message === "string") {
+      pending.reject(RequestError.fromErrorResponse(error as ErrorResponse));
+    } else if (hasResult && error === undefined) {
+      pending.resolve(value.result);
+    } else {
+      const detail = hasResult ? "it has both result and error" : "it has neither a result nor a well-formed error";
+      this.logger.warn("the peer sent a malformed response", { id, method: pending.method, detail });
+      pending.reject(new InvalidResponseError(pending.method, detail));
+    }
+  }
+
+  private receiveProblem(problem: FrameProblem): void {
+    if (this.closeError) return;
+    if (this.taps.active) this.taps.emit({ direction: "in", time: now(), problem });
+    if (problem.kind === "parse") {
+      if (!problem.looksLikeJson) {
+        this.logger.warn("skipped a line from the peer that is not JSON (is it printing logs to stdout?)", { line: problem.preview });
+        return;
+      }
+      this.logger.warn("the peer sent malformed JSON", { detail: problem.detail, line: problem.preview });
+      return this.sendError(null, RequestError.parseError(undefined, problem.detail).toErrorResponse());
+    }
+    const tooLarge = new MessageTooLargeError(problem.limit, problem.bytes, "incoming");
+    this.logger.warn(tooLarge.message, { bytes: problem.bytes, limit: problem.limit });
+    const { id, isCall } = sniffHead(problem.head);
+    if (id === undefined) return;
+    if (isCall) {
+      const message = `the request is ${problem.bytes} bytes, over this side's ${problem.limit}-byte limit`;
+      return this.sendError(id, RequestError.invalidRequest({ maxMessageBytes: problem.limit }, message).toErrorResponse());
+    }
+    this.pending.take(id)?.reject(tooLarge);
+  }
+}
+
+function reasonText(reason: unknown): string {
+  if (reason instanceof LocalError || reason instanceof RequestError) return reason.message;
+  if (reason instanceof Error) return `${reason.name}: ${reason.message}`;
+  return String(reason);
+}
