@@ -1,0 +1,202 @@
+import {
+  CapabilityMissingError,
+  JsonRpcConnection,
+  RequestError,
+  silentLogger,
+  type ConnectionOptions,
+  type Dispatcher,
+  type IncomingRequestContext,
+  type Logger,
+  type MessageLink,
+  type SendRequestOptions,
+  type Stream,
+  type TapListener,
+} from "../jsonrpc/index.js";
+import type { MaybePromise } from "../jsonrpc/messages.js";
+import { peerSupports, SchemaValidationError, type MethodInfo } from "../protocol/index.js";
+import { linkFromStream } from "../transports/stream-link.js";
+import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
+import { Routes, type NotificationRoute, type RequestRoute } from "./routes.js";
+
+/** Options of an ACP connection (both faces accept them as an optional last argument). */
+export interface AcpConnectionOptions extends ConnectionOptions {
+  /**
+   * Check every message this side sends against the schema, strictly (default true). A request or notification that
+   * fails is not sent (the call rejects with `SchemaValidationError`); a handler result that fails is answered with
+   * -32603 and logged. Turn off only to forward a newer peer's messages unchanged.
+   */
+  validateOutgoing?: boolean;
+  /** Refuse (with `CapabilityMissingError`) to call a method the peer did not advertise the capability for. Default false. */
+  enforceCapabilities?: boolean;
+}
+
+const EMPTY_OBJECT_RESULT = () => ({});
+
+/**
+ * The ACP core both faces (the 1.x classes and the 2.x apps) stand on: a JSON-RPC connection plus the method
+ * table. It validates what arrives (leniently, per the schema's annotations), checks what leaves (strictly),
+ * answers unknown methods with -32601, ignores unknown notifications, remembers the peer's capabilities from
+ * `initialize`, and accepts `null` where an empty result is expected while sending `{}`.
+ */
+export class AcpConnection {
+  readonly rpc: JsonRpcConnection;
+  readonly routes = new Routes();
+  readonly logger: Logger;
+  /** The capabilities the peer advertised in `initialize` (client: agentCapabilities; agent: clientCapabilities). */
+  peerCapabilities: Record<string, unknown> | undefined;
+  /** When true (agent side), requests other than `initialize` are refused until one `initialize` succeeded. */
+  requireInitialize = false;
+  private initialized = false;
+  private readonly index: MethodIndex;
+  private readonly validateOutgoing: boolean;
+  private readonly enforceCapabilities: boolean;
+
+  constructor(
+    readonly side: Side,
+    transport: Stream | MessageLink,
+    readonly flavor: ProtocolFlavor,
+    options: AcpConnectionOptions = {},
+  ) {
+    this.logger = options.logger ?? silentLogger;
+    this.index = methodIndex(flavor, side);
+    this.validateOutgoing = options.validateOutgoing ?? true;
+    this.enforceCapabilities = options.enforceCapabilities ?? false;
+    const link = "start" in transport && "send" in transport ? transport : linkFromStream(transport);
+    const dispatcher: Dispatcher = {
+      request: (method, params, context) => this.dispatchRequest(method, params, context),
+      notification: (method, params) => this.dispatchNotification(method, params),
+    };
+    this.rpc = new JsonRpcConnection(link, dispatcher, options);
+  }
+
+  get signal(): AbortSignal {
+    return this.rpc.signal;
+  }
+
+  get closed(): Promise<void> {
+    return this.rpc.closed;
+  }
+
+  close(reason?: unknown): void {
+    this.rpc.close(reason);
+  }
+
+  tap(listener: TapListener): () => void {
+    return this.rpc.tap(listener);
+  }
+
+  /** Whether the peer advertised what `method` needs (true for ungated and extension methods; gated ones are false before initialize). */
+  peerSupports(method: string): boolean {
+    return peerSupports(method, this.peerCapabilities, peerOf(this.side));
+  }
+
+  /** Sends a request; typed methods are checked on the way out and their results validated on the way in. */
+  request<T = unknown>(method: string, params?: unknown, options?: SendRequestOptions): Promise<T> {
+    const info = this.index.peer.requests.get(method);
+    if (info !== undefined) {
+      const refused = this.refuseOutgoing(info, params);
+      if (refused) return Promise.reject(refused);
+    }
+    return this.rpc.request<T>(method, params, options, info ? this.resultParser<T>(info) : undefined);
+  }
+
+  /** Sends a notification; typed methods are checked on the way out. */
+  notify(method: string, params?: unknown): Promise<void> {
+    const info = this.index.peer.notifications.get(method);
+    if (info !== undefined) {
+      const refused = this.refuseOutgoing(info, params);
+      if (refused) return Promise.reject(refused);
+    }
+    return this.rpc.notify(method, params);
+  }
+
+  private refuseOutgoing(info: MethodInfo, params: unknown): Error | undefined {
+    if (this.enforceCapabilities && info.capability && !this.peerSupports(info.method)) {
+      return new CapabilityMissingError(info.method, `${info.capability.advertisedBy}Capabilities.${info.capability.path.join(".")}`);
+    }
+    if (this.validateOutgoing) {
+      const issues = this.flavor.schemas[info.params]!.check(params ?? {});
+      if (issues.length > 0) return new SchemaValidationError(info.params, issues);
+    }
+    return undefined;
+  }
+
+  private resultParser<T>(info: MethodInfo): ((raw: unknown) => T) | undefined {
+    if (info.result === undefined) return undefined;
+    const schema = this.flavor.schemas[info.result]!;
+    if (info.method === "initialize" && this.side === "client") {
+      return (raw) => {
+        const result = schema.parse(raw) as { agentCapabilities?: Record<string, unknown> };
+        this.peerCapabilities = result.agentCapabilities ?? {};
+        return result as T;
+      };
+    }
+    return (raw) => schema.parse(raw) as T;
+  }
+
+  private dispatchRequest(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown> {
+    const route = this.routes.requests.get(method) ?? this.routes.fallbackRequest;
+    if (route === undefined) throw RequestError.methodNotFound(method);
+    if (this.requireInitialize && !this.initialized && method !== "initialize") {
+      throw RequestError.invalidRequest(undefined, `the connection must be initialized before "${method}": send initialize first`);
+    }
+    return this.runRequest(route, this.index.here.requests.get(method), method, params, context);
+  }
+
+  private runRequest(route: RequestRoute, info: MethodInfo | undefined, method: string, params: unknown, context: IncomingRequestContext) {
+    const parsed = this.parseIncoming(route.parse, info, params);
+    if (info?.method === "initialize" && this.side === "agent") {
+      this.peerCapabilities = ((parsed as { clientCapabilities?: Record<string, unknown> }).clientCapabilities ?? {}) as Record<string, unknown>;
+    }
+    const result = route.handler(parsed, context, method);
+    if (info?.result === undefined) return result;
+    if (result !== null && typeof result === "object" && typeof (result as Promise<unknown>).then === "function") {
+      return (result as Promise<unknown>).then((value) => this.checkResult(info, value));
+    }
+    return this.checkResult(info, result);
+  }
+
+  private checkResult(info: MethodInfo, value: unknown): unknown {
+    const result = value === undefined || value === null ? EMPTY_OBJECT_RESULT() : value;
+    if (info.method === "initialize") this.initialized = true;
+    if (this.validateOutgoing) {
+      const issues = this.flavor.schemas[info.result!]!.check(result);
+      if (issues.length > 0) {
+        const error = new SchemaValidationError(info.result!, issues);
+        this.logger.error(`the ${info.method} handler returned an invalid result; answered -32603 instead`, { detail: error.message });
+        throw RequestError.internalError(undefined, `this side produced an invalid ${info.method} result`);
+      }
+    }
+    return result;
+  }
+
+  private dispatchNotification(method: string, params: unknown): MaybePromise<void> {
+    const route = this.routes.notifications.get(method) ?? this.routes.fallbackNotification;
+    if (route === undefined) {
+      this.logger.debug("ignored a notification with no handler", { method });
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = this.parseIncoming(route.parse, this.index.here.notifications.get(method), params);
+    } catch (error) {
+      this.logger.warn("ignored an invalid notification", { method, detail: error instanceof Error ? error.message : String(error) });
+      return;
+    }
+    return route.handler(parsed, method);
+  }
+
+  private parseIncoming(custom: ((params: unknown) => unknown) | undefined, info: MethodInfo | undefined, params: unknown): unknown {
+    const value = params === undefined || params === null ? {} : params;
+    try {
+      if (custom !== undefined) return custom(value);
+      if (info === undefined) return value;
+      return this.flavor.schemas[info.params]!.parse(value);
+    } catch (error) {
+      if (error instanceof RequestError) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      const issues = error instanceof SchemaValidationError ? error.issues : undefined;
+      throw RequestError.invalidParams(issues === undefined ? { message } : { issues }, message);
+    }
+  }
+}
