@@ -24,6 +24,9 @@ export { unstableMethods as methods } from "./acp/methods.js";
 export * from "./acp/app-types.js";
 export * from "./agent/agent-app.js";
 export * from "./client/client-app.js";
+// Here `agent()` and `client()` speak the unstable protocol (as the official SDK's unstable entry does).
+export { UnstableAgentApp as AgentApp, unstableAgent as agent } from "./agent/agent-app.js";
+export { UnstableClientApp as ClientApp, unstableClient as client } from "./client/client-app.js";
 export { SessionBuilder, ActiveSession, type ActiveSessionMessage } from "./client/active-session.js";
 
 /** `AgentSideConnection` speaking the unstable protocol: unstable methods are validated and routed. */

@@ -16,7 +16,7 @@ import type { MaybePromise } from "../jsonrpc/messages.js";
 import { peerSupports, SchemaValidationError, type MethodInfo } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
-import { Routes, type NotificationRoute, type RequestRoute } from "./routes.js";
+import { Routes, type RequestRoute } from "./routes.js";
 
 /** Options of an ACP connection (both faces accept them as an optional last argument). */
 export interface AcpConnectionOptions extends ConnectionOptions {

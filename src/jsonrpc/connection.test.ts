@@ -209,6 +209,20 @@ describe("JsonRpcConnection: requests it sends", () => {
     assert.deepEqual(seen, ["update1", "update2", "update3", "response"]);
   });
 
+  test("onResponse runs synchronously at the response's place in the stream, for results and errors", async () => {
+    const seen: string[] = [];
+    const { link, connection } = setup({ notification: (method) => void seen.push(method) });
+    const ok = connection.request("a", undefined, { onResponse: () => seen.push("response a") });
+    const bad = connection.request("b", undefined, { onResponse: () => seen.push("response b") });
+    link.inject({ jsonrpc: "2.0", method: "before" });
+    link.inject({ jsonrpc: "2.0", id: 0, result: 1 });
+    link.inject({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "no" } });
+    link.inject({ jsonrpc: "2.0", method: "after" });
+    assert.deepEqual(seen, ["before", "response a", "response b", "after"]);
+    assert.equal(await ok, 1);
+    await assert.rejects(bad, RequestError);
+  });
+
   test("an unserializable value fails only that call; the next one goes out", async () => {
     const { link, connection } = setup();
     const cycle: Record<string, unknown> = {};

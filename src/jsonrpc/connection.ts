@@ -30,6 +30,11 @@ export interface SendRequestOptions {
   stopWaitingOnCancel?: boolean;
   /** Reject with `RequestTimeoutError` (and send `$/cancel_request`) when no response came within this many ms. */
   timeoutMs?: number;
+  /**
+   * Called synchronously when the response (result or error) arrives, before any message that came after it is
+   * dispatched: the exact place of the response in the incoming stream.
+   */
+  onResponse?: () => void;
 }
 
 /** Options of a connection. */
@@ -133,6 +138,7 @@ export class JsonRpcConnection {
     return new Promise<T>((resolve, reject) => {
       const entry: PendingRequest = {
         method,
+        arrived: options?.onResponse,
         resolve: parse === undefined ? (resolve as (value: unknown) => void) : (raw) => this.settleParsed(method, raw, parse, resolve, reject),
         reject,
       };
@@ -328,6 +334,13 @@ export class JsonRpcConnection {
     if (pending === undefined) {
       this.logger.debug("ignored a response to no pending request (late after a timeout or cancel, or a wrong id)", { id });
       return;
+    }
+    if (pending.arrived !== undefined) {
+      try {
+        pending.arrived();
+      } catch (error) {
+        this.logger.error("an onResponse callback threw", describeError(error));
+      }
     }
     const hasResult = "result" in value;
     const error = value.error;

@@ -3,6 +3,8 @@ import type { JsonRpcId } from "./messages.js";
 /** One request this side sent and is waiting on. */
 export interface PendingRequest {
   readonly method: string;
+  /** Called synchronously when the response arrives (see `SendRequestOptions.onResponse`). */
+  readonly arrived?: (() => void) | undefined;
   resolve(result: unknown): void;
   reject(error: unknown): void;
   /** Called once when the request settles, whichever way: clears timers and abort listeners. */

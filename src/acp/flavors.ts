@@ -1,0 +1,14 @@
+/**
+ * The two protocol flavors a connection can speak, built from the generated method tables and validators:
+ * stable ACP v1, and v1 with its unstable additions. A flavor is data; `AcpConnection` derives dispatch,
+ * validation and capability checks from it.
+ */
+import { METHOD_TABLE, schemas } from "../protocol/index.js";
+import { METHOD_TABLE as UNSTABLE_METHOD_TABLE, schemas as unstableSchemas } from "../protocol/unstable.js";
+import type { ProtocolFlavor } from "./flavor.js";
+
+/** Stable ACP v1: the default of every connection and app. */
+export const stableFlavor: ProtocolFlavor = Object.freeze({ name: "stable", methods: METHOD_TABLE, schemas });
+
+/** ACP v1 with its unstable additions (methods and fields that may still change): opt in with `unstable: true`. */
+export const unstableFlavor: ProtocolFlavor = Object.freeze({ name: "unstable", methods: UNSTABLE_METHOD_TABLE, schemas: unstableSchemas });
