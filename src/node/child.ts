@@ -1,0 +1,56 @@
+/**
+ * A spawned agent's stdin/stdout as an ACP `Stream`: what a client talks to an agent over.
+ *
+ * Spec: https://agentclientprotocol.com/protocol/transports — the client launches the agent as a subprocess
+ * and exchanges newline-delimited JSON-RPC over its stdin and stdout.
+ */
+import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process";
+import type { Stream } from "../jsonrpc/link.js";
+import { nodeNdJsonStream, type NodeNdJsonOptions } from "./node-bytes.js";
+
+/** Options of `childProcessStream`: those of `ndJsonStream` (`maxMessageBytes`, ...). */
+export type ChildProcessStreamOptions = NodeNdJsonOptions;
+
+/**
+ * The child's stdin (we write) and stdout (we read) as a `Stream` with a fast `[LINK]`.
+ *
+ * - The child must be spawned with `stdio: ["pipe", "pipe", ...]`; otherwise this throws a `TypeError`.
+ * - The child exiting ends its stdout: the link's receiver gets `closed()`. A spawn failure (`error` on the
+ *   child, e.g. ENOENT) ends it with `closed(error)`. EPIPE on stdin (the child died) ends the link too, and
+ *   never crashes this process: error listeners stay attached to the child and its pipes.
+ * - `close()` flushes and ends the child's stdin (the agent sees EOF) and stops reading its stdout.
+ *   It does not kill the child.
+ */
+export function childProcessStream(child: ChildProcess, options: ChildProcessStreamOptions = {}): Stream {
+  const { stdin, stdout } = child;
+  if (!stdin || !stdout) {
+    throw new TypeError('childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].');
+  }
+  return nodeNdJsonStream(stdout, stdin, { ...options, endOutput: true, releaseInput: "destroy", errorEmitters: [child] });
+}
+
+/** Options of `spawnAgentStream`. */
+export interface SpawnAgentOptions extends ChildProcessStreamOptions {
+  /** Working directory of the agent. */
+  cwd?: string;
+  /** Environment of the agent. Default: this process's environment. */
+  env?: NodeJS.ProcessEnv;
+  /** Where the agent's stderr (its log) goes. Default "inherit". */
+  stderr?: "inherit" | "pipe" | "ignore";
+  /** Passed to `spawn` as is, under the options above. */
+  spawnOptions?: SpawnOptions;
+}
+
+/**
+ * Spawns `command args` and returns its stdio as a `Stream`, with the child. Minimal: no shell, no process
+ * group; kill the child yourself when done (closing the stream only ends its stdin).
+ */
+export function spawnAgentStream(command: string, args: readonly string[], options: SpawnAgentOptions = {}): { stream: Stream; child: ChildProcess } {
+  const child = spawn(command, args, {
+    ...options.spawnOptions,
+    cwd: options.cwd ?? options.spawnOptions?.cwd,
+    env: options.env ?? options.spawnOptions?.env ?? process.env,
+    stdio: ["pipe", "pipe", options.stderr ?? "inherit"],
+  });
+  return { stream: childProcessStream(child, options), child };
+}

@@ -1,0 +1,101 @@
+/**
+ * Byte endpoints under the newline-delimited JSON link: a source of chunks and a sink of text. Web streams
+ * are adapted here; `src/node/` adapts Node streams directly (no web-stream hop on the hot path).
+ */
+
+/** What a byte source reports to, in order: chunks, then exactly one of `end` or `error`. */
+export interface ByteSourceHandlers {
+  chunk(bytes: Uint8Array): void;
+  end(): void;
+  error(cause: unknown): void;
+}
+
+/** Incoming bytes. */
+export interface ByteSource {
+  /** Starts reading. Called once. A handler that throws ends the source with that error. */
+  start(handlers: ByteSourceHandlers): void;
+  /** Stops delivering chunks soon (flow control). Chunks already read may still arrive. */
+  pause(): void;
+  /** Undoes `pause`. */
+  resume(): void;
+  /** Stops reading and releases the input. No handler is called afterwards. Idempotent. */
+  cancel(): void;
+}
+
+/** Outgoing bytes. */
+export interface ByteSink {
+  /** Writes `text` as UTF-8. Settles when the output accepted it; rejects when the output failed. */
+  write(text: string): Promise<void>;
+  /** Closes the output after the last write. Never rejects. */
+  close(): Promise<void>;
+}
+
+function ignore(): void {}
+
+/** A `ByteSource` over a web `ReadableStream<Uint8Array>`. The reader is taken on `start`. */
+export function webByteSource(input: ReadableStream<Uint8Array>): ByteSource {
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  let cancelled = false;
+  let paused = false;
+  let wake: (() => void) | undefined;
+
+  async function pump(handlers: ByteSourceHandlers, r: ReadableStreamDefaultReader<Uint8Array>): Promise<void> {
+    try {
+      for (;;) {
+        if (paused) await new Promise<void>((resolve) => (wake = resolve));
+        if (cancelled) return;
+        const { value, done } = await r.read();
+        if (cancelled) return;
+        if (done) break;
+        if (value.length > 0) handlers.chunk(value);
+      }
+    } catch (error) {
+      if (!cancelled) handlers.error(error);
+      return;
+    }
+    handlers.end();
+  }
+
+  return {
+    start(handlers) {
+      reader = input.getReader();
+      void pump(handlers, reader);
+    },
+    pause() {
+      paused = true;
+    },
+    resume() {
+      paused = false;
+      const w = wake;
+      wake = undefined;
+      w?.();
+    },
+    cancel() {
+      if (cancelled) return;
+      cancelled = true;
+      if (reader) reader.cancel().catch(ignore);
+      else input.cancel().catch(ignore);
+      this.resume();
+    },
+  };
+}
+
+/** A `ByteSink` over a web `WritableStream<Uint8Array>`: encodes each batch once with `TextEncoder`. */
+export function webByteSink(output: WritableStream<Uint8Array>): ByteSink {
+  const encoder = new TextEncoder();
+  let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  return {
+    write(text) {
+      writer ??= output.getWriter();
+      return writer.write(encoder.encode(text));
+    },
+    async close() {
+      try {
+        writer ??= output.getWriter();
+        await writer.close();
+      } catch {
+        // Already closed or errored: nothing more to flush.
+      }
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { LineSplitter } from "./line-splitter.js";
+
+type Event = { line: string } | { tooLarge: number; head: string };
+
+function splitter(max = 1 << 20): { s: LineSplitter; events: Event[] } {
+  const events: Event[] = [];
+  const s = new LineSplitter(max, {
+    line: (line) => events.push({ line }),
+    tooLarge: (bytes, head) => events.push({ tooLarge: bytes, head }),
+  });
+  return { s, events };
+}
+
+const enc = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+function feed(chunks: Uint8Array[], max?: number): Event[] {
+  const { s, events } = splitter(max);
+  for (const chunk of chunks) s.push(chunk);
+  s.end();
+  return events;
+}
+
+const lines = (...texts: string[]): Event[] => texts.map((line) => ({ line }));
+
+describe("LineSplitter", () => {
+  const text = 'ab\r\n\n{"x":"é你😀"}\n   \n\r\nlast 😀';
+  const bytes = enc(text);
+  const expected = lines("ab", '{"x":"é你😀"}', "   ", "last 😀");
+
+  it("gives the same lines for every split point, 1-byte chunks and one chunk", () => {
+    assert.deepEqual(feed([bytes]), expected);
+    for (let i = 0; i <= bytes.length; i++) {
+      for (let j = i; j <= bytes.length; j += 3) {
+        assert.deepEqual(feed([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)]), expected, `split at ${i},${j}`);
+      }
+    }
+    assert.deepEqual(feed([...bytes].map((b) => Uint8Array.of(b))), expected);
+  });
+
+  it("decodes mixed ASCII and non-ASCII chunks correctly whichever decoder it picks", () => {
+    const many: string[] = [];
+    for (let i = 0; i < 200; i++) many.push(i % 7 < 3 ? `line ${i} plain` : `line ${i} é你😀`);
+    const all = enc(many.join("\n") + "\n");
+    for (const size of [1, 5, 64, 1000]) {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0; i < all.length; i += size) chunks.push(all.subarray(i, i + size));
+      assert.deepEqual(feed(chunks), lines(...many), `chunks of ${size}`);
+    }
+  });
+
+  it("turns invalid UTF-8 into U+FFFD without touching the next line", () => {
+    assert.deepEqual(feed([Uint8Array.of(0x61, 0xe4, 0xbd, 0x0a, 0x62, 0x0a)]), lines("a\ufffd", "b"));
+    assert.deepEqual(feed([enc("é\n"), Uint8Array.of(0x61, 0xe4, 0x0a, 0x62, 0x0a)]), lines("é", "a\ufffd", "b"));
+  });
+
+  it("skips an oversized line within one chunk, with its exact size and head", () => {
+    const big = "B".repeat(300);
+    const events = feed([enc(`ok1\n${big}\nok2\n`)], 100);
+    assert.deepEqual(events, [{ line: "ok1" }, { tooLarge: 300, head: "B".repeat(256) }, { line: "ok2" }]);
+  });
+
+  it("accepts a line of exactly the limit, with or without CR", () => {
+    const line = "x".repeat(10);
+    assert.deepEqual(feed([enc(`${line}\r\n${line}\n`)], 10), lines(line, line));
+    const chunks = [...enc(`${line}\r\n${line}\r`)].map((b) => Uint8Array.of(b));
+    assert.deepEqual(feed(chunks, 10), lines(line, line));
+  });
+
+  it("reports an oversized line as soon as the limit is passed and never buffers more than the limit", () => {
+    const { s, events } = splitter(1000);
+    s.push(enc('{"head":"é'));
+    let max = 0;
+    for (let i = 0; i < 500; i++) {
+      s.push(enc("y".repeat(64)));
+      max = Math.max(max, s.bufferedBytes);
+      if (i === 14) assert.equal(events.length, 0, "not yet over the limit");
+      if (i === 15) assert.equal(events.length, 1, "reported as soon as over the limit");
+    }
+    assert.ok(max <= 1001, `buffered ${max}`);
+    assert.equal(s.bufferedBytes, 0);
+    s.push(enc('yyy\n{"next":1}\n'));
+    s.end();
+    const [problem, next] = events;
+    assert.ok(problem && "tooLarge" in problem);
+    assert.ok(problem.tooLarge > 1000);
+    assert.ok(problem.head.startsWith('{"head":"éyyy'));
+    assert.equal(problem.head.length, 255); // 256 bytes: "é" takes two
+    assert.deepEqual(next, { line: '{"next":1}' });
+  });
+
+  it("handles oversized lines among good ones inside one big chunk", () => {
+    const big = "Z".repeat(50);
+    const events = feed([enc(`a\n${big}\nb\n\n${big}\r\nc\n${big}`)], 20);
+    assert.deepEqual(events, [
+      { line: "a" },
+      { tooLarge: 50, head: big },
+      { line: "b" },
+      { tooLarge: 50, head: big },
+      { line: "c" },
+      { tooLarge: 50, head: big },
+    ]);
+  });
+
+  it("joins a line spanning many chunks in linear time", () => {
+    // 40 MiB in 16 KiB chunks: rescanning or re-joining per chunk would copy ~50 GB and take minutes.
+    const size = 40 * 1024 * 1024;
+    const chunk = new Uint8Array(16 * 1024).fill(0x61);
+    const { s, events } = splitter(64 * 1024 * 1024);
+    const started = performance.now();
+    s.push(enc('"'));
+    for (let sent = 0; sent < size; sent += chunk.length) s.push(chunk);
+    s.push(enc('"\n'));
+    const elapsed = performance.now() - started;
+    assert.equal(events.length, 1);
+    const only = events[0]!;
+    assert.ok("line" in only && only.line.length === size + 2);
+    assert.ok(elapsed < 3000, `took ${elapsed} ms`);
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * The newline-delimited JSON `MessageLink`: a `ByteSource` and a `ByteSink` joined by the line splitter and
+ * the coalescing frame writer. `ndJsonStream` builds one over web streams; `src/node/` over Node streams.
+ */
+import type { FrameProblem, LinkReceiver, MessageLink } from "../jsonrpc/link.js";
+import type { AnyMessage } from "../jsonrpc/messages.js";
+import type { ByteSink, ByteSource } from "./bytes.js";
+import { DEFAULT_WRITE_HIGH_WATER_MARK, FrameWriter } from "./frame-writer.js";
+import { LineSplitter } from "./line-splitter.js";
+import type { LinkControl } from "./link-streams.js";
+import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
+
+/** Options of a newline-delimited JSON link. */
+export interface NdJsonLinkOptions {
+  /** Largest message accepted or sent, in UTF-8 bytes (newline excluded). Default: `DEFAULT_MAX_MESSAGE_BYTES`. */
+  maxMessageBytes?: number;
+  /** `drain()` waits while more than this much output is queued. Default 1 MiB. */
+  writeHighWaterMark?: number;
+}
+
+const PREVIEW_CHARS = 200;
+
+function looksLikeJson(line: string): boolean {
+  const first = line.trimStart().charCodeAt(0);
+  return first === 0x7b /* { */ || first === 0x5b /* [ */;
+}
+
+/**
+ * Frames JSON-RPC messages as newline-delimited JSON over a byte source and sink.
+ *
+ * - Incoming: each line is parsed and handed to `receiver.message` synchronously, in order; a line that is not
+ *   JSON becomes a `parse` problem, an oversized one a `too_large` problem, and reading carries on. The end of
+ *   input is `closed()`, an input error `closed(error)`. A receiver that throws ends the link with that error.
+ * - Outgoing: `send` serializes synchronously (throwing `UnserializableValueError` or `MessageTooLargeError`,
+ *   nothing queued) and the frame writer coalesces a turn's messages into one write. A failed write ends the
+ *   link with `closed(error)`; later sends are dropped silently.
+ * - `close()` flushes and closes the output and stops reading; nothing more is delivered, sends after it are
+ *   dropped, and `closed()` follows in a microtask. `receiver.closed` is called exactly once.
+ */
+export class NdJsonLink implements MessageLink, LinkControl {
+  readonly #source: ByteSource;
+  readonly #writer: FrameWriter;
+  readonly #splitter: LineSplitter;
+  readonly #maxBytes: number;
+  #receiver: LinkReceiver | undefined;
+  #started = false;
+  /** Set once the incoming side is over; `closed` is delivered once the receiver is there. */
+  #finished = false;
+  #finishCause: unknown;
+  #closedDelivered = false;
+
+  constructor(source: ByteSource, sink: ByteSink, options: NdJsonLinkOptions = {}) {
+    this.#maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
+    this.#source = source;
+    this.#writer = new FrameWriter(sink, options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK, (cause) => this.#finish(cause));
+    this.#splitter = new LineSplitter(this.#maxBytes, {
+      line: (text) => this.#line(text),
+      tooLarge: (bytes, head) => this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head }),
+    });
+  }
+
+  /** Bytes held for an unfinished incoming line (bounded by the size limit). For tests and stats. */
+  get bufferedInputBytes(): number {
+    return this.#splitter.bufferedBytes;
+  }
+
+  /** Output queued or in flight, in UTF-16 units. */
+  get pendingOutput(): number {
+    return this.#writer.pending;
+  }
+
+  start(receiver: LinkReceiver): void {
+    if (this.#started) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
+    this.#started = true;
+    this.#receiver = receiver;
+    if (this.#finished) {
+      queueMicrotask(() => this.#deliverClosed());
+      return;
+    }
+    this.#source.start({
+      chunk: (bytes) => this.#splitter.push(bytes),
+      end: () => {
+        this.#splitter.end();
+        this.#finish(undefined);
+      },
+      error: (cause) => this.#finish(cause),
+    });
+  }
+
+  send(message: AnyMessage): void {
+    const text = serializeMessage(message, this.#maxBytes);
+    this.#writer.push(text + "\n");
+  }
+
+  drain(): Promise<void> {
+    return this.#writer.drain();
+  }
+
+  /** Flushes and closes the output, stops reading; `closed()` follows in a microtask (never reentrantly). */
+  close(): Promise<void> {
+    const closing = this.#writer.close();
+    this.#finish(undefined, true);
+    return closing;
+  }
+
+  pauseInput(): void {
+    this.#source.pause();
+  }
+
+  resumeInput(): void {
+    this.#source.resume();
+  }
+
+  stopInput(): void {
+    this.#finish(undefined, true);
+  }
+
+  closeOutput(): Promise<void> {
+    return this.#writer.close();
+  }
+
+  #line(text: string): void {
+    if (this.#finished) return; // closed from inside a receiver call: the rest of the chunk is dropped
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      if (text.trim() === "") return; // whitespace only: a blank line
+      this.#problem({
+        kind: "parse",
+        detail: error instanceof Error ? error.message : String(error),
+        preview: text.length > PREVIEW_CHARS ? text.slice(0, PREVIEW_CHARS) : text,
+        looksLikeJson: looksLikeJson(text),
+      });
+      return;
+    }
+    this.#receiver!.message(value);
+  }
+
+  #problem(problem: FrameProblem): void {
+    if (!this.#finished) this.#receiver!.problem(problem);
+  }
+
+  /** Ends the incoming side once: stops reading, drops a partial line, tells the receiver. */
+  #finish(cause: unknown, deferred = false): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#finishCause = cause;
+    this.#source.cancel();
+    this.#splitter.reset();
+    if (!this.#receiver) return; // delivered by start()
+    if (deferred) queueMicrotask(() => this.#deliverClosed());
+    else this.#deliverClosed();
+  }
+
+  #deliverClosed(): void {
+    if (this.#closedDelivered) return;
+    this.#closedDelivered = true;
+    this.#receiver!.closed(this.#finishCause);
+  }
+}

@@ -1,0 +1,35 @@
+/**
+ * `ndJsonStream`: newline-delimited JSON over a pair of byte web streams, the way ACP runs over stdio.
+ * Same name and call shape as `@agentclientprotocol/sdk`; the result also carries an acpkit fast link.
+ *
+ * Spec: https://agentclientprotocol.com/protocol/transports (messages are delimited by newlines and MUST NOT
+ * contain embedded newlines).
+ */
+import type { Stream } from "../jsonrpc/link.js";
+import { webByteSink, webByteSource } from "./bytes.js";
+import { streamFromLink, type LinkStreamOptions } from "./link-streams.js";
+import { NdJsonLink, type NdJsonLinkOptions } from "./ndjson-link.js";
+
+export { DEFAULT_MAX_MESSAGE_BYTES } from "./serialize.js";
+
+/**
+ * Options of `ndJsonStream`. `maxMessageBytes` is the official SDK's option; the rest are acpkit extras.
+ */
+export interface NdJsonStreamOptions extends NdJsonLinkOptions, LinkStreamOptions {}
+
+/**
+ * Creates an ACP `Stream` from a pair of newline-delimited JSON byte streams.
+ *
+ * - `readable`/`writable` are web streams of messages for code that uses streams directly; they are created on
+ *   first access. `[LINK]` is the fast path an acpkit connection uses. Only one of `readable` and the link may
+ *   read: using one makes the other throw.
+ * - Incoming lines over `maxMessageBytes` are skipped without being buffered (reported as `too_large`), and
+ *   lines that are not JSON are reported as `parse` problems; the connection stays up either way.
+ * - Outgoing messages are serialized synchronously and the messages of one turn go out as one write.
+ *
+ * @param output - where encoded messages are written (e.g. the peer's stdin)
+ * @param input - where encoded messages are read from (e.g. the peer's stdout)
+ */
+export function ndJsonStream(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>, options: NdJsonStreamOptions = {}): Stream {
+  return streamFromLink(new NdJsonLink(webByteSource(input), webByteSink(output), options), options);
+}

@@ -1,0 +1,61 @@
+/**
+ * Serialization and size limits shared by the acpkit transports.
+ */
+import { MessageTooLargeError, UnserializableValueError } from "../jsonrpc/local-errors.js";
+
+/** The default message size limit, in bytes of UTF-8: 32 MiB, as in `@agentclientprotocol/sdk`. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 32 * 1024 * 1024;
+
+/** Validates a `maxMessageBytes` option (a positive safe integer) and applies the default. */
+export function resolveMaxMessageBytes(value: number | undefined): number {
+  const max = value ?? DEFAULT_MAX_MESSAGE_BYTES;
+  if (!Number.isSafeInteger(max) || max <= 0) {
+    throw new RangeError(`maxMessageBytes must be a positive safe integer, got ${String(value)}`);
+  }
+  return max;
+}
+
+/** The UTF-8 size of a well-formed string (JSON.stringify never returns lone surrogates). O(n). */
+export function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 4;
+      i++;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+function describe(message: unknown): string {
+  if (typeof message === "object" && message !== null && "method" in message && typeof message.method === "string") {
+    return `the "${message.method}" message`;
+  }
+  return "the message";
+}
+
+/**
+ * `JSON.stringify(message)`, synchronously, or a throw that leaves nothing queued:
+ * `UnserializableValueError` when the value cannot be serialized (BigInt, cycles, a top-level function or
+ * undefined), `MessageTooLargeError` (outgoing) when its UTF-8 size exceeds `maxBytes`.
+ */
+export function serializeMessage(message: unknown, maxBytes: number): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(message);
+  } catch (error) {
+    throw new UnserializableValueError(describe(message), error);
+  }
+  if (text === undefined) {
+    throw new UnserializableValueError(describe(message), new TypeError(`JSON.stringify produced nothing for a ${typeof message}`));
+  }
+  // UTF-8 needs at least one byte and at most three per UTF-16 unit: only near the limit do we count exactly.
+  if (text.length * 3 > maxBytes) {
+    const bytes = utf8Length(text);
+    if (bytes > maxBytes) throw new MessageTooLargeError(maxBytes, bytes, "outgoing");
+  }
+  return text;
+}
