@@ -35,6 +35,8 @@ test("RequestError builds the same errors as the official one", () => {
     ["requestCancelled", []],
     ["authRequired", [undefined, "login"]],
     ["resourceNotFound", ["file:///x"]],
+    ["sessionNotFound", ["sess-1"]],
+    ["unsupportedProtocolVersion", [3, [1]]],
   ];
   for (const [factory, args] of cases) {
     const ours = (acpkit.RequestError as unknown as Record<string, (...a: unknown[]) => acpkit.RequestError>)[factory]!(...args);

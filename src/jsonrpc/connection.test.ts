@@ -254,16 +254,20 @@ describe("JsonRpcConnection: requests it sends", () => {
     await assert.rejects(call, (e) => e instanceof RequestError && e.code === -32800);
   });
 
-  test("stopWaitingOnCancel rejects at once; an already-aborted signal sends nothing", async () => {
+  test("stopWaitingOnCancel rejects at once; an already-aborted signal still sends the request, then the cancel", async () => {
     const { link, connection } = setup();
     const controller = new AbortController();
     const call = connection.request("slow", undefined, { signal: controller.signal, stopWaitingOnCancel: true });
     controller.abort("user pressed stop");
     await assert.rejects(call, (e) => e instanceof RequestError && e.code === -32800 && e.data === "user pressed stop");
     assert.equal(connection.pendingRequestCount, 0);
-    const sentBefore = link.sent.length;
-    await assert.rejects(connection.request("x", undefined, { signal: AbortSignal.abort() }), RequestError);
-    assert.equal(link.sent.length, sentBefore);
+    const early = connection.request("ask", undefined, { signal: AbortSignal.abort() });
+    await Promise.resolve();
+    const [request, cancel] = link.sent.slice(-2) as Array<{ id?: number; method: string; params?: unknown }>;
+    assert.equal(request!.method, "ask");
+    assert.deepEqual(cancel, { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: request!.id } });
+    link.inject({ jsonrpc: "2.0", id: request!.id, result: { outcome: { outcome: "cancelled" } } });
+    assert.deepEqual(await early, { outcome: { outcome: "cancelled" } });
   });
 
   test("a timeout rejects with RequestTimeoutError, sends $/cancel_request, and ignores the late response", async () => {

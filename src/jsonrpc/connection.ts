@@ -84,7 +84,11 @@ export class JsonRpcConnection {
       message: (value) => this.receive(value),
       problem: (problem) => this.receiveProblem(problem),
       closed: (cause) =>
-        this.close(cause === undefined ? new ConnectionClosedError("the peer closed the connection (end of input)") : cause),
+        this.close(
+          cause === undefined
+            ? new ConnectionClosedError("the peer closed the connection (end of input)")
+            : new ConnectionClosedError(`the transport ended: ${reasonText(cause)}`, cause),
+        ),
     };
     link.start(receiver);
   }
@@ -127,7 +131,6 @@ export class JsonRpcConnection {
   request<T = unknown>(method: string, params?: unknown, options?: SendRequestOptions, parse?: ResultParser<T>): Promise<T> {
     if (this.closeError) return Promise.reject(this.closeError);
     const signal = options?.cancellationSignal ?? options?.signal;
-    if (signal?.aborted) return Promise.reject(RequestError.requestCancelled(signal.reason));
     const id = this.pending.allocateId();
     const message: AnyMessage = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     try {
@@ -228,11 +231,14 @@ export class JsonRpcConnection {
         this.pending.take(id)?.reject(new RequestTimeoutError(method, timeoutMs));
       }, timeoutMs);
     }
-    signal?.addEventListener("abort", onAbort, { once: true });
     entry.cleanup = () => {
       if (timer !== undefined) clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
     };
+    // An already-aborted signal still sends the request, then the cancel, as the official SDK does: the peer's
+    // answer (e.g. a permission request's "cancelled" outcome) is the result.
+    if (signal?.aborted) queueMicrotask(onAbort);
+    else signal?.addEventListener("abort", onAbort, { once: true });
   }
 
   private receive(value: unknown): void {
@@ -380,6 +386,6 @@ export class JsonRpcConnection {
 
 function reasonText(reason: unknown): string {
   if (reason instanceof LocalError || reason instanceof RequestError) return reason.message;
-  if (reason instanceof Error) return `${reason.name}: ${reason.message}`;
+  if (reason instanceof Error) return reason.name === "Error" || reason.message.length > 0 ? reason.message : reason.name;
   return String(reason);
 }

@@ -74,13 +74,14 @@ export class RequestError extends Error {
     return new RequestError(ErrorCodes.resourceNotFound, uri ? `Resource not found: ${uri}` : "Resource not found", uri ? { uri } : undefined);
   }
 
-  /** -32602 with the versions this side supports, for an `initialize` it cannot speak. */
+  /** -32002: the session named by a session-scoped request does not exist or is not active on this connection. */
+  static sessionNotFound(sessionId: string): RequestError {
+    return new RequestError(ErrorCodes.resourceNotFound, "Resource not found", { sessionId });
+  }
+
+  /** -32022: no supported protocol version is at or below the requested one; `data` lists both. */
   static unsupportedProtocolVersion(requested: number, supported: readonly number[]): RequestError {
-    return new RequestError(
-      ErrorCodes.invalidParams,
-      `Unsupported protocol version ${requested}; supported: ${supported.join(", ")}`,
-      { requested, supported: [...supported] },
-    );
+    return new RequestError(-32022, "Unsupported protocol version", { requested, supported: [...supported] });
   }
 
   /** The error as a JSON-RPC result body. */

@@ -26,7 +26,56 @@ export function childProcessStream(child: ChildProcess, options: ChildProcessStr
   if (!stdin || !stdout) {
     throw new TypeError('childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].');
   }
-  return nodeNdJsonStream(stdout, stdin, { ...options, endOutput: true, releaseInput: "destroy", errorEmitters: [child] });
+  return nodeNdJsonStream(stdout, stdin, {
+    ...options,
+    endOutput: true,
+    releaseInput: "destroy",
+    errorEmitters: [child],
+    explainEnd: () => exitExplanation(child),
+  });
+}
+
+/** How long to wait, after the child's stdout ended, for its exit status (to say why the connection ended). */
+const EXIT_WAIT_MS = 250;
+
+/**
+ * Resolves with an `AgentExitedError` when the child exited with a non-zero code or a signal (waiting briefly for
+ * the exit after its stdout ended), or with nothing for a clean exit or a child still running.
+ */
+function exitExplanation(child: ChildProcess): Promise<AgentExitedError | undefined> {
+  const explain = () => {
+    if (child.signalCode !== null) return new AgentExitedError(child.pid, null, child.signalCode);
+    if (child.exitCode !== null && child.exitCode !== 0) return new AgentExitedError(child.pid, child.exitCode, null);
+    return undefined;
+  };
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(explain());
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off("exit", onExit);
+      resolve(undefined);
+    }, EXIT_WAIT_MS);
+    const onExit = () => {
+      clearTimeout(timer);
+      resolve(explain());
+    };
+    child.once("exit", onExit);
+  });
+}
+
+/** The agent process ended the conversation by dying: the code or signal says how. */
+export class AgentExitedError extends Error {
+  constructor(
+    readonly pid: number | undefined,
+    readonly exitCode: number | null,
+    readonly signal: NodeJS.Signals | null,
+  ) {
+    super(
+      signal !== null
+        ? `the agent process (pid ${pid}) was killed by ${signal}`
+        : `the agent process (pid ${pid}) exited with code ${exitCode}`,
+    );
+    this.name = "AgentExitedError";
+  }
 }
 
 /** Options of `spawnAgentStream`. */

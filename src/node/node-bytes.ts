@@ -20,7 +20,12 @@ export type ReleaseInput = "unref" | "destroy";
  * unref'd (our own stdin: it no longer keeps the process alive, yet stays usable) or destroyed.
  * An `error` listener stays attached for good, so a late error never becomes an uncaught exception.
  */
-export function nodeByteSource(input: Readable, release: ReleaseInput, errorEmitters: NodeJS.EventEmitter[] = []): ByteSource {
+export function nodeByteSource(
+  input: Readable,
+  release: ReleaseInput,
+  errorEmitters: NodeJS.EventEmitter[] = [],
+  explainEnd?: () => Promise<unknown>,
+): ByteSource {
   let done = false;
   let released = false;
   let detach = ignore;
@@ -42,7 +47,11 @@ export function nodeByteSource(input: Readable, release: ReleaseInput, errorEmit
           finish(error);
         }
       };
-      const onEnd = (): void => finish();
+      const onEnd = (): void => {
+        if (explainEnd === undefined || done) return finish();
+        // Ask why the input ended (a child's exit code or signal) so the connection error can say it.
+        explainEnd().then((cause) => finish(cause ?? undefined), () => finish());
+      };
       const onError = (error: unknown): void => finish(error ?? new Error("input stream failed"));
       input.on("data", onData);
       input.on("end", onEnd);
@@ -111,9 +120,15 @@ export type NodeNdJsonOptions = NdJsonStreamOptions;
 export function nodeNdJsonStream(
   input: Readable,
   output: Writable,
-  options: NodeNdJsonOptions & { endOutput?: boolean; releaseInput?: ReleaseInput; errorEmitters?: NodeJS.EventEmitter[] } = {},
+  options: NodeNdJsonOptions & {
+    endOutput?: boolean;
+    releaseInput?: ReleaseInput;
+    errorEmitters?: NodeJS.EventEmitter[];
+    /** Called at the end of input: resolves with an error that explains it (e.g. the process died), or nothing. */
+    explainEnd?: () => Promise<unknown>;
+  } = {},
 ): Stream {
-  const source = nodeByteSource(input, options.releaseInput ?? "destroy", options.errorEmitters);
+  const source = nodeByteSource(input, options.releaseInput ?? "destroy", options.errorEmitters, options.explainEnd);
   const link = new NdJsonLink(source, nodeByteSink(output, options.endOutput ?? true), options);
   return streamFromLink(link, options);
 }
