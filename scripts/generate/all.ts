@@ -1,0 +1,51 @@
+/**
+ * Runs every emitter for the stable and the unstable schema and returns the generated files by name.
+ */
+import { CAPABILITY_GATES } from "./capabilities.js";
+import { emitGuards } from "./guards-emitter.js";
+import { type Meta, deriveMethods } from "./methods.js";
+import { emitMethods } from "./methods-emitter.js";
+import type { Outputs } from "./output.js";
+import { loadJson, loadSchema } from "./schema.js";
+import { emitTypes } from "./types-emitter.js";
+import { emitValidators } from "./validator-emitter.js";
+
+interface Flavour {
+  schemaFile: string;
+  metaFile: string;
+  suffix: string;
+  schemasName: string;
+  interfaceName: string;
+}
+
+const FLAVOURS: Flavour[] = [
+  { schemaFile: "schema/v1/schema.json", metaFile: "schema/v1/meta.json", suffix: "", schemasName: "schemas", interfaceName: "Schemas" },
+  {
+    schemaFile: "schema/v1/schema.unstable.json",
+    metaFile: "schema/v1/meta.unstable.json",
+    suffix: ".unstable",
+    schemasName: "unstableSchemas",
+    interfaceName: "UnstableSchemas",
+  },
+];
+
+export function generateAll(repoRoot: string): Outputs {
+  const outputs: Outputs = new Map();
+  const stableMeta = loadJson<Meta>(repoRoot, "schema/v1/meta.json").value;
+  const usedGates = new Set<string>();
+  for (const f of FLAVOURS) {
+    const schema = loadSchema(repoRoot, f.schemaFile);
+    const meta = loadJson<Meta>(repoRoot, f.metaFile);
+    const kind = f.suffix ? "unstable" : "stable";
+    outputs.set(`types${f.suffix}.ts`, emitTypes(schema, `TypeScript types for every $defs entry (${kind}).`));
+    const specs = deriveMethods(schema, meta.value, stableMeta, usedGates);
+    const sources = [schema, { file: f.metaFile, sha256: meta.sha256 }];
+    outputs.set(`methods${f.suffix}.ts`, emitMethods(specs, meta.value, sources, `./types${f.suffix}.js`));
+    const validators = emitValidators(schema, f.schemasName, f.interfaceName, f.suffix);
+    outputs.set(`validators${f.suffix}.ts`, validators.code);
+    outputs.set(`guards${f.suffix}.ts`, emitGuards(schema, validators.guards, f.suffix));
+  }
+  const unused = Object.keys(CAPABILITY_GATES).filter((m) => !usedGates.has(m));
+  if (unused.length) throw new Error(`scripts/generate/capabilities.ts names methods no schema has: ${unused.join(", ")}`);
+  return outputs;
+}

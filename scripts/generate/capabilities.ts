@@ -1,0 +1,67 @@
+/**
+ * Which capability gates which method. The schema says this only in prose ("Only available if the Agent supports
+ * the `sessionCapabilities.list` capability"), so it lives here as data. `scripts/generate/methods.ts` verifies every
+ * path against the schema's capability types and fails generation when one does not resolve, or when an entry names a
+ * method that neither schema has.
+ *
+ * `advertisedBy` is the side whose `initialize` capabilities hold the flag; `path` starts inside `AgentCapabilities`
+ * or `ClientCapabilities`. A present, non-null, non-false value at the path means "supported".
+ */
+export interface CapabilityGate {
+  readonly advertisedBy: "agent" | "client";
+  readonly path: readonly string[];
+  /** Where the schema says so. */
+  readonly source: string;
+}
+
+const agent = (path: string[], source: string): CapabilityGate => ({ advertisedBy: "agent", path, source });
+const client = (path: string[], source: string): CapabilityGate => ({ advertisedBy: "client", path, source });
+
+const terminal = client(["terminal"], "ClientCapabilities.terminal: whether the client supports all terminal/* methods");
+const nes = agent(["nes"], "AgentCapabilities.nes: omitted or null means no support for NES methods");
+const providers = agent(["providers"], "AgentCapabilities.providers: {} means the agent supports provider methods");
+const mcpOverAcp = agent(
+  ["mcpCapabilities", "acp"],
+  "McpCapabilities.acp: agent supports McpServer::Acp, whose traffic is mcp/connect, mcp/message, mcp/disconnect",
+);
+const documentEvent = (event: string): CapabilityGate =>
+  agent(["nes", "events", "document", event], `NesDocumentEventCapabilities.${event}: agent wants document/${event}`);
+
+export const CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
+  "session/load": agent(["loadSession"], "LoadSessionRequest: only if the Agent supports `loadSession`"),
+  "session/list": agent(["sessionCapabilities", "list"], "ListSessionsRequest: `sessionCapabilities.list`"),
+  "session/delete": agent(["sessionCapabilities", "delete"], "DeleteSessionRequest: `sessionCapabilities.delete`"),
+  "session/resume": agent(["sessionCapabilities", "resume"], "ResumeSessionRequest: `sessionCapabilities.resume`"),
+  "session/close": agent(["sessionCapabilities", "close"], "CloseSessionRequest: `sessionCapabilities.close`"),
+  // The request's description still says `session.fork`; the capability lives at sessionCapabilities.fork.
+  "session/fork": agent(["sessionCapabilities", "fork"], "SessionCapabilities.fork: whether the agent supports session/fork"),
+  logout: agent(["auth", "logout"], "AgentAuthCapabilities.logout: whether the agent supports the logout method"),
+  "fs/read_text_file": client(["fs", "readTextFile"], "ReadTextFileRequest: `fs.readTextFile`"),
+  "fs/write_text_file": client(["fs", "writeTextFile"], "WriteTextFileRequest: `fs.writeTextFile`"),
+  "terminal/create": terminal,
+  "terminal/output": terminal,
+  "terminal/release": terminal,
+  "terminal/wait_for_exit": terminal,
+  "terminal/kill": terminal,
+  "elicitation/create": client(["elicitation"], "ClientCapabilities.elicitation: omitted or null means no elicitation"),
+  "elicitation/complete": client(
+    ["elicitation", "url"],
+    "CompleteElicitationNotification: sent when a URL-based elicitation completes (ElicitationCapabilities.url)",
+  ),
+  "providers/list": providers,
+  "providers/set": providers,
+  "providers/disable": providers,
+  "nes/start": nes,
+  "nes/suggest": nes,
+  "nes/accept": nes,
+  "nes/reject": nes,
+  "nes/close": nes,
+  "document/didOpen": documentEvent("didOpen"),
+  "document/didChange": documentEvent("didChange"),
+  "document/didClose": documentEvent("didClose"),
+  "document/didSave": documentEvent("didSave"),
+  "document/didFocus": documentEvent("didFocus"),
+  "mcp/connect": mcpOverAcp,
+  "mcp/message": mcpOverAcp,
+  "mcp/disconnect": mcpOverAcp,
+};

@@ -1,0 +1,183 @@
+/**
+ * Derives the method table from the schema: which defs are requests, responses and notifications (by the JSON-RPC
+ * envelope defs that list them), paired by `x-method`, handled by `x-side`; cross-checked against meta.json and the
+ * hand-written capability gates (whose paths are verified against the capability types).
+ */
+import { CAPABILITY_GATES, type CapabilityGate } from "./capabilities.js";
+import { type LoadedSchema, type Schema, nullableInner, refName, soleRef } from "./schema.js";
+
+export interface Meta {
+  version: number;
+  agentMethods: Record<string, string>;
+  clientMethods: Record<string, string>;
+  protocolMethods: Record<string, string>;
+}
+
+export type Side = "agent" | "client" | "protocol" | "both";
+
+export interface MethodSpec {
+  method: string;
+  key: string;
+  handledBy: Side;
+  kind: "request" | "notification";
+  params: string;
+  result?: string;
+  capability?: CapabilityGate;
+  stability: "stable" | "unstable";
+}
+
+type Role = "request" | "response" | "notification";
+
+const ENVELOPES: Record<string, Role> = {
+  AgentRequest: "request",
+  ClientRequest: "request",
+  AgentResponse: "response",
+  ClientResponse: "response",
+  AgentNotification: "notification",
+  ClientNotification: "notification",
+};
+
+export function deriveMethods(schema: LoadedSchema, meta: Meta, stableMeta: Meta, usedGates: Set<string>): MethodSpec[] {
+  const roles = classify(schema);
+  const byMethod = new Map<string, Partial<Record<Role, string>>>();
+  for (const [name, def] of Object.entries(schema.defs)) {
+    const method = def["x-method"];
+    if (!method) continue;
+    const role = roles.get(name);
+    if (!role) throw new Error(`${schema.file}: ${name} has x-method ${method} but no envelope lists it`);
+    const slot = byMethod.get(method) ?? {};
+    if (slot[role]) throw new Error(`${schema.file}: two ${role} defs for ${method}: ${slot[role]} and ${name}`);
+    slot[role] = name;
+    byMethod.set(method, slot);
+  }
+  const stableNames = new Set(allMethods(stableMeta).map(([, m]) => m));
+  const out: MethodSpec[] = [];
+  const seen = new Set<string>();
+  for (const [key, method] of allMethods(meta)) {
+    if (seen.has(method)) continue;
+    seen.add(method);
+    const slot = byMethod.get(method);
+    if (!slot) throw new Error(`${schema.file}: meta lists ${method} but no def has that x-method`);
+    byMethod.delete(method);
+    for (const kind of ["request", "notification"] as const) {
+      const params = slot[kind];
+      if (!params) continue;
+      const handledBy = side(schema.defs[params]!, params);
+      const spec: MethodSpec = { method, key, handledBy, kind, params, stability: stableNames.has(method) ? "stable" : "unstable" };
+      if (kind === "request") {
+        if (!slot.response) throw new Error(`${schema.file}: request ${method} has no response def`);
+        if (side(schema.defs[slot.response]!, slot.response) !== handledBy) {
+          throw new Error(`${schema.file}: ${params} and ${slot.response} disagree on x-side`);
+        }
+        spec.result = slot.response;
+      }
+      const gate = CAPABILITY_GATES[method];
+      if (gate) {
+        verifyGate(schema, method, gate);
+        usedGates.add(method);
+        spec.capability = gate;
+      }
+      checkMetaSide(meta, spec);
+      out.push(spec);
+    }
+    if (!slot.request && !slot.notification) throw new Error(`${schema.file}: ${method} has only a response def`);
+  }
+  if (byMethod.size) throw new Error(`${schema.file}: x-method not in meta: ${[...byMethod.keys()].join(", ")}`);
+  return out;
+}
+
+export function allMethods(meta: Meta): Array<[string, string]> {
+  return [
+    ...Object.entries(meta.agentMethods),
+    ...Object.entries(meta.clientMethods),
+    ...Object.entries(meta.protocolMethods),
+  ];
+}
+
+/** Role of each x-method def: from the envelope defs, plus the notifications the root schema lists directly. */
+function classify(schema: LoadedSchema): Map<string, Role> {
+  const roles = new Map<string, Role>();
+  const note = (name: string, role: Role): void => {
+    if (!schema.defs[name]?.["x-method"]) return;
+    const prev = roles.get(name);
+    if (prev && prev !== role) throw new Error(`${schema.file}: ${name} is both ${prev} and ${role}`);
+    roles.set(name, role);
+  };
+  for (const [envelope, role] of Object.entries(ENVELOPES)) {
+    const def = schema.defs[envelope];
+    if (!def) throw new Error(`${schema.file}: missing envelope def ${envelope}`);
+    for (const name of refsIn(def)) note(name, role);
+  }
+  for (const name of refsIn(schema.root.anyOf ?? [])) {
+    if (ENVELOPES[name]) continue;
+    if (!name.endsWith("Notification")) throw new Error(`${schema.file}: root lists ${name}; cannot tell its role`);
+    note(name, "notification");
+  }
+  return roles;
+}
+
+function refsIn(node: unknown, out: string[] = []): string[] {
+  if (Array.isArray(node)) node.forEach((n) => refsIn(n, out));
+  else if (node && typeof node === "object") {
+    for (const [k, v] of Object.entries(node)) {
+      if (k === "$ref" && typeof v === "string") out.push(refName(v));
+      else refsIn(v, out);
+    }
+  }
+  return out;
+}
+
+function side(def: Schema, name: string): Side {
+  const s = def["x-side"];
+  if (s === "agent" || s === "client" || s === "protocol" || s === "both") return s;
+  throw new Error(`${name}: unexpected x-side ${String(s)}`);
+}
+
+function checkMetaSide(meta: Meta, spec: MethodSpec): void {
+  const inAgent = Object.values(meta.agentMethods).includes(spec.method);
+  const inClient = Object.values(meta.clientMethods).includes(spec.method);
+  const inProtocol = Object.values(meta.protocolMethods).includes(spec.method);
+  const expected: Record<Side, boolean> = {
+    agent: inAgent && !inClient && !inProtocol,
+    client: inClient && !inAgent && !inProtocol,
+    both: inAgent && inClient,
+    protocol: inProtocol,
+  };
+  if (!expected[spec.handledBy]) {
+    throw new Error(`${spec.method}: x-side ${spec.handledBy} disagrees with the meta.json method lists`);
+  }
+}
+
+/** Walks `path` from AgentCapabilities / ClientCapabilities through properties, refs and nullable wrappers. */
+export function verifyGate(schema: LoadedSchema, method: string, gate: CapabilityGate): void {
+  const rootName = gate.advertisedBy === "agent" ? "AgentCapabilities" : "ClientCapabilities";
+  let node: Schema | undefined = schema.defs[rootName];
+  let where = rootName;
+  for (const key of gate.path) {
+    node = resolve(schema, node!);
+    const next: Schema | undefined = node.properties?.[key];
+    if (!next) throw new Error(`${schema.file}: capability for ${method}: ${where} has no property "${key}"`);
+    node = next;
+    where += `.${key}`;
+  }
+}
+
+function resolve(schema: LoadedSchema, node: Schema): Schema {
+  for (;;) {
+    const ref = soleRef(node);
+    if (ref) {
+      node = schema.defs[ref]!;
+      continue;
+    }
+    const inner = nullableInner(node);
+    if (inner) {
+      node = inner;
+      continue;
+    }
+    if (node.allOf?.length === 1 && !node.properties) {
+      node = node.allOf[0]!;
+      continue;
+    }
+    return node;
+  }
+}
