@@ -1,0 +1,249 @@
+/**
+ * One measured repetition of one workload with one implementation over one transport.
+ *
+ * A repetition: spawn a fresh agent child (pipe) or build the agent in this process (memory); handshake; run a small
+ * warm-up turn of the same workload; a `gc` turn (the child collects garbage and records its idle RSS baseline);
+ * then the measured turn; then close and collect the child's reports.
+ */
+import type { ChildReport } from "./agents/child.js";
+import { spawnAgent, type AgentChild } from "./child-process.js";
+import type { BenchClient, ClientHooks, Impl, ImplName } from "./impls/types.js";
+import { collectGarbage, RssSampler } from "./rss.js";
+import { gaps, latencySummary, MiB } from "./stats.js";
+import { bigText, CHUNK_TEXTS, expectedMixedCounts, readResponseWireBytes, type Command, type WorkloadId, type WorkloadSizes } from "./workloads.js";
+
+export type Transport = "pipe" | "memory";
+
+export interface RepResult {
+  workload: WorkloadId;
+  impl: ImplName;
+  transport: Transport;
+  /** Messages in the measured turn (round trips for b, 1 for d). */
+  messages: number;
+  ms: number;
+  /** msg/s, or MiB/s for (d). */
+  throughput: number;
+  unit: "msg/s" | "MiB/s";
+  /** Per-message latency in µs: round trip for (b), inter-arrival gap at the client for (a), (c), (e). */
+  latency?: { kind: "round trip" | "inter-arrival gap"; medianUs: number; p99Us: number };
+  /** This process (the client, and for memory runs also the agent). */
+  clientRss: { baselineBytes: number; peakBytes: number };
+  /** The agent child, for pipe runs. */
+  agentRss?: { baselineBytes: number; sampledPeakBytes: number; endBytes: number; maxRssBytes: number; turnMs: number };
+  /** For (d): bytes of the response line the agent received. */
+  messageBytes?: number;
+  checks: { countAtResponse?: number; finalCount?: number; allBeforeResponse?: boolean; ok: boolean; note?: string };
+}
+
+export interface RepOptions {
+  sizes: WorkloadSizes;
+  timeoutMs: number;
+}
+
+class UpdateCounter implements ClientHooks {
+  count = 0;
+  textChars = 0;
+  kinds: Record<string, number> = {};
+  times: Float64Array;
+  recordKinds = false;
+
+  constructor(capacity: number) {
+    this.times = new Float64Array(capacity);
+  }
+
+  reset(recordKinds: boolean): void {
+    this.count = 0;
+    this.textChars = 0;
+    this.kinds = {};
+    this.recordKinds = recordKinds;
+  }
+
+  onUpdate(update: { sessionUpdate: string; content?: { text?: string } }): void {
+    if (this.count < this.times.length) this.times[this.count] = performance.now();
+    this.count++;
+    if (this.recordKinds) this.kinds[update.sessionUpdate] = (this.kinds[update.sessionUpdate] ?? 0) + 1;
+    else this.textChars += update.content?.text?.length ?? 0;
+  }
+
+  readTextFile(path: string): string {
+    const bytes = Number(/big-(\d+)\.txt$/.exec(path)?.[1]);
+    if (!Number.isFinite(bytes)) throw new Error(`unexpected path ${path}`);
+    return bigText(bytes);
+  }
+}
+
+function measuredCommand(w: WorkloadId, sizes: WorkloadSizes, warm: boolean): Command {
+  const scale = (n: number) => (warm ? Math.max(100, Math.round(n / 10)) : n);
+  switch (w) {
+    case "a":
+      return { w: "a", n: scale(sizes.a) };
+    case "c":
+      return { w: "c", n: scale(sizes.c) };
+    case "e":
+      return { w: "e", n: scale(sizes.e) };
+    case "b":
+      return { w: "b" };
+    case "d":
+      return { w: "d", bytes: warm ? 64 * 1024 : sizes.dBytes };
+  }
+}
+
+function expectedChunkChars(n: number): number {
+  let total = 0;
+  for (let i = 0; i < n; i++) total += CHUNK_TEXTS[i & 63]!.length;
+  return total;
+}
+
+async function waitForCount(counter: UpdateCounter, n: number, maxMs: number): Promise<number> {
+  const deadline = performance.now() + maxMs;
+  while (counter.count < n && performance.now() < deadline) await new Promise((r) => setImmediate(r));
+  return performance.now();
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number, what: string, extra?: Promise<never>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race(extra ? [promise, timeout, extra] : [promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, options: RepOptions): Promise<RepResult> {
+  const { sizes, timeoutMs } = options;
+  const measured = measuredCommand(w, sizes, false);
+  const n = measured.w === "a" || measured.w === "c" || measured.w === "e" ? measured.n : w === "b" ? sizes.b : 1;
+  const counter = new UpdateCounter(n);
+  if (w === "d") bigText(sizes.dBytes); // build the text before anything is timed
+  let child: AgentChild | undefined;
+  let client: BenchClient | undefined;
+  const sampler = new RssSampler(20);
+  try {
+    if (transport === "pipe") {
+      child = spawnAgent(impl.agentScript);
+      client = await withTimeout(impl.connectPipe(child.process, counter), timeoutMs, "handshake", child.died);
+    } else {
+      client = await withTimeout(impl.connectMemory(counter), timeoutMs, "handshake");
+    }
+    const run = <T>(p: Promise<T>, what: string) => withTimeout(p, timeoutMs, what, child?.died);
+    const c = client;
+
+    // Warm-up inside this connection, then the idle baseline.
+    if (w === "b") {
+      for (let i = 0; i < Math.max(200, Math.round(sizes.b / 20)); i++) await run(c.prompt({ w: "b" }), "warm-up");
+    } else {
+      await run(c.prompt(measuredCommand(w, sizes, true)), "warm-up turn");
+    }
+    await run(c.prompt({ w: "gc" }), "gc turn");
+    counter.reset(w === "c");
+    collectGarbage();
+    const clientBaseline = sampler.reset();
+    sampler.start();
+
+    let ms: number;
+    let latency: RepResult["latency"];
+    const checks: RepResult["checks"] = { ok: true };
+    if (w === "b") {
+      const rtts = new Float64Array(n);
+      const t0 = performance.now();
+      for (let i = 0; i < n; i++) {
+        const s = performance.now();
+        await run(c.prompt({ w: "b" }), "round trip");
+        rtts[i] = (performance.now() - s) * 1000;
+      }
+      ms = performance.now() - t0;
+      latency = { kind: "round trip", ...usOf(latencySummary(rtts)) };
+    } else {
+      const t0 = performance.now();
+      await run(c.prompt(measured), "measured turn");
+      const tResponse = performance.now();
+      sampler.sample();
+      if (w !== "d") {
+        checks.countAtResponse = counter.count;
+        checks.allBeforeResponse = counter.count === n;
+        const tAll = counter.count < n ? await waitForCount(counter, n, 10_000) : tResponse;
+        checks.finalCount = counter.count;
+        ms = Math.max(tResponse, tAll) - t0;
+        if (counter.count !== n) {
+          checks.ok = false;
+          checks.note = `received ${counter.count} of ${n} updates`;
+        } else if (w === "c") {
+          const expected = expectedMixedCounts(n);
+          for (const [kind, count] of Object.entries(expected)) {
+            if (counter.kinds[kind] !== count) {
+              checks.ok = false;
+              checks.note = `${kind}: got ${counter.kinds[kind] ?? 0}, expected ${count}`;
+            }
+          }
+        } else if (counter.textChars !== expectedChunkChars(n)) {
+          checks.ok = false;
+          checks.note = `text chars ${counter.textChars} != ${expectedChunkChars(n)}`;
+        }
+        if (!checks.allBeforeResponse && checks.ok) checks.note = `only ${checks.countAtResponse} of ${n} updates had arrived when the prompt response resolved`;
+        const arrivals = gaps(counter.times, Math.min(counter.count, n)).map((ms) => ms * 1000);
+        latency = { kind: "inter-arrival gap", ...usOf(latencySummary(arrivals)) };
+      } else {
+        ms = tResponse - t0;
+      }
+    }
+    sampler.sample();
+    sampler.stop();
+    const clientRss = { baselineBytes: clientBaseline, peakBytes: sampler.peak };
+
+    client.close();
+    client = undefined;
+    let agentRss: RepResult["agentRss"];
+    if (child) {
+      await child.finish();
+      agentRss = agentRssOf(child.reports, w);
+      child = undefined;
+    }
+    const result: RepResult = {
+      workload: w,
+      impl: impl.name,
+      transport,
+      messages: n,
+      ms,
+      throughput: w === "d" ? sizes.dBytes / MiB / (ms / 1000) : n / (ms / 1000),
+      unit: w === "d" ? "MiB/s" : "msg/s",
+      clientRss,
+      checks,
+    };
+    if (latency) result.latency = latency;
+    if (agentRss) result.agentRss = agentRss;
+    if (w === "d") result.messageBytes = readResponseWireBytes(sizes.dBytes);
+    return result;
+  } catch (error) {
+    if (child && error instanceof Error) {
+      const [head, ...rest] = (await child.diagnose()).split("\n");
+      const [own, ...ownRest] = error.message.split("\n");
+      error.message = [`${own} [${head}]`, ...ownRest, ...rest].join("\n");
+    }
+    throw error;
+  } finally {
+    sampler.stop();
+    try {
+      client?.close();
+    } catch {
+      // already closed
+    }
+    child?.kill();
+  }
+}
+
+function usOf(s: { median: number; p99: number }): { medianUs: number; p99Us: number } {
+  return { medianUs: s.median, p99Us: s.p99 };
+}
+
+function agentRssOf(reports: ChildReport[], w: WorkloadId): RepResult["agentRss"] {
+  const turns = reports.filter((r): r is Extract<ChildReport, { type: "turn" }> => r.type === "turn" && r.w === w);
+  const turn = turns[turns.length - 1];
+  const exit = reports.find((r): r is Extract<ChildReport, { type: "exit" }> => r.type === "exit");
+  if (!turn && !exit) return undefined;
+  return {
+    baselineBytes: turn?.baselineRss ?? Number.NaN,
+    sampledPeakBytes: turn?.peakRss ?? exit?.sampledPeakRss ?? Number.NaN,
+    endBytes: turn?.endRss ?? Number.NaN,
+    maxRssBytes: exit?.maxRss ?? Number.NaN,
+    turnMs: turn?.ms ?? Number.NaN,
+  };
+}

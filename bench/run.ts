@@ -1,0 +1,168 @@
+/**
+ * `npm run bench`: raw JSON over a pipe vs the official ACP SDK vs acpkit, side by side, in one run on one machine.
+ * A benchmark, not a test: it prints numbers and target checks and always exits 0 unless the harness itself breaks.
+ *
+ * Environment:
+ *   BENCH_QUICK=1        10x smaller workloads, fewer repetitions (smoke test)
+ *   BENCH_ONLY=a,b       run only these workloads (a b c d e)
+ *   BENCH_IMPLS=raw,official   run only these implementations (raw official acpkit; acpkit-node is opt-in:
+ *                        acpkit over its own Node stdio transports instead of the drop-in web-stream path)
+ *   BENCH_REPS=N         measured repetitions per row (default 3, quick 2), after one warm-up repetition at 1/10 size
+ *   BENCH_TIMEOUT_MS=ms  per-step timeout (default 120000)
+ *
+ * Progress goes to stderr; the report goes to stdout; everything also goes to .bench-out/results.json.
+ */
+import { mkdirSync, writeFileSync, existsSync } from "node:fs";
+import { cpus, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runRep, type RepResult, type Transport } from "./harness.js";
+import { acpkitNodeImpl } from "./impls/acpkit-node.js";
+import { acpkitImpl } from "./impls/acpkit.js";
+import { officialImpl } from "./impls/official.js";
+import { rawImpl } from "./impls/raw.js";
+import { DEFAULT_IMPLS, IMPL_NAMES, type Impl, type ImplName } from "./impls/types.js";
+import { printReport, ratios, summarize, targets, type Row } from "./report.js";
+import { fmtNum, fmtRate } from "./stats.js";
+import { ALL_WORKLOADS, sizesFor, type WorkloadId } from "./workloads.js";
+
+const env = process.env;
+const quick = env.BENCH_QUICK === "1" || env.BENCH_QUICK === "true";
+const sizes = sizesFor(quick);
+const reps = Math.max(1, Number(env.BENCH_REPS ?? (quick ? 2 : 3)));
+const timeoutMs = Number(env.BENCH_TIMEOUT_MS ?? (quick ? 30_000 : 120_000));
+const only = env.BENCH_ONLY ? (env.BENCH_ONLY.split(",").map((s) => s.trim()) as WorkloadId[]) : [...ALL_WORKLOADS];
+const implFilter = env.BENCH_IMPLS ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[]) : [...DEFAULT_IMPLS];
+/** An implementation whose warm-up fails, or that fails this many reps, is skipped for the rest of that row. */
+const MAX_FAILURES = 2;
+
+const unknown = only.filter((w) => !ALL_WORKLOADS.includes(w));
+const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
+if (unknown.length || unknownImpls.length) {
+  process.stderr.write(`BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ${ALL_WORKLOADS.join(",")} / ${IMPL_NAMES.join(",")})\n`);
+  process.exit(2);
+}
+
+const progress = (s: string) => process.stderr.write(s + "\n");
+const out = (s: string) => process.stdout.write(s + "\n");
+
+function packageRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, "package.json")) && dirname(dir) !== dir) dir = dirname(dir);
+  return dir;
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  if (!(globalThis as { gc?: unknown }).gc) progress("note: run node with --expose-gc for RSS baselines after collection");
+  const impls: Impl[] = [rawImpl, officialImpl, acpkitImpl, acpkitNodeImpl].filter((i) => implFilter.includes(i.name));
+  const loadErrors = new Map<ImplName, string>();
+  for (const impl of impls) {
+    try {
+      await impl.load();
+    } catch (error) {
+      loadErrors.set(impl.name, `cannot load ${impl.name}: ${errorText(error)}`);
+      progress(`! ${impl.name} unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  const plan: Array<[WorkloadId, Transport]> = [];
+  for (const w of only) {
+    plan.push([w, "pipe"]);
+    if (w === "a") plan.push([w, "memory"]);
+  }
+  const rows: Row[] = [];
+  const implsFor = (t: Transport) => impls.filter((i) => t === "pipe" || i.hasMemory);
+  const total = plan.reduce((sum, [, t]) => sum + implsFor(t).length * (reps + 1), 0);
+  let step = 0;
+  progress(`acpkit bench: ${quick ? "QUICK (10x smaller) " : ""}workloads ${only.join(",")}, ${impls.map((i) => i.name).join("/")}, 1 warm-up (at quick sizes) + ${reps} reps each`);
+
+  for (const [w, transport] of plan) {
+    const here = implsFor(transport);
+    const rowsHere = here.map((impl): Row => ({ workload: w, transport, impl: impl.name, reps: [], errors: [] }));
+    rows.push(...rowsHere);
+    const failures = new Map<ImplName, number>();
+    for (let k = 0; k <= reps; k++) {
+      for (const [i, impl] of here.entries()) {
+        step++;
+        const row = rowsHere[i]!;
+        const label = `[${String(step).padStart(3)}/${total}] (${w}) ${transport.padEnd(6)} ${impl.name.padEnd(8)} ${k === 0 ? "warm-up" : `rep ${k}/${reps}`}`;
+        const loadError = loadErrors.get(impl.name);
+        if (loadError) {
+          if (k === 0) row.errors.push(loadError);
+          continue;
+        }
+        if ((failures.get(impl.name) ?? 0) >= MAX_FAILURES) {
+          progress(`${label}  skipped (failed before)`);
+          continue;
+        }
+        const t = performance.now();
+        try {
+          // The warm-up repetition (JIT of this process, page cache for the child) runs at the quick sizes.
+          const result: RepResult = await runRep(impl, w, transport, { sizes: k === 0 ? sizesFor(true) : sizes, timeoutMs });
+          if (k > 0) row.reps.push(result);
+          const lat = result.latency ? `  med ${fmtNum(result.latency.medianUs, 2)} µs p99 ${fmtNum(result.latency.p99Us, 1)} µs` : "";
+          const rate = result.unit === "MiB/s" ? `${fmtNum(result.throughput)} MiB/s` : `${fmtRate(result.throughput)} msg/s`;
+          progress(`${label}  ${rate}${lat}${result.checks.note ? `  [${result.checks.note}]` : ""}  (${fmtNum((performance.now() - t) / 1000, 1)} s)`);
+        } catch (error) {
+          row.errors.push(errorText(error));
+          failures.set(impl.name, k === 0 ? MAX_FAILURES : (failures.get(impl.name) ?? 0) + 1);
+          progress(`${label}  ERROR ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`);
+        }
+      }
+    }
+    for (const row of rowsHere) summarize(row);
+  }
+
+  const rs = ratios(rows);
+  const ts = targets(rows);
+  out("");
+  out(`acpkit bench — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB` + (quick ? " — QUICK MODE (10x smaller)" : ""));
+  out(`sizes: (a) ${sizes.a} updates, (b) ${sizes.b} round trips, (c) ${sizes.c} updates, (d) ${sizes.dBytes / 2 ** 20} MiB, (e) ${sizes.e} updates; 1 warm-up rep (at BENCH_QUICK sizes) + ${reps} measured reps, interleaved; the median rep (by rate) is shown`);
+  out(`each pipe rep: fresh agent child (node --expose-gc) on stdin/stdout; in-connection warm-up turn at 1/10 size; gc; measured turn`);
+  out(`rates are end to end at the client (prompt sent -> response and every update received); gap = time between consecutive update arrivals at the client`);
+  out(`agent idle = child RSS after gc just before the measured turn; agent peak = max(process.resourceUsage().maxRSS, 20 ms RSS samples); Δ = peak - idle`);
+  out(`in memory: raw = ${rawImpl.memoryNote}; official = ${officialImpl.memoryNote}; acpkit = ${acpkitImpl.memoryNote}`);
+  printReport(rows, rs, ts, out);
+
+  const file = join(packageRoot(), ".bench-out", "results.json");
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        meta: {
+          date: new Date().toISOString(),
+          node: process.version,
+          platform: `${process.platform} ${process.arch}`,
+          cpus: cpus().map((c) => c.model),
+          totalMemBytes: totalmem(),
+          quick,
+          reps,
+          sizes,
+          memoryNotes: Object.fromEntries(impls.filter((i) => i.hasMemory).map((i) => [i.name, i.memoryNote])),
+          seconds: (performance.now() - started) / 1000,
+        },
+        rows,
+        ratios: rs,
+        targets: ts,
+      },
+      null,
+      2,
+    ),
+  );
+  out("");
+  out(`full results: ${file}  (${fmtNum((performance.now() - started) / 1000, 0)} s)`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench harness failed: ${errorText(error)}\n`);
+    process.exit(1);
+  },
+);
