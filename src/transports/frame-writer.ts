@@ -4,9 +4,11 @@
  * Contracts:
  * - `push` only queues text; frames pushed in the same turn are joined and written as ONE batch at the next
  *   microtask. While a batch is being written, new frames accumulate and go out together when it settles, so
- *   a slow output gets fewer, larger writes. At most one write is in flight; order is preserved.
+ *   a slow output gets fewer, larger writes. A batch holds at most about `maxBatch` units (one frame at least),
+ *   so a sender that queues a whole turn without waiting never costs a second copy of it. At most one write is
+ *   in flight; order is preserved.
  * - `drain()` resolves once the text queued or in flight is below the high-water mark (counted in UTF-16
- *   units, a close stand-in for bytes), or once the writer is dead.
+ *   units, a close stand-in for bytes), or once the writer is dead. Callers above the mark share one promise.
  * - A failed write kills the writer: what is queued is dropped, later pushes are dropped silently, waiters
  *   are released, and `onError` is called once. Nothing throws into the pusher.
  * - `close()` writes what is queued, then closes the sink. Idempotent.
@@ -16,12 +18,20 @@ import type { ByteSink } from "./bytes.js";
 /** Default high-water mark for `drain()`: 1 MiB. */
 export const DEFAULT_WRITE_HIGH_WATER_MARK = 1024 * 1024;
 
+const RESOLVED: Promise<void> = Promise.resolve();
+
+/** The most text (UTF-16 units) joined into one write; a single larger frame is written alone. */
+const MAX_BATCH = 1024 * 1024;
+
 export class FrameWriter {
   readonly #sink: ByteSink;
   readonly #highWaterMark: number;
   readonly #onError: (cause: unknown) => void;
   #parts: string[] = [];
+  /** Index of the first part not yet taken into a batch. */
+  #head = 0;
   #queued = 0;
+  #drained: { promise: Promise<void>; resolve: () => void } | undefined;
   #inFlight = 0;
   #writing = false;
   #scheduled = false;
@@ -59,14 +69,13 @@ export class FrameWriter {
 
   /** Resolves once pending output is below the high-water mark (at once when it already is). */
   drain(): Promise<void> {
-    if (this.#dead || this.pending < this.#highWaterMark) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = (): void => {
-        if (this.#dead || this.pending < this.#highWaterMark) resolve();
-        else this.#waiters.push(check);
-      };
-      this.#waiters.push(check);
-    });
+    if (this.#dead || this.pending < this.#highWaterMark) return RESOLVED;
+    if (this.#drained === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#drained = { promise, resolve };
+    }
+    return this.#drained.promise;
   }
 
   /** Flushes what is queued, then closes the sink. Idempotent; never rejects. */
@@ -85,12 +94,10 @@ export class FrameWriter {
 
   readonly #flush = (): void => {
     this.#scheduled = false;
-    if (this.#writing || this.#dead || this.#parts.length === 0) return;
-    const parts = this.#parts;
-    const text = parts.length === 1 ? parts[0]! : parts.join("");
-    this.#parts = [];
-    this.#inFlight = this.#queued;
-    this.#queued = 0;
+    if (this.#writing || this.#dead || this.#head === this.#parts.length) return;
+    const text = this.#takeBatch();
+    this.#inFlight = text.length;
+    this.#queued -= text.length;
     this.#writing = true;
     let written: Promise<void>;
     try {
@@ -101,11 +108,33 @@ export class FrameWriter {
     written.then(this.#written, this.#failed);
   };
 
+  /** Takes queued parts up to about `maxBatch` units (at least one part), joined. */
+  #takeBatch(): string {
+    const parts = this.#parts;
+    const start = this.#head;
+    let end = start;
+    let size = 0;
+    while (end < parts.length && (end === start || size + parts[end]!.length <= MAX_BATCH)) size += parts[end++]!.length;
+    const text = end - start === 1 ? parts[start]! : parts.slice(start, end).join("");
+    if (end === parts.length) {
+      this.#parts = [];
+      this.#head = 0;
+    } else {
+      this.#head = end;
+      // Drop taken parts now and then, so a long queue does not keep them all alive.
+      if (end > 4096 && end * 2 > parts.length) {
+        this.#parts = parts.slice(end);
+        this.#head = 0;
+      }
+    }
+    return text;
+  }
+
   readonly #written = (): void => {
     this.#writing = false;
     this.#inFlight = 0;
     // Frames that arrived during the write go out now, as one batch.
-    if (this.#parts.length > 0) this.#flush();
+    if (this.#head < this.#parts.length) this.#flush();
     this.#notify();
   };
 
@@ -113,6 +142,7 @@ export class FrameWriter {
     this.#writing = false;
     this.#dead = true;
     this.#parts = [];
+    this.#head = 0;
     this.#queued = 0;
     this.#inFlight = 0;
     this.#notify();
@@ -120,6 +150,10 @@ export class FrameWriter {
   };
 
   #notify(): void {
+    if (this.#drained !== undefined && (this.#dead || this.pending < this.#highWaterMark)) {
+      this.#drained.resolve();
+      this.#drained = undefined;
+    }
     const waiters = this.#waiters;
     this.#waiters = [];
     for (const waiter of waiters) waiter();

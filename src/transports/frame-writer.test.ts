@@ -1,0 +1,80 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import type { ByteSink } from "./bytes.js";
+import { FrameWriter } from "./frame-writer.js";
+
+/** A sink whose writes complete only when the test says so. */
+function heldSink() {
+  const writes: string[] = [];
+  const pending: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
+  const sink: ByteSink = {
+    write: (text) => new Promise<void>((resolve, reject) => (writes.push(text), pending.push({ resolve, reject }))),
+    close: () => Promise.resolve(),
+  };
+  const completeAll = async () => {
+    while (pending.length > 0) {
+      pending.shift()!.resolve();
+      await new Promise((r) => setImmediate(r));
+    }
+  };
+  return { sink, writes, pending, completeAll };
+}
+
+const frame = (i: number) => `{"jsonrpc":"2.0","method":"n","params":{"i":${i},"pad":"${"x".repeat(100)}"}}\n`;
+
+test("a whole turn queued without waiting goes out in order, in batches of about 1 MiB, never one giant copy", async () => {
+  const { sink, writes, completeAll } = heldSink();
+  const writer = new FrameWriter(sink, 1024 * 1024, () => assert.fail("no error expected"));
+  const count = 40_000; // about 5 MiB
+  for (let i = 0; i < count; i++) writer.push(frame(i));
+  await Promise.resolve();
+  await completeAll();
+  assert.ok(writes.length >= 5, `expected several batches, got ${writes.length}`);
+  assert.ok(writes.every((w) => w.length <= 1024 * 1024), "no batch over the limit");
+  assert.equal(writes.join(""), Array.from({ length: count }, (_, i) => frame(i)).join(""));
+});
+
+test("a single frame larger than a batch is written alone", async () => {
+  const { sink, writes, completeAll } = heldSink();
+  const writer = new FrameWriter(sink, 1024, () => {});
+  const big = `"${"y".repeat(2 * 1024 * 1024)}"\n`;
+  writer.push("a\n");
+  await Promise.resolve();
+  writer.push(big);
+  writer.push("b\n");
+  await completeAll();
+  assert.deepEqual(writes.map((w) => w.length), [2, big.length, 2]);
+});
+
+test("drain() waits while output is above the high-water mark, one shared promise for all callers", async () => {
+  const { sink, completeAll } = heldSink();
+  const writer = new FrameWriter(sink, 1000, () => {});
+  assert.equal(await writer.drain(), undefined);
+  for (let i = 0; i < 100; i++) writer.push(frame(i));
+  const first = writer.drain();
+  const second = writer.drain();
+  assert.equal(first, second, "callers above the mark share one promise");
+  let drained = false;
+  void first.then(() => (drained = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(drained, false);
+  await completeAll();
+  await first;
+  assert.equal(writer.pending, 0);
+});
+
+test("a failed write kills the writer, releases drain waiters, and drops later frames silently", async () => {
+  const { sink, pending } = heldSink();
+  const errors: unknown[] = [];
+  const writer = new FrameWriter(sink, 10, (e) => errors.push(e));
+  writer.push(frame(1));
+  writer.push(frame(2));
+  await Promise.resolve();
+  const waiting = writer.drain();
+  pending.shift()!.reject(new Error("EPIPE"));
+  await waiting;
+  assert.equal(errors.length, 1);
+  assert.equal(writer.stopped, true);
+  writer.push(frame(3));
+  assert.equal(writer.pending, 0);
+});
