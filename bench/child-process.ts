@@ -20,7 +20,8 @@ export interface AgentChild {
 export function spawnAgent(script: URL): AgentChild {
   const path = fileURLToPath(script);
   const args = [...(path.endsWith(".ts") ? ["--import", "tsx"] : []), "--expose-gc", path];
-  const child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"] });
+  const extra = process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(" ") : [];
+  const child = spawn(process.execPath, [...extra, ...args], { stdio: ["pipe", "pipe", "pipe"] });
   const reports: ChildReport[] = [];
   let tail = "";
   let pending = "";

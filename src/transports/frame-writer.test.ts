@@ -22,7 +22,7 @@ function heldSink() {
 
 const frame = (i: number) => `{"jsonrpc":"2.0","method":"n","params":{"i":${i},"pad":"${"x".repeat(100)}"}}\n`;
 
-test("a whole turn queued without waiting goes out in order, in batches of about 1 MiB, never one giant copy", async () => {
+test("a whole turn queued without waiting goes out in order, in bounded batches, never one giant copy", async () => {
   const { sink, writes, completeAll } = heldSink();
   const writer = new FrameWriter(sink, 1024 * 1024, () => assert.fail("no error expected"));
   const count = 40_000; // about 5 MiB

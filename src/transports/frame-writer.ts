@@ -15,13 +15,13 @@
  */
 import type { ByteSink } from "./bytes.js";
 
-/** Default high-water mark for `drain()`: 1 MiB. */
-export const DEFAULT_WRITE_HIGH_WATER_MARK = 1024 * 1024;
+/** Default high-water mark for `drain()`: 256 KiB (small enough that queued text rarely outlives a young-generation GC). */
+export const DEFAULT_WRITE_HIGH_WATER_MARK = 256 * 1024;
 
 const RESOLVED: Promise<void> = Promise.resolve();
 
 /** The most text (UTF-16 units) joined into one write; a single larger frame is written alone. */
-const MAX_BATCH = 1024 * 1024;
+const MAX_BATCH = 256 * 1024;
 
 export class FrameWriter {
   readonly #sink: ByteSink;

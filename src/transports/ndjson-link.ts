@@ -14,7 +14,7 @@ import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
 export interface NdJsonLinkOptions {
   /** Largest message accepted or sent, in UTF-8 bytes (newline excluded). Default: `DEFAULT_MAX_MESSAGE_BYTES`. */
   maxMessageBytes?: number;
-  /** `drain()` waits while more than this much output is queued. Default 1 MiB. */
+  /** `drain()` waits while more than this much output is queued. Default 256 KiB. */
   writeHighWaterMark?: number;
 }
 
