@@ -1,0 +1,211 @@
+/**
+ * The session manager behind `session/new`, `load`, `resume`, `close`, `delete` and `list`: checks paths, keeps the
+ * live sessions of one connection, persists them through a `SessionStore`, replays history on load, and derives the
+ * `agentCapabilities` it really implements.
+ * Spec points kept: `cwd` and every `additionalDirectories` entry MUST be absolute (else -32602); `session/load`
+ * MUST replay the whole conversation as `session/update` notifications before answering; `session/resume` MUST NOT
+ * replay; `session/close` MUST cancel ongoing work as `session/cancel` would, then free the session; deleting an
+ * unknown session SHOULD succeed silently; `session/list` filters by `cwd`, pages with an opaque cursor, and answers
+ * an invalid cursor with an error.
+ * @see https://agentclientprotocol.com/protocol/session-setup
+ * @see https://agentclientprotocol.com/protocol/session-list
+ */
+import { RequestError } from "../../jsonrpc/index.js";
+import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
+import type {
+  AgentCapabilities,
+  ListSessionsRequest,
+  ListSessionsResponse,
+  LoadSessionRequest,
+  NewSessionRequest,
+  ResumeSessionRequest,
+  SessionInfo,
+} from "../../protocol/index.js";
+import { MemorySessionStore } from "./memory-session-store.js";
+import { TurnCancelledError } from "./cancelled.js";
+import { ToolkitSession, type ClientPort, type SessionOrigin } from "./session.js";
+import type { SessionRecord, SessionStore, StoredSession } from "./session-store.js";
+
+/** What `createState` gets: the session, how it became live, and its history (empty for a new session). */
+export interface SessionStateContext<S> {
+  session: ToolkitSession<S>;
+  origin: SessionOrigin;
+  history: SessionRecord[];
+}
+
+/** Options of `SessionManager`. */
+export interface SessionManagerOptions<S> {
+  /**
+   * Where sessions persist. Default: a `MemorySessionStore` (sessions outlive a connection only within the process;
+   * pass `FileSessionStore` from `acpkit/node` to persist on disk). `false`: no persistence, so no load, list,
+   * resume or delete is advertised.
+   */
+  store?: SessionStore | false;
+  logger?: Logger;
+  /** Builds the author's per-session state; on load and resume it gets the history to rebuild from. */
+  createState?: (context: SessionStateContext<S>) => S | Promise<S>;
+  /** New session ids. Default: `sess_` + a random UUID. */
+  newSessionId?: () => string;
+}
+
+/** True for POSIX absolute paths and Windows drive (`C:\`, `C:/`) or UNC (`\\server\share`) paths. */
+export function isAbsolutePath(path: string): boolean {
+  return path.startsWith("/") || /^[A-Za-z]:[\\/]/.test(path) || path.startsWith("\\\\");
+}
+
+function checkPaths(cwd: string, additionalDirectories: readonly string[] | undefined): string[] {
+  if (!isAbsolutePath(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
+  const extra = additionalDirectories ?? [];
+  for (const dir of extra) {
+    if (!isAbsolutePath(dir)) throw RequestError.invalidParams({ additionalDirectories: extra }, `additionalDirectories entries must be absolute paths, got "${dir}"`);
+  }
+  return [...extra];
+}
+
+/** The live sessions of one connection, and their persistence. */
+export class SessionManager<S = unknown> {
+  readonly store: SessionStore | undefined;
+  readonly logger: Logger;
+  readonly #client: ClientPort;
+  readonly #sessions = new Map<string, ToolkitSession<S>>();
+  readonly #options: SessionManagerOptions<S>;
+
+  constructor(client: ClientPort, options: SessionManagerOptions<S> = {}) {
+    this.#client = client;
+    this.#options = options;
+    this.store = options.store === false ? undefined : (options.store ?? new MemorySessionStore());
+    this.logger = options.logger ?? silentLogger;
+    client.signal?.addEventListener("abort", () => this.cancelAll(new TurnCancelledError("the connection closed")), { once: true });
+  }
+
+  /** The capabilities this manager implements, for `initialize`: load, list, resume and delete need a store. */
+  capabilities(): Pick<AgentCapabilities, "loadSession" | "sessionCapabilities"> {
+    const persisted = this.store !== undefined;
+    return {
+      loadSession: persisted,
+      sessionCapabilities: persisted
+        ? { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} }
+        : { close: {}, additionalDirectories: {} },
+    };
+  }
+
+  /** A live session, or -32002 (session not found). */
+  get(sessionId: string): ToolkitSession<S> {
+    const session = this.#sessions.get(sessionId);
+    if (session === undefined) throw RequestError.sessionNotFound(sessionId);
+    return session;
+  }
+
+  /** The live sessions. */
+  get sessions(): ToolkitSession<S>[] {
+    return [...this.#sessions.values()];
+  }
+
+  /** `session/new`: checks paths, creates and stores the session. */
+  async newSession(params: NewSessionRequest): Promise<ToolkitSession<S>> {
+    const additionalDirectories = checkPaths(params.cwd, params.additionalDirectories);
+    const sessionId = this.#options.newSessionId?.() ?? `sess_${globalThis.crypto.randomUUID()}`;
+    const now = new Date().toISOString();
+    const stored: StoredSession = { sessionId, cwd: params.cwd, createdAt: now, updatedAt: now };
+    if (additionalDirectories.length > 0) stored.additionalDirectories = additionalDirectories;
+    await this.store?.create(stored);
+    return this.#activate(stored, additionalDirectories, "new", []);
+  }
+
+  /** `session/load`: restores the session, replays its history as `session/update`, then resolves. */
+  async loadSession(params: LoadSessionRequest): Promise<ToolkitSession<S>> {
+    const { stored, additionalDirectories } = await this.#restorable(params);
+    const history = await this.store!.history(params.sessionId);
+    const session = await this.#activate(stored, additionalDirectories, "load", history);
+    for (const record of history) {
+      if (record.kind !== "update") continue;
+      const params: Record<string, unknown> = { sessionId: session.sessionId, update: record.update };
+      if (record._meta !== undefined) params._meta = record._meta;
+      await this.#client.notify("session/update", params);
+    }
+    return session;
+  }
+
+  /** `session/resume`: restores the session without replaying its history. */
+  async resumeSession(params: ResumeSessionRequest): Promise<ToolkitSession<S>> {
+    const { stored, additionalDirectories } = await this.#restorable(params);
+    return this.#activate(stored, additionalDirectories, "resume", await this.store!.history(params.sessionId));
+  }
+
+  /** `session/close`: cancels the session's turns, waits until they were answered, frees the session. */
+  async closeSession(sessionId: string): Promise<void> {
+    const session = this.get(sessionId);
+    this.#sessions.delete(sessionId);
+    session.turns.cancelAll(new TurnCancelledError("the session was closed"));
+    await session.turns.idle();
+    await session.flush();
+  }
+
+  /** `session/delete`: closes the session if live, then removes it from the store; unknown ids succeed silently. */
+  async deleteSession(sessionId: string): Promise<void> {
+    if (this.#sessions.has(sessionId)) await this.closeSession(sessionId);
+    await this.store?.delete(sessionId);
+  }
+
+  /** `session/list`: one page of stored sessions, newest first. */
+  async listSessions(params: ListSessionsRequest): Promise<ListSessionsResponse> {
+    if (this.store === undefined) return { sessions: [] };
+    if (params.cwd !== undefined && params.cwd !== null && !isAbsolutePath(params.cwd)) {
+      throw RequestError.invalidParams({ cwd: params.cwd }, `cwd must be an absolute path, got "${params.cwd}"`);
+    }
+    const query: { cwd?: string; cursor?: string } = {};
+    if (params.cwd) query.cwd = params.cwd;
+    if (params.cursor) query.cursor = params.cursor;
+    const page = await this.store.list(query);
+    const response: ListSessionsResponse = { sessions: page.sessions.map(toSessionInfo) };
+    if (page.nextCursor !== undefined) response.nextCursor = page.nextCursor;
+    return response;
+  }
+
+  /** `session/cancel`: cancels the session's running and queued turns (unknown sessions are ignored, as for any notification). */
+  cancel(sessionId: string): void {
+    this.#sessions.get(sessionId)?.turns.cancelAll(new TurnCancelledError("the client sent session/cancel"));
+  }
+
+  /** Cancels every turn of every session (the connection closed). */
+  cancelAll(reason?: unknown): void {
+    for (const session of this.#sessions.values()) session.turns.cancelAll(reason);
+  }
+
+  async #restorable(params: LoadSessionRequest | ResumeSessionRequest): Promise<{ stored: StoredSession; additionalDirectories: string[] }> {
+    const additionalDirectories = checkPaths(params.cwd, params.additionalDirectories);
+    if (this.store === undefined) throw RequestError.sessionNotFound(params.sessionId);
+    const stored = await this.store.get(params.sessionId);
+    if (stored === undefined) throw RequestError.sessionNotFound(params.sessionId);
+    if (stored.cwd !== params.cwd) {
+      throw RequestError.invalidParams({ cwd: params.cwd, sessionCwd: stored.cwd }, `session ${params.sessionId} belongs to ${stored.cwd}, not ${params.cwd}`);
+    }
+    if (this.#sessions.has(params.sessionId)) await this.closeSession(params.sessionId);
+    const patch = { additionalDirectories };
+    await this.store.update(params.sessionId, patch);
+    return { stored: { ...stored, ...patch }, additionalDirectories };
+  }
+
+  async #activate(stored: StoredSession, additionalDirectories: string[], origin: SessionOrigin, history: SessionRecord[]): Promise<ToolkitSession<S>> {
+    const session = new ToolkitSession<S>({
+      sessionId: stored.sessionId,
+      cwd: stored.cwd,
+      additionalDirectories,
+      title: stored.title ?? null,
+      client: this.#client,
+      store: this.store,
+      logger: this.logger,
+    });
+    if (this.#options.createState !== undefined) session.state = await this.#options.createState({ session, origin, history });
+    this.#sessions.set(session.sessionId, session);
+    return session;
+  }
+}
+
+function toSessionInfo(stored: StoredSession): SessionInfo {
+  const info: SessionInfo = { sessionId: stored.sessionId, cwd: stored.cwd, updatedAt: stored.updatedAt };
+  if (stored.title !== undefined && stored.title !== null) info.title = stored.title;
+  if (stored.additionalDirectories !== undefined && stored.additionalDirectories.length > 0) info.additionalDirectories = [...stored.additionalDirectories];
+  if (stored.meta !== undefined) info._meta = stored.meta;
+  return info;
+}

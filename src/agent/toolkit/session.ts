@@ -1,0 +1,121 @@
+/**
+ * One live session of the toolkit: its setup (cwd, additional roots), the author's state, its permission memory,
+ * its prompt-turn slot, and `send`, which both notifies the client (`session/update`) and records the update in the
+ * store so `session/load` can replay exactly what the client saw.
+ * @see https://agentclientprotocol.com/protocol/session-setup
+ */
+import type { SendRequestOptions } from "../../jsonrpc/index.js";
+import type { Logger } from "../../jsonrpc/logger.js";
+import type { SessionInfo, SessionUpdate } from "../../protocol/index.js";
+import { PermissionMemory } from "./permissions.js";
+import { TurnSlot } from "./prompt-turn.js";
+import type { SessionRecord, SessionStore } from "./session-store.js";
+
+/** What the toolkit needs of the connection to the client; an `AgentSideConnection` is one. */
+export interface ClientPort {
+  notify(method: string, params?: unknown): Promise<void>;
+  request<R = unknown>(method: string, params?: unknown, options?: SendRequestOptions): Promise<R>;
+  /** Aborted when the connection closes: every turn is then cancelled. */
+  readonly signal?: AbortSignal;
+}
+
+/** How a session came to be live on this connection. */
+export type SessionOrigin = "new" | "load" | "resume";
+
+/** What the manager passes to build a session. */
+export interface SessionInit {
+  sessionId: string;
+  cwd: string;
+  additionalDirectories: string[];
+  title?: string | null;
+  client: ClientPort;
+  store: SessionStore | undefined;
+  logger: Logger;
+}
+
+export class ToolkitSession<S = unknown> {
+  readonly sessionId: string;
+  /** Absolute; the base for relative paths. */
+  readonly cwd: string;
+  /** Absolute additional workspace roots; the effective root set is `[cwd, ...additionalDirectories]`. */
+  readonly additionalDirectories: string[];
+  /** The agent author's per-session state (from the toolkit's `createState`). */
+  state!: S;
+  /** Remembered "always" permission answers. */
+  readonly permissions = new PermissionMemory();
+  /** The prompt turns: one runs at a time. */
+  readonly turns = new TurnSlot();
+  readonly client: ClientPort;
+  readonly logger: Logger;
+  #title: string | null;
+  readonly #store: SessionStore | undefined;
+  readonly #writes = new Set<Promise<void>>();
+
+  constructor(init: SessionInit) {
+    this.sessionId = init.sessionId;
+    this.cwd = init.cwd;
+    this.additionalDirectories = [...init.additionalDirectories];
+    this.#title = init.title ?? null;
+    this.client = init.client;
+    this.#store = init.store;
+    this.logger = init.logger;
+  }
+
+  get title(): string | null {
+    return this.#title;
+  }
+
+  /** The effective root set: `[cwd, ...additionalDirectories]`. */
+  get roots(): string[] {
+    return [this.cwd, ...this.additionalDirectories];
+  }
+
+  /**
+   * Sends a `session/update` and records it for replay. The record is written in the background; `flush()` waits
+   * for it (the turn runner flushes before answering `session/prompt`). Prefer a turn's `send` during a turn: it
+   * stops sending once the turn was answered.
+   */
+  send(update: SessionUpdate): Promise<void> {
+    this.record({ kind: "update", update });
+    return this.client.notify("session/update", { sessionId: this.sessionId, update });
+  }
+
+  /** Records without sending: agent-private `data` records, or updates the client already has (its own prompt). */
+  record(...records: SessionRecord[]): void {
+    if (this.#store === undefined || records.length === 0) return;
+    const write = this.#store.append(this.sessionId, records).catch((error: unknown) => {
+      this.logger.error("could not record session history", { sessionId: this.sessionId, detail: error instanceof Error ? error.message : String(error) });
+    });
+    this.#writes.add(write);
+    void write.finally(() => this.#writes.delete(write));
+  }
+
+  /** Sets (or clears, with null) the title: sends `session_info_update` and stores it for `session/list`. */
+  async setTitle(title: string | null): Promise<void> {
+    this.#title = title;
+    const updatedAt = new Date().toISOString();
+    await Promise.all([this.send({ sessionUpdate: "session_info_update", title, updatedAt }), this.touch({ title, updatedAt })]);
+  }
+
+  /** Updates the stored metadata (`updatedAt` defaults to now). */
+  async touch(patch: { title?: string | null; updatedAt?: string } = {}): Promise<void> {
+    if (this.#store === undefined) return;
+    try {
+      await this.#store.update(this.sessionId, { updatedAt: new Date().toISOString(), ...patch });
+    } catch (error) {
+      this.logger.error("could not update session metadata", { sessionId: this.sessionId, detail: error instanceof Error ? error.message : String(error) });
+    }
+  }
+
+  /** Resolves once every record handed to the store so far is durable (or failed and was logged). */
+  async flush(): Promise<void> {
+    while (this.#writes.size > 0) await Promise.all([...this.#writes]);
+  }
+
+  /** The session as `session/list` reports it. */
+  info(): SessionInfo {
+    const info: SessionInfo = { sessionId: this.sessionId, cwd: this.cwd, title: this.#title };
+    if (this.additionalDirectories.length > 0) info.additionalDirectories = [...this.additionalDirectories];
+    return info;
+  }
+}
