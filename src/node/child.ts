@@ -8,8 +8,11 @@ import { spawn, type ChildProcess, type SpawnOptions } from "node:child_process"
 import type { Stream } from "../jsonrpc/link.js";
 import { nodeNdJsonStream, type NodeNdJsonOptions } from "./node-bytes.js";
 
-/** Options of `childProcessStream`: those of `ndJsonStream` (`maxMessageBytes`, ...). */
-export type ChildProcessStreamOptions = NodeNdJsonOptions;
+/** Options of `childProcessStream`: those of `ndJsonStream` (`maxMessageBytes`, ...), and `stderrLines`. */
+export interface ChildProcessStreamOptions extends NodeNdJsonOptions {
+  /** The child's last stderr lines, quoted by the `AgentExitedError` when it dies (see `StderrTail`). */
+  stderrLines?: () => readonly string[];
+}
 
 /**
  * The child's stdin (we write) and stdout (we read) as a `Stream` with a fast `[LINK]`.
@@ -26,12 +29,13 @@ export function childProcessStream(child: ChildProcess, options: ChildProcessStr
   if (!stdin || !stdout) {
     throw new TypeError('childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].');
   }
+  const { stderrLines, ...ndjson } = options;
   return nodeNdJsonStream(stdout, stdin, {
-    ...options,
+    ...ndjson,
     endOutput: true,
     releaseInput: "destroy",
     errorEmitters: [child],
-    explainEnd: () => exitExplanation(child),
+    explainEnd: () => exitExplanation(child, stderrLines),
   });
 }
 
@@ -42,13 +46,15 @@ const EXIT_WAIT_MS = 250;
  * Resolves with an `AgentExitedError` when the child exited with a non-zero code or a signal (waiting briefly for
  * the exit after its stdout ended), or with nothing for a clean exit or a child still running.
  */
-function exitExplanation(child: ChildProcess): Promise<AgentExitedError | undefined> {
-  const explain = () => {
-    if (child.signalCode !== null) return new AgentExitedError(child.pid, null, child.signalCode);
-    if (child.exitCode !== null && child.exitCode !== 0) return new AgentExitedError(child.pid, child.exitCode, null);
-    return undefined;
+function exitExplanation(child: ChildProcess, stderrLines?: () => readonly string[]): Promise<AgentExitedError | undefined> {
+  const explain = async () => {
+    if (child.signalCode === null && (child.exitCode === null || child.exitCode === 0)) return undefined;
+    if (stderrLines) await stderrDrained(child);
+    const lines = stderrLines?.() ?? [];
+    if (child.signalCode !== null) return new AgentExitedError(child.pid, null, child.signalCode, lines);
+    return new AgentExitedError(child.pid, child.exitCode, null, lines);
   };
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(explain());
+  if (child.exitCode !== null || child.signalCode !== null) return explain();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       child.off("exit", onExit);
@@ -62,17 +68,39 @@ function exitExplanation(child: ChildProcess): Promise<AgentExitedError | undefi
   });
 }
 
-/** The agent process ended the conversation by dying: the code or signal says how. */
+/** Waits (briefly) until the child's piped stderr has been read to its end, so its last lines are known. */
+function stderrDrained(child: ChildProcess): Promise<void> {
+  const stderr = child.stderr;
+  if (!stderr || stderr.readableEnded || stderr.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      stderr.off("end", done);
+      stderr.off("close", done);
+      resolve();
+    };
+    const timer = setTimeout(done, EXIT_WAIT_MS);
+    stderr.once("end", done);
+    stderr.once("close", done);
+  });
+}
+
+/**
+ * The agent process ended the conversation by dying: the code or signal says how, and `stderr` holds its last
+ * stderr lines when they were captured (quoted in the message).
+ */
 export class AgentExitedError extends Error {
   constructor(
     readonly pid: number | undefined,
     readonly exitCode: number | null,
     readonly signal: NodeJS.Signals | null,
+    readonly stderr: readonly string[] = [],
   ) {
     super(
-      signal !== null
+      (signal !== null
         ? `the agent process (pid ${pid}) was killed by ${signal}`
-        : `the agent process (pid ${pid}) exited with code ${exitCode}`,
+        : `the agent process (pid ${pid}) exited with code ${exitCode}`) +
+        (stderr.length > 0 ? `; it printed:\n${stderr.map((line) => `  | ${line}`).join("\n")}` : ""),
     );
     this.name = "AgentExitedError";
   }

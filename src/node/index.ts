@@ -4,3 +4,13 @@
 export { stdioStream, type StdioStreamOptions } from "./stdio.js";
 export { AgentExitedError, childProcessStream, spawnAgentStream, type ChildProcessStreamOptions, type SpawnAgentOptions } from "./child.js";
 export { nodeNdJsonStream, nodeByteSink, nodeByteSource, type NodeNdJsonOptions, type ReleaseInput } from "./node-bytes.js";
+export { launchAgent, initializeWithDeadline, AgentSpawnError, AgentStartupTimeoutError, type LaunchAgentOptions, type LaunchedAgent, type Initializer, type InitializeDeadlineOptions } from "./agent-launcher.js";
+export { splitCommandLine } from "./command-line.js";
+export { StderrTail, type StderrTailOptions } from "./stderr-tail.js";
+export { signalGroup, isGroupAlive, isProcessAlive, terminateGroup, setOrphanWatchdog, type ExitStatus } from "./process-group.js";
+export { confinePath, isWithin, realpathLongestExisting, OUTSIDE_ROOTS_CODE, type ConfinedPath, type RootsProvider } from "./path-confinement.js";
+export { FileSystemHost, selectLines, type FileOverlay, type FileSystemHostOptions } from "./fs-host.js";
+export { OutputBuffer } from "./output-buffer.js";
+export { TerminalHost, type TerminalHostOptions, type TerminalInfo, type TerminalOutputEvent, type TerminalExitEvent } from "./terminal-host.js";
+export { FileSessionStore, type FileSessionStoreOptions } from "./file-session-store.js";
+export { userDataDir, DATA_DIR_ENV } from "./data-dir.js";
