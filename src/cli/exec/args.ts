@@ -1,0 +1,187 @@
+/**
+ * `acp exec` flags: parsed into `ExecArgs`, with errors that name the flag and say what to do.
+ */
+
+export const EXEC_USAGE = `Usage: acp exec [options] "<prompt>"     (use - to read the prompt from stdin)
+
+Runs one prompt turn against an ACP agent and exits with a code that says how the turn ended.
+
+Options:
+  --agent "<cmd>"          the agent's command line (default: the acpkit reference agent)
+  --cwd DIR                the session's working directory (default: the current directory)
+  --session ID             continue session ID (session/resume, else session/load)
+  --resume                 continue the agent's most recent session for --cwd (needs session/list)
+  --permissions POLICY     allow-all | deny-all | allow-reads | ask | rules:FILE.json
+                           (default: ask on a terminal, else allow-reads)
+  --format FORMAT          text (default) | json (one object at the end) | ndjson (every update as it comes)
+  --trace FILE             write every protocol message, both directions, timestamped, as NDJSON
+  --timeout S              seconds the agent has to start and set up the session (default 30)
+  --mcp-config FILE        MCP servers for the agent, in the editors' {"mcpServers": {...}} JSON shape
+  --mcp NAME=CMD|URL       one more MCP server (repeatable): a command line (stdio) or an http(s) URL
+  --auth METHOD            authenticate with this method before the session
+  --logout                 log out of the agent (when it supports logout) and exit
+  --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr
+  -h, --help               print this help
+
+Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure, 4 authentication needed or failed,
+5 refusal, 6 max_tokens, 7 max_turn_requests, 130 cancelled (Ctrl-C).
+`;
+
+/** A permission policy as named on the command line. */
+export type PermissionsFlag = "allow-all" | "deny-all" | "allow-reads" | "ask" | { rulesFile: string };
+
+export type OutputFormat = "text" | "json" | "ndjson";
+
+/** Everything `acp exec` was asked to do. */
+export interface ExecArgs {
+  /** The agent's command line; undefined: the default agent. */
+  agent: string | undefined;
+  cwd: string | undefined;
+  session: string | undefined;
+  resume: boolean;
+  /** Undefined: the default (ask on a terminal, else allow-reads). */
+  permissions: PermissionsFlag | undefined;
+  format: OutputFormat;
+  trace: string | undefined;
+  timeoutMs: number;
+  mcpConfig: string | undefined;
+  mcp: string[];
+  auth: string | undefined;
+  logout: boolean;
+  verbose: boolean;
+  help: boolean;
+  /** The prompt text, or `-` for stdin; undefined only with --help or --logout. */
+  prompt: string | undefined;
+}
+
+/** A command-line mistake: exit code 2, message printed with the usage hint. */
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--mcp-config", "--mcp", "--auth"]);
+const BOOLEAN_FLAGS = new Set(["--resume", "--logout", "--verbose", "--help", "-h"]);
+const POLICIES = ["allow-all", "deny-all", "allow-reads", "ask"] as const;
+const FORMATS = ["text", "json", "ndjson"] as const;
+
+/** Parses `acp exec`'s arguments (without the `exec`). Throws `UsageError`. */
+export function parseExecArgs(argv: readonly string[]): ExecArgs {
+  const args: ExecArgs = {
+    agent: undefined,
+    cwd: undefined,
+    session: undefined,
+    resume: false,
+    permissions: undefined,
+    format: "text",
+    trace: undefined,
+    timeoutMs: 30_000,
+    mcpConfig: undefined,
+    mcp: [],
+    auth: undefined,
+    logout: false,
+    verbose: false,
+    help: false,
+    prompt: undefined,
+  };
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (arg === "-" || !arg.startsWith("-")) {
+      positional.push(arg);
+      continue;
+    }
+    const eq = arg.indexOf("=");
+    const flag = eq > 0 && arg.startsWith("--") ? arg.slice(0, eq) : arg;
+    if (BOOLEAN_FLAGS.has(flag)) {
+      if (flag !== arg) throw new UsageError(`${flag} takes no value (got "${arg}")`);
+      if (flag === "--resume") args.resume = true;
+      else if (flag === "--logout") args.logout = true;
+      else if (flag === "--verbose") args.verbose = true;
+      else args.help = true;
+      continue;
+    }
+    if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown option ${flag}. Run "acp exec --help" to see the options.`);
+    let value: string;
+    if (flag !== arg) value = arg.slice(eq + 1);
+    else {
+      const next = argv[i + 1];
+      if (next === undefined) throw new UsageError(`${flag} needs a value: ${hint(flag)}`);
+      value = next;
+      i++;
+    }
+    setValue(args, flag, value);
+  }
+  if (args.help) return args;
+  if (args.session !== undefined && args.resume) throw new UsageError("--session and --resume exclude each other: give --session ID for one session, or --resume for the latest one");
+  if (positional.length > 1) throw new UsageError(`expected one prompt, got ${positional.length} arguments; quote the prompt: acp exec "${positional.join(" ")}"`);
+  args.prompt = positional[0];
+  if (args.prompt === undefined && !args.logout) throw new UsageError('no prompt given: acp exec "<prompt>", or acp exec - to read it from stdin');
+  if (args.prompt !== undefined && args.prompt.trim() === "") throw new UsageError("the prompt is empty");
+  return args;
+}
+
+function setValue(args: ExecArgs, flag: string, value: string): void {
+  if (value === "" && flag !== "--mcp") throw new UsageError(`${flag} needs a non-empty value: ${hint(flag)}`);
+  switch (flag) {
+    case "--agent":
+      args.agent = value;
+      return;
+    case "--cwd":
+      args.cwd = value;
+      return;
+    case "--session":
+      args.session = value;
+      return;
+    case "--trace":
+      args.trace = value;
+      return;
+    case "--mcp-config":
+      args.mcpConfig = value;
+      return;
+    case "--mcp":
+      if (!/^[^=]+=.+/.test(value)) throw new UsageError(`--mcp expects NAME=COMMAND or NAME=URL, got "${value}"`);
+      args.mcp.push(value);
+      return;
+    case "--auth":
+      args.auth = value;
+      return;
+    case "--format":
+      if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}; got "${value}"`);
+      args.format = value as OutputFormat;
+      return;
+    case "--timeout": {
+      const seconds = Number(value);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds, e.g. --timeout 10; got "${value}"`);
+      args.timeoutMs = Math.round(seconds * 1000);
+      return;
+    }
+    case "--permissions":
+      if (value.startsWith("rules:")) {
+        const rulesFile = value.slice("rules:".length);
+        if (rulesFile === "") throw new UsageError("--permissions rules: needs a file, e.g. --permissions rules:acp-rules.json");
+        args.permissions = { rulesFile };
+      } else if ((POLICIES as readonly string[]).includes(value)) args.permissions = value as PermissionsFlag;
+      else throw new UsageError(`--permissions must be one of ${POLICIES.join(", ")} or rules:FILE.json; got "${value}"`);
+      return;
+  }
+}
+
+function hint(flag: string): string {
+  const hints: Record<string, string> = {
+    "--agent": 'the agent\'s command line, quoted, e.g. --agent "npx my-agent --acp"',
+    "--cwd": "a directory, e.g. --cwd .",
+    "--session": "a session id the agent gave earlier",
+    "--permissions": `one of ${POLICIES.join(", ")}, rules:FILE.json`,
+    "--format": FORMATS.join(", "),
+    "--trace": "a file to write, e.g. --trace trace.ndjson",
+    "--timeout": "seconds, e.g. --timeout 10",
+    "--mcp-config": "a JSON file such as .cursor/mcp.json",
+    "--mcp": "NAME=COMMAND or NAME=URL",
+    "--auth": "an authentication method id the agent lists",
+  };
+  return hints[flag] ?? "see acp exec --help";
+}

@@ -1,0 +1,95 @@
+/**
+ * `--format json` (one object when the turn is over) and `--format ndjson` (one line per event as it happens:
+ * `session`, `update` (every `session/update`; those that arrived before the prompt was sent, such as a loaded session's
+ * history, are marked `beforeTurn: true`), `permission`,
+ * `stderr` (with --verbose), then `result`).
+ */
+import type { Transcript } from "../../client/toolkit/index.js";
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
+import type { ExecRenderer, ExecResult, SessionStarted } from "./renderer.js";
+
+/** The summary both formats end with. */
+export interface ResultObject {
+  type: "result";
+  exitCode: number;
+  sessionId: string | null;
+  stopReason: string | null;
+  /** The agent's answer: the text of its messages in this turn. */
+  text: string;
+  toolCalls: Array<{ toolCallId: string; title: string; kind: string; status: string; cancelled?: boolean }>;
+  plan: unknown[] | null;
+  usage: unknown;
+  error: string | null;
+}
+
+/** Builds the result object from the transcript's last turn. */
+export function resultObject(result: ExecResult): ResultObject {
+  const transcript: Transcript | undefined = result.transcript;
+  const turn = transcript?.turns[transcript.turns.length - 1]?.index;
+  const entries = transcript === undefined || turn === undefined ? [] : transcript.entries.filter((entry) => entry.turn === turn);
+  return {
+    type: "result",
+    exitCode: result.exitCode,
+    sessionId: result.sessionId ?? null,
+    stopReason: result.stopReason ?? null,
+    text: entries
+      .filter((entry) => entry.kind === "message" && entry.role === "agent")
+      .map((entry) => (entry.kind === "message" ? entry.text : ""))
+      .join("\n\n"),
+    toolCalls: entries.flatMap((entry) =>
+      entry.kind === "tool_call"
+        ? [{ toolCallId: entry.toolCall.toolCallId, title: entry.toolCall.title, kind: entry.toolCall.kind, status: entry.toolCall.status, ...(entry.toolCall.cancelled ? { cancelled: true } : {}) }]
+        : [],
+    ),
+    plan: transcript?.plan ? [...transcript.plan] : null,
+    usage: transcript?.usage ?? null,
+    error: result.error ?? null,
+  };
+}
+
+/** `--format json`: prints one object at the end; diagnostics go to stderr. */
+export class JsonRenderer implements ExecRenderer {
+  constructor(
+    private readonly out: (text: string) => void,
+    private readonly diagnostic: (text: string) => void,
+  ) {}
+  session(): void {}
+  update(): void {}
+  permission(): void {}
+  stderr(): void {}
+  note(text: string): void {
+    this.diagnostic(text);
+  }
+  finish(result: ExecResult): void {
+    this.out(`${JSON.stringify(resultObject(result), null, 2)}\n`);
+  }
+}
+
+/** `--format ndjson`: one JSON line per event, flushed as it happens. */
+export class NdjsonRenderer implements ExecRenderer {
+  constructor(
+    private readonly out: (text: string) => void,
+    private readonly diagnostic: (text: string) => void,
+  ) {}
+  #line(value: unknown): void {
+    this.out(`${JSON.stringify(value)}\n`);
+  }
+  session(started: SessionStarted): void {
+    this.#line({ type: "session", ...started });
+  }
+  update(notification: SessionNotification, beforeTurn: boolean): void {
+    this.#line({ type: "update", sessionId: notification.sessionId, ...(beforeTurn ? { beforeTurn: true } : {}), update: notification.update });
+  }
+  permission(request: RequestPermissionRequest, response: RequestPermissionResponse, policy: string): void {
+    this.#line({ type: "permission", policy, request, response });
+  }
+  stderr(line: string): void {
+    this.#line({ type: "stderr", line });
+  }
+  note(text: string): void {
+    this.diagnostic(text);
+  }
+  finish(result: ExecResult): void {
+    this.#line(resultObject(result));
+  }
+}

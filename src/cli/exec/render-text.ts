@@ -1,0 +1,108 @@
+/**
+ * `--format text`: the agent's answer streamed to stdout, one compact line per tool call when it finishes
+ * (`• Read notes.txt (read) ✓`), everything else (diagnostics, and with --verbose thoughts, plans, permission
+ * decisions and the agent's stderr) on stderr. Colours only on a terminal without NO_COLOR.
+ */
+import type { Transcript } from "../../client/toolkit/index.js";
+import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
+import type { Painter } from "../../apps/demo/painter.js";
+import type { ExecRenderer, ExecResult, SessionStarted } from "./renderer.js";
+
+/** Where the text renderer writes. */
+export interface TextSinks {
+  out: (text: string) => void;
+  err: (text: string) => void;
+  outPaint: Painter;
+  errPaint: Painter;
+  verbose: boolean;
+  /** The session's transcript (folded before each `update` call). */
+  transcript: () => Transcript | undefined;
+}
+
+export class TextRenderer implements ExecRenderer {
+  readonly #sinks: TextSinks;
+  /** Whether stdout is at the start of a line. */
+  #atLineStart = true;
+  readonly #printedTools = new Set<string>();
+  readonly #seenTools: string[] = [];
+
+  constructor(sinks: TextSinks) {
+    this.#sinks = sinks;
+  }
+
+  session(started: SessionStarted): void {
+    if (!this.#sinks.verbose) return;
+    const agent = started.agent ? `${started.agent.title ?? started.agent.name} ${started.agent.version}` : "the agent";
+    this.note(`${this.#sinks.errPaint.dim(`${agent}, protocol v${started.protocolVersion}, session ${started.sessionId} (${started.how})`)}`);
+  }
+
+  update(notification: SessionNotification, beforeTurn: boolean): void {
+    if (beforeTurn) return;
+    const update = notification.update;
+    const { verbose, errPaint } = this.#sinks;
+    switch (update.sessionUpdate) {
+      case "agent_message_chunk":
+        if (update.content.type === "text") this.#write(update.content.text);
+        return;
+      case "tool_call":
+      case "tool_call_update": {
+        if (!this.#seenTools.includes(update.toolCallId)) this.#seenTools.push(update.toolCallId);
+        const state = this.#sinks.transcript()?.toolCall(update.toolCallId);
+        if (state && (state.status === "completed" || state.status === "failed")) this.#toolLine(update.toolCallId);
+        return;
+      }
+      case "agent_thought_chunk":
+        if (verbose && update.content.type === "text") this.note(errPaint.dim(`thinking: ${update.content.text}`));
+        return;
+      case "plan":
+        if (verbose) {
+          const marks = update.entries.map((entry) => `[${entry.status === "completed" ? "x" : entry.status === "in_progress" ? ">" : " "}] ${entry.content}`);
+          this.note(`${errPaint.cyan("plan")} ${marks.join("  ")}`);
+        }
+        return;
+      default:
+        return;
+    }
+  }
+
+  permission(request: RequestPermissionRequest, response: RequestPermissionResponse, policy: string): void {
+    const outcome = response.outcome;
+    const chosen = outcome.outcome === "selected" ? request.options.find((option) => option.optionId === outcome.optionId) : undefined;
+    const allowed = chosen?.kind === "allow_once" || chosen?.kind === "allow_always";
+    if (!this.#sinks.verbose && allowed) return;
+    const what = `${request.toolCall.title ?? request.toolCall.toolCallId}${request.toolCall.kind ? ` (${request.toolCall.kind})` : ""}`;
+    const answer = chosen === undefined ? "cancelled" : `${chosen.name} [${chosen.kind}]`;
+    this.note(`${this.#sinks.errPaint.yellow("permission")} ${what}: ${answer} (${policy})`);
+  }
+
+  stderr(line: string): void {
+    this.note(this.#sinks.errPaint.dim(`agent| ${line}`));
+  }
+
+  note(text: string): void {
+    this.#sinks.err(`${text}\n`);
+  }
+
+  finish(_result: ExecResult): void {
+    for (const toolCallId of this.#seenTools) this.#toolLine(toolCallId);
+    if (!this.#atLineStart) this.#write("\n");
+  }
+
+  #toolLine(toolCallId: string): void {
+    if (this.#printedTools.has(toolCallId)) return;
+    const state = this.#sinks.transcript()?.toolCall(toolCallId);
+    if (state === undefined) return;
+    this.#printedTools.add(toolCallId);
+    const paint = this.#sinks.outPaint;
+    const mark =
+      state.status === "completed" ? paint.green("✓") : state.status === "failed" ? paint.yellow("✗ failed") : state.cancelled ? paint.yellow("cancelled") : paint.dim(state.status);
+    if (!this.#atLineStart) this.#write("\n");
+    this.#write(`${paint.cyan("•")} ${state.title || state.toolCallId} ${paint.dim(`(${state.kind})`)} ${mark}\n`);
+  }
+
+  #write(text: string): void {
+    if (text === "") return;
+    this.#sinks.out(text);
+    this.#atLineStart = text.endsWith("\n");
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * What `acp exec` shows, whatever the format: the run calls a renderer at each step.
+ */
+import type { Transcript } from "../../client/toolkit/index.js";
+import type { Implementation, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
+
+/** The session the turn runs in. */
+export interface SessionStarted {
+  sessionId: string;
+  /** How it was obtained. */
+  how: "new" | "load" | "resume";
+  agent: Implementation | null;
+  protocolVersion: number;
+}
+
+/** How the run ended. */
+export interface ExecResult {
+  exitCode: number;
+  sessionId?: string;
+  stopReason?: string;
+  /** What went wrong (startup, agent error), as shown to the user. */
+  error?: string;
+  transcript?: Transcript;
+}
+
+/** A format of `acp exec`'s output. */
+export interface ExecRenderer {
+  /** The session is ready (before the prompt is sent). */
+  session(started: SessionStarted): void;
+  /** A `session/update` of our session; `beforeTurn` when it arrived before the prompt was sent (setup, history). */
+  update(notification: SessionNotification, beforeTurn: boolean): void;
+  /** A permission request and the policy's answer. */
+  permission(request: RequestPermissionRequest, response: RequestPermissionResponse, policy: string): void;
+  /** A line the agent printed on stderr (only with --verbose). */
+  stderr(line: string): void;
+  /** A diagnostic for the user (stderr in every format). */
+  note(text: string): void;
+  /** The run is over; print the summary. */
+  finish(result: ExecResult): void;
+}
