@@ -136,11 +136,15 @@ test("a client killed (SIGKILL) mid-turn leaves no agent, agent grandchild or te
     createInterface({ input: client.stdout! }).once("line", resolve);
     client.once("exit", (code) => reject(new Error(`the client exited early with code ${code}`)));
   });
-  const pids = JSON.parse(line) as { agent: number; grandchild: number; terminal: { child: number; grandchild: number } };
-  const all = [pids.agent, pids.grandchild, pids.terminal.child, pids.terminal.grandchild];
-  assert.ok(all.every((pid) => Number.isInteger(pid) && isProcessAlive(pid)), line);
-  client.kill("SIGKILL");
-  assert.ok(await waitUntil(() => all.every((pid) => !isProcessAlive(pid)), 5000), `left alive: ${all.filter(isProcessAlive).join(", ")}`);
+  try {
+    const pids = JSON.parse(line) as { agent: number; grandchild: number; terminal: { child: number; grandchild: number } };
+    const all = [pids.agent, pids.grandchild, pids.terminal.child, pids.terminal.grandchild];
+    assert.ok(all.every((pid) => Number.isInteger(pid) && isProcessAlive(pid)), line);
+    client.kill("SIGKILL");
+    assert.ok(await waitUntil(() => all.every((pid) => !isProcessAlive(pid)), 5000), `left alive: ${all.filter(isProcessAlive).join(", ")}`);
+  } finally {
+    client.kill("SIGKILL");
+  }
 });
 
 test("escape attempts over a real connection are refused for fs/read, fs/write and terminal/create", async () => {
