@@ -14,3 +14,4 @@ export { OutputBuffer } from "./output-buffer.js";
 export { TerminalHost, type TerminalHostOptions, type TerminalInfo, type TerminalOutputEvent, type TerminalExitEvent } from "./terminal-host.js";
 export { FileSessionStore, type FileSessionStoreOptions } from "./file-session-store.js";
 export { userDataDir, DATA_DIR_ENV } from "./data-dir.js";
+export { createMcpConnector, McpConnections, type McpConnectorOptions } from "./mcp-servers.js";

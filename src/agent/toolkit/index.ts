@@ -40,3 +40,31 @@ export {
   type StoredSession,
 } from "./session-store.js";
 export { MemorySessionStore } from "./memory-session-store.js";
+export { MODE_OPTION_ID, checkModeId, modeSelectOption, modeState, modesFromOption, selectValues, validateModes, type ModeDeclaration, type ModeOptionLabel } from "./modes.js";
+export {
+  SETTINGS_RECORD_KEY,
+  SessionSettings,
+  resolveSettings,
+  supportsBooleanOptions,
+  type ChangeSource,
+  type ConfigChange,
+  type ConfigValue,
+  type ModeChange,
+  type SessionSettingsDeclaration,
+} from "./config-options.js";
+export { SessionCommands, availableCommand, parseCommand, validateCommands, type ParsedCommand, type SlashCommand } from "./commands.js";
+export {
+  ClientTerminal,
+  createTerminal,
+  readFile,
+  requireClientCapability,
+  runCommand,
+  writeFile,
+  type ClientAccessContext,
+  type RunCommandOptions,
+  type RunCommandResult,
+  type TerminalOptions,
+} from "./client-access.js";
+export { completeElicitation, elicit, supportsElicitation, type ElicitRequest, type ElicitResult, type FormElicitation, type UrlElicitation } from "./elicitation.js";
+export { UsageMeter, usageUpdate, type UsageReport } from "./usage.js";
+export type { McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "./mcp-connector.js";

@@ -10,10 +10,13 @@
 import { RequestError, type SendRequestOptions } from "../../jsonrpc/index.js";
 import type { ContentBlock, PermissionOption, PromptRequest, PromptResponse, SessionUpdate, StopReason, ToolCallUpdate } from "../../protocol/index.js";
 import { isAbortError, TurnCancelledError } from "./cancelled.js";
+import { createTerminal, readFile, runCommand, writeFile, type ClientTerminal, type RunCommandOptions, type RunCommandResult, type TerminalOptions } from "./client-access.js";
+import { elicit, type ElicitRequest, type ElicitResult } from "./elicitation.js";
 import { askPermission, type PermissionDecision } from "./permissions.js";
 import { PlanTracker } from "./plan.js";
 import type { ToolkitSession } from "./session.js";
 import { ToolCallTracker, type ToolCallHandle, type ToolCallInit } from "./tool-calls.js";
+import { usageUpdate, type UsageReport } from "./usage.js";
 
 /** What a prompt handler may return: a stop reason, a full response, or nothing (`end_turn`). */
 export type TurnResult = StopReason | PromptResponse | void;
@@ -164,6 +167,36 @@ export class PromptTurn<S = unknown> {
     if (this.#closed) return Promise.reject(new Error(`the prompt turn was already answered; not sending ${method}`));
     if (this.signal.aborted) return Promise.reject(new TurnCancelledError());
     return this.session.client.request<R>(method, params, { ...options, cancellationSignal: this.signal, stopWaitingOnCancel: true });
+  }
+
+  /** Reads a text file through the client; `CapabilityMissingError` unless it advertised `fs.readTextFile`. */
+  readFile(path: string, range?: { line?: number; limit?: number }): Promise<string> {
+    return readFile(this, path, range);
+  }
+
+  /** Writes a text file through the client; `CapabilityMissingError` unless it advertised `fs.writeTextFile`. */
+  writeFile(path: string, content: string): Promise<void> {
+    return writeFile(this, path, content);
+  }
+
+  /** Starts a command in a client terminal (release it!); `CapabilityMissingError` unless it advertised `terminal`. */
+  createTerminal(options: TerminalOptions): Promise<ClientTerminal> {
+    return createTerminal(this, options);
+  }
+
+  /** Runs a command in a client terminal with an optional timeout; the terminal is always released. See `runCommand`. */
+  runCommand(options: RunCommandOptions): Promise<RunCommandResult> {
+    return runCommand(this, options);
+  }
+
+  /** Asks the user through a form or a URL; `CapabilityMissingError` unless the client advertised that mode. */
+  elicit(request: ElicitRequest): Promise<ElicitResult> {
+    return elicit(this, request);
+  }
+
+  /** Sends (and records) a `usage_update`: tokens in context, window size, cumulative cost. */
+  reportUsage(report: UsageReport): Promise<void> {
+    return this.send(usageUpdate(report));
   }
 
   /** @internal Marks the turn answered. */

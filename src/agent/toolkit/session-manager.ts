@@ -16,6 +16,7 @@ import type {
   AgentCapabilities,
   ListSessionsRequest,
   ListSessionsResponse,
+  ClientCapabilities,
   LoadSessionRequest,
   NewSessionRequest,
   ResumeSessionRequest,
@@ -46,6 +47,8 @@ export interface SessionManagerOptions<S> {
   createState?: (context: SessionStateContext<S>) => S | Promise<S>;
   /** New session ids. Default: `sess_` + a random UUID. */
   newSessionId?: () => string;
+  /** Called as a session becomes live, before `createState` (the toolkit attaches settings, commands here). */
+  onActivate?: (context: SessionStateContext<S>) => void | Promise<void>;
 }
 
 /** True for POSIX absolute paths and Windows drive (`C:\`, `C:/`) or UNC (`\\server\share`) paths. */
@@ -66,6 +69,8 @@ function checkPaths(cwd: string, additionalDirectories: readonly string[] | unde
 export class SessionManager<S = unknown> {
   readonly store: SessionStore | undefined;
   readonly logger: Logger;
+  /** The client's capabilities, once `initialize` told them (set by `toolkitAgent`). */
+  clientCapabilities: ClientCapabilities | undefined;
   readonly #client: ClientPort;
   readonly #sessions = new Map<string, ToolkitSession<S>>();
   readonly #options: SessionManagerOptions<S>;
@@ -75,7 +80,14 @@ export class SessionManager<S = unknown> {
     this.#options = options;
     this.store = options.store === false ? undefined : (options.store ?? new MemorySessionStore());
     this.logger = options.logger ?? silentLogger;
-    client.signal?.addEventListener("abort", () => this.cancelAll(new TurnCancelledError("the connection closed")), { once: true });
+    client.signal?.addEventListener(
+      "abort",
+      () => {
+        this.cancelAll(new TurnCancelledError("the connection closed"));
+        for (const session of this.#sessions.values()) void session.dispose();
+      },
+      { once: true },
+    );
   }
 
   /** The capabilities this manager implements, for `initialize`: load, list, resume and delete need a store. */
@@ -138,6 +150,7 @@ export class SessionManager<S = unknown> {
     this.#sessions.delete(sessionId);
     session.turns.cancelAll(new TurnCancelledError("the session was closed"));
     await session.turns.idle();
+    await session.dispose();
     await session.flush();
   }
 
@@ -195,7 +208,9 @@ export class SessionManager<S = unknown> {
       client: this.#client,
       store: this.store,
       logger: this.logger,
+      clientCapabilities: () => this.clientCapabilities,
     });
+    await this.#options.onActivate?.({ session, origin, history });
     if (this.#options.createState !== undefined) session.state = await this.#options.createState({ session, origin, history });
     this.#sessions.set(session.sessionId, session);
     return session;

@@ -6,7 +6,10 @@
  */
 import type { SendRequestOptions } from "../../jsonrpc/index.js";
 import type { Logger } from "../../jsonrpc/logger.js";
-import type { SessionInfo, SessionUpdate } from "../../protocol/index.js";
+import type { ClientCapabilities, SessionInfo, SessionUpdate } from "../../protocol/index.js";
+import type { SessionCommands } from "./commands.js";
+import type { SessionSettings } from "./config-options.js";
+import type { McpSessionTools } from "./mcp-connector.js";
 import { PermissionMemory } from "./permissions.js";
 import { TurnSlot } from "./prompt-turn.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
@@ -31,6 +34,8 @@ export interface SessionInit {
   client: ClientPort;
   store: SessionStore | undefined;
   logger: Logger;
+  /** The client's capabilities from `initialize` (read when needed). */
+  clientCapabilities?: () => ClientCapabilities | undefined;
 }
 
 export class ToolkitSession<S = unknown> {
@@ -47,7 +52,16 @@ export class ToolkitSession<S = unknown> {
   readonly turns = new TurnSlot();
   readonly client: ClientPort;
   readonly logger: Logger;
+  /** Modes and config options (when the agent declared any). */
+  settings: SessionSettings<any> | undefined;
+  /** Slash commands (when the agent declared any). */
+  commands: SessionCommands<any> | undefined;
+  /** The session's MCP servers (when the agent was given an MCP connector). */
+  mcp: McpSessionTools | undefined;
   #title: string | null;
+  readonly #capabilities: (() => ClientCapabilities | undefined) | undefined;
+  readonly #cleanups: Array<() => unknown> = [];
+  #disposed: Promise<void> | undefined;
   readonly #store: SessionStore | undefined;
   readonly #writes = new Set<Promise<void>>();
 
@@ -59,6 +73,31 @@ export class ToolkitSession<S = unknown> {
     this.client = init.client;
     this.#store = init.store;
     this.logger = init.logger;
+    this.#capabilities = init.clientCapabilities;
+  }
+
+  /** The client's capabilities from `initialize` (`{}` if unknown): check them before calling gated methods. */
+  get clientCapabilities(): ClientCapabilities {
+    return this.#capabilities?.() ?? (this.client as { clientCapabilities?: ClientCapabilities }).clientCapabilities ?? {};
+  }
+
+  /** Registers cleanup to run once when the session closes, is deleted, or the connection ends (last added runs first). */
+  onDispose(cleanup: () => unknown): void {
+    if (this.#disposed !== undefined) void Promise.resolve().then(cleanup).catch(() => {});
+    else this.#cleanups.push(cleanup);
+  }
+
+  /** Runs the cleanups (once; later calls get the same promise). Failures are logged, never thrown. */
+  dispose(): Promise<void> {
+    return (this.#disposed ??= (async () => {
+      for (const cleanup of this.#cleanups.splice(0).reverse()) {
+        try {
+          await cleanup();
+        } catch (error) {
+          this.logger.error("a session cleanup failed", { sessionId: this.sessionId, detail: error instanceof Error ? error.message : String(error) });
+        }
+      }
+    })());
   }
 
   get title(): string | null {

@@ -13,6 +13,9 @@
  *   },
  * }), stream);
  * ```
+ * Declared once in the options, per session at run time: `modes` / `configOptions` (answering `session/set_mode`
+ * and `session/set_config_option`, see `SessionSettings`), slash `commands` (see `SessionCommands`), and `mcp`
+ * servers (see `McpConnector`). Turns reach the client through `turn.readFile`, `runCommand`, `elicit`, ...
  * Capabilities are advertised from what is really implemented (see `SessionManager.capabilities`).
  * @see https://agentclientprotocol.com/protocol/overview
  */
@@ -27,16 +30,20 @@ import {
   type InitializeRequest,
   type InitializeResponse,
   type McpCapabilities,
+  type McpServer,
   type NewSessionResponse,
   type PromptCapabilities,
 } from "../../protocol/index.js";
 import type { Agent } from "../../acp/agent-handler.js";
+import { SessionCommands, validateCommands, type SlashCommand } from "./commands.js";
+import { resolveSettings, SessionSettings, supportsBooleanOptions, type SessionSettingsDeclaration } from "./config-options.js";
+import type { McpConnector } from "./mcp-connector.js";
 import { runPromptTurn, type PromptHandler, type PromptTurn, type TurnPolicy } from "./prompt-turn.js";
 import type { ClientPort, SessionOrigin, ToolkitSession } from "./session.js";
-import { SessionManager, type SessionManagerOptions } from "./session-manager.js";
+import { SessionManager, type SessionManagerOptions, type SessionStateContext } from "./session-manager.js";
 
 /** Options of `toolkitAgent`. */
-export interface ToolkitAgentOptions<S = unknown> extends SessionManagerOptions<S> {
+export interface ToolkitAgentOptions<S = unknown> extends SessionManagerOptions<S>, SessionSettingsDeclaration<S> {
   /** Runs each prompt turn. */
   onPrompt: PromptHandler<S>;
   /** A prompt while a turn runs: "reject" (default, -32600) or "queue". */
@@ -55,6 +62,13 @@ export interface ToolkitAgentOptions<S = unknown> extends SessionManagerOptions<
   titleFromPrompt?: false | ((text: string) => string | undefined);
   /** Called when a session became live (new, loaded or resumed), after any replay, before the response. */
   onSessionReady?: (session: ToolkitSession<S>, origin: SessionOrigin) => MaybePromise<void>;
+  /** Slash commands: advertised once a session is live, dispatched when a prompt starts with `/name`. */
+  commands?: SlashCommand<S>[];
+  /**
+   * Connects each session to the MCP servers the client names (`createMcpConnector()` from `acpkit/node`); its
+   * capabilities are advertised unless `mcpCapabilities` is given. A server that fails is reported in the session.
+   */
+  mcp?: McpConnector;
 }
 
 /** The `Agent` plus the manager behind it (for tests and for authors who need the live sessions). */
@@ -68,11 +82,32 @@ function defaultTitle(text: string): string | undefined {
 
 /** Builds an `Agent` that implements sessions, persistence, prompt turns and cancellation around `options.onPrompt`. */
 export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAgentOptions<S>): ToolkitAgent<S> {
-  const sessions = new SessionManager<S>(client, options);
+  const settings = options.modes !== undefined || options.configOptions !== undefined ? resolveSettings(options) : undefined;
+  if (options.commands !== undefined) validateCommands(options.commands);
+  const activate = async (context: SessionStateContext<S>) => {
+    const { session, history } = context;
+    if (settings !== undefined) {
+      session.settings = new SessionSettings<S>(session, options, supportsBooleanOptions(session.clientCapabilities), settings);
+      session.settings.restore(history);
+    }
+    if (options.commands !== undefined) session.commands = new SessionCommands<S>(session, options.commands);
+    await options.onActivate?.(context);
+  };
+  const sessions = new SessionManager<S>(client, { ...options, onActivate: activate });
   const titleOf = options.titleFromPrompt === false ? undefined : (options.titleFromPrompt ?? defaultTitle);
-  const ready = async (session: ToolkitSession<S>, origin: SessionOrigin) => {
+  const ready = async (session: ToolkitSession<S>, origin: SessionOrigin, mcpServers: readonly McpServer[] | undefined) => {
+    if (options.mcp !== undefined) await connectMcp(session, options.mcp, mcpServers ?? []);
     await options.onSessionReady?.(session, origin);
+    afterResponse(session);
     return session;
+  };
+  const respond = (session: ToolkitSession<S>) => session.settings?.responseFields() ?? {};
+  const onPrompt: PromptHandler<S> =
+    options.commands === undefined ? options.onPrompt : (turn) => turn.session.commands?.dispatch(turn) ?? options.onPrompt(turn);
+  const settingsOf = (sessionId: string) => {
+    const found = sessions.get(sessionId).settings;
+    if (found === undefined) throw RequestError.invalidParams({ sessionId }, "this agent declares no modes or config options");
+    return found;
   };
   const setTitle = async (turn: PromptTurn<never>) => {
     const session = turn.session as ToolkitSession<S>;
@@ -83,13 +118,14 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
 
   return {
     sessions,
-    initialize(_params: InitializeRequest): InitializeResponse {
+    initialize(params: InitializeRequest): InitializeResponse {
+      sessions.clientCapabilities = params.clientCapabilities;
       const response: InitializeResponse = {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {
           ...sessions.capabilities(),
           ...(options.promptCapabilities ? { promptCapabilities: options.promptCapabilities } : {}),
-          ...(options.mcpCapabilities ? { mcpCapabilities: options.mcpCapabilities } : {}),
+          ...((options.mcpCapabilities ?? options.mcp?.capabilities) ? { mcpCapabilities: options.mcpCapabilities ?? options.mcp!.capabilities } : {}),
         },
         authMethods: options.authMethods ?? [],
       };
@@ -101,17 +137,30 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
       return options.authenticate(params);
     },
     async newSession(params): Promise<NewSessionResponse> {
-      const session = await ready(await sessions.newSession(params), "new");
-      return { sessionId: session.sessionId };
+      const session = await ready(await sessions.newSession(params), "new", params.mcpServers);
+      return { sessionId: session.sessionId, ...respond(session) };
     },
     async loadSession(params) {
-      await ready(await sessions.loadSession(params), "load");
-      return {};
+      return respond(await ready(await sessions.loadSession(params), "load", params.mcpServers));
     },
     async resumeSession(params) {
-      await ready(await sessions.resumeSession(params), "resume");
-      return {};
+      return respond(await ready(await sessions.resumeSession(params), "resume", params.mcpServers));
     },
+    ...(settings !== undefined && settings.modes.length > 0
+      ? {
+          async setSessionMode(params: { sessionId: string; modeId: string }) {
+            await settingsOf(params.sessionId).setMode(params.modeId, "client");
+            return {};
+          },
+        }
+      : {}),
+    ...(settings !== undefined && settings.options.length > 0
+      ? {
+          async setSessionConfigOption(params: { sessionId: string; configId: string; value: string | boolean }) {
+            return { configOptions: await settingsOf(params.sessionId).setConfigOption(params.configId, params.value, "client") };
+          },
+        }
+      : {}),
     async closeSession(params) {
       await sessions.closeSession(params.sessionId);
       return {};
@@ -126,10 +175,38 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
     prompt(params) {
       const session = sessions.get(params.sessionId);
       const runOptions = { beforeHandler: setTitle, ...(options.turnPolicy ? { policy: options.turnPolicy } : {}) };
-      return runPromptTurn(session, params, options.onPrompt, options.cancelGraceMs === undefined ? runOptions : { ...runOptions, cancelGraceMs: options.cancelGraceMs });
+      return runPromptTurn(session, params, onPrompt, options.cancelGraceMs === undefined ? runOptions : { ...runOptions, cancelGraceMs: options.cancelGraceMs });
     },
     cancel(params) {
       sessions.cancel(params.sessionId);
     },
   };
+}
+
+/** Connects the session's MCP servers and closes them with the session. */
+async function connectMcp<S>(session: ToolkitSession<S>, connector: McpConnector, servers: readonly McpServer[]): Promise<void> {
+  const tools = await connector.connect(servers, { sessionId: session.sessionId, cwd: session.cwd });
+  session.mcp = tools;
+  session.onDispose(() => tools.close());
+}
+
+/**
+ * Work that needs the client to know the session id: runs after the new/load/resume response was sent (a macrotask
+ * runs after the promise chain that writes the response). Advertises slash commands and reports MCP servers that
+ * failed to start as an agent message.
+ */
+function afterResponse<S>(session: ToolkitSession<S>): void {
+  const failed = session.mcp?.servers.filter((server) => server.state === "failed") ?? [];
+  if (session.commands === undefined && failed.length === 0) return;
+  setTimeout(() => {
+    const report = async () => {
+      if (session.commands !== undefined) await session.commands.announce();
+      if (failed.length > 0) {
+        const lines = failed.map((server) => `- ${server.name} (${server.transport}): ${server.error ?? "failed"}`);
+        const text = `${failed.length === 1 ? "An MCP server" : "Some MCP servers"} could not be started; the session continues without ${failed.length === 1 ? "it" : "them"}:\n${lines.join("\n")}`;
+        await session.client.notify("session/update", { sessionId: session.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+      }
+    };
+    report().catch((error: unknown) => session.logger.warn("could not send the session's after-setup updates", { sessionId: session.sessionId, detail: String(error) }));
+  }, 0);
 }

@@ -1,0 +1,56 @@
+/**
+ * Test harness: a `toolkitAgent` on an in-memory pair with a 1.x `ClientSideConnection` that records every
+ * `session/update` and the order of events. For tests only (not shipped).
+ */
+import { AgentSideConnection } from "../../agent-side-connection.js";
+import { ClientSideConnection } from "../../../client/client-side-connection.js";
+import type { Client } from "../../../acp/client-handler.js";
+import type { ClientCapabilities, SessionNotification } from "../../../protocol/index.js";
+import { createMemoryPair } from "../../../transports/memory.js";
+import { toolkitAgent, type ToolkitAgent, type ToolkitAgentOptions } from "../toolkit-agent.js";
+
+export interface Harness<S> {
+  client: ClientSideConnection;
+  agent: ToolkitAgent<S>;
+  connection: AgentSideConnection;
+  updates: SessionNotification[];
+  /** "update:<kind>" and whatever the test pushes, in arrival order. */
+  events: string[];
+}
+
+/** Connects and initializes with `clientCapabilities`. */
+export async function connectToolkit<S>(
+  options: ToolkitAgentOptions<S>,
+  clientCapabilities: ClientCapabilities = {},
+  clientOverrides: Partial<Client> = {},
+): Promise<Harness<S>> {
+  const [agentEnd, clientEnd] = createMemoryPair();
+  let agent!: ToolkitAgent<S>;
+  const connection = new AgentSideConnection((conn) => (agent = toolkitAgent<S>(conn, options)), agentEnd);
+  const updates: SessionNotification[] = [];
+  const events: string[] = [];
+  const client = new ClientSideConnection(
+    () => ({
+      sessionUpdate: (params) => {
+        updates.push(params);
+        events.push(`update:${params.update.sessionUpdate}`);
+      },
+      requestPermission: () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }),
+      ...clientOverrides,
+    }),
+    clientEnd,
+  );
+  await client.initialize({ protocolVersion: 1, clientCapabilities });
+  return { client, agent, connection, updates, events };
+}
+
+export const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits until `check` holds (polling every ms), or fails after `timeoutMs`. */
+export async function until(check: () => boolean, timeoutMs = 2000, what = "a condition"): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await delay(1);
+  }
+}
