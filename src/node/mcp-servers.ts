@@ -10,11 +10,35 @@
  * @see https://agentclientprotocol.com/protocol/session-setup#mcp-servers
  */
 import { statSync } from "node:fs";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+
+/**
+ * The MCP SDK, loaded on first use: importing it costs ~250 ms, which every `acpkit/node` user (an agent on stdio)
+ * would otherwise pay at startup whether or not a client ever passes an MCP server.
+ */
+interface McpSdk {
+  Client: typeof import("@modelcontextprotocol/sdk/client/index.js").Client;
+  StdioClientTransport: typeof import("@modelcontextprotocol/sdk/client/stdio.js").StdioClientTransport;
+  StreamableHTTPClientTransport: typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js").StreamableHTTPClientTransport;
+  SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
+}
+let sdk: Promise<McpSdk> | undefined;
+function loadSdk(): Promise<McpSdk> {
+  sdk ??= Promise.all([
+    import("@modelcontextprotocol/sdk/client/index.js"),
+    import("@modelcontextprotocol/sdk/client/stdio.js"),
+    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    import("@modelcontextprotocol/sdk/client/sse.js"),
+  ]).then(([client, stdio, http, sse]) => ({
+    Client: client.Client,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    SSEClientTransport: sse.SSEClientTransport,
+  }));
+  return sdk;
+}
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "../agent/toolkit/mcp-connector.js";
 import type { McpCapabilities, McpServer } from "../protocol/index.js";
@@ -127,13 +151,15 @@ async function connectOne(server: McpServer, options: McpConnectorOptions & { cw
   }
   const stderr = new StderrTail({ maxLines: 5 });
   let transport: Transport;
+  let mcp: McpSdk;
   try {
-    transport = makeTransport(server, kind, options.cwd, stderr);
+    mcp = await loadSdk();
+    transport = makeTransport(mcp, server, kind, options.cwd, stderr);
   } catch (error) {
     status.error = messageOf(error);
     return { status };
   }
-  const client = new Client(options.clientInfo ?? { name: "acpkit", version: "0.1.0" }, { capabilities: {} });
+  const client: Client = new mcp.Client(options.clientInfo ?? { name: "acpkit", version: "0.1.0" }, { capabilities: {} });
   const startupMs = options.startupTimeoutMs ?? 15_000;
   try {
     await deadline(
@@ -145,7 +171,7 @@ async function connectOne(server: McpServer, options: McpConnectorOptions & { cw
       "the server did not start and list its tools",
     );
     status.state = "connected";
-    if (transport instanceof StdioClientTransport && transport.pid !== null) status.pid = transport.pid;
+    if (transport instanceof mcp.StdioClientTransport && transport.pid !== null) status.pid = transport.pid;
     logger.info("connected an MCP server", { server: server.name, transport: kind, tools: status.tools.length });
     return { status, client };
   } catch (error) {
@@ -159,7 +185,7 @@ async function connectOne(server: McpServer, options: McpConnectorOptions & { cw
   }
 }
 
-function makeTransport(server: McpServer, kind: Kind, cwd: string | undefined, stderr: StderrTail): Transport {
+function makeTransport(mcp: McpSdk, server: McpServer, kind: Kind, cwd: string | undefined, stderr: StderrTail): Transport {
   if (kind === "stdio" && "command" in server) {
     const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
       command: server.command,
@@ -168,14 +194,14 @@ function makeTransport(server: McpServer, kind: Kind, cwd: string | undefined, s
       stderr: "pipe",
     };
     if (cwd !== undefined && isDirectory(cwd)) params.cwd = cwd;
-    const transport = new StdioClientTransport(params);
+    const transport = new mcp.StdioClientTransport(params);
     transport.stderr?.on("data", (chunk: Buffer) => stderr.push(chunk));
     return transport;
   }
   const remote = server as { url: string; headers: Array<{ name: string; value: string }> };
   const url = new URL(remote.url);
   const requestInit = { headers: headersOf(remote.headers) };
-  return kind === "http" ? new StreamableHTTPClientTransport(url, { requestInit }) : new SSEClientTransport(url, { requestInit });
+  return kind === "http" ? new mcp.StreamableHTTPClientTransport(url, { requestInit }) : new mcp.SSEClientTransport(url, { requestInit });
 }
 
 /** Stdio servers start in the session's cwd when it exists here (else in the agent's own). */
