@@ -1,0 +1,72 @@
+/**
+ * `acp agent [flags]`: runs the reference agent on stdio. Flags (each also as `--flag=value`):
+ * `--data-dir DIR` (else ACPKIT_DATA_DIR, else the per-user data directory), `--model-url URL`, `--model NAME`,
+ * `--model-key KEY` (else ACP_MODEL_URL, ACP_MODEL, ACP_MODEL_KEY), `--run-timeout MS`, `--log-level LEVEL`
+ * (else ACP_LOG; debug, info, warn, error or silent). Bad flags print a message to stderr and exit 2.
+ */
+import { parseLogLevel } from "../apps/reference-agent/logger.js";
+import { runReferenceAgent, type ReferenceAgentOptions } from "../apps/reference-agent/main.js";
+import { resolveModelConfig } from "../apps/reference-agent/model/config.js";
+
+export const AGENT_USAGE = `acp agent: the reference ACP agent on stdio (deterministic; a coding agent when given a model)
+
+Usage:
+  acp agent [--data-dir DIR] [--model-url URL --model NAME [--model-key KEY]] [--run-timeout MS] [--log-level LEVEL]
+
+  --data-dir DIR     where sessions are kept (default: $ACPKIT_DATA_DIR, else the per-user data directory)
+  --model-url URL    an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (or $ACP_MODEL_URL)
+  --model NAME       the model name (or $ACP_MODEL)
+  --model-key KEY    the API key, if the endpoint needs one (or $ACP_MODEL_KEY)
+  --run-timeout MS   how long /run waits for a command (default 30000)
+  --log-level LEVEL  debug, info, warn (default), error or silent (or $ACP_LOG); logs go to stderr
+`;
+
+const FLAGS = ["data-dir", "model-url", "model", "model-key", "run-timeout", "log-level"] as const;
+type Flag = (typeof FLAGS)[number];
+
+/** Parses the flags; throws an Error with a message for the user when they are wrong. */
+export function parseAgentFlags(argv: readonly string[], env: Record<string, string | undefined> = process.env): ReferenceAgentOptions {
+  const values: Partial<Record<Flag, string>> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const match = /^--([a-z-]+)(?:=([\s\S]*))?$/.exec(arg);
+    const name = match?.[1] as Flag | undefined;
+    if (match === null || name === undefined || !FLAGS.includes(name)) throw new Error(`unknown argument "${arg}"`);
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) throw new Error(`--${name} needs a value`);
+    values[name] = value;
+  }
+  const options: ReferenceAgentOptions = {};
+  if (values["data-dir"] !== undefined) options.dataDir = values["data-dir"];
+  const model = resolveModelConfig({ url: values["model-url"], model: values.model, key: values["model-key"] }, env);
+  if (model !== undefined) options.model = model;
+  if (values["run-timeout"] !== undefined) {
+    const ms = Number(values["run-timeout"]);
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error("--run-timeout must be a positive number of milliseconds");
+    options.runTimeoutMs = ms;
+  }
+  const levelText = values["log-level"] ?? env.ACP_LOG;
+  if (levelText !== undefined) {
+    const level = parseLogLevel(levelText);
+    if (level === undefined) throw new Error(`unknown log level "${levelText}"`);
+    options.logLevel = level;
+  }
+  return options;
+}
+
+/** Runs `acp agent`; resolves with the exit code once the client has gone. */
+export async function agentCommand(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(AGENT_USAGE);
+    return 0;
+  }
+  let options: ReferenceAgentOptions;
+  try {
+    options = parseAgentFlags(argv);
+  } catch (error) {
+    process.stderr.write(`acp agent: ${error instanceof Error ? error.message : String(error)}\nRun "acp agent --help" for the flags.\n`);
+    return 2;
+  }
+  await runReferenceAgent(options);
+  return 0;
+}
