@@ -110,23 +110,28 @@ export class ToolkitSession<S = unknown> {
   }
 
   /**
-   * Sends a `session/update` and records it for replay. The record is written in the background; `flush()` waits
-   * for it (the turn runner flushes before answering `session/prompt`). Prefer a turn's `send` during a turn: it
-   * stops sending once the turn was answered.
+   * Records a `session/update` for replay, then sends it: write-ahead, so an update the client saw is always in the
+   * history, even if the agent is killed right after (the store's append resolves once the record is written; the
+   * file store also fsyncs each batch). Order is kept: appends resolve in order. Prefer a turn's `send` during a
+   * turn: it stops sending once the turn was answered.
    */
   send(update: SessionUpdate): Promise<void> {
-    this.record({ kind: "update", update });
-    return this.client.notify("session/update", { sessionId: this.sessionId, update });
+    const written = this.record({ kind: "update", update });
+    return written.then(() => this.client.notify("session/update", { sessionId: this.sessionId, update }));
   }
 
-  /** Records without sending: agent-private `data` records, or updates the client already has (its own prompt). */
-  record(...records: SessionRecord[]): void {
-    if (this.#store === undefined || records.length === 0) return;
+  /**
+   * Records without sending: agent-private `data` records, or updates the client already has (its own prompt).
+   * Resolves once written (never rejects: a failed write is logged); `flush()` waits for every pending write.
+   */
+  record(...records: SessionRecord[]): Promise<void> {
+    if (this.#store === undefined || records.length === 0) return Promise.resolve();
     const write = this.#store.append(this.sessionId, records).catch((error: unknown) => {
       this.logger.error("could not record session history", { sessionId: this.sessionId, detail: error instanceof Error ? error.message : String(error) });
     });
     this.#writes.add(write);
     void write.finally(() => this.#writes.delete(write));
+    return write;
   }
 
   /** Sets (or clears, with null) the title: sends `session_info_update` and stores it for `session/list`. */
