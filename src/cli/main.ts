@@ -2,10 +2,16 @@
 import { readFileSync } from "node:fs";
 import { runDemo } from "../apps/demo/demo-client.js";
 import { painterFor } from "../apps/demo/painter.js";
+import { agentCommand } from "./agent-command.js";
+import { chatCommand } from "./chat-command.js";
+import { runExec } from "./exec/run-exec.js";
 
 const usage = `acp: the acpkit command
 
 Usage:
+  acp agent       run the reference agent on stdio (acp agent --help for its flags)
+  acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
+  acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -19,6 +25,12 @@ function version(): string {
 async function main(argv: string[]): Promise<number> {
   const [command] = argv;
   switch (command) {
+    case "agent":
+      return agentCommand(argv.slice(1));
+    case "exec":
+      return runExec(argv.slice(1), version());
+    case "chat":
+      return chatCommand(argv.slice(1));
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":

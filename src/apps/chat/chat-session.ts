@@ -1,0 +1,256 @@
+/**
+ * The chat's connection to its agent, without any terminal I/O: launches the agent, initializes it, hosts files
+ * and terminals for it, routes `session/update`s into a `Transcript` per session, asks the UI for permissions
+ * through a `PermissionBroker`, and runs prompt turns, cancels, mode and config changes, and session listing,
+ * loading and resuming.
+ */
+import type { Client } from "../../acp/client-handler.js";
+import { ClientSideConnection } from "../../client/client-side-connection.js";
+import { interactive, PermissionBroker, SessionRouter, withMemory, type AskAnswer, type Transcript, type Turn } from "../../client/toolkit/index.js";
+import { FileSystemHost, initializeWithDeadline, launchAgent, TerminalHost, type LaunchedAgent } from "../../node/index.js";
+import type * as schema from "../../protocol/index.js";
+import { PROTOCOL_VERSION } from "../../protocol/index.js";
+import type { TerminalView } from "./render-tool.js";
+
+/** Options of `ChatSession.start`. */
+export interface ChatSessionOptions {
+  /** The agent's program and arguments. */
+  argv: readonly string[];
+  /** The session's working directory (absolute). */
+  cwd: string;
+  /** Asks the user about a permission request; `signal` aborts when the answer is no longer wanted. */
+  ask: (request: schema.RequestPermissionRequest, signal: AbortSignal) => Promise<AskAnswer>;
+  /** A transcript became the current one (a new, loaded or resumed session). */
+  onSession?: (transcript: Transcript) => void;
+  /** A terminal's output or exit changed. */
+  onTerminal?: (terminalId: string) => void;
+  /** A line the agent printed on stderr. */
+  onStderrLine?: (line: string) => void;
+  /** Deadline for `initialize`. Default 30000. */
+  startupTimeoutMs?: number;
+}
+
+/**
+ * One agent process and its current session. Contracts:
+ * - `prompt` runs one turn at a time and resolves with the ended turn (errors end the turn, they do not throw).
+ * - `cancel` sends `session/cancel`, marks the turn cancelled and answers its pending permission requests
+ *   `cancelled` at once (the spec's MUST).
+ * - `close` stops the agent and every terminal it started.
+ */
+export class ChatSession {
+  readonly connection: ClientSideConnection;
+  readonly init: schema.InitializeResponse;
+  readonly router: SessionRouter;
+  readonly terminals = new Map<string, TerminalView & { sessionId: string }>();
+  #transcript: Transcript | undefined;
+  #sessionId: string | undefined;
+  readonly #options: ChatSessionOptions;
+  readonly #agent: LaunchedAgent;
+  readonly #broker: PermissionBroker;
+  readonly #terminalHost: TerminalHost;
+  readonly #roots = new Map<string, string[]>();
+
+  private constructor(options: ChatSessionOptions, agent: LaunchedAgent, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]> }) {
+    this.#options = options;
+    this.#agent = agent;
+    this.connection = connection;
+    this.init = init;
+    this.router = parts.router;
+    this.#broker = parts.broker;
+    this.#terminalHost = parts.terminalHost;
+    this.#roots = parts.roots;
+  }
+
+  /** Launches and initializes the agent (no session yet: call `newSession` or `load`). */
+  static async start(options: ChatSessionOptions): Promise<ChatSession> {
+    const roots = new Map<string, string[]>();
+    const router = new SessionRouter();
+    const policy = withMemory(interactive((request, context) => options.ask(request, context.signal)));
+    const broker = new PermissionBroker(policy, { lookupToolCall: (sessionId, id) => router.get(sessionId)?.toolCall(id) });
+    const rootsOf = (sessionId: string) => roots.get(sessionId);
+    const fsHost = new FileSystemHost({ roots: rootsOf });
+    let self: ChatSession | undefined;
+    const terminalHost = new TerminalHost({
+      roots: rootsOf,
+      onOutput: (event) => self?.terminalOutput(event.sessionId, event.terminalId, event.text),
+      onExit: (event) => self?.terminalExit(event.sessionId, event.terminalId, event.exitStatus),
+    });
+    const agent = await launchAgent({ argv: options.argv, cwd: options.cwd, startupTimeoutMs: options.startupTimeoutMs ?? 30_000, onStderrLine: options.onStderrLine });
+    const client: Client = {
+      sessionUpdate: (params) => router.route(params),
+      requestPermission: (params) => broker.request(params),
+      readTextFile: (params) => fsHost.readTextFile(params),
+      writeTextFile: (params) => fsHost.writeTextFile(params),
+      createTerminal: async (params) => {
+        const response = await terminalHost.createTerminal(params);
+        self?.terminals.set(response.terminalId, { sessionId: params.sessionId, output: "", exited: false });
+        return response;
+      },
+      terminalOutput: (params) => terminalHost.terminalOutput(params),
+      waitForTerminalExit: (params) => terminalHost.waitForTerminalExit(params),
+      killTerminal: (params) => terminalHost.killTerminal(params),
+      releaseTerminal: (params) => terminalHost.releaseTerminal(params),
+    };
+    const connection = new ClientSideConnection(() => client, agent.stream);
+    terminalHost.releaseAllWhenClosed(connection);
+    try {
+      const init = await initializeWithDeadline(
+        connection,
+        {
+          protocolVersion: PROTOCOL_VERSION,
+          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+          clientInfo: { name: "acp-chat", title: "acp chat", version: "0.1.0" },
+        },
+        agent,
+      );
+      self = new ChatSession(options, agent, connection, init, { router, broker, terminalHost, roots });
+      return self;
+    } catch (error) {
+      connection.close(error);
+      await agent.stop();
+      throw error;
+    }
+  }
+
+  /** The current session's transcript (undefined before the first session). */
+  get transcript(): Transcript | undefined {
+    return this.#transcript;
+  }
+  get sessionId(): string | undefined {
+    return this.#sessionId;
+  }
+  get cwd(): string {
+    return this.#options.cwd;
+  }
+  get capabilities(): schema.AgentCapabilities {
+    return this.init.agentCapabilities ?? {};
+  }
+  /** The agent's name for display. */
+  get agentName(): string {
+    return this.init.agentInfo?.title ?? this.init.agentInfo?.name ?? this.#agent.argv.join(" ");
+  }
+  /** What the agent printed on stderr lately. */
+  stderrTail(): string[] {
+    return this.#agent.stderrTail();
+  }
+
+  /** Starts a new session in `cwd` and makes it current. */
+  async newSession(): Promise<Transcript> {
+    const response = await this.connection.newSession({ cwd: this.cwd, mcpServers: [] });
+    return this.#open(response.sessionId, response);
+  }
+
+  /** Loads (history replayed into the transcript) or, failing that capability, resumes a session. */
+  async resume(sessionId: string): Promise<Transcript> {
+    if (this.capabilities.loadSession) {
+      this.#roots.set(sessionId, [this.cwd]);
+      const transcript = this.router.open(sessionId);
+      this.#setCurrent(sessionId, transcript);
+      const response = await this.connection.loadSession({ sessionId, cwd: this.cwd, mcpServers: [] });
+      transcript.setup(response ?? {});
+      return transcript;
+    }
+    if (this.capabilities.sessionCapabilities?.resume) {
+      const response = await this.connection.resumeSession({ sessionId, cwd: this.cwd, mcpServers: [] });
+      return this.#open(sessionId, response ?? {});
+    }
+    throw new Error("this agent can neither load nor resume sessions");
+  }
+
+  /** The agent's sessions for this cwd (all pages). */
+  async listSessions(): Promise<schema.SessionInfo[]> {
+    if (!this.capabilities.sessionCapabilities?.list) throw new Error("this agent does not list sessions");
+    const sessions: schema.SessionInfo[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const response = await this.connection.listSessions({ cwd: this.cwd, ...(cursor ? { cursor } : {}) });
+      sessions.push(...response.sessions);
+      cursor = response.nextCursor ?? undefined;
+      if (!cursor) break;
+    }
+    return sessions;
+  }
+
+  /** Runs one prompt turn in the current session; resolves with the ended turn. */
+  async prompt(blocks: schema.ContentBlock[]): Promise<Turn> {
+    const transcript = this.#requireSession();
+    const sessionId = this.#sessionId!;
+    transcript.beginTurn(blocks);
+    try {
+      const response = await this.connection.prompt({ sessionId, prompt: blocks });
+      return transcript.endTurn(response.stopReason)!;
+    } catch (error) {
+      return transcript.failTurn(error)!;
+    }
+  }
+
+  /** Cancels the running turn, if any (see the class contract). Returns whether one was running. */
+  cancel(): boolean {
+    const transcript = this.#transcript;
+    if (transcript?.currentTurn === undefined || this.#sessionId === undefined) return false;
+    transcript.requestCancel();
+    this.#broker.cancelSession(this.#sessionId);
+    void this.connection.cancel({ sessionId: this.#sessionId }).catch(() => {});
+    return true;
+  }
+
+  /** Switches the session mode (`session/set_mode`) and records it in the transcript. */
+  async setMode(modeId: string): Promise<void> {
+    const transcript = this.#requireSession();
+    await this.connection.setSessionMode({ sessionId: this.#sessionId!, modeId });
+    transcript.apply({ sessionUpdate: "current_mode_update", currentModeId: modeId });
+  }
+
+  /** Sets a config option (`session/set_config_option`); the answer's options replace the transcript's. */
+  async setConfig(configId: string, value: string | boolean): Promise<void> {
+    const transcript = this.#requireSession();
+    const params = typeof value === "boolean" ? { sessionId: this.#sessionId!, configId, type: "boolean" as const, value } : { sessionId: this.#sessionId!, configId, value };
+    const response = await this.connection.setSessionConfigOption(params);
+    if (response?.configOptions) transcript.apply({ sessionUpdate: "config_option_update", configOptions: response.configOptions });
+  }
+
+  /** Authenticates with one of the agent's `authMethods`. */
+  async authenticate(methodId: string): Promise<void> {
+    await this.connection.authenticate({ methodId });
+  }
+
+  /** Stops the agent and its terminals. */
+  async close(): Promise<void> {
+    this.#broker.close();
+    this.connection.close("the chat ended");
+    await Promise.all([this.#terminalHost.releaseAll(), this.#agent.stop()]);
+  }
+
+  #open(sessionId: string, setup: schema.NewSessionResponse | schema.ResumeSessionResponse): Transcript {
+    this.#roots.set(sessionId, [this.cwd]);
+    const transcript = this.router.open(sessionId, setup);
+    this.#setCurrent(sessionId, transcript);
+    return transcript;
+  }
+
+  #setCurrent(sessionId: string, transcript: Transcript): void {
+    this.#sessionId = sessionId;
+    this.#transcript = transcript;
+    this.#options.onSession?.(transcript);
+  }
+
+  #requireSession(): Transcript {
+    if (this.#transcript === undefined) throw new Error("no session yet");
+    return this.#transcript;
+  }
+
+  /** Records live terminal output (called by the terminal host). */
+  private terminalOutput(sessionId: string, terminalId: string, text: string): void {
+    const view = this.terminals.get(terminalId) ?? { sessionId, output: "", exited: false };
+    const output = (view.output + text).slice(-64 * 1024);
+    this.terminals.set(terminalId, { ...view, output });
+    this.#options.onTerminal?.(terminalId);
+  }
+
+  /** Records a terminal's exit (called by the terminal host). */
+  private terminalExit(sessionId: string, terminalId: string, status: schema.TerminalExitStatus): void {
+    const view = this.terminals.get(terminalId) ?? { sessionId, output: "", exited: false };
+    this.terminals.set(terminalId, { ...view, exited: true, exitCode: status.exitCode ?? null, signal: status.signal ?? null });
+    this.#options.onTerminal?.(terminalId);
+  }
+}

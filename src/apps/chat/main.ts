@@ -1,0 +1,84 @@
+/**
+ * `acp chat`: wires a `ChatSession` (the agent) to a `ChatUi` (the terminal) and runs until the user leaves.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { ChatSession } from "./chat-session.js";
+import { ChatUi, type ChatTerminal } from "./chat-ui.js";
+import { chatPainterFor } from "./paint.js";
+import { errorText } from "./render-entry.js";
+
+/** What `runChat` needs. */
+export interface ChatOptions {
+  /** The agent's program and arguments. */
+  agentArgv: readonly string[];
+  /** Working directory of the session (default: this process's). */
+  cwd?: string;
+  /** Load or resume this session instead of starting a new one. */
+  resume?: string;
+  /** Print the agent's stderr lines (dimmed). */
+  verbose?: boolean;
+  /** Force colours off. */
+  noColor?: boolean;
+  /** Deadline for the agent's `initialize`. */
+  startupTimeoutMs?: number;
+}
+
+/** The process streams (injectable for tests). */
+export interface ChatIo {
+  stdin: ChatTerminal["input"];
+  stdout: ChatTerminal["output"];
+  stderr: { write(text: string): unknown };
+  env: NodeJS.ProcessEnv;
+}
+
+/** Runs the chat; resolves with the process exit code. */
+export async function runChat(options: ChatOptions, io: ChatIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+  const cwd = options.cwd === undefined ? process.cwd() : isAbsolute(options.cwd) ? options.cwd : resolve(options.cwd);
+  const env = options.noColor ? { ...io.env, NO_COLOR: "1" } : io.env;
+  const paint = chatPainterFor(io.stdout, env);
+  const tty = Boolean(io.stdin.isTTY && io.stdout.isTTY);
+  const ui = new ChatUi({ input: io.stdin, output: io.stdout, tty, paint, ascii: env.TERM === "dumb" });
+  ui.print([paint.dim(`starting ${options.agentArgv.join(" ")}`)]);
+  let chat: ChatSession;
+  try {
+    chat = await ChatSession.start({
+      argv: options.agentArgv,
+      cwd,
+      ask: ui.ask,
+      onSession: () => ui.showSession(),
+      onTerminal: () => ui.refresh(),
+      ...(options.verbose ? { onStderrLine: (line: string) => ui.print([paint.dim(`agent| ${line}`)]) } : {}),
+      ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
+    });
+  } catch (error) {
+    io.stderr.write(`acp chat: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+  ui.attach(chat);
+  try {
+    const version = chat.init.agentInfo?.version ? ` ${chat.init.agentInfo.version}` : "";
+    ui.print([`${paint.green("connected")} to ${paint.bold(chat.agentName)}${version} (protocol v${chat.init.protocolVersion})`]);
+    try {
+      if (options.resume !== undefined) await chat.resume(options.resume);
+      else await chat.newSession();
+      ui.print([sessionBanner(chat, paint)]);
+    } catch (error) {
+      ui.print([paint.red(`could not start a session: ${errorText(error)}`)]);
+      if ((chat.init.authMethods ?? []).length > 0) ui.print([paint.yellow("this agent offers authentication: :auth lists the methods, then :new")]);
+    }
+    ui.print([paint.dim("Type a message, /command, @file; :help for chat commands; Ctrl-C cancels, Ctrl-D quits.")]);
+    return await ui.run();
+  } finally {
+    await chat.close();
+  }
+}
+
+function sessionBanner(chat: ChatSession, paint: ReturnType<typeof chatPainterFor>): string {
+  const transcript = chat.transcript!;
+  const parts = [`session ${paint.bold(chat.sessionId ?? "?")}`, paint.dim(chat.cwd)];
+  const mode = transcript.state.modes?.availableModes.find((m) => m.id === transcript.currentModeId);
+  if (mode) parts.push(`mode ${paint.cyan(mode.name)}`);
+  const model = transcript.configOptions?.find((o) => o.category === "model");
+  if (model) parts.push(`model ${paint.cyan(String(model.currentValue))}`);
+  return parts.join(" · ");
+}

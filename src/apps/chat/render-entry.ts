@@ -1,0 +1,92 @@
+/**
+ * Renders one transcript entry (a message, a thought, a tool call, a plan), a turn's end and the usage line to
+ * lines of text, given a width and a painter. Pure: the chat UI decides where and when the lines go.
+ */
+import type { ContentBlock } from "../../protocol/index.js";
+import type { TranscriptEntry, Turn, Usage } from "../../client/toolkit/index.js";
+import type { ChatPainter } from "./paint.js";
+import { renderMarkdown } from "./render-markdown.js";
+import { renderPlan } from "./render-plan.js";
+import { renderToolCall, type RenderToolOptions } from "./render-tool.js";
+import { indent, sanitize, truncate, wrapText } from "./text-layout.js";
+
+/** Options of `renderEntry`. */
+export interface RenderEntryOptions extends RenderToolOptions {
+  /** Show thoughts whole (true) or collapsed to a one-line summary (false, default). */
+  expandThoughts?: boolean;
+  /** The entry may still change (it is streaming): a collapsed thought then shows its latest line. */
+  live?: boolean;
+}
+
+/** Lines of one entry. */
+export function renderEntry(entry: TranscriptEntry, width: number, paint: ChatPainter, options: RenderEntryOptions = {}): string[] {
+  switch (entry.kind) {
+    case "plan":
+      return renderPlan(entry.entries, width, paint);
+    case "tool_call":
+      return renderToolCall(entry.toolCall, width, paint, options);
+    case "message":
+      if (entry.role === "user") return renderUser(entry.content, width, paint);
+      if (entry.role === "thought") return renderThought(entry.text, width, paint, options);
+      return [...renderMarkdown(entry.text, width, paint), ...attachments(entry.content, width, paint)];
+  }
+}
+
+/** The user's prompt: `›` and the text in bold, then any attachments. */
+export function renderUser(content: readonly ContentBlock[], width: number, paint: ChatPainter): string[] {
+  const text = content.filter((block) => block.type === "text").map((block) => (block as { text: string }).text).join("");
+  return [...indent(wrapText(sanitize(text), width - 2, paint.bold), paint.cyan("› "), "  "), ...attachments(content, width, paint)];
+}
+
+function attachments(content: readonly ContentBlock[], width: number, paint: ChatPainter): string[] {
+  const out: string[] = [];
+  for (const block of content) {
+    if (block.type === "resource") out.push(paint.dim(truncate(`  + ${block.resource.uri} (embedded)`, width)));
+    else if (block.type === "resource_link") out.push(paint.dim(truncate(`  + ${block.uri} (link)`, width)));
+    else if (block.type === "image" || block.type === "audio") out.push(paint.dim(`  + [${block.type}]`));
+  }
+  return out;
+}
+
+/** A thought: dimmed; collapsed to one summary line unless `expandThoughts`. */
+export function renderThought(text: string, width: number, paint: ChatPainter, options: RenderEntryOptions = {}): string[] {
+  const clean = sanitize(text).trim();
+  const lines = clean.split("\n").filter((line) => line.trim() !== "");
+  if (options.expandThoughts) return indent(wrapText(clean, width - 2, paint.dim), paint.dim("┊ "));
+  const shown = options.live ? (lines[lines.length - 1] ?? "") : (lines[0] ?? "");
+  const more = lines.length > 1 ? ` (+${lines.length - 1} lines, :thoughts to expand)` : "";
+  return [paint.dim(paint.italic(truncate(`┊ thinking: ${shown}`, Math.max(10, width - more.length)) + more))];
+}
+
+/** The line that closes a turn: how it ended. Nothing for a plain `end_turn`. */
+export function renderTurnEnd(turn: Turn, paint: ChatPainter): string[] {
+  switch (turn.outcome) {
+    case undefined:
+    case "end_turn":
+      return [];
+    case "cancelled":
+      return [paint.yellow("⊘ cancelled")];
+    case "error":
+      return [paint.red(`✗ error: ${errorText(turn.error)}`)];
+    default:
+      return [paint.yellow(`■ stopped: ${turn.outcome.replace(/_/g, " ")}`)];
+  }
+}
+
+/** The usage line: context used of its size (and a percentage), and the cost when given. */
+export function renderUsage(usage: Usage | undefined, paint: ChatPainter): string {
+  if (usage === undefined) return "";
+  const percent = usage.size > 0 ? ` (${((100 * usage.used) / usage.size).toFixed(usage.used * 1000 < usage.size ? 2 : 1)}%)` : "";
+  const cost = usage.cost ? ` · ${formatCost(usage.cost.amount, usage.cost.currency)}` : "";
+  return paint.dim(`context ${usage.used.toLocaleString("en-US")} / ${usage.size.toLocaleString("en-US")} tokens${percent}${cost}`);
+}
+
+function formatCost(amount: number, currency: string): string {
+  return currency === "USD" ? `$${amount.toFixed(amount < 1 ? 4 : 2)}` : `${amount.toFixed(2)} ${currency}`;
+}
+
+/** A readable one-line message of an error. */
+export function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error);
+  return sanitize(String(message)).split("\n")[0] ?? "";
+}
