@@ -5,20 +5,11 @@ import type { McpServer } from "../../src/protocol/index.js";
 import { connectToolkit, until } from "../../src/agent/toolkit/testing/harness.js";
 import type { ToolkitAgentOptions } from "../../src/agent/toolkit/toolkit-agent.js";
 import { createMcpConnector, McpConnections } from "../../src/node/mcp-servers.js";
-import { startHttpMcpServer, type HttpMcpServer } from "./fixtures/mcp-servers.js";
+import { processAlive as alive, startHttpMcpServer, type HttpMcpServer } from "./fixtures/mcp-servers.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/mcp-servers.js", import.meta.url));
 const cwd = "/tmp";
 const stdio = (name: string, flag: string): McpServer => ({ name, command: process.execPath, args: [fixture, flag], env: [{ name: "FIXTURE_GREETING", value: "hi" }] });
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 let http: HttpMcpServer;
 before(async () => (http = await startHttpMcpServer()));

@@ -1,13 +1,14 @@
 /**
- * What every command and tool of the reference agent gets: the prompt turn, the session's state, the client's
- * capabilities, the session's MCP hub and the agent's options. Paths from users and models may be relative to the
- * session's `cwd`; on the wire they are always absolute (`resolvePath`).
+ * What every command and tool of the reference agent gets: the prompt turn, the session's state, its mode and
+ * MCP connections, and the agent's options. Paths from users and models may be relative to the session's `cwd`;
+ * on the wire they are always absolute (`resolvePath`).
  */
 import path from "node:path";
-import type { PromptTurn } from "../../agent/toolkit/index.js";
+import type { McpConnector, McpSessionTools, PromptTurn } from "../../agent/toolkit/index.js";
 import type { Logger } from "../../jsonrpc/logger.js";
-import type { ClientCapabilities } from "../../protocol/index.js";
-import type { McpHub } from "./mcp.js";
+import { MODEL_OPTION, SCRIPTED } from "./config-options.js";
+import { sessionMcp } from "./mcp.js";
+import { DEFAULT_MODE } from "./modes.js";
 import type { ModelConfig } from "./model/config.js";
 import { dataRecord, type RefData, type RefState } from "./state.js";
 
@@ -17,15 +18,31 @@ export interface AgentSettings {
   /** Default `/run` timeout. */
   runTimeoutMs: number;
   logger: Logger;
+  /** Connects sessions to the MCP servers clients name; without it, sessions have none. */
+  mcp?: McpConnector;
 }
 
 export interface TurnContext {
   readonly turn: PromptTurn<RefState>;
   readonly state: RefState;
   readonly settings: AgentSettings;
-  readonly mcp: McpHub;
-  /** The client's capabilities from `initialize`. */
-  readonly clientCapabilities: ClientCapabilities;
+  readonly mcp: McpSessionTools;
+}
+
+/** The context of a turn. */
+export function turnContext(turn: PromptTurn<RefState>, settings: AgentSettings): TurnContext {
+  return { turn, state: turn.session.state, settings, mcp: sessionMcp(turn) };
+}
+
+/** The session's mode (ask, code or architect). */
+export function modeOf(ctx: TurnContext): string {
+  return ctx.turn.session.settings?.modeId ?? DEFAULT_MODE;
+}
+
+/** The session's `model` option: the configured model's name, or scripted. */
+export function modelChoice(ctx: TurnContext): string {
+  const value = ctx.turn.session.settings?.value(MODEL_OPTION);
+  return typeof value === "string" ? value : SCRIPTED;
 }
 
 /** An absolute path: `target` as is when absolute, else resolved against the session's `cwd`. */

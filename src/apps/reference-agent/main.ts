@@ -1,15 +1,17 @@
 /**
  * The reference agent's stdio entry: an `AgentSideConnection` on this process's stdin/stdout, the toolkit agent
  * with an on-disk `FileSessionStore` (under `<data dir>/sessions`; the data dir is `--data-dir`, else
- * `ACPKIT_DATA_DIR`, else the platform's per-user data directory). Logs go to stderr only: stdout is the protocol.
+ * `ACPKIT_DATA_DIR`, else the platform's per-user data directory), and the MCP connector (stdio, HTTP and SSE MCP
+ * servers, advertised in `mcpCapabilities`). Logs go to stderr only: stdout is the protocol.
  * @see https://agentclientprotocol.com/protocol/transports#stdio
  */
 import path from "node:path";
 import { AgentSideConnection } from "../../agent/agent-side-connection.js";
 import { FileSessionStore } from "../../node/file-session-store.js";
 import { stdioStream } from "../../node/stdio.js";
-import { referenceAgent } from "./agent.js";
+import { AGENT_INFO, referenceAgent } from "./agent.js";
 import { stderrLogger, type LogLevel } from "./logger.js";
+import { referenceMcpConnector } from "./mcp.js";
 import type { ModelConfig } from "./model/config.js";
 
 export interface ReferenceAgentOptions {
@@ -27,7 +29,8 @@ export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
 export async function runReferenceAgent(options: ReferenceAgentOptions = {}): Promise<void> {
   const logger = stderrLogger(options.logLevel ?? "warn");
   const store = new FileSessionStore({ ...(options.dataDir ? { dir: path.join(options.dataDir, "sessions") } : {}), logger });
-  const settings = { model: options.model, runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, logger };
+  const mcp = referenceMcpConnector(logger, { name: AGENT_INFO.name, version: AGENT_INFO.version });
+  const settings = { model: options.model, runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, logger, mcp };
   const connection = new AgentSideConnection((conn) => referenceAgent(conn, store, settings), stdioStream(), { logger });
   logger.info("the reference agent is listening on stdio", { sessions: store.dir, model: options.model?.model ?? null });
   await connection.closed;

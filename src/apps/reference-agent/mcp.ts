@@ -1,67 +1,36 @@
 /**
- * The MCP servers of a session, as the reference agent sees them: a hub that lists each server with its tools and
- * calls a tool. `connectMcpServers` is the one place that connects; until the toolkit's MCP connector
- * (`src/node/mcp-servers.ts`) is wired in, it reports each server as configured but not connected.
+ * The MCP servers of a session, as the reference agent uses them: the toolkit connects them (`createMcpConnector()`
+ * from `acpkit/node`, passed as `toolkitAgent({ mcp })`, which also advertises `mcpCapabilities` and closes them
+ * with the session); this module gives a turn its session's connections and turns a tool's result into text.
  * @see https://agentclientprotocol.com/protocol/session-setup#mcp-servers
  */
-import type { McpServer } from "../../protocol/index.js";
+import type { McpConnector, McpSessionTools, McpToolResult, PromptTurn } from "../../agent/toolkit/index.js";
+import type { Logger } from "../../jsonrpc/logger.js";
+import { createMcpConnector } from "../../node/mcp-servers.js";
 
-export interface McpToolInfo {
-  name: string;
-  description?: string;
-  /** JSON Schema of the tool's arguments. */
-  inputSchema?: Record<string, unknown>;
+/** The connector of the reference agent: stdio, Streamable HTTP and SSE servers. */
+export function referenceMcpConnector(logger: Logger, clientInfo: { name: string; version: string }): McpConnector {
+  return createMcpConnector({ logger, clientInfo });
 }
 
-export interface McpServerStatus {
-  name: string;
-  transport: "stdio" | "http" | "sse";
-  connected: boolean;
-  /** Why it is not connected. */
-  error?: string;
-  tools: McpToolInfo[];
-}
-
-/** What a tool call returned: its text content joined, and whether the server flagged it as an error. */
-export interface McpCallResult {
-  text: string;
-  isError: boolean;
-}
-
-export interface McpHub {
-  servers(): McpServerStatus[];
-  /** Calls `tool` on `server`; rejects for an unknown or unconnected server. Aborts with `signal`. */
-  call(server: string, tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<McpCallResult>;
-  close(): Promise<void>;
-}
-
-export function transportOf(server: McpServer): McpServerStatus["transport"] {
-  return "type" in server && (server.type === "http" || server.type === "sse") ? server.type : "stdio";
-}
-
-/** Connects to the session's MCP servers (never rejects: a server that fails is listed with its error). */
-export async function connectMcpServers(servers: readonly McpServer[]): Promise<McpHub> {
-  const statuses: McpServerStatus[] = servers.map((server) => ({
-    name: server.name,
-    transport: transportOf(server),
-    connected: false,
-    error: "MCP connections are not available in this build",
-    tools: [],
-  }));
-  return {
-    servers: () => statuses.map((status) => ({ ...status, tools: [...status.tools] })),
-    call: async (server) => {
-      throw new Error(statuses.some((s) => s.name === server) ? `MCP server "${server}" is not connected` : `no MCP server named "${server}" in this session`);
-    },
-    close: async () => {},
-  };
-}
-
-/** The hub of a session without MCP servers. */
-export const NO_MCP_SERVERS: McpHub = {
-  servers: () => [],
-  call: async (server) => {
+/** The connections of a session without MCP servers. */
+export const NO_MCP_SERVERS: McpSessionTools = {
+  servers: [],
+  tools: () => [],
+  callTool: async (server) => {
     throw new Error(`no MCP server named "${server}" in this session`);
   },
   close: async () => {},
 };
+
+/** The MCP connections of the turn's session. */
+export function sessionMcp<S>(turn: PromptTurn<S>): McpSessionTools {
+  return turn.session.mcp ?? NO_MCP_SERVERS;
+}
+
+/** A tool result as text: its text blocks joined (other blocks named), else its structured content as JSON. */
+export function mcpResultText(result: McpToolResult): string {
+  const parts = (result.content ?? []).map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${String(block.type)} content]`));
+  if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
+  return parts.join("\n");
+}

@@ -79,12 +79,15 @@ describe("acp agent: crash recovery, cancellation and concurrency", () => {
     const replayed = updatesBeforeResponse(second.wire, sessionId, lastRequestId(second.wire, "session/load"));
     const users = replayed.flatMap((u) => (u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
     assert.deepEqual(users, ["/stream 5 before", "hello there", "/plan", "/slow 10000"]);
+    // The command list is not history: the toolkit announces it afresh after each session response (load included).
+    const isCommands = (u: acp.SessionUpdate) => u.sessionUpdate === "available_commands_update";
     assert.deepEqual(
       replayed.filter((u) => u.sessionUpdate !== "user_message_chunk"),
-      sent,
+      sent.filter((u) => !isCommands(u)),
       "every update the client saw before the kill is replayed, in order",
     );
     assert.ok(sent.length > 15);
+    await second.host.until(() => second.host.of(sessionId).some(isCommands), 5000, "available_commands_update after the load");
     const after = await second.connection.prompt(text(sessionId, "/stream 2 after"));
     assert.equal(after.stopReason, "end_turn");
     const { report } = await agentViolations(second.wire);

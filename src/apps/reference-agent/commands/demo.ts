@@ -6,13 +6,13 @@
  */
 import { RequestError } from "../../../jsonrpc/index.js";
 import { sleep } from "../context.js";
-import type { SlashCommand } from "./registry.js";
+import type { RefCommand } from "./registry.js";
 
 /** Most chunks `/stream` sends. */
 export const MAX_STREAM = 1_000_000;
 const STEP_MS = 20;
 
-export const demoCommands: SlashCommand[] = [
+export const demoCommands: RefCommand[] = [
   {
     name: "plan",
     description: "Show a plan that evolves as its steps complete",
@@ -46,7 +46,7 @@ export const demoCommands: SlashCommand[] = [
   {
     name: "stream",
     description: "Send exactly N message chunks, all before the response (throughput tests)",
-    hint: "N [TEXT]",
+    input: { hint: "N [TEXT]" },
     async run(ctx, args) {
       const match = /^(\d+)(?:\s+([\s\S]+))?$/.exec(args);
       const count = match === null ? NaN : Number(match[1]);
@@ -61,7 +61,7 @@ export const demoCommands: SlashCommand[] = [
   {
     name: "slow",
     description: "Take MS milliseconds to answer (cancellation tests)",
-    hint: "MS",
+    input: { hint: "MS" },
     async run(ctx, args) {
       const ms = Number(args);
       if (!/^\d+$/.test(args) || !Number.isSafeInteger(ms)) return ctx.turn.say("Usage: /slow MS");

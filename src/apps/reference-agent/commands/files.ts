@@ -1,18 +1,18 @@
 /** `/read PATH`, `/write PATH TEXT`, `/edit PATH [FIND => REPLACE]`, `/grep PATTERN`: the file tools, by hand. */
 import { editTool, readTool, writeTool } from "../tools/file-tools.js";
 import { grepTool } from "../tools/grep-tool.js";
-import { splitFirst, type SlashCommand } from "./registry.js";
+import { splitFirst, type RefCommand } from "./registry.js";
 import type { TurnContext } from "../context.js";
 
 async function usage(ctx: TurnContext, text: string): Promise<void> {
   await ctx.turn.say(`Usage: ${text}`);
 }
 
-export const fileCommands: SlashCommand[] = [
+export const fileCommands: RefCommand[] = [
   {
     name: "read",
     description: "Read a file (through the client when it can) and show it in a tool call",
-    hint: "PATH",
+    input: { hint: "PATH" },
     async run(ctx, args) {
       if (args === "") return usage(ctx, "/read PATH");
       const result = await readTool(ctx, args);
@@ -24,7 +24,7 @@ export const fileCommands: SlashCommand[] = [
   {
     name: "write",
     description: "Write TEXT to a file (\\n becomes a newline), shown as a diff; asks first in ask mode",
-    hint: "PATH TEXT",
+    input: { hint: "PATH TEXT" },
     async run(ctx, args) {
       const [target, text] = splitFirst(args);
       if (target === "") return usage(ctx, "/write PATH TEXT");
@@ -35,7 +35,7 @@ export const fileCommands: SlashCommand[] = [
   {
     name: "edit",
     description: "Edit a file, shown as a diff: replace FIND with REPLACE, or append a line when only PATH is given",
-    hint: "PATH [FIND => REPLACE]",
+    input: { hint: "PATH [FIND => REPLACE]" },
     async run(ctx, args) {
       const [target, rest] = splitFirst(args);
       if (target === "") return usage(ctx, "/edit PATH [FIND => REPLACE]");
@@ -47,7 +47,7 @@ export const fileCommands: SlashCommand[] = [
   {
     name: "grep",
     description: "Search the files under the session's directory for a regular expression",
-    hint: "PATTERN",
+    input: { hint: "PATTERN" },
     async run(ctx, args) {
       if (args === "") return usage(ctx, "/grep PATTERN");
       const result = await grepTool(ctx, args);

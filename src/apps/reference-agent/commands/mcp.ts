@@ -1,17 +1,18 @@
-/** `/mcp` (the session's MCP servers and their tools) and `/mcp-call SERVER TOOL JSON` (calls one, in a tool call). */
+/** `/mcp` (the session's MCP servers: their tools, or why they failed) and `/mcp-call SERVER TOOL JSON` (calls one, in a tool call). */
 import { mcpTool } from "../tools/mcp-tool.js";
 import { errorText } from "../tools/result.js";
-import { splitFirst, type SlashCommand } from "./registry.js";
+import { splitFirst, type RefCommand } from "./registry.js";
 
-export const mcpCommands: SlashCommand[] = [
+export const mcpCommands: RefCommand[] = [
   {
     name: "mcp",
     description: "List the session's MCP servers and their tools",
     async run(ctx) {
-      const servers = ctx.mcp.servers();
+      const servers = ctx.mcp.servers;
       if (servers.length === 0) return ctx.turn.say("This session has no MCP servers (the client passes them in session/new).");
       const lines = servers.map((server) => {
-        const head = `- ${server.name} (${server.transport}): ${server.connected ? `${server.tools.length} tool${server.tools.length === 1 ? "" : "s"}` : `not connected: ${server.error ?? "unknown error"}`}`;
+        const state = server.state === "connected" ? `${server.tools.length} tool${server.tools.length === 1 ? "" : "s"}` : `${server.state === "failed" ? "failed" : "closed"}: ${server.error ?? "not connected"}`;
+        const head = `- ${server.name} (${server.transport}${server.pid !== undefined ? `, pid ${server.pid}` : ""}): ${state}`;
         return [head, ...server.tools.map((tool) => `  - ${tool.name}${tool.description ? `: ${tool.description}` : ""}`)].join("\n");
       });
       await ctx.turn.say(`MCP servers:\n${lines.join("\n")}`);
@@ -20,7 +21,7 @@ export const mcpCommands: SlashCommand[] = [
   {
     name: "mcp-call",
     description: "Call a tool of one of the session's MCP servers with JSON arguments",
-    hint: "SERVER TOOL JSON",
+    input: { hint: "SERVER TOOL JSON" },
     async run(ctx, args) {
       const [server, rest] = splitFirst(args);
       const [tool, json] = splitFirst(rest);

@@ -1,32 +1,15 @@
 /**
- * The reference agent's slash commands: a table (name, description, input hint, handler) from which both
- * dispatch and the `available_commands_update` the client shows are derived. A prompt whose text starts with `/`
- * is a command: `/name ARGS`, ARGS being the rest of the text.
+ * The reference agent's slash commands are toolkit `SlashCommand`s (the toolkit advertises them with
+ * `available_commands_update` and dispatches `/name ARGS` prompts); each is written against the agent's
+ * `TurnContext`, which `slashCommands` builds for it per turn.
  * @see https://agentclientprotocol.com/protocol/slash-commands
  */
-import type { TurnResult } from "../../../agent/toolkit/index.js";
-import type { AvailableCommand } from "../../../protocol/index.js";
+import type { SlashCommand, TurnResult } from "../../../agent/toolkit/index.js";
 import type { TurnContext } from "../context.js";
+import type { RefState } from "../state.js";
 
-export interface SlashCommand {
-  name: string;
-  description: string;
-  /** Shown by the client as the input's placeholder; absent for commands without arguments. */
-  hint?: string;
-  run(ctx: TurnContext, args: string): Promise<TurnResult>;
-}
-
-/** `/name rest` -> { name, args }; undefined when `text` is not a command. */
-export function parseCommand(text: string): { name: string; args: string } | undefined {
-  const match = /^\/([A-Za-z][\w-]*)(?:\s+([\s\S]*))?$/.exec(text.trim());
-  if (match === null) return undefined;
-  return { name: match[1]!.toLowerCase(), args: (match[2] ?? "").trim() };
-}
-
-/** The commands as the client sees them. */
-export function availableCommands(commands: readonly SlashCommand[]): AvailableCommand[] {
-  return commands.map((command) => (command.hint === undefined ? { name: command.name, description: command.description } : { name: command.name, description: command.description, input: { hint: command.hint } }));
-}
+/** A toolkit slash command whose `run` gets the agent's context instead of the bare turn. */
+export type RefCommand = Omit<SlashCommand<RefState>, "run"> & { run(ctx: TurnContext, args: string): Promise<TurnResult> };
 
 /** The first word of `args` and the rest. */
 export function splitFirst(args: string): [string, string] {

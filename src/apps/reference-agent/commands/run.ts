@@ -1,11 +1,11 @@
 /** `/run [--timeout MS] CMD`: a command in a client terminal, embedded in the tool call, always released. */
 import { runTool } from "../tools/run-tool.js";
-import type { SlashCommand } from "./registry.js";
+import type { RefCommand } from "./registry.js";
 
-export const runCommand: SlashCommand = {
+export const runCommand: RefCommand = {
   name: "run",
   description: "Run a shell command in a client terminal (with a timeout); asks first in ask mode",
-  hint: "[--timeout MS] CMD",
+  input: { hint: "[--timeout MS] CMD" },
   async run(ctx, args) {
     let line = args;
     let timeoutMs = ctx.settings.runTimeoutMs;

@@ -2,26 +2,24 @@
  * Session-level commands: `/elicit` (asks the user through a form, `elicitation/create`), `/usage` (a
  * `usage_update` with the session's token count), `/title TEXT` (a `session_info_update`).
  */
-import type { CreateElicitationResponse } from "../../../protocol/index.js";
-import type { SlashCommand } from "./registry.js";
+import { supportsElicitation } from "../../../agent/toolkit/index.js";
+import type { RefCommand } from "./registry.js";
 
 /** The context window the scripted agent reports. */
 export const CONTEXT_SIZE = 128_000;
 
-export const sessionCommands: SlashCommand[] = [
+export const sessionCommands: RefCommand[] = [
   {
     name: "elicit",
     description: "Ask you for structured input through a form (needs the client's elicitation capability)",
     async run(ctx) {
-      if (ctx.clientCapabilities.elicitation?.form == null) {
+      if (!supportsElicitation(ctx.turn.session.clientCapabilities, "form")) {
         return ctx.turn.say("Your client did not advertise elicitation.form, so I cannot ask for structured input.");
       }
-      const response = await ctx.turn.request<CreateElicitationResponse>("elicitation/create", {
+      const response = await ctx.turn.elicit({
         mode: "form",
-        sessionId: ctx.turn.sessionId,
         message: "The reference agent would like to know two things.",
         requestedSchema: {
-          type: "object",
           properties: {
             name: { type: "string", title: "Your name", minLength: 1 },
             language: { type: "string", title: "Favourite language", enum: ["TypeScript", "Rust", "Python", "Go"] },
@@ -41,14 +39,14 @@ export const sessionCommands: SlashCommand[] = [
     description: "Report the session's token usage (usage_update)",
     async run(ctx) {
       const used = ctx.state.tokensUsed;
-      await ctx.turn.send({ sessionUpdate: "usage_update", used, size: CONTEXT_SIZE, cost: { amount: 0, currency: "USD" } });
+      await ctx.turn.reportUsage({ used, size: CONTEXT_SIZE, cost: { amount: 0, currency: "USD" } });
       await ctx.turn.say(`This session has used ${used} of ${CONTEXT_SIZE} tokens (cost: $0.00).`);
     },
   },
   {
     name: "title",
     description: "Set the session's title (session_info_update)",
-    hint: "TEXT",
+    input: { hint: "TEXT" },
     async run(ctx, args) {
       if (args === "") return ctx.turn.say("Usage: /title TEXT");
       await ctx.turn.session.setTitle(args);

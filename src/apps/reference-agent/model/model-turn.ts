@@ -8,7 +8,7 @@
 import { isAbortError, type TurnResult } from "../../../agent/toolkit/index.js";
 import { RequestError } from "../../../jsonrpc/index.js";
 import { CONTEXT_SIZE } from "../commands/session.js";
-import { remember, type TurnContext } from "../context.js";
+import { modeOf, remember, type TurnContext } from "../context.js";
 import { blockForModel } from "../prompt-content.js";
 import type { ChatMessage } from "./chat-types.js";
 import { streamChat } from "./chat-stream.js";
@@ -22,7 +22,7 @@ function systemPrompt(ctx: TurnContext): string {
   return [
     `You are a small coding agent working in ${ctx.turn.session.cwd}, talking to the user through an editor.`,
     "Use the tools to read, search, edit and run things; paths may be relative to the working directory.",
-    `The session is in ${ctx.state.mode} mode${ctx.state.mode === "architect" ? ": plan and explain, do not change files" : ""}.`,
+    `The session is in ${modeOf(ctx)} mode${modeOf(ctx) === "architect" ? ": plan and explain, do not change files" : ""}.`,
     "Be brief.",
   ].join(" ");
 }
@@ -55,7 +55,7 @@ async function converse(ctx: TurnContext, config: ModelConfig): Promise<TurnResu
       else {
         ctx.state.tokensUsed = event.totalTokens;
         remember(ctx, { ref: "tokens", used: event.totalTokens });
-        await turn.send({ sessionUpdate: "usage_update", used: event.totalTokens, size: CONTEXT_SIZE });
+        await turn.reportUsage({ used: event.totalTokens, size: CONTEXT_SIZE });
       }
     });
     push(ctx, outcome.toolCalls.length > 0 ? { role: "assistant", content: outcome.text || null, tool_calls: outcome.toolCalls } : { role: "assistant", content: outcome.text });

@@ -37,18 +37,14 @@ function safeName(text: string): string {
 
 /** The built-in tools plus the session's connected MCP servers' tools. */
 export function toolDefinitions(ctx: TurnContext): ChatTool[] {
-  const mcp = ctx.mcp.servers().flatMap((server) =>
-    server.connected
-      ? server.tools.map((tool) => ({
-          type: "function" as const,
-          function: {
-            name: safeName(`mcp__${server.name}__${tool.name}`),
-            description: tool.description ?? `${tool.name} (MCP server ${server.name})`,
-            parameters: tool.inputSchema ?? { type: "object", properties: {} },
-          },
-        }))
-      : [],
-  );
+  const mcp = ctx.mcp.tools().map((tool) => ({
+    type: "function" as const,
+    function: {
+      name: safeName(`mcp__${tool.server}__${tool.name}`),
+      description: tool.description ?? `${tool.name} (MCP server ${tool.server})`,
+      parameters: tool.inputSchema,
+    },
+  }));
   return [...BUILTIN, ...mcp];
 }
 
@@ -81,11 +77,8 @@ export async function executeTool(ctx: TurnContext, name: string, argumentsJson:
       case "grep":
         return await grepTool(ctx, field(args, "pattern"));
     }
-    for (const server of ctx.mcp.servers()) {
-      const tool = server.tools.find((candidate) => safeName(`mcp__${server.name}__${candidate.name}`) === name);
-      if (tool === undefined) continue;
-      return await mcpTool(ctx, server.name, tool.name, args);
-    }
+    const tool = ctx.mcp.tools().find((candidate) => safeName(`mcp__${candidate.server}__${candidate.name}`) === name);
+    if (tool !== undefined) return await mcpTool(ctx, tool.server, tool.name, args);
     return { ok: false, output: `there is no tool named ${name}` };
   } catch (error) {
     if (ctx.turn.signal.aborted) throw error;

@@ -1,5 +1,5 @@
 /**
- * File access for the reference agent's tools: through the client (`fs/read_text_file`, `fs/write_text_file`)
+ * File access for the reference agent's tools: through the client (the toolkit's `turn.readFile` / `writeFile`)
  * when it advertised the capability, so the editor's unsaved buffers are what the agent sees and changes; else the
  * local disk. Requests to the client carry the turn's signal (a cancel aborts them at once).
  * @see https://agentclientprotocol.com/protocol/file-system
@@ -7,16 +7,22 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { isAbortError } from "../../../agent/toolkit/index.js";
-import type { ReadTextFileResponse } from "../../../protocol/index.js";
+import { CapabilityMissingError } from "../../../jsonrpc/index.js";
 import type { TurnContext } from "../context.js";
 
-/** Reads a text file (absolute path). */
-export async function readText(ctx: TurnContext, file: string): Promise<string> {
-  if (ctx.clientCapabilities.fs?.readTextFile === true) {
-    const response = await ctx.turn.request<ReadTextFileResponse>("fs/read_text_file", { sessionId: ctx.turn.sessionId, path: file });
-    return response.content;
+/** `viaClient()`, or `locally()` when the client lacks the capability (nothing was sent to it then). */
+async function clientOrDisk<T>(viaClient: () => Promise<T>, locally: () => Promise<T>): Promise<T> {
+  try {
+    return await viaClient();
+  } catch (error) {
+    if (!(error instanceof CapabilityMissingError)) throw error;
+    return locally();
   }
-  return readFile(file, "utf8");
+}
+
+/** Reads a text file (absolute path). */
+export function readText(ctx: TurnContext, file: string): Promise<string> {
+  return clientOrDisk(() => ctx.turn.readFile(file), () => readFile(file, "utf8"));
 }
 
 /** Reads a text file, or null when it cannot be read (a new file). Cancellation still throws. */
@@ -30,11 +36,12 @@ export async function readTextOrNull(ctx: TurnContext, file: string): Promise<st
 }
 
 /** Writes a text file (absolute path), creating it (and, on the local disk, its folders). */
-export async function writeText(ctx: TurnContext, file: string, content: string): Promise<void> {
-  if (ctx.clientCapabilities.fs?.writeTextFile === true) {
-    await ctx.turn.request("fs/write_text_file", { sessionId: ctx.turn.sessionId, path: file, content });
-    return;
-  }
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, content, "utf8");
+export function writeText(ctx: TurnContext, file: string, content: string): Promise<void> {
+  return clientOrDisk(
+    () => ctx.turn.writeFile(file, content),
+    async () => {
+      await mkdir(path.dirname(file), { recursive: true });
+      await writeFile(file, content, "utf8");
+    },
+  );
 }

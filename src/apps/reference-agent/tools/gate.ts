@@ -4,15 +4,16 @@
  * @see https://agentclientprotocol.com/protocol/tool-calls#requesting-permission
  */
 import type { ToolCallHandle } from "../../../agent/toolkit/index.js";
-import type { TurnContext } from "../context.js";
+import { modeOf, type TurnContext } from "../context.js";
 import { changePolicy } from "../modes.js";
 
 /** Undefined when the change may go ahead; else why not (the tool call was already marked failed). */
 export async function gateChange(ctx: TurnContext, call: ToolCallHandle): Promise<string | undefined> {
-  const policy = changePolicy(ctx.state.mode);
+  const mode = modeOf(ctx);
+  const policy = changePolicy(mode);
   if (policy === "allow") return undefined;
   if (policy === "refuse") {
-    const why = `refused: the session is in ${ctx.state.mode} mode, which makes no changes (switch to ask or code mode)`;
+    const why = `refused: the session is in ${mode} mode, which makes no changes (switch to ask or code mode)`;
     await call.fail(why);
     return why;
   }

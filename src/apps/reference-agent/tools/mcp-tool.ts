@@ -1,15 +1,17 @@
-/** Calls a tool of one of the session's MCP servers inside a tool call the client sees. */
+/** Calls a tool of one of the session's MCP servers inside a tool call the client sees (its text result as content). */
 import { isAbortError, textContent } from "../../../agent/toolkit/index.js";
 import type { TurnContext } from "../context.js";
+import { mcpResultText } from "../mcp.js";
 import { clip, errorText, type ToolResult } from "./result.js";
 
 export async function mcpTool(ctx: TurnContext, server: string, tool: string, input: Record<string, unknown>): Promise<ToolResult> {
   const call = ctx.turn.toolCall({ title: `${server}: ${tool}`, kind: "other", status: "in_progress", rawInput: input });
   try {
-    const result = await ctx.mcp.call(server, tool, input, ctx.turn.signal);
-    if (result.isError) await call.fail(result.text);
-    else await call.complete({ content: [textContent(clip(result.text))], rawOutput: { text: result.text } });
-    return { ok: !result.isError, output: result.text };
+    const result = await ctx.mcp.callTool(server, tool, input, { signal: ctx.turn.signal });
+    const text = mcpResultText(result);
+    if (result.isError === true) await call.fail(text);
+    else await call.complete({ content: [textContent(clip(text))], rawOutput: result.structuredContent ?? { text } });
+    return { ok: result.isError !== true, output: text };
   } catch (error) {
     if (isAbortError(error) || ctx.turn.signal.aborted) throw error;
     await call.fail(errorText(error));
