@@ -1,8 +1,9 @@
 import { AcpConnection, type AcpConnectionOptions } from "../acp/acp-connection.js";
 import { bindHandlerObject } from "../acp/bind-handlers.js";
+import { ClassFace } from "../acp/class-face.js";
 import type { ProtocolFlavor } from "../acp/flavor.js";
 import { stableFlavor } from "../acp/flavors.js";
-import { RequestError, type SendRequestOptions, type Stream, type TapListener } from "../jsonrpc/index.js";
+import { RequestError, type SendRequestOptions, type Stream } from "../jsonrpc/index.js";
 import type * as schema from "../protocol/index.js";
 import type * as unstable from "../protocol/unstable.js";
 import type { Agent } from "../acp/agent-handler.js";
@@ -13,13 +14,14 @@ import { CLIENT_HANDLER_NAMES, type Client } from "../acp/client-handler.js";
  * `toClient` builds your `Client`, whose methods answer the agent's requests; this object calls the agent.
  * `session/close` and `session/delete` of a session the agent no longer knows (-32002) count as done.
  */
-export class ClientSideConnection implements Agent {
+export class ClientSideConnection extends ClassFace implements Agent {
   /** The protocol this class speaks; the `acpkit/unstable` entry's subclass speaks the unstable one. */
   static flavor: ProtocolFlavor = stableFlavor;
   /** The ACP core under this face: tap, peer capabilities, routes. */
-  readonly connection: AcpConnection;
+  override readonly connection: AcpConnection;
 
   constructor(toClient: (agent: Agent) => Client, stream: Stream, options: AcpConnectionOptions = {}) {
+    super();
     this.connection = new AcpConnection("client", stream, (new.target as typeof ClientSideConnection).flavor, options);
     bindHandlerObject(this.connection, toClient(this), CLIENT_HANDLER_NAMES);
   }
@@ -94,46 +96,9 @@ export class ClientSideConnection implements Agent {
     return this.connection.notify("session/cancel", params);
   }
 
-  request<Response = unknown>(method: string, params?: unknown, options?: SendRequestOptions): Promise<Response> {
-    return this.connection.request<Response>(method, params, options);
-  }
-
-  notify(method: string, params?: unknown): Promise<void> {
-    return this.connection.notify(method, params);
-  }
-
-  extMethod(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.connection.request(method, params);
-  }
-
-  extNotification(method: string, params: Record<string, unknown>): Promise<void> {
-    return this.connection.notify(method, params);
-  }
-
   /** The agent's capabilities from `initialize` (undefined before it). */
   get agentCapabilities(): schema.AgentCapabilities | undefined {
     return this.connection.peerCapabilities as schema.AgentCapabilities | undefined;
-  }
-
-  /** Whether the agent advertised what `method` needs. */
-  peerSupports(method: string): boolean {
-    return this.connection.peerSupports(method);
-  }
-
-  tap(listener: TapListener): () => void {
-    return this.connection.tap(listener);
-  }
-
-  close(reason?: unknown): void {
-    this.connection.close(reason);
-  }
-
-  get signal(): AbortSignal {
-    return this.connection.signal;
-  }
-
-  get closed(): Promise<void> {
-    return this.connection.closed;
   }
 }
 
