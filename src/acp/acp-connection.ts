@@ -50,6 +50,7 @@ export class AcpConnection {
   private readonly index: MethodIndex;
   private readonly validateOutgoing: boolean;
   private readonly enforceCapabilities: boolean;
+  private readonly parsers = new Map<string, (raw: unknown) => unknown>();
 
   constructor(
     readonly side: Side,
@@ -121,17 +122,23 @@ export class AcpConnection {
     return undefined;
   }
 
+  /** The result parser of a method, built once per connection (requests are the round-trip hot path). */
   private resultParser<T>(info: MethodInfo): ((raw: unknown) => T) | undefined {
     if (info.result === undefined) return undefined;
-    const schema = this.flavor.schemas[info.result]!;
-    if (info.method === "initialize" && this.side === "client") {
-      return (raw) => {
-        const result = schema.parse(raw) as { agentCapabilities?: Record<string, unknown> };
-        this.peerCapabilities = result.agentCapabilities ?? {};
-        return result as T;
-      };
+    let parser = this.parsers.get(info.method);
+    if (parser === undefined) {
+      const schema = this.flavor.schemas[info.result]!;
+      parser =
+        info.method === "initialize" && this.side === "client"
+          ? (raw) => {
+              const result = schema.parse(raw) as { agentCapabilities?: Record<string, unknown> };
+              this.peerCapabilities = result.agentCapabilities ?? {};
+              return result;
+            }
+          : (raw) => schema.parse(raw);
+      this.parsers.set(info.method, parser);
     }
-    return (raw) => schema.parse(raw) as T;
+    return parser as (raw: unknown) => T;
   }
 
   private dispatchRequest(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown> {
