@@ -116,8 +116,10 @@ export class AcpConnection {
       return new CapabilityMissingError(info.method, `${info.capability.advertisedBy}Capabilities.${info.capability.path.join(".")}`);
     }
     if (this.validateOutgoing) {
-      const issues = this.flavor.schemas[info.params]!.check(params ?? {});
-      if (issues.length > 0) return new SchemaValidationError(info.params, issues);
+      const schema = this.flavor.schemas[info.params]!;
+      const value = params ?? {};
+      // `is` allocates nothing; the issues are collected only for a message that fails.
+      if (!schema.is(value)) return new SchemaValidationError(info.params, schema.check(value));
     }
     return undefined;
   }
@@ -166,13 +168,11 @@ export class AcpConnection {
   private checkResult(info: MethodInfo, value: unknown): unknown {
     const result = value === undefined || value === null ? EMPTY_OBJECT_RESULT() : value;
     if (info.method === "initialize") this.initialized = true;
-    if (this.validateOutgoing) {
-      const issues = this.flavor.schemas[info.result!]!.check(result);
-      if (issues.length > 0) {
-        const error = new SchemaValidationError(info.result!, issues);
-        this.logger.error(`the ${info.method} handler returned an invalid result; answered -32603 instead`, { detail: error.message });
-        throw RequestError.internalError(undefined, `this side produced an invalid ${info.method} result`);
-      }
+    const schema = this.flavor.schemas[info.result!]!;
+    if (this.validateOutgoing && !schema.is(result)) {
+      const error = new SchemaValidationError(info.result!, schema.check(result));
+      this.logger.error(`the ${info.method} handler returned an invalid result; answered -32603 instead`, { detail: error.message });
+      throw RequestError.internalError(undefined, `this side produced an invalid ${info.method} result`);
     }
     return result;
   }
