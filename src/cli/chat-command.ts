@@ -7,6 +7,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runChat, type ChatOptions } from "../apps/chat/main.js";
 import { splitCommandLine } from "../node/command-line.js";
+import { AGENT_SETUP_USAGE, loadMcpServers, noAgentSetupFlags, openTraceFlag, setAgentSetupFlag, type AgentSetupFlags } from "./shared/agent-setup-flags.js";
+import { buildPolicy } from "./shared/permissions.js";
 
 export const chatUsage = `acp chat: a terminal UI for any ACP agent
 
@@ -16,12 +18,15 @@ Usage:
   acp chat [options] --agent "COMMAND"     the same, as one command line
 
 Options:
-  --cwd DIR          the session's working directory (default: the current one)
-  --resume ID        load or resume session ID instead of starting a new one
-  --verbose          show the agent's stderr
-  --no-color         no colours (also: NO_COLOR=1)
-  --startup-timeout MS  how long the agent has to answer initialize (default 30000)
-  -h, --help         this help
+  --cwd DIR                the session's working directory (default: the current one)
+  --resume ID              load or resume session ID instead of starting a new one
+  --permissions POLICY     ask (default: the chat asks you) | allow-all | deny-all | allow-reads | rules:FILE.json
+${AGENT_SETUP_USAGE}
+                           (without it, when the agent answers auth_required: the one method it offers)
+  --verbose                show the agent's stderr
+  --no-color               no colours (also: NO_COLOR=1)
+  --startup-timeout MS     how long the agent has to answer initialize (default 30000)
+  -h, --help               this help
 
 In the chat: :help lists the chat commands; /command runs an agent command; @path attaches a file;
 Ctrl-C cancels the running turn, twice quits; Ctrl-D quits.
@@ -34,9 +39,12 @@ export function defaultAgentArgv(): string[] {
   return [process.execPath, fileURLToPath(new URL("../apps/demo/demo-agent.js", import.meta.url))];
 }
 
+/** `acp chat`'s arguments: the chat's options and the agent-setup flags it shares with `acp exec`. */
+export type ChatArgs = Omit<ChatOptions, "setup"> & { setupFlags: AgentSetupFlags };
+
 /** Parses `acp chat` arguments; throws an Error with a readable message on bad ones. `"help"` for --help. */
-export function parseChatArgs(args: readonly string[]): ChatOptions | "help" {
-  const options: { -readonly [K in keyof ChatOptions]: ChatOptions[K] } = { agentArgv: [] };
+export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
+  const options: { -readonly [K in keyof ChatArgs]: ChatArgs[K] } = { agentArgv: [], setupFlags: noAgentSetupFlags() };
   let agent: string[] | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
@@ -75,7 +83,8 @@ export function parseChatArgs(args: readonly string[]): ChatOptions | "help" {
         break;
       }
       default:
-        throw new Error(`unknown option ${arg} (acp chat --help lists them)`);
+        if (!arg.startsWith("--") || !setAgentSetupFlag(options.setupFlags, arg, args[i + 1] ?? "")) throw new Error(`unknown option ${arg} (acp chat --help lists them)`);
+        i++;
     }
   }
   if (agent !== undefined && agent.length === 0) throw new Error("no agent program after --");
@@ -83,9 +92,22 @@ export function parseChatArgs(args: readonly string[]): ChatOptions | "help" {
   return options;
 }
 
+/**
+ * What the agent-setup flags set up once the chat knows its cwd and its asking policy: MCP servers (read and
+ * checked), the permission policy (`ask` is the chat's own prompt), the trace file, `--auth`. Throws `UsageError`.
+ */
+export function chatSetup(flags: AgentSetupFlags): NonNullable<ChatOptions["setup"]> {
+  return (cwd, ask) => {
+    const mcpServers = loadMcpServers(flags, cwd);
+    const { policy } = buildPolicy(flags.permissions, { ask: () => ask });
+    const trace = openTraceFlag(flags.trace);
+    return { policy, mcpServers, ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}), ...(flags.auth !== undefined ? { auth: flags.auth } : {}) };
+  };
+}
+
 /** Runs `acp chat` with its arguments; resolves with the exit code. */
 export async function chatCommand(args: readonly string[]): Promise<number> {
-  let options: ChatOptions | "help";
+  let options: ChatArgs | "help";
   try {
     options = parseChatArgs(args);
   } catch (error) {
@@ -96,5 +118,6 @@ export async function chatCommand(args: readonly string[]): Promise<number> {
     process.stdout.write(chatUsage);
     return 0;
   }
-  return runChat(options);
+  const { setupFlags, ...chatOptions } = options;
+  return runChat({ ...chatOptions, setup: chatSetup(setupFlags) });
 }

@@ -15,3 +15,5 @@ export { TerminalHost, type TerminalHostOptions, type TerminalInfo, type Termina
 export { FileSessionStore, type FileSessionStoreOptions } from "./file-session-store.js";
 export { userDataDir, DATA_DIR_ENV } from "./data-dir.js";
 export { createMcpConnector, McpConnections, type McpConnectorOptions } from "./mcp-servers.js";
+export { runTerminalAuth } from "./terminal-auth.js";
+export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "./authenticate.js";

@@ -6,8 +6,10 @@
  */
 import type { Client } from "../../acp/client-handler.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
-import { interactive, PermissionBroker, SessionRouter, withMemory, type AskAnswer, type Transcript, type Turn } from "../../client/toolkit/index.js";
-import { FileSystemHost, initializeWithDeadline, launchAgent, TerminalHost, type LaunchedAgent } from "../../node/index.js";
+import { supportedMcpServers } from "../../client/mcp-config.js";
+import { interactive, PermissionBroker, SessionRouter, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
+import type { TapListener } from "../../jsonrpc/index.js";
+import { authenticateWith, FileSystemHost, initializeWithDeadline, launchAgent, TerminalHost, withAuthentication, type AuthContext, type LaunchedAgent } from "../../node/index.js";
 import type * as schema from "../../protocol/index.js";
 import { PROTOCOL_VERSION } from "../../protocol/index.js";
 import type { TerminalView } from "./render-tool.js";
@@ -20,6 +22,14 @@ export interface ChatSessionOptions {
   cwd: string;
   /** Asks the user about a permission request; `signal` aborts when the answer is no longer wanted. */
   ask: (request: schema.RequestPermissionRequest, signal: AbortSignal) => Promise<AskAnswer>;
+  /** The permission policy (default: ask every time through `ask`, remembering "always" answers). */
+  policy?: PermissionPolicy;
+  /** MCP servers for every `session/new`, `load` and `resume` (those the agent cannot take are left out). */
+  mcpServers?: readonly schema.McpServer[];
+  /** Sees every message in both directions, from before `initialize` (e.g. `--trace`). */
+  tap?: TapListener;
+  /** Progress lines for the user (authentication, MCP servers left out). */
+  onNote?: (text: string) => void;
   /** A transcript became the current one (a new, loaded or resumed session). */
   onSession?: (transcript: Transcript) => void;
   /** A terminal's output or exit changed. */
@@ -49,8 +59,11 @@ export class ChatSession {
   readonly #broker: PermissionBroker;
   readonly #terminalHost: TerminalHost;
   readonly #roots = new Map<string, string[]>();
+  readonly #clientCapabilities: schema.ClientCapabilities;
+  readonly #mcpServers: schema.McpServer[];
+  #authenticatedWith: string | undefined;
 
-  private constructor(options: ChatSessionOptions, agent: LaunchedAgent, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]> }) {
+  private constructor(options: ChatSessionOptions, agent: LaunchedAgent, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]>; clientCapabilities: schema.ClientCapabilities }) {
     this.#options = options;
     this.#agent = agent;
     this.connection = connection;
@@ -59,13 +72,17 @@ export class ChatSession {
     this.#broker = parts.broker;
     this.#terminalHost = parts.terminalHost;
     this.#roots = parts.roots;
+    this.#clientCapabilities = parts.clientCapabilities;
+    const { supported, unsupported } = supportedMcpServers(options.mcpServers ?? [], init.agentCapabilities);
+    this.#mcpServers = supported;
+    for (const server of unsupported) options.onNote?.(`MCP server "${server.name}" left out: the agent does not accept ${"type" in server ? server.type : "stdio"} MCP servers`);
   }
 
   /** Launches and initializes the agent (no session yet: call `newSession` or `load`). */
   static async start(options: ChatSessionOptions): Promise<ChatSession> {
     const roots = new Map<string, string[]>();
     const router = new SessionRouter();
-    const policy = withMemory(interactive((request, context) => options.ask(request, context.signal)));
+    const policy = options.policy ?? withMemory(interactive((request, context) => options.ask(request, context.signal)));
     const broker = new PermissionBroker(policy, { lookupToolCall: (sessionId, id) => router.get(sessionId)?.toolCall(id) });
     const rootsOf = (sessionId: string) => roots.get(sessionId);
     const fsHost = new FileSystemHost({ roots: rootsOf });
@@ -92,18 +109,13 @@ export class ChatSession {
       releaseTerminal: (params) => terminalHost.releaseTerminal(params),
     };
     const connection = new ClientSideConnection(() => client, agent.stream);
+    if (options.tap) connection.tap(options.tap);
     terminalHost.releaseAllWhenClosed(connection);
+    // No terminal auth methods: the chat owns the terminal while it runs (see `authenticate`).
+    const clientCapabilities: schema.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
     try {
-      const init = await initializeWithDeadline(
-        connection,
-        {
-          protocolVersion: PROTOCOL_VERSION,
-          clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
-          clientInfo: { name: "acp-chat", title: "acp chat", version: "0.1.0" },
-        },
-        agent,
-      );
-      self = new ChatSession(options, agent, connection, init, { router, broker, terminalHost, roots });
+      const init = await initializeWithDeadline(connection, { protocolVersion: PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: "acp-chat", title: "acp chat", version: "0.1.0" } }, agent);
+      self = new ChatSession(options, agent, connection, init, { router, broker, terminalHost, roots, clientCapabilities });
       return self;
     } catch (error) {
       connection.close(error);
@@ -134,9 +146,14 @@ export class ChatSession {
     return this.#agent.stderrTail();
   }
 
-  /** Starts a new session in `cwd` and makes it current. */
+  /** The MCP servers sent with every session (the agent can take them all). */
+  get mcpServers(): readonly schema.McpServer[] {
+    return this.#mcpServers;
+  }
+
+  /** Starts a new session in `cwd` and makes it current; authenticates and retries when the agent answers `auth_required`. */
   async newSession(): Promise<Transcript> {
-    const response = await this.connection.newSession({ cwd: this.cwd, mcpServers: [] });
+    const response = await this.#withAuth(() => this.connection.newSession({ cwd: this.cwd, mcpServers: this.#mcpServers }));
     return this.#open(response.sessionId, response);
   }
 
@@ -146,12 +163,12 @@ export class ChatSession {
       this.#roots.set(sessionId, [this.cwd]);
       const transcript = this.router.open(sessionId);
       this.#setCurrent(sessionId, transcript);
-      const response = await this.connection.loadSession({ sessionId, cwd: this.cwd, mcpServers: [] });
+      const response = await this.#withAuth(() => this.connection.loadSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers }));
       transcript.setup(response ?? {});
       return transcript;
     }
     if (this.capabilities.sessionCapabilities?.resume) {
-      const response = await this.connection.resumeSession({ sessionId, cwd: this.cwd, mcpServers: [] });
+      const response = await this.#withAuth(() => this.connection.resumeSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers }));
       return this.#open(sessionId, response ?? {});
     }
     throw new Error("this agent can neither load nor resume sessions");
@@ -209,9 +226,15 @@ export class ChatSession {
     if (response?.configOptions) transcript.apply({ sessionUpdate: "config_option_update", configOptions: response.configOptions });
   }
 
-  /** Authenticates with one of the agent's `authMethods`. */
-  async authenticate(methodId: string): Promise<void> {
-    await this.connection.authenticate({ methodId });
+  /**
+   * Authenticates with one of the agent's `authMethods` (`methodId`), or the one it offers when it offers one
+   * usable method. Terminal methods are not offered: the chat does not advertise `auth.terminal`, since it holds
+   * the terminal. Throws `AuthFailure` saying what the agent needs.
+   */
+  async authenticate(methodId?: string): Promise<string> {
+    const id = await authenticateWith(this.#authContext(), methodId);
+    this.#authenticatedWith = id;
+    return id;
   }
 
   /** Stops the agent and its terminals. */
@@ -219,6 +242,22 @@ export class ChatSession {
     this.#broker.close();
     this.connection.close("the chat ended");
     await Promise.all([this.#terminalHost.releaseAll(), this.#agent.stop()]);
+  }
+
+  #authContext(): AuthContext {
+    return {
+      connection: this.connection,
+      methods: this.init.authMethods,
+      clientCapabilities: this.#clientCapabilities,
+      interactive: false,
+      agentArgv: this.#agent.argv,
+      cwd: this.cwd,
+      note: (text) => this.#options.onNote?.(text),
+    };
+  }
+
+  #withAuth<T>(open: () => Promise<T>): Promise<T> {
+    return withAuthentication(this.#authContext(), open, this.#authenticatedWith);
   }
 
   #open(sessionId: string, setup: schema.NewSessionResponse | schema.ResumeSessionResponse): Transcript {

@@ -151,6 +151,5 @@ async function auth(host: LocalCommandHost, id: string | undefined): Promise<voi
     if (methods.length === 0) return host.print([paint.dim("this agent needs no authentication")]);
     return host.print(methods.map((m) => `  ${paint.bold(m.id)}  ${m.name}${m.description ? paint.dim(` — ${m.description}`) : ""}`));
   }
-  await chat.authenticate(id);
-  host.print([paint.green(`authenticated with ${id}`)]);
+  host.print([paint.green(`authenticated with ${await chat.authenticate(id)}`)]);
 }

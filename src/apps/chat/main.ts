@@ -2,6 +2,9 @@
  * `acp chat`: wires a `ChatSession` (the agent) to a `ChatUi` (the terminal) and runs until the user leaves.
  */
 import { isAbsolute, resolve } from "node:path";
+import { interactive, withMemory, type PermissionPolicy } from "../../client/toolkit/index.js";
+import type { TapListener } from "../../jsonrpc/index.js";
+import type { McpServer } from "../../protocol/index.js";
 import { ChatSession } from "./chat-session.js";
 import { ChatUi, type ChatTerminal } from "./chat-ui.js";
 import { chatPainterFor } from "./paint.js";
@@ -21,6 +24,25 @@ export interface ChatOptions {
   noColor?: boolean;
   /** Deadline for the agent's `initialize`. */
   startupTimeoutMs?: number;
+  /**
+   * Sets up what the command line asked for (MCP servers, trace, permission policy, authentication), given the
+   * chat's own asking policy. Called first; an error it throws is a usage error: printed, exit code 2.
+   */
+  setup?: (cwd: string, ask: PermissionPolicy) => ChatSetup;
+}
+
+/** What `ChatOptions.setup` gives. */
+export interface ChatSetup {
+  /** The permission policy (default: `ask`). */
+  policy?: PermissionPolicy;
+  /** MCP servers for every session. */
+  mcpServers?: readonly McpServer[];
+  /** Sees every message both ways (a trace). */
+  tap?: TapListener;
+  /** Authenticate with this method before the first session. */
+  auth?: string;
+  /** Called when the chat ends (closes the trace). */
+  close?: () => void;
 }
 
 /** The process streams (injectable for tests). */
@@ -35,9 +57,27 @@ export interface ChatIo {
 export async function runChat(options: ChatOptions, io: ChatIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
   const cwd = options.cwd === undefined ? process.cwd() : isAbsolute(options.cwd) ? options.cwd : resolve(options.cwd);
   const env = options.noColor ? { ...io.env, NO_COLOR: "1" } : io.env;
+  let ui: ChatUi | undefined;
+  const ask = withMemory(interactive((request, context) => ui!.ask(request, context.signal)));
+  let setup: ChatSetup;
+  try {
+    setup = options.setup?.(cwd, ask) ?? {};
+  } catch (error) {
+    io.stderr.write(`acp chat: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 2;
+  }
+  try {
+    return await chatWith(options, setup, ask, cwd, env, io, (created) => (ui = created));
+  } finally {
+    setup.close?.();
+  }
+}
+
+async function chatWith(options: ChatOptions, setup: ChatSetup, ask: PermissionPolicy, cwd: string, env: NodeJS.ProcessEnv, io: ChatIo, created: (ui: ChatUi) => void): Promise<number> {
   const paint = chatPainterFor(io.stdout, env);
   const tty = Boolean(io.stdin.isTTY && io.stdout.isTTY);
   const ui = new ChatUi({ input: io.stdin, output: io.stdout, tty, paint, ascii: env.TERM === "dumb" });
+  created(ui);
   ui.print([paint.dim(`starting ${options.agentArgv.join(" ")}`)]);
   let chat: ChatSession;
   try {
@@ -45,6 +85,10 @@ export async function runChat(options: ChatOptions, io: ChatIo = { stdin: proces
       argv: options.agentArgv,
       cwd,
       ask: ui.ask,
+      policy: setup.policy ?? ask,
+      ...(setup.mcpServers ? { mcpServers: setup.mcpServers } : {}),
+      ...(setup.tap ? { tap: setup.tap } : {}),
+      onNote: (text: string) => ui.print([paint.dim(text)]),
       onSession: () => ui.showSession(),
       onTerminal: () => ui.refresh(),
       ...(options.verbose ? { onStderrLine: (line: string) => ui.print([paint.dim(`agent| ${line}`)]) } : {}),
@@ -59,6 +103,7 @@ export async function runChat(options: ChatOptions, io: ChatIo = { stdin: proces
     const version = chat.init.agentInfo?.version ? ` ${chat.init.agentInfo.version}` : "";
     ui.print([`${paint.green("connected")} to ${paint.bold(chat.agentName)}${version} (protocol v${chat.init.protocolVersion})`]);
     try {
+      if (setup.auth !== undefined) await chat.authenticate(setup.auth);
       if (options.resume !== undefined) await chat.resume(options.resume);
       else await chat.newSession();
       ui.print([sessionBanner(chat, paint)]);

@@ -1,6 +1,13 @@
 /**
- * `acp exec` flags: parsed into `ExecArgs`, with errors that name the flag and say what to do.
+ * `acp exec` flags: parsed into `ExecArgs`, with errors that name the flag and say what to do. The agent-setup
+ * flags it shares with `acp chat` (--trace, --mcp-config, --mcp, --auth, --permissions) live in
+ * ../shared/agent-setup-flags.ts.
  */
+import { AGENT_SETUP_HINTS, AGENT_SETUP_USAGE, noAgentSetupFlags, setAgentSetupFlag, type AgentSetupFlags } from "../shared/agent-setup-flags.js";
+import type { PermissionsFlag } from "../shared/permissions.js";
+import { UsageError } from "../shared/usage-error.js";
+
+export { UsageError, type PermissionsFlag };
 
 export const EXEC_USAGE = `Usage: acp exec [options] "<prompt>"     (use - to read the prompt from stdin)
 
@@ -14,11 +21,8 @@ Options:
   --permissions POLICY     allow-all | deny-all | allow-reads | ask | rules:FILE.json
                            (default: ask on a terminal, else allow-reads)
   --format FORMAT          text (default) | json (one object at the end) | ndjson (every update as it comes)
-  --trace FILE             write every protocol message, both directions, timestamped, as NDJSON
   --timeout S              seconds the agent has to start and set up the session (default 30)
-  --mcp-config FILE        MCP servers for the agent, in the editors' {"mcpServers": {...}} JSON shape
-  --mcp NAME=CMD|URL       one more MCP server (repeatable): a command line (stdio) or an http(s) URL
-  --auth METHOD            authenticate with this method before the session
+${AGENT_SETUP_USAGE}
   --logout                 log out of the agent (when it supports logout) and exit
   --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr
   -h, --help               print this help
@@ -27,26 +31,17 @@ Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure, 4 authe
 5 refusal, 6 max_tokens, 7 max_turn_requests, 130 cancelled (Ctrl-C).
 `;
 
-/** A permission policy as named on the command line. */
-export type PermissionsFlag = "allow-all" | "deny-all" | "allow-reads" | "ask" | { rulesFile: string };
-
 export type OutputFormat = "text" | "json" | "ndjson";
 
 /** Everything `acp exec` was asked to do. */
-export interface ExecArgs {
+export interface ExecArgs extends AgentSetupFlags {
   /** The agent's command line; undefined: the default agent. */
   agent: string | undefined;
   cwd: string | undefined;
   session: string | undefined;
   resume: boolean;
-  /** Undefined: the default (ask on a terminal, else allow-reads). */
-  permissions: PermissionsFlag | undefined;
   format: OutputFormat;
-  trace: string | undefined;
   timeoutMs: number;
-  mcpConfig: string | undefined;
-  mcp: string[];
-  auth: string | undefined;
   logout: boolean;
   verbose: boolean;
   help: boolean;
@@ -54,30 +49,20 @@ export interface ExecArgs {
   prompt: string | undefined;
 }
 
-/** A command-line mistake: exit code 2, message printed with the usage hint. */
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
-
 const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--mcp-config", "--mcp", "--auth"]);
 const BOOLEAN_FLAGS = new Set(["--resume", "--logout", "--verbose", "--help", "-h"]);
-const POLICIES = ["allow-all", "deny-all", "allow-reads", "ask"] as const;
 const FORMATS = ["text", "json", "ndjson"] as const;
 
 /** Parses `acp exec`'s arguments (without the `exec`). Throws `UsageError`. */
 export function parseExecArgs(argv: readonly string[]): ExecArgs {
   const args: ExecArgs = {
+    ...noAgentSetupFlags(),
     agent: undefined,
     cwd: undefined,
     session: undefined,
     resume: false,
-    permissions: undefined,
     format: "text",
-    trace: undefined,
     timeoutMs: 30_000,
-    mcpConfig: undefined,
-    mcp: [],
-    auth: undefined,
     logout: false,
     verbose: false,
     help: false,
@@ -125,7 +110,8 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
 }
 
 function setValue(args: ExecArgs, flag: string, value: string): void {
-  if (value === "" && flag !== "--mcp") throw new UsageError(`${flag} needs a non-empty value: ${hint(flag)}`);
+  if (setAgentSetupFlag(args, flag, value)) return;
+  if (value === "") throw new UsageError(`${flag} needs a non-empty value: ${hint(flag)}`);
   switch (flag) {
     case "--agent":
       args.agent = value;
@@ -135,19 +121,6 @@ function setValue(args: ExecArgs, flag: string, value: string): void {
       return;
     case "--session":
       args.session = value;
-      return;
-    case "--trace":
-      args.trace = value;
-      return;
-    case "--mcp-config":
-      args.mcpConfig = value;
-      return;
-    case "--mcp":
-      if (!/^[^=]+=.+/.test(value)) throw new UsageError(`--mcp expects NAME=COMMAND or NAME=URL, got "${value}"`);
-      args.mcp.push(value);
-      return;
-    case "--auth":
-      args.auth = value;
       return;
     case "--format":
       if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}; got "${value}"`);
@@ -159,14 +132,6 @@ function setValue(args: ExecArgs, flag: string, value: string): void {
       args.timeoutMs = Math.round(seconds * 1000);
       return;
     }
-    case "--permissions":
-      if (value.startsWith("rules:")) {
-        const rulesFile = value.slice("rules:".length);
-        if (rulesFile === "") throw new UsageError("--permissions rules: needs a file, e.g. --permissions rules:acp-rules.json");
-        args.permissions = { rulesFile };
-      } else if ((POLICIES as readonly string[]).includes(value)) args.permissions = value as PermissionsFlag;
-      else throw new UsageError(`--permissions must be one of ${POLICIES.join(", ")} or rules:FILE.json; got "${value}"`);
-      return;
   }
 }
 
@@ -175,13 +140,9 @@ function hint(flag: string): string {
     "--agent": 'the agent\'s command line, quoted, e.g. --agent "npx my-agent --acp"',
     "--cwd": "a directory, e.g. --cwd .",
     "--session": "a session id the agent gave earlier",
-    "--permissions": `one of ${POLICIES.join(", ")}, rules:FILE.json`,
     "--format": FORMATS.join(", "),
-    "--trace": "a file to write, e.g. --trace trace.ndjson",
     "--timeout": "seconds, e.g. --timeout 10",
-    "--mcp-config": "a JSON file such as .cursor/mcp.json",
-    "--mcp": "NAME=COMMAND or NAME=URL",
-    "--auth": "an authentication method id the agent lists",
+    ...AGENT_SETUP_HINTS,
   };
   return hints[flag] ?? "see acp exec --help";
 }

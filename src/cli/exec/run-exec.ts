@@ -3,10 +3,10 @@
  * captured), initializes with a deadline, authenticates if needed, opens or continues a session with the MCP
  * servers, sends the prompt, renders the turn, and exits with a code for how it ended (see exit-codes.ts).
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { painterFor } from "../../apps/demo/painter.js";
-import { parseMcpConfig, parseMcpFlag, supportedMcpServers } from "../../client/mcp-config.js";
+import { supportedMcpServers } from "../../client/mcp-config.js";
 import { SessionRouter, PermissionBroker, type Transcript } from "../../client/toolkit/index.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import type { Client } from "../../acp/client-handler.js";
@@ -15,14 +15,15 @@ import { PROTOCOL_VERSION, type ClientCapabilities, type McpServer } from "../..
 import { EXEC_USAGE, parseExecArgs, UsageError, type ExecArgs } from "./args.js";
 import { DEFAULT_AGENT_ARGV } from "./default-agent.js";
 import { ExitCode, exitCodeFor } from "./exit-codes.js";
-import { buildPolicy, type NamedPolicy } from "./permissions.js";
-import { resolveCommand } from "./resolve-command.js";
+import { execPolicy } from "./permissions.js";
+import { loadMcpServers, openTraceFlag } from "../shared/agent-setup-flags.js";
+import type { NamedPolicy } from "../shared/permissions.js";
 import { JsonRenderer, NdjsonRenderer } from "./render-json.js";
 import { TextRenderer } from "./render-text.js";
 import type { ExecRenderer, ExecResult } from "./renderer.js";
 import { ExecFailure, setUpSession } from "./session-setup.js";
 import { handleInterrupts } from "./signals.js";
-import { openTrace, type TraceWriter } from "./trace.js";
+import type { TraceWriter } from "../shared/trace.js";
 
 /** Stdout went away (`acp exec ... | head`): later output is dropped, the run goes on. */
 let stdoutGone = false;
@@ -83,37 +84,9 @@ async function prepare(args: ExecArgs): Promise<Prepared> {
       throw new UsageError(`--agent: ${(error as Error).message}`);
     }
   }
-  const mcpServers: McpServer[] = [];
-  const resolver = { resolveCommand: (command: string) => resolveCommand(command, cwd) };
-  if (args.mcpConfig !== undefined) {
-    let text: string;
-    try {
-      text = readFileSync(args.mcpConfig, "utf8");
-    } catch (error) {
-      throw new UsageError(`--mcp-config: cannot read ${args.mcpConfig}: ${(error as Error).message}`);
-    }
-    try {
-      mcpServers.push(...parseMcpConfig(text, resolver));
-    } catch (error) {
-      throw new UsageError(`--mcp-config ${args.mcpConfig}: ${(error as Error).message}`);
-    }
-  }
-  for (const flag of args.mcp) {
-    try {
-      mcpServers.push(parseMcpFlag(flag, splitCommandLine, resolver));
-    } catch (error) {
-      throw new UsageError(`--mcp ${flag}: ${(error as Error).message}`);
-    }
-  }
-  const policy = buildPolicy(args.permissions, args.prompt === "-");
-  let trace: TraceWriter | undefined;
-  if (args.trace !== undefined) {
-    try {
-      trace = openTrace(args.trace);
-    } catch (error) {
-      throw new UsageError(`--trace: cannot write ${args.trace}: ${(error as Error).message}`);
-    }
-  }
+  const mcpServers = loadMcpServers(args, cwd);
+  const policy = execPolicy(args.permissions, args.prompt === "-");
+  const trace = openTraceFlag(args.trace);
   return { args, prompt, cwd, agentArgv, mcpServers, policy, trace };
 }
 

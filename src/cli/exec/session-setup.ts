@@ -3,11 +3,11 @@
  * agent supports it, else `session/load`; `--resume`: the most recent session `session/list` gives for the cwd),
  * authenticating when the agent answers `auth_required` (-32000) and retrying once.
  */
-import { chooseAuthMethod, describeAuthMethods, isAuthRequired, type AuthChoice } from "../../client/auth.js";
+import { describeAuthMethods } from "../../client/auth.js";
 import type { ClientSideConnection } from "../../client/client-side-connection.js";
 import type { AuthMethod, ClientCapabilities, InitializeResponse, McpServer, SessionConfigOption, SessionModeState } from "../../protocol/index.js";
 import { ExitCode } from "./exit-codes.js";
-import { runTerminalAuth } from "./terminal-auth.js";
+import { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "../../node/authenticate.js";
 
 /** A failure with the exit code it maps to. */
 export class ExecFailure extends Error {
@@ -43,54 +43,21 @@ export interface SetupResult {
 
 /** Authenticates (when `--auth` was given, first), then gets the session; see the file comment. */
 export async function setUpSession(input: SetupInput): Promise<SetupResult> {
-  let authenticated = false;
-  if (input.auth !== undefined) {
-    await authenticate(input, chooseAuthMethod({ methods: input.init.authMethods, requested: input.auth, clientCapabilities: input.clientCapabilities, interactive: input.interactive }));
-    authenticated = true;
-  }
+  const context: AuthContext = {
+    connection: input.connection,
+    methods: input.init.authMethods,
+    clientCapabilities: input.clientCapabilities,
+    interactive: input.interactive,
+    agentArgv: input.agentArgv,
+    cwd: input.cwd,
+    note: (text) => input.note(`acp exec: ${text}`),
+  };
   try {
-    return await openSession(input);
+    if (input.auth !== undefined) await authenticateWith(context, input.auth);
+    return await withAuthentication(context, () => openSession(input), input.auth);
   } catch (error) {
-    if (!isAuthRequired(error)) throw error;
-    const detail = (error as Error).message;
-    if (authenticated) throw new ExecFailure(ExitCode.auth, `the agent still requires authentication after "${input.auth}" (${detail})`);
-    const choice = chooseAuthMethod({ methods: input.init.authMethods, clientCapabilities: input.clientCapabilities, interactive: input.interactive });
-    input.note(`acp exec: the agent requires authentication (${detail})`);
-    await authenticate(input, choice);
-    try {
-      return await openSession(input);
-    } catch (retryError) {
-      if (isAuthRequired(retryError)) throw new ExecFailure(ExitCode.auth, `the agent still requires authentication after "${methodId(choice)}": ${(retryError as Error).message}`);
-      throw retryError;
-    }
-  }
-}
-
-function methodId(choice: AuthChoice): string {
-  return choice.kind === "impossible" ? "" : choice.method.id;
-}
-
-async function authenticate(input: SetupInput, choice: AuthChoice): Promise<void> {
-  if (choice.kind === "impossible") throw new ExecFailure(ExitCode.auth, choice.message);
-  if (choice.kind === "agent") {
-    input.note(`acp exec: authenticating with "${choice.method.id}" (${choice.method.name})`);
-    try {
-      await input.connection.authenticate({ methodId: choice.method.id });
-    } catch (error) {
-      throw new ExecFailure(ExitCode.auth, `authentication with "${choice.method.id}" failed: ${(error as Error).message}`);
-    }
-    return;
-  }
-  input.note(`acp exec: running the agent's terminal login "${choice.method.id}" (${choice.method.name})`);
-  let status: { code: number | null; signal: NodeJS.Signals | null };
-  try {
-    status = await runTerminalAuth(input.agentArgv, choice.method, input.cwd);
-  } catch (error) {
-    throw new ExecFailure(ExitCode.auth, `could not run the terminal login "${choice.method.id}": ${(error as Error).message}`);
-  }
-  if (status.code !== 0) {
-    const how = status.signal !== null ? `was killed by ${status.signal}` : `exited with code ${status.code}`;
-    throw new ExecFailure(ExitCode.auth, `the terminal login "${choice.method.id}" ${how}`);
+    if (error instanceof AuthFailure) throw new ExecFailure(ExitCode.auth, error.message);
+    throw error;
   }
 }
 

@@ -6,7 +6,7 @@
  * See protocol docs: [Initialization](https://agentclientprotocol.com/protocol/initialization#authentication)
  */
 import { spawn } from "node:child_process";
-import type { AuthMethodTerminal } from "../../protocol/index.js";
+import type { AuthMethodTerminal } from "../protocol/index.js";
 
 /** Runs `method` for the agent started as `agentArgv` in `cwd`. Resolves with the exit status; rejects if it cannot start. */
 export function runTerminalAuth(agentArgv: readonly string[], method: AuthMethodTerminal, cwd: string | undefined): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
