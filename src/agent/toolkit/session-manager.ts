@@ -1,12 +1,14 @@
 /**
- * The session manager behind `session/new`, `load`, `resume`, `close`, `delete` and `list`: checks paths, keeps the
- * live sessions of one connection, persists them through a `SessionStore`, replays history on load, and derives the
- * `agentCapabilities` it really implements.
+ * The session manager behind `session/new`, `load`, `resume`, `close`, `delete` and `list` (and the unstable
+ * `session/fork`): checks paths, keeps the live sessions of one connection, persists them through a `SessionStore`,
+ * replays history on load, and derives the `agentCapabilities` it really implements.
  * Spec points kept: `cwd` and every `additionalDirectories` entry MUST be absolute (else -32602); `session/load`
  * MUST replay the whole conversation as `session/update` notifications before answering; `session/resume` MUST NOT
  * replay; `session/close` MUST cancel ongoing work as `session/cancel` would, then free the session; deleting an
  * unknown session SHOULD succeed silently; `session/list` filters by `cwd`, pages with an opaque cursor, and answers
- * an invalid cursor with an error.
+ * an invalid cursor with an error. `session/fork` (unstable) creates a new session whose history is a copy of the
+ * source's as recorded so far (a turn may be running in the source), with the request's own `cwd` and roots (never
+ * inherited, as the additional-directories RFD asks); it replays nothing, like `session/new`.
  * @see https://agentclientprotocol.com/protocol/session-setup
  * @see https://agentclientprotocol.com/protocol/session-list
  */
@@ -22,6 +24,7 @@ import type {
   ResumeSessionRequest,
   SessionInfo,
 } from "../../protocol/index.js";
+import type { AgentCapabilities as UnstableAgentCapabilities, ForkSessionRequest } from "../../protocol/unstable.js";
 import { MemorySessionStore } from "./memory-session-store.js";
 import { TurnCancelledError } from "./cancelled.js";
 import { ToolkitSession, type ClientPort, type SessionOrigin } from "./session.js";
@@ -90,13 +93,19 @@ export class SessionManager<S = unknown> {
     );
   }
 
-  /** The capabilities this manager implements, for `initialize`: load, list, resume and delete need a store. */
-  capabilities(): Pick<AgentCapabilities, "loadSession" | "sessionCapabilities"> {
+  /**
+   * The capabilities this manager implements, for `initialize`: load, list, resume and delete need a store. Fork
+   * (unstable) needs a store too, and is listed only when asked for (`{ fork: true }`): only a connection speaking
+   * the unstable protocol routes `session/fork`.
+   */
+  capabilities(): Pick<AgentCapabilities, "loadSession" | "sessionCapabilities">;
+  capabilities(options: { fork?: boolean }): Pick<UnstableAgentCapabilities, "loadSession" | "sessionCapabilities">;
+  capabilities(options: { fork?: boolean } = {}): Pick<UnstableAgentCapabilities, "loadSession" | "sessionCapabilities"> {
     const persisted = this.store !== undefined;
     return {
       loadSession: persisted,
       sessionCapabilities: persisted
-        ? { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {} }
+        ? { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...(options.fork === true ? { fork: {} } : {}) }
         : { close: {}, additionalDirectories: {} },
     };
   }
@@ -142,6 +151,34 @@ export class SessionManager<S = unknown> {
   async resumeSession(params: ResumeSessionRequest): Promise<ToolkitSession<S>> {
     const { stored, additionalDirectories } = await this.#restorable(params);
     return this.#activate(stored, additionalDirectories, "resume", await this.store!.history(params.sessionId));
+  }
+
+  /**
+   * `session/fork` (unstable): checks paths as `session/new` does, then stores a new session (the request's `cwd`
+   * and roots, the source's title) whose history is a copy of the source's records so far, `update` and `data`
+   * alike, so settings and the author's state are rebuilt from it. The source may be live, even mid-turn (what it
+   * handed to the store before the fork is copied), or only stored. An unknown source gets -32002. Replays nothing.
+   */
+  async forkSession(params: ForkSessionRequest): Promise<ToolkitSession<S>> {
+    const additionalDirectories = checkPaths(params.cwd, params.additionalDirectories);
+    if (this.store === undefined) throw RequestError.sessionNotFound(params.sessionId);
+    const source = await this.store.get(params.sessionId);
+    if (source === undefined) throw RequestError.sessionNotFound(params.sessionId);
+    await this.#sessions.get(params.sessionId)?.recorded();
+    const history = await this.store.history(params.sessionId);
+    const sessionId = this.#options.newSessionId?.() ?? `sess_${globalThis.crypto.randomUUID()}`;
+    const now = new Date().toISOString();
+    const stored: StoredSession = { sessionId, cwd: params.cwd, createdAt: now, updatedAt: now };
+    if (additionalDirectories.length > 0) stored.additionalDirectories = additionalDirectories;
+    if (source.title !== undefined && source.title !== null) stored.title = source.title;
+    await this.store.create(stored);
+    try {
+      await this.store.append(sessionId, history);
+    } catch (error) {
+      await this.store.delete(sessionId).catch(() => {});
+      throw error;
+    }
+    return this.#activate(stored, additionalDirectories, "fork", history);
   }
 
   /** `session/close`: cancels the session's turns, waits until they were answered, frees the session. */

@@ -22,8 +22,8 @@ export interface ClientPort {
   readonly signal?: AbortSignal;
 }
 
-/** How a session came to be live on this connection. */
-export type SessionOrigin = "new" | "load" | "resume";
+/** How a session came to be live on this connection (`fork`: a new session copied from another, `session/fork`). */
+export type SessionOrigin = "new" | "load" | "resume" | "fork";
 
 /** What the manager passes to build a session. */
 export interface SessionInit {
@@ -154,6 +154,14 @@ export class ToolkitSession<S = unknown> {
   /** Resolves once every record handed to the store so far is durable (or failed and was logged). */
   async flush(): Promise<void> {
     while (this.#writes.size > 0) await Promise.all([...this.#writes]);
+  }
+
+  /**
+   * Resolves once every record handed to the store before this call is durable (or failed and was logged); unlike
+   * `flush()` it does not wait for records written meanwhile, so it ends even while a turn keeps streaming.
+   */
+  async recorded(): Promise<void> {
+    await Promise.all([...this.#writes]);
   }
 
   /** The session as `session/list` reports it. */

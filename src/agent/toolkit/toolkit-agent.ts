@@ -1,6 +1,7 @@
 /**
  * `toolkitAgent`: a complete `Agent` (the 1.x handler interface) built from a prompt handler. The toolkit answers
- * initialize, session/new, load, list, resume, close, delete, prompt and cancel; the author writes the turn:
+ * initialize, session/new, load, list, resume, close, delete, prompt and cancel (and, on a connection speaking the
+ * unstable protocol, `session/fork`: see `ToolkitAgentOptions.unstable`); the author writes the turn:
  *
  * ```ts
  * new AgentSideConnection((conn) => toolkitAgent(conn, {
@@ -34,6 +35,7 @@ import {
   type NewSessionResponse,
   type PromptCapabilities,
 } from "../../protocol/index.js";
+import type { ForkSessionRequest, ForkSessionResponse } from "../../protocol/unstable.js";
 import type { Agent } from "../../acp/agent-handler.js";
 import { SessionCommands, validateCommands, type SlashCommand } from "./commands.js";
 import { resolveSettings, SessionSettings, supportsBooleanOptions, type SessionSettingsDeclaration } from "./config-options.js";
@@ -69,6 +71,13 @@ export interface ToolkitAgentOptions<S = unknown> extends SessionManagerOptions<
    * capabilities are advertised unless `mcpCapabilities` is given. A server that fails is reported in the session.
    */
   mcp?: McpConnector;
+  /**
+   * Whether to implement and advertise the unstable methods (today `session/fork`, as `unstable_forkSession` and
+   * `sessionCapabilities.fork`; fork also needs a store). Default: whether the connection speaks the unstable
+   * protocol, i.e. is `acpkit/unstable`'s `AgentSideConnection` (its `connection.flavor.name` is "unstable"). A
+   * stable connection neither routes nor validates `session/fork`, so forcing `true` there is for custom ports only.
+   */
+  unstable?: boolean;
 }
 
 /** The `Agent` plus the manager behind it (for tests and for authors who need the live sessions). */
@@ -78,6 +87,12 @@ function defaultTitle(text: string): string | undefined {
   const line = text.trim().split("\n", 1)[0]?.trim();
   if (!line) return undefined;
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
+}
+
+/** True when the port is a connection speaking the unstable protocol (`acpkit/unstable`'s `AgentSideConnection`). */
+function speaksUnstable(client: ClientPort): boolean {
+  const { connection } = client as { connection?: { flavor?: { name?: unknown } } };
+  return connection?.flavor?.name === "unstable";
 }
 
 /** Builds an `Agent` that implements sessions, persistence, prompt turns and cancellation around `options.onPrompt`. */
@@ -94,6 +109,7 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
     await options.onActivate?.(context);
   };
   const sessions = new SessionManager<S>(client, { ...options, onActivate: activate });
+  const fork = (options.unstable ?? speaksUnstable(client)) && sessions.store !== undefined;
   const titleOf = options.titleFromPrompt === false ? undefined : (options.titleFromPrompt ?? defaultTitle);
   const ready = async (session: ToolkitSession<S>, origin: SessionOrigin, mcpServers: readonly McpServer[] | undefined) => {
     if (options.mcp !== undefined) await connectMcp(session, options.mcp, mcpServers ?? []);
@@ -123,7 +139,7 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
       const response: InitializeResponse = {
         protocolVersion: PROTOCOL_VERSION,
         agentCapabilities: {
-          ...sessions.capabilities(),
+          ...sessions.capabilities({ fork }),
           ...(options.promptCapabilities ? { promptCapabilities: options.promptCapabilities } : {}),
           ...((options.mcpCapabilities ?? options.mcp?.capabilities) ? { mcpCapabilities: options.mcpCapabilities ?? options.mcp!.capabilities } : {}),
         },
@@ -146,6 +162,15 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
     async resumeSession(params) {
       return respond(await ready(await sessions.resumeSession(params), "resume", params.mcpServers));
     },
+    ...(fork
+      ? {
+          async unstable_forkSession(params: ForkSessionRequest): Promise<ForkSessionResponse> {
+            // The unstable McpServer adds MCP-over-ACP servers; the connector gets them as session/new would on this connection.
+            const session = await ready(await sessions.forkSession(params), "fork", params.mcpServers as McpServer[] | undefined);
+            return { sessionId: session.sessionId, ...respond(session) };
+          },
+        }
+      : {}),
     ...(settings !== undefined && settings.modes.length > 0
       ? {
           async setSessionMode(params: { sessionId: string; modeId: string }) {
