@@ -1,3 +1,4 @@
+import type { IncomingRequestContext } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
 import type * as schema from "../protocol/index.js";
 import type * as unstable from "../protocol/unstable.js";
@@ -23,7 +24,11 @@ export interface Agent {
   unstable_setProvider?(params: unstable.SetProviderRequest): MaybePromise<unstable.SetProviderResponse | void>;
   unstable_disableProvider?(params: unstable.DisableProviderRequest): MaybePromise<unstable.DisableProviderResponse | void>;
   logout?(params: schema.LogoutRequest): MaybePromise<schema.LogoutResponse | void>;
-  prompt(params: schema.PromptRequest): MaybePromise<schema.PromptResponse>;
+  /**
+   * Runs a prompt turn. acpkit passes the request's context as a second argument (its `signal` aborts on a
+   * `$/cancel_request` for this prompt or when the connection closes); code written for the official SDK ignores it.
+   */
+  prompt(params: schema.PromptRequest, context?: IncomingRequestContext): MaybePromise<schema.PromptResponse>;
   cancel(params: schema.CancelNotification): MaybePromise<void>;
   /** Any other request from the client (extension methods such as `_acme/x`), with its full method name. */
   extMethod?(method: string, params: Record<string, unknown>): MaybePromise<Record<string, unknown>>;

@@ -21,7 +21,9 @@ export function bindHandlerObject(connection: AcpConnection, target: object, nam
     named.add(method);
     const fn = handlers[name];
     if (typeof fn !== "function") continue;
-    if (kind === "request") connection.routes.onRequest(method, { handler: (params) => fn.call(target, params) });
+    // Requests also get their context (id, method, signal) as a second argument: an acpkit extra the official
+    // handler signatures simply ignore.
+    if (kind === "request") connection.routes.onRequest(method, { handler: (params, context) => fn.call(target, params, context) });
     else connection.routes.onNotification(method, { handler: (params) => fn.call(target, params) as void });
   }
   if (typeof handlers.extMethod === "function") {

@@ -212,6 +212,11 @@ export interface RunTurnOptions {
   cancelGraceMs?: number;
   /** Called once the turn may run, before the handler (e.g. to set a title). */
   beforeHandler?: (turn: PromptTurn<never>) => Promise<void> | void;
+  /**
+   * The `session/prompt` request's own signal: a `$/cancel_request` for the prompt (or the connection closing) cancels
+   * this turn (and only this one, even while it waits behind another), like `session/cancel` does.
+   */
+  requestSignal?: AbortSignal;
 }
 
 function normalize(result: TurnResult): PromptResponse {
@@ -236,6 +241,10 @@ export async function runPromptTurn<S>(
     );
   }
   const turn = new PromptTurn<S>(session, params);
+  const requestSignal = options.requestSignal;
+  const onRequestAbort = () => turn.cancel();
+  if (requestSignal?.aborted) turn.cancel();
+  else requestSignal?.addEventListener("abort", onRequestAbort, { once: true });
   const leave = await session.turns.enter(turn as PromptTurn<never>);
   try {
     if (turn.signal.aborted) return { stopReason: "cancelled" };
@@ -251,6 +260,7 @@ export async function runPromptTurn<S>(
     await session.touch();
     return response;
   } finally {
+    requestSignal?.removeEventListener("abort", onRequestAbort);
     turn.close();
     leave();
   }

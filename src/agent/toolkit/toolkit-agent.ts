@@ -197,9 +197,13 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
     listSessions(params) {
       return sessions.listSessions(params);
     },
-    prompt(params) {
+    prompt(params, context) {
       const session = sessions.get(params.sessionId);
-      const runOptions = { beforeHandler: setTitle, ...(options.turnPolicy ? { policy: options.turnPolicy } : {}) };
+      const runOptions = {
+        beforeHandler: setTitle,
+        ...(options.turnPolicy ? { policy: options.turnPolicy } : {}),
+        ...(context ? { requestSignal: context.signal } : {}),
+      };
       return runPromptTurn(session, params, onPrompt, options.cancelGraceMs === undefined ? runOptions : { ...runOptions, cancelGraceMs: options.cancelGraceMs });
     },
     cancel(params) {
