@@ -72,8 +72,20 @@ export class AgentSpawnError extends Error {
     readonly argv: readonly string[],
     cause: unknown,
   ) {
-    super(`could not start the agent ${JSON.stringify(argv[0])}: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    super(`could not start the agent ${JSON.stringify(argv[0])}: ${(cause as Error)?.message ?? String(cause)}${adviceFor(cause)}`, { cause });
     this.name = "AgentSpawnError";
+  }
+}
+
+/** What to do about a spawn failure, by its error code. */
+function adviceFor(cause: unknown): string {
+  switch ((cause as NodeJS.ErrnoException)?.code) {
+    case "ENOENT":
+      return ". Check that the command is installed and on PATH, or give its absolute path.";
+    case "EACCES":
+      return ". The file is not executable: fix its permissions, or run it through its interpreter (e.g. node script.js).";
+    default:
+      return "";
   }
 }
 

@@ -86,6 +86,7 @@ test("startup failures: no such program, an agent that never answers initialize 
   const missing = await runExec(["--agent", "acpkit-no-such-agent --acp", "--cwd", base, "hi"]);
   assert.equal(missing.code, 3);
   assert.match(missing.stderr, /could not start the agent "acpkit-no-such-agent"/);
+  assert.match(missing.stderr, /installed and on PATH/, "the error says what to do");
   const started = Date.now();
   const mute = await runExec(["--agent", fixtureAgent("--mute"), "--cwd", base, "--timeout", "0.5", "--format", "json", "hi"]);
   assert.equal(mute.code, 3);
