@@ -4,7 +4,7 @@
  */
 import { LINK, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
-import { UnserializableValueError } from "../jsonrpc/local-errors.js";
+import { serializeMessage } from "./serialize.js";
 
 function ignore(): void {}
 
@@ -54,13 +54,8 @@ class ForeignStreamLink implements MessageLink {
   }
 
   send(message: AnyMessage): void {
-    let text: string | undefined;
-    try {
-      text = JSON.stringify(message);
-    } catch (error) {
-      throw new UnserializableValueError("the message", error);
-    }
-    if (text === undefined) throw new UnserializableValueError("the message", new TypeError(`JSON.stringify produced nothing for a ${typeof message}`));
+    // Serialize only to refuse what the foreign stream could not carry (no size limit here: that is its business).
+    serializeMessage(message, Number.POSITIVE_INFINITY);
     if (this.#writeFailed || this.#closing) return;
     this.#writer ??= this.#stream.writable.getWriter();
     this.#lastWrite = this.#writer.write(message).catch((error: unknown) => {
