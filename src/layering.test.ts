@@ -19,6 +19,8 @@ const allowed: Record<string, readonly string[]> = {
   cli: ["cli", "node", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "apps", "(root)"],
   apps: ["apps", "node", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "(root)"],
   "(root)": ["(root)", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
+  // Thin entry files mirroring the official SDK's `experimental/*` subpaths; `experimental/node` re-exports node/.
+  experimental: ["experimental", "(root)", "node", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
 };
 /** Folders that may import node:* built-ins and npm packages. Everything else must bundle for a browser. */
 const mayUseNode = new Set(["node", "cli", "apps"]);

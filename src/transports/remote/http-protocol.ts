@@ -1,0 +1,65 @@
+/**
+ * The wire vocabulary of ACP's remote transports (Streamable HTTP and WebSocket on one `/acp` endpoint), shared by
+ * acpkit's remote clients and its server. Names and values follow the transport RFD; where the RFD leaves a choice
+ * open, the choice that keeps the official SDK 2.4.0's experimental transports interoperable with ours is made here.
+ *
+ * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
+ */
+import { isRecord } from "../../jsonrpc/messages.js";
+
+/** Header carrying the transport connection's id: returned by `initialize` (or the 101), required afterwards. */
+export const HEADER_CONNECTION_ID = "Acp-Connection-Id";
+/** Header naming the session a POST or a session-scoped GET stream belongs to. */
+export const HEADER_SESSION_ID = "Acp-Session-Id";
+/** `Content-Type` of every POST body and of the `initialize` answer. */
+export const JSON_MIME_TYPE = "application/json";
+/** `Accept` value of a GET that opens an SSE stream, and that stream's `Content-Type`. */
+export const EVENT_STREAM_MIME_TYPE = "text/event-stream";
+/** The endpoint path the RFD names. Servers and clients accept any path; this is the default. */
+export const DEFAULT_ACP_PATH = "/acp";
+
+/**
+ * Client->agent methods whose POST carries `Acp-Session-Id` and whose response travels on that session's stream
+ * (except `session/load`, whose response goes on the connection stream as the RFD's reconnect flow shows).
+ * The same set as the official SDK 2.4.0, so its server accepts what our client sends and the reverse.
+ */
+export const SESSION_SCOPED_METHODS: ReadonlySet<string> = new Set([
+  "session/cancel",
+  "session/close",
+  "session/delete",
+  "session/fork",
+  "session/load",
+  "session/prompt",
+  "session/resume",
+  "session/set_config_option",
+  "session/set_mode",
+  "session/set_model",
+]);
+
+/** True when a POST of `method` must carry `Acp-Session-Id`. */
+export function methodRequiresSessionHeader(method: string): boolean {
+  return SESSION_SCOPED_METHODS.has(method);
+}
+
+/** The `sessionId` string of a message's params, if it has one. */
+export function sessionIdOfParams(params: unknown): string | undefined {
+  if (!isRecord(params)) return undefined;
+  const sessionId = params.sessionId;
+  return typeof sessionId === "string" ? sessionId : undefined;
+}
+
+/** The `sessionId` string of a response's result, if it has one (`session/new`, `session/fork`). */
+export function sessionIdOfResult(result: unknown): string | undefined {
+  return sessionIdOfParams(result);
+}
+
+/**
+ * A map key for a JSON-RPC id that keeps `1` and `"1"` apart (they are different ids). `undefined` for values
+ * that are not ids.
+ */
+export function idKey(id: unknown): string | undefined {
+  if (typeof id === "string") return `s:${id}`;
+  if (typeof id === "number") return `n:${id}`;
+  if (id === null) return "null";
+  return undefined;
+}
