@@ -63,3 +63,41 @@ export function idKey(id: unknown): string | undefined {
   if (id === null) return "null";
   return undefined;
 }
+
+/**
+ * WebSocket subprotocol a client offers (and the server selects) for ACP. Offering it is optional for clients;
+ * acpkit's server selects it whenever it was offered, so browsers that offered a bearer subprotocol accept the 101.
+ */
+export const WEBSOCKET_SUBPROTOCOL = "acp";
+
+/**
+ * Prefix of the subprotocol that carries a bearer token from clients that cannot set headers (browsers):
+ * `acp.bearer.<base64url(token)>`, offered beside {@link WEBSOCKET_SUBPROTOCOL}. Servers never select it.
+ */
+export const BEARER_SUBPROTOCOL_PREFIX = "acp.bearer.";
+
+/** The subprotocol that carries `token` (UTF-8, base64url without padding, so any token fits RFC 6455's token rule). */
+export function bearerSubprotocol(token: string): string {
+  const bytes = new TextEncoder().encode(token);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return BEARER_SUBPROTOCOL_PREFIX + btoa(binary).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+/** The token carried by a `Sec-WebSocket-Protocol` list, or `undefined` when none of its entries carries one. */
+export function tokenFromSubprotocols(offered: readonly string[]): string | undefined {
+  for (const entry of offered) {
+    const protocol = entry.trim();
+    if (!protocol.startsWith(BEARER_SUBPROTOCOL_PREFIX)) continue;
+    const encoded = protocol.slice(BEARER_SUBPROTOCOL_PREFIX.length).replace(/-/g, "+").replace(/_/g, "/");
+    if (!/^[A-Za-z0-9+/]*$/.test(encoded)) return undefined;
+    try {
+      const binary = atob(encoded + "=".repeat((4 - (encoded.length % 4)) % 4));
+      const bytes = Uint8Array.from(binary, (char) => char.charCodeAt(0));
+      return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
