@@ -1,7 +1,7 @@
 import { classify, sniffHead } from "./envelope.js";
 import { IncomingRequest, IncomingRequests, type IncomingRequestContext } from "./incoming.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
-import { ConnectionClosedError, InvalidResponseError, LocalError, MessageTooLargeError, RequestTimeoutError } from "./local-errors.js";
+import { ConnectionClosedError, InvalidResponseError, LocalError, MessageTooLargeError, RequestTimeoutError, ResponseLostError } from "./local-errors.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId, type MaybePromise } from "./messages.js";
 import { PendingRequests, type PendingRequest } from "./outgoing.js";
@@ -371,6 +371,13 @@ export class JsonRpcConnection {
       }
       this.logger.warn("the peer sent malformed JSON", { detail: problem.detail, line: problem.preview });
       return this.sendError(null, RequestError.parseError(undefined, problem.detail).toErrorResponse());
+    }
+    if (problem.kind === "lost") {
+      for (const id of problem.ids) {
+        const pending = this.pending.take(id);
+        pending?.reject(new ResponseLostError(pending.method, problem.detail, problem.cause));
+      }
+      return;
     }
     const tooLarge = new MessageTooLargeError(problem.limit, problem.bytes, "incoming");
     this.logger.warn(tooLarge.message, { bytes: problem.bytes, limit: problem.limit });

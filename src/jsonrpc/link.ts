@@ -1,4 +1,4 @@
-import type { AnyMessage } from "./messages.js";
+import type { AnyMessage, JsonRpcId } from "./messages.js";
 
 /**
  * Why an incoming frame did not become a message. Reported by a transport, answered by the engine:
@@ -6,10 +6,14 @@ import type { AnyMessage } from "./messages.js";
  *   engine answers with -32700; other lines (an agent logging to stdout) are only logged.
  * - `too_large`: the frame exceeded the size limit and was skipped without being buffered. `head` holds its
  *   first bytes so the engine can tell whose request or response it was.
+ * - `lost`: the responses to the requests `ids` (sent by this side) can no longer arrive, because the way back
+ *   broke under the link (a remote transport's stream closed, the link was re-established). `detail` says why,
+ *   `cause` is the underlying error if any. The engine rejects whoever waits with a `ResponseLostError`.
  */
 export type FrameProblem =
   | { kind: "parse"; detail: string; preview: string; looksLikeJson: boolean }
-  | { kind: "too_large"; bytes: number; limit: number; head: string };
+  | { kind: "too_large"; bytes: number; limit: number; head: string }
+  | { kind: "lost"; ids: JsonRpcId[]; detail: string; cause?: unknown };
 
 /** What the engine hands a link to receive from it. */
 export interface LinkReceiver {

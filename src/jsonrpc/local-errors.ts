@@ -10,7 +10,9 @@ export type LocalErrorKind =
   | "message_too_large"
   | "unserializable"
   | "invalid_response"
-  | "capability_missing";
+  | "capability_missing"
+  | "response_lost"
+  | "transport_failed";
 
 /** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */
 export class LocalError extends Error {
@@ -115,5 +117,40 @@ export class CapabilityMissingError extends LocalError {
     this.name = "CapabilityMissingError";
     this.method = method;
     this.capability = capability;
+  }
+}
+
+/**
+ * The response to a request this side sent can no longer arrive: the transport lost the way back (a remote
+ * stream closed, the link dropped and was re-established). The peer may or may not have acted on the request.
+ */
+export class ResponseLostError extends LocalError {
+  readonly method: string;
+
+  constructor(method: string, detail: string, cause?: unknown) {
+    super(
+      "response_lost",
+      `The response to "${method}" was lost: ${detail}. The peer may or may not have acted on it; ` +
+        "check its state (e.g. load the session again) before repeating the request.",
+      { cause },
+    );
+    this.name = "ResponseLostError";
+    this.method = method;
+  }
+}
+
+/**
+ * A remote transport failed: the server refused the connection (an HTTP status), could not be reached, or closed
+ * it. `status` is the HTTP status when there was one, `closeCode` the WebSocket close code when there was one.
+ */
+export class TransportFailedError extends LocalError {
+  readonly status: number | undefined;
+  readonly closeCode: number | undefined;
+
+  constructor(message: string, details: { status?: number; closeCode?: number; cause?: unknown } = {}) {
+    super("transport_failed", message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "TransportFailedError";
+    this.status = details.status;
+    this.closeCode = details.closeCode;
   }
 }
