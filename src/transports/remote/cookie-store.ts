@@ -101,7 +101,7 @@ export function parseSetCookie(line: string, now: number): { name: string; value
   if (equals <= 0) return undefined;
   const name = pair.slice(0, equals).trim();
   const value = pair.slice(equals + 1).trim();
-  if (!TOKEN.test(name) || /[\x00-\x1f\x7f;]/.test(value)) return undefined;
+  if (!TOKEN.test(name) || hasControlOrSemicolon(value)) return undefined;
   let maxAge: number | undefined;
   let expires: number | undefined;
   for (const attribute of attributes) {
@@ -117,6 +117,15 @@ export function parseSetCookie(line: string, now: number): { name: string; value
   // Max-Age wins over Expires (RFC 6265 §5.3 step 3).
   if (maxAge !== undefined) return { name, value, expires: maxAge <= 0 ? Number.NEGATIVE_INFINITY : now + maxAge * 1000 };
   return { name, value, expires };
+}
+
+/** RFC 6265 cookie values carry no control characters and no ";". */
+function hasControlOrSemicolon(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f || code === 0x3b) return true;
+  }
+  return false;
 }
 
 /** The `name=value` pairs of a `Cookie` request header. */
