@@ -19,24 +19,21 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
 import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
-import type { LocalError } from "../../jsonrpc/local-errors.js";
-import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
-import { isResponseMessage, type AnyMessage, type AnyResponse, type JsonRpcId } from "../../jsonrpc/messages.js";
+import type { AnyMessage, JsonRpcId } from "../../jsonrpc/messages.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../serialize.js";
-import { readEventStream } from "./event-stream-reader.js";
+import { HttpEventStreams } from "./http-event-streams.js";
+import { postInitialize, type InitializeOutcome } from "./http-initialize.js";
 import {
   CONNECTION_FATAL_STATUSES,
   failureAsRequestError,
   failureAsTransportError,
   HttpEndpoint,
   readFailure,
-  readText,
   type HttpEndpointOptions,
-  type HttpFailure,
 } from "./http-endpoint.js";
-import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID, idKey, JSON_MIME_TYPE } from "./http-protocol.js";
+import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "./http-protocol.js";
 import { HttpRoutes } from "./http-routes.js";
 
 /** Options of the Streamable HTTP link. */
@@ -51,21 +48,9 @@ export interface HttpLinkOptions extends HttpEndpointOptions {
   logger?: Logger;
 }
 
-interface SessionStream {
-  ready: Promise<void>;
-  abort: AbortController;
-}
-
 interface Queued {
   message: AnyMessage;
   text: string;
-}
-
-const SCOPE_CONNECTION = "the connection's event stream";
-
-/** Resolves after the I/O already received has been processed (a macrotask turn). */
-function afterPendingInput(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }
 
 /** See the file comment. */
@@ -76,7 +61,7 @@ export class HttpLink implements MessageLink {
   readonly #closeTimeoutMs: number;
   readonly #logger: Logger;
   readonly #routes = new HttpRoutes();
-  readonly #sessions = new Map<string, SessionStream>();
+  readonly #streams: HttpEventStreams;
   /** Aborts every GET stream (closing, failing). POSTs have their own, aborted only on failure. */
   readonly #readAbort = new AbortController();
   readonly #postAbort = new AbortController();
@@ -100,6 +85,22 @@ export class HttpLink implements MessageLink {
     this.#highWaterMark = options.writeHighWaterMark ?? 256 * 1024;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
     this.#logger = options.logger ?? silentLogger;
+    const isFinished = () => this.#finished;
+    this.#streams = new HttpEventStreams(
+      {
+        endpoint: this.#endpoint,
+        maxBytes: this.#maxBytes,
+        routes: this.#routes,
+        get finished() {
+          return isFinished();
+        },
+        paused: () => this.#paused?.promise,
+        message: (value) => this.#receiver?.message(value),
+        problem: (problem) => this.#receiver?.problem(problem),
+        fail: (error) => this.#fail(error),
+      },
+      this.#readAbort.signal,
+    );
   }
 
   /** The connection id the server gave in its `initialize` answer (undefined before). */
@@ -210,7 +211,7 @@ export class HttpLink implements MessageLink {
       let failure = this.#routes.failureOf(message, sessionId);
       if (failure === undefined && this.#connectionId !== undefined) {
         try {
-          await this.#sessionStream(sessionId);
+          await this.#streams.session(sessionId);
         } catch {
           if (this.#finished) return;
           failure = this.#routes.failureOf(message, sessionId);
@@ -227,7 +228,7 @@ export class HttpLink implements MessageLink {
     try {
       response = await this.#endpoint.request("POST", headers, text, this.#postAbort.signal);
     } catch (error) {
-      return this.#fail(error);
+      return this.#fail(error as Error);
     }
     if (response.ok) {
       void response.body?.cancel().catch(() => {});
@@ -239,7 +240,7 @@ export class HttpLink implements MessageLink {
     const what = describeMessage(message);
     const error = failureAsRequestError(failure, what);
     if (this.#routes.refused(message)) this.#answerRequest(message, error);
-    if (failure.status === 409 && sessionId !== undefined) return this.#failSession(sessionId, error);
+    if (failure.status === 409 && sessionId !== undefined) return this.#streams.failSession(sessionId, error);
     if (CONNECTION_FATAL_STATUSES.has(failure.status) || !("method" in message && "id" in message)) {
       this.#fail(failureAsTransportError(failure, what));
     }
@@ -250,176 +251,44 @@ export class HttpLink implements MessageLink {
   }
 
   async #initialize(id: JsonRpcId, text: string): Promise<void> {
-    let response: Response;
+    let outcome: InitializeOutcome;
     try {
-      response = await this.#endpoint.request("POST", { "Content-Type": JSON_MIME_TYPE, Accept: JSON_MIME_TYPE }, text, this.#postAbort.signal);
-    } catch (error) {
-      return this.#fail(error);
-    }
-    if (!response.ok) {
-      const failure = await readFailure(response);
-      if (this.#finished) return;
-      const body = jsonOf(failure.body);
-      // The official server answers a failed initialize with a JSON-RPC error for it: pass that on as is.
-      if (isResponseMessage(body) && idKey(body.id) === idKey(id) && "error" in body) this.#receiver?.message(body);
-      else this.#answer(id, failureAsRequestError(failure, "initialize"));
-      if (CONNECTION_FATAL_STATUSES.has(failure.status)) this.#fail(failureAsTransportError(failure, "initialize"));
-      return;
-    }
-    const connectionId = response.headers.get(HEADER_CONNECTION_ID);
-    let body: string;
-    try {
-      body = await readText(response, this.#maxBytes);
-    } catch (error) {
-      if (this.#finished) return;
-      const { bytes, head } = error as { bytes?: number; head?: string };
-      if (bytes !== undefined) return this.#receiver?.problem({ kind: "too_large", bytes, limit: this.#maxBytes, head: head ?? "" });
-      return this.#fail(new TransportFailedError(`The ACP server's answer to initialize broke off: ${String(error)}`, { cause: error }));
+      outcome = await postInitialize(this.#endpoint, id, text, this.#maxBytes, this.#postAbort.signal);
+    } catch {
+      return; // aborted: the link is ending
     }
     if (this.#finished) return;
-    const value = jsonOf(body);
-    const problem =
-      connectionId === null || connectionId === ""
-        ? `it has no ${HEADER_CONNECTION_ID} header`
-        : !isResponseMessage(value) || idKey(value.id) !== idKey(id)
-          ? "its body is not the JSON-RPC response to that initialize"
-          : undefined;
-    if (problem !== undefined) {
-      const error = new TransportFailedError(`The ACP server's 200 answer to initialize is not usable: ${problem}. Is ${this.#endpoint.url} an ACP endpoint?`, { status: response.status });
-      this.#answer(id, failureAsRequestError({ status: response.status, statusText: "", body: body.slice(0, 512) }, "initialize"), error.message);
-      return this.#fail(error);
+    switch (outcome.kind) {
+      case "answered":
+        if (outcome.connectionId !== undefined) {
+          this.#connectionId = outcome.connectionId;
+          void this.#streams.openConnectionStream(outcome.connectionId);
+        }
+        return this.#receiver?.message(outcome.response);
+      case "refused":
+        this.#answer(id, outcome.error);
+        if (outcome.fatal) this.#fail(outcome.fatal);
+        return;
+      case "too_large":
+        return this.#receiver?.problem({ kind: "too_large", bytes: outcome.bytes, limit: this.#maxBytes, head: outcome.head });
+      case "failed":
+        if (outcome.answer) this.#answer(id, outcome.answer);
+        return this.#fail(outcome.error);
     }
-    if (!("error" in (value as AnyResponse))) {
-      this.#connectionId = connectionId!;
-      void this.#readConnectionStream(connectionId!);
-    }
-    this.#receiver?.message(value);
   }
 
-  #answer(id: JsonRpcId, error: RequestError, message?: string): void {
+  #answer(id: JsonRpcId, error: RequestError): void {
     if (this.#finished) return;
-    this.#receiver?.message({ jsonrpc: "2.0", id, error: { code: error.code, message: message ?? error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
-  }
-
-  // ---- Event streams -------------------------------------------------------------------------------------------
-
-  async #readConnectionStream(connectionId: string): Promise<void> {
-    try {
-      const response = await this.#openEventStream({ [HEADER_CONNECTION_ID]: connectionId });
-      if (response === undefined) return;
-      await this.#read(response, undefined);
-      if (!this.#finished) this.#fail(new TransportFailedError(`The ACP server closed ${SCOPE_CONNECTION}: the server went away or ended the connection.`));
-    } catch (error) {
-      if (!this.#finished) this.#fail(error);
-    }
-  }
-
-  /** The session's stream, opened once; resolves when the server has answered the GET (rejects when it refused). */
-  #sessionStream(sessionId: string): Promise<void> {
-    const existing = this.#sessions.get(sessionId);
-    if (existing !== undefined) return existing.ready;
-    const abort = new AbortController();
-    const onAbort = () => abort.abort();
-    this.#readAbort.signal.addEventListener("abort", onAbort, { once: true });
-    let opened!: () => void;
-    let refused!: (error: unknown) => void;
-    const ready = new Promise<void>((resolve, reject) => ((opened = resolve), (refused = reject)));
-    ready.catch(() => {});
-    const entry: SessionStream = { ready, abort };
-    this.#sessions.set(sessionId, entry);
-    const connectionId = this.#connectionId!;
-    void (async () => {
-      try {
-        const response = await this.#openEventStream({ [HEADER_CONNECTION_ID]: connectionId, [HEADER_SESSION_ID]: sessionId }, abort.signal);
-        if (response === undefined) return refused(new TransportFailedError("the link is closed"));
-        opened();
-        await this.#read(response, sessionId, abort.signal);
-        if (!this.#finished && !abort.signal.aborted) this.#sessionStreamEnded(sessionId, `the ACP server closed the event stream of session ${sessionId}`);
-      } catch (error) {
-        if (this.#finished || abort.signal.aborted) return refused(error);
-        // A 409 fails this session only (until it is reattached); any other refusal ends the transport.
-        if (error instanceof HttpRefusal && error.status === 409) this.#failSession(sessionId, failureAsRequestError(error.failure, `the event stream of session ${sessionId}`));
-        else this.#fail(error);
-        refused(error);
-      } finally {
-        this.#readAbort.signal.removeEventListener("abort", onAbort);
-        if (this.#sessions.get(sessionId) === entry) this.#sessions.delete(sessionId);
-      }
-    })();
-    return ready;
-  }
-
-  /** GETs an event stream; undefined when the link finished meanwhile. Rejects with `HttpRefusal` for a status. */
-  async #openEventStream(headers: Record<string, string>, signal: AbortSignal = this.#readAbort.signal): Promise<Response | undefined> {
-    const response = await this.#endpoint.request("GET", { Accept: EVENT_STREAM_MIME_TYPE, ...headers }, undefined, signal);
-    if (this.#finished) {
-      void response.body?.cancel().catch(() => {});
-      return undefined;
-    }
-    if (!response.ok) throw new HttpRefusal(await readFailure(response), headers[HEADER_SESSION_ID]);
-    if (response.body === null) throw new TransportFailedError("The ACP server answered an event-stream GET without a body.");
-    return response;
-  }
-
-  #read(response: Response, sessionId: string | undefined, signal: AbortSignal = this.#readAbort.signal): Promise<void> {
-    return readEventStream(
-      response.body!,
-      this.#maxBytes,
-      {
-        event: (data) => this.#event(data, sessionId),
-        tooLarge: (bytes, head) => this.#receiver?.problem({ kind: "too_large", bytes, limit: this.#maxBytes, head }),
-      },
-      () => this.#paused?.promise,
-      () => this.#finished || signal.aborted,
-    );
-  }
-
-  #event(data: string, sessionId: string | undefined): void | Promise<void> {
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch (error) {
-      const trimmed = data.trimStart();
-      this.#receiver?.problem({
-        kind: "parse",
-        detail: error instanceof Error ? error.message : String(error),
-        preview: data.length > 200 ? data.slice(0, 200) : data,
-        looksLikeJson: trimmed.startsWith("{") || trimmed.startsWith("["),
-      });
-      return;
-    }
-    const decision = this.#routes.arrived(value, sessionId);
-    if (decision.newSession !== undefined && !this.#sessions.has(decision.newSession)) {
-      void this.#sessionStream(decision.newSession).catch(() => {});
-    }
-    if (!decision.afterPendingInput) {
-      this.#receiver?.message(value);
-      return;
-    }
-    return afterPendingInput().then(() => {
-      if (!this.#finished) this.#receiver?.message(value);
-    });
-  }
-
-  #sessionStreamEnded(sessionId: string, detail: string): void {
-    const lost = this.#routes.streamEnded(sessionId);
-    if (lost.length > 0) this.#receiver?.problem({ kind: "lost", ids: lost, detail });
-  }
-
-  #failSession(sessionId: string, error: RequestError): void {
-    this.#sessions.get(sessionId)?.abort.abort();
-    this.#sessions.delete(sessionId);
-    const lost = this.#routes.failSession(sessionId, error);
-    if (lost.length > 0) this.#receiver?.problem({ kind: "lost", ids: lost, detail: error.message, cause: error });
+    this.#receiver?.message({ jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
   }
 
   // ---- Ending ----------------------------------------------------------------------------------------------------
 
-  #fail(error: unknown): void {
+  #fail(error: Error): void {
     if (this.#finished) return;
     const connectionId = this.#connectionId;
     this.#postAbort.abort();
-    this.#finish(error instanceof HttpRefusal ? error.asTransportError() : error);
+    this.#finish(error);
     this.#logger.debug("the Streamable HTTP transport failed", { error: String(error) });
     if (connectionId !== undefined) void this.#delete(connectionId).finally(() => this.#endpoint.dispose());
     else this.#endpoint.dispose();
@@ -444,33 +313,6 @@ export class HttpLink implements MessageLink {
     if (this.#closedDelivered) return;
     this.#closedDelivered = true;
     this.#receiver!.closed(this.#cause);
-  }
-}
-
-/** An event-stream GET the server refused with an HTTP status. */
-class HttpRefusal extends Error {
-  constructor(
-    readonly failure: HttpFailure,
-    sessionId: string | undefined,
-  ) {
-    super(failureAsTransportError(failure, sessionId === undefined ? SCOPE_CONNECTION : `the event stream of session ${sessionId}`).message);
-    this.name = "HttpRefusal";
-  }
-
-  get status(): number {
-    return this.failure.status;
-  }
-
-  asTransportError(): LocalError {
-    return new TransportFailedError(this.message, { status: this.failure.status });
-  }
-}
-
-function jsonOf(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
   }
 }
 
