@@ -20,4 +20,5 @@ export {
   WEBSOCKET_SUBPROTOCOL,
   BEARER_SUBPROTOCOL_PREFIX,
   bearerSubprotocol,
+  tokenFromSubprotocols,
 } from "./http-protocol.js";

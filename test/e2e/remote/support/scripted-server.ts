@@ -27,7 +27,8 @@ export interface ScriptedServer {
   close(): Promise<void>;
 }
 
-export async function scriptedServer(http: HttpScript, upgrade?: UpgradeScript): Promise<ScriptedServer> {
+/** `upgradeHeaders` are added to every 101 (e.g. a `Set-Cookie`). */
+export async function scriptedServer(http: HttpScript, upgrade?: UpgradeScript, upgradeHeaders: string[] = []): Promise<ScriptedServer> {
   const requests: ScriptedRequest[] = [];
   const waiters = new Set<() => void>();
   const open = new Set<ServerResponse>();
@@ -51,6 +52,7 @@ export async function scriptedServer(http: HttpScript, upgrade?: UpgradeScript):
     });
   });
   const wss = new WebSocketServer({ noServer: true });
+  wss.on("headers", (headers) => headers.push(...upgradeHeaders));
   if (upgrade) {
     server.on("upgrade", (req, socket, head) => upgrade(req, socket, head, (onSocket) => wss.handleUpgrade(req, socket, head, onSocket)));
   }
