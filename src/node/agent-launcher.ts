@@ -205,7 +205,7 @@ export interface InitializeDeadlineOptions {
 export function initializeWithDeadline(
   connection: Initializer,
   params: InitializeRequest,
-  launched: Pick<LaunchedAgent, "stderrTail" | "stop" | "startupTimeoutMs">,
+  launched: Pick<LaunchedAgent, "stderrTail" | "startupTimeoutMs"> & { stop(): Promise<unknown> },
   options: InitializeDeadlineOptions = {},
 ): Promise<InitializeResponse> {
   const timeoutMs = options.timeoutMs ?? launched.startupTimeoutMs;

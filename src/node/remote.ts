@@ -43,5 +43,6 @@ export async function connectRemote(url: string, options: ConnectRemoteOptions =
     url: { value: first.url, enumerable: true },
     fallbackReason: { value: first.fallbackReason, enumerable: true },
     connectionId: { get: () => undefined, enumerable: true },
+    link: { value: first.link, enumerable: false },
   }) as RemoteStream & ReconnectingStream;
 }

@@ -9,7 +9,8 @@ import { ClientSideConnection } from "../../client/client-side-connection.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
 import { interactive, PermissionBroker, SessionRouter, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
 import type { TapListener } from "../../jsonrpc/index.js";
-import { authenticateWith, FileSystemHost, initializeWithDeadline, launchAgent, TerminalHost, withAuthentication, type AuthContext, type LaunchedAgent } from "../../node/index.js";
+import { authenticateWith, FileSystemHost, initializeWithDeadline, TerminalHost, withAuthentication, type AuthContext } from "../../node/index.js";
+import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "../../node/agent-endpoint.js";
 import type * as schema from "../../protocol/index.js";
 import { PROTOCOL_VERSION } from "../../protocol/index.js";
 import type { TerminalView } from "./render-tool.js";
@@ -18,6 +19,8 @@ import type { TerminalView } from "./render-tool.js";
 export interface ChatSessionOptions {
   /** The agent's program and arguments. */
   argv: readonly string[];
+  /** A remote agent to connect to instead of launching `argv`. */
+  remote?: Extract<AgentSpec, { url: string }>;
   /** The session's working directory (absolute). */
   cwd: string;
   /** Asks the user about a permission request; `signal` aborts when the answer is no longer wanted. */
@@ -55,7 +58,7 @@ export class ChatSession {
   #transcript: Transcript | undefined;
   #sessionId: string | undefined;
   readonly #options: ChatSessionOptions;
-  readonly #agent: LaunchedAgent;
+  readonly #agent: AgentEndpoint;
   readonly #broker: PermissionBroker;
   readonly #terminalHost: TerminalHost;
   readonly #roots = new Map<string, string[]>();
@@ -63,7 +66,7 @@ export class ChatSession {
   readonly #mcpServers: schema.McpServer[];
   #authenticatedWith: string | undefined;
 
-  private constructor(options: ChatSessionOptions, agent: LaunchedAgent, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]>; clientCapabilities: schema.ClientCapabilities }) {
+  private constructor(options: ChatSessionOptions, agent: AgentEndpoint, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]>; clientCapabilities: schema.ClientCapabilities }) {
     this.#options = options;
     this.#agent = agent;
     this.connection = connection;
@@ -92,7 +95,7 @@ export class ChatSession {
       onOutput: (event) => self?.terminalOutput(event.sessionId, event.terminalId, event.text),
       onExit: (event) => self?.terminalExit(event.sessionId, event.terminalId, event.exitStatus),
     });
-    const agent = await launchAgent({ argv: options.argv, cwd: options.cwd, startupTimeoutMs: options.startupTimeoutMs ?? 30_000, onStderrLine: options.onStderrLine });
+    const agent = await openAgentEndpoint(options.remote ?? { argv: options.argv }, { cwd: options.cwd, startupTimeoutMs: options.startupTimeoutMs ?? 30_000, onStderrLine: options.onStderrLine });
     const client: Client = {
       sessionUpdate: (params) => router.route(params),
       requestPermission: (params) => broker.request(params),
@@ -139,7 +142,7 @@ export class ChatSession {
   }
   /** The agent's name for display. */
   get agentName(): string {
-    return this.init.agentInfo?.title ?? this.init.agentInfo?.name ?? this.#agent.argv.join(" ");
+    return this.init.agentInfo?.title ?? this.init.agentInfo?.name ?? this.#agent.label;
   }
   /** What the agent printed on stderr lately. */
   stderrTail(): string[] {

@@ -5,6 +5,7 @@ import { isAbsolute, resolve } from "node:path";
 import { interactive, withMemory, type PermissionPolicy } from "../../client/toolkit/index.js";
 import type { TapListener } from "../../jsonrpc/index.js";
 import type { McpServer } from "../../protocol/index.js";
+import type { AgentSpec } from "../../node/agent-endpoint.js";
 import { ChatSession } from "./chat-session.js";
 import { ChatUi, type ChatTerminal } from "./chat-ui.js";
 import { chatPainterFor } from "./paint.js";
@@ -14,6 +15,8 @@ import { errorText } from "./render-entry.js";
 export interface ChatOptions {
   /** The agent's program and arguments. */
   agentArgv: readonly string[];
+  /** A remote agent (`--agent URL`) to connect to instead. */
+  remote?: Extract<AgentSpec, { url: string }>;
   /** Working directory of the session (default: this process's). */
   cwd?: string;
   /** Load or resume this session instead of starting a new one. */
@@ -78,11 +81,12 @@ async function chatWith(options: ChatOptions, setup: ChatSetup, ask: PermissionP
   const tty = Boolean(io.stdin.isTTY && io.stdout.isTTY);
   const ui = new ChatUi({ input: io.stdin, output: io.stdout, tty, paint, ascii: env.TERM === "dumb" });
   created(ui);
-  ui.print([paint.dim(`starting ${options.agentArgv.join(" ")}`)]);
+  ui.print([paint.dim(options.remote ? `connecting to ${options.remote.url}` : `starting ${options.agentArgv.join(" ")}`)]);
   let chat: ChatSession;
   try {
     chat = await ChatSession.start({
       argv: options.agentArgv,
+      ...(options.remote ? { remote: options.remote } : {}),
       cwd,
       ask: ui.ask,
       policy: setup.policy ?? ask,

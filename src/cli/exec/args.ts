@@ -5,6 +5,7 @@
  */
 import { AGENT_SETUP_HINTS, AGENT_SETUP_USAGE, noAgentSetupFlags, setAgentSetupFlag, type AgentSetupFlags } from "../shared/agent-setup-flags.js";
 import type { PermissionsFlag } from "../shared/permissions.js";
+import { noRemoteAgentFlags, REMOTE_AGENT_HINTS, REMOTE_AGENT_USAGE, setRemoteAgentFlag, type RemoteAgentFlags } from "../shared/remote-agent-flags.js";
 import { UsageError } from "../shared/usage-error.js";
 
 export { UsageError, type PermissionsFlag };
@@ -14,7 +15,8 @@ export const EXEC_USAGE = `Usage: acp exec [options] "<prompt>"     (use - to re
 Runs one prompt turn against an ACP agent and exits with a code that says how the turn ended.
 
 Options:
-  --agent "<cmd>"          the agent's command line (default: the acpkit reference agent)
+  --agent "<cmd>"|URL      the agent's command line (default: the acpkit reference agent), or the URL of a
+                           remote agent: http(s)://HOST/acp or ws(s)://HOST/acp
   --cwd DIR                the session's working directory (default: the current directory)
   --session ID             continue session ID (session/resume, else session/load)
   --resume                 continue the agent's most recent session for --cwd (needs session/list)
@@ -23,6 +25,7 @@ Options:
   --format FORMAT          text (default) | json (one object at the end) | ndjson (every update as it comes)
   --timeout S              seconds the agent has to start and set up the session (default 30)
 ${AGENT_SETUP_USAGE}
+${REMOTE_AGENT_USAGE}
   --logout                 log out of the agent (when it supports logout) and exit
   --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr
   -h, --help               print this help
@@ -34,7 +37,7 @@ Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure, 4 authe
 export type OutputFormat = "text" | "json" | "ndjson";
 
 /** Everything `acp exec` was asked to do. */
-export interface ExecArgs extends AgentSetupFlags {
+export interface ExecArgs extends AgentSetupFlags, RemoteAgentFlags {
   /** The agent's command line; undefined: the default agent. */
   agent: string | undefined;
   cwd: string | undefined;
@@ -49,7 +52,7 @@ export interface ExecArgs extends AgentSetupFlags {
   prompt: string | undefined;
 }
 
-const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--mcp-config", "--mcp", "--auth"]);
+const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--mcp-config", "--mcp", "--auth", "--token", "--header"]);
 const BOOLEAN_FLAGS = new Set(["--resume", "--logout", "--verbose", "--help", "-h"]);
 const FORMATS = ["text", "json", "ndjson"] as const;
 
@@ -57,6 +60,7 @@ const FORMATS = ["text", "json", "ndjson"] as const;
 export function parseExecArgs(argv: readonly string[]): ExecArgs {
   const args: ExecArgs = {
     ...noAgentSetupFlags(),
+    ...noRemoteAgentFlags(),
     agent: undefined,
     cwd: undefined,
     session: undefined,
@@ -110,7 +114,7 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
 }
 
 function setValue(args: ExecArgs, flag: string, value: string): void {
-  if (setAgentSetupFlag(args, flag, value)) return;
+  if (setAgentSetupFlag(args, flag, value) || setRemoteAgentFlag(args, flag, value)) return;
   if (value === "") throw new UsageError(`${flag} needs a non-empty value: ${hint(flag)}`);
   switch (flag) {
     case "--agent":
@@ -143,6 +147,7 @@ function hint(flag: string): string {
     "--format": FORMATS.join(", "),
     "--timeout": "seconds, e.g. --timeout 10",
     ...AGENT_SETUP_HINTS,
+    ...REMOTE_AGENT_HINTS,
   };
   return hints[flag] ?? "see acp exec --help";
 }

@@ -10,7 +10,9 @@ import { supportedMcpServers } from "../../client/mcp-config.js";
 import { SessionRouter, PermissionBroker, type Transcript } from "../../client/toolkit/index.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import type { Client } from "../../acp/client-handler.js";
-import { launchAgent, initializeWithDeadline, splitCommandLine, FileSystemHost, TerminalHost, type LaunchedAgent } from "../../node/index.js";
+import { initializeWithDeadline, splitCommandLine, FileSystemHost, TerminalHost } from "../../node/index.js";
+import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "../../node/agent-endpoint.js";
+import { remoteAgentSpec } from "../shared/remote-agent-flags.js";
 import { PROTOCOL_VERSION, type ClientCapabilities, type McpServer } from "../../protocol/index.js";
 import { EXEC_USAGE, parseExecArgs, UsageError, type ExecArgs } from "./args.js";
 import { DEFAULT_AGENT_ARGV } from "./default-agent.js";
@@ -36,6 +38,8 @@ interface Prepared {
   prompt: string;
   cwd: string;
   agentArgv: readonly string[];
+  /** A remote agent (`--agent URL`), else undefined: `agentArgv` is launched. */
+  remote: Extract<AgentSpec, { url: string }> | undefined;
   mcpServers: McpServer[];
   policy: NamedPolicy;
   trace: TraceWriter | undefined;
@@ -77,7 +81,8 @@ async function prepare(args: ExecArgs): Promise<Prepared> {
     if (prompt.trim() === "") throw new UsageError("the prompt read from stdin (-) is empty");
   }
   let agentArgv: readonly string[] = DEFAULT_AGENT_ARGV;
-  if (args.agent !== undefined) {
+  const remote = remoteAgentSpec(args.agent, args);
+  if (args.agent !== undefined && remote === undefined) {
     try {
       agentArgv = splitCommandLine(args.agent);
     } catch (error) {
@@ -87,7 +92,7 @@ async function prepare(args: ExecArgs): Promise<Prepared> {
   const mcpServers = loadMcpServers(args, cwd);
   const policy = execPolicy(args.permissions, args.prompt === "-");
   const trace = openTraceFlag(args.trace);
-  return { args, prompt, cwd, agentArgv, mcpServers, policy, trace };
+  return { args, prompt, cwd, agentArgv: remote ? [] : agentArgv, remote, mcpServers, policy, trace };
 }
 
 function readStdin(): Promise<string> {
@@ -120,10 +125,9 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     return result(exitCode, { error: message });
   };
 
-  let launched: LaunchedAgent;
+  let launched: AgentEndpoint;
   try {
-    launched = await launchAgent({
-      argv: agentArgv,
+    launched = await openAgentEndpoint(prepared.remote ?? { argv: agentArgv }, {
       cwd,
       startupTimeoutMs: args.timeoutMs,
       onStderrLine: args.verbose ? (line) => renderer.stderr(line) : undefined,

@@ -29,7 +29,8 @@ export interface EventStreamOwner {
   readonly finished: boolean;
   /** A promise while the consumer is paused. */
   paused(): Promise<void> | undefined;
-  message(value: unknown): void;
+  /** A message and its exact text. */
+  message(value: unknown, text: string): void;
   problem(problem: FrameProblem): void;
   /** Ends the transport. */
   fail(error: Error): void;
@@ -160,9 +161,9 @@ export class HttpEventStreams {
     }
     const decision = this.#owner.routes.arrived(value, sessionId);
     if (decision.newSession !== undefined && !this.#sessions.has(decision.newSession)) void this.session(decision.newSession).catch(() => {});
-    if (!decision.afterPendingInput) return this.#owner.message(value);
+    if (!decision.afterPendingInput) return this.#owner.message(value, data);
     return afterPendingInput().then(() => {
-      if (!this.#owner.finished) this.#owner.message(value);
+      if (!this.#owner.finished) this.#owner.message(value, data);
     });
   }
 }

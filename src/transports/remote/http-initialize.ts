@@ -14,7 +14,7 @@ import { HEADER_CONNECTION_ID, idKey, JSON_MIME_TYPE } from "./http-protocol.js"
 /** What came of an `initialize` POST. */
 export type InitializeOutcome =
   /** The agent answered (a result or its own error); `connectionId` is set when it is a result. */
-  | { kind: "answered"; response: AnyResponse; connectionId: string | undefined }
+  | { kind: "answered"; response: AnyResponse; text: string; connectionId: string | undefined }
   /** The server refused it: the request gets `error`; `fatal` ends the transport too. */
   | { kind: "refused"; error: RequestError; fatal: Error | undefined }
   /** The answer is over the size limit. */
@@ -36,7 +36,7 @@ export async function postInitialize(endpoint: HttpEndpoint, id: JsonRpcId, text
     const body = jsonOf(failure.body);
     const fatal = CONNECTION_FATAL_STATUSES.has(failure.status) ? failureAsTransportError(failure, "initialize") : undefined;
     // The official server answers a failed initialize with a JSON-RPC error for it: that is the agent's answer.
-    if (fatal === undefined && isResponseMessage(body) && idKey(body.id) === idKey(id) && "error" in body) return { kind: "answered", response: body, connectionId: undefined };
+    if (fatal === undefined && isResponseMessage(body) && idKey(body.id) === idKey(id) && "error" in body) return { kind: "answered", response: body, text: failure.body, connectionId: undefined };
     return { kind: "refused", error: failureAsRequestError(failure, "initialize"), fatal };
   }
   const connectionId = response.headers.get(HEADER_CONNECTION_ID);
@@ -63,7 +63,7 @@ export async function postInitialize(endpoint: HttpEndpoint, id: JsonRpcId, text
     return { kind: "failed", error, answer };
   }
   const answered = value as AnyResponse;
-  return { kind: "answered", response: answered, connectionId: "error" in answered ? undefined : connectionId! };
+  return { kind: "answered", response: answered, text: body, connectionId: "error" in answered ? undefined : connectionId! };
 }
 
 /** The JSON value of `text`, or undefined when it is not JSON. */

@@ -46,6 +46,11 @@ export interface HttpLinkOptions extends HttpEndpointOptions {
   closeTimeoutMs?: number;
   /** Where the link's diagnostics go. Silent by default. */
   logger?: Logger;
+  /**
+   * When set, each incoming message goes here with its exact text instead of to the receiver's `message` (for
+   * bridges that pass frames on unchanged). Problems and the end still go to the receiver.
+   */
+  deliverText?: (text: string, value: unknown) => void;
 }
 
 interface Queued {
@@ -62,6 +67,7 @@ export class HttpLink implements MessageLink {
   readonly #logger: Logger;
   readonly #routes = new HttpRoutes();
   readonly #streams: HttpEventStreams;
+  readonly #deliverText: ((text: string, value: unknown) => void) | undefined;
   /** Aborts every GET stream (closing, failing). POSTs have their own, aborted only on failure. */
   readonly #readAbort = new AbortController();
   readonly #postAbort = new AbortController();
@@ -85,6 +91,7 @@ export class HttpLink implements MessageLink {
     this.#highWaterMark = options.writeHighWaterMark ?? 256 * 1024;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
     this.#logger = options.logger ?? silentLogger;
+    this.#deliverText = options.deliverText;
     const isFinished = () => this.#finished;
     this.#streams = new HttpEventStreams(
       {
@@ -95,7 +102,7 @@ export class HttpLink implements MessageLink {
           return isFinished();
         },
         paused: () => this.#paused?.promise,
-        message: (value) => this.#receiver?.message(value),
+        message: (value, text) => this.#deliver(value, text),
         problem: (problem) => this.#receiver?.problem(problem),
         fail: (error) => this.#fail(error),
       },
@@ -120,7 +127,14 @@ export class HttpLink implements MessageLink {
   }
 
   send(message: AnyMessage): void {
-    const text = serializeMessage(message, this.#maxBytes);
+    this.sendText(serializeMessage(message, this.#maxBytes), message);
+  }
+
+  /**
+   * Sends `text`, the exact frame of `message` (which routes it), as the POST body: for bridges that pass frames
+   * on unchanged. The caller checks its size.
+   */
+  sendText(text: string, message: AnyMessage): void {
     if (this.#finished || this.#closing) return;
     this.#queue.push({ message, text });
     this.#queuedChars += text.length;
@@ -264,7 +278,7 @@ export class HttpLink implements MessageLink {
           this.#connectionId = outcome.connectionId;
           void this.#streams.openConnectionStream(outcome.connectionId);
         }
-        return this.#receiver?.message(outcome.response);
+        return this.#deliver(outcome.response, outcome.text);
       case "refused":
         this.#answer(id, outcome.error);
         if (outcome.fatal) this.#fail(outcome.fatal);
@@ -279,7 +293,13 @@ export class HttpLink implements MessageLink {
 
   #answer(id: JsonRpcId, error: RequestError): void {
     if (this.#finished) return;
-    this.#receiver?.message({ jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
+    this.#deliver({ jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
+  }
+
+  /** Hands an incoming message on: to `deliverText` with its exact text when set, else to the receiver. */
+  #deliver(value: unknown, text?: string): void {
+    if (this.#deliverText) this.#deliverText(text ?? JSON.stringify(value), value);
+    else this.#receiver?.message(value);
   }
 
   // ---- Ending ----------------------------------------------------------------------------------------------------

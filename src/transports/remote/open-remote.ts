@@ -36,6 +36,8 @@ export interface RemoteStream extends Stream {
   readonly fallbackReason: TransportFailedError | undefined;
   /** The server's connection id, once known (after `initialize` on HTTP; from the 101 where visible). */
   readonly connectionId: string | undefined;
+  /** The link under the stream (for `sendText`, bridges); the engine uses `[LINK]`, which guards it. */
+  readonly link: HttpLink | WebSocketLink;
 }
 
 /** `ws(s)://` for an `http(s)://` URL, unchanged otherwise. */
@@ -70,7 +72,7 @@ export async function openRemoteStream(url: string, options: RemoteStreamOptions
     const link = new WebSocketLink(wsUrl, shared);
     try {
       await link.opened;
-      return remote(streamFromLink(link, options), "websocket", wsUrl, undefined, () => link.connectionId);
+      return remote(streamFromLink(link, options), link, "websocket", wsUrl, undefined);
     } catch (error) {
       if (isWs || profile === "websocket") throw error;
       return httpStream(url, shared, error as TransportFailedError);
@@ -81,14 +83,15 @@ export async function openRemoteStream(url: string, options: RemoteStreamOptions
 
 function httpStream(url: string, options: RemoteStreamOptions, fallbackReason: TransportFailedError | undefined): RemoteStream {
   const link = new HttpLink(url, options);
-  return remote(streamFromLink(link, options), "http", url, fallbackReason, () => link.connectionId);
+  return remote(streamFromLink(link, options), link, "http", url, fallbackReason);
 }
 
-function remote(stream: Stream, profile: "websocket" | "http", url: string, fallbackReason: TransportFailedError | undefined, connectionId: () => string | undefined): RemoteStream {
+function remote(stream: Stream, link: HttpLink | WebSocketLink, profile: "websocket" | "http", url: string, fallbackReason: TransportFailedError | undefined): RemoteStream {
   return Object.defineProperties(stream, {
     profile: { value: profile, enumerable: true },
     url: { value: url, enumerable: true },
     fallbackReason: { value: fallbackReason, enumerable: true },
-    connectionId: { get: connectionId, enumerable: true },
+    connectionId: { get: () => link.connectionId, enumerable: true },
+    link: { value: link, enumerable: false },
   }) as RemoteStream;
 }

@@ -40,6 +40,10 @@ export interface WebSocketLinkOptions extends RemoteEndpointOptions {
   writeHighWaterMark?: number;
   /** How long `close()` waits for the closing handshake. Default 5000 ms. */
   closeTimeoutMs?: number;
+  /** How long the server has to accept the upgrade before the link fails. Default 30000 ms. */
+  openTimeoutMs?: number;
+  /** As `HttpLinkOptions.deliverText`: incoming messages with their exact text, for bridges. */
+  deliverText?: (text: string, value: unknown) => void;
 }
 
 const PREVIEW_CHARS = 200;
@@ -68,9 +72,12 @@ export class WebSocketLink implements MessageLink {
   #finished = false;
   #cause: unknown;
   #closedDelivered = false;
+  readonly #deliverText: ((text: string, value: unknown) => void) | undefined;
+  #openTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(url: string, options: WebSocketLinkOptions = {}) {
     this.url = url;
+    this.#deliverText = options.deliverText;
     this.#maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
     this.#highWaterMark = options.writeHighWaterMark ?? 1024 * 1024;
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
@@ -108,6 +115,10 @@ export class WebSocketLink implements MessageLink {
         if (this.#cookies !== undefined) this.#cookies.store(upgradeHeaders);
       },
     });
+    const openTimeoutMs = options.openTimeoutMs ?? 30_000;
+    this.#openTimer = setTimeout(() => {
+      if (!this.#open) this.#fail(new TransportFailedError(`The ACP server at ${url} did not accept the WebSocket within ${openTimeoutMs} ms. Check the URL, or raise openTimeoutMs.`));
+    }, openTimeoutMs);
   }
 
   /** Resolves when the socket is open; rejects with a `TransportFailedError` when it could not open. */
@@ -132,13 +143,26 @@ export class WebSocketLink implements MessageLink {
   }
 
   send(message: AnyMessage): void {
-    const text = serializeMessage(message, this.#maxBytes);
+    this.sendText(serializeMessage(message, this.#maxBytes));
+  }
+
+  /** Sends `text` as one text frame, as is: for bridges that pass frames on unchanged. The caller checks its size. */
+  sendText(text: string, _message?: AnyMessage): void {
     if (this.#finished || this.#closing) return;
     if (!this.#open) {
       this.#backlog.push(text);
       return;
     }
     this.#socket.send(text);
+  }
+
+  /** Stops reading from the socket for now, where it can (`ws`'s `pause`); browsers cannot. */
+  pauseInput(): void {
+    (this.#socket as { pause?: () => void }).pause?.();
+  }
+
+  resumeInput(): void {
+    (this.#socket as { resume?: () => void }).resume?.();
   }
 
   drain(): Promise<void> {
@@ -177,6 +201,7 @@ export class WebSocketLink implements MessageLink {
   }
 
   #onOpen(): void {
+    clearTimeout(this.#openTimer);
     this.#open = true;
     const backlog = this.#backlog;
     this.#backlog = [];
@@ -210,7 +235,8 @@ export class WebSocketLink implements MessageLink {
       });
       return;
     }
-    this.#receiver?.message(value);
+    if (this.#deliverText) this.#deliverText(data, value);
+    else this.#receiver?.message(value);
   }
 
   #onError(error: unknown): void {
@@ -253,6 +279,7 @@ export class WebSocketLink implements MessageLink {
     this.#finished = true;
     this.#cause = cause;
     this.#backlog = [];
+    clearTimeout(this.#openTimer);
     if (!this.#open && cause === undefined) this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
     if (this.#ownsCookies) this.#cookies?.clear();
     if (!this.#receiver) return;
