@@ -91,6 +91,21 @@ for (const serverImpl of SERVER_IMPLS) {
       }
     });
 
+    it("acp chat --agent ws://...: a piped chat writes on the client side after a permission answered by a line", STEP, async () => {
+      server ??= await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN });
+      const work = temp("acp-cli-work-");
+      const child = spawn(process.execPath, [ACP, "chat", "--agent", server.url("ws"), "--token", TOKEN], { cwd: work, env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+      track(child);
+      child.stdin.end("/write chat.txt from the chat\n1\n");
+      let out = "";
+      child.stdout.setEncoding("utf8").on("data", (text: string) => (out += text));
+      const code = await within(new Promise((resolve) => child.once("exit", resolve)), 60_000, "acp chat to exit");
+      assert.equal(code, 0, out);
+      assert.match(out, /connecting to ws:\/\/127\.0\.0\.1:\d+\/acp\nconnected to acp reference agent/);
+      assert.match(out, /✓ Allow once: Create chat\.txt/);
+      assert.equal(readFileSync(join(work, "chat.txt"), "utf8"), "from the chat");
+    });
+
     it("acp exec with an unreachable agent URL is a startup failure with a clear message", STEP, async () => {
       const dead = await startServer(serverImpl, {});
       const url = dead.url("ws");
