@@ -5,6 +5,11 @@
  *
  * Each server logs one JSON line per finished request on stdout; `requests` collects them and `until` waits for
  * one, so tests observe DELETEs, cookies and headers on the wire.
+ *
+ * To add an implementation: a fixture under test/e2e/fixtures that takes the same flags as
+ * `remote-server-official.ts` (`--serve --port N --data-dir DIR --cookie NAME=VALUE --token T --no-websocket
+ * --agent reference|fast`), hosts the reference agent the same way, prints `{"listening":{"port":N}}` first and one
+ * `{"request":{...}}` line per finished request (the `LoggedRequest` shape), and an entry in `SERVER_FIXTURES`.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fixturePath, track } from "../../interop/support/spawn.js";
