@@ -23,12 +23,15 @@ export interface ChildProcessStreamOptions extends NodeNdJsonOptions {
  *   never crashes this process: error listeners stay attached to the child and its pipes.
  * - `close()` flushes and ends the child's stdin (the agent sees EOF) and stops reading its stdout.
  *   It does not kill the child.
+ * - Once the child exited, its stdout is read for `EXIT_DRAIN_MS` more, then closed: a descendant that kept the
+ *   pipe open (a daemon it started) is never waited for, and the stream ends.
  */
 export function childProcessStream(child: ChildProcess, options: ChildProcessStreamOptions = {}): Stream {
   const { stdin, stdout } = child;
   if (!stdin || !stdout) {
     throw new TypeError('childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].');
   }
+  closeOutputAfterExit(child);
   const { stderrLines, ...ndjson } = options;
   return nodeNdJsonStream(stdout, stdin, {
     ...ndjson,
@@ -37,6 +40,22 @@ export function childProcessStream(child: ChildProcess, options: ChildProcessStr
     errorEmitters: [child],
     explainEnd: () => exitExplanation(child, stderrLines),
   });
+}
+
+/** How long the child's output pipes are still read after it exited (what it wrote last is in them). */
+const EXIT_DRAIN_MS = 500;
+
+/** After the child's exit and a drain period, destroys its stdout and stderr if a descendant still holds them. */
+function closeOutputAfterExit(child: ChildProcess): void {
+  const close = () => {
+    const timer = setTimeout(() => {
+      for (const stream of [child.stdout, child.stderr]) if (stream && !stream.readableEnded && !stream.destroyed) stream.destroy();
+    }, EXIT_DRAIN_MS);
+    timer.unref();
+    child.once("close", () => clearTimeout(timer));
+  };
+  if (child.exitCode !== null || child.signalCode !== null) close();
+  else child.once("exit", close);
 }
 
 /** How long to wait, after the child's stdout ended, for its exit status (to say why the connection ended). */

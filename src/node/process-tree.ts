@@ -1,0 +1,173 @@
+/**
+ * Process trees: everything a spawned process starts, even what leaves its process group (`setsid`, a double fork,
+ * `nohup`, a daemon), so that stopping the tree leaves nothing behind. Three means, combined:
+ * 1. the process group the child leads (`detached: true`): reaches every member that did not call `setsid`;
+ * 2. an environment tag, `ACPKIT_TREE=<owner>-<n>`, inherited by every descendant that keeps its environment;
+ *    on Linux the tree's live members are found by reading `/proc/<pid>/environ` (processes of our user);
+ * 3. a cgroup v2 per tree where this process may create one (see `cgroup.ts`): it holds every descendant, even one
+ *    that clears its environment, and `cgroup.kill` ends them all at once.
+ *
+ * Where it stops: without a writable cgroup, a descendant that both leaves the group and clears or replaces its
+ * environment (`setsid env -i cmd`) is not found; on macOS and other systems without /proc, only the process group
+ * is reached (no tag sweep); on Windows only the child itself. A `PR_SET_CHILD_SUBREAPER` reaper would need native
+ * code (Node has no `prctl`), and a reaper alone would still not know which orphans to kill: the tag and the cgroup
+ * do both without privileges or a compiler.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { cgroupBase, TreeCgroup } from "./cgroup.js";
+import { installExitHook } from "./orphan-guard.js";
+import { OWNER_ID, TREE_ENV } from "./tree-tag.js";
+
+export { OWNER_ID, TREE_ENV } from "./tree-tag.js";
+
+const posix = process.platform !== "win32";
+const linux = process.platform === "linux";
+let counter = 0;
+let cgroupsEnabled = true;
+
+/** Turns the use of cgroups off (or on) for trees made from now on (tests; or to keep a host's cgroups untouched). */
+export function setCgroupContainment(enabled: boolean): void {
+  cgroupsEnabled = enabled;
+}
+
+/** What a process looks like in /proc: its state letter and process group. */
+function procStat(pid: string): { state: string; pgrp: number } | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0]!, pgrp: Number(fields[2]) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether a process's initial environment holds `entry` ("NAME=value", matched whole). */
+function environHas(pid: string, entry: Buffer): boolean {
+  let environ: Buffer;
+  try {
+    environ = readFileSync(`/proc/${pid}/environ`);
+  } catch {
+    return false;
+  }
+  for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
+    const end = at + entry.length;
+    if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0 || entry[entry.length - 1] === 0x2d)) return true;
+  }
+  return false;
+}
+
+/**
+ * The live (non-zombie) processes, other than this one, whose process group is `group` or whose environment holds
+ * `entry` (a whole `NAME=value`, or a prefix ending in "-"). Linux only; elsewhere an empty list.
+ */
+export function findProcesses(group: number | undefined, entry: string): number[] {
+  if (!linux) return [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return [];
+  }
+  const tag = Buffer.from(entry, "latin1");
+  const found: number[] = [];
+  for (const name of names) {
+    if (name.charCodeAt(0) > 57 || name.charCodeAt(0) < 48) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    const stat = procStat(name);
+    if (stat === undefined || stat.state === "Z") continue;
+    if ((group !== undefined && stat.pgrp === group) || environHas(name, tag)) found.push(pid);
+  }
+  return found;
+}
+
+function kill(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // gone already, or not ours
+  }
+}
+
+/** One tree: make it before spawning, add `env` to the child's environment, `adopt` the child once spawned. */
+export class ProcessTree {
+  /** The tag value. */
+  readonly id = `${OWNER_ID}-${++counter}`;
+  #cgroup: TreeCgroup | undefined;
+  #leader: number | undefined;
+
+  constructor() {
+    installExitHook();
+    const base = cgroupsEnabled ? cgroupBase(OWNER_ID) : undefined;
+    this.#cgroup = base === undefined ? undefined : TreeCgroup.create(base, `t${counter}`);
+  }
+
+  /** The tree's cgroup, when cgroups can be used here. */
+  get cgroup(): TreeCgroup | undefined {
+    return this.#cgroup;
+  }
+
+  /** The variable to add to the child's environment. */
+  get env(): Record<string, string> {
+    return { [TREE_ENV]: this.id };
+  }
+
+  /** How this tree is contained: "cgroup", "environment" (Linux /proc), or "group" (the process group alone). */
+  get means(): "cgroup" | "environment" | "group" {
+    return this.cgroup !== undefined ? "cgroup" : linux ? "environment" : "group";
+  }
+
+  /** The pid of the spawned child (its process group id too); moves it into the cgroup. */
+  adopt(pid: number): void {
+    this.#leader = pid;
+    if (this.#cgroup !== undefined && !this.#cgroup.adopt(pid)) {
+      // Refused (the child already exited, or no right to move it): the other means remain.
+      this.#cgroup.remove();
+      this.#cgroup = undefined;
+    }
+  }
+
+  get leader(): number | undefined {
+    return this.#leader;
+  }
+
+  /** The live processes of the tree (group members, tagged processes, cgroup members). */
+  members(): number[] {
+    const found = new Set(findProcesses(posix ? this.#leader : undefined, `${TREE_ENV}=${this.id}`));
+    for (const pid of this.cgroup?.members() ?? []) found.add(pid);
+    if (!linux && this.#leader !== undefined && groupAlive(this.#leader)) found.add(this.#leader);
+    return [...found];
+  }
+
+  /** True while a process of the tree lives. */
+  alive(): boolean {
+    return this.members().length > 0;
+  }
+
+  /** Signals the whole tree: the group, every member found, and (for SIGKILL) the cgroup at once. */
+  signal(signal: NodeJS.Signals): void {
+    if (this.#leader !== undefined) {
+      if (posix) kill(-this.#leader, signal);
+      else kill(this.#leader, signal);
+    }
+    if (signal === "SIGKILL") this.cgroup?.kill();
+    for (const pid of this.members()) kill(pid, signal);
+  }
+
+  /** Removes the cgroup once the tree is empty (call after the tree ended); false while processes are left in it. */
+  release(): boolean {
+    if (this.#cgroup === undefined) return true;
+    if (!this.#cgroup.remove()) return false;
+    this.#cgroup = undefined;
+    return true;
+  }
+}
+
+function groupAlive(pid: number): boolean {
+  try {
+    process.kill(posix ? -pid : pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
