@@ -5,13 +5,14 @@
  * The agent decides when to send `session/request_permission`; the hosts are where the client decides for itself.
  * `brokerGate` makes the same policy that answers the agent's permission requests govern the hosts:
  * - an access covered by a permission the agent asked for and the policy allowed shortly before (same session, a
- *   tool call of a matching kind naming the same path; any `execute` call for a terminal) is served without asking
- *   again, so an interactive user is not asked twice;
+ *   tool call of a matching kind naming the same path in its locations, path-like `rawInput` or diffs; any
+ *   `execute` call for a terminal) is served without asking again, so an interactive user is not asked twice;
  * - anything else is put to the policy as a permission request of its own (kind `read`, `edit` or `execute`, the
  *   path as its location, options allow/reject once/always), through the broker, so `session/cancel` answers it and
  *   "always" answers are remembered where the policy remembers them.
- * So `deny-all` serves no reads, no writes and no terminals, `allow-reads` serves reads only, `allow-all` all, `ask`
- * asks, and `rules:` rules match these requests like any other.
+ * So `deny-all` serves no reads, no writes and no terminals, `allow-reads` serves reads only, `allow-all` all, an
+ * interactive policy asks (with `reads: "serve"`, only about writes and terminals), and `rules:` rules match these
+ * requests like any other.
  *
  * Browser-safe: the hosts that call a gate live in `acpkit/node`.
  * @see https://agentclientprotocol.com/protocol/tool-calls#requesting-permission
@@ -36,6 +37,11 @@ export interface BrokerGateOptions {
   coverMs?: number;
   /** The policy's name, quoted in refusals (e.g. "deny-all"). */
   policyName?: string;
+  /**
+   * Reads: `"policy"` (default) puts them to the policy like writes; `"serve"` serves every read inside the roots
+   * without asking (for an interactive policy, where asking about each read would drown the user in questions).
+   */
+  reads?: "policy" | "serve";
 }
 
 /** The tool call ids of the gate's own permission requests start with this. */
@@ -65,6 +71,13 @@ function covers(grant: Grant, access: HostAccess): boolean {
   const path = normalizePath(access.path);
   if (!grant.paths.includes(path)) return false;
   return access.kind === "read" ? true : WRITE_KINDS.includes(grant.kind);
+}
+
+/** The paths a permission request names: its locations and path-like `rawInput` keys, and the paths of its diffs. */
+function grantedPaths(request: RequestPermissionRequest): string[] {
+  const paths = new Set(requestPaths(request));
+  for (const item of request.toolCall.content ?? []) if (item.type === "diff" && typeof item.path === "string") paths.add(normalizePath(item.path));
+  return [...paths];
 }
 
 /** The permission request that puts a host access to the policy. */
@@ -97,10 +110,11 @@ export function brokerGate(broker: PermissionBroker, options: BrokerGateOptions 
     if (request.toolCall.toolCallId.startsWith(HOST_CALL_PREFIX)) return; // the gate's own question: "once" means once
     const kind = selectedKind(request, response);
     if (kind !== "allow_once" && kind !== "allow_always") return;
-    grants.push({ sessionId: request.sessionId, kind: request.toolCall.kind ?? "other", paths: requestPaths(request), at: Date.now() });
+    grants.push({ sessionId: request.sessionId, kind: request.toolCall.kind ?? "other", paths: grantedPaths(request), at: Date.now() });
   });
   const by = options.policyName === undefined ? "the client's permission policy" : `the client's permission policy (${options.policyName})`;
   return async (access) => {
+    if (access.kind === "read" && options.reads === "serve") return true;
     const now = Date.now();
     while (grants.length > 0 && now - grants[0]!.at > coverMs) grants.shift();
     if (grants.some((grant) => covers(grant, access))) return true;
