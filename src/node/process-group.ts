@@ -11,8 +11,9 @@
  * guard (orphan-guard.ts) kills every tracked group and tree when this process exits or dies.
  */
 import type { ChildProcess } from "node:child_process";
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { trackedGroupIds, untrackGroup, untrackTree } from "./orphan-guard.js";
+import { procStat } from "./proc-files.js";
 import type { ProcessTree } from "./process-tree.js";
 
 const posix = process.platform !== "win32";
@@ -28,17 +29,6 @@ export function signalGroup(pid: number, signal: NodeJS.Signals | 0): boolean {
   }
 }
 
-/** The state letter of a process on Linux (`Z` for a zombie), or undefined when unknown. */
-function procState(pid: string): { state: string; pgrp: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0]!, pgrp: Number(fields[2]) };
-  } catch {
-    return undefined;
-  }
-}
-
 /** True while `pid` is a live process (a zombie, already dead but not yet reaped, counts as gone). */
 export function isProcessAlive(pid: number): boolean {
   try {
@@ -46,7 +36,7 @@ export function isProcessAlive(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
   }
-  return procState(String(pid))?.state !== "Z";
+  return procStat(pid)?.state !== "Z";
 }
 
 /**
@@ -64,7 +54,7 @@ export function isGroupAlive(pid: number): boolean {
   }
   for (const entry of entries) {
     if (entry.charCodeAt(0) > 57) continue; // not a pid
-    const info = procState(entry);
+    const info = procStat(entry);
     if (info !== undefined && info.pgrp === pid && info.state !== "Z") return true;
   }
   return false;

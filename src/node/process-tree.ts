@@ -13,9 +13,10 @@
  * code (Node has no `prctl`), and a reaper alone would still not know which orphans to kill: the tag and the cgroup
  * do both without privileges or a compiler.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { cgroupBase, TreeCgroup } from "./cgroup.js";
 import { installExitHook } from "./orphan-guard.js";
+import { procEnviron, procStat } from "./proc-files.js";
 import { OWNER_ID, TREE_ENV } from "./tree-tag.js";
 
 export { OWNER_ID, TREE_ENV } from "./tree-tag.js";
@@ -30,25 +31,10 @@ export function setCgroupContainment(enabled: boolean): void {
   cgroupsEnabled = enabled;
 }
 
-/** What a process looks like in /proc: its state letter and process group. */
-function procStat(pid: string): { state: string; pgrp: number } | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "latin1");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return { state: fields[0]!, pgrp: Number(fields[2]) };
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether a process's initial environment holds `entry` ("NAME=value", matched whole). */
+/** Whether a process's initial environment holds `entry` ("NAME=value", matched whole; a prefix when it ends in "-"). */
 function environHas(pid: string, entry: Buffer): boolean {
-  let environ: Buffer;
-  try {
-    environ = readFileSync(`/proc/${pid}/environ`);
-  } catch {
-    return false;
-  }
+  const environ = procEnviron(pid);
+  if (environ === undefined) return false;
   for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
     const end = at + entry.length;
     if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0 || entry[entry.length - 1] === 0x2d)) return true;
@@ -58,9 +44,11 @@ function environHas(pid: string, entry: Buffer): boolean {
 
 /**
  * The live (non-zombie) processes, other than this one, whose process group is `group` or whose environment holds
- * `entry` (a whole `NAME=value`, or a prefix ending in "-"). Linux only; elsewhere an empty list.
+ * `entry` (a whole `NAME=value`, or a prefix ending in "-"). Only processes started at or after `since` (clock ticks
+ * after boot, as in /proc/<pid>/stat) have their environment read: a tree's processes are never older than its
+ * leader. Linux only; elsewhere an empty list.
  */
-export function findProcesses(group: number | undefined, entry: string): number[] {
+export function findProcesses(group: number | undefined, entry: string, since = 0): number[] {
   if (!linux) return [];
   let names: string[];
   try {
@@ -76,7 +64,7 @@ export function findProcesses(group: number | undefined, entry: string): number[
     if (pid === process.pid) continue;
     const stat = procStat(name);
     if (stat === undefined || stat.state === "Z") continue;
-    if ((group !== undefined && stat.pgrp === group) || environHas(name, tag)) found.push(pid);
+    if ((group !== undefined && stat.pgrp === group) || (stat.start >= since && environHas(name, tag))) found.push(pid);
   }
   return found;
 }
@@ -95,6 +83,8 @@ export class ProcessTree {
   readonly id = `${OWNER_ID}-${++counter}`;
   #cgroup: TreeCgroup | undefined;
   #leader: number | undefined;
+  /** The leader's start time: no process of the tree is older. */
+  #since = 0;
 
   constructor() {
     installExitHook();
@@ -120,6 +110,7 @@ export class ProcessTree {
   /** The pid of the spawned child (its process group id too); moves it into the cgroup. */
   adopt(pid: number): void {
     this.#leader = pid;
+    this.#since = (linux ? procStat(pid)?.start : undefined) ?? 0;
     if (this.#cgroup !== undefined && !this.#cgroup.adopt(pid)) {
       // Refused (the child already exited, or no right to move it): the other means remain.
       this.#cgroup.remove();
@@ -133,7 +124,7 @@ export class ProcessTree {
 
   /** The live processes of the tree (group members, tagged processes, cgroup members). */
   members(): number[] {
-    const found = new Set(findProcesses(posix ? this.#leader : undefined, `${TREE_ENV}=${this.id}`));
+    const found = new Set(findProcesses(posix ? this.#leader : undefined, `${TREE_ENV}=${this.id}`, this.#since));
     for (const pid of this.cgroup?.members() ?? []) found.add(pid);
     if (!linux && this.#leader !== undefined && groupAlive(this.#leader)) found.add(this.#leader);
     return [...found];
