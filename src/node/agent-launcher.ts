@@ -20,7 +20,7 @@ import { ProcessTree } from "./process-tree.js";
 import { StderrTail } from "./stderr-tail.js";
 
 /** Options of `launchAgent`. Give `command` (a command line) or `argv`. */
-export interface LaunchAgentOptions extends Omit<ChildProcessStreamOptions, "stderrLines"> {
+export interface LaunchAgentOptions extends Omit<ChildProcessStreamOptions, "stderrLines" | "othersMayHoldOutput"> {
   /** A command line, split into argv like a POSIX shell would split words, but never run by a shell. */
   command?: string;
   /** The program and its arguments, used as is. */
@@ -134,7 +134,7 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
   child.stderr!.on("error", () => {});
 
   const { command: _c, argv: _a, cwd: _d, env: _e, extraEnv: _x, startupTimeoutMs: _s, stdinGraceMs: _g, stopGraceMs: _t, stderrTailLines: _l, onStderrLine: _o, logger: _lg, ...streamOptions } = options;
-  const stream = childProcessStream(child, { ...streamOptions, stderrLines: () => tail.lines() });
+  const stream = childProcessStream(child, { ...streamOptions, stderrLines: () => tail.lines(), othersMayHoldOutput: () => tree.alive() });
 
   const exited = childExited(child).then((status) => {
     logger.debug("agent exited", { pid, ...status });

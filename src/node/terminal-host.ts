@@ -25,6 +25,7 @@ import { ErrorCodes, RequestError } from "../jsonrpc/request-error.js";
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { HostGate } from "../client/toolkit/host-gate.js";
 import type * as schema from "../protocol/index.js";
+import { closeOutputAfterExit } from "./child.js";
 import { denied, unknownSession } from "./fs-errors.js";
 import { OutputBudget } from "./output-budget.js";
 import { OutputBuffer } from "./output-buffer.js";
@@ -194,9 +195,8 @@ export class TerminalHost {
         const finish = () => {
           clearTimeout(timer);
           child.off("close", finish);
-          // Output after the command's exit comes from a descendant that kept the pipes: stop reading them.
-          child.stdout?.destroy();
-          child.stderr?.destroy();
+          // Output after the command's exit comes from a descendant that kept the pipes: never wait for it.
+          closeOutputAfterExit(child, () => tree.alive());
           terminal.exitStatus = { exitCode: code, signal };
           if (!tree.alive()) {
             tree.release();
