@@ -130,8 +130,9 @@ export class ProcessTree {
     return [...found];
   }
 
-  /** True while a process of the tree lives. */
+  /** True while a process of the tree lives (a cheap cgroup check first; the /proc scan once the cgroup is empty). */
   alive(): boolean {
+    if (this.#cgroup !== undefined && !this.#cgroup.empty()) return true;
     return this.members().length > 0;
   }
 
