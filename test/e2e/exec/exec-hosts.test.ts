@@ -61,3 +61,14 @@ test("an escaped process holding a terminal's pipes neither hangs exec nor outli
   assert.equal(pids.length, 1);
   assert.ok(await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 5000), `still alive: ${pids.filter(isProcessAlive).join(", ")}`);
 });
+
+test("an agent that dies mid-turn leaving a daemon on its stdout: exec ends at once with the agent's exit code, the daemon is killed", { skip: process.platform !== "linux" ? "checked through /proc" : false }, async () => {
+  const PIDS = join(base, "crash-pids");
+  const cwd = realpathSync(mkdtempSync(join(base, "crash-")));
+  const run = await runExec(["--agent", probe, "--cwd", cwd, "--permissions", "allow-all", "crash"], { env: { PIDS } });
+  assert.notEqual(run.code, 0);
+  assert.match(run.stderr, /exited with code 9/);
+  const pids = readFileSync(PIDS, "utf8").split("\n").filter(Boolean).map(Number);
+  assert.equal(pids.length, 1);
+  assert.ok(await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 5000), `still alive: ${pids.filter(isProcessAlive).join(", ")}`);
+});
