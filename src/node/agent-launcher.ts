@@ -7,7 +7,7 @@
  * Spec: https://agentclientprotocol.com/protocol/transports — the client launches the agent as a subprocess
  * and exchanges newline-delimited JSON-RPC over its stdin and stdout; the agent MAY log to stderr.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Stream } from "../jsonrpc/link.js";
 import { ConnectionClosedError, LocalError } from "../jsonrpc/local-errors.js";
@@ -17,6 +17,7 @@ import { AgentExitedError, childProcessStream, type ChildProcessStreamOptions } 
 import { splitCommandLine } from "./command-line.js";
 import { childExited, terminateGroup, trackTree, untrackTree, waitUntil, type ExitStatus } from "./process-group.js";
 import { ProcessTree } from "./process-tree.js";
+import { spawnInTree } from "./spawn-in-tree.js";
 import { StderrTail } from "./stderr-tail.js";
 
 /** Options of `launchAgent`. Give `command` (a command line) or `argv`. */
@@ -102,8 +103,8 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
   const argv = resolveArgv(options);
   const logger = options.logger ?? silentLogger;
   const tree = new ProcessTree();
-  const env = { ...(options.env ?? process.env), ...options.extraEnv, ...tree.env };
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+  const env = { ...(options.env ?? process.env), ...options.extraEnv };
+  const child = spawnInTree(tree, argv[0]!, argv.slice(1), { cwd: options.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
   try {
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
@@ -118,7 +119,6 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
     throw error;
   }
   const pid = child.pid!;
-  tree.adopt(pid);
   trackTree(tree);
   logger.debug("agent started", { pid, argv });
 

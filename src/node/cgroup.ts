@@ -131,6 +131,11 @@ export class TreeCgroup {
     }
   }
 
+  /** Its `cgroup.procs` file: writing a pid there moves that process in. */
+  get procsFile(): string {
+    return path.join(this.dir, "cgroup.procs");
+  }
+
   /** Moves `pid` into the cgroup (its later children are born there). False when refused. */
   adopt(pid: number): boolean {
     try {

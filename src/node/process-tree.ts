@@ -107,15 +107,14 @@ export class ProcessTree {
     return this.cgroup !== undefined ? "cgroup" : linux ? "environment" : "group";
   }
 
-  /** The pid of the spawned child (its process group id too); moves it into the cgroup. */
+  /**
+   * Takes the spawned child (its pid is also its process group id) as the tree's leader and moves it into the cgroup
+   * (best effort: `spawnInTree` has the child move itself in before it runs anything, which no fork can outrun).
+   */
   adopt(pid: number): void {
     this.#leader = pid;
     this.#since = (linux ? procStat(pid)?.start : undefined) ?? 0;
-    if (this.#cgroup !== undefined && !this.#cgroup.adopt(pid)) {
-      // Refused (the child already exited, or no right to move it): the other means remain.
-      this.#cgroup.remove();
-      this.#cgroup = undefined;
-    }
+    this.#cgroup?.adopt(pid);
   }
 
   get leader(): number | undefined {
@@ -142,8 +141,11 @@ export class ProcessTree {
       if (posix) kill(-this.#leader, signal);
       else kill(this.#leader, signal);
     }
-    if (signal === "SIGKILL") this.cgroup?.kill();
-    for (const pid of this.members()) kill(pid, signal);
+    if (signal === "SIGKILL") this.#cgroup?.kill();
+    // While the cgroup holds the tree, its member list is enough (a /proc scan costs ~10 ms on a busy machine); once
+    // it is empty, the scan finds what escaped before the child was moved into it.
+    const cgroupMembers = this.#cgroup?.members() ?? [];
+    for (const pid of cgroupMembers.length > 0 ? cgroupMembers : this.members()) kill(pid, signal);
   }
 
   /** Removes the cgroup once the tree is empty (call after the tree ended); false while processes are left in it. */

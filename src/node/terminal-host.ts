@@ -17,7 +17,7 @@
  *   descendant that kept them open is never waited for;
  * - the `gate` (e.g. the client's permission policy, `brokerGate`) decides each command.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
@@ -32,6 +32,7 @@ import { OutputBuffer } from "./output-buffer.js";
 import { confinePath, type RootsProvider } from "./path-confinement.js";
 import { terminateGroup, trackTree, untrackTree } from "./process-group.js";
 import { ProcessTree } from "./process-tree.js";
+import { spawnInTree } from "./spawn-in-tree.js";
 
 /** Live output of a terminal, as it arrives (decoded per stream; never split inside a character). */
 export interface TerminalOutputEvent {
@@ -158,11 +159,10 @@ export class TerminalHost {
     const tree = new ProcessTree();
     const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
-    Object.assign(env, tree.env);
     const argv = [params.command, ...args];
     let child: ChildProcess;
     try {
-      child = spawn(params.command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+      child = spawnInTree(tree, params.command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
       await new Promise<void>((resolve, reject) => {
         child.once("spawn", resolve);
         child.once("error", reject);
@@ -174,7 +174,6 @@ export class TerminalHost {
     }
     child.on("error", () => {});
     const pid = child.pid!;
-    tree.adopt(pid);
     trackTree(tree);
     const terminalId = `term_${randomUUID()}`;
     const output = new OutputBuffer(limit);
