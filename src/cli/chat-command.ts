@@ -23,6 +23,9 @@ Options:
   --cwd DIR                the session's working directory (default: the current one)
   --resume ID              load or resume session ID instead of starting a new one
   --permissions POLICY     ask (default: the chat asks you) | allow-all | deny-all | allow-reads | rules:FILE.json
+                           it also governs the chat's own file reads, writes and terminals for the agent:
+                           deny-all serves none, allow-reads only reads, ask asks before a write or a
+                           command the agent did not ask permission for
 ${AGENT_SETUP_USAGE}
                            (without it, when the agent answers auth_required: the one method it offers)
 ${REMOTE_AGENT_USAGE}
@@ -113,9 +116,9 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
 export function chatSetup(flags: AgentSetupFlags): NonNullable<ChatOptions["setup"]> {
   return (cwd, ask) => {
     const mcpServers = loadMcpServers(flags, cwd);
-    const { policy } = buildPolicy(flags.permissions, { ask: () => ask });
+    const { name, policy } = buildPolicy(flags.permissions, { ask: () => ask });
     const trace = openTraceFlag(flags.trace);
-    return { policy, mcpServers, ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}), ...(flags.auth !== undefined ? { auth: flags.auth } : {}) };
+    return { policy, policyName: name, mcpServers, ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}), ...(flags.auth !== undefined ? { auth: flags.auth } : {}) };
   };
 }
 

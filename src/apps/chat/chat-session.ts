@@ -7,7 +7,7 @@
 import type { Client } from "../../acp/client-handler.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
-import { interactive, PermissionBroker, SessionRouter, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
+import { brokerGate, interactive, PermissionBroker, SessionRouter, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
 import type { TapListener } from "../../jsonrpc/index.js";
 import { authenticateWith, FileSystemHost, initializeWithDeadline, TerminalHost, withAuthentication, type AuthContext } from "../../node/index.js";
 import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "../../node/agent-endpoint.js";
@@ -27,6 +27,12 @@ export interface ChatSessionOptions {
   ask: (request: schema.RequestPermissionRequest, signal: AbortSignal) => Promise<AskAnswer>;
   /** The permission policy (default: ask every time through `ask`, remembering "always" answers). */
   policy?: PermissionPolicy;
+  /**
+   * The policy's name ("ask" when absent). The policy also governs the chat's own file and terminal hosts
+   * (`brokerGate`): with "ask", reads inside the roots are served and writes and commands are asked unless a
+   * permission the agent just obtained covers them; with any other policy, every access is put to it.
+   */
+  policyName?: string;
   /** MCP servers for every `session/new`, `load` and `resume` (those the agent cannot take are left out). */
   mcpServers?: readonly schema.McpServer[];
   /** Sees every message in both directions, from before `initialize` (e.g. `--trace`). */
@@ -88,10 +94,13 @@ export class ChatSession {
     const policy = options.policy ?? withMemory(interactive((request, context) => options.ask(request, context.signal)));
     const broker = new PermissionBroker(policy, { lookupToolCall: (sessionId, id) => router.get(sessionId)?.toolCall(id) });
     const rootsOf = (sessionId: string) => roots.get(sessionId);
-    const fsHost = new FileSystemHost({ roots: rootsOf });
+    const policyName = options.policyName ?? "ask";
+    const gate = brokerGate(broker, { policyName, reads: policyName === "ask" ? "serve" : "policy" });
+    const fsHost = new FileSystemHost({ roots: rootsOf, gate });
     let self: ChatSession | undefined;
     const terminalHost = new TerminalHost({
       roots: rootsOf,
+      gate,
       onOutput: (event) => self?.terminalOutput(event.sessionId, event.terminalId, event.text),
       onExit: (event) => self?.terminalExit(event.sessionId, event.terminalId, event.exitStatus),
     });

@@ -38,6 +38,8 @@ export interface ChatOptions {
 export interface ChatSetup {
   /** The permission policy (default: `ask`). */
   policy?: PermissionPolicy;
+  /** Its name as given to --permissions (default "ask"); see `ChatSessionOptions.policyName`. */
+  policyName?: string;
   /** MCP servers for every session. */
   mcpServers?: readonly McpServer[];
   /** Sees every message both ways (a trace). */
@@ -90,6 +92,7 @@ async function chatWith(options: ChatOptions, setup: ChatSetup, ask: PermissionP
       cwd,
       ask: ui.ask,
       policy: setup.policy ?? ask,
+      policyName: setup.policyName ?? "ask",
       ...(setup.mcpServers ? { mcpServers: setup.mcpServers } : {}),
       ...(setup.tap ? { tap: setup.tap } : {}),
       onNote: (text: string) => ui.print([paint.dim(text)]),

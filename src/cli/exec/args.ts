@@ -21,7 +21,10 @@ Options:
   --session ID             continue session ID (session/resume, else session/load)
   --resume                 continue the agent's most recent session for --cwd (needs session/list)
   --permissions POLICY     allow-all | deny-all | allow-reads | ask | rules:FILE.json
-                           (default: ask on a terminal, else allow-reads)
+                           (default: ask on a terminal, else allow-reads); it answers the agent's
+                           permission requests AND governs this client's own file reads, writes and
+                           terminals: deny-all serves none, allow-reads only reads, ask asks before
+                           a write or a command the agent did not ask permission for
   --format FORMAT          text (default) | json (one object at the end) | ndjson (every update as it comes)
   --timeout S              seconds the agent has to start and set up the session (default 30)
 ${AGENT_SETUP_USAGE}

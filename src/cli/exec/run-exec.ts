@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { painterFor } from "../../apps/demo/painter.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
-import { SessionRouter, PermissionBroker, type Transcript } from "../../client/toolkit/index.js";
+import { SessionRouter, PermissionBroker, brokerGate, type Transcript } from "../../client/toolkit/index.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import type { Client } from "../../acp/client-handler.js";
 import { initializeWithDeadline, splitCommandLine, FileSystemHost, TerminalHost } from "../../node/index.js";
@@ -138,9 +138,11 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
 
   const router = new SessionRouter();
   const broker = new PermissionBroker(prepared.policy.policy, { lookupToolCall: (s, id) => router.get(s)?.toolCall(id) });
-  const roots = () => [cwd];
-  const fsHost = new FileSystemHost({ roots });
-  const terminals = new TerminalHost({ roots });
+  // The hosts serve only the session this run set up, under the same --permissions policy (see brokerGate).
+  const roots = (id: string) => (id === sessionId ? [cwd] : undefined);
+  const gate = brokerGate(broker, { policyName: prepared.policy.name, reads: prepared.policy.name === "ask" ? "serve" : "policy" });
+  const fsHost = new FileSystemHost({ roots, gate });
+  const terminals = new TerminalHost({ roots, gate });
   const client: Client = {
     sessionUpdate(notification) {
       router.route(notification);

@@ -47,3 +47,4 @@ export {
 } from "./permission-policy.js";
 export { globToRegExp, normalizePath, pathMatcher, requestPaths, rules, type PermissionRule, type RulesOptions } from "./permission-rules.js";
 export { PermissionBroker, type PendingPermission, type PermissionBrokerOptions } from "./permission-broker.js";
+export { brokerGate, hostAccessRequest, HOST_CALL_PREFIX, type BrokerGateOptions, type HostAccess, type HostGate } from "./host-gate.js";
