@@ -32,6 +32,19 @@ export interface ResponseHeadersContext {
   readonly connectionId: string | undefined;
 }
 
+/** What `stats()` tells about one connection. */
+export interface ConnectionStats {
+  readonly connectionId: string;
+  readonly transport: ConnectionTransport;
+  /** Whether `initialize` was answered (false while initializing). */
+  readonly open: boolean;
+  readonly openedAt: number;
+  /** How far the client is behind on its output (queued UTF-16 units, or unsent WebSocket bytes). */
+  readonly bufferedOutput: number;
+  /** Sessions with a prompt turn running. */
+  readonly runningPrompts: readonly string[];
+}
+
 /** A connection opened (initialized) or closed. */
 export type ConnectionEvent =
   | { readonly type: "open"; readonly connectionId: string; readonly transport: ConnectionTransport; readonly remoteAddress?: string }
@@ -117,6 +130,18 @@ export class AcpServer {
   /** Connections not yet ended (HTTP and WebSocket, initializing or open). */
   get connectionCount(): number {
     return this.#all.size;
+  }
+
+  /** A snapshot of every connection not yet ended: for monitoring. */
+  stats(): ConnectionStats[] {
+    return [...this.#all].map((connection) => ({
+      connectionId: connection.id,
+      transport: connection.transport,
+      open: connection.isOpen,
+      openedAt: connection.openedAt,
+      bufferedOutput: connection.output?.bufferedAmount ?? 0,
+      runningPrompts: connection.runningPrompts,
+    }));
   }
 
   /** Whether `close()` was called: new connections are refused. */

@@ -49,6 +49,10 @@ export class HttpOutbound implements OutputSink {
     return this.#bufferedChars;
   }
 
+  get bufferedAmount(): number {
+    return this.#bufferedChars;
+  }
+
   get openStreams(): number {
     return this.#openReaders;
   }
@@ -103,10 +107,13 @@ export class HttpOutbound implements OutputSink {
       this.#endQueue(queue);
     }
     this.#room.wakeAll();
-    // Readers that are there get what is queued; one that does not take it in time is not kept forever.
-    if (this.#bufferedChars > 0) {
+    // Readers that are there get what is queued; one that does not take it in time is not kept forever (nor is the
+    // process, for it: the timer is unref'd).
+    if (this.#bufferedChars > 0 && this.#openReaders > 0) {
       this.#flushTimer = setTimeout(() => this.abort(), this.limits.maxOutputStallMs);
       (this.#flushTimer as { unref?: () => void }).unref?.();
+    } else {
+      this.abort();
     }
   }
 
@@ -153,16 +160,19 @@ export class HttpOutbound implements OutputSink {
       if (this.backlogged) this.#armStall();
     }
     if (!this.backlogged) this.#room.wakeAll();
-    if (this.#finished && this.#bufferedChars === 0 && this.#flushTimer !== undefined) {
-      clearTimeout(this.#flushTimer);
-      this.#flushTimer = undefined;
-    }
+    if (this.#finished && this.#bufferedChars === 0) this.#clearTimers();
   };
 
   #onReaderChange(queue: OutboundQueue, sessionId: string | undefined): void {
     if (this.#aborted) return;
     const attached = queue.hasReader;
     this.#openReaders += attached ? 1 : -1;
+    if (this.#finished && this.#openReaders === 0) {
+      // The connection is over and its last reader left: nothing is waiting for what remains.
+      this.abort();
+      this.hooks.onOpenStreams(0);
+      return;
+    }
     if (sessionId !== undefined) {
       this.#openSessionReaders += attached ? 1 : -1;
       if (attached) this.#readerless--;
@@ -192,7 +202,6 @@ export class HttpOutbound implements OutputSink {
         ),
       );
     }, this.limits.maxOutputStallMs);
-    (this.#stallTimer as { unref?: () => void }).unref?.();
   }
 
   #clearTimers(): void {

@@ -10,6 +10,7 @@ export {
   type AcpServerSettings,
   type AgentSource,
   type ConnectionEvent,
+  type ConnectionStats,
   type HandleRequestOptions,
   type PrepareWebSocketUpgradeOptions,
   type PreparedWebSocketUpgrade,

@@ -21,6 +21,8 @@ export interface OutputSink {
   deliver(text: string, sessionId: string | undefined): void;
   /** True while the client is behind by `maxBufferedBytes` or more. */
   readonly backlogged: boolean;
+  /** How far the client is behind: queued UTF-16 units (HTTP) or unsent bytes (WebSocket). */
+  readonly bufferedAmount: number;
   /** Resolves once not backlogged, or once the sink is finished or aborted. */
   whenRoom(): Promise<void>;
   /**

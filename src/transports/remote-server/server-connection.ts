@@ -339,7 +339,6 @@ export class ServerConnection implements AgentOutput {
       this.options.logger.info("closing an idle remote connection: no stream open and no request for the idle timeout", { connectionId: this.id, idleMs });
       void this.end({ reason: "idle" });
     }, idleMs);
-    (this.#idleTimer as { unref?: () => void }).unref?.();
   }
 }
 

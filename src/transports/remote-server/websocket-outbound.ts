@@ -36,6 +36,10 @@ export class WebSocketOutbound implements OutputSink {
     return this.socket.bufferedAmount ?? 0;
   }
 
+  get bufferedAmount(): number {
+    return this.#buffered;
+  }
+
   get backlogged(): boolean {
     return !this.#closed && this.#buffered >= this.limits.maxBufferedBytes;
   }

@@ -39,15 +39,28 @@ export class WebSocketSession {
     this.#detach.push(onSocket(this.socket, "message", (...args) => this.#onFrame(args)));
     this.#detach.push(onSocket(this.socket, "close", () => this.#onSocketGone("socket closed")));
     this.#detach.push(onSocket(this.socket, "error", () => this.#onSocketGone("socket error")));
-    void this.connection.done.then(() => this.#onSocketGone("connection ended"));
+    // A connection that ends before its output exists (never initialized) closes the socket itself.
+    void this.connection.done.then(() => {
+      if (this.#state === "awaiting-initialize") this.#closeSocket(1011, this.connection.ended?.reason ?? "connection ended");
+      this.#onSocketGone("connection ended");
+    });
   }
 
   /** Ends the connection (closing the socket with `code`) and waits for its agent. */
   async close(code = 1001, reason = "the server is shutting down"): Promise<void> {
     if (this.#state !== "closed") {
+      if (this.#state === "awaiting-initialize") this.#closeSocket(code, reason);
       void this.connection.end(code === 1001 ? { reason: "server closing" } : { reason, error: new Error(reason) });
     }
     await this.connection.done;
+  }
+
+  #closeSocket(code: number, reason: string): void {
+    try {
+      this.socket.close(code, reason);
+    } catch {
+      // Already closing.
+    }
   }
 
   #onFrame(args: readonly unknown[]): void {
@@ -73,6 +86,7 @@ export class WebSocketSession {
   #initialize(message: Record<string, unknown>, chars: number): void {
     if (!isInitializeRequest(message) || message.id === null) {
       this.context.logger.warn("closing a WebSocket whose first message is not initialize", { connectionId: this.connection.id });
+      this.#closeSocket(1002, "the first message must be an initialize request with an id");
       void this.connection.end({ reason: "protocol error", error: new Error("the first message must be an initialize request with an id") });
       return;
     }
