@@ -17,3 +17,4 @@ export { userDataDir, DATA_DIR_ENV } from "./data-dir.js";
 export { createMcpConnector, McpConnections, type McpConnectorOptions } from "./mcp-servers.js";
 export { runTerminalAuth } from "./terminal-auth.js";
 export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "./authenticate.js";
+export * from "./remote/index.js";
