@@ -5,6 +5,7 @@ import { painterFor } from "../apps/demo/painter.js";
 import { agentCommand } from "./agent-command.js";
 import { chatCommand } from "./chat-command.js";
 import { runExec } from "./exec/run-exec.js";
+import { serveCommand } from "./serve-command.js";
 
 const usage = `acp: the acpkit command
 
@@ -12,6 +13,7 @@ Usage:
   acp agent       run the reference agent on stdio (acp agent --help for its flags)
   acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
   acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
+  acp serve       put an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help for its flags)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -31,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
       return runExec(argv.slice(1), version());
     case "chat":
       return chatCommand(argv.slice(1));
+    case "serve":
+      return serveCommand(argv.slice(1));
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":
