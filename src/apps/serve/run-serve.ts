@@ -90,8 +90,8 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     if (code === "EADDRNOTAVAIL") throw new ServeUsageError(`${options.host} is not an address of this machine: pick another --host`);
     throw error;
   }
-  io.stdout(`url: ${listening.url}\nwebsocket: ${listening.webSocketUrl}\n`);
-  if (listening.tokenGenerated) io.stdout(`token: ${listening.token}\n`);
+  // One write, so a reader that saw the URL has the token too.
+  io.stdout(`url: ${listening.url}\nwebsocket: ${listening.webSocketUrl}\n${listening.tokenGenerated ? `token: ${listening.token}\n` : ""}`);
   const agentLine = options.agent ?? "the reference agent (acp agent)";
   io.stderr(`${timestamp()} acp serve: ${agentLine} at ${listening.url}${listening.token ? " (bearer token required)" : " WITHOUT a token"}\n`);
   if (listening.tokenGenerated) io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
