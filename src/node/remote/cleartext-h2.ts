@@ -9,6 +9,7 @@
 import { createServer as createHttp1Server, type IncomingMessage, type Server as Http1Server, type ServerResponse } from "node:http";
 import { createServer as createHttp2Server, type Http2Server, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
+import { Duplex } from "node:stream";
 
 /** The three servers: `net` listens and hands each connection to `http1` or `http2`. */
 export interface CleartextServers {
@@ -32,14 +33,48 @@ export function createCleartextServers(
       const decided = head.length >= PREFACE.length || !PREFACE.subarray(0, head.length).equals(head);
       if (!decided) return;
       socket.off("data", onData);
+      if (head.subarray(0, PREFACE.length).equals(PREFACE)) {
+        // An HTTP/2 session reads its socket's handle directly and would miss bytes put back with unshift(): give it
+        // a stream that starts with them instead.
+        http2.emit("connection", replaying(socket, head));
+        return;
+      }
       socket.pause();
       socket.unshift(head);
-      const target = head.subarray(0, PREFACE.length).equals(PREFACE) ? http2 : http1;
-      target.emit("connection", socket);
+      http1.emit("connection", socket);
       socket.resume();
     };
     socket.on("data", onData);
     socket.on("error", () => socket.destroy());
   });
   return { net, http1, http2 };
+}
+
+/** A duplex over `socket` whose readable side starts with `head`, exposing the socket's addresses. */
+function replaying(socket: Socket, head: Buffer): Duplex {
+  const duplex = new Duplex({
+    read() {
+      socket.resume();
+    },
+    write(chunk: Buffer, _encoding, callback) {
+      socket.write(chunk, callback);
+    },
+    final(callback) {
+      socket.end(callback);
+    },
+    destroy(error, callback) {
+      socket.destroy(error ?? undefined);
+      callback(error);
+    },
+  });
+  duplex.push(head);
+  socket.on("data", (chunk: Buffer) => {
+    if (!duplex.push(chunk)) socket.pause();
+  });
+  socket.on("end", () => duplex.push(null));
+  socket.on("close", () => duplex.destroy());
+  for (const name of ["remoteAddress", "remotePort", "localAddress", "localPort", "remoteFamily"] as const) {
+    Object.defineProperty(duplex, name, { get: () => socket[name] });
+  }
+  return duplex;
 }

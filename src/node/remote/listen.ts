@@ -99,7 +99,7 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     path,
     healthPath: options.healthPath ?? "/healthz",
     token,
-    allowedHosts: options.allowedHosts ?? (loopback ? "auto" : defaultAllowedHosts(host)),
+    allowedHosts: options.allowedHosts ?? defaultAllowedHosts(host),
   } as ConstructorParameters<typeof AcpServer>[0]);
   const handler = createNodeHttpHandler(server);
   const webSockets = new WebSocketServer({
