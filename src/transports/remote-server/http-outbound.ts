@@ -11,6 +11,8 @@ import { OutboundQueue } from "./outbound-queue.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
 
 const RESOLVED = Promise.resolve();
+/** After the last session stream ended, how long the connection stream waits before it ends too. */
+const SETTLE_MS = 50;
 
 /** Why a stream cannot be opened. */
 export type OpenStreamRefusal = "busy" | "too-many" | "closed";
@@ -34,6 +36,7 @@ export class HttpOutbound implements OutputSink {
   #openReaders = 0;
   #stallTimer: ReturnType<typeof setTimeout> | undefined;
   #flushTimer: ReturnType<typeof setTimeout> | undefined;
+  #settleTimer: ReturnType<typeof setTimeout> | undefined;
   #finished = false;
   #aborted = false;
 
@@ -98,23 +101,28 @@ export class HttpOutbound implements OutputSink {
     return existing ?? this.#createSession(sessionId);
   }
 
+  /**
+   * Ends the streams after what is queued. Session streams end first; the connection stream ends once no session
+   * stream is still being read (and a moment more), because clients treat the end of the connection stream as the end
+   * of everything: a turn's last answer (say, `cancelled` at shutdown) must reach them first.
+   */
   finish(): void {
     if (this.#finished || this.#aborted) return;
     this.#finished = true;
-    this.#endQueue(this.connectionStream);
     for (const [sessionId, queue] of this.#sessions) {
       if (!queue.hasReader) this.#sessions.delete(sessionId);
       this.#endQueue(queue);
     }
+    this.#endConnectionStreamWhenSessionsDone();
     this.#room.wakeAll();
+    if (this.#openReaders === 0) {
+      this.abort();
+      return;
+    }
     // Readers that are there get what is queued; one that does not take it in time is not kept forever (nor is the
     // process, for it: the timer is unref'd).
-    if (this.#bufferedChars > 0 && this.#openReaders > 0) {
-      this.#flushTimer = setTimeout(() => this.abort(), this.limits.maxOutputStallMs);
-      (this.#flushTimer as { unref?: () => void }).unref?.();
-    } else {
-      this.abort();
-    }
+    this.#flushTimer = setTimeout(() => this.abort(), this.limits.maxOutputStallMs);
+    (this.#flushTimer as { unref?: () => void }).unref?.();
   }
 
   abort(): void {
@@ -127,6 +135,14 @@ export class HttpOutbound implements OutputSink {
     this.#bufferedChars = 0;
     this.#clearTimers();
     this.#room.wakeAll();
+  }
+
+  #endConnectionStreamWhenSessionsDone(): void {
+    if (this.#openSessionReaders > 0 || this.#settleTimer !== undefined || this.connectionStream.ended) return;
+    this.#settleTimer = setTimeout(() => {
+      this.#settleTimer = undefined;
+      if (!this.#aborted) this.#endQueue(this.connectionStream);
+    }, SETTLE_MS);
   }
 
   #endQueue(queue: OutboundQueue): void {
@@ -160,14 +176,14 @@ export class HttpOutbound implements OutputSink {
       if (this.backlogged) this.#armStall();
     }
     if (!this.backlogged) this.#room.wakeAll();
-    if (this.#finished && this.#bufferedChars === 0) this.#clearTimers();
   };
 
   #onReaderChange(queue: OutboundQueue, sessionId: string | undefined): void {
     if (this.#aborted) return;
     const attached = queue.hasReader;
     this.#openReaders += attached ? 1 : -1;
-    if (this.#finished && this.#openReaders === 0) {
+    if (this.#finished && sessionId !== undefined && !attached) this.#endConnectionStreamWhenSessionsDone();
+    if (this.#finished && this.#openReaders === 0 && this.connectionStream.ended) {
       // The connection is over and its last reader left: nothing is waiting for what remains.
       this.abort();
       this.hooks.onOpenStreams(0);
@@ -207,7 +223,9 @@ export class HttpOutbound implements OutputSink {
   #clearTimers(): void {
     if (this.#stallTimer !== undefined) clearTimeout(this.#stallTimer);
     if (this.#flushTimer !== undefined) clearTimeout(this.#flushTimer);
+    if (this.#settleTimer !== undefined) clearTimeout(this.#settleTimer);
     this.#stallTimer = undefined;
     this.#flushTimer = undefined;
+    this.#settleTimer = undefined;
   }
 }
