@@ -69,6 +69,17 @@ export interface ListeningAcpServer {
   close(options?: { graceMs?: number }): Promise<void>;
 }
 
+/**
+ * Keeps idle keep-alive sockets open longer than clients do (fetch keeps them about 4 s): otherwise the server may
+ * close one just as a client sends a request on it, which the client sees as a reset.
+ */
+function keepIdleSocketsLonger(server: unknown): void {
+  const http1 = server as Partial<Pick<HttpServer, "keepAliveTimeout" | "headersTimeout">>;
+  if (typeof http1.keepAliveTimeout !== "number") return;
+  http1.keepAliveTimeout = 65_000;
+  http1.headersTimeout = 66_000;
+}
+
 /** A URL-safe random token: 32 bytes from the system's CSPRNG, base64url. */
 export function generateToken(): string {
   return randomBytes(32).toString("base64url");
@@ -121,11 +132,13 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
   } else if (options.h2c) {
     const servers = createCleartextServers(handler as never);
     servers.http1.on("upgrade", upgrade);
+    keepIdleSocketsLonger(servers.http1);
     listener = servers.net;
   } else {
     listener = createHttpServer(handler as never);
     listener.on("upgrade", upgrade);
   }
+  keepIdleSocketsLonger(listener);
   const sockets = new Set<Socket>();
   listener.on("connection", (socket: Socket) => {
     sockets.add(socket);
