@@ -212,3 +212,13 @@ test("close({ graceMs }) cancels running turns first: the client sees its prompt
   assert.equal(await stream.next(), undefined, "then the stream ends");
   await agent.closedCount(1);
 });
+
+test("an idle SSE stream carries keep-alive comments, which clients ignore", async () => {
+  const { server: acp } = server({ keepAliveMs: 30 });
+  const { connectionId } = await initialize(acp);
+  const response = await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId } });
+  const reader = response.body!.getReader();
+  const { value } = await reader.read();
+  assert.equal(new TextDecoder().decode(value), ":\n\n");
+  await reader.cancel();
+});
