@@ -123,6 +123,12 @@ function flowControlled(webSocket: WebSocket, pingIntervalMs: number): ServerWeb
   webSocket.on("pong", () => (alive = true));
   webSocket.on("message", () => (alive = true));
   webSocket.once("close", () => clearInterval(pinger));
+  // Frames sent in one turn of the event loop leave in one write: the socket is corked until the next tick.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    raw?.uncork();
+  };
   return {
     get readyState() {
       return webSocket.readyState;
@@ -130,7 +136,14 @@ function flowControlled(webSocket: WebSocket, pingIntervalMs: number): ServerWeb
     get bufferedAmount() {
       return webSocket.bufferedAmount;
     },
-    send: (data) => webSocket.send(data),
+    send: (data) => {
+      if (raw && !corked && webSocket.readyState === webSocket.OPEN) {
+        corked = true;
+        raw.cork();
+        process.nextTick(uncork);
+      }
+      webSocket.send(data);
+    },
     close: (code, reason) => webSocket.close(code, reason),
     on: (type, listener) => webSocket.on(type, listener),
     off: (type, listener) => webSocket.off(type, listener),
