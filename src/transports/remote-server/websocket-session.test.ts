@@ -147,3 +147,11 @@ test("a rejected upgrade frees its connection; a prepared upgrade is refused onc
   assert.notEqual(second.connectionId, first.connectionId);
   second.reject();
 });
+
+test("a socket that sends no initialize within initializeTimeoutMs is closed with 1008 and frees its slot", async () => {
+  const { socket, acp, agent } = accepted({ initializeTimeoutMs: 100 });
+  await socket.until(() => socket.closedWith !== undefined);
+  assert.equal(socket.closedWith!.code, 1008);
+  assert.equal(agent.stats.connected, 0);
+  await socket.until(() => acp.connectionCount === 0);
+});

@@ -36,6 +36,14 @@ export class WebSocketSession {
   ) {}
 
   start(): void {
+    // A socket that never says initialize does not hold a connection slot forever.
+    const deadline = setTimeout(() => {
+      if (this.#state !== "awaiting-initialize") return;
+      this.context.logger.warn("closing a WebSocket that sent no initialize in time", { connectionId: this.connection.id });
+      this.#closeSocket(1008, "no initialize within initializeTimeoutMs");
+      void this.connection.end({ reason: "protocol error", error: new Error("no initialize in time") });
+    }, this.context.limits.initializeTimeoutMs);
+    this.#detach.push(() => clearTimeout(deadline));
     this.#detach.push(onSocket(this.socket, "message", (...args) => this.#onFrame(args)));
     this.#detach.push(onSocket(this.socket, "close", () => this.#onSocketGone("socket closed")));
     this.#detach.push(onSocket(this.socket, "error", () => this.#onSocketGone("socket error")));
