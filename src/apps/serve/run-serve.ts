@@ -4,8 +4,9 @@
  * stderr. SIGTERM/SIGINT (and SIGHUP): stop accepting, cancel running turns, stop every agent, exit 0; a second
  * signal stops the agents at once.
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { splitCommandLine } from "../../node/command-line.js";
 import type { Logger } from "../../jsonrpc/logger.js";
 import { defaultAllowedHosts } from "../../node/remote/local-hosts.js";
 import { listenAcp, type ListeningAcpServer } from "../../node/remote/listen.js";
@@ -54,6 +55,7 @@ function describe(event: ConnectionEvent): string {
 export async function runServe(options: ServeOptions, io: ServeIo): Promise<number> {
   const logger = stderrLogger(io, options.verbose);
   const cwd = options.cwd === undefined ? process.cwd() : resolve(options.cwd);
+  if (options.agent !== undefined) checkProgram(options.agent, cwd);
   const tls = options.cert === undefined ? undefined : { cert: readPem(options.cert, "--cert"), key: readPem(options.key!, "--key") };
   const connector = stdioAgentConnector({
     ...(options.agent === undefined ? { argv: io.defaultAgentArgv } : { command: options.agent }),
@@ -109,6 +111,29 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
   for (const name of SIGNALS) process.off(name, force);
   io.stderr(`${timestamp()} acp serve: stopped\n`);
   return 0;
+}
+
+/** Fails at startup, not at the first connection, when the agent's program cannot be found or run. */
+function checkProgram(command: string, cwd: string): void {
+  let argv: string[];
+  try {
+    argv = splitCommandLine(command);
+  } catch (error) {
+    throw new ServeUsageError(`--agent: ${(error as Error).message}`);
+  }
+  const program = argv[0];
+  if (program === undefined) throw new ServeUsageError('--agent needs a command line, e.g. --agent "my-agent --stdio"');
+  const candidates = isAbsolute(program) || program.includes("/") ? [resolve(cwd, program)] : (process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, program));
+  const runnable = candidates.some((candidate) => {
+    try {
+      return statSync(candidate).isFile() && (accessSync(candidate, constants.X_OK), true);
+    } catch {
+      return false;
+    }
+  });
+  if (!runnable) {
+    throw new ServeUsageError(`--agent: cannot run "${program}": ${candidates.length > 1 ? "not found on PATH" : "no such executable file"}. Install it, or give its path.`);
+  }
 }
 
 function readPem(path: string, flag: string): Buffer {

@@ -257,7 +257,9 @@ export class ServerConnection implements AgentOutput {
     this.#state = "ended";
     this.#end = end;
     if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
-    this.#initWaiter?.reject(new InitializeFailure(502, `the agent ended before answering initialize${end.error ? `: ${errorText(end.error)}` : ""}`));
+    this.#initWaiter?.reject(
+      new InitializeFailure(502, `the agent ended before answering initialize (it may have failed to start; the server's log says why)${end.error ? `: ${errorText(end.error)}` : ""}`),
+    );
     if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
     else if (end.reason === "server closing") this.#output?.finish(1001, "the server is shutting down");
     else this.#output?.abort(closeCodeOf(end), end.error === undefined ? end.reason : errorText(end.error));
