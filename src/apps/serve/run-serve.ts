@@ -92,15 +92,17 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     if (code === "EADDRNOTAVAIL") throw new ServeUsageError(`${options.host} is not an address of this machine: pick another --host`);
     throw error;
   }
+  // Listening for signals before telling anyone where we are: a client (or a supervisor) may act at once.
+  const stopSignal = new Promise<NodeJS.Signals>((resolveSignal) => {
+    for (const name of SIGNALS) process.once(name, () => resolveSignal(name));
+  });
   // One write, so a reader that saw the URL has the token too.
   io.stdout(`url: ${listening.url}\nwebsocket: ${listening.webSocketUrl}\n${listening.tokenGenerated ? `token: ${listening.token}\n` : ""}`);
   const agentLine = options.agent ?? "the reference agent (acp agent)";
   io.stderr(`${timestamp()} acp serve: ${agentLine} at ${listening.url}${listening.token ? " (bearer token required)" : " WITHOUT a token"}\n`);
   if (listening.tokenGenerated) io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
 
-  const signal = await new Promise<NodeJS.Signals>((resolveSignal) => {
-    for (const name of SIGNALS) process.once(name, () => resolveSignal(name));
-  });
+  const signal = await stopSignal;
   io.stderr(`${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`);
   const force = () => {
     io.stderr(`${timestamp()} acp serve: stopping the agents now\n`);
