@@ -152,3 +152,47 @@ describe("oversized and malformed input over real sockets", () => {
     assert.equal(listening.server.connectionCount, before, "no connection was made for it");
   });
 });
+
+describe("backpressure reaches a stdio agent process", () => {
+  it("a client that stops reading holds the agent's stdout (no buffering past the limit), then is cut off by the stall timeout", STEP, async () => {
+    const closes: Array<{ reason: string; error?: unknown }> = [];
+    let closed!: () => void;
+    const ended = new Promise<void>((resolve) => (closed = resolve));
+    const pids: number[] = [];
+    const listening = await listenAcp({
+      token: "bp",
+      maxBufferedBytes: 64 * 1024,
+      maxMessageBytes: 256 * 1024,
+      maxOutputStallMs: 2000,
+      agent: stdioAgentConnector({ argv: [process.execPath, fixturePath("interop-agent-app"), "--impl=acpkit"], onProcess: (event) => event.type === "started" && pids.push(event.pid) }),
+      onConnectionEvent: (event) => {
+        if (event.type !== "close") return;
+        closes.push({ reason: event.reason, error: event.error });
+        closed();
+      },
+    });
+    try {
+      const { WebSocket } = await import("ws");
+      const socket = new WebSocket(listening.webSocketUrl, ["acp"], { headers: { authorization: "Bearer bp" } });
+      const next = () => new Promise<any>((resolve) => socket.once("message", (data) => resolve(JSON.parse(String(data)))));
+      await new Promise((resolve, reject) => {
+        socket.once("open", resolve);
+        socket.once("error", reject);
+      });
+      socket.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }));
+      await next();
+      socket.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: work, mcpServers: [] } }));
+      const sessionId = (await next()).result.sessionId;
+      socket.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "stream 1000000" }] } }));
+      await next();
+      socket.pause();
+      await ended;
+      assert.equal(closes[0]!.reason, "limit");
+      assert.match(String((closes[0]!.error as Error).message), /read none of its output for 2000 ms/, "the stall timeout, not the hard cap: the agent was held");
+      await waitForExit(pids[0]!);
+      socket.terminate();
+    } finally {
+      await listening.close();
+    }
+  });
+});
