@@ -49,12 +49,13 @@ describe("a client that vanishes mid-turn", () => {
 
   it("WebSocket: the socket dies mid-turn; the connection ends and its agent process is stopped", STEP, async () => {
     const pids: number[] = [];
-    const stopped: number[] = [];
+    let onStopped!: (pid: number) => void;
+    const stopped = new Promise<number>((resolve) => (onStopped = resolve));
     const listening: ListeningAcpServer = await listenAcp({
       token: "vanish",
       agent: stdioAgentConnector({
         argv: [process.execPath, fixturePath("interop-agent-app"), "--impl=acpkit"],
-        onProcess: (event) => (event.type === "started" ? pids : stopped).push(event.pid),
+        onProcess: (event) => (event.type === "started" ? pids.push(event.pid) : onStopped(event.pid)),
       }),
     });
     try {
@@ -70,8 +71,8 @@ describe("a client that vanishes mid-turn", () => {
       const pid = pids[0]!;
       assert.ok(isAlive(pid));
       socket!.terminate();
+      assert.equal(await stopped, pid, "the connector stopped the connection's agent");
       await waitForExit(pid);
-      assert.deepEqual(stopped, [pid]);
       assert.ok((await running) instanceof Error, "the client's turn fails, it does not hang");
       assert.equal(listening.server.connectionCount, 0);
     } finally {
