@@ -34,3 +34,30 @@ export * from "./acp/app-types.js";
 export * from "./agent/agent-app.js";
 export * from "./client/client-app.js";
 export { SessionBuilder, ActiveSession, type ActiveSessionMessage } from "./client/active-session.js";
+
+// Remote agents, the server side (runtime-neutral; the Node adapters and listenAcp are in acpkit/node).
+export {
+  AcpServer,
+  createAcpServer,
+  AccessPolicy,
+  ConnectionLimitError,
+  REMOTE_AGENT_CONTROL,
+  remoteAgentControl,
+  type AcpServerOptions,
+  type AcpServerSettings,
+  type AccessOptions,
+  type AgentConnectOptions,
+  type AgentConnectionLifecycle,
+  type AgentConnector,
+  type AgentFactory,
+  type AgentSource,
+  type ConnectionEvent,
+  type ConnectionLimits,
+  type ConnectionStats,
+  type RemoteAgentControl,
+  type ResponseHeadersContext,
+  type ServerLimits,
+  type ServerWebSocket,
+  type SocketInfo,
+} from "./transports/remote-server/index.js";
+export { classAgentConnector, type ClassAgentConnectorOptions } from "./agent/remote-connectors.js";

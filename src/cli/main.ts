@@ -6,6 +6,7 @@ import { agentCommand } from "./agent-command.js";
 import { chatCommand } from "./chat-command.js";
 import { connectCommand } from "./connect-command.js";
 import { runExec } from "./exec/run-exec.js";
+import { serveCommand } from "./serve-command.js";
 
 const usage = `acp: the acpkit command
 
@@ -14,6 +15,7 @@ Usage:
   acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
   acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
   acp connect URL use a remote agent (http(s):// or ws(s)://) as a stdio agent, for editors (acp connect --help)
+  acp serve       put an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help for its flags)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -35,6 +37,8 @@ async function main(argv: string[]): Promise<number> {
       return chatCommand(argv.slice(1));
     case "connect":
       return connectCommand(argv.slice(1));
+    case "serve":
+      return serveCommand(argv.slice(1));
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":

@@ -20,3 +20,4 @@ export { runTerminalAuth } from "./terminal-auth.js";
 export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "./authenticate.js";
 export { connectRemote, nodeWebSocket, type ConnectRemoteOptions } from "./remote.js";
 export { openAgentEndpoint, isAgentUrl, type AgentEndpoint, type AgentEndpointOptions, type AgentSpec } from "./agent-endpoint.js";
+export * from "./remote/index.js";
