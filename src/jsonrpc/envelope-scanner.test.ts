@@ -20,7 +20,7 @@ describe("EnvelopeScanner", () => {
     ["an error response", '{ "error" : {"code":-1,"message":"m"} , "id" : null , "jsonrpc":"2.0" }', { kind: "response", id: null }],
     ["a notification", '{"jsonrpc":"2.0","method":"session/update","params":{"id":3}}', { kind: "notification", method: "session/update" }],
     ["an id with escapes", '{"id":"a\\"b\\\\","method":"m"}', { kind: "request", id: 'a"b\\', method: "m" }],
-    ["a number id beyond 2^53", '{"method":"m","id":123456789012345678901}', { kind: "request", id: 123456789012345678901, rawId: "123456789012345678901", method: "m" }],
+    ["a number id beyond 2^53", '{"method":"m","id":123456789012345678901}', { kind: "request", id: Number("123456789012345678901"), rawId: "123456789012345678901", method: "m" }],
     ["an id that is an object", '{"method":"m","id":{"x":1}}', { kind: "unknown", method: "m" }],
     ["not an object", '[{"id":1}]', { kind: "unknown" }],
     ["strings with braces and a nested method key", '{"params":{"method":"x","t":"{{{["},"result":1,"id":5}', { kind: "response", id: 5 }],

@@ -96,7 +96,7 @@ describe("LineSplitter", () => {
   });
 
   it("finds the id of an oversized line wherever it stands: reported once it arrives, never buffered", () => {
-    const body = `{"jsonrpc":"2.0","method":"session/prompt","params":{"text":"${"p".repeat(5000)}","id":"nested","s":"\\\"}{"},"id":"outer"}`;
+    const body = `{"jsonrpc":"2.0","method":"session/prompt","params":{"text":"${"p".repeat(5000)}","id":"nested","s":"\\"}{"},"id":"outer"}`;
     const wire = enc(`${body}\n{"next":1}\n`);
     for (const size of [1, 7, 64, 1000, wire.length]) {
       const { s, events } = splitter(1000);
