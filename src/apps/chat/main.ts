@@ -28,7 +28,7 @@ export interface ChatOptions {
    * Sets up what the command line asked for (MCP servers, trace, permission policy, authentication), given the
    * chat's own asking policy. Called first; an error it throws is a usage error: printed, exit code 2.
    */
-  setup?: (cwd: string, ask: PermissionPolicy) => ChatSetup;
+  setup?: (cwd: string, ask: PermissionPolicy, warn?: (text: string) => void) => ChatSetup;
 }
 
 /** What `ChatOptions.setup` gives. */
@@ -61,7 +61,8 @@ export async function runChat(options: ChatOptions, io: ChatIo = { stdin: proces
   const ask = withMemory(interactive((request, context) => ui!.ask(request, context.signal)));
   let setup: ChatSetup;
   try {
-    setup = options.setup?.(cwd, ask) ?? {};
+    const warn = (text: string) => (ui ? ui.print([text]) : io.stderr.write(`${text}\n`));
+    setup = options.setup?.(cwd, ask, warn) ?? {};
   } catch (error) {
     io.stderr.write(`acp chat: ${error instanceof Error ? error.message : String(error)}\n`);
     return 2;
