@@ -1,12 +1,12 @@
 /**
  * `--format json` (one object when the turn is over) and `--format ndjson` (one line per event as it happens:
  * `session`, `update` (every `session/update`; those that arrived before the prompt was sent, such as a loaded session's
- * history, are marked `beforeTurn: true`), `permission`,
+ * history, are marked `beforeTurn: true`, those the agent sent after answering the prompt `late: true`), `permission`,
  * `stderr` (with --verbose), then `result`).
  */
 import type { Transcript } from "../../client/toolkit/index.js";
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
-import type { ExecRenderer, ExecResult, SessionStarted } from "./renderer.js";
+import type { ExecRenderer, ExecResult, SessionStarted, UpdatePlacement } from "./renderer.js";
 
 /** The summary both formats end with. */
 export interface ResultObject {
@@ -20,6 +20,8 @@ export interface ResultObject {
   plan: unknown[] | null;
   usage: unknown;
   error: string | null;
+  /** What the agent did wrong without failing the run (e.g. `end_turn` answered to a cancelled turn). */
+  warnings?: string[];
 }
 
 /** Builds the result object from the transcript's last turn. */
@@ -44,6 +46,7 @@ export function resultObject(result: ExecResult): ResultObject {
     plan: transcript?.plan ? [...transcript.plan] : null,
     usage: transcript?.usage ?? null,
     error: result.error ?? null,
+    ...(result.warnings !== undefined && result.warnings.length > 0 ? { warnings: [...result.warnings] } : {}),
   };
 }
 
@@ -77,8 +80,9 @@ export class NdjsonRenderer implements ExecRenderer {
   session(started: SessionStarted): void {
     this.#line({ type: "session", ...started });
   }
-  update(notification: SessionNotification, beforeTurn: boolean): void {
-    this.#line({ type: "update", sessionId: notification.sessionId, ...(beforeTurn ? { beforeTurn: true } : {}), update: notification.update });
+  update(notification: SessionNotification, placement: UpdatePlacement): void {
+    const where = placement === "before" ? { beforeTurn: true } : placement === "late" ? { late: true } : {};
+    this.#line({ type: "update", sessionId: notification.sessionId, ...where, update: notification.update });
   }
   permission(request: RequestPermissionRequest, response: RequestPermissionResponse, policy: string): void {
     this.#line({ type: "permission", policy, request, response });

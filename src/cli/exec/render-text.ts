@@ -6,7 +6,7 @@
 import type { Transcript } from "../../client/toolkit/index.js";
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
 import type { Painter } from "../../apps/demo/painter.js";
-import type { ExecRenderer, ExecResult, SessionStarted } from "./renderer.js";
+import type { ExecRenderer, ExecResult, SessionStarted, UpdatePlacement } from "./renderer.js";
 
 /** Where the text renderer writes. */
 export interface TextSinks {
@@ -36,8 +36,8 @@ export class TextRenderer implements ExecRenderer {
     this.note(`${this.#sinks.errPaint.dim(`${agent}, protocol v${started.protocolVersion}, session ${started.sessionId} (${started.how})`)}`);
   }
 
-  update(notification: SessionNotification, beforeTurn: boolean): void {
-    if (beforeTurn) return;
+  update(notification: SessionNotification, placement: UpdatePlacement): void {
+    if (placement === "before") return;
     const update = notification.update;
     const { verbose, errPaint } = this.#sinks;
     switch (update.sessionUpdate) {
