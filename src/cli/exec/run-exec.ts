@@ -146,12 +146,23 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   const roots = () => [cwd];
   const fsHost = new FileSystemHost({ roots });
   const terminals = new TerminalHost({ roots });
-  let guard: TurnGuard | undefined;
+  // The guard reaches the connection lazily: it exists before the connection whose handlers use it.
+  const turnGuard = new TurnGuard(
+    { prompt: (params, options) => connection.prompt(params, options), cancel: (params) => connection.cancel(params) },
+    {
+      cancelDeadlineMs: CANCEL_GRACE_MS,
+      onViolation: (violation) => warn(violation.message),
+      onCancelIgnored: () => {
+        renderer.note(`acp exec: the agent did not end the turn within ${CANCEL_GRACE_MS} ms of the cancel; stopping it`);
+        void launched.stop();
+      },
+    },
+  );
   const client: Client = {
     sessionUpdate(notification) {
-      const placement = guard?.observe(notification);
+      const placement = turnGuard.observe(notification);
       router.route(notification);
-      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, placement?.turn === undefined ? "before" : placement.late ? "late" : "turn");
+      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, placement.turn === undefined ? "before" : placement.late ? "late" : "turn");
     },
     async requestPermission(request) {
       const response = await broker.request(request);
@@ -170,15 +181,6 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   const unanswered = new UnansweredRequests();
   connection.tap(unanswered.listener);
   if (prepared.trace) connection.tap(prepared.trace.listener);
-  guard = new TurnGuard(connection, {
-    cancelDeadlineMs: CANCEL_GRACE_MS,
-    onViolation: (violation) => warn(violation.message),
-    onCancelIgnored: () => {
-      renderer.note(`acp exec: the agent did not end the turn within ${CANCEL_GRACE_MS} ms of the cancel; stopping it`);
-      void launched.stop();
-    },
-  });
-  const turnGuard = guard;
 
   /** Cancels the running turn (the guard stops the agent if it does not end it in time); false when none runs. */
   const cancelTurn = (): boolean => {

@@ -51,7 +51,8 @@ function setup(cancelDeadlineMs = 60_000) {
   const ignored: string[] = [];
   const transcript = new Transcript({ sessionId: "S" });
   const placements: Array<{ text: string; turn: number | undefined; late: boolean }> = [];
-  let guard!: TurnGuard;
+  const lazy = { prompt: (...args: Parameters<ClientSideConnection["prompt"]>) => connection.prompt(...args), cancel: (params: schema.CancelNotification) => connection.cancel(params) };
+  const guard = new TurnGuard(lazy, { cancelDeadlineMs, onViolation: (v) => violations.push(v), onCancelIgnored: (sessionId) => ignored.push(sessionId) });
   const connection = new ClientSideConnection(
     () => ({
       requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
@@ -64,7 +65,6 @@ function setup(cancelDeadlineMs = 60_000) {
     }),
     clientEnd,
   );
-  guard = new TurnGuard(connection, { cancelDeadlineMs, onViolation: (v) => violations.push(v), onCancelIgnored: (sessionId) => ignored.push(sessionId) });
   return { connection, guard, violations, ignored, transcript, placements };
 }
 
