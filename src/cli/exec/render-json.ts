@@ -3,10 +3,19 @@
  * `session`, `update` (every `session/update`; those that arrived before the prompt was sent, such as a loaded session's
  * history, are marked `beforeTurn: true`, those the agent sent after answering the prompt `late: true`), `permission`,
  * `stderr` (with --verbose), then `result`).
+ *
+ * Both are faithful: the agent's text is JSON-escaped as it came, control characters included (`\u001b`), never
+ * stripped: a consumer gets exactly what the agent sent. DEL and the C1 controls, which JSON may leave raw, are
+ * escaped too (`\u009b`), so the output is safe on a terminal as well. Diagnostics on stderr are made safe.
  */
-import type { Transcript } from "../../client/toolkit/index.js";
+import { sanitizeTerminalText, type Transcript } from "../../client/toolkit/index.js";
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
 import type { ExecRenderer, ExecResult, SessionStarted, UpdatePlacement } from "./renderer.js";
+
+/** `JSON.stringify`, with DEL and C1 controls (U+007F to U+009F) escaped as well: the same JSON value. */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 /** The summary both formats end with. */
 export interface ResultObject {
@@ -61,10 +70,10 @@ export class JsonRenderer implements ExecRenderer {
   permission(): void {}
   stderr(): void {}
   note(text: string): void {
-    this.diagnostic(text);
+    this.diagnostic(sanitizeTerminalText(text));
   }
   finish(result: ExecResult): void {
-    this.out(`${JSON.stringify(resultObject(result), null, 2)}\n`);
+    this.out(`${terminalSafeJson(resultObject(result), 2)}\n`);
   }
 }
 
@@ -75,7 +84,7 @@ export class NdjsonRenderer implements ExecRenderer {
     private readonly diagnostic: (text: string) => void,
   ) {}
   #line(value: unknown): void {
-    this.out(`${JSON.stringify(value)}\n`);
+    this.out(`${terminalSafeJson(value)}\n`);
   }
   session(started: SessionStarted): void {
     this.#line({ type: "session", ...started });
@@ -91,7 +100,7 @@ export class NdjsonRenderer implements ExecRenderer {
     this.#line({ type: "stderr", line });
   }
   note(text: string): void {
-    this.diagnostic(text);
+    this.diagnostic(sanitizeTerminalText(text));
   }
   finish(result: ExecResult): void {
     this.#line(resultObject(result));

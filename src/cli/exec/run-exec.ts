@@ -24,7 +24,7 @@ import type { ExecRenderer, ExecResult } from "./renderer.js";
 import { ExecFailure, setUpSession } from "./session-setup.js";
 import { handleInterrupts } from "./signals.js";
 import type { TraceWriter } from "../shared/trace.js";
-import { checkProtocolVersion } from "../shared/protocol-version.js";
+import { checkProtocolVersion } from "../../client/protocol-version.js";
 import { BoundExceededError, RunClock, seconds, UnansweredRequests } from "./run-clock.js";
 import { CANCEL_GRACE_MS, runTurn } from "./run-turn.js";
 

@@ -48,3 +48,4 @@ export {
 export { globToRegExp, normalizePath, pathMatcher, requestPaths, rules, type PermissionRule, type RulesOptions } from "./permission-rules.js";
 export { PermissionBroker, type PendingPermission, type PermissionBrokerOptions } from "./permission-broker.js";
 export { TurnGuard, type GuardedConnection, type GuardedPromptResponse, type TurnGuardOptions, type TurnViolation, type UpdatePlacement } from "./turn-guard.js";
+export { sanitizeTerminalText, TerminalTextFilter } from "./terminal-text.js";

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
+import { ANY_CONTROL, HOSTILE_TEXT } from "../../../src/client/toolkit/testing/hostile-text.js";
 import { waitUntil } from "../../../src/node/process-group.js";
 import { alive, quirkAgent, runExec, startExec } from "./support.js";
 
@@ -103,4 +104,30 @@ test("an agent answering a protocol version this client does not speak is refuse
   const run = await runExec(["--agent", quirkAgent("--protocol-version=2"), "--cwd", base, "hi"]);
   assert.equal(run.code, 3, run.stderr);
   assert.match(run.stderr, /the agent answered with protocol version 2, newer than any this client speaks \(it asked for 1; it speaks 1\)/);
+});
+
+test("terminal escape injection: agent text of every kind, names and errors reach stdout and stderr without control sequences", async () => {
+  for (const prompt of ["escapes", "fail-escapes"]) {
+    const run = await runExec(["--agent", quirkAgent("--hostile"), "--cwd", base, "--verbose", "--permissions", "allow-reads", prompt]);
+    assert.equal(run.code, prompt === "escapes" ? 0 : 1, run.stderr);
+    for (const [name, text] of [["stdout", run.stdout], ["stderr", run.stderr]] as const) {
+      assert.ok(!ANY_CONTROL.test(text), `${prompt}: a control character reached ${name}: ${JSON.stringify(text)}`);
+    }
+    if (prompt === "escapes") {
+      assert.match(run.stdout, /tool-title-2<\tkept> \(edit\) ✗ failed/);
+      assert.match(run.stdout, /message<\tkept>/);
+      for (const label of ["thinking: thought<\tkept>", "plan<\tkept>", "asks<\tkept>", "option<\tkept>", "agent| stderr<\tkept>", "agent-title<\tkept>"]) {
+        assert.ok(run.stderr.includes(label), `${label} in ${run.stderr}`);
+      }
+    } else assert.match(run.stderr, /the agent failed the turn: error<\tkept>/);
+  }
+});
+
+test("--format ndjson stays faithful: the agent's control characters are JSON-escaped, not stripped", async () => {
+  const run = await runExec(["--agent", quirkAgent("--hostile"), "--cwd", base, "--format", "ndjson", "--permissions", "allow-reads", "escapes"]);
+  assert.equal(run.code, 0, run.stderr);
+  assert.ok(!ANY_CONTROL.test(run.stdout), "escaped on the wire to the terminal");
+  const updates = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string; update?: { sessionUpdate: string; content?: { text?: string } } });
+  const message = updates.find((line) => line.update?.sessionUpdate === "agent_message_chunk")!;
+  assert.equal(message.update!.content!.text, `message<${HOSTILE_TEXT}\tkept>`, "exactly what the agent sent");
 });

@@ -1,5 +1,5 @@
 /**
- * Checking the protocol version an agent answered `initialize` with, for `acp exec` and `acp chat`.
+ * Checking the protocol version an agent answered `initialize` with (used by `acp exec` and `acp chat`). Pure.
  *
  * The spec: the client sends the latest version it supports; an agent that does not support it MUST answer with
  * the latest version it does support; a client that does not support the version the agent answered SHOULD close
