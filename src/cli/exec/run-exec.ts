@@ -26,7 +26,7 @@ import { handleInterrupts } from "./signals.js";
 import type { TraceWriter } from "../shared/trace.js";
 import { checkProtocolVersion } from "../../client/protocol-version.js";
 import { BoundExceededError, RunClock, seconds, UnansweredRequests } from "./run-clock.js";
-import { CANCEL_GRACE_MS, runTurn } from "./run-turn.js";
+import { agentErrorText, CANCEL_GRACE_MS, runTurn } from "./run-turn.js";
 
 /** Stdout went away (`acp exec ... | head`): later output is dropped, the run goes on. */
 let stdoutGone = false;
@@ -192,6 +192,8 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   const interrupts = handleInterrupts({ cancel: cancelTurn, stop: () => void launched.stop(), note: (text) => renderer.note(text) });
   const interrupted = (message: string) => fail(ExitCode.cancelled, interrupts.stopped ? `stopped (${interrupts.signal ?? "interrupt"}): ${message}` : message);
   let timedOut = false;
+  /** What the agent had left unanswered when the run's bound ran out. */
+  let waitingOn = "";
   const agentStderr = () => describeStderr(launched.stderrTail());
 
   /** Stops the agent while still reading it (updates it sends after its answer are rendered), then closes. */
@@ -268,7 +270,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
       if (interrupts.interrupted) return interrupted("the agent was stopped during session setup");
       if (error instanceof ExecFailure) return fail(error.exitCode, error.message);
       if (error instanceof BoundExceededError) return fail(ExitCode.startup, error.message);
-      return fail(ExitCode.startup, `could not set up the session: ${(error as Error).message}`);
+      return fail(ExitCode.startup, `could not set up the session: ${agentErrorText(error)}`);
     }
     sessionId = setup.sessionId;
     transcript = router.open(sessionId, setup);
@@ -277,6 +279,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     // Startup is under the startup bound (never longer than the whole run's); from here on, the whole run's.
     clock.onTotal(() => {
       timedOut = true;
+      waitingOn = unanswered.describe();
       renderer.note(`acp exec: the run reached --timeout ${seconds(clock.totalMs)}; ${cancelTurn() ? "cancelling the turn" : "stopping the agent"}`);
       if (sessionId === undefined || !turnGuard.isRunning(sessionId)) void launched.stop();
     });
@@ -285,14 +288,14 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     if (timedOut) {
       const stopped = outcome.endedLocally || outcome.error !== undefined;
       const message =
-        `timed out: the run reached --timeout ${seconds(clock.totalMs)} (no answer to ${unanswered.describe() || "session/prompt"}); the turn was cancelled` +
+        `timed out: the run reached --timeout ${seconds(clock.totalMs)}${waitingOn === "" ? "" : ` (no answer to ${waitingOn})`}; the turn was cancelled` +
         `${stopped ? ` and the agent, which did not end it within ${CANCEL_GRACE_MS} ms, was stopped` : ""}. ` +
         "Raise --timeout if the agent needs longer; --verbose shows its stderr";
       return fail(ExitCode.timedOut, message);
     }
     if (outcome.error !== undefined) {
       if (interrupts.interrupted) return interrupted("the turn was cancelled and the agent stopped");
-      return fail(ExitCode.agentError, `the agent failed the turn: ${(outcome.error as Error).message}`);
+      return fail(ExitCode.agentError, `the agent failed the turn: ${agentErrorText(outcome.error)}`);
     }
     const stopReason = outcome.response!.stopReason;
     if (interrupts.interrupted) {

@@ -29,3 +29,19 @@ export async function runTurn(input: { guard: TurnGuard; transcript: Transcript;
     return { error, endedLocally: false };
   }
 }
+
+/**
+ * An agent's error for the user: its message, and the detail agents put in `data` (`data.details` as the official
+ * SDKs do, or `data.message`, or a string) when the message alone says little ("Internal error").
+ */
+export function agentErrorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const data = (error as { data?: unknown } | null)?.data;
+  const detail =
+    typeof data === "string"
+      ? data
+      : typeof data === "object" && data !== null
+        ? [(data as { details?: unknown }).details, (data as { message?: unknown }).message].find((value): value is string => typeof value === "string")
+        : undefined;
+  return detail !== undefined && detail !== "" && !message.includes(detail) ? `${message} (${detail})` : message;
+}
