@@ -291,7 +291,8 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
         `timed out: the run reached --timeout ${seconds(clock.totalMs)}${waitingOn === "" ? "" : ` (no answer to ${waitingOn})`}; the turn was cancelled` +
         `${stopped ? ` and the agent, which did not end it within ${CANCEL_GRACE_MS} ms, was stopped` : ""}. ` +
         "Raise --timeout if the agent needs longer; --verbose shows its stderr";
-      return fail(ExitCode.timedOut, message);
+      renderer.note(`acp exec: ${message}`);
+      return result(ExitCode.timedOut, { error: message, ...(outcome.response ? { stopReason: outcome.response.stopReason } : {}) });
     }
     if (outcome.error !== undefined) {
       if (interrupts.interrupted) return interrupted("the turn was cancelled and the agent stopped");

@@ -64,6 +64,8 @@ interface SessionTurn {
   index: number;
   answered: boolean;
   cancelRequested: boolean;
+  /** The agent ignored the cancel: the turn ended here, whatever it answers later. */
+  endedLocally: boolean;
   lateReported: boolean;
   endLocally?: () => void;
   timer?: ReturnType<typeof setTimeout>;
@@ -106,7 +108,7 @@ export class TurnGuard {
     if (previous !== undefined && !previous.answered) {
       return Promise.reject(new Error(`a prompt turn is still running in session ${params.sessionId}: wait for it (or cancel it) first`));
     }
-    const turn: SessionTurn = { index: previous === undefined ? 0 : previous.index + 1, answered: false, cancelRequested: false, lateReported: false };
+    const turn: SessionTurn = { index: previous === undefined ? 0 : previous.index + 1, answered: false, cancelRequested: false, endedLocally: false, lateReported: false };
     this.#turns.set(params.sessionId, turn);
     const onResponse = options.onResponse;
     const answer = this.#connection.prompt(params, {
@@ -154,12 +156,13 @@ export class TurnGuard {
       turn.lateReported = true;
       const kind = (notification.update as { sessionUpdate?: unknown }).sessionUpdate;
       const sessionUpdate = typeof kind === "string" ? kind : "unknown";
+      const when = turn.endedLocally ? "after its turn was ended here (it ignored the cancel)" : "after answering session/prompt; the protocol says every update of a turn comes before the answer";
       this.#report({
         kind: "update_after_response",
         sessionId: notification.sessionId,
         turn: turn.index,
         sessionUpdate,
-        message: `the agent sent a session/update (${sessionUpdate}) after answering session/prompt; the protocol says every update of a turn comes before the answer. Kept with the turn that produced it.`,
+        message: `the agent sent a session/update (${sessionUpdate}) ${when}. Kept with the turn that produced it.`,
       });
     }
     return { turn: turn.index, late: true };
@@ -172,7 +175,7 @@ export class TurnGuard {
   }
 
   #settled(sessionId: string, turn: SessionTurn, response: PromptResponse): GuardedPromptResponse {
-    if (!turn.cancelRequested || response.stopReason === "cancelled") return response;
+    if (!turn.cancelRequested || response.stopReason === "cancelled" || turn.endedLocally) return response;
     this.#report({
       kind: "stop_reason_after_cancel",
       sessionId,
@@ -184,7 +187,7 @@ export class TurnGuard {
   }
 
   #failed(sessionId: string, turn: SessionTurn, error: unknown): GuardedPromptResponse {
-    if (!turn.cancelRequested || !(error instanceof RequestError)) throw error;
+    if (!turn.cancelRequested || turn.endedLocally || !(error instanceof RequestError)) throw error;
     this.#report({
       kind: "stop_reason_after_cancel",
       sessionId,
@@ -199,6 +202,7 @@ export class TurnGuard {
     turn.timer = undefined;
     if (turn.answered || this.#closed) return;
     turn.answered = true; // ended here: what the agent sends from now on is late
+    turn.endedLocally = true;
     this.#report({
       kind: "cancel_ignored",
       sessionId,
