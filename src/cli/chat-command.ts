@@ -114,10 +114,10 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
  * checked), the permission policy (`ask` is the chat's own prompt), the trace file, `--auth`. Throws `UsageError`.
  */
 export function chatSetup(flags: AgentSetupFlags): NonNullable<ChatOptions["setup"]> {
-  return (cwd, ask) => {
+  return (cwd, ask, warn) => {
     const mcpServers = loadMcpServers(flags, cwd);
     const { name, policy } = buildPolicy(flags.permissions, { ask: () => ask });
-    const trace = openTraceFlag(flags.trace);
+    const trace = openTraceFlag(flags.trace, warn);
     return { policy, policyName: name, mcpServers, ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}), ...(flags.auth !== undefined ? { auth: flags.auth } : {}) };
   };
 }

@@ -1,7 +1,8 @@
-import { classify, sniffHead } from "./envelope.js";
+import { classify } from "./envelope.js";
+import { answerOversized } from "./oversized.js";
 import { IncomingRequest, IncomingRequests, type IncomingRequestContext } from "./incoming.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
-import { ConnectionClosedError, InvalidResponseError, LocalError, MessageTooLargeError, RequestTimeoutError, ResponseLostError } from "./local-errors.js";
+import { ConnectionClosedError, InvalidResponseError, LocalError, RequestTimeoutError, ResponseLostError } from "./local-errors.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId, type MaybePromise } from "./messages.js";
 import { PendingRequests, type PendingRequest } from "./outgoing.js";
@@ -81,7 +82,7 @@ export class JsonRpcConnection {
     this.taps = new TapRegistry((error) => this.logger.error("a tap listener threw and was removed", describeError(error)));
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
     const receiver: LinkReceiver = {
-      message: (value) => this.receive(value),
+      message: (value, rawId) => this.receive(value, rawId),
       problem: (problem) => this.receiveProblem(problem),
       closed: (cause) =>
         this.close(
@@ -193,9 +194,10 @@ export class JsonRpcConnection {
     });
   }
 
-  private send(message: AnyMessage): void {
-    if (this.taps.active) this.taps.emit({ direction: "out", time: now(), message });
-    this.link.send(message);
+  private send(message: AnyMessage, rawId?: string): void {
+    if (this.taps.active) this.taps.emit(rawId === undefined ? { direction: "out", time: now(), message } : { direction: "out", time: now(), message, rawId });
+    if (rawId === undefined) this.link.send(message);
+    else this.link.send(message, rawId);
   }
 
   private settleParsed<T>(method: string, raw: unknown, parse: ResultParser<T>, resolve: (v: T) => void, reject: (e: unknown) => void): void {
@@ -241,20 +243,20 @@ export class JsonRpcConnection {
     else signal?.addEventListener("abort", onAbort, { once: true });
   }
 
-  private receive(value: unknown): void {
+  private receive(value: unknown, rawId?: string): void {
     if (this.closeError) return;
-    if (this.taps.active) this.taps.emit({ direction: "in", time: now(), message: value });
+    if (this.taps.active) this.taps.emit(rawId === undefined ? { direction: "in", time: now(), message: value } : { direction: "in", time: now(), message: value, rawId });
     const envelope = classify(value);
     switch (envelope.kind) {
       case "notification":
         return this.receiveNotification(envelope.method, envelope.params);
       case "request":
-        return this.receiveRequest(envelope.id, envelope.method, envelope.params);
+        return this.receiveRequest(envelope.id, envelope.method, envelope.params, rawId);
       case "response":
         return this.receiveResponse(envelope.id, envelope.value);
       case "invalid":
         this.logger.warn("the peer sent an invalid JSON-RPC message", { reason: envelope.reason });
-        return this.sendError(envelope.id, RequestError.invalidRequest(undefined, envelope.reason).toErrorResponse());
+        return this.sendError(envelope.id, RequestError.invalidRequest(undefined, envelope.reason).toErrorResponse(), rawId);
     }
   }
 
@@ -279,12 +281,12 @@ export class JsonRpcConnection {
     this.logger.error("a notification handler failed", { method, ...describeError(error) });
   }
 
-  private receiveRequest(id: string | number | null, method: string, params: unknown): void {
+  private receiveRequest(id: string | number | null, method: string, params: unknown, rawId: string | undefined): void {
     if (this.incoming.has(id)) {
       this.logger.warn("the peer reused the id of a request still running", { id, method });
-      return this.sendError(id, RequestError.invalidRequest({ id }, `request id ${JSON.stringify(id)} is already in use`).toErrorResponse());
+      return this.sendError(id, RequestError.invalidRequest({ id }, `request id ${rawId ?? JSON.stringify(id)} is already in use`).toErrorResponse(), rawId);
     }
-    const request = new IncomingRequest(id, method);
+    const request = new IncomingRequest(id, method, rawId);
     this.incoming.add(request);
     let result: unknown;
     try {
@@ -308,10 +310,10 @@ export class JsonRpcConnection {
     this.incoming.delete(request);
     if (this.closeError) return;
     try {
-      this.send({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
+      this.send({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result }, request.rawId);
     } catch (error) {
       this.logger.error("could not send a handler's result; answered with an error instead", { method: request.method, ...describeError(error) });
-      this.sendError(request.id, errorForUnsendableResult(error));
+      this.sendError(request.id, errorForUnsendableResult(error), request.rawId);
     }
   }
 
@@ -323,13 +325,13 @@ export class JsonRpcConnection {
       this.logger.error("a request handler failed", { method: request.method, ...describeError(error) });
     }
     if (this.closeError) return;
-    this.sendError(request.id, errorForPeer(error, request.cancelled));
+    this.sendError(request.id, errorForPeer(error, request.cancelled), request.rawId);
   }
 
-  private sendError(id: JsonRpcId, error: ErrorResponse): void {
+  private sendError(id: JsonRpcId, error: ErrorResponse, rawId?: string): void {
     if (this.closeError) return;
     try {
-      this.send({ jsonrpc: "2.0", id, error });
+      this.send({ jsonrpc: "2.0", id, error }, rawId);
     } catch (sendError) {
       this.logger.error("could not send an error response", describeError(sendError));
     }
@@ -379,15 +381,11 @@ export class JsonRpcConnection {
       }
       return;
     }
-    const tooLarge = new MessageTooLargeError(problem.limit, problem.bytes, "incoming");
-    this.logger.warn(tooLarge.message, { bytes: problem.bytes, limit: problem.limit });
-    const { id, isCall } = sniffHead(problem.head);
-    if (id === undefined) return;
-    if (isCall) {
-      const message = `the request is ${problem.bytes} bytes, over this side's ${problem.limit}-byte limit`;
-      return this.sendError(id, RequestError.invalidRequest({ maxMessageBytes: problem.limit }, message).toErrorResponse());
-    }
-    this.pending.take(id)?.reject(tooLarge);
+    answerOversized(problem, {
+      logger: this.logger,
+      refuse: (id, error, rawId) => this.sendError(id, error, rawId),
+      reject: (id, error) => this.pending.take(id)?.reject(error),
+    });
   }
 }
 

@@ -127,7 +127,7 @@ export function streamFromLink(link: MessageLink & Partial<LinkControl>, options
       claim("link");
       link.start(receiver);
     },
-    send: (message) => link.send(message),
+    send: (message, rawId) => link.send(message, rawId),
     drain: () => link.drain(),
     close: () => link.close(),
   };

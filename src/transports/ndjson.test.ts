@@ -121,7 +121,7 @@ describe("ndJsonStream framing", () => {
     const manual = manualInput();
     const link = new NdJsonLink(webByteSource(manual.input), webByteSink(recordingOutput().output), { maxMessageBytes: 1024 });
     const r = receive({ [LINK]: link } as unknown as Stream);
-    manual.push(enc('{"id":1,"x":"'));
+    manual.push(enc('{"id":1,"method":"m","params":{"x":"'));
     let held = 0;
     for (let i = 0; i < 2000 && r.problems.length === 0; i++) {
       manual.push(new Uint8Array(100).fill(0x61));
@@ -133,7 +133,7 @@ describe("ndJsonStream framing", () => {
     for (let i = 0; i < 100; i++) manual.push(new Uint8Array(100_000).fill(0x61));
     await tick();
     assert.equal(link.bufferedInputBytes, 0, "the rest of the line is discarded, not buffered");
-    manual.push(enc('aaa"}\n{"jsonrpc":"2.0","method":"after"}\n'));
+    manual.push(enc('aaa"}}\n{"jsonrpc":"2.0","method":"after"}\n'));
     manual.end();
     await r.closed;
     assert.equal(r.problems.length, 1);

@@ -181,7 +181,7 @@ test("cancel: the turn answers cancelled fast, its permission request gets $/can
   await h.client.cancel({ sessionId });
   assert.deepEqual(await answer, { stopReason: "cancelled" });
   const elapsed = performance.now() - started;
-  assert.ok(elapsed < 100, `answered in ${elapsed} ms`);
+  assert.ok(elapsed < 2000, `answered in ${elapsed} ms, not when the pending permission would have ended (never)`);
   assert.ok(h.taps.some((t) => t.direction === "out" && t.message.method === "$/cancel_request"));
   const count = h.updates.length;
   await late();

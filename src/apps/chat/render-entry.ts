@@ -69,7 +69,7 @@ export function renderTurnEnd(turn: Turn, paint: ChatPainter): string[] {
     case "error":
       return [paint.red(`✗ error: ${errorText(turn.error)}`)];
     default:
-      return [paint.yellow(`■ stopped: ${turn.outcome.replace(/_/g, " ")}`)];
+      return [paint.yellow(`■ stopped: ${sanitize(turn.outcome).replace(/_/g, " ")}`)];
   }
 }
 
@@ -82,11 +82,16 @@ export function renderUsage(usage: Usage | undefined, paint: ChatPainter): strin
 }
 
 function formatCost(amount: number, currency: string): string {
-  return currency === "USD" ? `$${amount.toFixed(amount < 1 ? 4 : 2)}` : `${amount.toFixed(2)} ${currency}`;
+  return currency === "USD" ? `$${amount.toFixed(amount < 1 ? 4 : 2)}` : `${amount.toFixed(2)} ${sanitize(currency)}`;
 }
 
 /** A readable one-line message of an error. */
 export function errorText(error: unknown): string {
+  return errorLines(error)[0] ?? "";
+}
+
+/** Every line of an error's message (one that quotes the agent's stderr, say), made safe. */
+export function errorLines(error: unknown): string[] {
   const message = error instanceof Error ? error.message : typeof error === "string" ? error : JSON.stringify(error);
-  return sanitize(String(message)).split("\n")[0] ?? "";
+  return sanitize(String(message)).replace(/\n+$/, "").split("\n");
 }

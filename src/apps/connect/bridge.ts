@@ -16,7 +16,7 @@
  * Spec: https://agentclientprotocol.com/protocol/transports and
  * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
-import { sniffHead } from "../../jsonrpc/envelope.js";
+import { sketchEnvelope } from "../../jsonrpc/envelope-scanner.js";
 import type { FrameProblem } from "../../jsonrpc/link.js";
 import { isRecord, type AnyMessage } from "../../jsonrpc/messages.js";
 import { RequestError } from "../../jsonrpc/request-error.js";
@@ -141,8 +141,8 @@ function reportProblem(problem: FrameProblem, note: (text: string) => void, answ
   if (problem.kind === "parse") note(`the agent sent a frame that is not JSON (${problem.detail}): ${problem.preview.slice(0, 120)}`);
   else if (problem.kind === "too_large") {
     note(`a message of ${problem.bytes} bytes from the agent is over the ${problem.limit}-byte limit and was dropped`);
-    const { id, isCall } = sniffHead(problem.head);
-    if (id !== undefined && !isCall) answer(id, RequestError.internalError({ maxMessageBytes: problem.limit }, `the response is ${problem.bytes} bytes, over the bridge's ${problem.limit}-byte limit`));
+    const { id, kind } = problem.envelope ?? sketchEnvelope(problem.head);
+    if (id !== undefined && kind !== "request" && kind !== "notification") answer(id, RequestError.internalError({ maxMessageBytes: problem.limit }, `the response is ${problem.bytes} bytes, over the bridge's ${problem.limit}-byte limit`));
   }
   else {
     note(`lost the responses to ${problem.ids.length} request(s): ${problem.detail}`);
