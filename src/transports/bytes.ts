@@ -73,28 +73,50 @@ export function webByteSource(input: ReadableStream<Uint8Array>): ByteSource {
     cancel() {
       if (cancelled) return;
       cancelled = true;
-      if (reader) reader.cancel().catch(ignore);
+      const r = reader;
+      // Cancelled, then unlocked: the input's owner can see it is over (and, after an end of input, reuse it).
+      if (r) r.cancel().then(() => r.releaseLock(), ignore);
       else input.cancel().catch(ignore);
       this.resume();
     },
   };
 }
 
-/** A `ByteSink` over a web `WritableStream<Uint8Array>`: encodes each batch once with `TextEncoder`. */
-export function webByteSink(output: WritableStream<Uint8Array>): ByteSink {
+/** Options of `webByteSink`. */
+export interface WebByteSinkOptions {
+  /**
+   * Close the output on `close()` (default true). `ndJsonStream` passes false: the output belongs to its caller, who
+   * may close it (ending an agent's stdin) or keep writing to it, as with the official SDK.
+   */
+  closeOutput?: boolean;
+}
+
+/**
+ * A `ByteSink` over a web `WritableStream<Uint8Array>`: encodes each batch once with `TextEncoder`. The output is
+ * locked only while a write is being handed over (a writer is taken for each batch and released at once; the
+ * frame writer never has two writes in flight), so its owner can close it or write to it between our writes.
+ */
+export function webByteSink(output: WritableStream<Uint8Array>, options: WebByteSinkOptions = {}): ByteSink {
   const encoder = new TextEncoder();
-  let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  const closeOutput = options.closeOutput ?? true;
+  let last: Promise<void> = Promise.resolve();
   return {
     write(text) {
-      writer ??= output.getWriter();
-      return writer.write(encoder.encode(text));
+      const writer = output.getWriter();
+      try {
+        last = writer.write(encoder.encode(text));
+      } finally {
+        writer.releaseLock();
+      }
+      return last;
     },
     async close() {
+      await last.catch(ignore);
+      if (!closeOutput) return;
       try {
-        writer ??= output.getWriter();
-        await writer.close();
+        await output.close();
       } catch {
-        // Already closed or errored: nothing more to flush.
+        // Already closed or errored, or locked by its owner: nothing more to flush.
       }
     },
   };
