@@ -111,7 +111,7 @@ describe("AcpConnection: what it receives", () => {
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/", mcpServers: [] } });
     const refused = (await peer.next(1)) as { error: { code: number; message: string } };
     assert.equal(refused.error.code, -32600);
-    assert.match(refused.error.message, /initialize first/);
+    assert.equal(refused.error.message, "Invalid request: ACP connection must be initialized before 'session/new'");
     await peer.send({ jsonrpc: "2.0", id: 2, method: "initialize", params: initParams });
     await peer.next(2);
     await peer.send({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "/", mcpServers: [] } });

@@ -44,7 +44,11 @@ export class AcpConnection {
   readonly logger: Logger;
   /** The capabilities the peer advertised in `initialize` (client: agentCapabilities; agent: clientCapabilities). */
   peerCapabilities: Record<string, unknown> | undefined;
-  /** When true (agent side), requests other than `initialize` are refused until one `initialize` succeeded. */
+  /**
+   * When true (agent side), requests other than `initialize` are refused (-32600) until one `initialize` succeeded.
+   * The 2.x agent app turns it on when it has an `initialize` handler, as 2.4.0 does; the 1.x classes never do
+   * (1.9.0 served requests sent before `initialize`).
+   */
   requireInitialize = false;
   private initialized = false;
   private readonly index: MethodIndex;
@@ -147,7 +151,8 @@ export class AcpConnection {
     const route = this.routes.requests.get(method) ?? this.routes.fallbackRequest;
     if (route === undefined) throw RequestError.methodNotFound(method);
     if (this.requireInitialize && !this.initialized && method !== "initialize") {
-      throw RequestError.invalidRequest(undefined, `the connection must be initialized before "${method}": send initialize first`);
+      // The official SDK 2.4.0's words, so clients matching on them keep working.
+      throw RequestError.invalidRequest(undefined, `ACP connection must be initialized before '${method}'`);
     }
     return this.runRequest(route, this.index.here.requests.get(method), method, params, context);
   }

@@ -13,8 +13,8 @@ import { createTerminalHandle, type TerminalHandle } from "./terminal-handle.js"
  * `toAgent` builds your `Agent` from this connection; its methods answer the client's requests. Use this object
  * to call the client: stream updates, ask permission, read and write files, run terminals.
  *
- * Requests other than `initialize` are refused (-32600) until `initialize` succeeded. Everything sent is checked
- * against the schema (see `validateOutgoing`); everything received is validated, and invalid params get -32602.
+ * As in 1.9.0, requests that arrive before `initialize` are served (no gate; the 2.x `agent()` app has one).
+ * Everything received is validated (invalid params get -32602); what is sent is checked (see `validateOutgoing`).
  */
 export class AgentSideConnection extends ClassFace {
   /** The protocol this class speaks; the `acpkit/unstable` entry's subclass speaks the unstable one. */
@@ -25,7 +25,6 @@ export class AgentSideConnection extends ClassFace {
   constructor(toAgent: (connection: AgentSideConnection) => Agent, stream: Stream, options: AcpConnectionOptions = {}) {
     super();
     this.connection = new AcpConnection("agent", stream, (new.target as typeof AgentSideConnection).flavor, options);
-    this.connection.requireInitialize = true;
     bindHandlerObject(this.connection, toAgent(this), AGENT_HANDLER_NAMES);
   }
 
