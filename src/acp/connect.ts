@@ -185,6 +185,7 @@ export class AppCore<State, Handle extends Closable> {
       logger: namedLogger(options.logger, options.name),
       requestTimeoutMs: options.requestTimeoutMs,
       validateOutgoing: options.validateOutgoing,
+      validateResponses: options.validateResponses,
       enforceCapabilities: options.enforceCapabilities,
     };
   }
