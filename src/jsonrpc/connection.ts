@@ -90,7 +90,7 @@ export class JsonRpcConnection {
         this.close(
           cause === undefined
             ? new ConnectionClosedError("the peer closed the connection (end of input)")
-            : new ConnectionClosedError(`the transport ended: ${reasonText(cause)}`, cause),
+            : new ConnectionClosedError(`the transport failed: ${reasonText(cause)}`, cause),
         ),
     };
     link.start(receiver);
@@ -184,7 +184,7 @@ export class JsonRpcConnection {
     const error =
       reason instanceof ConnectionClosedError
         ? reason
-        : new ConnectionClosedError(reason === undefined ? "close() was called" : `closed because of: ${reasonText(reason)}`, reason);
+        : new ConnectionClosedError(reason === undefined ? "close() was called" : reasonText(reason), reason);
     this.closeError = error;
     this.logger.debug("connection closed", { reason: error.message, pending: this.pending.methods() });
     this.abortController.abort(error);
