@@ -29,6 +29,7 @@ export { TerminalHandle } from "./agent/terminal-handle.js";
 // The 2.x app API.
 export { methods } from "./acp/methods.js";
 export * from "./acp/app-types.js";
+export type { AgentConnectOptions, AgentConnectionLifecycle, AgentConnector } from "./acp/agent-connector.js";
 export * from "./agent/agent-app.js";
 export * from "./client/client-app.js";
 export { SessionBuilder, ActiveSession, type ActiveSessionMessage } from "./client/active-session.js";

@@ -8,7 +8,9 @@ export {
   CreateElicitationRequest,
   CreateElicitationResponse,
   ElicitationPropertySchema,
+  IdleStateUpdate,
   MultiSelectItems,
+  StateUpdate,
 } from "./generated/guards.unstable.js";
 export {
   AGENT_METHODS,
