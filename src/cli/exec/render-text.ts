@@ -7,6 +7,7 @@ import type { Transcript } from "../../client/toolkit/index.js";
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
 import type { Painter } from "../../apps/demo/painter.js";
 import type { ExecRenderer, ExecResult, SessionStarted } from "./renderer.js";
+import { sanitize } from "../../apps/chat/text-layout.js";
 
 /** Where the text renderer writes. */
 export interface TextSinks {
@@ -59,6 +60,17 @@ export class TextRenderer implements ExecRenderer {
           const marks = update.entries.map((entry) => `[${entry.status === "completed" ? "x" : entry.status === "in_progress" ? ">" : " "}] ${entry.content}`);
           this.note(`${errPaint.cyan("plan")} ${marks.join("  ")}`);
         }
+        return;
+      case "notice": {
+        // Warnings and errors always reach stderr; informational notices with --verbose. Agent text, sanitized.
+        if (update.severity !== "warning" && update.severity !== "error" && !verbose) return;
+        const colour = update.severity === "error" || update.severity === "warning" ? errPaint.yellow : errPaint.cyan;
+        const detail = update.description ? ` ${errPaint.dim(`(${sanitize(update.description)})`)}` : "";
+        this.note(`${colour(`notice ${sanitize(update.severity)}`)} ${sanitize(update.title)}${detail}`);
+        return;
+      }
+      case "compaction_update":
+        if (verbose) this.note(errPaint.dim(`context compaction ${sanitize(update.status)}${update.error ? `: ${sanitize(update.error)}` : ""}`));
         return;
       default:
         return;
