@@ -166,6 +166,7 @@ describe("1.x request / notify are typed like 1.9.0's", () => {
     const init = await client.request("initialize", { protocolVersion: 1 });
     const typed: Equal<typeof init, unstable.InitializeResponse> = true;
     assert.equal(typed, true);
+    assert.equal(init.protocolVersion, 1);
     const ext = await client.request<{ method: string }>("_acme/echo", { a: 1 });
     assert.deepEqual(ext, { method: "_acme/echo" });
     await agentSide().notify("session/update", { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } });

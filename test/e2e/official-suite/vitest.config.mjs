@@ -3,7 +3,8 @@
  * installed as the `sdk-v012` devDependency) against another implementation, never copying it: its import of
  * `./acp.js` is redirected to the module named by ACP_SUITE_TARGET (an absolute path to an ESM entry).
  */
-import { fileURLToPath } from "node:url";
+import process from "node:process";
+import { URL, fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
