@@ -28,6 +28,8 @@ export interface ByteSink {
   write(text: string): Promise<void>;
   /** Closes the output after the last write. Never rejects. */
   close(): Promise<void>;
+  /** Optional: called when every write so far has settled and nothing more is queued (the output is idle). */
+  idle?(): void;
 }
 
 function ignore(): void {}
@@ -93,25 +95,30 @@ export interface WebByteSinkOptions {
 
 /**
  * A `ByteSink` over a web `WritableStream<Uint8Array>`: encodes each batch once with `TextEncoder`. The output is
- * locked only while a write is being handed over (a writer is taken for each batch and released at once; the
- * frame writer never has two writes in flight), so its owner can close it or write to it between our writes.
+ * locked only while writes are in flight: the writer taken for a burst of batches is released as soon as the output
+ * is idle (every write settled, nothing queued), so its owner can close it or write to it between bursts, as with
+ * the official SDK (which locks it per write; holding it through a burst keeps a streaming sender fast).
  */
 export function webByteSink(output: WritableStream<Uint8Array>, options: WebByteSinkOptions = {}): ByteSink {
   const encoder = new TextEncoder();
   const closeOutput = options.closeOutput ?? true;
+  let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   let last: Promise<void> = Promise.resolve();
+  const release = (): void => {
+    if (writer === undefined) return;
+    writer.releaseLock();
+    writer = undefined;
+  };
   return {
     write(text) {
-      const writer = output.getWriter();
-      try {
-        last = writer.write(encoder.encode(text));
-      } finally {
-        writer.releaseLock();
-      }
+      writer ??= output.getWriter();
+      last = writer.write(encoder.encode(text));
       return last;
     },
+    idle: release,
     async close() {
       await last.catch(ignore);
+      release();
       if (!closeOutput) return;
       try {
         await output.close();
