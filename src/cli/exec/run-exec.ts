@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { painterFor } from "../../apps/demo/painter.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
 import { SessionRouter, PermissionBroker, TurnGuard, brokerGate, type Transcript } from "../../client/toolkit/index.js";
+import { silentLogger } from "../../jsonrpc/index.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import type { Client } from "../../acp/client-handler.js";
 import { AgentStartupTimeoutError, initializeWithDeadline, splitCommandLine, FileSystemHost, TerminalHost } from "../../node/index.js";
@@ -183,7 +184,8 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     killTerminal: (params) => terminals.killTerminal(params),
     releaseTerminal: (params) => terminals.releaseTerminal(params),
   };
-  const connection = new ClientSideConnection(() => client, launched.stream);
+  // exec chooses what reaches stderr itself (its messages, the agent's stderr tail, --trace): no library lines.
+  const connection = new ClientSideConnection(() => client, launched.stream, { logger: silentLogger });
   const unanswered = new UnansweredRequests();
   connection.tap(unanswered.listener);
   if (prepared.trace) connection.tap(prepared.trace.listener);
