@@ -4,7 +4,9 @@
  * back wrapped in a larger envelope) is replayed as several chunks of the same kind under the limit, never split
  * inside a character, with the same `messageId`; a record that fails the schema, or is too large and cannot be split
  * (an image), is skipped and reported (logger error, and a count in the load response's `_meta`), and never blocks
- * the records after it.
+ * the records after it. Records are checked here, against the unstable schema (a superset of the stable one, so a
+ * newer update kind stored by a session that negotiated it stays replayable): the connection's own check of outgoing
+ * messages only warns by default (the forgiving writer), and a stored record is known bad before it is sent.
  *
  * Spec: https://agentclientprotocol.com/protocol/session-setup#loading-sessions — the agent MUST replay the entire
  * conversation to the client as `session/update` notifications before answering `session/load`.
@@ -12,6 +14,7 @@
 import type { Logger } from "../../jsonrpc/logger.js";
 import { MessageTooLargeError } from "../../jsonrpc/local-errors.js";
 import { SchemaValidationError, type SessionUpdate } from "../../protocol/index.js";
+import { unstableSchemas } from "../../protocol/unstable.js";
 import type { ClientPort } from "./session.js";
 import type { SessionRecord } from "./session-store.js";
 
@@ -69,6 +72,8 @@ export async function replayHistory(client: ClientPort, sessionId: string, histo
     const params: Record<string, unknown> = { sessionId };
     if (record._meta !== undefined) params._meta = record._meta;
     try {
+      const issues = unstableSchemas.SessionUpdate.check(record.update);
+      if (issues.length > 0) throw new SchemaValidationError("SessionUpdate", issues);
       if ((await sendSplitting(client, params, record.update)) > 1) report.split++;
     } catch (error) {
       if (!(error instanceof SchemaValidationError) && !(error instanceof MessageTooLargeError)) throw error;

@@ -96,11 +96,13 @@ describe("acp agent with an OpenAI-compatible model endpoint", () => {
     await agent.connection.cancel({ sessionId });
     const response = await turn;
     assert.equal(response.stopReason, "cancelled");
-    assert.ok(performance.now() - started < 100);
+    // The script streams for 10 s (2000 chunks, 5 ms apart): ending far sooner means the cancel cut it short.
+    // A bound in seconds, not milliseconds, so a loaded machine does not fail the test (speed is the bench's job).
+    assert.ok(performance.now() - started < 3000, `answered ${(performance.now() - started).toFixed(0)} ms after the cancel`);
     const request = server.requests.at(-1)!;
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.ok(request.abortedAt !== undefined, "the server saw the request aborted");
-    assert.ok(request.abortedAt - started < 100, `aborted ${(request.abortedAt - started).toFixed(1)} ms after the cancel`);
+    assert.ok(request.abortedAt - started < 3000, `aborted ${(request.abortedAt - started).toFixed(1)} ms after the cancel`);
     assert.deepEqual(
       request.body.messages.filter((m) => m.role === "user").map((m) => m.content),
       ["Replace beta with gamma in notes.txt", "Write a long story"],
