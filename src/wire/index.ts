@@ -1,0 +1,13 @@
+/**
+ * The wire tools, browser-safe: the conformance rule engine (`WireChecker`, `ALL_RULES`), the cassette format
+ * (`readCassette`, `CassetteRecorder`), a scripted peer for driving one side frame by frame (`ScriptPeer`), and the
+ * players that replay a cassette (`replayAgent`, `replayClient`).
+ */
+export { WireChecker, type WireCheckerOptions } from "./wire-checker.js";
+export { ALL_RULES, CANCEL_RACE_MS, type Finding, type Rule, type RuleContext, type RuleState, type Severity } from "./rules/index.js";
+export type { ConversationView } from "./conversation.js";
+export { frameText, sessionIdOf, updateKindOf, TURN_CONTENT_UPDATES, type Side, type WireEvent, type WireEventType, type WireFrame } from "./events.js";
+export { CASSETTE_VERSION, CassetteFormatError, entryLine, readCassette, type Cassette, type CassetteEntry, type CassetteHeader } from "./cassette.js";
+export { CassetteRecorder, type CassetteRecorderOptions, type LineSink } from "./recorder.js";
+export { ScriptPeer, PeerClosedError, WaitTimeoutError, type ScriptPeerOptions } from "./script-peer.js";
+export { isAbsolutePath, isInside, isInsideAny } from "./paths.js";
