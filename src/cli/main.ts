@@ -4,6 +4,7 @@ import { runDemo } from "../apps/demo/demo-client.js";
 import { painterFor } from "../apps/demo/painter.js";
 import { agentCommand } from "./agent-command.js";
 import { chatCommand } from "./chat-command.js";
+import { checkCommand } from "./check/check-command.js";
 import { runExec } from "./exec/run-exec.js";
 
 const usage = `acp: the acpkit command
@@ -12,6 +13,7 @@ Usage:
   acp agent       run the reference agent on stdio (acp agent --help for its flags)
   acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
   acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
+  acp check agent|client  conformance checks of an ACP agent or client (acp check --help)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -31,6 +33,8 @@ async function main(argv: string[]): Promise<number> {
       return runExec(argv.slice(1), version());
     case "chat":
       return chatCommand(argv.slice(1));
+    case "check":
+      return checkCommand(argv.slice(1), version());
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":

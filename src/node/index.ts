@@ -17,3 +17,5 @@ export { userDataDir, DATA_DIR_ENV } from "./data-dir.js";
 export { createMcpConnector, McpConnections, type McpConnectorOptions } from "./mcp-servers.js";
 export { runTerminalAuth } from "./terminal-auth.js";
 export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "./authenticate.js";
+export { scriptPeerOver } from "./wire-peer.js";
+export { openCassetteFile, type CassetteFile } from "./cassette-file.js";

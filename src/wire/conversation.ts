@@ -35,6 +35,8 @@ export class Conversation implements ConversationView {
   /** Ids already answered, per requester: a second answer is a duplicate. */
   private readonly answered: Record<Side, Set<string>> = { agent: new Set(), client: new Set() };
   private readonly caps: Record<Side, unknown> = { agent: undefined, client: undefined };
+  /** Frames each side sent that were not messages and are owed an error reply (by id; `null` for unparsable JSON). */
+  private readonly owedErrors: Record<Side, string[]> = { agent: [], client: [] };
   private readonly roots = new Map<string, string[]>();
   private readonly entries: Map<string, MethodEntry>;
   initialized = false;
@@ -67,12 +69,16 @@ export class Conversation implements ConversationView {
   /** Classifies one frame and updates the shared state. */
   observe(from: Side, frame: WireFrame, time: number): WireEvent {
     const index = this.index++;
-    if (frame.kind === "unparsable") return { index, time, from, type: "unparsable", line: frame.line };
+    if (frame.kind === "unparsable") {
+      if (/^\s*[[{]/.test(frame.line)) this.owe(from, null);
+      return { index, time, from, type: "unparsable", line: frame.line };
+    }
     if (frame.kind === "oversized") return { index, time, from, type: "oversized", line: frame.head, bytes: frame.bytes };
     const value = frame.value;
     const envelope = classify(value);
     switch (envelope.kind) {
       case "invalid":
+        this.owe(from, envelope.id);
         return { index, time, from, type: "invalid", value, reason: envelope.reason, id: envelope.id };
       case "request": {
         const event: WireEvent = { index, time, from, type: "request", value, method: envelope.method, id: envelope.id, params: envelope.params, entry: this.entryOf(envelope.method) };
@@ -85,12 +91,19 @@ export class Conversation implements ConversationView {
         const requester: Side = from === "agent" ? "client" : "agent";
         const k = key(envelope.id);
         const request = this.pendingBy[requester].get(k);
+        const record = envelope.value;
+        if (request === undefined && "error" in record) {
+          const owed = this.owedErrors[requester].indexOf(k);
+          if (owed !== -1) {
+            this.owedErrors[requester].splice(owed, 1);
+            return { index, time, from, type: "response", value, id: envelope.id, error: record.error, answersInvalid: true };
+          }
+        }
         const duplicate = request === undefined && this.answered[requester].has(k);
         if (request) {
           this.pendingBy[requester].delete(k);
           this.answered[requester].add(k);
         }
-        const record = envelope.value;
         const event: WireEvent = {
           index,
           time,
@@ -106,6 +119,13 @@ export class Conversation implements ConversationView {
         return event;
       }
     }
+  }
+
+  /** An invalid frame of `from` may be answered with an error carrying `id` (at most 64 kept). */
+  private owe(from: Side, id: JsonRpcId): void {
+    const owed = this.owedErrors[from];
+    owed.push(key(id));
+    if (owed.length > 64) owed.shift();
   }
 
   /** Capabilities from initialize; roots from session setup. */

@@ -51,6 +51,8 @@ export interface WireEvent {
   readonly reason?: string;
   /** For a response: a request with this id was answered before (a second reply). */
   readonly duplicate?: boolean;
+  /** For an error response: it answers a frame of the other side that was not a valid message (id `null` or its id). */
+  readonly answersInvalid?: boolean;
 }
 
 /** The `sessionId` in a request's or notification's params, if any. */

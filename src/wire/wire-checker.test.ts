@@ -178,3 +178,13 @@ test("unstable-only content is a warning against the stable schema, accepted aga
   unstable.client({ id: unstable.id(), ...fork });
   assert.deepEqual(unstable.end(), []);
 });
+
+test("jsonrpc.response: an error with id null answering a malformed line or an invalid message is fine", () => {
+  const c = conversation().setUp();
+  c.raw("client", '{"jsonrpc":"2.0","id":5,"method":');
+  c.agent({ id: null, error: { code: -32700, message: "Parse error" } });
+  c.client({ id: 7, method: 42 });
+  c.agent({ id: 7, error: { code: -32600, message: "Invalid request" } });
+  c.agent({ id: null, error: { code: -32700, message: "Parse error" } });
+  assert.deepEqual(c.rules(), ["jsonrpc.message", "jsonrpc.message", "jsonrpc.response"]);
+});

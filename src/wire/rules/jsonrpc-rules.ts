@@ -38,7 +38,7 @@ export const responseRule: Rule = {
   create(context) {
     return {
       onEvent(event) {
-        if (event.type !== "response" || event.request) return;
+        if (event.type !== "response" || event.request || event.answersInvalid) return;
         const id = JSON.stringify(event.id);
         context.report({
           side: event.from,
