@@ -46,7 +46,7 @@ export function readPromptBook(path: string, scenarioIds: readonly string[]): Pr
   try {
     value = JSON.parse(readFileSync(path, "utf8"));
   } catch (error) {
-    throw new Error(`--prompts ${path}: ${(error as Error).message}`);
+    throw new Error(`--prompts ${path}: ${(error as Error).message}`, { cause: error });
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`--prompts ${path}: expected a JSON object mapping scenario ids to prompts`);
   const prompts: Record<string, string | null> = { ...DEFAULT_PROMPTS };
