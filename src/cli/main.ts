@@ -5,6 +5,7 @@ import { painterFor } from "../apps/demo/painter.js";
 import { agentCommand } from "./agent-command.js";
 import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check/check-command.js";
+import { tapCommand } from "./tap-command.js";
 import { runExec } from "./exec/run-exec.js";
 
 const usage = `acp: the acpkit command
@@ -14,6 +15,8 @@ Usage:
   acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
   acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
   acp check agent|client  conformance checks of an ACP agent or client (acp check --help)
+  acp tap -- <agent command>   a transparent stdio proxy that checks every frame (acp tap --help)
+  acp record FILE -- <agent command>   record a conversation as a cassette (acp record --help)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -35,6 +38,10 @@ async function main(argv: string[]): Promise<number> {
       return chatCommand(argv.slice(1));
     case "check":
       return checkCommand(argv.slice(1), version());
+    case "tap":
+      return tapCommand(argv.slice(1), version());
+    case "record":
+      return tapCommand(argv.slice(1), version(), true);
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":

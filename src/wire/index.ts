@@ -10,4 +10,5 @@ export { frameText, sessionIdOf, updateKindOf, TURN_CONTENT_UPDATES, type Side, 
 export { CASSETTE_VERSION, CassetteFormatError, entryLine, readCassette, type Cassette, type CassetteEntry, type CassetteHeader } from "./cassette.js";
 export { CassetteRecorder, type CassetteRecorderOptions, type LineSink } from "./recorder.js";
 export { ScriptPeer, PeerClosedError, WaitTimeoutError, type ScriptPeerOptions } from "./script-peer.js";
+export { WireObserver, type WireObserverOptions } from "./wire-observer.js";
 export { isAbsolutePath, isInside, isInsideAny } from "./paths.js";
