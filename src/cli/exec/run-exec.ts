@@ -111,6 +111,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   let sessionId: string | undefined;
   let turnRunning = false;
   const renderer = makeRenderer(args, () => transcript);
+  const continuing = args.session !== undefined || args.resume;
   const result = (exitCode: number, extra: Partial<ExecResult> = {}): number => {
     renderer.finish({ exitCode, sessionId, transcript, ...extra });
     return exitCode;
@@ -140,7 +141,8 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   const client: Client = {
     sessionUpdate(notification) {
       router.route(notification);
-      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, !turnRunning);
+      // Updates before the turn are history being replayed only when continuing a session; a new session's are shown.
+      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, !turnRunning && continuing);
     },
     async requestPermission(request) {
       const response = await broker.request(request);
