@@ -6,6 +6,7 @@ import { agentCommand } from "./agent-command.js";
 import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check/check-command.js";
 import { tapCommand } from "./tap-command.js";
+import { replayCommand } from "./replay-command.js";
 import { runExec } from "./exec/run-exec.js";
 
 const usage = `acp: the acpkit command
@@ -17,6 +18,7 @@ Usage:
   acp check agent|client  conformance checks of an ACP agent or client (acp check --help)
   acp tap -- <agent command>   a transparent stdio proxy that checks every frame (acp tap --help)
   acp record FILE -- <agent command>   record a conversation as a cassette (acp record --help)
+  acp replay FILE --as agent|client   play one side of a cassette (acp replay --help)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -42,6 +44,8 @@ async function main(argv: string[]): Promise<number> {
       return tapCommand(argv.slice(1), version());
     case "record":
       return tapCommand(argv.slice(1), version(), true);
+    case "replay":
+      return replayCommand(argv.slice(1));
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":

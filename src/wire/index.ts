@@ -10,5 +10,11 @@ export { frameText, sessionIdOf, updateKindOf, TURN_CONTENT_UPDATES, type Side, 
 export { CASSETTE_VERSION, CassetteFormatError, entryLine, readCassette, type Cassette, type CassetteEntry, type CassetteHeader } from "./cassette.js";
 export { CassetteRecorder, type CassetteRecorderOptions, type LineSink } from "./recorder.js";
 export { ScriptPeer, PeerClosedError, WaitTimeoutError, type ScriptPeerOptions } from "./script-peer.js";
+export { scriptPeerOverWeb } from "./web-peer.js";
 export { WireObserver, type WireObserverOptions } from "./wire-observer.js";
 export { isAbsolutePath, isInside, isInsideAny } from "./paths.js";
+export { replayAgent } from "./player/replay-agent.js";
+export { replayClient, firstCwd, type ReplayClientOptions } from "./player/replay-client.js";
+export type { Divergence, ReplayOptions, ReplayResult } from "./player/common.js";
+export { Correspondence, ID_KEYS, TIME_KEYS, type Difference } from "./player/volatile.js";
+export { createMemoryByteStreams, type ByteStreamEnd } from "../transports/memory.js";
