@@ -92,7 +92,7 @@ test("prompt.update-after-response: reported once per turn; a new prompt starts 
   const id = c.id();
   c.client(prompt(id)).agent({ id, result: { stopReason: "end_turn" } }).chunk("late").chunk("later");
   assert.deepEqual(c.rules(), ["prompt.update-after-response"]);
-  assert.match(c.checker.findings[0]!.message, /agent_message_chunk update for session s1 after it answered the turn's session\/prompt \(id 3, stopReason "end_turn"\)/);
+  assert.match(c.checker.findings[0]!.message, /update \(agent_message_chunk\) for session s1 after it answered the turn's session\/prompt \(id 3, stopReason "end_turn"\)/);
   const next = c.id();
   c.client(prompt(next)).chunk("fine").agent({ id: next, result: { stopReason: "end_turn" } });
   assert.equal(c.end().length, 1);

@@ -63,7 +63,7 @@ export const updateAfterResponseRule: Rule = {
   create(context) {
     return sessionPhases(context, "after-prompt", (event, kind, state) => {
       const response = (state as { response: WireEvent }).response;
-      return `The agent sent a ${kind} update for session ${sessionIdOf(event)} after it answered the turn's session/prompt (id ${JSON.stringify(response.id)}, ${stopReasonOf(response)}). An agent MUST send every update of a turn before responding to session/prompt; a client may already have closed the turn.`;
+      return `The agent sent an update (${kind}) for session ${sessionIdOf(event)} after it answered the turn's session/prompt (id ${JSON.stringify(response.id)}, ${stopReasonOf(response)}). An agent MUST send every update of a turn before responding to session/prompt; a client may already have closed the turn.`;
     });
   },
 };
@@ -78,7 +78,7 @@ export const loadReplayRule: Rule = {
   create(context) {
     return sessionPhases(context, "after-load", (event, kind, state) => {
       const response = (state as { response: WireEvent }).response;
-      return `The agent sent a ${kind} update for session ${sessionIdOf(event)} after answering session/load (id ${JSON.stringify(response.id)}) and before any new prompt. The agent MUST replay the entire conversation and only then respond to session/load.`;
+      return `The agent sent an update (${kind}) for session ${sessionIdOf(event)} after answering session/load (id ${JSON.stringify(response.id)}) and before any new prompt. The agent MUST replay the entire conversation and only then respond to session/load.`;
     });
   },
 };
@@ -91,6 +91,6 @@ export const resumeNoReplayRule: Rule = {
   severity: "error",
   judges: ["agent"],
   create(context) {
-    return sessionPhases(context, "resuming", (event, kind) => `The agent sent a ${kind} update for session ${sessionIdOf(event)} while answering session/resume. Unlike session/load, the agent MUST NOT replay the conversation history on session/resume.`);
+    return sessionPhases(context, "resuming", (event, kind) => `The agent sent an update (${kind}) for session ${sessionIdOf(event)} while answering session/resume. Unlike session/load, the agent MUST NOT replay the conversation history on session/resume.`);
   },
 };

@@ -6,6 +6,8 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { createServer, type Server, type Socket } from "node:net";
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childExited, isProcessAlive, signalGroup, terminateGroup, trackGroup, untrackGroup, waitUntil, type ExitStatus } from "../../../node/process-group.js";
 import { StderrTail } from "../../../node/stderr-tail.js";
@@ -36,6 +38,14 @@ const RELAY = fileURLToPath(new URL("./relay-main.js", import.meta.url));
 /** Quotes one word for `splitCommandLine` (and a POSIX shell). */
 export function quoteWord(word: string): string {
   return /^[A-Za-z0-9_\-./:=@%+,]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * The client runs in a fresh directory: words of its command that name an existing file or directory relative to
+ * this process's cwd (`dist/cli.js`, `./client`) are made absolute, so the command works as typed.
+ */
+export function absoluteWords(command: readonly string[], cwd = process.cwd()): string[] {
+  return command.map((word) => (!word.includes("{agent") && /^\.{0,2}\/|^[^-/][^\s]*\//.test(word) && !isAbsolute(word) && existsSync(resolve(cwd, word)) ? resolve(cwd, word) : word));
 }
 
 /** The client command with `{agent}` (one argument: the command line) or `{agent-argv}` (the words) filled in. */
@@ -95,7 +105,7 @@ export class ClientRun {
     });
     const port = (server.address() as { port: number }).port;
     const relayArgv = [process.execPath, RELAY, String(port), ...(relay.linger ? ["--linger"] : []), ...(relay.exitCode !== undefined ? ["--exit-code", String(relay.exitCode)] : [])];
-    return new ClientRun(target, substituteAgent(target.command, relayArgv), server, cwd, agentOptions);
+    return new ClientRun(target, substituteAgent(absoluteWords(target.command), relayArgv), server, cwd, agentOptions);
   }
 
   /** The scripted agent, once the client started it; fails the scenario if it does not within the startup timeout. */

@@ -4,7 +4,7 @@ import { cancelPendingScenario, cancelRequestScenario, cancelScenario } from "./
 import { fsReadScenario, fsWriteScenario, permissionScenario, terminalScenario } from "./client-requests.js";
 import { authScenario, initializeScenario, versionScenario } from "./initialize.js";
 import { streamScenario, turnScenario } from "./prompt.js";
-import { extensionScenario, invalidParamsScenario, malformedScenario, unknownMethodScenario } from "./robustness.js";
+import { batchScenario, extensionScenario, invalidParamsScenario, malformedScenario, unknownMethodScenario } from "./robustness.js";
 import { closeScenario, deleteScenario, listScenario, loadScenario, newSessionScenario, resumeScenario } from "./sessions.js";
 
 export const AGENT_SCENARIOS: readonly AgentScenario[] = [
@@ -30,4 +30,5 @@ export const AGENT_SCENARIOS: readonly AgentScenario[] = [
   unknownMethodScenario,
   invalidParamsScenario,
   malformedScenario,
+  batchScenario,
 ];
