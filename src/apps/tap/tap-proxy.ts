@@ -1,16 +1,20 @@
 /**
  * `acp tap`: a transparent stdio proxy in front of an agent. The editor starts `acp tap -- <agent command>` instead
  * of the agent; the tap launches the agent (own process group), forwards bytes both ways unchanged and unbuffered
- * (the agent's stderr too), and watches a copy: every frame is checked against the schema and the protocol's rules
- * from both sides' point of view, violations are reported live (stderr, or a report file), and the conversation can
- * be written as a cassette. The agent's exit code is the tap's; signals the tap gets are passed to the agent.
+ * (the agent's stderr too), and hands a copy to its analyzer: a low-priority process that checks every frame against
+ * the schema and the protocol's rules from both sides' point of view, reports violations live (stderr, or a report
+ * file) and writes the conversation as a cassette. The agent's exit code is the tap's; signals the tap gets are passed
+ * to the agent; nothing is left behind.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import { setPriority } from "node:os";
 import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { launchAgent, signalGroup, type LaunchedAgent } from "../../node/index.js";
-import { openCassetteFile, type CassetteFile } from "../../node/cassette-file.js";
-import { CassetteRecorder, WireChecker, WireObserver, type Finding, type Side } from "../../wire/index.js";
-import { findingLines, findingRecord } from "./finding-text.js";
+import { waitUntil } from "../../node/process-group.js";
+import type { Side } from "../../wire/index.js";
+import { dataRecord, endRecord, type AnalyzerOptions } from "./tee-protocol.js";
 
 export interface TapOptions {
   argv: readonly string[];
@@ -29,7 +33,6 @@ export interface TapOptions {
 export interface TapExit {
   code: number | null;
   signal: NodeJS.Signals | null;
-  findings: Finding[];
 }
 
 /** Thrown when a file the options name cannot be written, or the agent cannot be started. */
@@ -38,35 +41,39 @@ export class TapSetupError extends Error {
 }
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const ANALYZER = fileURLToPath(new URL("./analyzer-main.js", import.meta.url));
+/** Copies held for a lagging analyzer before forwarding waits for it: memory stays bounded. */
+const MAX_BACKLOG_BYTES = 256 * 1024 * 1024;
+/** How long the analyzer may take to finish after the conversation ended. */
+const ANALYZER_FINISH_MS = 60_000;
 
 export async function runTap(options: TapOptions): Promise<TapExit> {
   const io = options.io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
-  let trace: CassetteFile | undefined;
-  let reportFd: number | undefined;
-  try {
-    if (options.tracePath !== undefined) trace = openCassetteFile(options.tracePath, { batch: true });
-    if (options.reportPath !== undefined) reportFd = openSync(options.reportPath, "w");
-  } catch (error) {
-    trace?.close();
-    throw new TapSetupError(`cannot write ${(error as NodeJS.ErrnoException).path ?? "the file"}: ${(error as Error).message}`, { cause: error });
+  for (const path of [options.tracePath, options.reportPath]) {
+    if (path === undefined) continue;
+    try {
+      closeSync(openSync(path, "w"));
+    } catch (error) {
+      throw new TapSetupError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
+    }
   }
   let launched: LaunchedAgent;
   try {
     launched = await launchAgent({ argv: options.argv, cwd: process.cwd() });
   } catch (error) {
-    trace?.close();
-    if (reportFd !== undefined) closeSync(reportFd);
     throw new TapSetupError((error as Error).message, { cause: error });
   }
   const child = launched.child;
-  let stderrAtLineStart = true;
-  const report = (finding: Finding) => {
-    if (reportFd !== undefined) writeSync(reportFd, `${findingRecord(finding)}\n`);
-    else if (!options.quiet) io.stderr.write(`${stderrAtLineStart ? "" : "\n"}${findingLines(finding, options.tool.name)}`);
+  const analyzer = startAnalyzer(options);
+  const tee = analyzer.stdin!;
+  const sources: Readable[] = [io.stdin, child.stdout!];
+  const copy = (from: Side, chunk: Buffer) => {
+    for (const part of dataRecord(from, chunk)) tee.write(part);
+    if (tee.writableLength > MAX_BACKLOG_BYTES) {
+      for (const source of sources) source.pause();
+      tee.once("drain", () => sources.forEach((source) => source.resume()));
+    }
   };
-  const recorder = trace ? new CassetteRecorder(trace.sink, { tool: options.tool, agent: options.argv }) : undefined;
-  const checker = new WireChecker({ onFinding: report });
-  const observer = new WireObserver({ checker, ...(recorder ? { recorder } : {}) });
 
   const pipe = (from: Side, input: Readable, output: Writable, end: () => void) => {
     input.on("data", (chunk: Buffer) => {
@@ -74,11 +81,10 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
         input.pause();
         output.once("drain", () => input.resume());
       }
-      observer.bytes(from, chunk);
-      trace?.flush();
+      copy(from, chunk);
     });
     input.once("end", () => {
-      observer.end(from);
+      tee.write(endRecord(from));
       end();
     });
     input.on("error", () => {});
@@ -89,10 +95,7 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     child.stdout!.once("close", () => resolve());
   });
   pipe("client", io.stdin, child.stdin!, () => child.stdin!.end());
-  child.stderr!.on("data", (chunk: Buffer) => {
-    io.stderr.write(chunk);
-    stderrAtLineStart = chunk[chunk.length - 1] === 0x0a;
-  });
+  child.stderr!.on("data", (chunk: Buffer) => io.stderr.write(chunk));
 
   const forward = (signal: NodeJS.Signals) => () => void signalGroup(launched.pid, signal);
   const handlers = FORWARDED_SIGNALS.map((signal) => [signal, forward(signal)] as const);
@@ -101,13 +104,38 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     const status = await launched.exited;
     await Promise.race([agentOutputDone, new Promise((resolve) => setTimeout(resolve, 1000))]);
     await launched.stop();
-    const findings = checker.end();
-    recorder?.close();
-    return { ...status, findings };
+    await finishAnalyzer(analyzer);
+    return status;
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler);
     io.stdin.pause();
-    trace?.close();
-    if (reportFd !== undefined) closeSync(reportFd);
+    if (analyzer.exitCode === null && analyzer.signalCode === null) analyzer.kill("SIGKILL");
   }
+}
+
+/** Starts the analyzer at the lowest priority and sends it its options. */
+function startAnalyzer(options: TapOptions): ChildProcess {
+  const analyzer = spawn(process.execPath, [ANALYZER], { stdio: ["pipe", "ignore", "inherit"] });
+  analyzer.on("error", () => {});
+  analyzer.stdin!.on("error", () => {});
+  try {
+    if (analyzer.pid !== undefined) setPriority(analyzer.pid, 19);
+  } catch {
+    // Not allowed here: it runs at normal priority.
+  }
+  const settings: AnalyzerOptions = {
+    tool: options.tool,
+    argv: options.argv,
+    ...(options.tracePath !== undefined ? { tracePath: options.tracePath } : {}),
+    ...(options.reportPath !== undefined ? { reportPath: options.reportPath } : {}),
+    ...(options.quiet ? { quiet: true } : {}),
+  };
+  analyzer.stdin!.write(`${JSON.stringify(settings)}\n`);
+  return analyzer;
+}
+
+/** Ends the analyzer's input and waits for it to report the end of the conversation and close its files. */
+async function finishAnalyzer(analyzer: ChildProcess): Promise<void> {
+  analyzer.stdin!.end();
+  await waitUntil(() => analyzer.exitCode !== null || analyzer.signalCode !== null, ANALYZER_FINISH_MS, 20);
 }
