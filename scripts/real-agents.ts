@@ -13,10 +13,11 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { ClientSideConnection, type Client } from "../src/index.js";
 import { initializeWithDeadline, launchAgent } from "../src/node/index.js";
 
-interface AgentUnderTest {
+export interface AgentUnderTest {
   name: string;
   pkg: string;
   bin: string;
@@ -24,22 +25,23 @@ interface AgentUnderTest {
   env?: Record<string, string>;
 }
 
-const AGENTS: AgentUnderTest[] = [
+export const AGENTS: AgentUnderTest[] = [
   { name: "claude-code", pkg: "@zed-industries/claude-code-acp@0.16.2", bin: "claude-code-acp", args: [], env: { ANTHROPIC_API_KEY: "sk-ant-dummy" } },
   { name: "codex", pkg: "@zed-industries/codex-acp@0.16.0", bin: "codex-acp", args: [], env: { OPENAI_API_KEY: "sk-dummy" } },
   { name: "gemini", pkg: "@google/gemini-cli@0.61.0", bin: "gemini", args: ["--experimental-acp"], env: { GEMINI_API_KEY: "dummy" } },
   { name: "opencode", pkg: "opencode-ai@1.18.33", bin: "opencode", args: ["acp"] },
 ];
 
-const root = resolve(".real-agents");
+export const root = resolve(".real-agents");
 const only = process.argv.slice(2);
 const selected = AGENTS.filter((a) => only.length === 0 || only.includes(a.name));
 
-function install(): void {
+/** Installs the pinned packages of `agents` (default: those named on the command line) into .real-agents/. */
+export function install(agents: readonly AgentUnderTest[] = selected): void {
   mkdirSync(root, { recursive: true });
   if (!existsSync(join(root, "package.json"))) writeFileSync(join(root, "package.json"), '{ "private": true }\n');
-  process.stderr.write(`installing ${selected.map((a) => a.pkg).join(", ")} into ${root} ...\n`);
-  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...selected.map((a) => a.pkg)], { cwd: root, stdio: "inherit" });
+  process.stderr.write(`installing ${agents.map((a) => a.pkg).join(", ")} into ${root} ...\n`);
+  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...agents.map((a) => a.pkg)], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) throw new Error(`npm install failed with code ${result.status}: check the registry is reachable`);
 }
 
@@ -107,7 +109,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`real-agents: ${messageOf(error)}\n`);
-  process.exitCode = 1;
-});
+// Imported by scripts/interop-report.ts for AGENTS and install(): run only when started as a script.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`real-agents: ${messageOf(error)}\n`);
+    process.exitCode = 1;
+  });
+}
