@@ -5,7 +5,7 @@
  */
 import type { ProtocolFlavor } from "../acp/flavor.js";
 import { classify } from "../jsonrpc/envelope.js";
-import type { JsonRpcId } from "../jsonrpc/messages.js";
+import { isRecord, type JsonRpcId } from "../jsonrpc/messages.js";
 import type { MethodEntry } from "../protocol/index.js";
 import type { Side, WireEvent, WireFrame } from "./events.js";
 
@@ -75,6 +75,10 @@ export class Conversation implements ConversationView {
     }
     if (frame.kind === "oversized") return { index, time, from, type: "oversized", line: frame.head, bytes: frame.bytes };
     const value = frame.value;
+    if (isRecord(value) && !("id" in value) && !("method" in value) && ("result" in value || "error" in value)) {
+      this.owe(from, null);
+      return { index, time, from, type: "invalid", value, reason: 'a response without "id": every JSON-RPC 2.0 response carries the id of the request it answers (null when that id could not be read), and a notification gets no response at all' };
+    }
     const envelope = classify(value);
     switch (envelope.kind) {
       case "invalid":
