@@ -75,15 +75,34 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     }
   };
 
+  // What arrives in one turn of the event loop (libuv reads a busy pipe several times in a row) leaves in one
+  // write: forwarding a fast stream piece by piece would wake the reader for every few messages.
   const pipe = (from: Side, input: Readable, output: Writable, end: () => void) => {
-    input.on("data", (chunk: Buffer) => {
-      if (!output.write(chunk)) {
+    let held: Buffer[] = [];
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      if (held.length === 0) return;
+      const chunks = held;
+      held = [];
+      output.cork();
+      for (const chunk of chunks) output.write(chunk);
+      output.uncork();
+      if (output.writableNeedDrain) {
         input.pause();
         output.once("drain", () => input.resume());
       }
-      copy(from, chunk);
+      for (const chunk of chunks) copy(from, chunk);
+    };
+    input.on("data", (chunk: Buffer) => {
+      held.push(chunk);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
     });
     input.once("end", () => {
+      flush();
       tee.write(endRecord(from));
       end();
     });
