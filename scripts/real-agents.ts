@@ -7,7 +7,8 @@
  * For each agent: launch (own process group), initialize (with a deadline), session/new in a temp dir, one prompt
  * with a short deadline, session/cancel, stop. Prints what each step returned or why it failed, and a summary table.
  * Not part of `npm test`: it needs the registry and takes minutes. Versions are pinned (npm on Node 20 silently
- * installs older releases of packages that require Node 22).
+ * installs older releases of packages that require Node 22); the list is test/e2e/fixtures/real-agents.ts, which
+ * the opt-in e2e test (ACPKIT_REAL_AGENTS=1, test/e2e/real-agents.test.ts) runs `acp exec` against.
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -16,21 +17,11 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ClientSideConnection, type Client } from "../src/index.js";
 import { initializeWithDeadline, launchAgent } from "../src/node/index.js";
+import { REAL_AGENTS, type RealAgent } from "../test/e2e/fixtures/real-agents.js";
 
-export interface AgentUnderTest {
-  name: string;
-  pkg: string;
-  bin: string;
-  args: string[];
-  env?: Record<string, string>;
-}
+export type AgentUnderTest = RealAgent;
 
-export const AGENTS: AgentUnderTest[] = [
-  { name: "claude-code", pkg: "@zed-industries/claude-code-acp@0.16.2", bin: "claude-code-acp", args: [], env: { ANTHROPIC_API_KEY: "sk-ant-dummy" } },
-  { name: "codex", pkg: "@zed-industries/codex-acp@0.16.0", bin: "codex-acp", args: [], env: { OPENAI_API_KEY: "sk-dummy" } },
-  { name: "gemini", pkg: "@google/gemini-cli@0.61.0", bin: "gemini", args: ["--experimental-acp"], env: { GEMINI_API_KEY: "dummy" } },
-  { name: "opencode", pkg: "opencode-ai@1.18.33", bin: "opencode", args: ["acp"] },
-];
+export const AGENTS: readonly AgentUnderTest[] = REAL_AGENTS;
 
 export const root = resolve(".real-agents");
 const only = process.argv.slice(2);

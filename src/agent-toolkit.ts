@@ -6,3 +6,4 @@
 export * from "./agent/toolkit/index.js";
 export * from "./agent/toolkit/session-store.js";
 export { MemorySessionStore } from "./agent/toolkit/memory-session-store.js";
+export { toolkitAgentConnector } from "./agent/remote-connectors.js";

@@ -4,3 +4,4 @@
  * are in `acpkit/node`.
  */
 export * from "./client/toolkit/index.js";
+export { checkProtocolVersion, SPOKEN_PROTOCOL_VERSIONS, type ProtocolVersionVerdict } from "./client/protocol-version.js";

@@ -14,6 +14,8 @@ export * from "./jsonrpc/index.js";
 export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES, type NdJsonStreamOptions } from "./transports/ndjson.js";
 export { createMemoryPair, type MemoryPairOptions } from "./transports/memory.js";
 export { linkFromStream } from "./transports/stream-link.js";
+export * from "./transports/remote/index.js";
+export { reconnectingStream, ReconnectingLink, type ReconnectEvent, type ReconnectOptions, type ReconnectingStream } from "./client/reconnect/index.js";
 
 // The ACP core and the 1.x class API.
 export { AcpConnection, type AcpConnectionOptions } from "./acp/acp-connection.js";
@@ -32,3 +34,30 @@ export * from "./acp/app-types.js";
 export * from "./agent/agent-app.js";
 export * from "./client/client-app.js";
 export { SessionBuilder, ActiveSession, type ActiveSessionMessage } from "./client/active-session.js";
+
+// Remote agents, the server side (runtime-neutral; the Node adapters and listenAcp are in acpkit/node).
+export {
+  AcpServer,
+  createAcpServer,
+  AccessPolicy,
+  ConnectionLimitError,
+  REMOTE_AGENT_CONTROL,
+  remoteAgentControl,
+  type AcpServerOptions,
+  type AcpServerSettings,
+  type AccessOptions,
+  type AgentConnectOptions,
+  type AgentConnectionLifecycle,
+  type AgentConnector,
+  type AgentFactory,
+  type AgentSource,
+  type ConnectionEvent,
+  type ConnectionLimits,
+  type ConnectionStats,
+  type RemoteAgentControl,
+  type ResponseHeadersContext,
+  type ServerLimits,
+  type ServerWebSocket,
+  type SocketInfo,
+} from "./transports/remote-server/index.js";
+export { classAgentConnector, type ClassAgentConnectorOptions } from "./agent/remote-connectors.js";

@@ -27,6 +27,7 @@ import {
   AppCore,
   ConnectionHandle,
   connectWith,
+  isStream,
   OPEN_APP,
   type AppSide,
   type ConnectableApp,
@@ -148,6 +149,8 @@ export type AgentNotificationParamsByMethod<P extends ProtocolTypes = StableProt
 export interface AgentConnection<P extends ProtocolTypes = StableProtocol> extends AppConnection {
   /** Context for calling the client. */
   readonly client: AgentContext<P>;
+  /** Present when connected with `deferConnectHandlers`: runs the `onConnect` handlers (once). */
+  startConnectHandlers?(): void;
 }
 
 class AgentConnectionHandle<P extends ProtocolTypes> extends ConnectionHandle implements AgentConnection<P> {
@@ -210,9 +213,21 @@ export class AgentApp<P extends ProtocolTypes = StableProtocol> implements Conne
   /**
    * Serves a client over `target`: a `Stream` (e.g. `ndJsonStream`), or a `ClientApp` connected in memory.
    * Runs the `onConnect` handlers before the first message is handled; one that throws closes the connection
-   * and the error is rethrown.
+   * and the error is rethrown. With `deferConnectHandlers` (what a remote server passes, as the official SDK's
+   * `AcpServer` does), they run only when the returned handle's `startConnectHandlers()` is called: after the
+   * client's `initialize` was answered.
    */
-  connect(target: Stream | ConnectableApp<"client">): AgentConnection<P> {
+  connect(target: Stream | ConnectableApp<"client">, options: { deferConnectHandlers?: boolean } = {}): AgentConnection<P> {
+    if (options.deferConnectHandlers && isStream(target)) {
+      const opened = this.core.open(target);
+      let started = false;
+      const startConnectHandlers = (): void => {
+        if (started) return;
+        started = true;
+        opened.runConnectHandlers();
+      };
+      return Object.assign(opened.handle, { startConnectHandlers });
+    }
     return this.core.connect(target).handle;
   }
 

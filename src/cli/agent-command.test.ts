@@ -9,5 +9,7 @@ test("acp agent flags: both spellings, model from flags and environment, errors 
   assert.throws(() => parseAgentFlags(["--nope"], {}), /unknown argument/);
   assert.throws(() => parseAgentFlags(["--data-dir"], {}), /needs a value/);
   assert.throws(() => parseAgentFlags(["--run-timeout", "-1"], {}), /positive/);
+  assert.equal(parseAgentFlags(["--grep-time-limit=250"], {}).grepTimeLimitMs, 250);
+  assert.throws(() => parseAgentFlags(["--grep-time-limit", "soon"], {}), /--grep-time-limit must be a positive number of milliseconds/);
   assert.throws(() => parseAgentFlags([], { ACP_LOG: "loud" }), /unknown log level/);
 });

@@ -1,7 +1,7 @@
 /**
  * `acp agent [flags]`: runs the reference agent on stdio. Flags (each also as `--flag=value`):
  * `--data-dir DIR` (else ACPKIT_DATA_DIR, else the per-user data directory), `--model-url URL`, `--model NAME`,
- * `--model-key KEY` (else ACP_MODEL_URL, ACP_MODEL, ACP_MODEL_KEY), `--run-timeout MS`, `--log-level LEVEL`
+ * `--model-key KEY` (else ACP_MODEL_URL, ACP_MODEL, ACP_MODEL_KEY), `--run-timeout MS`, `--grep-time-limit MS`, `--log-level LEVEL`
  * (else ACP_LOG; debug, info, warn, error or silent). Bad flags print a message to stderr and exit 2.
  */
 import { parseLogLevel } from "../apps/reference-agent/logger.js";
@@ -11,17 +11,19 @@ import { resolveModelConfig } from "../apps/reference-agent/model/config.js";
 export const AGENT_USAGE = `acp agent: the reference ACP agent on stdio (deterministic; a coding agent when given a model)
 
 Usage:
-  acp agent [--data-dir DIR] [--model-url URL --model NAME [--model-key KEY]] [--run-timeout MS] [--log-level LEVEL]
+  acp agent [--data-dir DIR] [--model-url URL --model NAME [--model-key KEY]] [--run-timeout MS] [--grep-time-limit MS]
+            [--log-level LEVEL]
 
   --data-dir DIR     where sessions are kept (default: $ACPKIT_DATA_DIR, else the per-user data directory)
   --model-url URL    an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (or $ACP_MODEL_URL)
   --model NAME       the model name (or $ACP_MODEL)
   --model-key KEY    the API key, if the endpoint needs one (or $ACP_MODEL_KEY)
   --run-timeout MS   how long /run waits for a command (default 30000)
+  --grep-time-limit MS  how long a /grep search may run before it is stopped (default 10000)
   --log-level LEVEL  debug, info, warn (default), error or silent (or $ACP_LOG); logs go to stderr
 `;
 
-const FLAGS = ["data-dir", "model-url", "model", "model-key", "run-timeout", "log-level"] as const;
+const FLAGS = ["data-dir", "model-url", "model", "model-key", "run-timeout", "grep-time-limit", "log-level"] as const;
 type Flag = (typeof FLAGS)[number];
 
 /** Parses the flags; throws an Error with a message for the user when they are wrong. */
@@ -44,6 +46,11 @@ export function parseAgentFlags(argv: readonly string[], env: Record<string, str
     const ms = Number(values["run-timeout"]);
     if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error("--run-timeout must be a positive number of milliseconds");
     options.runTimeoutMs = ms;
+  }
+  if (values["grep-time-limit"] !== undefined) {
+    const ms = Number(values["grep-time-limit"]);
+    if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error("--grep-time-limit must be a positive number of milliseconds");
+    options.grepTimeLimitMs = ms;
   }
   const levelText = values["log-level"] ?? env.ACP_LOG;
   if (levelText !== undefined) {

@@ -9,6 +9,7 @@ import { runChat, type ChatOptions } from "../apps/chat/main.js";
 import { splitCommandLine } from "../node/command-line.js";
 import { AGENT_SETUP_USAGE, loadMcpServers, noAgentSetupFlags, openTraceFlag, setAgentSetupFlag, type AgentSetupFlags } from "./shared/agent-setup-flags.js";
 import { buildPolicy } from "./shared/permissions.js";
+import { noRemoteAgentFlags, REMOTE_AGENT_USAGE, remoteAgentSpec, setRemoteAgentFlag } from "./shared/remote-agent-flags.js";
 
 export const chatUsage = `acp chat: a terminal UI for any ACP agent
 
@@ -16,13 +17,18 @@ Usage:
   acp chat [options]                       chat with the reference agent
   acp chat [options] -- PROGRAM [ARGS...]  chat with the agent PROGRAM ARGS
   acp chat [options] --agent "COMMAND"     the same, as one command line
+  acp chat [options] --agent URL           chat with a remote agent: http(s)://HOST/acp or ws(s)://HOST/acp
 
 Options:
   --cwd DIR                the session's working directory (default: the current one)
   --resume ID              load or resume session ID instead of starting a new one
   --permissions POLICY     ask (default: the chat asks you) | allow-all | deny-all | allow-reads | rules:FILE.json
+                           it also governs the chat's own file reads, writes and terminals for the agent:
+                           deny-all serves none, allow-reads only reads, ask asks before a write or a
+                           command the agent did not ask permission for
 ${AGENT_SETUP_USAGE}
                            (without it, when the agent answers auth_required: the one method it offers)
+${REMOTE_AGENT_USAGE}
   --verbose                show the agent's stderr
   --no-color               no colours (also: NO_COLOR=1)
   --startup-timeout MS     how long the agent has to answer initialize (default 30000)
@@ -45,7 +51,9 @@ export type ChatArgs = Omit<ChatOptions, "setup"> & { setupFlags: AgentSetupFlag
 /** Parses `acp chat` arguments; throws an Error with a readable message on bad ones. `"help"` for --help. */
 export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
   const options: { -readonly [K in keyof ChatArgs]: ChatArgs[K] } = { agentArgv: [], setupFlags: noAgentSetupFlags() };
+  const remoteFlags = noRemoteAgentFlags();
   let agent: string[] | undefined;
+  let agentUrl: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
     const value = () => {
@@ -64,8 +72,15 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
       case "--cwd":
         options.cwd = value();
         break;
-      case "--agent":
-        agent = splitCommandLine(value());
+      case "--agent": {
+        const line = value();
+        if (/^(https?|wss?):\/\//i.test(line.trim())) agentUrl = line;
+        else agent = splitCommandLine(line);
+        break;
+      }
+      case "--token":
+      case "--header":
+        setRemoteAgentFlag(remoteFlags, arg, value());
         break;
       case "--resume":
         options.resume = value();
@@ -88,7 +103,9 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
     }
   }
   if (agent !== undefined && agent.length === 0) throw new Error("no agent program after --");
-  options.agentArgv = agent ?? defaultAgentArgv();
+  const remote = remoteAgentSpec(agentUrl, remoteFlags);
+  if (remote !== undefined) options.remote = remote;
+  options.agentArgv = remote ? [] : (agent ?? defaultAgentArgv());
   return options;
 }
 
@@ -97,11 +114,11 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
  * checked), the permission policy (`ask` is the chat's own prompt), the trace file, `--auth`. Throws `UsageError`.
  */
 export function chatSetup(flags: AgentSetupFlags): NonNullable<ChatOptions["setup"]> {
-  return (cwd, ask) => {
+  return (cwd, ask, warn) => {
     const mcpServers = loadMcpServers(flags, cwd);
-    const { policy } = buildPolicy(flags.permissions, { ask: () => ask });
-    const trace = openTraceFlag(flags.trace);
-    return { policy, mcpServers, ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}), ...(flags.auth !== undefined ? { auth: flags.auth } : {}) };
+    const { name, policy } = buildPolicy(flags.permissions, { ask: () => ask });
+    const trace = openTraceFlag(flags.trace, warn);
+    return { policy, policyName: name, mcpServers, ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}), ...(flags.auth !== undefined ? { auth: flags.auth } : {}) };
   };
 }
 

@@ -7,7 +7,9 @@ import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check/check-command.js";
 import { tapCommand } from "./tap-command.js";
 import { replayCommand } from "./replay-command.js";
+import { connectCommand } from "./connect-command.js";
 import { runExec } from "./exec/run-exec.js";
+import { serveCommand } from "./serve-command.js";
 
 const usage = `acp: the acpkit command
 
@@ -19,6 +21,8 @@ Usage:
   acp tap -- <agent command>   a transparent stdio proxy that checks every frame (acp tap --help)
   acp record FILE -- <agent command>   record a conversation as a cassette (acp record --help)
   acp replay FILE --as agent|client   play one side of a cassette (acp replay --help)
+  acp connect URL use a remote agent (http(s):// or ws(s)://) as a stdio agent, for editors (acp connect --help)
+  acp serve       put an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help for its flags)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -46,6 +50,10 @@ async function main(argv: string[]): Promise<number> {
       return tapCommand(argv.slice(1), version(), true);
     case "replay":
       return replayCommand(argv.slice(1));
+    case "connect":
+      return connectCommand(argv.slice(1));
+    case "serve":
+      return serveCommand(argv.slice(1));
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":

@@ -30,6 +30,22 @@ test("without --auth: the single agent method, else the single usable one, else 
   assert.match((chooseAuthMethod({ methods: [] }) as { message: string }).message, /lists no authentication method/);
 });
 
+test("a type this client does not know (codex-acp's env_var): never picked alone, sent as authenticate when named", () => {
+  const envVar = { type: "env_var", id: "openai-api-key", name: "Use OPENAI_API_KEY", vars: [{ name: "OPENAI_API_KEY" }] } as unknown as AuthMethod;
+  assert.deepEqual(chooseAuthMethod({ methods: [envVar], requested: "openai-api-key" }), { kind: "agent", method: envVar, unknownType: "env_var" });
+  const alone = chooseAuthMethod({ methods: [envVar] });
+  assert.equal(alone.kind, "impossible");
+  assert.match((alone as { message: string }).message, /openai-api-key \(type env_var, unknown to this client: usable only when named with --auth\): Use OPENAI_API_KEY/);
+  assert.deepEqual(chooseAuthMethod({ methods: [envVar, token] }), { kind: "agent", method: token }, "the one known agent method is still picked alone");
+});
+
+test("older shapes: no type, or an explicit agent type, are agent methods", () => {
+  const explicit = { type: "agent", id: "key", name: "Key" } as unknown as AuthMethod;
+  assert.equal(authMethodKind(explicit), "agent");
+  assert.deepEqual(chooseAuthMethod({ methods: [explicit], requested: "key" }), { kind: "agent", method: explicit });
+  assert.deepEqual(chooseAuthMethod({ methods: [{ id: "legacy", name: "Legacy", _meta: { "terminal-auth": { command: "x" } } }], requested: "legacy" }).kind, "agent");
+});
+
 test("with --auth: that method, if listed and runnable here", () => {
   assert.deepEqual(chooseAuthMethod({ methods: [token, oauth], requested: "oauth" }), { kind: "agent", method: oauth });
   assert.deepEqual(chooseAuthMethod({ methods: [login], requested: "login", clientCapabilities: terminalCaps }), { kind: "terminal", method: login });

@@ -13,12 +13,20 @@ export const AUTH_REQUIRED_CODE = -32000;
 
 /** What to do about authentication. */
 export type AuthChoice =
-  | { readonly kind: "agent"; readonly method: AuthMethodAgent }
+  /**
+   * `authenticate({ methodId })`. `unknownType` is set when the method's `type` is one this version does not know
+   * (e.g. `env_var`, which codex-acp 0.16 advertises): it is only chosen when the user named it, and is sent as an
+   * `agent` method, the only kind a client can run without knowing more; tell the user so.
+   */
+  | { readonly kind: "agent"; readonly method: AuthMethodAgent; readonly unknownType?: string }
   | { readonly kind: "terminal"; readonly method: AuthMethodTerminal }
   /** No method can be used; `message` says what the agent needs and what to do. */
   | { readonly kind: "impossible"; readonly message: string };
 
-/** The kind of a method: `type` absent means `agent`; a type this version does not know is `unknown`. */
+/**
+ * The kind of a method: `type` absent (older agents) or `agent` means `agent`; `terminal`; a type this version does
+ * not know (newer, or retired like `env_var`) is `unknown`.
+ */
 export function authMethodKind(method: AuthMethod | { id: string; type?: string }): "agent" | "terminal" | "unknown" {
   const type = (method as { type?: unknown }).type;
   return type === undefined || type === null || type === "agent" ? "agent" : type === "terminal" ? "terminal" : "unknown";
@@ -29,12 +37,20 @@ export function isAuthRequired(error: unknown): boolean {
   return error instanceof RequestError ? error.code === AUTH_REQUIRED_CODE : (error as { code?: unknown } | null)?.code === AUTH_REQUIRED_CODE;
 }
 
-/** One line per method: `id (kind): name — description`. */
+/** The `type` a method advertises, as text (`agent` when absent). */
+export function authMethodType(method: AuthMethod | { id: string; type?: unknown }): string {
+  const type = (method as { type?: unknown }).type;
+  return type === undefined || type === null ? "agent" : typeof type === "string" ? type : JSON.stringify(type);
+}
+
+/** One line per method: `id (kind): name — description`; a type this version does not know is named as such. */
 export function describeAuthMethods(methods: readonly AuthMethod[]): string {
   if (methods.length === 0) return "(the agent lists no authentication methods)";
-  return methods
-    .map((method) => `  ${method.id} (${authMethodKind(method)}): ${method.name}${method.description ? ` — ${method.description}` : ""}`)
-    .join("\n");
+  const kindText = (method: AuthMethod) => {
+    const kind = authMethodKind(method);
+    return kind === "unknown" ? `type ${authMethodType(method)}, unknown to this client: usable only when named with --auth` : kind;
+  };
+  return methods.map((method) => `  ${method.id} (${kindText(method)}): ${method.name}${method.description ? ` — ${method.description}` : ""}`).join("\n");
 }
 
 /** Inputs of `chooseAuthMethod`. */
@@ -52,7 +68,8 @@ export interface AuthChoiceInput {
 /**
  * Picks the method to use:
  * - with `requested`: that method, if the agent lists it and the client can run it; else `impossible`, listing
- *   the methods;
+ *   the methods. A method of a type this version does not know is the user's explicit choice: it is sent as an
+ *   `agent` method (`authenticate`), marked with `unknownType`;
  * - without: the only usable method when there is exactly one (agent methods first: a single agent method wins
  *   over terminal ones, which need the user); else `impossible`, saying which to pick with `--auth`.
  * Terminal methods are usable only when the client advertised `auth.terminal` and `interactive` is not false.
@@ -69,7 +86,7 @@ export function chooseAuthMethod(input: AuthChoiceInput): AuthChoice {
     const method = methods.find((candidate) => candidate.id === input.requested);
     if (method === undefined) return { kind: "impossible", message: `the agent has no authentication method "${input.requested}". ${listing}` };
     const kind = authMethodKind(method);
-    if (kind === "unknown") return { kind: "impossible", message: `authentication method "${method.id}" is of a type this client does not know (${String((method as { type?: unknown }).type)}).` };
+    if (kind === "unknown") return { kind: "agent", method: method as AuthMethodAgent, unknownType: authMethodType(method) };
     if (kind === "terminal" && !terminalOk) {
       return { kind: "impossible", message: `authentication method "${method.id}" runs in a terminal; run this command in an interactive terminal to use it.` };
     }

@@ -1,8 +1,9 @@
-import { classify, sniffHead } from "./envelope.js";
+import { classify } from "./envelope.js";
+import { answerOversized } from "./oversized.js";
 import { IncomingRequest, IncomingRequests, type IncomingRequestContext } from "./incoming.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
-import { ConnectionClosedError, InvalidResponseError, LocalError, MessageTooLargeError, RequestTimeoutError } from "./local-errors.js";
-import { silentLogger, type Logger } from "./logger.js";
+import { ConnectionClosedError, InvalidResponseError, LocalError, RequestTimeoutError, ResponseLostError } from "./local-errors.js";
+import { defaultLogger, type Logger } from "./logger.js";
 import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId, type MaybePromise } from "./messages.js";
 import { PendingRequests, type PendingRequest } from "./outgoing.js";
 import { describeError, errorForPeer, errorForUnsendableResult } from "./replies.js";
@@ -39,7 +40,10 @@ export interface SendRequestOptions {
 
 /** Options of a connection. */
 export interface ConnectionOptions {
-  /** Where the engine's diagnostics go. Silent by default: libraries never print. */
+  /**
+   * Where the engine's diagnostics go. Default `defaultLogger`: warnings and errors to stderr (never stdout), as the
+   * official SDK reports them on `console.error`; pass `silentLogger` for silence.
+   */
   logger?: Logger;
   /** Default timeout of every outgoing request, in ms. None by default. */
   requestTimeoutMs?: number;
@@ -76,18 +80,18 @@ export class JsonRpcConnection {
     private readonly dispatcher: Dispatcher,
     options: ConnectionOptions = {},
   ) {
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? defaultLogger;
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.taps = new TapRegistry((error) => this.logger.error("a tap listener threw and was removed", describeError(error)));
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
     const receiver: LinkReceiver = {
-      message: (value) => this.receive(value),
+      message: (value, rawId) => this.receive(value, rawId),
       problem: (problem) => this.receiveProblem(problem),
       closed: (cause) =>
         this.close(
           cause === undefined
             ? new ConnectionClosedError("the peer closed the connection (end of input)")
-            : new ConnectionClosedError(`the transport ended: ${reasonText(cause)}`, cause),
+            : new ConnectionClosedError(`the transport failed: ${reasonText(cause)}`, cause),
         ),
     };
     link.start(receiver);
@@ -181,7 +185,7 @@ export class JsonRpcConnection {
     const error =
       reason instanceof ConnectionClosedError
         ? reason
-        : new ConnectionClosedError(reason === undefined ? "close() was called" : `closed because of: ${reasonText(reason)}`, reason);
+        : new ConnectionClosedError(reason === undefined ? "close() was called" : reasonText(reason), reason);
     this.closeError = error;
     this.logger.debug("connection closed", { reason: error.message, pending: this.pending.methods() });
     this.abortController.abort(error);
@@ -193,9 +197,10 @@ export class JsonRpcConnection {
     });
   }
 
-  private send(message: AnyMessage): void {
-    if (this.taps.active) this.taps.emit({ direction: "out", time: now(), message });
-    this.link.send(message);
+  private send(message: AnyMessage, rawId?: string): void {
+    if (this.taps.active) this.taps.emit(rawId === undefined ? { direction: "out", time: now(), message } : { direction: "out", time: now(), message, rawId });
+    if (rawId === undefined) this.link.send(message);
+    else this.link.send(message, rawId);
   }
 
   private settleParsed<T>(method: string, raw: unknown, parse: ResultParser<T>, resolve: (v: T) => void, reject: (e: unknown) => void): void {
@@ -241,20 +246,20 @@ export class JsonRpcConnection {
     else signal?.addEventListener("abort", onAbort, { once: true });
   }
 
-  private receive(value: unknown): void {
+  private receive(value: unknown, rawId?: string): void {
     if (this.closeError) return;
-    if (this.taps.active) this.taps.emit({ direction: "in", time: now(), message: value });
+    if (this.taps.active) this.taps.emit(rawId === undefined ? { direction: "in", time: now(), message: value } : { direction: "in", time: now(), message: value, rawId });
     const envelope = classify(value);
     switch (envelope.kind) {
       case "notification":
         return this.receiveNotification(envelope.method, envelope.params);
       case "request":
-        return this.receiveRequest(envelope.id, envelope.method, envelope.params);
+        return this.receiveRequest(envelope.id, envelope.method, envelope.params, rawId);
       case "response":
         return this.receiveResponse(envelope.id, envelope.value);
       case "invalid":
         this.logger.warn("the peer sent an invalid JSON-RPC message", { reason: envelope.reason });
-        return this.sendError(envelope.id, RequestError.invalidRequest(undefined, envelope.reason).toErrorResponse());
+        return this.sendError(envelope.id, RequestError.invalidRequest(undefined, envelope.reason).toErrorResponse(), rawId);
     }
   }
 
@@ -279,12 +284,12 @@ export class JsonRpcConnection {
     this.logger.error("a notification handler failed", { method, ...describeError(error) });
   }
 
-  private receiveRequest(id: string | number | null, method: string, params: unknown): void {
+  private receiveRequest(id: string | number | null, method: string, params: unknown, rawId: string | undefined): void {
     if (this.incoming.has(id)) {
       this.logger.warn("the peer reused the id of a request still running", { id, method });
-      return this.sendError(id, RequestError.invalidRequest({ id }, `request id ${JSON.stringify(id)} is already in use`).toErrorResponse());
+      return this.sendError(id, RequestError.invalidRequest({ id }, `request id ${rawId ?? JSON.stringify(id)} is already in use`).toErrorResponse(), rawId);
     }
-    const request = new IncomingRequest(id, method);
+    const request = new IncomingRequest(id, method, rawId);
     this.incoming.add(request);
     let result: unknown;
     try {
@@ -308,10 +313,10 @@ export class JsonRpcConnection {
     this.incoming.delete(request);
     if (this.closeError) return;
     try {
-      this.send({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
+      this.send({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result }, request.rawId);
     } catch (error) {
       this.logger.error("could not send a handler's result; answered with an error instead", { method: request.method, ...describeError(error) });
-      this.sendError(request.id, errorForUnsendableResult(error));
+      this.sendError(request.id, errorForUnsendableResult(error), request.rawId);
     }
   }
 
@@ -323,13 +328,13 @@ export class JsonRpcConnection {
       this.logger.error("a request handler failed", { method: request.method, ...describeError(error) });
     }
     if (this.closeError) return;
-    this.sendError(request.id, errorForPeer(error, request.cancelled));
+    this.sendError(request.id, errorForPeer(error, request.cancelled), request.rawId);
   }
 
-  private sendError(id: JsonRpcId, error: ErrorResponse): void {
+  private sendError(id: JsonRpcId, error: ErrorResponse, rawId?: string): void {
     if (this.closeError) return;
     try {
-      this.send({ jsonrpc: "2.0", id, error });
+      this.send({ jsonrpc: "2.0", id, error }, rawId);
     } catch (sendError) {
       this.logger.error("could not send an error response", describeError(sendError));
     }
@@ -338,7 +343,10 @@ export class JsonRpcConnection {
   private receiveResponse(id: JsonRpcId, value: Record<string, unknown>): void {
     const pending = this.pending.take(id);
     if (pending === undefined) {
-      this.logger.debug("ignored a response to no pending request (late after a timeout or cancel, or a wrong id)", { id });
+      // A response to a request of ours that already settled (timed out, abandoned on cancel) is expected; one to an
+      // id we never sent is the peer's bug, reported as the official SDK does ("Got response to unknown request").
+      if (this.pending.wasSent(id)) this.logger.debug("ignored a late response to a request that already settled", { id });
+      else this.logger.warn("got a response to an unknown request id; ignored it", { id });
       return;
     }
     if (pending.arrived !== undefined) {
@@ -372,15 +380,18 @@ export class JsonRpcConnection {
       this.logger.warn("the peer sent malformed JSON", { detail: problem.detail, line: problem.preview });
       return this.sendError(null, RequestError.parseError(undefined, problem.detail).toErrorResponse());
     }
-    const tooLarge = new MessageTooLargeError(problem.limit, problem.bytes, "incoming");
-    this.logger.warn(tooLarge.message, { bytes: problem.bytes, limit: problem.limit });
-    const { id, isCall } = sniffHead(problem.head);
-    if (id === undefined) return;
-    if (isCall) {
-      const message = `the request is ${problem.bytes} bytes, over this side's ${problem.limit}-byte limit`;
-      return this.sendError(id, RequestError.invalidRequest({ maxMessageBytes: problem.limit }, message).toErrorResponse());
+    if (problem.kind === "lost") {
+      for (const id of problem.ids) {
+        const pending = this.pending.take(id);
+        pending?.reject(new ResponseLostError(pending.method, problem.detail, problem.cause));
+      }
+      return;
     }
-    this.pending.take(id)?.reject(tooLarge);
+    answerOversized(problem, {
+      logger: this.logger,
+      refuse: (id, error, rawId) => this.sendError(id, error, rawId),
+      reject: (id, error) => this.pending.take(id)?.reject(error),
+    });
   }
 }
 

@@ -46,23 +46,3 @@ export function classify(value: unknown): Envelope {
   }
   return hasId ? { kind: "request", id, method, params } : { kind: "notification", method, params };
 }
-
-/**
- * Best effort: finds the top-level "id" and whether there is a "method" in the first bytes of a frame that was
- * too large to read, so the right party can be told. Looks only before "params"/"result"/"error", where nested
- * objects begin.
- */
-export function sniffHead(head: string): { id: JsonRpcId | undefined; isCall: boolean } {
-  const cut = head.search(/"(params|result|error)"\s*:/);
-  const prefix = cut === -1 ? head : head.slice(0, cut);
-  const idMatch = /"id"\s*:\s*(-?\d+(?:\.\d+)?|"(?:[^"\\]|\\.)*"|null)/.exec(prefix);
-  let id: JsonRpcId | undefined;
-  if (idMatch) {
-    try {
-      id = JSON.parse(idMatch[1]!) as JsonRpcId;
-    } catch {
-      id = undefined;
-    }
-  }
-  return { id, isCall: /"method"\s*:/.test(head) };
-}

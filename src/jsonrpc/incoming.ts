@@ -23,6 +23,8 @@ export class IncomingRequest implements IncomingRequestContext {
   constructor(
     readonly id: JsonRpcId,
     readonly method: string,
+    /** The id's exact text when a JS number cannot hold it (echoed in the reply). */
+    readonly rawId?: string,
   ) {}
 
   get signal(): AbortSignal {

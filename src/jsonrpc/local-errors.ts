@@ -10,7 +10,9 @@ export type LocalErrorKind =
   | "message_too_large"
   | "unserializable"
   | "invalid_response"
-  | "capability_missing";
+  | "capability_missing"
+  | "response_lost"
+  | "transport_failed";
 
 /** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */
 export class LocalError extends Error {
@@ -26,11 +28,18 @@ export class LocalError extends Error {
 /**
  * The connection closed (by `close()`, by the peer going away, or by a transport failure) while this call
  * was pending or before it was sent. `cause` carries the reason given to `close()` or the transport error.
+ *
+ * The message starts with the official SDK's "ACP connection closed" and includes the cause's message, so code
+ * written for the official SDK (`toThrow("ACP connection closed")`, `toThrow("write failed")`) keeps working.
  */
 export class ConnectionClosedError extends LocalError {
+  /** What closed it, without the surrounding words: "the peer closed the connection (end of input)". */
+  readonly detail: string;
+
   constructor(detail: string, cause?: unknown) {
-    super("connection_closed", `The connection is closed: ${detail}. Open a new connection to continue.`, { cause });
+    super("connection_closed", `ACP connection closed: ${detail}. Open a new connection to continue.`, { cause });
     this.name = "ConnectionClosedError";
+    this.detail = detail;
   }
 }
 
@@ -115,5 +124,40 @@ export class CapabilityMissingError extends LocalError {
     this.name = "CapabilityMissingError";
     this.method = method;
     this.capability = capability;
+  }
+}
+
+/**
+ * The response to a request this side sent can no longer arrive: the transport lost the way back (a remote
+ * stream closed, the link dropped and was re-established). The peer may or may not have acted on the request.
+ */
+export class ResponseLostError extends LocalError {
+  readonly method: string;
+
+  constructor(method: string, detail: string, cause?: unknown) {
+    super(
+      "response_lost",
+      `The response to "${method}" was lost: ${detail}. The peer may or may not have acted on it; ` +
+        "check its state (e.g. load the session again) before repeating the request.",
+      { cause },
+    );
+    this.name = "ResponseLostError";
+    this.method = method;
+  }
+}
+
+/**
+ * A remote transport failed: the server refused the connection (an HTTP status), could not be reached, or closed
+ * it. `status` is the HTTP status when there was one, `closeCode` the WebSocket close code when there was one.
+ */
+export class TransportFailedError extends LocalError {
+  readonly status: number | undefined;
+  readonly closeCode: number | undefined;
+
+  constructor(message: string, details: { status?: number; closeCode?: number; cause?: unknown } = {}) {
+    super("transport_failed", message, details.cause === undefined ? undefined : { cause: details.cause });
+    this.name = "TransportFailedError";
+    this.status = details.status;
+    this.closeCode = details.closeCode;
   }
 }

@@ -2,7 +2,8 @@ import type { FrameProblem } from "./link.js";
 
 /** One event seen by a tap: every message in both directions, and every incoming frame that was not a message. */
 export type TapEvent =
-  | { direction: "in" | "out"; time: number; message: unknown }
+  /** `rawId`: the exact text of the message's id on the wire, when a JS number cannot hold it (beyond 2^53). */
+  | { direction: "in" | "out"; time: number; message: unknown; rawId?: string }
   | { direction: "in"; time: number; problem: FrameProblem };
 
 /** A function that sees tap events. It must not throw (a throwing listener is removed and logged). */

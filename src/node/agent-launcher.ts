@@ -1,11 +1,13 @@
 /**
- * The agent launcher: starts an ACP agent as a subprocess in its own process group, captures its stderr, gives
- * `initialize` a deadline whose error quotes what the agent printed, and stops it without leaving orphans.
+ * The agent launcher: starts an ACP agent as a subprocess in its own process group and process tree, captures its
+ * stderr, gives `initialize` a deadline whose error quotes what the agent printed, and stops it without leaving
+ * orphans: everything the agent started ends with `stop()` or with this process, even what left the process group
+ * (see `process-tree.ts` for how, and where that stops).
  *
  * Spec: https://agentclientprotocol.com/protocol/transports — the client launches the agent as a subprocess
  * and exchanges newline-delimited JSON-RPC over its stdin and stdout; the agent MAY log to stderr.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import type { Stream } from "../jsonrpc/link.js";
 import { ConnectionClosedError, LocalError } from "../jsonrpc/local-errors.js";
@@ -13,11 +15,13 @@ import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { InitializeRequest, InitializeResponse } from "../protocol/index.js";
 import { AgentExitedError, childProcessStream, type ChildProcessStreamOptions } from "./child.js";
 import { splitCommandLine } from "./command-line.js";
-import { childExited, isGroupAlive, terminateGroup, trackGroup, untrackGroup, waitUntil, type ExitStatus } from "./process-group.js";
+import { childExited, terminateGroup, trackTree, untrackTree, waitUntil, type ExitStatus } from "./process-group.js";
+import { ProcessTree } from "./process-tree.js";
+import { spawnInTree } from "./spawn-in-tree.js";
 import { StderrTail } from "./stderr-tail.js";
 
 /** Options of `launchAgent`. Give `command` (a command line) or `argv`. */
-export interface LaunchAgentOptions extends Omit<ChildProcessStreamOptions, "stderrLines"> {
+export interface LaunchAgentOptions extends Omit<ChildProcessStreamOptions, "stderrLines" | "othersMayHoldOutput"> {
   /** A command line, split into argv like a POSIX shell would split words, but never run by a shell. */
   command?: string;
   /** The program and its arguments, used as is. */
@@ -60,8 +64,8 @@ export interface LaunchedAgent {
   readonly exited: Promise<ExitStatus>;
   /**
    * Stops the agent: closes its stdin (a well-behaved agent exits on end of input), waits `stdinGraceMs`,
-   * SIGTERMs the whole process group, and SIGKILLs it after `stopGraceMs`. Resolves with the agent's exit status
-   * once no live process of the group is left. Idempotent: every call returns the same promise.
+   * SIGTERMs its whole process tree (group, tagged descendants, cgroup), and SIGKILLs it after `stopGraceMs`.
+   * Resolves with the agent's exit status once no live process of the tree is left. Idempotent.
    */
   stop(): Promise<ExitStatus>;
 }
@@ -98,18 +102,24 @@ function adviceFor(cause: unknown): string {
 export async function launchAgent(options: LaunchAgentOptions): Promise<LaunchedAgent> {
   const argv = resolveArgv(options);
   const logger = options.logger ?? silentLogger;
+  const tree = new ProcessTree();
   const env = { ...(options.env ?? process.env), ...options.extraEnv };
-  const child = spawn(argv[0]!, argv.slice(1), { cwd: options.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
-  await new Promise<void>((resolve, reject) => {
-    child.once("spawn", resolve);
-    child.once("error", (error: NodeJS.ErrnoException) => {
-      // spawn says ENOENT for a missing cwd too: say which one is missing.
-      const badCwd = error.code === "ENOENT" && options.cwd !== undefined && !existsSync(options.cwd);
-      reject(new AgentSpawnError(argv, badCwd ? new Error(`its working directory ${options.cwd} does not exist`) : error));
+  const child = spawnInTree(tree, argv[0]!, argv.slice(1), { cwd: options.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.once("spawn", resolve);
+      child.once("error", (error: NodeJS.ErrnoException) => {
+        // spawn says ENOENT for a missing cwd too: say which one is missing.
+        const badCwd = error.code === "ENOENT" && options.cwd !== undefined && !existsSync(options.cwd);
+        reject(new AgentSpawnError(argv, badCwd ? new Error(`its working directory ${options.cwd} does not exist`) : error));
+      });
     });
-  });
+  } catch (error) {
+    tree.release();
+    throw error;
+  }
   const pid = child.pid!;
-  trackGroup(pid);
+  trackTree(tree);
   logger.debug("agent started", { pid, argv });
 
   const tail = new StderrTail({
@@ -124,12 +134,15 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
   child.stderr!.on("error", () => {});
 
   const { command: _c, argv: _a, cwd: _d, env: _e, extraEnv: _x, startupTimeoutMs: _s, stdinGraceMs: _g, stopGraceMs: _t, stderrTailLines: _l, onStderrLine: _o, logger: _lg, ...streamOptions } = options;
-  const stream = childProcessStream(child, { ...streamOptions, stderrLines: () => tail.lines() });
+  const stream = childProcessStream(child, { ...streamOptions, stderrLines: () => tail.lines(), othersMayHoldOutput: () => tree.alive() });
 
   const exited = childExited(child).then((status) => {
     logger.debug("agent exited", { pid, ...status });
-    // Members that outlived the leader keep the group tracked until stop() or this process's exit.
-    if (!isGroupAlive(pid)) untrackGroup(pid);
+    // Processes that outlived the agent keep its tree tracked until stop() or this process's exit.
+    if (!tree.alive()) {
+      tree.release();
+      untrackTree(tree);
+    }
     return status;
   });
 
@@ -140,7 +153,7 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
       if (stdin && !stdin.destroyed && !stdin.writableEnded) stdin.end();
       // Give the agent itself a moment to leave on end of input; whatever is left of its group is then signalled.
       await waitUntil(() => child.exitCode !== null || child.signalCode !== null, options.stdinGraceMs ?? 500);
-      const status = await terminateGroup(child, options.stopGraceMs ?? 3000);
+      const status = await terminateGroup(child, options.stopGraceMs ?? 3000, tree);
       child.stdout?.destroy();
       child.stderr?.destroy();
       logger.debug("agent stopped", { pid, ...status });
@@ -205,7 +218,7 @@ export interface InitializeDeadlineOptions {
 export function initializeWithDeadline(
   connection: Initializer,
   params: InitializeRequest,
-  launched: Pick<LaunchedAgent, "stderrTail" | "stop" | "startupTimeoutMs">,
+  launched: Pick<LaunchedAgent, "stderrTail" | "startupTimeoutMs"> & { stop(): Promise<unknown> },
   options: InitializeDeadlineOptions = {},
 ): Promise<InitializeResponse> {
   const timeoutMs = options.timeoutMs ?? launched.startupTimeoutMs;
@@ -232,8 +245,7 @@ export function initializeWithDeadline(
 /** A connection that closed before `initialize` was answered, without an exit status: add the stderr lines. */
 function withStderr(error: ConnectionClosedError, lines: readonly string[]): Error {
   if (lines.length === 0) return error;
-  const detail = error.message.replace(/^The connection is closed: /, "").replace(/\. Open a new connection to continue\.$/, "");
-  return new ConnectionClosedError(`${detail} before answering initialize; ${describeLines(lines)}`, error.cause);
+  return new ConnectionClosedError(`${error.detail} before answering initialize; ${describeLines(lines)}`, error.cause);
 }
 
 function describeLines(lines: readonly string[]): string {

@@ -66,3 +66,10 @@ test("a terminal method runs the agent's login command; a non-zero exit is a fai
   const notInteractive = context([method], { interactive: false });
   await assert.rejects(authenticateWith(notInteractive.value, "login"), /runs in a terminal/);
 });
+
+test("--auth naming a method of an unknown type: authenticate is sent, with a note saying the type is unknown", async () => {
+  const { value, calls, notes } = context([{ type: "env_var", id: "codex-api-key", name: "Use CODEX_API_KEY" } as unknown as AuthMethod]);
+  assert.equal(await authenticateWith(value, "codex-api-key"), "codex-api-key");
+  assert.deepEqual(calls, ["codex-api-key"]);
+  assert.match(notes[0]!, /^authentication method "codex-api-key" has type "env_var", which this client does not know; sending it as authenticate, as asked/);
+});

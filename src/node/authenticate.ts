@@ -66,6 +66,9 @@ export async function withAuthentication<T>(context: AuthContext, open: () => Pr
 async function runChoice(context: AuthContext, choice: AuthChoice): Promise<void> {
   if (choice.kind === "impossible") throw new AuthFailure(choice.message);
   if (choice.kind === "agent") {
+    if (choice.unknownType !== undefined) {
+      context.note(`authentication method "${choice.method.id}" has type "${choice.unknownType}", which this client does not know; sending it as authenticate, as asked (the agent decides whether that works)`);
+    }
     context.note(`authenticating with "${choice.method.id}" (${choice.method.name})`);
     try {
       await context.connection.authenticate({ methodId: choice.method.id });

@@ -12,6 +12,11 @@ import { nodeNdJsonStream, type NodeNdJsonOptions } from "./node-bytes.js";
 export interface ChildProcessStreamOptions extends NodeNdJsonOptions {
   /** The child's last stderr lines, quoted by the `AgentExitedError` when it dies (see `StderrTail`). */
   stderrLines?: () => readonly string[];
+  /**
+   * After the child exited: whether another process may still hold its output pipes (a descendant left behind).
+   * Default: assume so. While false, the pipes are read to their natural end (see `closeOutputAfterExit`).
+   */
+  othersMayHoldOutput?: () => boolean;
 }
 
 /**
@@ -23,13 +28,16 @@ export interface ChildProcessStreamOptions extends NodeNdJsonOptions {
  *   never crashes this process: error listeners stay attached to the child and its pipes.
  * - `close()` flushes and ends the child's stdin (the agent sees EOF) and stops reading its stdout.
  *   It does not kill the child.
+ * - Once the child exited, its stdout is read for `EXIT_DRAIN_MS` more, then closed if a descendant may hold it
+ *   (a daemon it started): such a process is never waited for, and the stream ends.
  */
 export function childProcessStream(child: ChildProcess, options: ChildProcessStreamOptions = {}): Stream {
   const { stdin, stdout } = child;
   if (!stdin || !stdout) {
     throw new TypeError('childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].');
   }
-  const { stderrLines, ...ndjson } = options;
+  const { stderrLines, othersMayHoldOutput, ...ndjson } = options;
+  closeOutputAfterExit(child, othersMayHoldOutput);
   return nodeNdJsonStream(stdout, stdin, {
     ...ndjson,
     endOutput: true,
@@ -37,6 +45,36 @@ export function childProcessStream(child: ChildProcess, options: ChildProcessStr
     errorEmitters: [child],
     explainEnd: () => exitExplanation(child, stderrLines),
   });
+}
+
+/** How long the child's output pipes are still read after it exited (what it wrote last is in them). */
+const EXIT_DRAIN_MS = 500;
+
+/**
+ * After the child's exit, gives its stdout and stderr `EXIT_DRAIN_MS` to end; if they have not, and they are being
+ * read (not paused by backpressure, whose data is the child's own), and `othersMayHold()` says a process other than
+ * the child may hold their write ends (a descendant it left behind), destroys them. Otherwise checks again later.
+ */
+export function closeOutputAfterExit(child: ChildProcess, othersMayHold: () => boolean = () => true): void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = () => [child.stdout, child.stderr].filter((stream) => stream && !stream.readableEnded && !stream.destroyed);
+  const check = () => {
+    const streams = open();
+    if (streams.length === 0) return;
+    if (streams.some((stream) => stream!.readableFlowing === false) || !othersMayHold()) {
+      timer = setTimeout(check, EXIT_DRAIN_MS);
+      timer.unref();
+      return;
+    }
+    for (const stream of streams) stream!.destroy();
+  };
+  const start = () => {
+    timer = setTimeout(check, EXIT_DRAIN_MS);
+    timer.unref();
+    child.once("close", () => clearTimeout(timer));
+  };
+  if (child.exitCode !== null || child.signalCode !== null) start();
+  else child.once("exit", start);
 }
 
 /** How long to wait, after the child's stdout ended, for its exit status (to say why the connection ended). */

@@ -1,12 +1,13 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type { Logger } from "../jsonrpc/logger.js";
 import type { SessionRecord, StoredSession } from "../agent/toolkit/session-store.js";
+import { connectToolkit } from "../agent/toolkit/testing/harness.js";
 import { FileSessionStore, frameRecord } from "./file-session-store.js";
 
 const dirs: string[] = [];
@@ -65,23 +66,23 @@ test("a torn last record is dropped with a warning, earlier records intact, and 
   assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), [say("one"), say("two"), say("three")]);
 });
 
-test("a garbled (checksum-failing) last line is dropped; damage before good records is skipped, not truncated", async () => {
+test("session/load of a damaged log answers an error naming the log and its copy; the next load replays every readable record", async () => {
   const dir = tempDir();
   const store = new FileSessionStore({ dir });
-  await store.create(session("s1"));
+  await store.create(session("s1", "/work"));
   await store.append("s1", [say("one"), say("two")]);
   const logPath = store.logPath("s1")!;
-  const bytes = readFileSync(logPath, "utf8").split("\n");
-  const corrupt = bytes[0]!.replace("one", "ONE");
-  appendFileSync(logPath, corrupt + "\n");
-  const logger = recordingLogger();
-  assert.deepEqual(await new FileSessionStore({ dir, logger }).history("s1"), [say("one"), say("two")]);
-  assert.equal(logger.lines[0]![0], "warn");
-
   appendFileSync(logPath, "garbage\n" + frameRecord(say("three")));
-  const logger2 = recordingLogger();
-  assert.deepEqual(await new FileSessionStore({ dir, logger: logger2 }).history("s1"), [say("one"), say("two"), say("three")]);
-  assert.deepEqual(logger2.lines.map(([level]) => level), ["error"]);
+  const harness = await connectToolkit({ store: new FileSessionStore({ dir }), onPrompt: async () => "end_turn" });
+  await assert.rejects(harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] }), (error: { code?: number; message?: string }) =>
+    error.code === -32603 && error.message!.includes(logPath) && /quarantine/.test(error.message!) && /again/.test(error.message!),
+  );
+  assert.equal(harness.updates.length, 0, "nothing replayed from a history known to be damaged");
+  await harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] });
+  assert.deepEqual(
+    harness.updates.map((n) => (n.update as { content: { text: string } }).content.text),
+    ["one", "two", "three"],
+  );
 });
 
 test("list pages newest first with an opaque cursor and filters by cwd", async () => {

@@ -2,20 +2,32 @@
  * The embedded on-disk `SessionStore`: one append-only log per session plus a small metadata file, under the user's
  * data directory (`userDataDir()/sessions`) unless told otherwise.
  *
- * Crash safety, the contract:
- * - A log line is `["<crc32 hex>",<record JSON>]` (valid NDJSON; the checksum covers the record's UTF-8 bytes).
- *   Appends are batched (records offered while a write is in flight join the next one) and each batch is written
- *   with one `write` then `fsync` before any of its `append` promises resolves.
- * - History is never rewritten. A torn or garbled LAST record (a crash mid-write) is detected, dropped with a
- *   logger warning, and the log truncated back to the last good record before the next append. A bad record with
- *   good ones after it (disk damage, not a crash) is skipped with an error log and left in place.
- * - Metadata (`SessionInfo` for `session/list`) is written atomically: temp file, fsync, rename.
+ * The contract:
+ * - A log line is `["<crc32 hex>",<record JSON>]` (valid NDJSON; the checksum covers the record's UTF-8 bytes, see
+ *   `session-log-format.ts`). Appends are batched (records offered while a write is in flight join the next one)
+ *   and each batch is written with one `write` then `fsync` before any of its `append` promises resolves.
+ * - Recovery drops at most a torn tail: one incomplete record at the very end of the log, which a crash mid-write
+ *   leaves (logged as a warning). A record whose newline alone is missing is complete, and kept.
+ * - Anything else that is not a readable record (a line failing its checksum, garbage appended, a bad record in the
+ *   middle) is never deleted: the load that finds it copies the whole log byte for byte beside it
+ *   (`<log>.quarantine-<time>`), sets the damaged lines aside, and FAILS with a -32603 `RequestError`
+ *   (`data.reason: "damaged_history"`) naming the log and the copy and saying what to do; the next load continues
+ *   with every readable record. A load never answers success with a silently shorter history. (We chose to fail
+ *   once rather than load the rest and only log it: the user sees the damage where they asked for the session.)
+ * - Records with a valid checksum of a kind this version does not know (a newer version's) are kept in the log,
+ *   skipped on replay, and reported as a warning. Lines converted to CRLF still read (each checksum holds).
+ * - The store never follows a symlink: log and metadata are opened with `O_NOFOLLOW` (and must be regular files),
+ *   the store directory must not be a symlink; each refusal is a -32603 `RequestError` (`data.reason: "symlink"`).
+ * - Metadata (`SessionInfo` for `session/list`) is written atomically (temp file, fsync, rename, fsync of the
+ *   directory) and checked on read: a file naming another session than its name says is refused
+ *   (`data.reason: "metadata_mismatch"`), never served for the wrong id; `list` skips it and anything that is not a
+ *   regular file, with an error log.
  * - Operations on one session run in call order; several processes may share a directory as long as no two
  *   append to the same session at once.
  */
-import { randomBytes } from "node:crypto";
-import { mkdir, open, readdir, readFile, rename, rm, truncate } from "node:fs/promises";
+import { readdir, rm } from "node:fs/promises";
 import path from "node:path";
+import { ErrorCodes, RequestError } from "../jsonrpc/request-error.js";
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import {
   pageSessions,
@@ -27,83 +39,18 @@ import {
   type StoredSession,
 } from "../agent/toolkit/session-store.js";
 import { userDataDir } from "./data-dir.js";
+import { frameRecord, scanLog, type ScannedLog } from "./session-log-format.js";
+import { quarantineCopies, setAsideDamage } from "./session-log-recovery.js";
+import { appendDurably, checkStoreDirectory, readRegularFile, replaceDurably, truncateDurably } from "./store-files.js";
+
+export { crc32Hex, frameRecord, scanLog, type ScannedLog } from "./session-log-format.js";
 
 /** Options of `FileSessionStore`. */
 export interface FileSessionStoreOptions {
-  /** The directory holding the sessions. Default `userDataDir()/sessions`. Created on first write. */
+  /** The directory holding the sessions. Default `userDataDir()/sessions`. Created (mode 0700) on first write. */
   dir?: string;
-  /** Where warnings about dropped records go. Silent by default. */
+  /** Where warnings about dropped tails, unknown records and damage go. Silent by default. */
   logger?: Logger;
-}
-
-const CRC_TABLE = (() => {
-  const table = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[n] = c >>> 0;
-  }
-  return table;
-})();
-
-/** CRC-32 (IEEE) of `bytes`, as 8 lowercase hex digits. */
-export function crc32Hex(bytes: Uint8Array): string {
-  let crc = 0xffffffff;
-  for (const byte of bytes) crc = CRC_TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  return ((crc ^ 0xffffffff) >>> 0).toString(16).padStart(8, "0");
-}
-
-/** One record as one framed log line (with its newline). */
-export function frameRecord(record: SessionRecord): string {
-  const json = JSON.stringify(record);
-  return `["${crc32Hex(Buffer.from(json, "utf8"))}",${json}]\n`;
-}
-
-const PREFIX_LENGTH = 12; // ["xxxxxxxx",
-
-/** Parses one log line (without its newline); undefined when torn, garbled or failing its checksum. */
-function parseLine(line: Buffer): SessionRecord | undefined {
-  if (line.length < PREFIX_LENGTH + 2 || line[line.length - 1] !== 0x5d) return undefined;
-  const head = line.subarray(0, PREFIX_LENGTH).toString("latin1");
-  if (!/^\["[0-9a-f]{8}",$/.test(head)) return undefined;
-  const body = line.subarray(PREFIX_LENGTH, line.length - 1);
-  if (crc32Hex(body) !== head.slice(2, 10)) return undefined;
-  try {
-    const record = JSON.parse(body.toString("utf8")) as SessionRecord;
-    return record !== null && typeof record === "object" && (record.kind === "update" || record.kind === "data") ? record : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The records of a log, where its good part ends, and how many damaged lines lie before that end. */
-export interface ScannedLog {
-  records: SessionRecord[];
-  goodEnd: number;
-  skipped: number;
-}
-
-/** Reads a whole log: every good record, the byte offset just past the last good one, damaged lines before it. */
-export function scanLog(bytes: Buffer): ScannedLog {
-  const records: SessionRecord[] = [];
-  let goodEnd = 0;
-  let badSinceGood = 0;
-  let skipped = 0;
-  let start = 0;
-  while (start < bytes.length) {
-    const newline = bytes.indexOf(0x0a, start);
-    if (newline === -1) break; // an unterminated tail: torn
-    const record = parseLine(bytes.subarray(start, newline));
-    if (record === undefined) badSinceGood++;
-    else {
-      records.push(record);
-      skipped += badSinceGood;
-      badSinceGood = 0;
-      goodEnd = newline + 1;
-    }
-    start = newline + 1;
-  }
-  return { records, goodEnd, skipped };
 }
 
 interface Batch {
@@ -114,7 +61,10 @@ interface Batch {
 interface SessionState {
   chain: Promise<void>;
   batch: Batch | undefined;
+  /** The log was scanned since this process last looked at it (its tail is known to be clean). */
   checked: boolean;
+  /** The log's last line has no newline: the next append starts with one. */
+  needsNewline: boolean;
 }
 
 interface MetaFile {
@@ -122,9 +72,12 @@ interface MetaFile {
   session: StoredSession;
 }
 
-const MAX_ID_BYTES = 100;
+type MetaRead = { state: "missing" } | { state: "ok"; session: StoredSession } | { state: "bad"; error: RequestError };
 
-/** The on-disk store. See the file's comment for the crash-safety contract. */
+const MAX_ID_BYTES = 100;
+const META_NAME = /^((?:[0-9a-f]{2})+)\.json$/;
+
+/** The on-disk store. See the file's comment for the contract. */
 export class FileSessionStore implements SessionStore {
   readonly dir: string;
   readonly #logger: Logger;
@@ -144,15 +97,21 @@ export class FileSessionStore implements SessionStore {
   create(session: StoredSession): Promise<void> {
     return this.#run(session.sessionId, async () => {
       const base = this.#requireBase(session.sessionId);
-      await mkdir(this.dir, { recursive: true });
-      if ((await this.#readMeta(base)) !== undefined) throw new Error(`session ${session.sessionId} already exists`);
+      await checkStoreDirectory(this.dir, true);
+      const meta = await this.#readMeta(base, session.sessionId);
+      if (meta.state === "bad") throw meta.error;
+      if (meta.state === "ok") throw new Error(`session ${session.sessionId} already exists`);
       await this.#writeMeta(base, session);
     });
   }
 
+  /** The session's metadata; undefined when unknown. Throws a -32603 `RequestError` for an unreadable or foreign file. */
   async get(sessionId: string): Promise<StoredSession | undefined> {
     const base = this.#baseName(sessionId);
-    return base === undefined ? undefined : this.#readMeta(base);
+    if (base === undefined || !(await checkStoreDirectory(this.dir, false))) return undefined;
+    const meta = await this.#readMeta(base, sessionId);
+    if (meta.state === "bad") throw meta.error;
+    return meta.state === "ok" ? meta.session : undefined;
   }
 
   append(sessionId: string, records: readonly SessionRecord[]): Promise<void> {
@@ -179,27 +138,57 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
+  /**
+   * Every readable record, in order. Drops a torn tail (warning); a damaged log is quarantined and set aside, and
+   * this call rejects with the -32603 `RequestError` that says so (the next call continues with what is readable).
+   */
   history(sessionId: string): Promise<SessionRecord[]> {
     return this.#run(sessionId, async () => {
       const base = this.#baseName(sessionId);
-      if (base === undefined) return [];
-      return (await this.#scan(sessionId, path.join(this.dir, `${base}.log`))).records;
+      if (base === undefined || !(await checkStoreDirectory(this.dir, false))) return [];
+      const logPath = path.join(this.dir, `${base}.log`);
+      const state = this.#state(sessionId);
+      state.checked = false;
+      const bytes = await readRegularFile(logPath);
+      if (bytes === undefined) return [];
+      const scanned = scanLog(bytes);
+      this.#reportReadable(sessionId, logPath, scanned);
+      if (scanned.damaged.length > 0) {
+        const error = await setAsideDamage(sessionId, logPath, bytes, scanned);
+        this.#logger.error("session log is damaged: quarantined a copy, set the damaged lines aside, failed this load", {
+          sessionId,
+          path: logPath,
+          quarantine: (error.data as { quarantine: string }).quarantine,
+          damaged: scanned.damaged.length,
+          readable: scanned.records.length,
+        });
+        throw error;
+      }
+      await this.#dropTornTail(sessionId, logPath, scanned);
+      return scanned.records;
     });
   }
 
   async list(query?: SessionListQuery): Promise<SessionPage> {
-    let names: string[];
-    try {
-      names = await readdir(this.dir);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return pageSessions([], query);
-      throw error;
-    }
+    if (!(await checkStoreDirectory(this.dir, false))) return pageSessions([], query);
     const sessions: StoredSession[] = [];
-    for (const name of names) {
-      if (!name.endsWith(".json")) continue;
-      const session = await this.#readMeta(name.slice(0, -5));
-      if (session !== undefined) sessions.push(session);
+    for (const entry of await readdir(this.dir, { withFileTypes: true })) {
+      const match = META_NAME.exec(entry.name);
+      if (match === null) continue;
+      const sessionId = Buffer.from(match[1]!, "hex").toString("utf8");
+      if (Buffer.from(sessionId, "utf8").toString("hex") !== match[1]) continue; // not a name this store writes
+      if (!entry.isFile()) {
+        this.#logger.warn("session store: skipped an entry that is not a regular file", { path: path.join(this.dir, entry.name) });
+        continue;
+      }
+      let meta: MetaRead;
+      try {
+        meta = await this.#readMeta(match[1]!, sessionId);
+      } catch (error) {
+        meta = { state: "bad", error: error instanceof RequestError ? error : RequestError.internalError(undefined, String(error)) };
+      }
+      if (meta.state === "ok") sessions.push(meta.session);
+      else if (meta.state === "bad") this.#logger.error("session store: skipped a session whose metadata cannot be used", { path: path.join(this.dir, entry.name), detail: meta.error.message });
     }
     return pageSessions(sessions, query);
   }
@@ -207,18 +196,23 @@ export class FileSessionStore implements SessionStore {
   update(sessionId: string, patch: SessionMetadataPatch): Promise<void> {
     return this.#run(sessionId, async () => {
       const base = this.#requireBase(sessionId);
-      const session = await this.#readMeta(base);
-      if (session === undefined) throw new Error(`session ${sessionId} does not exist`);
-      await this.#writeMeta(base, { ...session, ...patch });
+      if (!(await checkStoreDirectory(this.dir, false))) throw new Error(`session ${sessionId} does not exist`);
+      const meta = await this.#readMeta(base, sessionId);
+      if (meta.state === "bad") throw meta.error;
+      if (meta.state === "missing") throw new Error(`session ${sessionId} does not exist`);
+      await this.#writeMeta(base, { ...meta.session, ...patch });
     });
   }
 
+  /** Removes the session's metadata, log and quarantine copies (links are removed, never followed). */
   delete(sessionId: string): Promise<void> {
     return this.#run(sessionId, async () => {
       const base = this.#baseName(sessionId);
-      if (base === undefined) return;
+      if (base === undefined || !(await checkStoreDirectory(this.dir, false))) return;
+      const logPath = path.join(this.dir, `${base}.log`);
       await rm(path.join(this.dir, `${base}.json`), { force: true });
-      await rm(path.join(this.dir, `${base}.log`), { force: true });
+      await rm(logPath, { force: true });
+      for (const copy of await quarantineCopies(logPath)) await rm(copy, { force: true });
       this.#states.delete(sessionId);
     });
   }
@@ -242,7 +236,7 @@ export class FileSessionStore implements SessionStore {
   #state(sessionId: string): SessionState {
     let state = this.#states.get(sessionId);
     if (state === undefined) {
-      state = { chain: Promise.resolve(), batch: undefined, checked: false };
+      state = { chain: Promise.resolve(), batch: undefined, checked: false, needsNewline: false };
       this.#states.set(sessionId, state);
     }
     return state;
@@ -263,72 +257,81 @@ export class FileSessionStore implements SessionStore {
     const base = this.#requireBase(sessionId);
     const logPath = path.join(this.dir, `${base}.log`);
     if (!state.checked) {
-      if ((await this.#readMeta(base)) === undefined) throw new Error(`session ${sessionId} does not exist`);
-      await this.#scan(sessionId, logPath);
+      if (!(await checkStoreDirectory(this.dir, false))) throw new Error(`session ${sessionId} does not exist`);
+      const meta = await this.#readMeta(base, sessionId);
+      if (meta.state === "bad") throw meta.error;
+      if (meta.state === "missing") throw new Error(`session ${sessionId} does not exist`);
+      const bytes = await readRegularFile(logPath);
+      const scanned = bytes === undefined ? undefined : scanLog(bytes);
+      if (scanned !== undefined) {
+        if (scanned.damaged.length > 0) {
+          // Appending after damage loses nothing (the next load quarantines and reports it); a damaged unterminated
+          // tail gets a newline first so the new records stay whole.
+          this.#logger.error("session log has damaged lines; appending after them, the next load will quarantine and report them", {
+            sessionId,
+            path: logPath,
+            damaged: scanned.damaged.length,
+          });
+        }
+        await this.#dropTornTail(sessionId, logPath, scanned);
+      }
+      state.needsNewline = scanned?.unterminated ?? false;
       state.checked = true;
     }
-    const handle = await open(logPath, "a");
-    try {
-      await handle.write(Buffer.from(text, "utf8"));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await appendDurably(logPath, Buffer.from(state.needsNewline ? `\n${text}` : text, "utf8"));
+    state.needsNewline = false;
   }
 
-  /** Reads a log, dropping (and truncating away) a torn tail with a warning. */
-  async #scan(sessionId: string, logPath: string): Promise<ScannedLog> {
-    let bytes: Buffer;
-    try {
-      bytes = await readFile(logPath);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return { records: [], goodEnd: 0, skipped: 0 };
-      throw error;
-    }
-    const scanned = scanLog(bytes);
-    if (scanned.skipped > 0) {
-      this.#logger.error("session log has damaged records between good ones; skipped them", { sessionId, skipped: scanned.skipped, path: logPath });
-    }
-    if (scanned.goodEnd < bytes.length) {
-      this.#logger.warn("session log ends in a torn or garbled record (an interrupted write); dropped it", {
+  #reportReadable(sessionId: string, logPath: string, scanned: ScannedLog): void {
+    if (scanned.unknown > 0) {
+      this.#logger.warn("session log holds records of an unknown kind (written by a newer version?); kept them, skipped them on replay", {
         sessionId,
         path: logPath,
-        droppedBytes: bytes.length - scanned.goodEnd,
+        unknown: scanned.unknown,
       });
-      await truncate(logPath, scanned.goodEnd);
     }
-    return scanned;
+    if (scanned.crlf > 0) {
+      this.#logger.warn("session log has CRLF line endings (converted by an editor or a copy?); its records still read", { sessionId, path: logPath, lines: scanned.crlf });
+    }
   }
 
-  async #readMeta(base: string): Promise<StoredSession | undefined> {
-    let text: string;
+  /** Truncates a torn tail away (it holds no valid record), with a warning. */
+  async #dropTornTail(sessionId: string, logPath: string, scanned: ScannedLog): Promise<void> {
+    if (scanned.tornBytes === 0) return;
+    this.#logger.warn("session log ends in a torn record (an interrupted write); dropped it", { sessionId, path: logPath, droppedBytes: scanned.tornBytes });
+    await truncateDurably(logPath, scanned.tornStart);
+    scanned.tornBytes = 0;
+  }
+
+  async #readMeta(base: string, sessionId: string): Promise<MetaRead> {
+    const file = path.join(this.dir, `${base}.json`);
+    const bytes = await readRegularFile(file);
+    if (bytes === undefined) return { state: "missing" };
+    let meta: Partial<MetaFile> | undefined;
     try {
-      text = await readFile(path.join(this.dir, `${base}.json`), "utf8");
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-      throw error;
-    }
-    try {
-      const meta = JSON.parse(text) as MetaFile;
-      if (meta.v === 1 && typeof meta.session?.sessionId === "string") return meta.session;
+      meta = JSON.parse(bytes.toString("utf8")) as Partial<MetaFile>;
     } catch {
-      // reported below
+      meta = undefined;
     }
-    this.#logger.error("unreadable session metadata file; ignored it", { path: path.join(this.dir, `${base}.json`) });
-    return undefined;
+    const named = meta?.v === 1 && typeof meta.session?.sessionId === "string" && typeof meta.session.cwd === "string" ? meta.session : undefined;
+    if (named === undefined) {
+      return { state: "bad", error: metaError(file, "metadata_unreadable", `the session metadata file ${file} is unreadable (not the JSON this store writes); fix or remove it`) };
+    }
+    if (named.sessionId !== sessionId) {
+      return {
+        state: "bad",
+        error: metaError(file, "metadata_mismatch", `the session metadata file ${file} names session ${named.sessionId}, not ${sessionId} (was it copied or renamed?); the store will not serve it as ${sessionId}. Move it back or remove it`),
+      };
+    }
+    return { state: "ok", session: named };
   }
 
   async #writeMeta(base: string, session: StoredSession): Promise<void> {
-    await mkdir(this.dir, { recursive: true });
-    const target = path.join(this.dir, `${base}.json`);
-    const temp = `${target}.${randomBytes(6).toString("hex")}.tmp`;
-    const handle = await open(temp, "w");
-    try {
-      await handle.writeFile(JSON.stringify({ v: 1, session } satisfies MetaFile));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, target);
+    await checkStoreDirectory(this.dir, true);
+    await replaceDurably(path.join(this.dir, `${base}.json`), JSON.stringify({ v: 1, session } satisfies MetaFile));
   }
+}
+
+function metaError(file: string, reason: string, message: string): RequestError {
+  return new RequestError(ErrorCodes.internalError, `Internal error: ${message}.`, { path: file, reason });
 }

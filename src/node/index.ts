@@ -8,8 +8,9 @@ export { launchAgent, initializeWithDeadline, AgentSpawnError, AgentStartupTimeo
 export { splitCommandLine } from "./command-line.js";
 export { StderrTail, type StderrTailOptions } from "./stderr-tail.js";
 export { signalGroup, isGroupAlive, isProcessAlive, terminateGroup, setOrphanWatchdog, type ExitStatus } from "./process-group.js";
+export { ProcessTree, setCgroupContainment, TREE_ENV } from "./process-tree.js";
 export { confinePath, isWithin, realpathLongestExisting, OUTSIDE_ROOTS_CODE, type ConfinedPath, type RootsProvider } from "./path-confinement.js";
-export { FileSystemHost, selectLines, type FileOverlay, type FileSystemHostOptions } from "./fs-host.js";
+export { FileSystemHost, selectLines, type FileOverlay, type FileSystemHostOptions, type HardLinkPolicy } from "./fs-host.js";
 export { OutputBuffer } from "./output-buffer.js";
 export { TerminalHost, type TerminalHostOptions, type TerminalInfo, type TerminalOutputEvent, type TerminalExitEvent } from "./terminal-host.js";
 export { FileSessionStore, type FileSessionStoreOptions } from "./file-session-store.js";
@@ -19,3 +20,6 @@ export { runTerminalAuth } from "./terminal-auth.js";
 export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "./authenticate.js";
 export { scriptPeerOver } from "./wire-peer.js";
 export { openCassetteFile, type CassetteFile } from "./cassette-file.js";
+export { connectRemote, nodeWebSocket, type ConnectRemoteOptions } from "./remote.js";
+export { openAgentEndpoint, isAgentUrl, type AgentEndpoint, type AgentEndpointOptions, type AgentSpec } from "./agent-endpoint.js";
+export * from "./remote/index.js";

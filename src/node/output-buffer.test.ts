@@ -54,3 +54,16 @@ test("a limit of 0 keeps nothing; a single chunk bigger than the limit keeps its
   assert.equal(small.truncated, true);
   assert.throws(() => new OutputBuffer(-1), RangeError);
 });
+
+test("trimTo (a shared total cap) drops the oldest bytes, never leaving half a character in the text", () => {
+  const buffer = new OutputBuffer(100);
+  buffer.append(Buffer.from("ab😀cd"));
+  buffer.trimTo(5); // cuts inside the 4-byte character
+  assert.equal(buffer.truncated, true);
+  assert.equal(buffer.byteLength, 5);
+  assert.equal(buffer.text(true), "cd");
+  buffer.trimTo(0);
+  assert.equal(buffer.text(true), "");
+  buffer.append(Buffer.from("new"));
+  assert.equal(buffer.text(true), "new");
+});

@@ -71,6 +71,20 @@ export class OutputBuffer {
     }
   }
 
+  /** Drops the oldest bytes until at most `max` are kept (a total cap shared with other buffers); sets `truncated`. */
+  trimTo(max: number): void {
+    if (this.bytes <= max) return;
+    this.dropped = true;
+    if (max <= 0) {
+      this.chunks = [];
+      this.bytes = 0;
+      return;
+    }
+    const all = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.bytes);
+    this.chunks = [all.subarray(all.length - max)];
+    this.bytes = max;
+  }
+
   /**
    * The kept output as text. A partial character at the front (cut by truncation) is skipped; one at the end is
    * held back unless `final` (the process ended: then it decodes as U+FFFD). Invalid UTF-8 decodes as U+FFFD.

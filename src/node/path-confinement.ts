@@ -7,8 +7,11 @@
  * compared segment by segment, so `/home/me/proj-evil` is not inside `/home/me/proj`. Callers must then use
  * the returned real path, never the path they were given, so the file touched is the file checked.
  *
- * Not a sandbox against races: a symlink swapped in between the check and the use can still redirect it
- * (the hosts open files with O_NOFOLLOW to narrow this).
+ * This check alone is not safe against races (a directory swapped for a symlink between the check and the use):
+ * the hosts therefore verify the descriptor they actually opened (see `confined-open.ts`).
+ *
+ * Refusals are -32602 with a `data.reason`: `relative_path`, `nul_byte`, `outside_roots`, `symlink_loop`,
+ * `name_too_long`, `not_a_directory` (a path component is a file).
  */
 import { realpath } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -76,7 +79,12 @@ export async function confinePath(path: string, roots: readonly string[] | undef
   }
   if (path.includes("\0")) throw RequestError.invalidParams({ path, reason: "nul_byte" }, `${what} contains a NUL byte`);
   const requested = resolve(path);
-  const real = await realpathLongestExisting(requested);
+  let real: string;
+  try {
+    real = await realpathLongestExisting(requested);
+  } catch (error) {
+    throw fromSystemError(error, path) ?? error;
+  }
   for (const root of roots) {
     const realRoot = await realpathLongestExisting(resolve(root));
     if (isWithin(realRoot, real)) return { requested, real, root: realRoot };
@@ -91,4 +99,25 @@ function outsideRoots(path: string, roots: readonly string[], real?: string): Re
     `Invalid params: ${path} is outside the session's roots${through}; allowed: ${roots.join(", ")}`,
     { path, reason: "outside_roots", roots: [...roots] },
   );
+}
+
+/**
+ * Maps a system error met at `path` (by its code) to a -32602 `RequestError` with a reason: a symlink loop, a name
+ * or path too long, a path component that is not a directory, a directory where a file was expected. Undefined for
+ * other errors.
+ */
+export function fromSystemError(error: unknown, path: string): RequestError | undefined {
+  const invalid = (reason: string, message: string) => new RequestError(ErrorCodes.invalidParams, `Invalid params: ${message}`, { path, reason });
+  switch ((error as NodeJS.ErrnoException)?.code) {
+    case "ELOOP":
+      return invalid("symlink_loop", `${path} leads through a symlink loop (too many levels of symbolic links)`);
+    case "ENAMETOOLONG":
+      return invalid("name_too_long", `${path} is too long a path, or has a component too long a name, for this file system`);
+    case "ENOTDIR":
+      return invalid("not_a_directory", `a component of ${path} is not a directory`);
+    case "EISDIR":
+      return invalid("is_directory", `${path} is a directory, not a file`);
+    default:
+      return undefined;
+  }
 }

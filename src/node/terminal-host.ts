@@ -8,17 +8,31 @@
  * still running. Clients advertise this with `clientCapabilities.terminal`.
  *
  * Not a sandbox: the command is any program the agent names (run without a shell); only its `cwd` is confined.
+ * What it does guarantee (tests: terminal-host.test.ts, terminal-host-limits.test.ts, process-escape.test.ts):
+ * - every process the command starts ends with `terminal/kill`, `terminal/release`, `releaseAll` or this process's
+ *   exit, even one that left the process group (`setsid`, a double fork): see `process-tree.ts` for how, and where
+ *   that stops (a process that both leaves the group and clears its environment, without cgroups; non-Linux);
+ * - the output kept is bounded per terminal, per session and for the host (`maxSessionOutputBytes`,
+ *   `maxTotalOutputBytes`); once the command exited, its pipes are read for a moment more, then closed, so a
+ *   descendant that kept them open is never waited for;
+ * - the `gate` (e.g. the client's permission policy, `brokerGate`) decides each command.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { stat } from "node:fs/promises";
 import { StringDecoder } from "node:string_decoder";
 import { ErrorCodes, RequestError } from "../jsonrpc/request-error.js";
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
+import type { HostGate } from "../client/toolkit/host-gate.js";
 import type * as schema from "../protocol/index.js";
+import { closeOutputAfterExit } from "./child.js";
+import { denied, unknownSession } from "./fs-errors.js";
+import { OutputBudget } from "./output-budget.js";
 import { OutputBuffer } from "./output-buffer.js";
 import { confinePath, type RootsProvider } from "./path-confinement.js";
-import { isGroupAlive, terminateGroup, trackGroup, untrackGroup } from "./process-group.js";
+import { terminateGroup, trackTree, untrackTree } from "./process-group.js";
+import { ProcessTree } from "./process-tree.js";
+import { spawnInTree } from "./spawn-in-tree.js";
 
 /** Live output of a terminal, as it arrives (decoded per stream; never split inside a character). */
 export interface TerminalOutputEvent {
@@ -51,8 +65,14 @@ export interface TerminalHostOptions {
   roots: RootsProvider;
   /** The environment the request's `env` is added to. Default: this process's environment. */
   env?: NodeJS.ProcessEnv;
-  /** Output kept when the request gives no `outputByteLimit`, and the most ever kept. Default 16 MiB. */
+  /** Output kept when the request gives no `outputByteLimit`, and the most ever kept per terminal. Default 16 MiB. */
   maxOutputBytes?: number;
+  /** The most output kept across all terminals of one session (the oldest is dropped first). Default 64 MiB. */
+  maxSessionOutputBytes?: number;
+  /** The most output kept across all terminals of this host (a connection). Default 256 MiB. */
+  maxTotalOutputBytes?: number;
+  /** Decides each command once its `cwd` passed confinement: true runs it, false or a reason refuses it (-32602 `denied`). */
+  gate?: HostGate;
   /** How long SIGTERM has to stop a command's group before SIGKILL. Default 2000. */
   killGraceMs?: number;
   /** Called with live output (e.g. to show a terminal embedded in a tool call). */
@@ -65,6 +85,7 @@ export interface TerminalHostOptions {
 
 interface Terminal extends TerminalInfo {
   child: ChildProcess;
+  tree: ProcessTree;
   output: OutputBuffer;
   exited: Promise<schema.TerminalExitStatus>;
 }
@@ -79,8 +100,9 @@ const DRAIN_MS = 200;
  * killed with its whole process group. Commands are also killed if this process exits (see `process-group.ts`).
  *
  * Errors (`RequestError`s): -32602 for a relative `cwd`, one outside the session's roots (`data.reason:
- * "outside_roots"`) or not a directory, or a command that could not be started (`data.code`, e.g. ENOENT);
- * -32002 for an unknown terminal (or one of another session) or a session without roots.
+ * "outside_roots"`) or not a directory, a NUL byte or malformed `args`/`env` (`nul_byte`, `bad_args`,
+ * `bad_env_name`), a refusal by the gate (`denied`), or a command that could not be started (`data.code`, e.g.
+ * ENOENT); -32002 for an unknown terminal (or one of another session) or an unknown session.
  */
 export class TerminalHost {
   private readonly options: TerminalHostOptions;
@@ -88,10 +110,12 @@ export class TerminalHost {
   private readonly terminalsById = new Map<string, Terminal>();
   private readonly outputListeners = new Set<(event: TerminalOutputEvent) => void>();
   private readonly exitListeners = new Set<(event: TerminalExitEvent) => void>();
+  private readonly budget: OutputBudget;
 
   constructor(options: TerminalHostOptions) {
     this.options = options;
     this.logger = options.logger ?? silentLogger;
+    this.budget = new OutputBudget(options.maxSessionOutputBytes ?? 64 * 1024 * 1024, options.maxTotalOutputBytes ?? 256 * 1024 * 1024);
     if (options.onOutput) this.outputListeners.add(options.onOutput);
     if (options.onExit) this.exitListeners.add(options.onExit);
   }
@@ -110,42 +134,57 @@ export class TerminalHost {
     return [...this.terminalsById.values()].map(({ terminalId, sessionId, pid, argv, cwd, exitStatus }) => ({ terminalId, sessionId, pid, argv, cwd, exitStatus }));
   }
 
-  /** Starts `command args` (no shell) in its own process group, in `cwd` (default: the session's first root). */
+  /** Output bytes kept by the terminals of one session, or of all (within `maxSessionOutputBytes`, `maxTotalOutputBytes`). */
+  outputBytes(sessionId?: string): number {
+    return this.budget.bytes(sessionId);
+  }
+
+  /** Starts `command args` (no shell) in its own process group and tree, in `cwd` (default: the session's first root). */
   async createTerminal(params: schema.CreateTerminalRequest): Promise<schema.CreateTerminalResponse> {
-    if (typeof params.command !== "string" || params.command === "") throw RequestError.invalidParams({ command: params.command }, "command must be a non-empty string");
+    checkCommand(params);
     const roots = this.options.roots(params.sessionId);
-    const cwd = (await confinePath(params.cwd ?? roots?.[0] ?? "", roots, "cwd")).real;
+    if (roots === undefined || roots.length === 0) throw unknownSession(params.sessionId, params.cwd);
+    const cwd = (await confinePath(params.cwd ?? roots[0]!, roots, "cwd")).real;
     const isDirectory = await stat(cwd).then((s) => s.isDirectory(), () => false);
     if (!isDirectory) throw RequestError.invalidParams({ cwd: params.cwd, reason: "not_a_directory" }, `cwd ${cwd} is not an existing directory`);
     const max = this.options.maxOutputBytes ?? 16 * 1024 * 1024;
     const limit = params.outputByteLimit == null ? max : Math.min(params.outputByteLimit, max);
     if (!Number.isInteger(limit) || limit < 0) throw RequestError.invalidParams({ outputByteLimit: params.outputByteLimit }, "outputByteLimit must be a non-negative integer");
 
+    const args = params.args ?? [];
+    const access = { kind: "terminal" as const, sessionId: params.sessionId, command: params.command, args, cwd };
+    const verdict = this.options.gate === undefined ? true : await this.options.gate(access);
+    if (verdict !== true) throw denied(cwd, `run ${JSON.stringify(params.command)} in`, typeof verdict === "string" ? verdict : "the client's permission policy refused it");
+
+    const tree = new ProcessTree();
     const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
-    const argv = [params.command, ...(params.args ?? [])];
-    const child = spawn(params.command, params.args ?? [], { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+    const argv = [params.command, ...args];
+    let child: ChildProcess;
     try {
+      child = spawnInTree(tree, params.command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
       await new Promise<void>((resolve, reject) => {
         child.once("spawn", resolve);
         child.once("error", reject);
       });
     } catch (error) {
+      tree.release();
       const code = (error as NodeJS.ErrnoException).code;
       throw RequestError.invalidParams({ command: params.command, code }, `could not start ${JSON.stringify(params.command)}: ${(error as Error).message}`);
     }
     child.on("error", () => {});
     const pid = child.pid!;
-    trackGroup(pid);
+    trackTree(tree);
     const terminalId = `term_${randomUUID()}`;
     const output = new OutputBuffer(limit);
-    const terminal: Terminal = { terminalId, sessionId: params.sessionId, pid, argv, cwd, exitStatus: undefined, child, output, exited: undefined! };
+    this.budget.add(params.sessionId, output);
+    const terminal: Terminal = { terminalId, sessionId: params.sessionId, pid, argv, cwd, exitStatus: undefined, child, tree, output, exited: undefined! };
     for (const name of ["stdout", "stderr"] as const) {
       const decoder = new StringDecoder("utf8");
       const stream = child[name]!;
       stream.on("error", () => {});
       stream.on("data", (chunk: Buffer) => {
-        output.append(chunk);
+        this.budget.append(params.sessionId, output, chunk);
         const text = decoder.write(chunk);
         if (text !== "") this.emit(this.outputListeners, { sessionId: params.sessionId, terminalId, stream: name, text });
       });
@@ -155,8 +194,13 @@ export class TerminalHost {
         const finish = () => {
           clearTimeout(timer);
           child.off("close", finish);
+          // Output after the command's exit comes from a descendant that kept the pipes: never wait for it.
+          closeOutputAfterExit(child, () => tree.alive());
           terminal.exitStatus = { exitCode: code, signal };
-          if (!isGroupAlive(pid)) untrackGroup(pid);
+          if (!tree.alive()) {
+            tree.release();
+            untrackTree(tree);
+          }
           this.logger.debug("terminal exited", { terminalId, pid, code, signal });
           this.emit(this.exitListeners, { sessionId: params.sessionId, terminalId, exitStatus: terminal.exitStatus });
           resolve(terminal.exitStatus);
@@ -192,24 +236,19 @@ export class TerminalHost {
 
   /** Kills the command if it still runs and forgets the terminal; its id is invalid afterwards. */
   async releaseTerminal(params: schema.ReleaseTerminalRequest): Promise<schema.ReleaseTerminalResponse> {
-    const terminal = this.get(params);
-    this.terminalsById.delete(terminal.terminalId);
-    await this.stop(terminal);
+    await this.forget(this.get(params));
     return {};
   }
 
   /** Releases every terminal of a session (call it when the session ends). */
   async releaseSession(sessionId: string): Promise<void> {
     const mine = [...this.terminalsById.values()].filter((terminal) => terminal.sessionId === sessionId);
-    for (const terminal of mine) this.terminalsById.delete(terminal.terminalId);
-    await Promise.all(mine.map((terminal) => this.stop(terminal)));
+    await Promise.all(mine.map((terminal) => this.forget(terminal)));
   }
 
   /** Releases every terminal (call it when the connection ends). */
   async releaseAll(): Promise<void> {
-    const all = [...this.terminalsById.values()];
-    this.terminalsById.clear();
-    await Promise.all(all.map((terminal) => this.stop(terminal)));
+    await Promise.all([...this.terminalsById.values()].map((terminal) => this.forget(terminal)));
   }
 
   /** Releases every terminal once `connection.closed` settles (a `ClientSideConnection`, for instance). */
@@ -219,8 +258,15 @@ export class TerminalHost {
   }
 
   private async stop(terminal: Terminal): Promise<void> {
-    await terminateGroup(terminal.child, this.options.killGraceMs ?? 2000);
+    await terminateGroup(terminal.child, this.options.killGraceMs ?? 2000, terminal.tree);
     await terminal.exited;
+  }
+
+  /** Forgets a terminal: stops it and frees its share of the output budget. */
+  private async forget(terminal: Terminal): Promise<void> {
+    this.terminalsById.delete(terminal.terminalId);
+    await this.stop(terminal);
+    this.budget.release(terminal.output);
   }
 
   private get(params: { sessionId: string; terminalId: string }): Terminal {
@@ -242,5 +288,22 @@ export class TerminalHost {
         this.logger.error("a terminal listener threw", { error });
       }
     }
+  }
+}
+
+/** Checks the request's command, args and env before anything runs: -32602 with a reason, never a spawn crash. */
+function checkCommand(params: schema.CreateTerminalRequest): void {
+  const invalid = (reason: string, message: string) => new RequestError(ErrorCodes.invalidParams, `Invalid params: ${message}`, { command: params.command, reason });
+  if (typeof params.command !== "string" || params.command === "") throw invalid("bad_command", "command must be a non-empty string");
+  if (params.command.includes("\0")) throw invalid("nul_byte", "command contains a NUL byte");
+  if (params.args != null && (!Array.isArray(params.args) || params.args.some((arg) => typeof arg !== "string"))) throw invalid("bad_args", "args must be an array of strings");
+  if (params.args?.some((arg) => arg.includes("\0"))) throw invalid("nul_byte", "an argument contains a NUL byte");
+  if (params.cwd != null && typeof params.cwd === "string" && params.cwd.includes("\0")) throw invalid("nul_byte", "cwd contains a NUL byte");
+  for (const variable of params.env ?? []) {
+    if (typeof variable?.name !== "string" || variable.name === "" || variable.name.includes("=") || variable.name.includes("\0")) {
+      throw invalid("bad_env_name", `environment variable names must be non-empty and hold no "=" or NUL, got ${JSON.stringify(variable?.name)}`);
+    }
+    if (typeof variable.value !== "string") throw invalid("bad_env_value", `the value of ${variable.name} must be a string`);
+    if (variable.value.includes("\0")) throw invalid("nul_byte", `the value of ${variable.name} contains a NUL byte`);
   }
 }

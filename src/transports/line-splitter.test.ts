@@ -1,14 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import type { EnvelopeSketch } from "../jsonrpc/envelope-scanner.js";
 import { LineSplitter } from "./line-splitter.js";
 
-type Event = { line: string } | { tooLarge: number; head: string };
+type Event = { line: string } | { tooLarge: number; head: string; envelope?: EnvelopeSketch };
 
 function splitter(max = 1 << 20): { s: LineSplitter; events: Event[] } {
   const events: Event[] = [];
   const s = new LineSplitter(max, {
     line: (line) => events.push({ line }),
-    tooLarge: (bytes, head) => events.push({ tooLarge: bytes, head }),
+    tooLarge: (bytes, head, envelope) => events.push(envelope.kind === "unknown" && Object.keys(envelope).length === 1 ? { tooLarge: bytes, head } : { tooLarge: bytes, head, envelope }),
   });
   return { s, events };
 }
@@ -68,26 +69,57 @@ describe("LineSplitter", () => {
     assert.deepEqual(feed(chunks, 10), lines(line, line));
   });
 
-  it("reports an oversized line as soon as the limit is passed and never buffers more than the limit", () => {
+  it("reports an oversized line whose envelope is known as soon as the limit is passed, never buffering more", () => {
     const { s, events } = splitter(1000);
-    s.push(enc('{"head":"é'));
+    const start = enc('{"jsonrpc":"2.0","id":3,"result":{"head":"é');
+    s.push(start);
     let max = 0;
+    let pushed = start.length;
     for (let i = 0; i < 500; i++) {
       s.push(enc("y".repeat(64)));
+      pushed += 64;
       max = Math.max(max, s.bufferedBytes);
-      if (i === 14) assert.equal(events.length, 0, "not yet over the limit");
-      if (i === 15) assert.equal(events.length, 1, "reported as soon as over the limit");
+      if (pushed <= 1001) assert.equal(events.length, 0, "not yet over the limit");
+      else if (pushed - 64 <= 1001) assert.equal(events.length, 1, "reported as soon as over the limit");
     }
     assert.ok(max <= 1001, `buffered ${max}`);
     assert.equal(s.bufferedBytes, 0);
-    s.push(enc('yyy\n{"next":1}\n'));
+    s.push(enc('yyy"}}\n{"next":1}\n'));
     s.end();
     const [problem, next] = events;
     assert.ok(problem && "tooLarge" in problem);
     assert.ok(problem.tooLarge > 1000);
-    assert.ok(problem.head.startsWith('{"head":"éyyy'));
+    assert.ok(problem.head.startsWith('{"jsonrpc":"2.0","id":3,"result":{"head":"éyyy'));
     assert.equal(problem.head.length, 255); // 256 bytes: "é" takes two
+    assert.deepEqual(problem.envelope, { kind: "response", id: 3 });
     assert.deepEqual(next, { line: '{"next":1}' });
+  });
+
+  it("finds the id of an oversized line wherever it stands: reported once it arrives, never buffered", () => {
+    const body = `{"jsonrpc":"2.0","method":"session/prompt","params":{"text":"${"p".repeat(5000)}","id":"nested","s":"\\"}{"},"id":"outer"}`;
+    const wire = enc(`${body}\n{"next":1}\n`);
+    for (const size of [1, 7, 64, 1000, wire.length]) {
+      const { s, events } = splitter(1000);
+      let max = 0;
+      for (let i = 0; i < wire.length; i += size) {
+        s.push(wire.subarray(i, i + size));
+        max = Math.max(max, s.bufferedBytes);
+        if (i + size < body.indexOf(',"id":"outer"')) assert.equal(events.length, 0, "the id is not known before it arrives");
+      }
+      s.end();
+      assert.ok(max <= 1001, `buffered ${max}`);
+      const reported = events[0] as { tooLarge: number };
+      assert.ok(reported.tooLarge > 1000 && reported.tooLarge <= enc(body).length, `size ${reported.tooLarge}`);
+      assert.deepEqual(events[0], { tooLarge: reported.tooLarge, head: body.slice(0, 256), envelope: { kind: "request", id: "outer", method: "session/prompt" } }, `chunks of ${size}`);
+      assert.deepEqual(events[1], { line: '{"next":1}' });
+    }
+  });
+
+  it("reports an oversized line that ends with the input", () => {
+    const { s, events } = splitter(10);
+    s.push(enc('{"jsonrpc":"2.0","params":[1,2,3,4,5],"method":"m"'));
+    s.end();
+    assert.deepEqual(events, [{ tooLarge: 50, head: '{"jsonrpc":"2.0","params":[1,2,3,4,5],"method":"m"', envelope: { kind: "unknown", method: "m" } }]);
   });
 
   it("handles oversized lines among good ones inside one big chunk", () => {

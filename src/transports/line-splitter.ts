@@ -8,9 +8,13 @@
  *   no newline.
  * - Each pushed chunk is scanned once, from where the previous scan stopped: bytes of an unfinished line are
  *   kept as pieces and joined once when the line completes, so a 20 MiB line in 64 KiB chunks costs O(n).
- * - A line longer than `maxLineBytes` is reported through `tooLarge` as soon as the limit is passed, and the
- *   rest of it is discarded up to the next newline without being buffered. Framing then carries on.
+ * - A line longer than `maxLineBytes` is reported through `tooLarge` once, and the rest of it is discarded up to
+ *   the next newline without being buffered. Framing then carries on. While its bytes are discarded they still
+ *   pass through an `EnvelopeScanner` (bounded state), so the report says whose frame it was wherever its `"id"`
+ *   and `"method"` stand: it comes as soon as the limit is passed when the envelope is known by then (an id and
+ *   a method, result or error already seen), otherwise when the line ends (or the input does).
  */
+import { EnvelopeScanner, type EnvelopeSketch } from "../jsonrpc/envelope-scanner.js";
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -21,10 +25,21 @@ export interface LineHandler {
   /** One complete, non-empty line, decoded as UTF-8, without its line ending. */
   line(text: string): void;
   /**
-   * A line over the limit was skipped. `bytes` is its size when the limit was detected: exact when the whole
-   * line was at hand, otherwise how much had arrived (a lower bound). `head` is its first ~256 bytes, decoded.
+   * A line over the limit was skipped. `bytes` is its size when reported: exact when reported at the line's end,
+   * otherwise how much had arrived (a lower bound). `head` is its first ~256 bytes, decoded. `envelope` is what
+   * the scan of the whole line (or of what had arrived) tells about the JSON-RPC frame it held.
    */
-  tooLarge(bytes: number, head: string): void;
+  tooLarge(bytes: number, head: string, envelope: EnvelopeSketch): void;
+}
+
+/** The oversized line being discarded. */
+interface Oversized {
+  readonly scanner: EnvelopeScanner;
+  readonly head: string;
+  /** Bytes of the line so far (a trailing CR included). */
+  bytes: number;
+  lastByte: number | undefined;
+  reported: boolean;
 }
 
 /** Splits a byte stream into lines. Not reentrant: call `push`/`end` from one pump. */
@@ -39,8 +54,8 @@ export class LineSplitter {
   /** Copies of the bytes of the current unfinished line, in order. */
   #pieces: Uint8Array[] = [];
   #pendingBytes = 0;
-  /** True while skipping the rest of an oversized line. */
-  #discarding = false;
+  /** The oversized line whose rest is being skipped, if any. */
+  #oversized: Oversized | undefined;
 
   constructor(maxLineBytes: number, handler: LineHandler) {
     this.#max = maxLineBytes;
@@ -56,10 +71,11 @@ export class LineSplitter {
   push(chunk: Uint8Array): void {
     const length = chunk.length;
     let pos = 0;
-    if (this.#discarding) {
+    if (this.#oversized !== undefined) {
       const newline = chunk.indexOf(LF);
+      this.#skip(chunk, 0, newline < 0 ? length : newline);
       if (newline < 0) return;
-      this.#discarding = false;
+      this.#endOversized();
       pos = newline + 1;
     }
     if (this.#pendingBytes > 0) {
@@ -84,11 +100,11 @@ export class LineSplitter {
 
   /** The input ended: delivers the final line if it had no newline, and resets. */
   end(): void {
-    this.#discarding = false;
+    if (this.#oversized !== undefined) this.#endOversized();
     if (this.#pendingBytes === 0) return;
     const line = this.#takePending();
     const size = line[line.length - 1] === CR ? line.length - 1 : line.length;
-    if (size > this.#max) this.#handler.tooLarge(size, this.#head([line]));
+    if (size > this.#max) this.#reportWhole([line], size);
     else this.#emitText(this.#decoder.decode(line));
   }
 
@@ -96,7 +112,51 @@ export class LineSplitter {
   reset(): void {
     this.#pieces = [];
     this.#pendingBytes = 0;
-    this.#discarding = false;
+    this.#oversized = undefined;
+  }
+
+  /** Reports a whole oversized line (its bytes are `pieces`), exact size known. */
+  #reportWhole(pieces: Uint8Array[], size: number): void {
+    const scanner = new EnvelopeScanner();
+    for (const piece of pieces) scanner.push(piece);
+    this.#handler.tooLarge(size, this.#head(pieces), scanner.sketch());
+  }
+
+  /** Starts skipping a line found oversized before its end; `pieces` are its bytes so far. */
+  #startOversized(pieces: Uint8Array[], bytes: number): void {
+    const scanner = new EnvelopeScanner();
+    for (const piece of pieces) scanner.push(piece);
+    const last = pieces[pieces.length - 1];
+    const oversized: Oversized = { scanner, head: this.#head(pieces), bytes, lastByte: last?.[last.length - 1], reported: false };
+    this.reset();
+    this.#oversized = oversized;
+    this.#reportIfSettled(oversized);
+  }
+
+  /** Scans and drops chunk[from, to) of the oversized line. */
+  #skip(chunk: Uint8Array, from: number, to: number): void {
+    if (to <= from) return;
+    const oversized = this.#oversized!;
+    oversized.bytes += to - from;
+    oversized.lastByte = chunk[to - 1];
+    if (oversized.scanner.settled) return;
+    oversized.scanner.push(chunk, from, to);
+    this.#reportIfSettled(oversized);
+  }
+
+  #reportIfSettled(oversized: Oversized): void {
+    if (oversized.reported || !oversized.scanner.settled) return;
+    oversized.reported = true;
+    this.#handler.tooLarge(oversized.bytes, oversized.head, oversized.scanner.sketch());
+  }
+
+  /** The oversized line ended: reports it now if it was not reported early. */
+  #endOversized(): void {
+    const oversized = this.#oversized!;
+    this.#oversized = undefined;
+    if (oversized.reported) return;
+    const size = oversized.lastByte === CR ? oversized.bytes - 1 : oversized.bytes;
+    this.#handler.tooLarge(size, oversized.head, oversized.scanner.sketch());
   }
 
   /** Decodes [from, to] (complete lines; chunk[to] is "\n") once and splits the text at each "\n". */
@@ -139,7 +199,7 @@ export class LineSplitter {
       const size = lineEnd - lineStart - (lineEnd > lineStart && chunk[lineEnd - 1] === CR ? 1 : 0);
       if (size > this.#max) {
         this.#emitRegion(chunk, runStart, lineStart - 1);
-        this.#handler.tooLarge(size, this.#head([chunk.subarray(lineStart, lineStart + Math.min(size, HEAD_BYTES))]));
+        this.#reportWhole([chunk.subarray(lineStart, lineStart + size)], size);
         runStart = lineEnd + 1;
       }
       lineStart = lineEnd + 1;
@@ -160,11 +220,7 @@ export class LineSplitter {
     const total = this.#pendingBytes + (to - from);
     // One byte of slack: a trailing "\r" does not count, and we cannot know yet whether one follows.
     if (total > this.#max + 1 || (total === this.#max + 1 && chunk[to - 1] !== CR)) {
-      this.#pieces.push(chunk.subarray(from, Math.min(to, from + HEAD_BYTES)));
-      const head = this.#head(this.#pieces);
-      this.reset();
-      this.#discarding = true;
-      this.#handler.tooLarge(total, head);
+      this.#startOversized([...this.#pieces, chunk.subarray(from, to)], total);
       return;
     }
     const copy = new Uint8Array(to - from);
@@ -180,10 +236,9 @@ export class LineSplitter {
     const lastByte = tail.length > 0 ? tail[tail.length - 1] : this.#lastPendingByte();
     const size = lastByte === CR ? total - 1 : total;
     if (size > this.#max) {
-      this.#pieces.push(tail);
-      const head = this.#head(this.#pieces);
+      const pieces = [...this.#pieces, tail];
       this.reset();
-      this.#handler.tooLarge(size, head);
+      this.#reportWhole(pieces, size);
       return;
     }
     this.#pieces.push(chunk.subarray(from, newline + 1));

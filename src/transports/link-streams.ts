@@ -62,6 +62,10 @@ function makeReadable(link: MessageLink & Partial<LinkControl>, options: LinkStr
           problem(problem) {
             options.onProblem?.(problem);
             if (problem.kind === "parse" && problem.looksLikeJson) reply(errorReply(RequestError.parseError()));
+            // Without an engine, whoever reads waits for these ids: answer them, as the official transports do.
+            if (problem.kind === "lost") {
+              for (const id of problem.ids) controller.enqueue({ jsonrpc: "2.0", id, error: RequestError.internalError({ lost: true }, `The response was lost: ${problem.detail}`).toErrorResponse() });
+            }
           },
           closed(cause) {
             try {
@@ -123,7 +127,7 @@ export function streamFromLink(link: MessageLink & Partial<LinkControl>, options
       claim("link");
       link.start(receiver);
     },
-    send: (message) => link.send(message),
+    send: (message, rawId) => link.send(message, rawId),
     drain: () => link.drain(),
     close: () => link.close(),
   };

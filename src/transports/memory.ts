@@ -2,6 +2,7 @@
  * In-memory transports: two connected message streams in one process, for tests and for embedding an agent
  * and a client in the same program; and two connected byte-stream pairs, to run `ndJsonStream` in process.
  */
+import { rawIdOf } from "../jsonrpc/envelope-scanner.js";
 import type { LinkReceiver, MessageLink, Stream } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
 import { streamFromLink, type LinkControl, type LinkStreamOptions } from "./link-streams.js";
@@ -42,8 +43,8 @@ class MemoryLink implements MessageLink, LinkControl {
     else this.#schedule();
   }
 
-  send(message: AnyMessage): void {
-    const text = serializeMessage(message, this.#maxBytes);
+  send(message: AnyMessage, rawId?: string): void {
+    const text = serializeMessage(message, this.#maxBytes, rawId);
     if (!this.#outputClosed) this.peer.#accept(text);
   }
 
@@ -101,7 +102,9 @@ class MemoryLink implements MessageLink, LinkControl {
     const receiver = this.#receiver!;
     try {
       while (this.#next < this.#inbox.length && !this.#paused && !this.#finished) {
-        receiver.message(JSON.parse(this.#inbox[this.#next++]!));
+        const text = this.#inbox[this.#next++]!;
+        const value: unknown = JSON.parse(text);
+        receiver.message(value, rawIdOf(value, text));
       }
     } catch (error) {
       this.#finish(error);

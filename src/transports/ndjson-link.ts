@@ -2,6 +2,7 @@
  * The newline-delimited JSON `MessageLink`: a `ByteSource` and a `ByteSink` joined by the line splitter and
  * the coalescing frame writer. `ndJsonStream` builds one over web streams; `src/node/` over Node streams.
  */
+import { rawIdOf } from "../jsonrpc/envelope-scanner.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
 import type { ByteSink, ByteSource } from "./bytes.js";
@@ -55,7 +56,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
     this.#writer = new FrameWriter(sink, options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK, (cause) => this.#finish(cause));
     this.#splitter = new LineSplitter(this.#maxBytes, {
       line: (text) => this.#line(text),
-      tooLarge: (bytes, head) => this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head }),
+      tooLarge: (bytes, head, envelope) => this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head, envelope }),
     });
   }
 
@@ -87,8 +88,8 @@ export class NdJsonLink implements MessageLink, LinkControl {
     });
   }
 
-  send(message: AnyMessage): void {
-    const text = serializeMessage(message, this.#maxBytes);
+  send(message: AnyMessage, rawId?: string): void {
+    const text = serializeMessage(message, this.#maxBytes, rawId);
     this.#writer.push(text + "\n");
   }
 
@@ -134,7 +135,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
       });
       return;
     }
-    this.#receiver!.message(value);
+    this.#receiver!.message(value, rawIdOf(value, text));
   }
 
   #problem(problem: FrameProblem): void {

@@ -37,12 +37,25 @@ function describe(message: unknown): string {
   return "the message";
 }
 
+const ENVELOPE_HEAD = '{"jsonrpc":"2.0","id":';
+
+/**
+ * `text` (a serialized `{"jsonrpc": "2.0", "id": ..., ...}`) with its id written as `rawId`, the exact text of a
+ * number the peer sent. Unchanged when the id is not where the engine puts it.
+ */
+function withRawId(text: string, id: unknown, rawId: string): string {
+  const written = JSON.stringify(id);
+  if (written === undefined || !text.startsWith(ENVELOPE_HEAD) || !text.startsWith(written, ENVELOPE_HEAD.length)) return text;
+  return ENVELOPE_HEAD + rawId + text.slice(ENVELOPE_HEAD.length + written.length);
+}
+
 /**
  * `JSON.stringify(message)`, synchronously, or a throw that leaves nothing queued:
  * `UnserializableValueError` when the value cannot be serialized (BigInt, cycles, a top-level function or
- * undefined), `MessageTooLargeError` (outgoing) when its UTF-8 size exceeds `maxBytes`.
+ * undefined), `MessageTooLargeError` (outgoing) when its UTF-8 size exceeds `maxBytes`. With `rawId`, the id is
+ * written as that exact text (see `MessageLink.send`).
  */
-export function serializeMessage(message: unknown, maxBytes: number): string {
+export function serializeMessage(message: unknown, maxBytes: number, rawId?: string): string {
   let text: string | undefined;
   try {
     text = JSON.stringify(message);
@@ -52,6 +65,7 @@ export function serializeMessage(message: unknown, maxBytes: number): string {
   if (text === undefined) {
     throw new UnserializableValueError(describe(message), new TypeError(`JSON.stringify produced nothing for a ${typeof message}`));
   }
+  if (rawId !== undefined) text = withRawId(text, (message as { id?: unknown }).id, rawId);
   // UTF-8 needs at least one byte and at most three per UTF-16 unit: only near the limit do we count exactly.
   if (text.length * 3 > maxBytes) {
     const bytes = utf8Length(text);

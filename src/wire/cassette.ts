@@ -9,7 +9,10 @@
  *   {"time":<ms since the epoch>,"from":"client"|"agent","message":{...}}      a JSON value as it was sent
  *   {"time":...,"from":"agent","line":"text"}                                  a line that is not JSON
  *   {"time":...,"from":"agent","oversized":{"bytes":N,"head":"first bytes"}}   a line over the size limit
- * `from` is the direction: the side that wrote the frame. Readers ignore fields they do not know.
+ * `from` is the direction: the side that wrote the frame. Readers ignore fields they do not know. Two optional
+ * annotations may follow on a frame line: `"rawId":"<digits>"`, the exact text of an id a JS number cannot hold
+ * (beyond 2^53), and `"note":"..."`, what the recorder changed (a message it could not write as is is recorded as
+ * a copy with markers in place of what could not be written, and a note saying so).
  */
 import type { Side, WireFrame } from "./events.js";
 
@@ -58,16 +61,28 @@ export class CassetteFormatError extends Error {
   }
 }
 
-/** The line (without its newline) of one frame. `raw`: the frame's JSON text as it crossed the wire, if at hand. */
-export function entryLine(from: Side, frame: WireFrame, time: number, raw?: string): string {
+/** Annotations of one frame line (see the file comment). */
+export interface EntryNotes {
+  /** The exact text of the message's id, when a JS number cannot hold it. */
+  rawId?: string;
+  /** What the recorder changed in the frame. */
+  note?: string;
+}
+
+/**
+ * The line (without its newline) of one frame. `raw`: the frame's JSON text as it crossed the wire, if at hand.
+ * Throws what `JSON.stringify` throws for a value it cannot write (a cycle, a BigInt, nesting too deep).
+ */
+export function entryLine(from: Side, frame: WireFrame, time: number, raw?: string, notes?: EntryNotes): string {
   const head = `{"time":${Number.isFinite(time) ? time : 0},"from":"${from}",`;
+  const tail = notes === undefined ? "}" : `${notes.rawId === undefined ? "" : `,"rawId":${JSON.stringify(notes.rawId)}`}${notes.note === undefined ? "" : `,"note":${JSON.stringify(notes.note)}`}}`;
   switch (frame.kind) {
     case "message":
-      return `${head}"message":${raw ?? JSON.stringify(frame.value) ?? "null"}}`;
+      return `${head}"message":${raw ?? JSON.stringify(frame.value) ?? "null"}${tail}`;
     case "unparsable":
-      return `${head}"line":${JSON.stringify(frame.line)}}`;
+      return `${head}"line":${JSON.stringify(frame.line)}${tail}`;
     case "oversized":
-      return `${head}"oversized":${JSON.stringify({ bytes: frame.bytes, head: frame.head })}}`;
+      return `${head}"oversized":${JSON.stringify({ bytes: frame.bytes, head: frame.head })}${tail}`;
   }
 }
 

@@ -5,7 +5,7 @@
  * right after it (stray lines before it too, at most 64 frames). `close()` writes whatever is held.
  */
 import type { TapListener } from "../jsonrpc/tap.js";
-import { CASSETTE_VERSION, entryLine, type CassetteHeader } from "./cassette.js";
+import { CASSETTE_VERSION, entryLine, type CassetteHeader, type EntryNotes } from "./cassette.js";
 import type { Side, WireFrame } from "./events.js";
 
 /** What the recorder writes to: one call per line, without the newline. */
@@ -45,10 +45,13 @@ export class CassetteRecorder {
     };
   }
 
-  /** Records one frame written by `from`. `raw`: its JSON text as sent (saves serializing it again). */
-  frame(from: Side, frame: WireFrame, time: number, raw?: string): void {
+  /**
+   * Records one frame written by `from`. `raw`: its JSON text as sent (saves serializing it again). Throws, recording
+   * nothing, when the frame's value cannot be serialized (see `entryLine`).
+   */
+  frame(from: Side, frame: WireFrame, time: number, raw?: string, notes?: EntryNotes): void {
     if (this.closed) return;
-    const line = entryLine(from, frame, time, raw);
+    const line = entryLine(from, frame, time, raw, notes);
     if (this.held === undefined) {
       this.sink(line);
       return;
@@ -58,8 +61,8 @@ export class CassetteRecorder {
   }
 
   /** Records one JSON message written by `from`. */
-  message(from: Side, value: unknown, time: number, raw?: string): void {
-    this.frame(from, { kind: "message", value }, time, raw);
+  message(from: Side, value: unknown, time: number, raw?: string, notes?: EntryNotes): void {
+    this.frame(from, { kind: "message", value }, time, raw, notes);
   }
 
   /**
@@ -69,9 +72,10 @@ export class CassetteRecorder {
   tapListener(local: Side): TapListener {
     const remote: Side = local === "client" ? "agent" : "client";
     return (event) => {
-      if ("message" in event) this.message(event.direction === "out" ? local : remote, event.message, event.time);
+      if ("message" in event) this.message(event.direction === "out" ? local : remote, event.message, event.time, undefined, event.rawId === undefined ? undefined : { rawId: event.rawId });
       else if (event.problem.kind === "parse") this.frame(remote, { kind: "unparsable", line: event.problem.preview }, event.time);
-      else this.frame(remote, { kind: "oversized", bytes: event.problem.bytes, head: event.problem.head }, event.time);
+      else if (event.problem.kind === "too_large") this.frame(remote, { kind: "oversized", bytes: event.problem.bytes, head: event.problem.head }, event.time);
+      // "lost" (responses a broken link could not deliver) is no frame on the wire: nothing to record.
     };
   }
 

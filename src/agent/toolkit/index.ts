@@ -6,6 +6,7 @@
 export { toolkitAgent, type ToolkitAgent, type ToolkitAgentOptions } from "./toolkit-agent.js";
 export { SessionManager, isAbsolutePath, type SessionManagerOptions, type SessionStateContext } from "./session-manager.js";
 export { ToolkitSession, type ClientPort, type SessionInit, type SessionOrigin } from "./session.js";
+export { replayHistory, REPLAY_META_KEY, type ReplayReport } from "./replay.js";
 export { PromptTurn, TurnSlot, runPromptTurn, type PromptHandler, type RunTurnOptions, type TurnPolicy, type TurnResult } from "./prompt-turn.js";
 export { TurnCancelledError, isAbortError } from "./cancelled.js";
 export {

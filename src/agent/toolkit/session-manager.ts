@@ -26,6 +26,7 @@ import type {
 } from "../../protocol/index.js";
 import type { AgentCapabilities as UnstableAgentCapabilities, ForkSessionRequest } from "../../protocol/unstable.js";
 import { MemorySessionStore } from "./memory-session-store.js";
+import { replayHistory } from "./replay.js";
 import { TurnCancelledError } from "./cancelled.js";
 import { ToolkitSession, type ClientPort, type SessionOrigin } from "./session.js";
 import type { SessionRecord, SessionStore, StoredSession } from "./session-store.js";
@@ -133,17 +134,15 @@ export class SessionManager<S = unknown> {
     return this.#activate(stored, additionalDirectories, "new", []);
   }
 
-  /** `session/load`: restores the session, replays its history as `session/update`, then resolves. */
+  /**
+   * `session/load`: restores the session, replays its history as `session/update` (see `replay.ts`: chunks too large
+   * for the message limit are split, records that cannot be replayed are skipped and reported in `session.replay`).
+   */
   async loadSession(params: LoadSessionRequest): Promise<ToolkitSession<S>> {
     const { stored, additionalDirectories } = await this.#restorable(params);
     const history = await this.store!.history(params.sessionId);
     const session = await this.#activate(stored, additionalDirectories, "load", history);
-    for (const record of history) {
-      if (record.kind !== "update") continue;
-      const params: Record<string, unknown> = { sessionId: session.sessionId, update: record.update };
-      if (record._meta !== undefined) params._meta = record._meta;
-      await this.#client.notify("session/update", params);
-    }
+    session.replay = await replayHistory(this.#client, session.sessionId, history, this.logger);
     return session;
   }
 

@@ -11,6 +11,7 @@ import type { SessionCommands } from "./commands.js";
 import type { SessionSettings } from "./config-options.js";
 import type { McpSessionTools } from "./mcp-connector.js";
 import { PermissionMemory } from "./permissions.js";
+import type { ReplayReport } from "./replay.js";
 import { TurnSlot } from "./prompt-turn.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
@@ -58,6 +59,8 @@ export class ToolkitSession<S = unknown> {
   commands: SessionCommands<any> | undefined;
   /** The session's MCP servers (when the agent was given an MCP connector). */
   mcp: McpSessionTools | undefined;
+  /** What the `session/load` that made this session live did beyond replaying each record as is (split, skipped). */
+  replay: ReplayReport | undefined;
   #title: string | null;
   readonly #capabilities: (() => ClientCapabilities | undefined) | undefined;
   readonly #cleanups: Array<() => unknown> = [];

@@ -32,6 +32,7 @@ import {
   type InitializeResponse,
   type McpCapabilities,
   type McpServer,
+  type LoadSessionResponse,
   type NewSessionResponse,
   type PromptCapabilities,
 } from "../../protocol/index.js";
@@ -41,6 +42,7 @@ import { SessionCommands, validateCommands, type SlashCommand } from "./commands
 import { resolveSettings, SessionSettings, supportsBooleanOptions, type SessionSettingsDeclaration } from "./config-options.js";
 import type { McpConnector } from "./mcp-connector.js";
 import { runPromptTurn, type PromptHandler, type PromptTurn, type TurnPolicy } from "./prompt-turn.js";
+import { REPLAY_META_KEY } from "./replay.js";
 import type { ClientPort, SessionOrigin, ToolkitSession } from "./session.js";
 import { SessionManager, type SessionManagerOptions, type SessionStateContext } from "./session-manager.js";
 
@@ -157,7 +159,11 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
       return { sessionId: session.sessionId, ...respond(session) };
     },
     async loadSession(params) {
-      return respond(await ready(await sessions.loadSession(params), "load", params.mcpServers));
+      const session = await ready(await sessions.loadSession(params), "load", params.mcpServers);
+      const response: LoadSessionResponse = respond(session);
+      // Records that could not be replayed are reported to the client too, not only in the agent's log.
+      if (session.replay !== undefined && session.replay.skipped > 0) response._meta = { ...response._meta, [REPLAY_META_KEY]: { skipped: session.replay.skipped } };
+      return response;
     },
     async resumeSession(params) {
       return respond(await ready(await sessions.resumeSession(params), "resume", params.mcpServers));

@@ -7,23 +7,34 @@
 import type { Client } from "../../acp/client-handler.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
-import { interactive, PermissionBroker, SessionRouter, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
-import type { TapListener } from "../../jsonrpc/index.js";
-import { authenticateWith, FileSystemHost, initializeWithDeadline, launchAgent, TerminalHost, withAuthentication, type AuthContext, type LaunchedAgent } from "../../node/index.js";
+import { brokerGate, interactive, PermissionBroker, SessionRouter, TurnGuard, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
+import { silentLogger, type TapListener } from "../../jsonrpc/index.js";
+import { authenticateWith, FileSystemHost, initializeWithDeadline, TerminalHost, withAuthentication, type AuthContext } from "../../node/index.js";
+import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "../../node/agent-endpoint.js";
 import type * as schema from "../../protocol/index.js";
 import { PROTOCOL_VERSION } from "../../protocol/index.js";
+import { checkProtocolVersion } from "../../client/protocol-version.js";
+import { withDeadline } from "./deadline.js";
 import type { TerminalView } from "./render-tool.js";
 
 /** Options of `ChatSession.start`. */
 export interface ChatSessionOptions {
   /** The agent's program and arguments. */
   argv: readonly string[];
+  /** A remote agent to connect to instead of launching `argv`. */
+  remote?: Extract<AgentSpec, { url: string }>;
   /** The session's working directory (absolute). */
   cwd: string;
   /** Asks the user about a permission request; `signal` aborts when the answer is no longer wanted. */
   ask: (request: schema.RequestPermissionRequest, signal: AbortSignal) => Promise<AskAnswer>;
   /** The permission policy (default: ask every time through `ask`, remembering "always" answers). */
   policy?: PermissionPolicy;
+  /**
+   * The policy's name ("ask" when absent). The policy also governs the chat's own file and terminal hosts
+   * (`brokerGate`): with "ask", reads inside the roots are served and writes and commands are asked unless a
+   * permission the agent just obtained covers them; with any other policy, every access is put to it.
+   */
+  policyName?: string;
   /** MCP servers for every `session/new`, `load` and `resume` (those the agent cannot take are left out). */
   mcpServers?: readonly schema.McpServer[];
   /** Sees every message in both directions, from before `initialize` (e.g. `--trace`). */
@@ -36,15 +47,24 @@ export interface ChatSessionOptions {
   onTerminal?: (terminalId: string) => void;
   /** A line the agent printed on stderr. */
   onStderrLine?: (line: string) => void;
-  /** Deadline for `initialize`. Default 30000. */
+  /** Deadline for `initialize`, and for each `session/new`, `load` or `resume`. Default 30000. */
   startupTimeoutMs?: number;
+  /** How long the agent has to end a turn after a cancel before the turn ends here (see `TurnGuard`). Default 5000. */
+  cancelDeadlineMs?: number;
+  /** The agent broke a prompt-turn rule (a `TurnGuard` violation, or an unexpected protocol version). */
+  onWarning?: (text: string) => void;
+  /** The agent ignored a cancel: the turn ended here; offer `restart`. */
+  onCancelIgnored?: () => void;
 }
 
 /**
  * One agent process and its current session. Contracts:
  * - `prompt` runs one turn at a time and resolves with the ended turn (errors end the turn, they do not throw).
  * - `cancel` sends `session/cancel`, marks the turn cancelled and answers its pending permission requests
- *   `cancelled` at once (the spec's MUST).
+ *   `cancelled` at once (the spec's MUST). Turns run through a `TurnGuard`: an agent that answers `end_turn` to a
+ *   cancel is reported cancelled (a warning), one that does not end the turn within `cancelDeadlineMs` has it ended
+ *   here (`onCancelIgnored`: `restart` is the way out), updates after an answer stay with their turn.
+ * - `newSession`, `resume`: bounded by `startupTimeoutMs`; an agent that never answers is reported, not waited on.
  * - `close` stops the agent and every terminal it started.
  */
 export class ChatSession {
@@ -55,16 +75,18 @@ export class ChatSession {
   #transcript: Transcript | undefined;
   #sessionId: string | undefined;
   readonly #options: ChatSessionOptions;
-  readonly #agent: LaunchedAgent;
+  readonly #agent: AgentEndpoint;
   readonly #broker: PermissionBroker;
   readonly #terminalHost: TerminalHost;
   readonly #roots = new Map<string, string[]>();
   readonly #clientCapabilities: schema.ClientCapabilities;
   readonly #mcpServers: schema.McpServer[];
+  readonly #guard: TurnGuard;
   #authenticatedWith: string | undefined;
 
-  private constructor(options: ChatSessionOptions, agent: LaunchedAgent, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]>; clientCapabilities: schema.ClientCapabilities }) {
+  private constructor(options: ChatSessionOptions, agent: AgentEndpoint, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]>; clientCapabilities: schema.ClientCapabilities; guard: TurnGuard }) {
     this.#options = options;
+    this.#guard = parts.guard;
     this.#agent = agent;
     this.connection = connection;
     this.init = init;
@@ -85,16 +107,31 @@ export class ChatSession {
     const policy = options.policy ?? withMemory(interactive((request, context) => options.ask(request, context.signal)));
     const broker = new PermissionBroker(policy, { lookupToolCall: (sessionId, id) => router.get(sessionId)?.toolCall(id) });
     const rootsOf = (sessionId: string) => roots.get(sessionId);
-    const fsHost = new FileSystemHost({ roots: rootsOf });
+    const policyName = options.policyName ?? "ask";
+    const gate = brokerGate(broker, { policyName, reads: policyName === "ask" ? "serve" : "policy" });
+    const fsHost = new FileSystemHost({ roots: rootsOf, gate });
     let self: ChatSession | undefined;
     const terminalHost = new TerminalHost({
       roots: rootsOf,
+      gate,
       onOutput: (event) => self?.terminalOutput(event.sessionId, event.terminalId, event.text),
       onExit: (event) => self?.terminalExit(event.sessionId, event.terminalId, event.exitStatus),
     });
-    const agent = await launchAgent({ argv: options.argv, cwd: options.cwd, startupTimeoutMs: options.startupTimeoutMs ?? 30_000, onStderrLine: options.onStderrLine });
+    const agent = await openAgentEndpoint(options.remote ?? { argv: options.argv }, { cwd: options.cwd, startupTimeoutMs: options.startupTimeoutMs ?? 30_000, onStderrLine: options.onStderrLine });
+    // The guard reaches the connection lazily: the connection's handlers use it.
+    const guard = new TurnGuard(
+      { prompt: (params, requestOptions) => connection.prompt(params, requestOptions), cancel: (params) => connection.cancel(params) },
+      {
+        cancelDeadlineMs: options.cancelDeadlineMs ?? 5000,
+        onViolation: (violation) => options.onWarning?.(violation.message),
+        onCancelIgnored: () => options.onCancelIgnored?.(),
+      },
+    );
     const client: Client = {
-      sessionUpdate: (params) => router.route(params),
+      sessionUpdate: (params) => {
+        guard.observe(params);
+        router.route(params);
+      },
       requestPermission: (params) => broker.request(params),
       readTextFile: (params) => fsHost.readTextFile(params),
       writeTextFile: (params) => fsHost.writeTextFile(params),
@@ -108,14 +145,18 @@ export class ChatSession {
       killTerminal: (params) => terminalHost.killTerminal(params),
       releaseTerminal: (params) => terminalHost.releaseTerminal(params),
     };
-    const connection = new ClientSideConnection(() => client, agent.stream);
+    // The chat owns the terminal: library warnings on stderr would tear its screen.
+    const connection = new ClientSideConnection(() => client, agent.stream, { logger: silentLogger });
     if (options.tap) connection.tap(options.tap);
     terminalHost.releaseAllWhenClosed(connection);
     // No terminal auth methods: the chat owns the terminal while it runs (see `authenticate`).
     const clientCapabilities: schema.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
     try {
       const init = await initializeWithDeadline(connection, { protocolVersion: PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: "acp-chat", title: "acp chat", version: "0.1.0" } }, agent);
-      self = new ChatSession(options, agent, connection, init, { router, broker, terminalHost, roots, clientCapabilities });
+      const verdict = checkProtocolVersion(PROTOCOL_VERSION, init.protocolVersion);
+      if (!verdict.ok) throw new Error(verdict.message);
+      if (verdict.warning !== undefined) options.onWarning?.(verdict.warning);
+      self = new ChatSession(options, agent, connection, init, { router, broker, terminalHost, roots, clientCapabilities, guard });
       return self;
     } catch (error) {
       connection.close(error);
@@ -139,7 +180,7 @@ export class ChatSession {
   }
   /** The agent's name for display. */
   get agentName(): string {
-    return this.init.agentInfo?.title ?? this.init.agentInfo?.name ?? this.#agent.argv.join(" ");
+    return this.init.agentInfo?.title ?? this.init.agentInfo?.name ?? this.#agent.label;
   }
   /** What the agent printed on stderr lately. */
   stderrTail(): string[] {
@@ -153,8 +194,23 @@ export class ChatSession {
 
   /** Starts a new session in `cwd` and makes it current; authenticates and retries when the agent answers `auth_required`. */
   async newSession(): Promise<Transcript> {
-    const response = await this.#withAuth(() => this.connection.newSession({ cwd: this.cwd, mcpServers: this.#mcpServers }));
+    const response = await this.#withAuth(() => this.#bounded("session/new", this.connection.newSession({ cwd: this.cwd, mcpServers: this.#mcpServers })));
     return this.#open(response.sessionId, response);
+  }
+
+  /**
+   * Stops this agent and starts it again with the same options (after it ignored a cancel, say), then continues the
+   * current session when the agent can load or resume it, else starts a new one. Resolves with the new session.
+   */
+  async restart(): Promise<ChatSession> {
+    const sessionId = this.#sessionId;
+    await this.close();
+    const next = await ChatSession.start(this.#options);
+    if (this.#authenticatedWith !== undefined) await next.authenticate(this.#authenticatedWith);
+    const canContinue = next.capabilities.loadSession === true || next.capabilities.sessionCapabilities?.resume != null;
+    if (sessionId !== undefined && canContinue) await next.resume(sessionId);
+    else await next.newSession();
+    return next;
   }
 
   /** Loads (history replayed into the transcript) or, failing that capability, resumes a session. */
@@ -163,12 +219,12 @@ export class ChatSession {
       this.#roots.set(sessionId, [this.cwd]);
       const transcript = this.router.open(sessionId);
       this.#setCurrent(sessionId, transcript);
-      const response = await this.#withAuth(() => this.connection.loadSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers }));
+      const response = await this.#withAuth(() => this.#bounded("session/load", this.connection.loadSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers })));
       transcript.setup(response ?? {});
       return transcript;
     }
     if (this.capabilities.sessionCapabilities?.resume) {
-      const response = await this.#withAuth(() => this.connection.resumeSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers }));
+      const response = await this.#withAuth(() => this.#bounded("session/resume", this.connection.resumeSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers })));
       return this.#open(sessionId, response ?? {});
     }
     throw new Error("this agent can neither load nor resume sessions");
@@ -194,7 +250,7 @@ export class ChatSession {
     const sessionId = this.#sessionId!;
     transcript.beginTurn(blocks);
     try {
-      const response = await this.connection.prompt({ sessionId, prompt: blocks });
+      const response = await this.#guard.prompt({ sessionId, prompt: blocks });
       return transcript.endTurn(response.stopReason)!;
     } catch (error) {
       return transcript.failTurn(error)!;
@@ -207,7 +263,7 @@ export class ChatSession {
     if (transcript?.currentTurn === undefined || this.#sessionId === undefined) return false;
     transcript.requestCancel();
     this.#broker.cancelSession(this.#sessionId);
-    void this.connection.cancel({ sessionId: this.#sessionId }).catch(() => {});
+    this.#guard.cancel(this.#sessionId);
     return true;
   }
 
@@ -239,6 +295,7 @@ export class ChatSession {
 
   /** Stops the agent and its terminals. */
   async close(): Promise<void> {
+    this.#guard.close();
     this.#broker.close();
     this.connection.close("the chat ended");
     await Promise.all([this.#terminalHost.releaseAll(), this.#agent.stop()]);
@@ -254,6 +311,16 @@ export class ChatSession {
       cwd: this.cwd,
       note: (text) => this.#options.onNote?.(text),
     };
+  }
+
+  /** Waits for `request` at most `startupTimeoutMs`; then rejects saying what the agent did not answer. */
+  #bounded<T>(method: string, request: Promise<T>): Promise<T> {
+    const ms = this.#options.startupTimeoutMs ?? 30_000;
+    return withDeadline(request, ms, () => {
+      const tail = this.stderrTail();
+      const printed = tail.length === 0 ? "it printed nothing on stderr" : `it printed:\n${tail.map((line) => `  | ${line}`).join("\n")}`;
+      return new Error(`the agent did not answer ${method} within ${ms} ms; ${printed}\n(:restart restarts the agent; --startup-timeout gives it longer)`);
+    });
   }
 
   #withAuth<T>(open: () => Promise<T>): Promise<T> {

@@ -18,6 +18,7 @@ import type { ChatPainter } from "./paint.js";
 import { optionForAnswer, optionForKey, renderPermission } from "./permission-prompt.js";
 import { statusLine } from "./spinner.js";
 import { TerminalInput, type Key } from "./terminal-input.js";
+import { sanitize } from "./text-layout.js";
 import { TranscriptView } from "./transcript-view.js";
 
 /** The terminal the UI runs on. */
@@ -108,6 +109,14 @@ export class ChatUi implements LocalCommandHost {
     if (transcript !== undefined) this.#transcriptView.attach(transcript);
   }
 
+  /** `:restart`: a fresh agent process, the session continued when it can be. */
+  async restart(): Promise<void> {
+    this.print([this.paint.dim("restarting the agent...")]);
+    const next = await this.chat.restart();
+    this.attach(next);
+    this.print([this.paint.green(sanitize(`restarted ${next.agentName}; session ${next.sessionId ?? "?"}`))]);
+  }
+
   /** Uses `chat` from now on. */
   attach(chat: ChatSession): void {
     this.#chat = chat;
@@ -121,7 +130,7 @@ export class ChatUi implements LocalCommandHost {
       for (;;) {
         if (this.#quitting) return 130;
         if (this.chat.connection.signal.aborted) {
-          this.print([this.paint.red("the agent is gone"), ...this.chat.stderrTail().map((line) => this.paint.dim(`  | ${line}`))]);
+          this.print([this.paint.red("the agent is gone"), ...this.chat.stderrTail().map((line) => this.paint.dim(`  | ${sanitize(line)}`))]);
           return 1;
         }
         const result = await this.#input.readLine(this.#promptText());
@@ -206,7 +215,7 @@ export class ChatUi implements LocalCommandHost {
     const option = ask.request.options.find((o) => o.optionId === optionId);
     const allow = option?.kind.startsWith("allow") ?? false;
     const what = ask.request.toolCall.title ?? ask.request.toolCall.toolCallId;
-    this.print([(allow ? this.paint.green : this.paint.red)(`${allow ? "✓" : "✗"} ${option?.name ?? optionId}: ${what}`)]);
+    this.print([(allow ? this.paint.green : this.paint.red)(sanitize(`${allow ? "✓" : "✗"} ${option?.name ?? optionId}: ${what}`))]);
     ask.resolve(optionId);
   }
 
@@ -245,14 +254,14 @@ export class ChatUi implements LocalCommandHost {
     const transcript = this.#chat?.transcript;
     const mode = transcript?.currentModeId;
     const modeName = transcript?.state.modes?.availableModes.find((m) => m.id === mode)?.name ?? mode;
-    return `${modeName ? this.paint.dim(`[${modeName}] `) : ""}${this.paint.cyan("›")} `;
+    return `${modeName ? this.paint.dim(`[${sanitize(modeName)}] `) : ""}${this.paint.cyan("›")} `;
   }
 
   #complete(line: string): [string[], string] {
     const chat = this.#chat;
     const cwd = chat?.cwd ?? process.cwd();
     return complete(line, {
-      slashCommands: chat?.transcript?.availableCommands?.map((command) => command.name) ?? [],
+      slashCommands: chat?.transcript?.availableCommands?.map((command) => sanitize(command.name)) ?? [],
       localCommands: LOCAL_COMMANDS,
       listDir: (dir) => listDir(resolve(cwd, dir)),
     });

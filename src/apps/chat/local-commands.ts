@@ -5,10 +5,12 @@
 import type { SessionConfigOption, SessionConfigSelectOption } from "../../protocol/index.js";
 import type { ChatSession } from "./chat-session.js";
 import type { ChatPainter } from "./paint.js";
+import { authMethodKind, authMethodType } from "../../client/auth.js";
 import { errorText, renderUsage } from "./render-entry.js";
+import { sanitize } from "./text-layout.js";
 
 /** The names `:` completes, in help order. */
-export const LOCAL_COMMANDS = ["help", "mode", "model", "config", "sessions", "resume", "new", "thoughts", "usage", "auth", "quit"] as const;
+export const LOCAL_COMMANDS = ["help", "mode", "model", "config", "sessions", "resume", "new", "thoughts", "usage", "auth", "restart", "quit"] as const;
 
 const HELP: Record<(typeof LOCAL_COMMANDS)[number], string> = {
   help: "this help",
@@ -21,6 +23,7 @@ const HELP: Record<(typeof LOCAL_COMMANDS)[number], string> = {
   thoughts: "show thoughts whole, or collapsed (toggles)",
   usage: "show context usage and cost",
   auth: ":auth [ID]      list the agent's auth methods, or authenticate with one",
+  restart: "stop the agent and start it again, continuing the session when it can",
   quit: "leave (also Ctrl-D, or Ctrl-C twice)",
 };
 
@@ -34,6 +37,8 @@ export interface LocalCommandHost {
   toggleThoughts(): boolean;
   /** A new current transcript (after `:new` or `:resume`). */
   showSession(): void;
+  /** Stops the agent, starts it again and continues the session (`:restart`). */
+  restart(): Promise<void>;
 }
 
 /** Runs `:name args`. Resolves `"quit"` for `:quit`. Errors are printed, never thrown. */
@@ -58,24 +63,26 @@ export async function runLocalCommand(host: LocalCommandHost, name: string, args
       case "sessions": {
         const sessions = await chat.listSessions();
         if (sessions.length === 0) return host.print([paint.dim("no sessions")]);
-        return host.print(sessions.map((s) => `  ${paint.bold(s.sessionId)}  ${s.title ?? ""}  ${paint.dim(s.updatedAt ?? "")}`.trimEnd()));
+        return host.print(sessions.map((s) => `  ${paint.bold(sanitize(s.sessionId))}  ${sanitize(s.title ?? "")}  ${paint.dim(sanitize(s.updatedAt ?? ""))}`.trimEnd()));
       }
       case "resume":
       case "load":
         if (args[0] === undefined) return host.print([paint.red("usage: :resume SESSION_ID (see :sessions)")]);
         await chat.resume(args[0]);
         host.showSession();
-        return host.print([paint.green(`resumed session ${args[0]}`)]);
+        return host.print([paint.green(`resumed session ${sanitize(args[0])}`)]);
       case "new":
         await chat.newSession();
         host.showSession();
-        return host.print([paint.green(`new session ${chat.sessionId}`)]);
+        return host.print([paint.green(`new session ${sanitize(chat.sessionId ?? "?")}`)]);
       case "thoughts":
         return host.print([paint.dim(host.toggleThoughts() ? "thoughts: shown whole" : "thoughts: collapsed")]);
       case "usage":
         return host.print([renderUsage(chat.transcript?.usage, paint) || paint.dim("the agent has reported no usage yet")]);
       case "auth":
         return await auth(host, args[0]);
+      case "restart":
+        return await host.restart();
       default:
         return host.print([paint.red(`unknown command :${name}; :help lists the commands`)]);
     }
@@ -101,12 +108,12 @@ async function mode(host: LocalCommandHost, id: string | undefined): Promise<voi
   const modes = chat.transcript?.state.modes;
   if (modes === undefined) return host.print([paint.dim("this agent has no session modes")]);
   if (id === undefined) {
-    return host.print(modes.availableModes.map((m) => `  ${m.id === chat.transcript?.currentModeId ? paint.green("●") : " "} ${paint.bold(m.id)}  ${m.name}${m.description ? paint.dim(` — ${m.description}`) : ""}`));
+    return host.print(modes.availableModes.map((m) => `  ${m.id === chat.transcript?.currentModeId ? paint.green("●") : " "} ${paint.bold(sanitize(m.id))}  ${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}`));
   }
   const found = modes.availableModes.find((m) => m.id === id || m.name.toLowerCase() === id.toLowerCase());
   if (found === undefined) return host.print([paint.red(`no mode ${id}; :mode lists them`)]);
   await chat.setMode(found.id);
-  host.print([paint.green(`mode: ${found.name}`)]);
+  host.print([paint.green(`mode: ${sanitize(found.name)}`)]);
 }
 
 /** The flat list of a select option's values. */
@@ -125,12 +132,12 @@ async function config(host: LocalCommandHost, id: string | undefined, value: str
   const { chat, paint } = host;
   const options = chat.transcript?.configOptions ?? [];
   if (options.length === 0) return host.print([paint.dim("this agent has no config options")]);
-  if (id === undefined) return host.print(options.map((o) => `  ${paint.bold(o.id)}  ${o.name} = ${paint.cyan(String(o.currentValue))}${o.category ? paint.dim(` (${o.category})`) : ""}`));
+  if (id === undefined) return host.print(options.map((o) => `  ${paint.bold(sanitize(o.id))}  ${sanitize(o.name)} = ${paint.cyan(sanitize(String(o.currentValue)))}${o.category ? paint.dim(` (${sanitize(o.category)})`) : ""}`));
   const option = options.find((o) => o.id === id);
   if (option === undefined) return host.print([paint.red(`no config option ${id}; :config lists them`)]);
   if (value === "") {
-    if (option.type === "boolean") return host.print([`  ${option.name} = ${paint.cyan(String(option.currentValue))} (true or false)`]);
-    return host.print(selectValues(option).map((v) => `  ${v.value === option.currentValue ? paint.green("●") : " "} ${paint.bold(v.value)}  ${v.name}${v.description ? paint.dim(` — ${v.description}`) : ""}`));
+    if (option.type === "boolean") return host.print([`  ${sanitize(option.name)} = ${paint.cyan(sanitize(String(option.currentValue)))} (true or false)`]);
+    return host.print(selectValues(option).map((v) => `  ${v.value === option.currentValue ? paint.green("●") : " "} ${paint.bold(sanitize(v.value))}  ${sanitize(v.name)}${v.description ? paint.dim(` — ${sanitize(v.description)}`) : ""}`));
   }
   if (option.type === "boolean") {
     if (value !== "true" && value !== "false") return host.print([paint.red(`${option.id} takes true or false`)]);
@@ -141,7 +148,7 @@ async function config(host: LocalCommandHost, id: string | undefined, value: str
     await chat.setConfig(option.id, found.value);
   }
   const now = chat.transcript?.configOptions?.find((o) => o.id === option.id);
-  host.print([paint.green(`${option.name}: ${String(now?.currentValue ?? value)}`)]);
+  host.print([paint.green(sanitize(`${option.name}: ${String(now?.currentValue ?? value)}`))]);
 }
 
 async function auth(host: LocalCommandHost, id: string | undefined): Promise<void> {
@@ -149,7 +156,13 @@ async function auth(host: LocalCommandHost, id: string | undefined): Promise<voi
   const methods = chat.init.authMethods ?? [];
   if (id === undefined) {
     if (methods.length === 0) return host.print([paint.dim("this agent needs no authentication")]);
-    return host.print(methods.map((m) => `  ${paint.bold(m.id)}  ${m.name}${m.description ? paint.dim(` — ${m.description}`) : ""}`));
+    return host.print(
+      methods.map((m) => {
+        const kind = authMethodKind(m);
+        const type = kind === "unknown" ? paint.yellow(` (type ${sanitize(authMethodType(m))}, unknown to this client: :auth ${sanitize(m.id)} sends it anyway)`) : kind === "terminal" ? paint.dim(" (terminal login)") : "";
+        return `  ${paint.bold(sanitize(m.id))}  ${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}${type}`;
+      }),
+    );
   }
-  host.print([paint.green(`authenticated with ${await chat.authenticate(id)}`)]);
+  host.print([paint.green(`authenticated with ${sanitize(await chat.authenticate(id))}`)]);
 }

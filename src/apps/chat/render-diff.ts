@@ -27,7 +27,7 @@ export function renderDiff(
   const removed = hunks.reduce((sum, hunk) => sum + hunk.lines.filter((line) => line.op === "-").length, 0);
   const what = oldText === null ? "new file" : hunks.length === 0 ? "no changes" : "";
   const stats = [what, added > 0 ? paint.green(`+${added}`) : "", removed > 0 ? paint.red(`-${removed}`) : ""].filter(Boolean).join(" ");
-  const out = [`${paint.bold(truncate(diff.path, Math.max(10, width - 20)))} ${stats}`.trimEnd()];
+  const out = [`${paint.bold(truncate(sanitize(diff.path), Math.max(10, width - 20)))} ${stats}`.trimEnd()];
   const max = options.maxLines ?? 60;
   const body: string[] = [];
   for (const hunk of hunks) {

@@ -44,13 +44,14 @@ export function statusLabel(call: Pick<ToolCallState, "status" | "cancelled">, p
 /** Lines of a tool call card, `width` columns wide. */
 export function renderToolCall(call: ToolCallState, width: number, paint: ChatPainter, options: RenderToolOptions = {}): string[] {
   const title = sanitize(call.title || call.toolCallId);
-  const head = `${paint.magenta(`[${call.kind}]`)} ${paint.bold(truncate(title, Math.max(10, width - call.kind.length - 18)))} ${statusLabel(call, paint)}`;
+  const kind = sanitize(call.kind);
+  const head = `${paint.magenta(`[${kind}]`)} ${paint.bold(truncate(title, Math.max(10, width - kind.length - 18)))} ${statusLabel(call, paint)}`;
   const out = [`${paint.dim("┌")} ${head}`];
   if (options.collapsed) return out;
   const inner = Math.max(10, width - 2);
   const body: string[] = [];
   for (const location of call.locations) {
-    body.push(paint.dim(truncate(`${location.path}${location.line != null ? `:${location.line}` : ""}`, inner)));
+    body.push(paint.dim(truncate(sanitize(`${location.path}${location.line != null ? `:${location.line}` : ""}`), inner)));
   }
   for (const content of call.content) append(body, renderContent(content, inner, paint, options));
   return [...out, ...indent(body, paint.dim("│ "))];
@@ -62,7 +63,7 @@ function renderContent(content: ToolCallContent, width: number, paint: ChatPaint
       return renderDiff(content, width, paint);
     case "terminal": {
       const view = options.terminal?.(content.terminalId);
-      if (view === undefined) return [paint.dim(`terminal ${content.terminalId}`)];
+      if (view === undefined) return [paint.dim(`terminal ${sanitize(content.terminalId)}`)];
       const max = options.terminalLines ?? 12;
       const lines = sanitize(view.output).replace(/\n$/, "").split("\n");
       const shown = view.output === "" ? [] : lines.slice(-max);
@@ -79,12 +80,12 @@ function renderContent(content: ToolCallContent, width: number, paint: ChatPaint
       const max = options.textLines ?? 20;
       let lines: string[];
       if (block.type === "text") lines = renderMarkdown(block.text, width, paint);
-      else if (block.type === "resource_link") lines = wrapText(`${block.name} <${block.uri}>`, width, paint.blue);
-      else if (block.type === "resource") lines = wrapText(block.resource.uri, width, paint.blue);
-      else lines = [paint.dim(`[${block.type}]`)];
+      else if (block.type === "resource_link") lines = wrapText(sanitize(`${block.name} <${block.uri}>`), width, paint.blue);
+      else if (block.type === "resource") lines = wrapText(sanitize(block.resource.uri), width, paint.blue);
+      else lines = [paint.dim(`[${sanitize(block.type)}]`)];
       return lines.length > max ? [...lines.slice(0, max), paint.dim(`… ${lines.length - max} more lines`)] : lines;
     }
     default:
-      return [paint.dim(`[${(content as { type: string }).type}]`)];
+      return [paint.dim(`[${sanitize(String((content as { type: unknown }).type))}]`)];
   }
 }

@@ -3,10 +3,10 @@
  * that colour never splits inside an escape sequence. Pure functions.
  */
 
+import { sanitizeTerminalText } from "../../client/toolkit/terminal-text.js";
+
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b-\u001a\u001c-\u001f\u007f]/g;
 
 /** `text` without ANSI escape sequences. */
 export function stripAnsi(text: string): string {
@@ -14,11 +14,12 @@ export function stripAnsi(text: string): string {
 }
 
 /**
- * Removes escape sequences and control characters (but tabs, which become two spaces) from text that came from
- * an agent, so it cannot move the cursor or restyle the terminal.
+ * Text that came from an agent, made safe and laid out for the chat: every terminal control sequence removed by the
+ * client toolkit's `sanitizeTerminalText` (the one sanitizer of `acp exec` and `acp chat`), a carriage return made a
+ * line break (it cannot overwrite the line), tabs as two spaces.
  */
 export function sanitize(text: string): string {
-  return text.replace(ANSI, "").replace(/\t/g, "  ").replace(/\r\n?/g, "\n").replace(CONTROL, "");
+  return sanitizeTerminalText(text.replace(/\r\n?/g, "\n")).replace(/\t/g, "  ");
 }
 
 /** How many columns `text` takes (escape codes take none; one column per code point otherwise). */

@@ -152,6 +152,10 @@ export class TranscriptView {
         return entry.role === "user" || index < this.#transcript!.entries.length - 1;
       case "tool_call":
         return isFinished(entry.toolCall) || entry.toolCall.cancelled === true;
+      case "notice":
+        return true;
+      case "compaction":
+        return entry.status !== "in_progress";
     }
   }
 

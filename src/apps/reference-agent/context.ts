@@ -17,6 +17,8 @@ export interface AgentSettings {
   model: ModelConfig | undefined;
   /** Default `/run` timeout. */
   runTimeoutMs: number;
+  /** How long a `/grep` search may run before it is stopped (default 10 s). */
+  grepTimeLimitMs?: number;
   logger: Logger;
   /** Connects sessions to the MCP servers clients name; without it, sessions have none. */
   mcp?: McpConnector;

@@ -20,6 +20,8 @@ export interface ReferenceAgentOptions {
   model?: ModelConfig;
   /** Default timeout of `/run` and the model's `run_command`. Default 30 s. */
   runTimeoutMs?: number;
+  /** How long a `/grep` search may run before it is stopped. Default 10 s. */
+  grepTimeLimitMs?: number;
   logLevel?: LogLevel;
 }
 
@@ -30,7 +32,7 @@ export async function runReferenceAgent(options: ReferenceAgentOptions = {}): Pr
   const logger = stderrLogger(options.logLevel ?? "warn");
   const store = new FileSessionStore({ ...(options.dataDir ? { dir: path.join(options.dataDir, "sessions") } : {}), logger });
   const mcp = referenceMcpConnector(logger, { name: AGENT_INFO.name, version: AGENT_INFO.version });
-  const settings = { model: options.model, runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, logger, mcp };
+  const settings = { model: options.model, runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, grepTimeLimitMs: options.grepTimeLimitMs, logger, mcp };
   const connection = new AgentSideConnection((conn) => referenceAgent(conn, store, settings), stdioStream(), { logger });
   logger.info("the reference agent is listening on stdio", { sessions: store.dir, model: options.model?.model ?? null });
   await connection.closed;

@@ -14,7 +14,8 @@ test("flags as --flag value and --flag=value; defaults", () => {
   assert.equal(args.verbose, true);
   assert.equal(args.prompt, "fix it");
   const defaults = parseExecArgs(["-"]);
-  assert.deepEqual([defaults.prompt, defaults.format, defaults.timeoutMs, defaults.permissions, defaults.resume], ["-", "text", 30_000, undefined, false]);
+  assert.deepEqual([defaults.prompt, defaults.format, defaults.timeoutMs, defaults.startupTimeoutMs, defaults.permissions, defaults.resume], ["-", "text", 1_800_000, 30_000, undefined, false]);
+  assert.equal(parseExecArgs(["--startup-timeout=90", "x"]).startupTimeoutMs, 90_000);
   assert.equal(parseExecArgs(["--", "--not-a-flag"]).prompt, "--not-a-flag");
   assert.equal(parseExecArgs(["--logout"]).prompt, undefined);
   assert.equal(parseExecArgs(["-h"]).help, true);
@@ -26,6 +27,7 @@ test("errors name the flag and say what to do", () => {
   fails(["--cwd=", "x"], /^--cwd needs a non-empty value/);
   fails(["--format", "yaml", "x"], /^--format must be one of text, json, ndjson; got "yaml"/);
   fails(["--timeout", "-1", "x"], /^--timeout takes a positive number of seconds/);
+  fails(["--startup-timeout", "0", "x"], /^--startup-timeout takes a positive number of seconds, e\.g\. --startup-timeout 10; got "0"/);
   fails(["--permissions", "maybe", "x"], /^--permissions must be one of allow-all, deny-all, allow-reads, ask or rules:FILE\.json/);
   fails(["--permissions", "rules:", "x"], /needs a file/);
   fails(["--mcp", "noequals", "x"], /^--mcp expects NAME=COMMAND or NAME=URL/);
@@ -42,5 +44,5 @@ test("exit codes by stop reason", () => {
     ["end_turn", "refusal", "max_tokens", "max_turn_requests", "cancelled", "something_new"].map(exitCodeFor),
     [ExitCode.endTurn, ExitCode.refusal, ExitCode.maxTokens, ExitCode.maxTurnRequests, ExitCode.cancelled, ExitCode.agentError],
   );
-  assert.deepEqual(Object.values(ExitCode), [0, 1, 2, 3, 4, 5, 6, 7, 130]);
+  assert.deepEqual(Object.values(ExitCode), [0, 1, 2, 3, 4, 5, 6, 7, 124, 130]);
 });

@@ -5,6 +5,7 @@
  */
 import { AGENT_SETUP_HINTS, AGENT_SETUP_USAGE, noAgentSetupFlags, setAgentSetupFlag, type AgentSetupFlags } from "../shared/agent-setup-flags.js";
 import type { PermissionsFlag } from "../shared/permissions.js";
+import { noRemoteAgentFlags, REMOTE_AGENT_HINTS, REMOTE_AGENT_USAGE, setRemoteAgentFlag, type RemoteAgentFlags } from "../shared/remote-agent-flags.js";
 import { UsageError } from "../shared/usage-error.js";
 
 export { UsageError, type PermissionsFlag };
@@ -14,34 +15,45 @@ export const EXEC_USAGE = `Usage: acp exec [options] "<prompt>"     (use - to re
 Runs one prompt turn against an ACP agent and exits with a code that says how the turn ended.
 
 Options:
-  --agent "<cmd>"          the agent's command line (default: the acpkit reference agent)
+  --agent "<cmd>"|URL      the agent's command line (default: the acpkit reference agent), or the URL of a
+                           remote agent: http(s)://HOST/acp or ws(s)://HOST/acp
   --cwd DIR                the session's working directory (default: the current directory)
   --session ID             continue session ID (session/resume, else session/load)
   --resume                 continue the agent's most recent session for --cwd (needs session/list)
   --permissions POLICY     allow-all | deny-all | allow-reads | ask | rules:FILE.json
-                           (default: ask on a terminal, else allow-reads)
+                           (default: ask on a terminal, else allow-reads); it answers the agent's
+                           permission requests AND governs this client's own file reads, writes and
+                           terminals: deny-all serves none, allow-reads only reads, ask asks before
+                           a write or a command the agent did not ask permission for
   --format FORMAT          text (default) | json (one object at the end) | ndjson (every update as it comes)
-  --timeout S              seconds the agent has to start and set up the session (default 30)
+  --timeout S              bound of the whole run, in seconds (default 1800): when it runs out the turn is
+                           cancelled, the agent gets 2 s to end it, then it is stopped; exit code 124
+  --startup-timeout S      seconds the agent has to start and set up the session (default 30, at most --timeout)
 ${AGENT_SETUP_USAGE}
+${REMOTE_AGENT_USAGE}
   --logout                 log out of the agent (when it supports logout) and exit
   --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr
   -h, --help               print this help
 
-Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure, 4 authentication needed or failed,
-5 refusal, 6 max_tokens, 7 max_turn_requests, 130 cancelled (Ctrl-C).
+Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure (including --startup-timeout),
+4 authentication needed or failed, 5 refusal, 6 max_tokens, 7 max_turn_requests, 124 --timeout ran out,
+130 cancelled (Ctrl-C).
 `;
 
 export type OutputFormat = "text" | "json" | "ndjson";
 
 /** Everything `acp exec` was asked to do. */
-export interface ExecArgs extends AgentSetupFlags {
+export interface ExecArgs extends AgentSetupFlags, RemoteAgentFlags {
   /** The agent's command line; undefined: the default agent. */
   agent: string | undefined;
   cwd: string | undefined;
   session: string | undefined;
   resume: boolean;
   format: OutputFormat;
+  /** The whole run's bound (`--timeout`). */
   timeoutMs: number;
+  /** The startup bound (`--startup-timeout`); the run's `startupMs` is the smaller of both. */
+  startupTimeoutMs: number;
   logout: boolean;
   verbose: boolean;
   help: boolean;
@@ -49,7 +61,7 @@ export interface ExecArgs extends AgentSetupFlags {
   prompt: string | undefined;
 }
 
-const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--mcp-config", "--mcp", "--auth"]);
+const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--startup-timeout", "--mcp-config", "--mcp", "--auth", "--token", "--header"]);
 const BOOLEAN_FLAGS = new Set(["--resume", "--logout", "--verbose", "--help", "-h"]);
 const FORMATS = ["text", "json", "ndjson"] as const;
 
@@ -57,12 +69,14 @@ const FORMATS = ["text", "json", "ndjson"] as const;
 export function parseExecArgs(argv: readonly string[]): ExecArgs {
   const args: ExecArgs = {
     ...noAgentSetupFlags(),
+    ...noRemoteAgentFlags(),
     agent: undefined,
     cwd: undefined,
     session: undefined,
     resume: false,
     format: "text",
-    timeoutMs: 30_000,
+    timeoutMs: 1_800_000,
+    startupTimeoutMs: 30_000,
     logout: false,
     verbose: false,
     help: false,
@@ -110,7 +124,7 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
 }
 
 function setValue(args: ExecArgs, flag: string, value: string): void {
-  if (setAgentSetupFlag(args, flag, value)) return;
+  if (setAgentSetupFlag(args, flag, value) || setRemoteAgentFlag(args, flag, value)) return;
   if (value === "") throw new UsageError(`${flag} needs a non-empty value: ${hint(flag)}`);
   switch (flag) {
     case "--agent":
@@ -126,10 +140,12 @@ function setValue(args: ExecArgs, flag: string, value: string): void {
       if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}; got "${value}"`);
       args.format = value as OutputFormat;
       return;
-    case "--timeout": {
+    case "--timeout":
+    case "--startup-timeout": {
       const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--timeout takes a positive number of seconds, e.g. --timeout 10; got "${value}"`);
-      args.timeoutMs = Math.round(seconds * 1000);
+      if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${flag} takes a positive number of seconds, e.g. ${flag} 10; got "${value}"`);
+      if (flag === "--timeout") args.timeoutMs = Math.round(seconds * 1000);
+      else args.startupTimeoutMs = Math.round(seconds * 1000);
       return;
     }
   }
@@ -141,8 +157,10 @@ function hint(flag: string): string {
     "--cwd": "a directory, e.g. --cwd .",
     "--session": "a session id the agent gave earlier",
     "--format": FORMATS.join(", "),
-    "--timeout": "seconds, e.g. --timeout 10",
+    "--timeout": "seconds, e.g. --timeout 600",
+    "--startup-timeout": "seconds, e.g. --startup-timeout 60",
     ...AGENT_SETUP_HINTS,
+    ...REMOTE_AGENT_HINTS,
   };
   return hints[flag] ?? "see acp exec --help";
 }

@@ -7,11 +7,13 @@
  * | 1    | agent error: `session/prompt` failed, or the agent died or closed the connection mid-turn |
  * | 2    | usage error: a bad flag, an unreadable prompt, MCP config or rules file                  |
  * | 3    | startup failure: the agent could not be started, did not answer `initialize` in time, or |
- * |      | could not set up the session (`session/new`, `load`, `resume`)                           |
+ * |      | could not set up the session (`session/new`, `load`, `resume`) within --startup-timeout, |
+ * |      | or answered a protocol version this client does not speak                                |
  * | 4    | authentication needed or failed (`auth_required`, `authenticate` or terminal login failed) |
  * | 5    | `refusal`: the agent refused to continue                                                 |
  * | 6    | `max_tokens`: the model's token limit was reached                                        |
  * | 7    | `max_turn_requests`: the turn's request limit was reached                                |
+ * | 124  | the run's bound (--timeout) ran out: the turn was cancelled and the agent stopped         |
  * | 130  | `cancelled`: Ctrl-C (or SIGTERM) cancelled the turn, or the agent reported it cancelled   |
  */
 import type { StopReason } from "../../protocol/index.js";
@@ -25,6 +27,7 @@ export const ExitCode = {
   refusal: 5,
   maxTokens: 6,
   maxTurnRequests: 7,
+  timedOut: 124,
   cancelled: 130,
 } as const;
 

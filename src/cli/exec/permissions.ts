@@ -3,7 +3,7 @@
  * (stdin must be a TTY), remembering "always" answers for the run.
  */
 import { createInterface } from "node:readline";
-import { interactive, withMemory } from "../../client/toolkit/index.js";
+import { interactive, sanitizeTerminalText as safe, withMemory } from "../../client/toolkit/index.js";
 import type { RequestPermissionRequest } from "../../protocol/index.js";
 import { buildPolicy, type NamedPolicy, type PermissionsFlag } from "../shared/permissions.js";
 
@@ -21,8 +21,8 @@ export function execPolicy(flag: PermissionsFlag | undefined, promptFromStdin: b
 /** Asks on the terminal: lists the agent's options, reads a number or an option id. */
 async function askOnTerminal(request: RequestPermissionRequest, context: { signal: AbortSignal }): Promise<string | null> {
   const tool = request.toolCall;
-  const lines = request.options.map((option, i) => `  ${i + 1}) ${option.name} [${option.kind}]`);
-  process.stderr.write(`\nThe agent asks permission: ${tool.title ?? tool.toolCallId}${tool.kind ? ` (${tool.kind})` : ""}\n${lines.join("\n")}\n`);
+  const lines = request.options.map((option, i) => `  ${i + 1}) ${safe(option.name)} [${safe(option.kind)}]`);
+  process.stderr.write(`\nThe agent asks permission: ${safe(`${tool.title ?? tool.toolCallId}${tool.kind ? ` (${tool.kind})` : ""}`)}\n${lines.join("\n")}\n`);
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
     for (;;) {

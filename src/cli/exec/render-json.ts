@@ -1,12 +1,21 @@
 /**
  * `--format json` (one object when the turn is over) and `--format ndjson` (one line per event as it happens:
  * `session`, `update` (every `session/update`; those that arrived before the prompt was sent, such as a loaded session's
- * history, are marked `beforeTurn: true`), `permission`,
+ * history, are marked `beforeTurn: true`, those the agent sent after answering the prompt `late: true`), `permission`,
  * `stderr` (with --verbose), then `result`).
+ *
+ * Both are faithful: the agent's text is JSON-escaped as it came, control characters included (`\u001b`), never
+ * stripped: a consumer gets exactly what the agent sent. DEL and the C1 controls, which JSON may leave raw, are
+ * escaped too (`\u009b`), so the output is safe on a terminal as well. Diagnostics on stderr are made safe.
  */
-import type { Transcript } from "../../client/toolkit/index.js";
+import { sanitizeTerminalText, type Transcript } from "../../client/toolkit/index.js";
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
-import type { ExecRenderer, ExecResult, SessionStarted } from "./renderer.js";
+import type { ExecRenderer, ExecResult, SessionStarted, UpdatePlacement } from "./renderer.js";
+
+/** `JSON.stringify`, with DEL and C1 controls (U+007F to U+009F) escaped as well: the same JSON value. */
+export function terminalSafeJson(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
 
 /** The summary both formats end with. */
 export interface ResultObject {
@@ -20,6 +29,8 @@ export interface ResultObject {
   plan: unknown[] | null;
   usage: unknown;
   error: string | null;
+  /** What the agent did wrong without failing the run (e.g. `end_turn` answered to a cancelled turn). */
+  warnings?: string[];
 }
 
 /** Builds the result object from the transcript's last turn. */
@@ -44,6 +55,7 @@ export function resultObject(result: ExecResult): ResultObject {
     plan: transcript?.plan ? [...transcript.plan] : null,
     usage: transcript?.usage ?? null,
     error: result.error ?? null,
+    ...(result.warnings !== undefined && result.warnings.length > 0 ? { warnings: [...result.warnings] } : {}),
   };
 }
 
@@ -58,10 +70,10 @@ export class JsonRenderer implements ExecRenderer {
   permission(): void {}
   stderr(): void {}
   note(text: string): void {
-    this.diagnostic(text);
+    this.diagnostic(sanitizeTerminalText(text));
   }
   finish(result: ExecResult): void {
-    this.out(`${JSON.stringify(resultObject(result), null, 2)}\n`);
+    this.out(`${terminalSafeJson(resultObject(result), 2)}\n`);
   }
 }
 
@@ -72,13 +84,14 @@ export class NdjsonRenderer implements ExecRenderer {
     private readonly diagnostic: (text: string) => void,
   ) {}
   #line(value: unknown): void {
-    this.out(`${JSON.stringify(value)}\n`);
+    this.out(`${terminalSafeJson(value)}\n`);
   }
   session(started: SessionStarted): void {
     this.#line({ type: "session", ...started });
   }
-  update(notification: SessionNotification, beforeTurn: boolean): void {
-    this.#line({ type: "update", sessionId: notification.sessionId, ...(beforeTurn ? { beforeTurn: true } : {}), update: notification.update });
+  update(notification: SessionNotification, placement: UpdatePlacement): void {
+    const where = placement === "before" ? { beforeTurn: true } : placement === "late" ? { late: true } : {};
+    this.#line({ type: "update", sessionId: notification.sessionId, ...where, update: notification.update });
   }
   permission(request: RequestPermissionRequest, response: RequestPermissionResponse, policy: string): void {
     this.#line({ type: "permission", policy, request, response });
@@ -87,7 +100,7 @@ export class NdjsonRenderer implements ExecRenderer {
     this.#line({ type: "stderr", line });
   }
   note(text: string): void {
-    this.diagnostic(text);
+    this.diagnostic(sanitizeTerminalText(text));
   }
   finish(result: ExecResult): void {
     this.#line(resultObject(result));

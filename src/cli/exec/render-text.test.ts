@@ -15,7 +15,7 @@ function setup(verbose = false) {
   const send = (update: SessionNotification["update"], beforeTurn = false) => {
     const notification = { sessionId: "s", update };
     router.route(notification);
-    renderer.update(notification, beforeTurn);
+    renderer.update(notification, beforeTurn ? "before" : "turn");
   };
   return { renderer, send, transcript, out: () => out, err: () => err };
 }

@@ -13,6 +13,12 @@ export interface SessionStarted {
   protocolVersion: number;
 }
 
+/**
+ * Where a `session/update` stands: `before` the prompt was sent (setup, a loaded session's history), in the `turn`,
+ * or `late`: after the agent answered the prompt (it belongs to that turn all the same).
+ */
+export type UpdatePlacement = "before" | "turn" | "late";
+
 /** How the run ended. */
 export interface ExecResult {
   exitCode: number;
@@ -20,6 +26,8 @@ export interface ExecResult {
   stopReason?: string;
   /** What went wrong (startup, agent error), as shown to the user. */
   error?: string;
+  /** What the agent did wrong without failing the run (protocol violations), as shown to the user. */
+  warnings?: string[];
   transcript?: Transcript;
 }
 
@@ -27,8 +35,8 @@ export interface ExecResult {
 export interface ExecRenderer {
   /** The session is ready (before the prompt is sent). */
   session(started: SessionStarted): void;
-  /** A `session/update` of our session; `beforeTurn` when it arrived before the prompt was sent (setup, history). */
-  update(notification: SessionNotification, beforeTurn: boolean): void;
+  /** A `session/update` of our session, and where it stands. */
+  update(notification: SessionNotification, placement: UpdatePlacement): void;
   /** A permission request and the policy's answer. */
   permission(request: RequestPermissionRequest, response: RequestPermissionResponse, policy: string): void;
   /** A line the agent printed on stderr (only with --verbose). */

@@ -1,16 +1,18 @@
 /**
  * Ctrl-C during `acp exec`:
- * - the first SIGINT during a prompt turn sends `session/cancel` (answering pending permission requests
- *   `cancelled`) and gives the agent `graceMs` (default 2 s) to answer the prompt with `cancelled`;
- * - a second SIGINT, or the grace period running out, stops the agent (the launcher closes its stdin, then
- *   SIGTERMs and SIGKILLs its process group);
+ * - the first SIGINT during a prompt turn cancels it (`cancel`: the caller sends `session/cancel`, answers pending
+ *   permission requests `cancelled`, and stops the agent if it does not end the turn within its grace period);
+ * - a second SIGINT stops the agent (the launcher closes its stdin, then SIGTERMs and SIGKILLs its process group);
  * - SIGINT outside a turn (starting up), SIGTERM and SIGHUP stop the agent at once.
  * The agent runs in its own process group, so the terminal's Ctrl-C reaches only us: we decide.
  */
 
 /** What the interrupt handler does. */
 export interface InterruptActions {
-  /** Cancels the running turn; returns false when no turn is running (then the agent is stopped at once). */
+  /**
+   * Cancels the running turn, bounding the agent's answer itself; returns false when no turn is running (then the
+   * agent is stopped at once).
+   */
   cancel(): boolean;
   /** Stops the agent. */
   stop(reason: string): void;
@@ -26,20 +28,18 @@ export interface InterruptHandler {
   readonly stopped: boolean;
   /** The signal that stopped the run, if any. */
   readonly signal: NodeJS.Signals | undefined;
-  /** Removes the handlers and the grace timer. */
+  /** Removes the handlers. */
   dispose(): void;
 }
 
 /** Installs SIGINT/SIGTERM/SIGHUP handlers for the duration of a run. */
-export function handleInterrupts(actions: InterruptActions, graceMs = 2000): InterruptHandler {
+export function handleInterrupts(actions: InterruptActions): InterruptHandler {
   let interrupted = false;
   let stopped = false;
   let signal: NodeJS.Signals | undefined;
-  let timer: ReturnType<typeof setTimeout> | undefined;
   const stop = (reason: string) => {
     if (stopped) return;
     stopped = true;
-    if (timer !== undefined) clearTimeout(timer);
     actions.note(reason);
     actions.stop(reason);
   };
@@ -49,7 +49,6 @@ export function handleInterrupts(actions: InterruptActions, graceMs = 2000): Int
     interrupted = true;
     if (!actions.cancel()) return stop("acp exec: interrupted; stopping the agent");
     actions.note(`acp exec: cancelling the turn (press Ctrl-C again to stop the agent now)`);
-    timer = setTimeout(() => stop(`acp exec: the agent did not end the turn within ${graceMs} ms of the cancel; stopping it`), graceMs);
   };
   const onTerminate = (name: NodeJS.Signals) => () => {
     signal ??= name;
@@ -72,7 +71,6 @@ export function handleInterrupts(actions: InterruptActions, graceMs = 2000): Int
       return signal;
     },
     dispose() {
-      if (timer !== undefined) clearTimeout(timer);
       process.off("SIGINT", onInterrupt);
       process.off("SIGTERM", onTerm);
       process.off("SIGHUP", onHup);

@@ -108,11 +108,14 @@ export function loadMcpServers(flags: Pick<AgentSetupFlags, "mcpConfig" | "mcp">
   return servers;
 }
 
-/** Opens `--trace FILE` (undefined without the flag). Throws `UsageError` when the file cannot be written. */
-export function openTraceFlag(path: string | undefined): TraceWriter | undefined {
+/**
+ * Opens `--trace FILE` (undefined without the flag); `warn` hears about messages that could not be traced as they
+ * are (default: stderr). Throws `UsageError` when the file cannot be written.
+ */
+export function openTraceFlag(path: string | undefined, warn?: (text: string) => void): TraceWriter | undefined {
   if (path === undefined) return undefined;
   try {
-    return openTrace(path);
+    return openTrace(path, warn);
   } catch (error) {
     throw new UsageError(`--trace: cannot write ${path}: ${(error as Error).message}`);
   }

@@ -48,6 +48,7 @@ export class PermissionBroker {
   readonly #policy: PermissionPolicy;
   readonly #options: PermissionBrokerOptions;
   readonly #pending = new Map<string, Set<Pending>>();
+  readonly #answerListeners = new Set<(request: RequestPermissionRequest, response: RequestPermissionResponse) => void>();
 
   constructor(policy: PermissionPolicy, options: PermissionBrokerOptions = {}) {
     this.#policy = policy;
@@ -56,6 +57,7 @@ export class PermissionBroker {
 
   /** Answers one permission request (see the class contract). `signal` aborts it with `cancelled`. */
   request(request: RequestPermissionRequest, signal?: AbortSignal): Promise<RequestPermissionResponse> {
+    const seen = this.#enrich(request);
     return new Promise<RequestPermissionResponse>((resolve) => {
       const controller = new AbortController();
       let done = false;
@@ -65,6 +67,13 @@ export class PermissionBroker {
         this.#remove(request.sessionId, entry);
         signal?.removeEventListener("abort", onAbort);
         resolve(response);
+        for (const listener of this.#answerListeners) {
+          try {
+            listener(seen, response);
+          } catch {
+            // a listener's failure never changes the answer
+          }
+        }
       };
       const entry: Pending = { request, since: Date.now(), controller, settle };
       const onAbort = () => this.#cancel(entry, signal?.reason);
@@ -73,7 +82,6 @@ export class PermissionBroker {
       set.add(entry);
       if (signal?.aborted) return onAbort();
       signal?.addEventListener("abort", onAbort, { once: true });
-      const seen = this.#enrich(request);
       Promise.resolve()
         .then(() => this.#policy(seen, { signal: controller.signal }))
         .then(
@@ -85,6 +93,15 @@ export class PermissionBroker {
           },
         );
     });
+  }
+
+  /**
+   * Hears every answer as it is given (the request as the policy saw it, the response sent), e.g. to let a grant
+   * cover the client's own host accesses (`brokerGate`). Returns a function that stops listening.
+   */
+  onAnswer(listener: (request: RequestPermissionRequest, response: RequestPermissionResponse) => void): () => void {
+    this.#answerListeners.add(listener);
+    return () => this.#answerListeners.delete(listener);
   }
 
   /** Answers every pending request of `sessionId` `cancelled`; returns how many there were. */

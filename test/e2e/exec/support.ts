@@ -82,3 +82,10 @@ export function runExec(args: readonly string[], options: { stdin?: string; cwd?
 export function alive(pid: number): boolean {
   return isProcessAlive(pid);
 }
+
+export const QUIRK_AGENT = fileURLToPath(new URL("../fixtures/quirk-agent.js", import.meta.url));
+
+/** `--agent` value for the quirk agent (test/e2e/fixtures/quirk-agent.ts) with extra flags. */
+export function quirkAgent(...flags: string[]): string {
+  return [process.execPath, QUIRK_AGENT, "--quirk-agent", ...flags].map((word) => `'${word}'`).join(" ");
+}

@@ -1,0 +1,151 @@
+/**
+ * `acp connect`: a stdio <-> remote bridge, so an editor that only starts stdio agents can use a remote one: it
+ * runs `acp connect https://host/acp --token T` as its agent command. Newline-delimited JSON-RPC on stdin goes to
+ * the remote agent (WebSocket, or Streamable HTTP when the server refuses the upgrade), and what the agent sends
+ * comes out on stdout, one frame per line.
+ *
+ * Contracts:
+ * - Frames pass unchanged both ways: each line from the editor is sent as is (it is parsed only to route it), each
+ *   message from the agent is written exactly as it arrived. Stdout carries frames and nothing else.
+ * - A line that is not a JSON object is not sent: the editor gets the answer a stdio agent would give (-32700 for
+ *   bad JSON, -32600 for a batch or a non-object) and stderr says why. A request whose response the transport
+ *   lost gets a -32603 error, so the editor never waits forever.
+ * - The end of stdin closes the remote connection (DELETE on Streamable HTTP) and exits 0. The remote agent going
+ *   away exits 1 with a message on stderr. Nothing is retried: the editor restarts its agent command.
+ *
+ * Spec: https://agentclientprotocol.com/protocol/transports and
+ * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
+ */
+import { sketchEnvelope } from "../../jsonrpc/envelope-scanner.js";
+import type { FrameProblem } from "../../jsonrpc/link.js";
+import { isRecord, type AnyMessage } from "../../jsonrpc/messages.js";
+import { RequestError } from "../../jsonrpc/request-error.js";
+import { connectRemote } from "../../node/remote.js";
+import type { RemoteProfile, RemoteStream } from "../../transports/remote/open-remote.js";
+import { LineSplitter } from "../../transports/line-splitter.js";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../../transports/serialize.js";
+
+export interface BridgeOptions {
+  url: string;
+  token?: string;
+  headers?: Record<string, string>;
+  profile?: RemoteProfile;
+  /** How long the remote has to accept the connection. Default 30000 ms. */
+  connectTimeoutMs?: number;
+  maxMessageBytes?: number;
+}
+
+/** The process streams (injectable for tests). */
+export interface BridgeIo {
+  stdin: NodeJS.ReadableStream;
+  stdout: NodeJS.WritableStream;
+  stderr: { write(text: string): unknown };
+}
+
+/** Runs the bridge until stdin ends or the remote goes away; resolves with the exit code. */
+export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const note = (text: string) => void io.stderr.write(`acp connect: ${text}\n`);
+  const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  // Flow control: while stdout is full, the link stops reading from the remote.
+  const flow: { paused: boolean; link: RemoteStream["link"] | undefined } = { paused: false, link: undefined };
+  const writeFrame = (text: string) => {
+    if (!io.stdout.write(`${text}\n`) && !flow.paused && flow.link) {
+      flow.paused = true;
+      flow.link.pauseInput();
+    }
+  };
+  io.stdout.on("drain", () => {
+    if (!flow.paused) return;
+    flow.paused = false;
+    flow.link?.resumeInput();
+  });
+  const answer = (id: unknown, error: RequestError) => writeFrame(JSON.stringify({ jsonrpc: "2.0", id, error: error.toErrorResponse() }));
+
+  let stream: RemoteStream;
+  try {
+    stream = await connectRemote(options.url, {
+      ...(options.token === undefined ? {} : { token: options.token }),
+      ...(options.headers === undefined ? {} : { headers: options.headers }),
+      ...(options.profile === undefined ? {} : { profile: options.profile }),
+      openTimeoutMs: options.connectTimeoutMs ?? 30_000,
+      maxMessageBytes: maxBytes,
+      deliverText: (text) => writeFrame(text),
+    });
+  } catch (error) {
+    note((error as Error).message);
+    return 1;
+  }
+  const link = stream.link;
+  flow.link = link;
+  note(`connected to ${stream.url} (${stream.profile === "websocket" ? "WebSocket" : "Streamable HTTP"})`);
+
+  let closing = false;
+  const ended = new Promise<number>((resolve) => {
+    link.start({
+      message: (value) => writeFrame(JSON.stringify(value)),
+      problem: (problem) => reportProblem(problem, note, answer),
+      closed: (cause) => {
+        if (closing) return resolve(0);
+        note(cause === undefined ? "the remote agent closed the connection" : cause instanceof Error ? cause.message : String(cause));
+        resolve(1);
+      },
+    });
+  });
+
+  const forward = (line: string) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (line.trim() === "") return;
+      note(`a line from the editor is not JSON and was not sent (${(error as Error).message})`);
+      if (/^\s*[{[]/.test(line)) answer(null, RequestError.parseError(undefined, (error as Error).message));
+      return;
+    }
+    if (!isRecord(value)) {
+      note("a line from the editor is not a JSON-RPC object (batches are not used by ACP) and was not sent");
+      answer(null, RequestError.invalidRequest(undefined, Array.isArray(value) ? "JSON-RPC batches are not supported" : "not a JSON-RPC message"));
+      return;
+    }
+    link.sendText(line, value as AnyMessage);
+  };
+  const splitter = new LineSplitter(maxBytes, {
+    line: forward,
+    tooLarge: (bytes) => note(`a line of ${bytes} bytes from the editor is over the ${maxBytes}-byte limit and was not sent`),
+  });
+  const stopReading = () => {
+    io.stdin.off("data", onData);
+    // Let the process end: a paused, destroyed stdin holds no handle open.
+    io.stdin.pause();
+    (io.stdin as { destroy?: () => void }).destroy?.();
+  };
+  const onData = (chunk: Buffer) => splitter.push(chunk);
+  io.stdin.on("data", onData);
+  io.stdin.once("end", () => {
+    splitter.end();
+    closing = true;
+    void link.close();
+  });
+  io.stdout.on("error", () => {
+    // The editor went away: nothing is left to bridge for.
+    closing = true;
+    stopReading();
+    void link.close();
+  });
+  const code = await ended;
+  stopReading();
+  return code;
+}
+
+function reportProblem(problem: FrameProblem, note: (text: string) => void, answer: (id: unknown, error: RequestError) => void): void {
+  if (problem.kind === "parse") note(`the agent sent a frame that is not JSON (${problem.detail}): ${problem.preview.slice(0, 120)}`);
+  else if (problem.kind === "too_large") {
+    note(`a message of ${problem.bytes} bytes from the agent is over the ${problem.limit}-byte limit and was dropped`);
+    const { id, kind } = problem.envelope ?? sketchEnvelope(problem.head);
+    if (id !== undefined && kind !== "request" && kind !== "notification") answer(id, RequestError.internalError({ maxMessageBytes: problem.limit }, `the response is ${problem.bytes} bytes, over the bridge's ${problem.limit}-byte limit`));
+  }
+  else {
+    note(`lost the responses to ${problem.ids.length} request(s): ${problem.detail}`);
+    for (const id of problem.ids) answer(id, RequestError.internalError({ lost: true }, `The response was lost: ${problem.detail}`));
+  }
+}

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseServeArgs } from "./serve-options.js";
+
+test("defaults: loopback, port 8765, /acp, a token from $ACP_TOKEN or none (then generated)", () => {
+  const options = parseServeArgs([], {});
+  assert.equal(options.host, "127.0.0.1");
+  assert.equal(options.port, 8765);
+  assert.equal(options.path, "/acp");
+  assert.equal(options.token, undefined);
+  assert.equal(parseServeArgs([], { ACP_TOKEN: "from-env" }).token, "from-env");
+  assert.equal(parseServeArgs(["--token", "flag"], { ACP_TOKEN: "from-env" }).token, "flag");
+});
+
+test("every flag, in both spellings", () => {
+  const options = parseServeArgs(
+    ["--agent", "my-agent --stdio", "--host=0.0.0.0", "--port", "0", "--cert", "c.pem", "--key=k.pem", "--allow-origin", "https://a.example", "--allow-origin", "https://b.example",
+      "--allow-host", "agents.example", "--max-connections", "8", "--idle-timeout", "1000", "--max-body-bytes", "1024", "--grace", "0", "--http1", "--verbose", "--path", "/x"],
+    {},
+  );
+  assert.equal(options.agent, "my-agent --stdio");
+  assert.equal(options.host, "0.0.0.0");
+  assert.equal(options.port, 0);
+  assert.deepEqual([options.cert, options.key], ["c.pem", "k.pem"]);
+  assert.deepEqual(options.allowOrigins, ["https://a.example", "https://b.example"]);
+  assert.deepEqual(options.allowHosts, ["agents.example"]);
+  assert.deepEqual([options.maxConnections, options.idleTimeoutMs, options.maxBodyBytes, options.graceMs], [8, 1000, 1024, 0]);
+  assert.equal(options.http1, true);
+  assert.equal(options.verbose, true);
+  assert.equal(options.path, "/x");
+  assert.equal(parseServeArgs(["--allow-origin", "any"], {}).allowOrigins, "any");
+});
+
+test("mistakes name the flag and say what to do", () => {
+  const fails = (argv: string[], pattern: RegExp) => assert.throws(() => parseServeArgs(argv, {}), pattern);
+  fails(["--nope"], /unknown argument "--nope"/);
+  fails(["--port"], /--port needs a value/);
+  fails(["--port", "70000"], /at most 65535/);
+  fails(["--port", "x"], /whole number/);
+  fails(["--cert", "c.pem"], /--cert and --key go together/);
+  fails(["--h2c", "--cert", "c", "--key", "k"], /--h2c is for cleartext/);
+  fails(["--http1"], /only makes sense with --cert/);
+  fails(["--insecure-no-token", "--token", "t"], /contradict/);
+  fails(["--path", "acp"], /must start with/);
+  fails(["--verbose=yes"], /takes no value/);
+  fails(["--agent", " "], /needs a command line/);
+});

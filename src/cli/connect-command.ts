@@ -1,0 +1,68 @@
+/**
+ * `acp connect URL [--token T] [--header "Name: value"]... [--profile auto|websocket|http]`: argument parsing for
+ * the stdio <-> remote bridge (src/apps/connect). An editor runs it as its agent command.
+ */
+import { runBridge } from "../apps/connect/bridge.js";
+import type { RemoteProfile } from "../transports/remote/open-remote.js";
+import { noRemoteAgentFlags, REMOTE_AGENT_USAGE, remoteAgentSpec, setRemoteAgentFlag } from "./shared/remote-agent-flags.js";
+import { UsageError } from "./shared/usage-error.js";
+
+export const connectUsage = `acp connect: use a remote ACP agent as a stdio agent
+
+Usage:
+  acp connect URL [options]     URL: http(s)://HOST/acp or ws(s)://HOST/acp
+
+Newline-delimited JSON-RPC on stdin goes to the remote agent, its messages come out on stdout, unchanged; an editor
+that starts stdio agents runs this as its agent command. Exits 0 when stdin ends, 1 when the remote goes away.
+
+Options:
+${REMOTE_AGENT_USAGE}
+  --profile P              auto (default: WebSocket, else Streamable HTTP) | websocket | http
+  --connect-timeout S      seconds the server has to accept the connection (default 30)
+  -h, --help               this help
+`;
+
+const PROFILES: readonly RemoteProfile[] = ["auto", "websocket", "http"];
+
+/** Runs `acp connect` with its arguments; resolves with the exit code. */
+export async function connectCommand(args: readonly string[]): Promise<number> {
+  const flags = noRemoteAgentFlags();
+  let url: string | undefined;
+  let profile: RemoteProfile | undefined;
+  let connectTimeoutMs: number | undefined;
+  try {
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i]!;
+      if (arg === "-h" || arg === "--help") {
+        process.stdout.write(connectUsage);
+        return 0;
+      }
+      if (!arg.startsWith("--")) {
+        if (url !== undefined) throw new UsageError(`one URL only; got "${url}" and "${arg}"`);
+        url = arg;
+        continue;
+      }
+      const value = args[++i];
+      if (value === undefined) throw new UsageError(`${arg} needs a value`);
+      if (setRemoteAgentFlag(flags, arg, value)) continue;
+      if (arg === "--profile") {
+        if (!(PROFILES as readonly string[]).includes(value)) throw new UsageError(`--profile must be one of ${PROFILES.join(", ")}; got "${value}"`);
+        profile = value as RemoteProfile;
+      } else if (arg === "--connect-timeout") {
+        const seconds = Number(value);
+        if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--connect-timeout takes a positive number of seconds; got "${value}"`);
+        connectTimeoutMs = Math.round(seconds * 1000);
+      } else throw new UsageError(`unknown option ${arg} (acp connect --help lists them)`);
+    }
+    if (url === undefined) throw new UsageError("no URL: acp connect http(s)://HOST/acp (or ws(s)://...)");
+    const spec = remoteAgentSpec(url, flags);
+    if (spec === undefined) throw new UsageError(`"${url}" is not an http(s):// or ws(s):// URL`);
+    return await runBridge({ ...spec, ...(profile ? { profile } : {}), ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`acp connect: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

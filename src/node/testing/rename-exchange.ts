@@ -1,0 +1,88 @@
+/**
+ * Test helper: a hostile process that swaps two paths over and over with `renameat2(RENAME_EXCHANGE)` (atomic: at
+ * every instant each name exists, as the directory or as the symlink). Built from a tiny C program when `cc` exists,
+ * else run through python3's ctypes; `startSwapper` resolves undefined (the caller skips) when neither works or the
+ * file system does not support the exchange. For tests only (not shipped).
+ */
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+
+const C_SOURCE = `
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int main(int argc, char **argv) {
+  if (argc != 3) return 2;
+  if (syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2 /* RENAME_EXCHANGE */) != 0) { perror("renameat2"); return 1; }
+  fputs("ready\\n", stdout); fflush(stdout);
+  for (;;) { syscall(SYS_renameat2, AT_FDCWD, argv[1], AT_FDCWD, argv[2], 2); sched_yield(); }
+}
+`;
+
+const PY_SOURCE = `
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+def swap():
+    if libc.renameat2(-100, sys.argv[1].encode(), -100, sys.argv[2].encode(), 2) != 0:
+        raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
+swap(); print("ready", flush=True)
+while True: swap()
+`;
+
+/** The command that runs the swapper, or undefined. Compiled once per process. */
+let command: string[] | undefined | null = null;
+let buildDir: string | undefined;
+
+function swapperCommand(): string[] | undefined {
+  if (command !== null) return command;
+  buildDir = mkdtempSync(path.join(tmpdir(), "acpkit-swapper-"));
+  process.once("exit", () => rmSync(buildDir!, { recursive: true, force: true }));
+  try {
+    const source = path.join(buildDir, "swap.c");
+    const binary = path.join(buildDir, "swap");
+    writeFileSync(source, C_SOURCE);
+    execFileSync("cc", ["-O2", "-o", binary, source], { stdio: "ignore" });
+    command = [binary];
+  } catch {
+    const script = path.join(buildDir, "swap.py");
+    writeFileSync(script, PY_SOURCE);
+    try {
+      execFileSync("python3", ["-c", "import ctypes; ctypes.CDLL(None).renameat2"], { stdio: "ignore" });
+      command = ["python3", script];
+    } catch {
+      command = undefined;
+    }
+  }
+  return command;
+}
+
+/** Starts swapping `a` and `b`; resolves with the process once the first exchange succeeded, or undefined. */
+export async function startSwapper(a: string, b: string): Promise<ChildProcess | undefined> {
+  if (process.platform !== "linux") return undefined;
+  const argv = swapperCommand();
+  if (argv === undefined) return undefined;
+  const child = spawn(argv[0]!, [...argv.slice(1), a, b], { stdio: ["ignore", "pipe", "ignore"] });
+  const ready = await new Promise<boolean>((resolve) => {
+    child.once("error", () => resolve(false));
+    child.once("exit", () => resolve(false));
+    child.stdout!.once("data", () => resolve(true));
+  });
+  if (!ready) {
+    child.kill("SIGKILL");
+    return undefined;
+  }
+  return child;
+}
+
+/** Stops the swapper and waits for it to be gone. */
+export async function stopSwapper(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGKILL");
+  await exited;
+}

@@ -1,0 +1,60 @@
+/**
+ * Reads one SSE response body to its end: bytes through the `SseParser`, each event's data to a callback, in
+ * order. A callback may return a promise to hold the events after it back (ordering across streams); `gate`
+ * holds reading back while the consumer is paused (flow control). Browser-safe.
+ */
+import { SseParser } from "./sse-parser.js";
+
+/** Where the events of one stream go. */
+export interface EventStreamSink {
+  /** One event's data; a returned promise delays the next event until it settles. */
+  event(data: string): void | Promise<void>;
+  /** An event over the size limit was skipped. */
+  tooLarge(bytes: number, head: string): void;
+}
+
+type Pending = { data: string } | { bytes: number; head: string };
+
+/**
+ * Resolves when the body ends (the server closed the stream), rejects when reading fails (network, abort).
+ * `stopped()` is checked after every await: once it is true nothing more is delivered and reading stops.
+ */
+export async function readEventStream(
+  body: ReadableStream<Uint8Array>,
+  maxMessageBytes: number,
+  sink: EventStreamSink,
+  gate: () => Promise<void> | undefined,
+  stopped: () => boolean,
+): Promise<void> {
+  const events: Pending[] = [];
+  const parser = new SseParser(maxMessageBytes, {
+    data: (data) => events.push({ data }),
+    tooLarge: (bytes, head) => events.push({ bytes, head }),
+  });
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const paused = gate();
+      if (paused !== undefined) await paused;
+      if (stopped()) return;
+      const { done, value } = await reader.read();
+      if (stopped()) return;
+      if (done) {
+        parser.end();
+        return;
+      }
+      parser.push(value);
+      for (let i = 0; i < events.length; i++) {
+        const event = events[i]!;
+        if ("data" in event) {
+          const held = sink.event(event.data);
+          if (held !== undefined) await held;
+        } else sink.tooLarge(event.bytes, event.head);
+        if (stopped()) return;
+      }
+      events.length = 0;
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+}
