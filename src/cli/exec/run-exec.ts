@@ -121,6 +121,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   let sessionId: string | undefined;
   const warnings: string[] = [];
   const renderer = makeRenderer(args, () => transcript);
+  const continuing = args.session !== undefined || args.resume;
   const result = (exitCode: number, extra: Partial<ExecResult> = {}): number => {
     renderer.finish({ exitCode, sessionId, transcript, ...(warnings.length > 0 ? { warnings } : {}), ...extra });
     return exitCode;
@@ -169,7 +170,9 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     sessionUpdate(notification) {
       const placement = turnGuard.observe(notification);
       router.route(notification);
-      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, placement.turn === undefined ? "before" : placement.late ? "late" : "turn");
+      // Updates before the turn are history being replayed only when continuing a session; a new session's are shown.
+      const where = placement.turn === undefined ? (continuing ? "before" : "turn") : placement.late ? "late" : "turn";
+      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, where);
     },
     async requestPermission(request) {
       const response = await broker.request(request);
