@@ -5,6 +5,7 @@ import { SPEC } from "../../../../wire/rules/types.js";
 import { CheckFailed, Skipped } from "../../results.js";
 import type { ClientScenario } from "../scenario.js";
 import { hasCapability } from "../../../../protocol/index.js";
+import { askPermissionFirst } from "./ask-first.js";
 
 const describe = (error: unknown) => {
   const e = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -41,7 +42,7 @@ export const fsReadScenario: ClientScenario = {
 
 export const fsWriteScenario: ClientScenario = {
   id: "fs.write",
-  title: "fs/write_text_file is served, creating the file",
+  title: "fs/write_text_file is served, creating the file (after a granted permission request)",
   spec: `${SPEC}/file-system#writing-files`,
   async run(ctx) {
     const turn = await ctx.turn();
@@ -49,6 +50,7 @@ export const fsWriteScenario: ClientScenario = {
     ctx.requireClient(agent, ["fs", "writeTextFile"]);
     const file = join(turn.cwd, `${ctx.marker("write")}.txt`);
     const content = "written by acp check\nsecond line\n";
+    await askPermissionFirst(ctx, agent, turn, { kind: "edit", path: file });
     try {
       const answer = await agent.ask("fs/write_text_file", { sessionId: turn.sessionId, path: file, content }, ctx.target.turnTimeoutMs);
       if (answer.error !== undefined) throw new CheckFailed(`the client advertises fs.writeTextFile but answered a write of a new file ${file} (inside the session's cwd) with an error: ${describe(answer.error)}. The client MUST create the file if it does not exist.`);

@@ -3,6 +3,7 @@ import { SPEC } from "../../../../wire/rules/types.js";
 import { CheckFailed } from "../../results.js";
 import type { ScriptedAgent, PromptTurn } from "../scripted-agent.js";
 import type { ClientScenario, ClientScenarioContext } from "../scenario.js";
+import { askPermissionFirst } from "./ask-first.js";
 
 const describe = (error: unknown) => {
   const e = (error ?? {}) as { code?: unknown; message?: unknown };
@@ -28,7 +29,7 @@ async function call(ctx: ClientScenarioContext, agent: ScriptedAgent, method: st
 
 export const terminalScenario: ClientScenario = {
   id: "terminal.lifecycle",
-  title: "terminal/create, wait_for_exit, output, kill and release are served",
+  title: "terminal/create, wait_for_exit, output, kill and release are served (after a granted permission request)",
   spec: `${SPEC}/terminals`,
   async run(ctx) {
     const turn = await ctx.turn();
@@ -36,6 +37,7 @@ export const terminalScenario: ClientScenario = {
     ctx.requireClient(agent, ["terminal"]);
     const sessionId = turn.sessionId;
     const marker = ctx.marker("terminal");
+    await askPermissionFirst(ctx, agent, turn, { kind: "execute", command: process.execPath });
     const id = await create(ctx, agent, turn, node(`process.stdout.write(${JSON.stringify(`${marker}\n`)})`));
     const exit = await call(ctx, agent, "terminal/wait_for_exit", { sessionId, terminalId: id });
     if (exit.exitCode !== 0) throw new CheckFailed(`terminal/wait_for_exit of a command that exits 0 answered ${JSON.stringify(exit)}`);
@@ -62,6 +64,7 @@ export const outputLimitScenario: ClientScenario = {
     const turn = await ctx.turn();
     const agent = ctx.client.agent!;
     ctx.requireClient(agent, ["terminal"]);
+    await askPermissionFirst(ctx, agent, turn, { kind: "execute", command: process.execPath });
     const id = await create(ctx, agent, turn, { ...node("process.stdout.write('\\u00e9'.repeat(100))"), outputByteLimit: 11 });
     await call(ctx, agent, "terminal/wait_for_exit", { sessionId: turn.sessionId, terminalId: id });
     const result = await call(ctx, agent, "terminal/output", { sessionId: turn.sessionId, terminalId: id });
