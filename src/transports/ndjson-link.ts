@@ -5,6 +5,7 @@
 import { rawIdOf } from "../jsonrpc/envelope-scanner.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
+import { InputGate, isReply, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
 import type { ByteSink, ByteSource } from "./bytes.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK, FrameWriter } from "./frame-writer.js";
 import { LineSplitter } from "./line-splitter.js";
@@ -12,10 +13,10 @@ import type { LinkControl } from "./link-streams.js";
 import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
 
 /** Options of a newline-delimited JSON link. */
-export interface NdJsonLinkOptions {
+export interface NdJsonLinkOptions extends BackpressureOptions {
   /** Largest message accepted or sent, in UTF-8 bytes (newline excluded). Default: `DEFAULT_MAX_MESSAGE_BYTES`. */
   maxMessageBytes?: number;
-  /** `drain()` waits while more than this much output is queued. Default 256 KiB. */
+  /** `drain()` waits while more than this much output is queued; replies above it pause reading. Default 256 KiB. */
   writeHighWaterMark?: number;
 }
 
@@ -37,12 +38,18 @@ function looksLikeJson(line: string): boolean {
  *   link with `closed(error)`; later sends are dropped silently.
  * - `close()` flushes and closes the output and stops reading; nothing more is delivered, sends after it are
  *   dropped, and `closed()` follows in a microtask. `receiver.closed` is called exactly once.
+ * - Backpressure (`backpressure.ts`): `drain()` waits above `writeHighWaterMark`; a request or notification sent
+ *   while `maxBufferedBytes` are queued throws `OutputBacklogError`; while replies are backed up above the
+ *   high-water mark the source is paused, until the output drains below it.
  */
 export class NdJsonLink implements MessageLink, LinkControl {
   readonly #source: ByteSource;
   readonly #writer: FrameWriter;
   readonly #splitter: LineSplitter;
   readonly #maxBytes: number;
+  readonly #highWaterMark: number;
+  readonly #maxBuffered: number;
+  readonly #gate: InputGate;
   #receiver: LinkReceiver | undefined;
   #started = false;
   /** Set once the incoming side is over; `closed` is delivered once the receiver is there. */
@@ -52,8 +59,14 @@ export class NdJsonLink implements MessageLink, LinkControl {
 
   constructor(source: ByteSource, sink: ByteSink, options: NdJsonLinkOptions = {}) {
     this.#maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
+    this.#maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
+    this.#highWaterMark = options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK;
     this.#source = source;
-    this.#writer = new FrameWriter(sink, options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK, (cause) => this.#finish(cause));
+    this.#gate = new InputGate(
+      () => source.pause(),
+      () => source.resume(),
+    );
+    this.#writer = new FrameWriter(sink, this.#highWaterMark, (cause) => this.#finish(cause));
     this.#splitter = new LineSplitter(this.#maxBytes, {
       line: (text) => this.#line(text),
       tooLarge: (bytes, head, envelope) => this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head, envelope }),
@@ -68,6 +81,11 @@ export class NdJsonLink implements MessageLink, LinkControl {
   /** Output queued or in flight, in UTF-16 units. */
   get pendingOutput(): number {
     return this.#writer.pending;
+  }
+
+  /** True while reading is paused because replies to the peer are backed up. */
+  get inputHeldByOutput(): boolean {
+    return this.#gate.heldByOutput;
   }
 
   start(receiver: LinkReceiver): void {
@@ -90,7 +108,20 @@ export class NdJsonLink implements MessageLink, LinkControl {
 
   send(message: AnyMessage, rawId?: string): void {
     const text = serializeMessage(message, this.#maxBytes, rawId);
-    this.#writer.push(text + "\n");
+    if (this.#writer.stopped) return;
+    const reply = isReply(message);
+    if (!reply) refuseOverBacklog(message, this.#writer.pending, this.#maxBuffered);
+    this.#writer.push(text + "\n", reply);
+    if (reply && this.#writer.replyPending >= this.#highWaterMark) this.#holdInput();
+  }
+
+  /** Stops reading until the output is below the high-water mark (the peer is not reading our replies). */
+  #holdInput(): void {
+    if (this.#gate.heldByOutput || this.#finished) return;
+    this.#gate.output(true);
+    void this.#writer.drain().then(() => {
+      if (!this.#finished) this.#gate.output(false);
+    });
   }
 
   drain(): Promise<void> {
@@ -105,11 +136,11 @@ export class NdJsonLink implements MessageLink, LinkControl {
   }
 
   pauseInput(): void {
-    this.#source.pause();
+    this.#gate.reader(true);
   }
 
   resumeInput(): void {
-    this.#source.resume();
+    this.#gate.reader(false);
   }
 
   stopInput(): void {

@@ -4,6 +4,8 @@
  */
 import { LINK, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
+import { isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
+import { DEFAULT_WRITE_HIGH_WATER_MARK } from "./frame-writer.js";
 import { serializeMessage } from "./serialize.js";
 
 function ignore(): void {}
@@ -17,13 +19,17 @@ function ignore(): void {}
  *   with `closed(error)`; later sends are dropped silently.
  * - Every value read from `readable` is passed to `receiver.message`, objects or not (the engine validates).
  *   The end of `readable` is `closed()`, a read error `closed(error)`; `closed` is delivered once.
- * - `drain()` resolves when the writable's queue has room (`writer.ready`). `close()` waits for the writes,
- *   closes the writable and cancels the readable; idempotent.
+ * - `drain()` resolves when the writable's queue has room (`writer.ready`) and less than `writeHighWaterMark`
+ *   of JSON text is waiting on unsettled writes. `close()` waits for the writes, closes the writable and cancels
+ *   the readable; idempotent.
+ * - Backpressure as on every acpkit link (`backpressure.ts`): a request or notification sent while
+ *   `maxBufferedBytes` of text waits on unsettled writes throws `OutputBacklogError`; while replies wait above the
+ *   high-water mark, reading pauses.
  */
-export function linkFromStream(stream: Stream): MessageLink {
+export function linkFromStream(stream: Stream, options: BackpressureOptions = {}): MessageLink {
   const own = stream[LINK];
   if (own) return own;
-  return new ForeignStreamLink(stream);
+  return new ForeignStreamLink(stream, options);
 }
 
 class ForeignStreamLink implements MessageLink {
@@ -37,9 +43,17 @@ class ForeignStreamLink implements MessageLink {
   #writeFailed = false;
   #lastWrite: Promise<void> = Promise.resolve();
   #closing: Promise<void> | undefined;
+  readonly #ledger = new OutputLedger();
+  readonly #highWaterMark: number;
+  readonly #maxBuffered: number;
+  /** Set while replies are backed up: the pump waits for it. */
+  #held: { promise: Promise<void>; release: () => void } | undefined;
+  #drainWaiters: Array<() => void> = [];
 
-  constructor(stream: Stream) {
+  constructor(stream: Stream, options: BackpressureOptions) {
     this.#stream = stream;
+    this.#highWaterMark = options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK;
+    this.#maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
   }
 
   start(receiver: LinkReceiver): void {
@@ -54,20 +68,50 @@ class ForeignStreamLink implements MessageLink {
   }
 
   send(message: AnyMessage): void {
-    // Serialize only to refuse what the foreign stream could not carry (no size limit here: that is its business).
-    serializeMessage(message, Number.POSITIVE_INFINITY);
+    // Serialize to refuse what the foreign stream could not carry (no size limit here: that is its business),
+    // and to count what waits on the writer.
+    const units = serializeMessage(message, Number.POSITIVE_INFINITY).length;
     if (this.#writeFailed || this.#closing) return;
+    const reply = isReply(message);
+    if (!reply) refuseOverBacklog(message, this.#ledger.pending, this.#maxBuffered);
     this.#writer ??= this.#stream.writable.getWriter();
-    this.#lastWrite = this.#writer.write(message).catch((error: unknown) => {
-      if (this.#writeFailed) return;
-      this.#writeFailed = true;
-      this.#finish(error);
-    });
+    this.#ledger.enter(units, reply);
+    this.#lastWrite = this.#writer.write(message).then(
+      () => this.#settled(units),
+      (error: unknown) => {
+        this.#settled(units);
+        if (this.#writeFailed) return;
+        this.#writeFailed = true;
+        this.#finish(error);
+      },
+    );
+    if (reply && this.#ledger.replyPending >= this.#highWaterMark && this.#held === undefined) {
+      let release!: () => void;
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      this.#held = { promise, release };
+    }
   }
 
   async drain(): Promise<void> {
     if (!this.#writer || this.#writeFailed) return;
     await this.#writer.ready.catch(ignore);
+    if (this.#ledger.pending >= this.#highWaterMark && !this.#writeFailed) await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+  }
+
+  /** A write settled (written or failed): its text no longer waits. */
+  #settled(units: number): void {
+    this.#ledger.leave(units);
+    if (this.#ledger.pending >= this.#highWaterMark && !this.#writeFailed) return;
+    this.#release();
+  }
+
+  #release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    held?.release();
+    const waiters = this.#drainWaiters;
+    this.#drainWaiters = [];
+    for (const wake of waiters) wake();
   }
 
   close(): Promise<void> {
@@ -88,6 +132,9 @@ class ForeignStreamLink implements MessageLink {
     let cause: unknown;
     try {
       for (;;) {
+        // Our replies are backed up: the peer is not reading them. Read nothing more until it does.
+        if (this.#held !== undefined) await this.#held.promise;
+        if (this.#finished) break;
         const { value, done } = await reader.read();
         if (done || this.#finished) break;
         this.#receiver!.message(value);
@@ -102,6 +149,7 @@ class ForeignStreamLink implements MessageLink {
     if (this.#finished) return;
     this.#finished = true;
     this.#cause = cause;
+    this.#release();
     if (this.#reader) this.#reader.cancel().catch(ignore);
     else this.#stream.readable.cancel().catch(ignore);
     if (!this.#receiver) return; // start() delivers it
