@@ -14,6 +14,7 @@
  * - `close()` writes what is queued, then closes the sink. Idempotent.
  * - `replyPending` says how much of the pending text is replies (frames pushed with `reply` true), for the link's
  *   input hold (see `backpressure.ts`).
+ * - When a write settles with nothing queued, the sink's `idle()` is called (a web sink releases its writer lock).
  */
 import { OutputLedger } from "./backpressure.js";
 import type { ByteSink } from "./bytes.js";
@@ -144,8 +145,9 @@ export class FrameWriter {
     this.#writing = false;
     this.#ledger.leave(this.#inFlight);
     this.#inFlight = 0;
-    // Frames that arrived during the write go out now, as one batch.
+    // Frames that arrived during the write go out now, as one batch; with none, the output is idle.
     if (this.#head < this.#parts.length) this.#flush();
+    else this.#sink.idle?.();
     this.#notify();
   };
 

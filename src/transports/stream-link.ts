@@ -19,9 +19,9 @@ function ignore(): void {}
  *   with `closed(error)`; later sends are dropped silently.
  * - Every value read from `readable` is passed to `receiver.message`, objects or not (the engine validates).
  *   The end of `readable` is `closed()`, a read error `closed(error)`; `closed` is delivered once.
- * - `drain()` resolves when the writable's queue has room (`writer.ready`) and less than `writeHighWaterMark`
- *   of JSON text is waiting on unsettled writes. `close()` waits for the writes, closes the writable and cancels
- *   the readable; idempotent.
+ * - `drain()` resolves once the writes so far are done, and rejects with the write error when one failed (as the
+ *   official SDK's notifications do), so an awaited send never runs ahead of a peer that does not read.
+ *   `close()` waits for the writes, closes the writable and cancels the readable; idempotent.
  * - Backpressure as on every acpkit link (`backpressure.ts`): a request or notification sent while
  *   `maxBufferedBytes` of text waits on unsettled writes throws `OutputBacklogError`; while replies wait above the
  *   high-water mark, reading pauses.
@@ -41,6 +41,7 @@ class ForeignStreamLink implements MessageLink {
   #cause: unknown;
   #closedDelivered = false;
   #writeFailed = false;
+  #writeError: unknown;
   #lastWrite: Promise<void> = Promise.resolve();
   #closing: Promise<void> | undefined;
   readonly #ledger = new OutputLedger();
@@ -48,7 +49,6 @@ class ForeignStreamLink implements MessageLink {
   readonly #maxBuffered: number;
   /** Set while replies are backed up: the pump waits for it. */
   #held: { promise: Promise<void>; release: () => void } | undefined;
-  #drainWaiters: Array<() => void> = [];
 
   constructor(stream: Stream, options: BackpressureOptions) {
     this.#stream = stream;
@@ -82,6 +82,7 @@ class ForeignStreamLink implements MessageLink {
         this.#settled(units);
         if (this.#writeFailed) return;
         this.#writeFailed = true;
+        this.#writeError = error;
         this.#finish(error);
       },
     );
@@ -92,10 +93,14 @@ class ForeignStreamLink implements MessageLink {
     }
   }
 
+  /**
+   * Waits for the writes handed over so far, as the official SDK does with foreign streams: a notification whose
+   * write failed rejects with the write's error. (acpkit's own links resolve at their high-water mark instead.)
+   */
   async drain(): Promise<void> {
-    if (!this.#writer || this.#writeFailed) return;
-    await this.#writer.ready.catch(ignore);
-    if (this.#ledger.pending >= this.#highWaterMark && !this.#writeFailed) await new Promise<void>((resolve) => this.#drainWaiters.push(resolve));
+    if (!this.#writer) return;
+    await this.#lastWrite;
+    if (this.#writeFailed) throw this.#writeError;
   }
 
   /** A write settled (written or failed): its text no longer waits. */
@@ -109,9 +114,6 @@ class ForeignStreamLink implements MessageLink {
     const held = this.#held;
     this.#held = undefined;
     held?.release();
-    const waiters = this.#drainWaiters;
-    this.#drainWaiters = [];
-    for (const wake of waiters) wake();
   }
 
   close(): Promise<void> {
