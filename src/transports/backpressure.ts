@@ -122,12 +122,14 @@ export class OutputLedger {
 }
 
 /**
- * Input paused for either of two reasons, resumed when neither holds: the reader's (a web-stream reader whose queue
- * is full) and the output's (replies backed up, see the file comment).
+ * Input paused for any of three reasons, resumed when none holds: the reader's (a web-stream reader whose queue is
+ * full, or the owner's `pauseInput()`), the output's (replies backed up, see the file comment) and the pacer's (a
+ * burst of requests waits for the next turn, see `dispatch-pacer.ts`).
  */
 export class InputGate {
   #reader = false;
   #output = false;
+  #pacer = false;
 
   constructor(
     private readonly pause: () => void,
@@ -141,19 +143,25 @@ export class InputGate {
 
   /** The reader pauses (`true`) or resumes (`false`). */
   reader(paused: boolean): void {
-    this.#set(paused, this.#output);
+    this.#set(paused, this.#output, this.#pacer);
   }
 
   /** The output holds (`true`) or releases (`false`) the input. */
   output(held: boolean): void {
-    this.#set(this.#reader, held);
+    this.#set(this.#reader, held, this.#pacer);
   }
 
-  #set(reader: boolean, output: boolean): void {
-    const was = this.#reader || this.#output;
+  /** The dispatch pacer holds (`true`) or releases (`false`) the input. */
+  pacer(held: boolean): void {
+    this.#set(this.#reader, this.#output, held);
+  }
+
+  #set(reader: boolean, output: boolean, pacer: boolean): void {
+    const was = this.#reader || this.#output || this.#pacer;
     this.#reader = reader;
     this.#output = output;
-    const now = reader || output;
+    this.#pacer = pacer;
+    const now = reader || output || pacer;
     if (now && !was) this.pause();
     else if (!now && was) this.resume();
   }

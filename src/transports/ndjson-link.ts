@@ -7,6 +7,7 @@ import type { FrameProblem, LinkReceiver, MessageLink } from "../jsonrpc/link.js
 import type { AnyMessage } from "../jsonrpc/messages.js";
 import { InputGate, isReply, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
 import type { ByteSink, ByteSource } from "./bytes.js";
+import { DEFAULT_MAX_REQUEST_BURST, DispatchPacer } from "./dispatch-pacer.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK, FrameWriter } from "./frame-writer.js";
 import { LineSplitter } from "./line-splitter.js";
 import type { LinkControl } from "./link-streams.js";
@@ -18,6 +19,12 @@ export interface NdJsonLinkOptions extends BackpressureOptions {
   maxMessageBytes?: number;
   /** `drain()` waits while more than this much output is queued; replies above it pause reading. Default 256 KiB. */
   writeHighWaterMark?: number;
+  /** Requests delivered per turn of the event loop before the rest of a read waits for the next. Default 256. */
+  maxRequestBurst?: number;
+}
+
+function isRequest(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "method" in value && "id" in value;
 }
 
 const PREVIEW_CHARS = 200;
@@ -40,7 +47,9 @@ function looksLikeJson(line: string): boolean {
  *   dropped, and `closed()` follows in a microtask. `receiver.closed` is called exactly once.
  * - Backpressure (`backpressure.ts`): `drain()` waits above `writeHighWaterMark`; a request or notification sent
  *   while `maxBufferedBytes` are queued throws `OutputBacklogError`; while replies are backed up above the
- *   high-water mark the source is paused, until the output drains below it.
+ *   high-water mark the source is paused, until the output drains below it; and at most `maxRequestBurst`
+ *   requests are delivered per turn of the event loop (`dispatch-pacer.ts`), so that one read of a flood cannot
+ *   start more answers than the hold can stop.
  */
 export class NdJsonLink implements MessageLink, LinkControl {
   readonly #source: ByteSource;
@@ -50,6 +59,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
   readonly #highWaterMark: number;
   readonly #maxBuffered: number;
   readonly #gate: InputGate;
+  readonly #pacer: DispatchPacer;
   #receiver: LinkReceiver | undefined;
   #started = false;
   /** Set once the incoming side is over; `closed` is delivered once the receiver is there. */
@@ -66,10 +76,19 @@ export class NdJsonLink implements MessageLink, LinkControl {
       () => source.pause(),
       () => source.resume(),
     );
+    this.#pacer = new DispatchPacer(
+      options.maxRequestBurst ?? DEFAULT_MAX_REQUEST_BURST,
+      (held) => this.#gate.pacer(held),
+      () => this.#gate.heldByOutput,
+    );
     this.#writer = new FrameWriter(sink, this.#highWaterMark, (cause) => this.#finish(cause));
     this.#splitter = new LineSplitter(this.#maxBytes, {
-      line: (text) => this.#line(text),
-      tooLarge: (bytes, head, envelope) => this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head, envelope }),
+      line: (text) => this.#pacer.run(() => this.#line(text)),
+      tooLarge: (bytes, head, envelope) =>
+        this.#pacer.run(() => {
+          this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head, envelope });
+          return envelope?.id !== undefined;
+        }),
     });
   }
 
@@ -100,7 +119,8 @@ export class NdJsonLink implements MessageLink, LinkControl {
       chunk: (bytes) => this.#splitter.push(bytes),
       end: () => {
         this.#splitter.end();
-        this.#finish(undefined);
+        // Lines still paced are delivered before the end.
+        this.#pacer.whenIdle(() => this.#finish(undefined));
       },
       error: (cause) => this.#finish(cause),
     });
@@ -120,7 +140,9 @@ export class NdJsonLink implements MessageLink, LinkControl {
     if (this.#gate.heldByOutput || this.#finished) return;
     this.#gate.output(true);
     void this.#writer.drain().then(() => {
-      if (!this.#finished) this.#gate.output(false);
+      if (this.#finished) return;
+      this.#gate.output(false);
+      this.#pacer.outputReleased();
     });
   }
 
@@ -151,22 +173,24 @@ export class NdJsonLink implements MessageLink, LinkControl {
     return this.#writer.close();
   }
 
-  #line(text: string): void {
-    if (this.#finished) return; // closed from inside a receiver call: the rest of the chunk is dropped
+  /** Delivers one line; true when it was a request (owed a reply). */
+  #line(text: string): boolean {
+    if (this.#finished) return false; // closed from inside a receiver call: the rest of the chunk is dropped
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      if (text.trim() === "") return; // whitespace only: a blank line
+      if (text.trim() === "") return false; // whitespace only: a blank line
       this.#problem({
         kind: "parse",
         detail: error instanceof Error ? error.message : String(error),
         preview: text.length > PREVIEW_CHARS ? text.slice(0, PREVIEW_CHARS) : text,
         looksLikeJson: looksLikeJson(text),
       });
-      return;
+      return false;
     }
     this.#receiver!.message(value, rawIdOf(value, text));
+    return isRequest(value);
   }
 
   #problem(problem: FrameProblem): void {
@@ -180,6 +204,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
     this.#finishCause = cause;
     this.#source.cancel();
     this.#splitter.reset();
+    this.#pacer.stop();
     if (!this.#receiver) return; // delivered by start()
     if (deferred) queueMicrotask(() => this.#deliverClosed());
     else this.#deliverClosed();
