@@ -12,7 +12,8 @@ export type LocalErrorKind =
   | "invalid_response"
   | "capability_missing"
   | "response_lost"
-  | "transport_failed";
+  | "transport_failed"
+  | "output_backlog";
 
 /** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */
 export class LocalError extends Error {
@@ -159,5 +160,32 @@ export class TransportFailedError extends LocalError {
     this.name = "TransportFailedError";
     this.status = details.status;
     this.closeCode = details.closeCode;
+  }
+}
+
+/**
+ * A request or notification was not sent because the peer is not reading: the output already queued for it is
+ * at the link's `maxBufferedBytes`. Only sends that do not wait hit this (an awaited `notify()`, a
+ * `sessionUpdate` or a drained writer is held at the high-water mark instead); replies to the peer's requests are
+ * never refused (the link stops reading the peer's input while they are backed up). Nothing was queued.
+ */
+export class OutputBacklogError extends LocalError {
+  /** The method of the message that was not sent. */
+  readonly method: string;
+  /** Output queued for the peer when the message was refused (UTF-16 units of JSON text, about bytes). */
+  readonly bufferedBytes: number;
+  readonly maxBufferedBytes: number;
+
+  constructor(method: string, bufferedBytes: number, maxBufferedBytes: number) {
+    super(
+      "output_backlog",
+      `"${method}" was not sent: ${bufferedBytes} bytes of output are already queued for the peer, at the ` +
+        `${maxBufferedBytes}-byte limit (maxBufferedBytes); the peer is not reading. Await your sends (notify(), ` +
+        "sessionUpdate(), request()) so that they wait for the peer, or raise maxBufferedBytes.",
+    );
+    this.name = "OutputBacklogError";
+    this.method = method;
+    this.bufferedBytes = bufferedBytes;
+    this.maxBufferedBytes = maxBufferedBytes;
   }
 }

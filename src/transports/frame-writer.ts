@@ -12,8 +12,11 @@
  * - A failed write kills the writer: what is queued is dropped, later pushes are dropped silently, waiters
  *   are released, and `onError` is called once. Nothing throws into the pusher.
  * - `close()` writes what is queued, then closes the sink. Idempotent.
+ * - `replyPending` says how much of the pending text is replies (frames pushed with `reply` true), for the link's
+ *   input hold (see `backpressure.ts`).
  * - When a write settles with nothing queued, the sink's `idle()` is called (a web sink releases its writer lock).
  */
+import { OutputLedger } from "./backpressure.js";
 import type { ByteSink } from "./bytes.js";
 
 /** Default high-water mark for `drain()`: 256 KiB (small enough that queued text rarely outlives a young-generation GC). */
@@ -40,6 +43,7 @@ export class FrameWriter {
   #closing: Promise<void> | undefined;
   /** Called when a write settles: drain waiters and the close flush listen here. */
   #waiters: Array<() => void> = [];
+  readonly #ledger = new OutputLedger();
 
   constructor(sink: ByteSink, highWaterMark: number, onError: (cause: unknown) => void) {
     this.#sink = sink;
@@ -52,16 +56,22 @@ export class FrameWriter {
     return this.#queued + this.#inFlight;
   }
 
+  /** Reply text queued or in flight, in UTF-16 units. */
+  get replyPending(): number {
+    return this.#ledger.replyPending;
+  }
+
   /** True once a write failed or `close()` was called: pushes are dropped. */
   get stopped(): boolean {
     return this.#dead || this.#closing !== undefined;
   }
 
-  /** Queues one frame (its newline included). Dropped silently when the writer is dead or closing. */
-  push(frame: string): void {
+  /** Queues one frame (its newline included); `reply`: it answers a peer's request. Dropped silently when the writer is dead or closing. */
+  push(frame: string, reply = false): void {
     if (this.#dead || this.#closing) return;
     this.#parts.push(frame);
     this.#queued += frame.length;
+    this.#ledger.enter(frame.length, reply);
     if (!this.#scheduled && !this.#writing) {
       this.#scheduled = true;
       queueMicrotask(this.#flush);
@@ -133,6 +143,7 @@ export class FrameWriter {
 
   readonly #written = (): void => {
     this.#writing = false;
+    this.#ledger.leave(this.#inFlight);
     this.#inFlight = 0;
     // Frames that arrived during the write go out now, as one batch; with none, the output is idle.
     if (this.#head < this.#parts.length) this.#flush();
@@ -147,6 +158,7 @@ export class FrameWriter {
     this.#head = 0;
     this.#queued = 0;
     this.#inFlight = 0;
+    this.#ledger.clear();
     this.#notify();
     this.#onError(cause);
   };

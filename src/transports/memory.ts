@@ -5,19 +5,37 @@
 import { rawIdOf } from "../jsonrpc/envelope-scanner.js";
 import type { LinkReceiver, MessageLink, Stream } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
+import { InputGate, isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
+import { DEFAULT_WRITE_HIGH_WATER_MARK } from "./frame-writer.js";
 import { streamFromLink, type LinkControl, type LinkStreamOptions } from "./link-streams.js";
 import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
 
 /** Options of `createMemoryPair`. */
-export interface MemoryPairOptions extends LinkStreamOptions {
+export interface MemoryPairOptions extends LinkStreamOptions, BackpressureOptions {
   /** Outgoing messages larger than this (UTF-8 bytes of their JSON) are refused. Default 32 MiB. */
   maxMessageBytes?: number;
+  /** `drain()` waits while more than this much sent text is not yet delivered to the peer. Default 256 KiB. */
+  writeHighWaterMark?: number;
 }
+
+const RESOLVED: Promise<void> = Promise.resolve();
 
 /** One end of an in-memory link. See `createMemoryPair` for the contract. */
 class MemoryLink implements MessageLink, LinkControl {
   peer!: MemoryLink;
   readonly #maxBytes: number;
+  readonly #highWaterMark: number;
+  readonly #maxBuffered: number;
+  /** What this side sent that the peer has not taken yet. */
+  readonly #ledger = new OutputLedger();
+  readonly #gate = new InputGate(
+    () => (this.#paused = true),
+    () => {
+      this.#paused = false;
+      this.#schedule();
+    },
+  );
+  #drained: { promise: Promise<void>; resolve: () => void } | undefined;
   #receiver: LinkReceiver | undefined;
   /** Serialized messages from the peer not yet delivered; `#next` is the first undelivered one. */
   #inbox: string[] = [];
@@ -32,8 +50,10 @@ class MemoryLink implements MessageLink, LinkControl {
   #closedDelivered = false;
   #outputClosed = false;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, highWaterMark: number, maxBuffered: number) {
     this.#maxBytes = maxBytes;
+    this.#highWaterMark = highWaterMark;
+    this.#maxBuffered = maxBuffered;
   }
 
   start(receiver: LinkReceiver): void {
@@ -45,11 +65,24 @@ class MemoryLink implements MessageLink, LinkControl {
 
   send(message: AnyMessage, rawId?: string): void {
     const text = serializeMessage(message, this.#maxBytes, rawId);
-    if (!this.#outputClosed) this.peer.#accept(text);
+    if (this.#outputClosed || !this.peer.#accepting) return;
+    const reply = isReply(message);
+    if (!reply) refuseOverBacklog(message, this.#ledger.pending, this.#maxBuffered);
+    this.#ledger.enter(text.length, reply);
+    this.peer.#accept(text);
+    // The peer is not taking our replies: stop taking its messages until it catches up.
+    if (reply && this.#ledger.replyPending >= this.#highWaterMark && !this.#finished) this.#gate.output(true);
   }
 
+  /** Resolves once less than the high-water mark of what this side sent is waiting for the peer. */
   drain(): Promise<void> {
-    return Promise.resolve();
+    if (this.#ledger.pending < this.#highWaterMark || !this.peer.#accepting) return RESOLVED;
+    if (this.#drained === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.#drained = { promise, resolve };
+    }
+    return this.#drained.promise;
   }
 
   close(): Promise<void> {
@@ -59,12 +92,11 @@ class MemoryLink implements MessageLink, LinkControl {
   }
 
   pauseInput(): void {
-    this.#paused = true;
+    this.#gate.reader(true);
   }
 
   resumeInput(): void {
-    this.#paused = false;
-    this.#schedule();
+    this.#gate.reader(false);
   }
 
   stopInput(): void {
@@ -79,10 +111,24 @@ class MemoryLink implements MessageLink, LinkControl {
     return Promise.resolve();
   }
 
+  get #accepting(): boolean {
+    return !this.#finished && !this.#inputEnded;
+  }
+
   #accept(text: string): void {
-    if (this.#finished || this.#inputEnded) return;
     this.#inbox.push(text);
     this.#schedule();
+  }
+
+  /** The peer took `units` of what this side sent (or, with `Infinity`, will take nothing more). */
+  #taken(units: number): void {
+    if (units === Number.POSITIVE_INFINITY) this.#ledger.clear();
+    else this.#ledger.leave(units);
+    if (this.#ledger.pending >= this.#highWaterMark && this.peer.#accepting) return;
+    if (this.#gate.heldByOutput) this.#gate.output(false);
+    const drained = this.#drained;
+    this.#drained = undefined;
+    drained?.resolve();
   }
 
   #endInput(): void {
@@ -100,15 +146,19 @@ class MemoryLink implements MessageLink, LinkControl {
   readonly #deliver = (): void => {
     this.#scheduled = false;
     const receiver = this.#receiver!;
+    let taken = 0;
     try {
       while (this.#next < this.#inbox.length && !this.#paused && !this.#finished) {
         const text = this.#inbox[this.#next++]!;
+        taken += text.length;
         const value: unknown = JSON.parse(text);
         receiver.message(value, rawIdOf(value, text));
       }
     } catch (error) {
       this.#finish(error);
       return;
+    } finally {
+      if (taken > 0) this.peer.#taken(taken);
     }
     if (this.#next === this.#inbox.length) {
       this.#inbox = [];
@@ -123,6 +173,7 @@ class MemoryLink implements MessageLink, LinkControl {
     this.#cause = cause;
     this.#inbox = [];
     this.#next = 0;
+    this.peer.#taken(Number.POSITIVE_INFINITY);
     if (!this.#receiver) return; // start() delivers it
     if (deferred) queueMicrotask(this.#deliverClosed);
     else this.#deliverClosed();
@@ -142,12 +193,18 @@ class MemoryLink implements MessageLink, LinkControl {
  *   `ndJsonStream`) and parsed on delivery, so the receiver gets a copy.
  * - Delivery is asynchronous and in order: everything sent in one turn is delivered in one microtask.
  * - `close()` on one side delivers what it already sent, then ends the other side's input with `closed()`;
- *   its own input stops and its receiver gets `closed()` too. `drain()` resolves at once.
+ *   its own input stops and its receiver gets `closed()` too.
+ * - Backpressure as on every acpkit link (see `backpressure.ts`): what one side sent and the other has not taken
+ *   (its reader is paused) counts as queued output: `drain()` waits above `writeHighWaterMark`, requests and
+ *   notifications are refused with `OutputBacklogError` at `maxBufferedBytes`, and a side whose replies are not
+ *   taken stops taking the peer's messages until they are.
  */
 export function createMemoryPair(options: MemoryPairOptions = {}): [Stream, Stream] {
   const maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
-  const left = new MemoryLink(maxBytes);
-  const right = new MemoryLink(maxBytes);
+  const maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
+  const highWaterMark = options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK;
+  const left = new MemoryLink(maxBytes, highWaterMark, maxBuffered);
+  const right = new MemoryLink(maxBytes, highWaterMark, maxBuffered);
   left.peer = right;
   right.peer = left;
   return [streamFromLink(left, options), streamFromLink(right, options)];

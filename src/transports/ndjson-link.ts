@@ -5,18 +5,26 @@
 import { rawIdOf } from "../jsonrpc/envelope-scanner.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
+import { InputGate, isReply, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
 import type { ByteSink, ByteSource } from "./bytes.js";
+import { DEFAULT_MAX_REQUEST_BURST, DispatchPacer } from "./dispatch-pacer.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK, FrameWriter } from "./frame-writer.js";
 import { LineSplitter } from "./line-splitter.js";
 import type { LinkControl } from "./link-streams.js";
 import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
 
 /** Options of a newline-delimited JSON link. */
-export interface NdJsonLinkOptions {
+export interface NdJsonLinkOptions extends BackpressureOptions {
   /** Largest message accepted or sent, in UTF-8 bytes (newline excluded). Default: `DEFAULT_MAX_MESSAGE_BYTES`. */
   maxMessageBytes?: number;
-  /** `drain()` waits while more than this much output is queued. Default 256 KiB. */
+  /** `drain()` waits while more than this much output is queued; replies above it pause reading. Default 256 KiB. */
   writeHighWaterMark?: number;
+  /** Requests delivered per turn of the event loop before the rest of a read waits for the next. Default 256. */
+  maxRequestBurst?: number;
+}
+
+function isRequest(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "method" in value && "id" in value;
 }
 
 const PREVIEW_CHARS = 200;
@@ -37,12 +45,21 @@ function looksLikeJson(line: string): boolean {
  *   link with `closed(error)`; later sends are dropped silently.
  * - `close()` flushes and closes the output and stops reading; nothing more is delivered, sends after it are
  *   dropped, and `closed()` follows in a microtask. `receiver.closed` is called exactly once.
+ * - Backpressure (`backpressure.ts`): `drain()` waits above `writeHighWaterMark`; a request or notification sent
+ *   while `maxBufferedBytes` are queued throws `OutputBacklogError`; while replies are backed up above the
+ *   high-water mark the source is paused, until the output drains below it; and at most `maxRequestBurst`
+ *   requests are delivered per turn of the event loop (`dispatch-pacer.ts`), so that one read of a flood cannot
+ *   start more answers than the hold can stop.
  */
 export class NdJsonLink implements MessageLink, LinkControl {
   readonly #source: ByteSource;
   readonly #writer: FrameWriter;
   readonly #splitter: LineSplitter;
   readonly #maxBytes: number;
+  readonly #highWaterMark: number;
+  readonly #maxBuffered: number;
+  readonly #gate: InputGate;
+  readonly #pacer: DispatchPacer;
   #receiver: LinkReceiver | undefined;
   #started = false;
   /** Set once the incoming side is over; `closed` is delivered once the receiver is there. */
@@ -52,11 +69,26 @@ export class NdJsonLink implements MessageLink, LinkControl {
 
   constructor(source: ByteSource, sink: ByteSink, options: NdJsonLinkOptions = {}) {
     this.#maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
+    this.#maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
+    this.#highWaterMark = options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK;
     this.#source = source;
-    this.#writer = new FrameWriter(sink, options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK, (cause) => this.#finish(cause));
+    this.#gate = new InputGate(
+      () => source.pause(),
+      () => source.resume(),
+    );
+    this.#pacer = new DispatchPacer(
+      options.maxRequestBurst ?? DEFAULT_MAX_REQUEST_BURST,
+      (held) => this.#gate.pacer(held),
+      () => this.#gate.heldByOutput,
+    );
+    this.#writer = new FrameWriter(sink, this.#highWaterMark, (cause) => this.#finish(cause));
     this.#splitter = new LineSplitter(this.#maxBytes, {
-      line: (text) => this.#line(text),
-      tooLarge: (bytes, head, envelope) => this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head, envelope }),
+      line: (text) => this.#pacer.run(() => this.#line(text)),
+      tooLarge: (bytes, head, envelope) =>
+        this.#pacer.run(() => {
+          this.#problem({ kind: "too_large", bytes, limit: this.#maxBytes, head, envelope });
+          return envelope?.id !== undefined;
+        }),
     });
   }
 
@@ -68,6 +100,11 @@ export class NdJsonLink implements MessageLink, LinkControl {
   /** Output queued or in flight, in UTF-16 units. */
   get pendingOutput(): number {
     return this.#writer.pending;
+  }
+
+  /** True while reading is paused because replies to the peer are backed up. */
+  get inputHeldByOutput(): boolean {
+    return this.#gate.heldByOutput;
   }
 
   start(receiver: LinkReceiver): void {
@@ -82,7 +119,8 @@ export class NdJsonLink implements MessageLink, LinkControl {
       chunk: (bytes) => this.#splitter.push(bytes),
       end: () => {
         this.#splitter.end();
-        this.#finish(undefined);
+        // Lines still paced are delivered before the end.
+        this.#pacer.whenIdle(() => this.#finish(undefined));
       },
       error: (cause) => this.#finish(cause),
     });
@@ -90,7 +128,22 @@ export class NdJsonLink implements MessageLink, LinkControl {
 
   send(message: AnyMessage, rawId?: string): void {
     const text = serializeMessage(message, this.#maxBytes, rawId);
-    this.#writer.push(text + "\n");
+    if (this.#writer.stopped) return;
+    const reply = isReply(message);
+    if (!reply) refuseOverBacklog(message, this.#writer.pending, this.#maxBuffered);
+    this.#writer.push(text + "\n", reply);
+    if (reply && this.#writer.replyPending >= this.#highWaterMark) this.#holdInput();
+  }
+
+  /** Stops reading until the output is below the high-water mark (the peer is not reading our replies). */
+  #holdInput(): void {
+    if (this.#gate.heldByOutput || this.#finished) return;
+    this.#gate.output(true);
+    void this.#writer.drain().then(() => {
+      if (this.#finished) return;
+      this.#gate.output(false);
+      this.#pacer.outputReleased();
+    });
   }
 
   drain(): Promise<void> {
@@ -105,11 +158,11 @@ export class NdJsonLink implements MessageLink, LinkControl {
   }
 
   pauseInput(): void {
-    this.#source.pause();
+    this.#gate.reader(true);
   }
 
   resumeInput(): void {
-    this.#source.resume();
+    this.#gate.reader(false);
   }
 
   stopInput(): void {
@@ -120,22 +173,24 @@ export class NdJsonLink implements MessageLink, LinkControl {
     return this.#writer.close();
   }
 
-  #line(text: string): void {
-    if (this.#finished) return; // closed from inside a receiver call: the rest of the chunk is dropped
+  /** Delivers one line; true when it was a request (owed a reply). */
+  #line(text: string): boolean {
+    if (this.#finished) return false; // closed from inside a receiver call: the rest of the chunk is dropped
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (error) {
-      if (text.trim() === "") return; // whitespace only: a blank line
+      if (text.trim() === "") return false; // whitespace only: a blank line
       this.#problem({
         kind: "parse",
         detail: error instanceof Error ? error.message : String(error),
         preview: text.length > PREVIEW_CHARS ? text.slice(0, PREVIEW_CHARS) : text,
         looksLikeJson: looksLikeJson(text),
       });
-      return;
+      return false;
     }
     this.#receiver!.message(value, rawIdOf(value, text));
+    return isRequest(value);
   }
 
   #problem(problem: FrameProblem): void {
@@ -149,6 +204,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
     this.#finishCause = cause;
     this.#source.cancel();
     this.#splitter.reset();
+    this.#pacer.stop();
     if (!this.#receiver) return; // delivered by start()
     if (deferred) queueMicrotask(() => this.#deliverClosed());
     else this.#deliverClosed();

@@ -4,6 +4,8 @@
  */
 import { LINK, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
+import { isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
+import { DEFAULT_WRITE_HIGH_WATER_MARK } from "./frame-writer.js";
 import { serializeMessage } from "./serialize.js";
 
 function ignore(): void {}
@@ -18,13 +20,16 @@ function ignore(): void {}
  * - Every value read from `readable` is passed to `receiver.message`, objects or not (the engine validates).
  *   The end of `readable` is `closed()`, a read error `closed(error)`; `closed` is delivered once.
  * - `drain()` resolves once the writes so far are done, and rejects with the write error when one failed (as the
- *   official SDK's notifications do). `close()` waits for the writes,
- *   closes the writable and cancels the readable; idempotent.
+ *   official SDK's notifications do), so an awaited send never runs ahead of a peer that does not read.
+ *   `close()` waits for the writes, closes the writable and cancels the readable; idempotent.
+ * - Backpressure as on every acpkit link (`backpressure.ts`): a request or notification sent while
+ *   `maxBufferedBytes` of text waits on unsettled writes throws `OutputBacklogError`; while replies wait above the
+ *   high-water mark, reading pauses.
  */
-export function linkFromStream(stream: Stream): MessageLink {
+export function linkFromStream(stream: Stream, options: BackpressureOptions = {}): MessageLink {
   const own = stream[LINK];
   if (own) return own;
-  return new ForeignStreamLink(stream);
+  return new ForeignStreamLink(stream, options);
 }
 
 class ForeignStreamLink implements MessageLink {
@@ -39,9 +44,16 @@ class ForeignStreamLink implements MessageLink {
   #writeError: unknown;
   #lastWrite: Promise<void> = Promise.resolve();
   #closing: Promise<void> | undefined;
+  readonly #ledger = new OutputLedger();
+  readonly #highWaterMark: number;
+  readonly #maxBuffered: number;
+  /** Set while replies are backed up: the pump waits for it. */
+  #held: { promise: Promise<void>; release: () => void } | undefined;
 
-  constructor(stream: Stream) {
+  constructor(stream: Stream, options: BackpressureOptions) {
     this.#stream = stream;
+    this.#highWaterMark = options.writeHighWaterMark ?? DEFAULT_WRITE_HIGH_WATER_MARK;
+    this.#maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
   }
 
   start(receiver: LinkReceiver): void {
@@ -56,16 +68,29 @@ class ForeignStreamLink implements MessageLink {
   }
 
   send(message: AnyMessage): void {
-    // Serialize only to refuse what the foreign stream could not carry (no size limit here: that is its business).
-    serializeMessage(message, Number.POSITIVE_INFINITY);
+    // Serialize to refuse what the foreign stream could not carry (no size limit here: that is its business),
+    // and to count what waits on the writer.
+    const units = serializeMessage(message, Number.POSITIVE_INFINITY).length;
     if (this.#writeFailed || this.#closing) return;
+    const reply = isReply(message);
+    if (!reply) refuseOverBacklog(message, this.#ledger.pending, this.#maxBuffered);
     this.#writer ??= this.#stream.writable.getWriter();
-    this.#lastWrite = this.#writer.write(message).catch((error: unknown) => {
-      if (this.#writeFailed) return;
-      this.#writeFailed = true;
-      this.#writeError = error;
-      this.#finish(error);
-    });
+    this.#ledger.enter(units, reply);
+    this.#lastWrite = this.#writer.write(message).then(
+      () => this.#settled(units),
+      (error: unknown) => {
+        this.#settled(units);
+        if (this.#writeFailed) return;
+        this.#writeFailed = true;
+        this.#writeError = error;
+        this.#finish(error);
+      },
+    );
+    if (reply && this.#ledger.replyPending >= this.#highWaterMark && this.#held === undefined) {
+      let release!: () => void;
+      const promise = new Promise<void>((resolve) => (release = resolve));
+      this.#held = { promise, release };
+    }
   }
 
   /**
@@ -76,6 +101,19 @@ class ForeignStreamLink implements MessageLink {
     if (!this.#writer) return;
     await this.#lastWrite;
     if (this.#writeFailed) throw this.#writeError;
+  }
+
+  /** A write settled (written or failed): its text no longer waits. */
+  #settled(units: number): void {
+    this.#ledger.leave(units);
+    if (this.#ledger.pending >= this.#highWaterMark && !this.#writeFailed) return;
+    this.#release();
+  }
+
+  #release(): void {
+    const held = this.#held;
+    this.#held = undefined;
+    held?.release();
   }
 
   close(): Promise<void> {
@@ -96,6 +134,9 @@ class ForeignStreamLink implements MessageLink {
     let cause: unknown;
     try {
       for (;;) {
+        // Our replies are backed up: the peer is not reading them. Read nothing more until it does.
+        if (this.#held !== undefined) await this.#held.promise;
+        if (this.#finished) break;
         const { value, done } = await reader.read();
         if (done || this.#finished) break;
         this.#receiver!.message(value);
@@ -110,6 +151,7 @@ class ForeignStreamLink implements MessageLink {
     if (this.#finished) return;
     this.#finished = true;
     this.#cause = cause;
+    this.#release();
     if (this.#reader) this.#reader.cancel().catch(ignore);
     else this.#stream.readable.cancel().catch(ignore);
     if (!this.#receiver) return; // start() delivers it

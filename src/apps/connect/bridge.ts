@@ -10,6 +10,8 @@
  * - A line that is not a JSON object is not sent: the editor gets the answer a stdio agent would give (-32700 for
  *   bad JSON, -32600 for a batch or a non-object) and stderr says why. A request whose response the transport
  *   lost gets a -32603 error, so the editor never waits forever.
+ * - Backpressure both ways: while stdout is full, the remote is not read; while the remote does not take what the
+ *   editor sends (more than 256 KiB waiting), stdin is not read.
  * - The end of stdin closes the remote connection (DELETE on Streamable HTTP) and exits 0. The remote agent going
  *   away exits 1 with a message on stderr. Nothing is retried: the editor restarts its agent command.
  *
@@ -24,6 +26,9 @@ import { connectRemote } from "../../node/remote.js";
 import type { RemoteProfile, RemoteStream } from "../../transports/remote/open-remote.js";
 import { LineSplitter } from "../../transports/line-splitter.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../transports/serialize.js";
+
+/** Output waiting for the remote beyond which stdin is no longer read. */
+const STDIN_HOLD_MARK = 256 * 1024;
 
 export interface BridgeOptions {
   url: string;
@@ -107,8 +112,25 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
       answer(null, RequestError.invalidRequest(undefined, Array.isArray(value) ? "JSON-RPC batches are not supported" : "not a JSON-RPC message"));
       return;
     }
-    link.sendText(line, value as AnyMessage);
+    try {
+      link.sendText(line, value as AnyMessage);
+    } catch (error) {
+      // Only a refusal for backlog can land here (stdin is paused well before): say so, answer a request.
+      note((error as Error).message);
+      if ("id" in value && "method" in value) answer(value.id, RequestError.internalError(undefined, (error as Error).message));
+      return;
+    }
+    // The remote is not taking what we send: stop reading stdin until it does.
+    if (link.pendingOutput >= STDIN_HOLD_MARK && !holdingStdin) {
+      holdingStdin = true;
+      io.stdin.pause();
+      void link.drain().then(() => {
+        holdingStdin = false;
+        io.stdin.resume();
+      });
+    }
   };
+  let holdingStdin = false;
   const splitter = new LineSplitter(maxBytes, {
     line: forward,
     tooLarge: (bytes) => note(`a line of ${bytes} bytes from the editor is over the ${maxBytes}-byte limit and was not sent`),

@@ -15,6 +15,9 @@
  *   it is reattached. A session stream that ends loses its waiting requests (`ResponseLostError`); the next
  *   message for the session opens it again.
  * - `close()` sends what is queued, stops reading, then DELETEs the connection (bounded by `closeTimeoutMs`).
+ * - Backpressure (`backpressure.ts`), counted on the messages not yet POSTed: `drain()` waits above
+ *   `writeHighWaterMark`, a request or notification sent while `maxBufferedBytes` wait throws
+ *   `OutputBacklogError`, and while replies wait above the high-water mark the event streams are not read.
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
@@ -22,6 +25,7 @@ import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage, JsonRpcId } from "../../jsonrpc/messages.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
+import { InputGate, isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "../backpressure.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../serialize.js";
 import { HttpEventStreams } from "./http-event-streams.js";
 import { postInitialize, type InitializeOutcome } from "./http-initialize.js";
@@ -37,7 +41,7 @@ import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_M
 import { HttpRoutes } from "./http-routes.js";
 
 /** Options of the Streamable HTTP link. */
-export interface HttpLinkOptions extends HttpEndpointOptions {
+export interface HttpLinkOptions extends HttpEndpointOptions, BackpressureOptions {
   /** Largest message accepted or sent, in UTF-8 bytes. Default 32 MiB. */
   maxMessageBytes?: number;
   /** `drain()` waits while more than this many UTF-16 units of messages are queued for POSTing. Default 256 Ki. */
@@ -63,6 +67,12 @@ export class HttpLink implements MessageLink {
   readonly #endpoint: HttpEndpoint;
   readonly #maxBytes: number;
   readonly #highWaterMark: number;
+  readonly #maxBuffered: number;
+  readonly #ledger = new OutputLedger();
+  readonly #gate = new InputGate(
+    () => this.#pauseReading(),
+    () => this.#resumeReading(),
+  );
   readonly #closeTimeoutMs: number;
   readonly #logger: Logger;
   readonly #routes = new HttpRoutes();
@@ -89,6 +99,7 @@ export class HttpLink implements MessageLink {
     this.#endpoint = new HttpEndpoint(url, options);
     this.#maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
     this.#highWaterMark = options.writeHighWaterMark ?? 256 * 1024;
+    this.#maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
     this.#logger = options.logger ?? silentLogger;
     this.#deliverText = options.deliverText;
@@ -136,9 +147,22 @@ export class HttpLink implements MessageLink {
    */
   sendText(text: string, message: AnyMessage): void {
     if (this.#finished || this.#closing) return;
+    const reply = isReply(message);
+    if (!reply) refuseOverBacklog(message, this.#queuedChars, this.#maxBuffered);
     this.#queue.push({ message, text });
     this.#queuedChars += text.length;
+    this.#ledger.enter(text.length, reply);
     void this.#pump();
+    // The server does not take our replies: read nothing more from it until it does.
+    if (reply && this.#ledger.replyPending >= this.#highWaterMark && !this.#gate.heldByOutput) {
+      this.#gate.output(true);
+      void this.drain().then(() => this.#gate.output(false));
+    }
+  }
+
+  /** Messages queued and not yet POSTed, in UTF-16 units. */
+  get pendingOutput(): number {
+    return this.#queuedChars;
   }
 
   drain(): Promise<void> {
@@ -152,13 +176,21 @@ export class HttpLink implements MessageLink {
   }
 
   pauseInput(): void {
+    this.#gate.reader(true);
+  }
+
+  resumeInput(): void {
+    this.#gate.reader(false);
+  }
+
+  #pauseReading(): void {
     if (this.#paused) return;
     let resume!: () => void;
     const promise = new Promise<void>((resolve) => (resume = resolve));
     this.#paused = { promise, resume };
   }
 
-  resumeInput(): void {
+  #resumeReading(): void {
     const paused = this.#paused;
     this.#paused = undefined;
     paused?.resume();
@@ -195,6 +227,7 @@ export class HttpLink implements MessageLink {
         await this.#post(item.message, item.text);
         this.#queue[this.#queueHead++] = undefined as unknown as Queued;
         this.#queuedChars -= item.text.length;
+        this.#ledger.leave(item.text.length);
         if (this.#queueHead === this.#queue.length) {
           this.#queue = [];
           this.#queueHead = 0;
@@ -322,6 +355,7 @@ export class HttpLink implements MessageLink {
     this.#queue = [];
     this.#queueHead = 0;
     this.#queuedChars = 0;
+    this.#ledger.clear();
     this.#paused?.resume();
     this.#wake("drain");
     if (!this.#receiver) return;

@@ -14,12 +14,17 @@
  *   close code; an upgrade the server refuses names its HTTP status where the socket reports it (`ws`).
  * - `close()` sends what is queued, then closes with 1000; it resolves when the socket has closed (or after
  *   `closeTimeoutMs`).
+ * - Backpressure (`backpressure.ts`), counted on the socket's `bufferedAmount`: `drain()` waits above
+ *   `writeHighWaterMark`, a request or notification sent while `maxBufferedBytes` are unsent throws
+ *   `OutputBacklogError`, and while replies are unsent above the high-water mark the socket is paused (where it can
+ *   be: `ws`; a browser's cannot).
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (WebSocket upgrade)
  */
 import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
+import { InputGate, isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "../backpressure.js";
 import { resolveMaxMessageBytes, serializeMessage, utf8Length } from "../serialize.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import type { RemoteEndpointOptions } from "./http-endpoint.js";
@@ -27,7 +32,7 @@ import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "
 import { describeCloseCode, listen, refusedStatus, type WebSocketConstructor, type WebSocketLike } from "./websocket-like.js";
 
 /** Options of the WebSocket link. */
-export interface WebSocketLinkOptions extends RemoteEndpointOptions {
+export interface WebSocketLinkOptions extends RemoteEndpointOptions, BackpressureOptions {
   /** The WebSocket constructor. Default `globalThis.WebSocket`; in Node 20 pass `ws`'s (or use `acpkit/node`). */
   WebSocket?: WebSocketConstructor;
   /** Subprotocols to offer. */
@@ -54,6 +59,13 @@ export class WebSocketLink implements MessageLink {
   readonly #socket: WebSocketLike;
   readonly #maxBytes: number;
   readonly #highWaterMark: number;
+  readonly #maxBuffered: number;
+  readonly #ledger = new OutputLedger();
+  readonly #gate = new InputGate(
+    () => (this.#socket as { pause?: () => void }).pause?.(),
+    () => (this.#socket as { resume?: () => void }).resume?.(),
+  );
+  #backlogChars = 0;
   readonly #closeTimeoutMs: number;
   readonly #cookies: AcpCookieStore | undefined;
   readonly #ownsCookies: boolean;
@@ -80,6 +92,7 @@ export class WebSocketLink implements MessageLink {
     this.#deliverText = options.deliverText;
     this.#maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
     this.#highWaterMark = options.writeHighWaterMark ?? 1024 * 1024;
+    this.#maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
     const platform = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     const Socket = options.WebSocket ?? platform;
@@ -143,36 +156,60 @@ export class WebSocketLink implements MessageLink {
   }
 
   send(message: AnyMessage): void {
-    this.sendText(serializeMessage(message, this.#maxBytes));
+    this.sendText(serializeMessage(message, this.#maxBytes), message);
   }
 
-  /** Sends `text` as one text frame, as is: for bridges that pass frames on unchanged. The caller checks its size. */
-  sendText(text: string, _message?: AnyMessage): void {
+  /**
+   * Sends `text` as one text frame, as is: for bridges that pass frames on unchanged. The caller checks its size.
+   * `message` (the parsed frame) tells a reply from a request or notification for backpressure; without it the
+   * frame counts as a request.
+   */
+  sendText(text: string, message?: AnyMessage): void {
     if (this.#finished || this.#closing) return;
+    const reply = message !== undefined && isReply(message);
+    const pending = this.pendingOutput;
+    if (!reply) refuseOverBacklog(message ?? ({ method: "(frame)" } as AnyMessage), pending, this.#maxBuffered);
+    this.#ledger.enter(text.length, reply);
     if (!this.#open) {
       this.#backlog.push(text);
-      return;
-    }
-    this.#socket.send(text);
+      this.#backlogChars += text.length;
+    } else this.#socket.send(text);
+    if (reply && this.#ledger.replyPending >= this.#highWaterMark) this.#holdInput();
+  }
+
+  /** Output not yet handed to the network: queued before the socket opened, or the socket's `bufferedAmount`. */
+  get pendingOutput(): number {
+    const pending = this.#open ? (this.#socket.bufferedAmount ?? 0) : this.#backlogChars;
+    this.#ledger.leaveUntil(this.#ledger.entered - pending);
+    return pending;
   }
 
   /** Stops reading from the socket for now, where it can (`ws`'s `pause`); browsers cannot. */
   pauseInput(): void {
-    (this.#socket as { pause?: () => void }).pause?.();
+    this.#gate.reader(true);
   }
 
   resumeInput(): void {
-    (this.#socket as { resume?: () => void }).resume?.();
+    this.#gate.reader(false);
   }
 
   drain(): Promise<void> {
-    if (this.#finished || (this.#socket.bufferedAmount ?? 0) <= this.#highWaterMark) return Promise.resolve();
+    if (this.#finished || this.pendingOutput <= this.#highWaterMark) return Promise.resolve();
     return new Promise((resolve) => {
       const check = () => {
-        if (this.#finished || (this.#socket.bufferedAmount ?? 0) <= this.#highWaterMark) resolve();
+        if (this.#finished || this.pendingOutput <= this.#highWaterMark) resolve();
         else setTimeout(check, 5);
       };
       setTimeout(check, 5);
+    });
+  }
+
+  /** Our replies are not leaving (the server does not read them): stop reading until they do. */
+  #holdInput(): void {
+    if (this.#gate.heldByOutput) return;
+    this.#gate.output(true);
+    void this.drain().then(() => {
+      if (this.#gate.heldByOutput) this.#gate.output(false);
     });
   }
 
@@ -205,6 +242,7 @@ export class WebSocketLink implements MessageLink {
     this.#open = true;
     const backlog = this.#backlog;
     this.#backlog = [];
+    this.#backlogChars = 0;
     try {
       for (const text of backlog) this.#socket.send(text);
     } catch (error) {
@@ -279,6 +317,8 @@ export class WebSocketLink implements MessageLink {
     this.#finished = true;
     this.#cause = cause;
     this.#backlog = [];
+    this.#backlogChars = 0;
+    this.#ledger.clear();
     clearTimeout(this.#openTimer);
     if (!this.#open && cause === undefined) this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
     if (this.#ownsCookies) this.#cookies?.clear();
