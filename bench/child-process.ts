@@ -17,11 +17,16 @@ export interface AgentChild {
   diagnose(waitMs?: number): Promise<string>;
 }
 
-export function spawnAgent(script: URL): AgentChild {
+/** `acp` itself, for agents started through `acp tap` (the bench runs from dist/bench or, with tsx, from bench/). */
+const ACP_CLI = fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? "../dist/src/cli/main.js" : "../src/cli/main.js", import.meta.url));
+
+/** Spawns an agent child; with `viaTap`, as `acp tap -- node agent.js` (the tap forwards its stderr reports). */
+export function spawnAgent(script: URL, viaTap = false): AgentChild {
   const path = fileURLToPath(script);
   const args = [...(path.endsWith(".ts") ? ["--import", "tsx"] : []), "--expose-gc", path];
   const extra = process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(" ") : [];
-  const child = spawn(process.execPath, [...extra, ...args], { stdio: ["pipe", "pipe", "pipe"] });
+  const argv = viaTap ? [ACP_CLI, "tap", "--", process.execPath, ...extra, ...args] : [...extra, ...args];
+  const child = spawn(process.execPath, argv, { stdio: ["pipe", "pipe", "pipe"] });
   const reports: ChildReport[] = [];
   let tail = "";
   let pending = "";

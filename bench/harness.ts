@@ -12,7 +12,8 @@ import { collectGarbage, RssSampler } from "./rss.js";
 import { gaps, latencySummary, MiB } from "./stats.js";
 import { bigText, CHUNK_TEXTS, expectedMixedCounts, readResponseWireBytes, type Command, type WorkloadId, type WorkloadSizes } from "./workloads.js";
 
-export type Transport = "pipe" | "memory";
+/** `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). */
+export type Transport = "pipe" | "memory" | "tap";
 
 export interface RepResult {
   workload: WorkloadId;
@@ -118,8 +119,8 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
   let client: BenchClient | undefined;
   const sampler = new RssSampler(20);
   try {
-    if (transport === "pipe") {
-      child = spawnAgent(impl.agentScript);
+    if (transport === "pipe" || transport === "tap") {
+      child = spawnAgent(impl.agentScript, transport === "tap");
       client = await withTimeout(impl.connectPipe(child.process, counter), timeoutMs, "handshake", child.died);
     } else {
       client = await withTimeout(impl.connectMemory(counter), timeoutMs, "handshake");

@@ -126,9 +126,25 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
 
 }
 
+/** `acp tap` in front of the agent adds under 10% to the time of the (a) stream. */
+function tapTarget(rows: Row[], out: Target[]): void {
+  const tapped = rows.find((r) => r.workload === "a" && r.transport === "tap");
+  if (!tapped) return;
+  const name = "(a) pipe through acp tap: added time < 10% of the direct pipe";
+  const via = tapped.median;
+  const direct = find(rows, "a", "pipe", tapped.impl);
+  if (!via || !direct) {
+    out.push({ name, status: "N/A", detail: `${!via ? "tap" : "direct"}: ${errorOf(rows, "a", !via ? "tap" : "pipe", tapped.impl)}` });
+    return;
+  }
+  const r = via.ms / direct.ms;
+  out.push({ name, status: r < 1.1 ? "PASS" : "FAIL", detail: `${fmtNum(via.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); every frame checked both ways, nothing reordered` });
+}
+
 export function targets(rows: Row[]): Target[] {
   const out: Target[] = [];
   for (const c of candidates(rows)) targetsFor(rows, c, out);
+  tapTarget(rows, out);
   for (const impl of ["raw", "official", ...candidates(rows)] as ImplName[]) {
     const e = find(rows, "e", "pipe", impl);
     const g = agentGrowth(e);

@@ -9,6 +9,7 @@
  *                        acpkit over its own Node stdio transports instead of the drop-in web-stream path)
  *   BENCH_REPS=N         measured repetitions per row (default 3, quick 2), after one warm-up repetition at 1/10 size
  *   BENCH_TIMEOUT_MS=ms  per-step timeout (default 120000)
+ *   BENCH_TAP=0          leave out (a) through `acp tap` (measured with acpkit, against acpkit's direct pipe row)
  *
  * Progress goes to stderr; the report goes to stdout; everything also goes to .bench-out/results.json.
  */
@@ -76,27 +77,35 @@ async function main(): Promise<void> {
     if (w === "a") plan.push([w, "memory"]);
   }
   const rows: Row[] = [];
-  const implsFor = (t: Transport) => impls.filter((i) => t === "pipe" || i.hasMemory);
-  const total = plan.reduce((sum, [, t]) => sum + implsFor(t).length * (reps + 1), 0);
+  // The tap is the same whatever the implementation: measure it with acpkit (else the first implementation).
+  const tapImpl = impls.find((i) => i.name === "acpkit") ?? impls[0];
+  // Each step runs its lanes in turn, rep by rep: (a) through acp tap is measured right after (a) over a plain pipe,
+  // so that both see the same load on a shared machine.
+  const lanesFor = (w: WorkloadId, t: Transport): Array<{ impl: Impl; transport: Transport }> => [
+    ...impls.filter((i) => t === "pipe" || i.hasMemory).map((impl) => ({ impl, transport: t })),
+    ...(w === "a" && t === "pipe" && tapImpl && env.BENCH_TAP !== "0" ? [{ impl: tapImpl, transport: "tap" as Transport }] : []),
+  ];
+  const total = plan.reduce((sum, [w, t]) => sum + lanesFor(w, t).length * (reps + 1), 0);
   let step = 0;
   progress(`acpkit bench: ${quick ? "QUICK (10x smaller) " : ""}workloads ${only.join(",")}, ${impls.map((i) => i.name).join("/")}, 1 warm-up (at quick sizes) + ${reps} reps each`);
 
-  for (const [w, transport] of plan) {
-    const here = implsFor(transport);
-    const rowsHere = here.map((impl): Row => ({ workload: w, transport, impl: impl.name, reps: [], errors: [] }));
+  for (const [w, stepTransport] of plan) {
+    const here = lanesFor(w, stepTransport);
+    const rowsHere = here.map(({ impl, transport }): Row => ({ workload: w, transport, impl: impl.name, reps: [], errors: [] }));
     rows.push(...rowsHere);
-    const failures = new Map<ImplName, number>();
+    const failures = new Map<string, number>();
     for (let k = 0; k <= reps; k++) {
-      for (const [i, impl] of here.entries()) {
+      for (const [i, { impl, transport }] of here.entries()) {
         step++;
         const row = rowsHere[i]!;
+        const lane = `${impl.name}:${transport}`;
         const label = `[${String(step).padStart(3)}/${total}] (${w}) ${transport.padEnd(6)} ${impl.name.padEnd(8)} ${k === 0 ? "warm-up" : `rep ${k}/${reps}`}`;
         const loadError = loadErrors.get(impl.name);
         if (loadError) {
           if (k === 0) row.errors.push(loadError);
           continue;
         }
-        if ((failures.get(impl.name) ?? 0) >= MAX_FAILURES) {
+        if ((failures.get(lane) ?? 0) >= MAX_FAILURES) {
           progress(`${label}  skipped (failed before)`);
           continue;
         }
@@ -110,7 +119,7 @@ async function main(): Promise<void> {
           progress(`${label}  ${rate}${lat}${result.checks.note ? `  [${result.checks.note}]` : ""}  (${fmtNum((performance.now() - t) / 1000, 1)} s)`);
         } catch (error) {
           row.errors.push(errorText(error));
-          failures.set(impl.name, k === 0 ? MAX_FAILURES : (failures.get(impl.name) ?? 0) + 1);
+          failures.set(lane, k === 0 ? MAX_FAILURES : (failures.get(lane) ?? 0) + 1);
           progress(`${label}  ERROR ${(error instanceof Error ? error.message : String(error)).split("\n")[0]}`);
         }
       }

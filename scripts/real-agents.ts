@@ -14,23 +14,25 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { ClientSideConnection, type Client } from "../src/index.js";
 import { initializeWithDeadline, launchAgent } from "../src/node/index.js";
 import { REAL_AGENTS, type RealAgent } from "../test/e2e/fixtures/real-agents.js";
 
-type AgentUnderTest = RealAgent;
+export type AgentUnderTest = RealAgent;
 
-const AGENTS = REAL_AGENTS;
+export const AGENTS: readonly AgentUnderTest[] = REAL_AGENTS;
 
-const root = resolve(".real-agents");
+export const root = resolve(".real-agents");
 const only = process.argv.slice(2);
 const selected = AGENTS.filter((a) => only.length === 0 || only.includes(a.name));
 
-function install(): void {
+/** Installs the pinned packages of `agents` (default: those named on the command line) into .real-agents/. */
+export function install(agents: readonly AgentUnderTest[] = selected): void {
   mkdirSync(root, { recursive: true });
   if (!existsSync(join(root, "package.json"))) writeFileSync(join(root, "package.json"), '{ "private": true }\n');
-  process.stderr.write(`installing ${selected.map((a) => a.pkg).join(", ")} into ${root} ...\n`);
-  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...selected.map((a) => a.pkg)], { cwd: root, stdio: "inherit" });
+  process.stderr.write(`installing ${agents.map((a) => a.pkg).join(", ")} into ${root} ...\n`);
+  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...agents.map((a) => a.pkg)], { cwd: root, stdio: "inherit" });
   if (result.status !== 0) throw new Error(`npm install failed with code ${result.status}: check the registry is reachable`);
 }
 
@@ -98,7 +100,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error: unknown) => {
-  process.stderr.write(`real-agents: ${messageOf(error)}\n`);
-  process.exitCode = 1;
-});
+// Imported by scripts/interop-report.ts for AGENTS and install(): run only when started as a script.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  main().catch((error: unknown) => {
+    process.stderr.write(`real-agents: ${messageOf(error)}\n`);
+    process.exitCode = 1;
+  });
+}

@@ -15,10 +15,11 @@ const allowed: Record<string, readonly string[]> = {
   acp: ["acp", "protocol", "jsonrpc", "transports"],
   agent: ["agent", "acp", "protocol", "jsonrpc", "transports"],
   client: ["client", "acp", "protocol", "jsonrpc", "transports"],
-  node: ["node", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
-  cli: ["cli", "node", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "apps", "(root)"],
-  apps: ["apps", "node", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "(root)"],
-  "(root)": ["(root)", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
+  wire: ["wire", "acp", "protocol", "jsonrpc", "transports"],
+  node: ["node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
+  cli: ["cli", "node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "apps", "(root)"],
+  apps: ["apps", "node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "(root)"],
+  "(root)": ["(root)", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
   // Thin entry files mirroring the official SDK's `experimental/*` subpaths; `experimental/node` re-exports node/.
   experimental: ["experimental", "(root)", "node", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
 };

@@ -22,6 +22,7 @@ export type { ParamsParser } from "./acp/routes.js";
 export { TerminalHandle } from "./agent/terminal-handle.js";
 export { unstableMethods as methods } from "./acp/methods.js";
 export * from "./acp/app-types.js";
+export type { AgentConnectOptions, AgentConnectionLifecycle, AgentConnector } from "./acp/agent-connector.js";
 export * from "./agent/agent-app.js";
 export * from "./client/client-app.js";
 // Here `agent()` and `client()` speak the unstable protocol (as the official SDK's unstable entry does).

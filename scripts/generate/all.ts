@@ -5,6 +5,8 @@ import { CAPABILITY_GATES } from "./capabilities.js";
 import { emitGuards } from "./guards-emitter.js";
 import { type Meta, deriveMethods } from "./methods.js";
 import { emitMethods } from "./methods-emitter.js";
+import { emitUnstableExtras } from "./unstable-extras.js";
+import { NES_SCHEMA_FILE, nesMethods, nesSubset } from "./nes.js";
 import type { Outputs } from "./output.js";
 import { loadJson, loadSchema } from "./schema.js";
 import { emitTypes } from "./types-emitter.js";
@@ -45,6 +47,15 @@ export function generateAll(repoRoot: string): Outputs {
     outputs.set(`validators${f.suffix}.ts`, validators.code);
     outputs.set(`guards${f.suffix}.ts`, emitGuards(schema, validators.guards, f.suffix));
   }
+  outputs.set("unstable-extras.ts", emitUnstableExtras(repoRoot));
+  // NES and document sync, from the kept August 2026 unstable schema (see ./nes.ts).
+  const kept = loadSchema(repoRoot, NES_SCHEMA_FILE);
+  const keptMeta = loadJson<Meta>(repoRoot, "schema/v1/meta.unstable.json");
+  const nes = nesSubset(kept);
+  outputs.set("types.nes.ts", emitTypes(nes, "TypeScript types of Next Edit Suggestions and document sync (experimental)."));
+  const nesSpecs = nesMethods(kept, keptMeta.value, stableMeta, usedGates);
+  outputs.set("methods.nes.ts", emitMethods(nesSpecs, keptMeta.value, [kept, { file: "schema/v1/meta.unstable.json", sha256: keptMeta.sha256 }], "./types.nes.js"));
+  outputs.set("validators.nes.ts", emitValidators(nes, "nesSchemas", "NesSchemas", ".nes").code);
   const unused = Object.keys(CAPABILITY_GATES).filter((m) => !usedGates.has(m));
   if (unused.length) throw new Error(`scripts/generate/capabilities.ts names methods no schema has: ${unused.join(", ")}`);
   return outputs;

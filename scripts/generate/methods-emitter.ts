@@ -31,12 +31,39 @@ export function emitMethods(specs: MethodSpec[], meta: Meta, sources: SourceInfo
     out.push("}", "");
   }
 
-  out.push(...constant("AGENT_METHODS", "Methods the agent handles, by meta.json key.", meta.agentMethods));
-  out.push(...constant("CLIENT_METHODS", "Methods the client handles, by meta.json key.", meta.clientMethods));
-  out.push(...constant("PROTOCOL_METHODS", "Protocol-level methods either side handles.", meta.protocolMethods));
+  const proxy = specs.filter((s) => s.handledBy === "proxy");
+  if (proxy.length) {
+    for (const kind of ["request", "notification"] as const) {
+      const name = kind === "request" ? "ProxyRequestMap" : "ProxyNotificationMap";
+      out.push(`/** ${kind === "request" ? "Requests" : "Notifications"} exchanged between a conductor and its proxies (\`proxy/*\`). */`);
+      out.push(`export interface ${name} {`);
+      for (const s of proxy.filter((p) => p.kind === kind)) out.push(`  ${literal(s.method)}: { params: T.${s.params};${s.result ? ` result: T.${s.result};` : ""} };`);
+      out.push("}", "");
+    }
+  }
+
+  out.push(...constant("AGENT_METHODS", "Methods the agent handles, by key.", keyed(specs, (s) => handles(s, "agent"))));
+  out.push(...constant("CLIENT_METHODS", "Methods the client handles, by key.", keyed(specs, (s) => handles(s, "client"))));
+  out.push(...constant("PROTOCOL_METHODS", "Protocol-level methods either side handles.", keyed(specs, (s) => s.handledBy === "protocol")));
+  if (proxy.length) {
+    out.push(
+      ...constant(
+        "PROXY_METHODS",
+        "Methods a conductor exchanges with the proxies of a proxy chain (typed, not routed by the agent or client APIs).",
+        keyed(specs, (s) => s.handledBy === "proxy"),
+      ),
+    );
+  }
   out.push("/** The ACP protocol version this table describes (meta.json `version`). */");
   out.push(`export const PROTOCOL_VERSION = ${meta.version};`, "");
   return out.join("\n");
+}
+
+/** `{ key: method }` for the specs `pick` selects, in table order, each method once. */
+function keyed(specs: MethodSpec[], pick: (s: MethodSpec) => boolean): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const s of specs) if (pick(s)) out[s.key] = s.method;
+  return out;
 }
 
 function handles(s: MethodSpec, side: "agent" | "client"): boolean {

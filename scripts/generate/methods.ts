@@ -13,7 +13,7 @@ export interface Meta {
   protocolMethods: Record<string, string>;
 }
 
-export type Side = "agent" | "client" | "protocol" | "both";
+export type Side = "agent" | "client" | "protocol" | "both" | "proxy";
 
 export interface MethodSpec {
   method: string;
@@ -37,6 +37,19 @@ const ENVELOPES: Record<string, Role> = {
   ClientNotification: "notification",
 };
 
+/** Envelopes only some schemas have (the unstable schema's proxy chain). */
+const OPTIONAL_ENVELOPES: Record<string, Role> = {
+  ProxyRequest: "request",
+  ProxyResponse: "response",
+  ProxyNotification: "notification",
+};
+
+/**
+ * The methods of a schema. The schema is the authority: every def with `x-method` is a method, its role comes from
+ * the envelope that lists it and its handler from `x-side`. meta.json only names the constant keys and their order
+ * (it may lag behind the schema: a method it lists that the schema no longer has is skipped, a method it lacks gets
+ * a key derived from its name, `session/set_title` -> `session_set_title`).
+ */
 export function deriveMethods(schema: LoadedSchema, meta: Meta, stableMeta: Meta, usedGates: Set<string>): MethodSpec[] {
   const roles = classify(schema);
   const byMethod = new Map<string, Partial<Record<Role, string>>>();
@@ -51,14 +64,14 @@ export function deriveMethods(schema: LoadedSchema, meta: Meta, stableMeta: Meta
     byMethod.set(method, slot);
   }
   const stableNames = new Set(allMethods(stableMeta).map(([, m]) => m));
+  const keys = new Map<string, string>();
+  for (const [key, method] of allMethods(meta)) if (!keys.has(method)) keys.set(method, key);
+  const order = [...keys.keys()].filter((m) => byMethod.has(m));
+  for (const method of byMethod.keys()) if (!keys.has(method)) order.push(method);
   const out: MethodSpec[] = [];
-  const seen = new Set<string>();
-  for (const [key, method] of allMethods(meta)) {
-    if (seen.has(method)) continue;
-    seen.add(method);
-    const slot = byMethod.get(method);
-    if (!slot) throw new Error(`${schema.file}: meta lists ${method} but no def has that x-method`);
-    byMethod.delete(method);
+  for (const method of order) {
+    const slot = byMethod.get(method)!;
+    const key = keys.get(method) ?? methodKey(method);
     for (const kind of ["request", "notification"] as const) {
       const params = slot[kind];
       if (!params) continue;
@@ -77,13 +90,21 @@ export function deriveMethods(schema: LoadedSchema, meta: Meta, stableMeta: Meta
         usedGates.add(method);
         spec.capability = gate;
       }
-      checkMetaSide(meta, spec);
+      if (keys.has(method)) checkMetaSide(meta, spec);
       out.push(spec);
     }
     if (!slot.request && !slot.notification) throw new Error(`${schema.file}: ${method} has only a response def`);
   }
-  if (byMethod.size) throw new Error(`${schema.file}: x-method not in meta: ${[...byMethod.keys()].join(", ")}`);
   return out;
+}
+
+/** The constant key of a method meta.json does not list: `$/cancel_request` -> `cancel_request`, `document/didOpen` -> `document_did_open`. */
+export function methodKey(method: string): string {
+  return method
+    .replace(/^\$\//, "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/\//g, "_")
+    .toLowerCase();
 }
 
 export function allMethods(meta: Meta): Array<[string, string]> {
@@ -108,8 +129,12 @@ function classify(schema: LoadedSchema): Map<string, Role> {
     if (!def) throw new Error(`${schema.file}: missing envelope def ${envelope}`);
     for (const name of refsIn(def)) note(name, role);
   }
+  for (const [envelope, role] of Object.entries(OPTIONAL_ENVELOPES)) {
+    const def = schema.defs[envelope];
+    if (def) for (const name of refsIn(def)) note(name, role);
+  }
   for (const name of refsIn(schema.root.anyOf ?? [])) {
-    if (ENVELOPES[name]) continue;
+    if (ENVELOPES[name] || OPTIONAL_ENVELOPES[name]) continue;
     if (!name.endsWith("Notification")) throw new Error(`${schema.file}: root lists ${name}; cannot tell its role`);
     note(name, "notification");
   }
@@ -129,7 +154,7 @@ function refsIn(node: unknown, out: string[] = []): string[] {
 
 function side(def: Schema, name: string): Side {
   const s = def["x-side"];
-  if (s === "agent" || s === "client" || s === "protocol" || s === "both") return s;
+  if (s === "agent" || s === "client" || s === "protocol" || s === "both" || s === "proxy") return s;
   throw new Error(`${name}: unexpected x-side ${String(s)}`);
 }
 
@@ -138,10 +163,11 @@ function checkMetaSide(meta: Meta, spec: MethodSpec): void {
   const inClient = Object.values(meta.clientMethods).includes(spec.method);
   const inProtocol = Object.values(meta.protocolMethods).includes(spec.method);
   const expected: Record<Side, boolean> = {
-    agent: inAgent && !inClient && !inProtocol,
-    client: inClient && !inAgent && !inProtocol,
+    agent: inAgent && !inProtocol,
+    client: inClient && !inProtocol,
     both: inAgent && inClient,
     protocol: inProtocol,
+    proxy: !inAgent && !inClient && !inProtocol,
   };
   if (!expected[spec.handledBy]) {
     throw new Error(`${spec.method}: x-side ${spec.handledBy} disagrees with the meta.json method lists`);

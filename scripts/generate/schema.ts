@@ -35,6 +35,7 @@ export interface Schema {
   "x-side"?: string;
   "x-method"?: string;
   "x-deserialize-default-on-error"?: boolean;
+  "x-deserialize-default-on-null"?: boolean;
   "x-deserialize-skip-invalid-items"?: boolean;
   "x-docs-ignore"?: boolean;
 }
@@ -56,7 +57,7 @@ const ASSERTION_KEYWORDS = new Set([
 /** Keywords that annotate: documentation, leniency hints, method names, defaults. */
 const ANNOTATION_KEYWORDS = new Set([
   "$schema", "$defs", "title", "description", "default", "discriminator", "x-side", "x-method",
-  "x-deserialize-default-on-error", "x-deserialize-skip-invalid-items", "x-docs-ignore",
+  "x-deserialize-default-on-error", "x-deserialize-default-on-null", "x-deserialize-skip-invalid-items", "x-docs-ignore",
 ]);
 export const SUPPORTED_FORMATS = new Set(["int64", "int32", "uint16", "uint32", "uint64", "double", "uri"]);
 const SCHEMA_VALUED = new Set(["additionalProperties", "unevaluatedProperties", "items", "not"]);
@@ -96,6 +97,9 @@ export function auditKeywords(node: Schema, where: string, isProperty = false): 
   }
   if (node["x-deserialize-default-on-error"] && !isProperty) {
     throw new Error(`x-deserialize-default-on-error outside an object property at ${where}`);
+  }
+  if (node["x-deserialize-default-on-null"] && (!isProperty || !["array", "object"].some((t) => typeList(node).includes(t)))) {
+    throw new Error(`x-deserialize-default-on-null outside an array or object property at ${where}`);
   }
   if (node["x-deserialize-skip-invalid-items"] && !typeList(node).includes("array")) {
     throw new Error(`x-deserialize-skip-invalid-items on a non-array schema at ${where}`);

@@ -116,12 +116,16 @@ function verifyExclusion(v: Schema, tag: string, known: string[], where: string)
   if (!same) throw new Error(`${where}: catch-all excludes [${excluded}] but the known tags are [${known}]`);
 }
 
-/** Guard-function name for a variant: tag "form" -> "isForm"; untagged TitledMultiSelectItems in MultiSelectItems -> "isTitled". */
+/**
+ * Guard-function name for a variant: tag "form" -> "isForm"; untagged TitledMultiSelectItems in MultiSelectItems ->
+ * "isTitled"; an inline untagged variant is named by its title.
+ */
 export function guardName(unionName: string, v: Variant, refOf: (s: Schema) => string | undefined): string {
   if (v.kind === "other") return "isCustom";
   if (v.kind === "tagged") return `is${camel(v.tag)}`;
   const ref = refOf(v.original);
-  if (!ref) throw new Error(`${unionName}: cannot name a guard for an inline untagged variant`);
+  if (!ref && v.original.title) return `is${camel(v.original.title)}`; // IdleStateUpdate's `{ title: "none" }` -> isNone
+  if (!ref) throw new Error(`${unionName}: cannot name a guard for an inline untagged variant without a title`);
   const stem = ref.endsWith(unionName) && ref !== unionName ? ref.slice(0, -unionName.length) : ref;
   return `is${stem}`;
 }

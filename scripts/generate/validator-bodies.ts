@@ -56,15 +56,19 @@ function propertyCode(c: Compiler, key: string, prop: Schema, required: boolean,
   else if (prop.default !== undefined) missing = `{ if (m === 0) ${acc} = ${literal(prop.default)}; }`;
   if (node.anything) return missing ? [`  if (${acc} === undefined) ${missing}`] : [];
   const lines = [`  x = ${acc};`];
+  // `x-deserialize-default-on-null` (serde_with's DefaultOnNull): lenient modes read an explicit null as the empty
+  // value (PARSE writes it); strict modes check null like any other value, so what we send stays exact.
+  const onNull = prop["x-deserialize-default-on-null"] === true ? `  if (x === null && m < 2) { if (m === 0) ${acc} = ${emptyOf(prop)}; } else ` : "";
   const fail = doe ? `{ if (R(m, s, ${k})) return false; if (m === 0) ${repair(prop, acc, required, where)}; }` : "";
   if (missing) {
-    lines.push(`  if (x === undefined) ${missing}`);
+    lines.push(`${onNull || "  "}if (x === undefined) ${missing}`);
     lines.push(doe ? `  else if (!${node.call("x")}) ${fail}` : `  else if (!${node.call("x")} && X(m, s, ${k})) return false;`);
   } else {
     lines.push(
-      doe
-        ? `  if (x !== undefined && !${node.call("x")}) ${fail}`
-        : `  if (x !== undefined && !${node.call("x")} && X(m, s, ${k})) return false;`,
+      (onNull || "  ") +
+      (doe
+        ? `if (x !== undefined && !${node.call("x")}) ${fail}`
+        : `if (x !== undefined && !${node.call("x")} && X(m, s, ${k})) return false;`),
     );
   }
   return lines;
@@ -84,6 +88,11 @@ function repair(prop: Schema, acc: string, required: boolean, where: string): st
   if (!nullable && types.includes("object")) return `${acc} = {}`;
   if (!required) return `delete ${acc}`;
   throw new Error(`${where}: required default-on-error property without a default or a natural empty value`);
+}
+
+/** The empty value of an array or object property (what serde's `Default` gives a `Vec` or a map). */
+function emptyOf(prop: Schema): string {
+  return typeList(prop).includes("array") ? "[]" : "{}";
 }
 
 function additionalCode(c: Compiler, s: Schema, where: string): string[] {

@@ -71,6 +71,13 @@ function emptyOk(def: Schema): boolean {
   return def.type === "object" && !def.required?.length && !def.anyOf && !def.oneOf && !def.allOf;
 }
 
+/** The defs that get variant guards (extensible unions), in def order. */
+export function extensibleUnionNames(schema: LoadedSchema): string[] {
+  return Object.entries(schema.defs)
+    .filter(([name, def]) => extensibleUnion(def, name))
+    .map(([name]) => name);
+}
+
 /** Unions with an explicit catch-all variant get guards, as in the official SDK. */
 function extensibleUnion(def: Schema, name: string): TaggedUnion | undefined {
   const variants = def.anyOf ?? def.oneOf;

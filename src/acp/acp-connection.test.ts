@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CapabilityMissingError, InvalidResponseError, RequestError, type AnyMessage, type Stream } from "../jsonrpc/index.js";
+import { CapabilityMissingError, InvalidResponseError, RequestError, silentLogger, type AnyMessage, type Stream } from "../jsonrpc/index.js";
 import { SchemaValidationError } from "../protocol/index.js";
 import { createMemoryPair } from "../transports/memory.js";
 import { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
@@ -92,10 +92,10 @@ describe("AcpConnection: what it receives", () => {
     assert.ok(warnings.some((w) => /invalid notification/.test(w)));
   });
 
-  test("a handler result that breaks the schema is answered -32603 and logged, not sent", async () => {
+  test("strict: a handler result that breaks the schema is answered -32603 and logged, not sent", async () => {
     const errors: string[] = [];
     const logger = { debug() {}, info() {}, warn() {}, error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m} ${f?.detail}`) };
-    const peer = rawPeer("agent", { logger });
+    const peer = rawPeer("agent", { logger, validateOutgoing: "strict" });
     peer.connection.routes.onRequest("session/new", { handler: () => ({ sessionID: "wrong-case" }) });
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } });
     const reply = (await peer.next(1)) as { error: { code: number } };
@@ -111,7 +111,7 @@ describe("AcpConnection: what it receives", () => {
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/", mcpServers: [] } });
     const refused = (await peer.next(1)) as { error: { code: number; message: string } };
     assert.equal(refused.error.code, -32600);
-    assert.match(refused.error.message, /initialize first/);
+    assert.equal(refused.error.message, "Invalid request: ACP connection must be initialized before 'session/new'");
     await peer.send({ jsonrpc: "2.0", id: 2, method: "initialize", params: initParams });
     await peer.next(2);
     await peer.send({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "/", mcpServers: [] } });
@@ -134,14 +134,14 @@ describe("AcpConnection: what it sends", () => {
     assert.deepEqual(await client.request("session/set_mode", { sessionId: "s", modeId: "m" }), {});
   });
 
-  test("an invalid result from the peer rejects with InvalidResponseError", async () => {
-    const { agent, client } = pair({ validateOutgoing: false });
+  test("validateResponses: strict: an invalid result from the peer rejects with InvalidResponseError", async () => {
+    const { agent, client } = pair({ validateOutgoing: false }, { validateResponses: "strict", logger: silentLogger });
     agent.routes.onRequest("session/new", { handler: () => ({ id: "no sessionId here" }) });
     await assert.rejects(client.request("session/new", { cwd: "/", mcpServers: [] }), (e) => e instanceof InvalidResponseError && /sessionId/.test(e.message));
   });
 
-  test("an invalid outgoing request is refused locally with the path, and nothing is sent", async () => {
-    const { agent, client } = pair();
+  test("strict: an invalid outgoing request is refused locally with the path, and nothing is sent", async () => {
+    const { agent, client } = pair({}, { validateOutgoing: "strict" });
     let called = false;
     agent.routes.onRequest("session/prompt", { handler: () => ((called = true), { stopReason: "end_turn" }) });
     await assert.rejects(

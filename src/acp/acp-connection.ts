@@ -2,7 +2,7 @@ import {
   CapabilityMissingError,
   JsonRpcConnection,
   RequestError,
-  silentLogger,
+  defaultLogger,
   type ConnectionOptions,
   type Dispatcher,
   type IncomingRequestContext,
@@ -13,28 +13,57 @@ import {
   type TapListener,
 } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
-import { peerSupports, SchemaValidationError, type MethodInfo } from "../protocol/index.js";
+import { peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
 import { Routes, type RequestRoute } from "./routes.js";
 
+/**
+ * How this side checks what it sends against the schema:
+ * - `"warn"` (default): a forgiving writer. Everything is checked; a message off the schema is reported once per
+ *   kind of problem through the logger (method, schema, JSON path) and sent anyway, as the official SDK sends it.
+ * - `"strict"` (or `true`, the former default): a request or notification off the schema is not sent (the call
+ *   rejects with `SchemaValidationError`); a handler result off the schema is answered -32603. For tests and
+ *   development.
+ * - `"off"` (or `false`): nothing is checked, for forwarding a newer peer's messages unchanged.
+ */
+export type OutgoingValidation = "warn" | "strict" | "off" | boolean;
+
+/**
+ * How this side reads the results of its requests. Results are always parsed leniently, as the schema's
+ * `x-deserialize-*` annotations say (repairs happen in place, silently). What leniency cannot repair:
+ * - `"warn"` (default): a tolerant reader. The result is passed through as it came and the problem reported through
+ *   the logger (the official SDK passes such results through too).
+ * - `"strict"`: the call rejects with `InvalidResponseError`.
+ */
+export type ResponseValidation = "warn" | "strict";
+
 /** Options of an ACP connection (both faces accept them as an optional last argument). */
 export interface AcpConnectionOptions extends ConnectionOptions {
-  /**
-   * Check every message this side sends against the schema, strictly (default true). A request or notification that
-   * fails is not sent (the call rejects with `SchemaValidationError`); a handler result that fails is answered with
-   * -32603 and logged. Turn off only to forward a newer peer's messages unchanged.
-   */
-  validateOutgoing?: boolean;
+  /** Checking what this side sends: `"warn"` (default), `"strict"` (or `true`), `"off"` (or `false`). */
+  validateOutgoing?: OutgoingValidation;
+  /** Reading off-schema results from the peer: `"warn"` (default, passed through) or `"strict"` (rejected). */
+  validateResponses?: ResponseValidation;
   /** Refuse (with `CapabilityMissingError`) to call a method the peer did not advertise the capability for. Default false. */
   enforceCapabilities?: boolean;
 }
+
+/** The outgoing check mode an option value means. */
+function outgoingMode(option: OutgoingValidation | undefined): "warn" | "strict" | "off" {
+  if (option === undefined || option === "warn") return "warn";
+  if (option === true || option === "strict") return "strict";
+  return "off";
+}
+
+/** Distinct schema problems reported per connection; past this, new kinds of problem are no longer reported. */
+const MAX_REPORTED_PROBLEMS = 256;
 
 const EMPTY_OBJECT_RESULT = () => ({});
 
 /**
  * The ACP core both faces (the 1.x classes and the 2.x apps) stand on: a JSON-RPC connection plus the method
- * table. It validates what arrives (leniently, per the schema's annotations), checks what leaves (strictly),
+ * table. It validates what arrives (leniently, per the schema's annotations), checks what leaves (reporting, or
+ * refusing in strict mode),
  * answers unknown methods with -32601, ignores unknown notifications, remembers the peer's capabilities from
  * `initialize`, and accepts `null` where an empty result is expected while sending `{}`.
  */
@@ -44,12 +73,18 @@ export class AcpConnection {
   readonly logger: Logger;
   /** The capabilities the peer advertised in `initialize` (client: agentCapabilities; agent: clientCapabilities). */
   peerCapabilities: Record<string, unknown> | undefined;
-  /** When true (agent side), requests other than `initialize` are refused until one `initialize` succeeded. */
+  /**
+   * When true (agent side), requests other than `initialize` are refused (-32600) until one `initialize` succeeded.
+   * The 2.x agent app turns it on when it has an `initialize` handler, as 2.4.0 does; the 1.x classes never do
+   * (1.9.0 served requests sent before `initialize`).
+   */
   requireInitialize = false;
   private initialized = false;
   private readonly index: MethodIndex;
-  private readonly validateOutgoing: boolean;
+  private readonly outgoing: "warn" | "strict" | "off";
+  private readonly strictResponses: boolean;
   private readonly enforceCapabilities: boolean;
+  private readonly reported = new Set<string>();
   private readonly parsers = new Map<string, (raw: unknown) => unknown>();
 
   constructor(
@@ -58,9 +93,10 @@ export class AcpConnection {
     readonly flavor: ProtocolFlavor,
     options: AcpConnectionOptions = {},
   ) {
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? defaultLogger;
     this.index = methodIndex(flavor, side);
-    this.validateOutgoing = options.validateOutgoing ?? true;
+    this.outgoing = outgoingMode(options.validateOutgoing);
+    this.strictResponses = options.validateResponses === "strict";
     this.enforceCapabilities = options.enforceCapabilities ?? false;
     const link = "start" in transport && "send" in transport ? transport : linkFromStream(transport);
     const dispatcher: Dispatcher = {
@@ -115,13 +151,34 @@ export class AcpConnection {
     if (this.enforceCapabilities && info.capability && !this.peerSupports(info.method)) {
       return new CapabilityMissingError(info.method, `${info.capability.advertisedBy}Capabilities.${info.capability.path.join(".")}`);
     }
-    if (this.validateOutgoing) {
+    if (this.outgoing !== "off") {
       const schema = this.flavor.schemas[info.params]!;
       const value = params ?? {};
       // `is` allocates nothing; the issues are collected only for a message that fails.
-      if (!schema.is(value)) return new SchemaValidationError(info.params, schema.check(value));
+      if (!schema.is(value)) {
+        const issues = schema.check(value);
+        if (this.outgoing === "strict") return new SchemaValidationError(info.params, issues);
+        this.report("sent", info, info.params, issues);
+      }
     }
     return undefined;
+  }
+
+  /**
+   * Reports a schema problem once per connection and kind (direction, method, schema, first path, expectation), so
+   * a stream of messages with the same newer update kind is one line, not thousands.
+   */
+  private report(what: "sent" | "answered" | "received", info: MethodInfo, schema: string, issues: ValidationIssue[]): void {
+    const first = issues[0];
+    const key = `${what} ${info.method} ${schema} ${first?.path} ${first?.expected}`;
+    if (this.reported.has(key) || this.reported.size >= MAX_REPORTED_PROBLEMS) return;
+    this.reported.add(key);
+    const message =
+      what === "received"
+        ? `the peer's ${info.method} result does not match the schema (${schema}); passed through as received (validateResponses: "strict" rejects it)`
+        : `${what === "sent" ? "sent" : "answered"} a ${info.method} ${what === "sent" ? info.kind : "result"} that does not match the schema (${schema}); ` +
+          `sent anyway (validateOutgoing: "strict" refuses it)`;
+    this.logger.warn(message, { method: info.method, schema, issues: issues.slice(0, 5) });
   }
 
   /** The result parser of a method, built once per connection (requests are the round-trip hot path). */
@@ -130,14 +187,26 @@ export class AcpConnection {
     let parser = this.parsers.get(info.method);
     if (parser === undefined) {
       const schema = this.flavor.schemas[info.result]!;
+      const parse = this.strictResponses
+        ? (raw: unknown) => schema.parse(raw)
+        : (raw: unknown) => {
+            try {
+              return schema.parse(raw);
+            } catch (error) {
+              if (!(error instanceof SchemaValidationError)) throw error;
+              this.report("received", info, info.result!, error.issues);
+              return raw;
+            }
+          };
       parser =
         info.method === "initialize" && this.side === "client"
           ? (raw) => {
-              const result = schema.parse(raw) as { agentCapabilities?: Record<string, unknown> };
-              this.peerCapabilities = result.agentCapabilities ?? {};
+              const result = parse(raw) as { agentCapabilities?: Record<string, unknown> } | null;
+              const capabilities = result !== null && typeof result === "object" ? result.agentCapabilities : undefined;
+              this.peerCapabilities = capabilities !== null && typeof capabilities === "object" ? capabilities : {};
               return result;
             }
-          : (raw) => schema.parse(raw);
+          : parse;
       this.parsers.set(info.method, parser);
     }
     return parser as (raw: unknown) => T;
@@ -147,7 +216,8 @@ export class AcpConnection {
     const route = this.routes.requests.get(method) ?? this.routes.fallbackRequest;
     if (route === undefined) throw RequestError.methodNotFound(method);
     if (this.requireInitialize && !this.initialized && method !== "initialize") {
-      throw RequestError.invalidRequest(undefined, `the connection must be initialized before "${method}": send initialize first`);
+      // The official SDK 2.4.0's words, so clients matching on them keep working.
+      throw RequestError.invalidRequest(undefined, `ACP connection must be initialized before '${method}'`);
     }
     return this.runRequest(route, this.index.here.requests.get(method), method, params, context);
   }
@@ -168,9 +238,15 @@ export class AcpConnection {
   private checkResult(info: MethodInfo, value: unknown): unknown {
     const result = value === undefined || value === null ? EMPTY_OBJECT_RESULT() : value;
     if (info.method === "initialize") this.initialized = true;
+    if (this.outgoing === "off") return result;
     const schema = this.flavor.schemas[info.result!]!;
-    if (this.validateOutgoing && !schema.is(result)) {
-      const error = new SchemaValidationError(info.result!, schema.check(result));
+    if (!schema.is(result)) {
+      const issues = schema.check(result);
+      if (this.outgoing === "warn") {
+        this.report("answered", info, info.result!, issues);
+        return result;
+      }
+      const error = new SchemaValidationError(info.result!, issues);
       this.logger.error(`the ${info.method} handler returned an invalid result; answered -32603 instead`, { detail: error.message });
       throw RequestError.internalError(undefined, `this side produced an invalid ${info.method} result`);
     }

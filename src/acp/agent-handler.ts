@@ -24,6 +24,18 @@ export interface Agent {
   unstable_setProvider?(params: unstable.SetProviderRequest): MaybePromise<unstable.SetProviderResponse | void>;
   unstable_disableProvider?(params: unstable.DisableProviderRequest): MaybePromise<unstable.DisableProviderResponse | void>;
   logout?(params: schema.LogoutRequest): MaybePromise<schema.LogoutResponse | void>;
+  /** `session/archive` (unstable; `sessionCapabilities.archive`). */
+  unstable_archiveSession?(params: unstable.ArchiveSessionRequest): MaybePromise<unstable.ArchiveSessionResponse | void>;
+  /** `session/unarchive` (unstable; `sessionCapabilities.archive`). */
+  unstable_unarchiveSession?(params: unstable.UnarchiveSessionRequest): MaybePromise<unstable.UnarchiveSessionResponse | void>;
+  /** `session/set_title` (unstable; `sessionCapabilities.title`). */
+  unstable_setSessionTitle?(params: unstable.SetSessionTitleRequest): MaybePromise<unstable.SetSessionTitleResponse | void>;
+  /** `session/status` (unstable; `sessionCapabilities.status`). MUST NOT have side effects. */
+  unstable_sessionStatus?(params: unstable.SessionStatusRequest): MaybePromise<unstable.SessionStatusResponse>;
+  /** `auth/status` (unstable; `auth.status`). MUST NOT answer `auth_required`. */
+  unstable_authStatus?(params: unstable.AuthStatusRequest): MaybePromise<unstable.AuthStatusResponse>;
+  /** `mcp/message` notifications from the client (MCP-over-ACP, unstable; `mcpCapabilities.acp`). */
+  unstable_mcpMessage?(params: unstable.MessageMcpNotification): MaybePromise<void>;
   /**
    * Runs a prompt turn. acpkit passes the request's context as a second argument (its `signal` aborts on a
    * `$/cancel_request` for this prompt or when the connection closes); code written for the official SDK ignores it.
@@ -55,4 +67,10 @@ export const AGENT_HANDLER_NAMES: ReadonlyArray<readonly [method: string, handle
   ["providers/list", "unstable_listProviders", "request"],
   ["providers/set", "unstable_setProvider", "request"],
   ["providers/disable", "unstable_disableProvider", "request"],
+  ["session/archive", "unstable_archiveSession", "request"],
+  ["session/unarchive", "unstable_unarchiveSession", "request"],
+  ["session/set_title", "unstable_setSessionTitle", "request"],
+  ["session/status", "unstable_sessionStatus", "request"],
+  ["auth/status", "unstable_authStatus", "request"],
+  ["mcp/message", "unstable_mcpMessage", "notification"],
 ];

@@ -1,21 +1,33 @@
 import type { SendRequestOptions, TapListener } from "../jsonrpc/index.js";
 import type { AcpConnection } from "./acp-connection.js";
+import type { MethodOf, NotificationParamsOf, RequestParamsOf, RequestResultOf } from "./app-types.js";
 
 /**
  * What both 1.x classes (`AgentSideConnection`, `ClientSideConnection`) offer beyond their typed methods: free-form
  * requests and notifications (extension methods included), the peer's capabilities, the tap, and the connection's
  * lifetime. A thin face over the `AcpConnection` that does the work.
+ *
+ * `Requests` / `Notifications` are the method maps of what this side sends (the peer's methods): `request` and
+ * `notify` are typed for those, as in 1.9.0, and take any other method name untyped.
  */
-export abstract class ClassFace {
+export abstract class ClassFace<Requests = Record<never, never>, Notifications = Record<never, never>> {
   /** The ACP core under this face: tap, peer capabilities, routes. */
   abstract readonly connection: AcpConnection;
 
   /** Sends any request: typed for protocol methods, free-form for extension methods. */
-  request<Response = unknown>(method: string, params?: unknown, options?: SendRequestOptions): Promise<Response> {
-    return this.connection.request<Response>(method, params, options);
+  request<Method extends MethodOf<Requests>>(
+    method: Method,
+    params: RequestParamsOf<Requests, Method>,
+    options?: SendRequestOptions,
+  ): Promise<RequestResultOf<Requests, Method>>;
+  request<Response = unknown, Params = unknown>(method: string, params?: Params, options?: SendRequestOptions): Promise<Response>;
+  request(method: string, params?: unknown, options?: SendRequestOptions): Promise<unknown> {
+    return this.connection.request(method, params, options);
   }
 
-  /** Sends any notification. */
+  /** Sends any notification: typed for protocol methods, free-form for extension methods. */
+  notify<Method extends MethodOf<Notifications>>(method: Method, params: NotificationParamsOf<Notifications, Method>): Promise<void>;
+  notify<Params = unknown>(method: string, params?: Params): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     return this.connection.notify(method, params);
   }

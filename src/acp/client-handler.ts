@@ -1,5 +1,6 @@
 import type { MaybePromise } from "../jsonrpc/messages.js";
 import type * as schema from "../protocol/index.js";
+import type * as unstable from "../protocol/unstable.js";
 
 /**
  * What a client implements, for the 1.x class API (`ClientSideConnection`): one method per request or notification
@@ -18,6 +19,10 @@ export interface Client {
   killTerminal?(params: schema.KillTerminalRequest): MaybePromise<schema.KillTerminalResponse | void>;
   createElicitation?(params: schema.CreateElicitationRequest): MaybePromise<schema.CreateElicitationResponse>;
   completeElicitation?(params: schema.CompleteElicitationNotification): MaybePromise<void>;
+  /** `auth/status_update` (unstable): the agent's authentication state changed. */
+  unstable_authStatusUpdate?(params: unstable.AuthStatusUpdateNotification): MaybePromise<void>;
+  /** `mcp/message` requests from the agent (MCP-over-ACP, unstable): an MCP request for a server the client provides. */
+  unstable_mcpMessage?(params: unstable.MessageMcpRequest): MaybePromise<unstable.MessageMcpResponse>;
   /** Any other request from the agent (extension methods such as `_acme/x`), with its full method name. */
   extMethod?(method: string, params: Record<string, unknown>): MaybePromise<Record<string, unknown>>;
   /** Any other notification from the agent, with its full method name. */
@@ -37,4 +42,6 @@ export const CLIENT_HANDLER_NAMES: ReadonlyArray<readonly [method: string, handl
   ["terminal/kill", "killTerminal", "request"],
   ["elicitation/create", "createElicitation", "request"],
   ["elicitation/complete", "completeElicitation", "notification"],
+  ["auth/status_update", "unstable_authStatusUpdate", "notification"],
+  ["mcp/message", "unstable_mcpMessage", "request"],
 ];

@@ -15,7 +15,7 @@ import {
 import { createMemoryPair } from "../transports/memory.js";
 import { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
 import type { AppConnection, AppOptions } from "./app-types.js";
-import { methodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
+import { APP_FLAVOR, methodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
 import { stableFlavor, unstableFlavor } from "./flavors.js";
 import { parserFunction, type ParamsParser } from "./routes.js";
 
@@ -180,11 +180,12 @@ export class AppCore<State, Handle extends Closable> {
     private readonly app: AppSide<State, Handle>,
     readonly options: AppOptions = {},
   ) {
-    this.flavor = options.unstable ? unstableFlavor : stableFlavor;
+    this.flavor = (options as { [APP_FLAVOR]?: ProtocolFlavor })[APP_FLAVOR] ?? (options.unstable ? unstableFlavor : stableFlavor);
     this.connectionOptions = {
       logger: namedLogger(options.logger, options.name),
       requestTimeoutMs: options.requestTimeoutMs,
       validateOutgoing: options.validateOutgoing,
+      validateResponses: options.validateResponses,
       enforceCapabilities: options.enforceCapabilities,
     };
   }

@@ -1,11 +1,17 @@
 import type { CompiledSchema, MethodInfo } from "../protocol/index.js";
 
-/** The protocol a connection speaks: the method table and compiled schemas of stable ACP v1, or of v1 with its unstable additions. */
+/**
+ * The protocol a connection speaks: the method table and compiled schemas of stable ACP v1, of v1 with its unstable
+ * additions, or of those plus Next Edit Suggestions and document sync (`acpkit/experimental/nes`).
+ */
 export interface ProtocolFlavor {
-  readonly name: "stable" | "unstable";
+  readonly name: "stable" | "unstable" | "nes";
   readonly methods: readonly MethodInfo[];
   readonly schemas: Readonly<Record<string, CompiledSchema<unknown>>>;
 }
+
+/** The option key under which an entry point gives its apps a flavor (internal; entries only). */
+export const APP_FLAVOR: unique symbol = Symbol.for("acpkit.appFlavor");
 
 /** Which side of ACP a connection is. */
 export type Side = "agent" | "client";

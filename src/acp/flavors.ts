@@ -4,6 +4,7 @@
  * validation and capability checks from it.
  */
 import { METHOD_TABLE, schemas } from "../protocol/index.js";
+import { NES_METHOD_TABLE, nesFlavorSchemas } from "../protocol/nes.js";
 import { METHOD_TABLE as UNSTABLE_METHOD_TABLE, schemas as unstableSchemas } from "../protocol/unstable.js";
 import type { ProtocolFlavor } from "./flavor.js";
 
@@ -12,3 +13,13 @@ export const stableFlavor: ProtocolFlavor = Object.freeze({ name: "stable", meth
 
 /** ACP v1 with its unstable additions (methods and fields that may still change): opt in with `unstable: true`. */
 export const unstableFlavor: ProtocolFlavor = Object.freeze({ name: "unstable", methods: UNSTABLE_METHOD_TABLE, schemas: unstableSchemas });
+
+/**
+ * The unstable protocol plus Next Edit Suggestions and document sync (`nes/*`, `document/*`), which the unstable
+ * schema dropped and the official SDK keeps in its `experimental/nes` entry; `initialize` carries the NES capabilities.
+ */
+export const nesFlavor: ProtocolFlavor = Object.freeze({
+  name: "nes",
+  methods: Object.freeze([...UNSTABLE_METHOD_TABLE, ...NES_METHOD_TABLE]),
+  schemas: nesFlavorSchemas,
+});

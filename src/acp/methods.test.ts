@@ -40,7 +40,8 @@ test("unstableMethods adds the unstable methods to the stable ones", () => {
   const unstable = leaves(unstableMethods as unknown as Tree);
   for (const [path, method] of stable) assert.equal(unstable.get(path), method, path);
   assert.equal(unstableMethods.agent.session.fork, "session/fork");
-  assert.equal(unstableMethods.agent.document.didOpen, "document/didOpen");
+  assert.equal(unstableMethods.agent.session.setTitle, "session/set_title");
+  assert.equal(unstableMethods.client.auth.statusUpdate, "auth/status_update");
   assert.ok(unstable.size > stable.size);
   assert.ok(Object.isFrozen(methods.agent.session));
 });

@@ -8,7 +8,8 @@
 import type { AgentNotificationMap, AgentRequestMap, ClientNotificationMap, ClientRequestMap } from "../protocol/index.js";
 import type * as unstable from "../protocol/unstable.js";
 import { PROTOCOL_METHODS } from "../protocol/index.js";
-import { stableFlavor, unstableFlavor } from "./flavors.js";
+import type { NesAgentNotificationMap, NesAgentRequestMap } from "../protocol/nes.js";
+import { nesFlavor, stableFlavor, unstableFlavor } from "./flavors.js";
 import type { ProtocolFlavor } from "./flavor.js";
 
 /** `"set_config_option"` -> `"setConfigOption"`. */
@@ -49,6 +50,12 @@ export type StableMethods = MethodsOf<
 /** The type of `unstableMethods` (ACP v1 with its unstable additions). */
 export type UnstableMethods = MethodsOf<
   (keyof unstable.AgentRequestMap | keyof unstable.AgentNotificationMap) & string,
+  (keyof unstable.ClientRequestMap | keyof unstable.ClientNotificationMap) & string
+>;
+
+/** The type of `nesMethods` (the unstable methods plus `nes/*` and `document/*`). */
+export type NesMethods = MethodsOf<
+  (keyof unstable.AgentRequestMap | keyof unstable.AgentNotificationMap | keyof NesAgentRequestMap | keyof NesAgentNotificationMap) & string,
   (keyof unstable.ClientRequestMap | keyof unstable.ClientNotificationMap) & string
 >;
 
@@ -101,3 +108,6 @@ export const methods = buildMethods(stableFlavor) as unknown as StableMethods;
 
 /** `methods` with the unstable additions (for apps created with `{ unstable: true }`). */
 export const unstableMethods = buildMethods(unstableFlavor) as unknown as UnstableMethods;
+
+/** `methods` of the NES entry (`acpkit/experimental/nes`): the unstable methods plus `nes/*` and `document/*`. */
+export const nesMethods = buildMethods(nesFlavor) as unknown as NesMethods;

@@ -5,6 +5,7 @@ import type { ProtocolFlavor } from "../acp/flavor.js";
 import { stableFlavor } from "../acp/flavors.js";
 import type { Stream } from "../jsonrpc/index.js";
 import type * as schema from "../protocol/index.js";
+import type * as unstable from "../protocol/unstable.js";
 import { AGENT_HANDLER_NAMES, type Agent } from "../acp/agent-handler.js";
 import { createTerminalHandle, type TerminalHandle } from "./terminal-handle.js";
 
@@ -13,10 +14,10 @@ import { createTerminalHandle, type TerminalHandle } from "./terminal-handle.js"
  * `toAgent` builds your `Agent` from this connection; its methods answer the client's requests. Use this object
  * to call the client: stream updates, ask permission, read and write files, run terminals.
  *
- * Requests other than `initialize` are refused (-32600) until `initialize` succeeded. Everything sent is checked
- * against the schema (see `validateOutgoing`); everything received is validated, and invalid params get -32602.
+ * As in 1.9.0, requests that arrive before `initialize` are served (no gate; the 2.x `agent()` app has one).
+ * Everything received is validated (invalid params get -32602); what is sent is checked (see `validateOutgoing`).
  */
-export class AgentSideConnection extends ClassFace {
+export class AgentSideConnection extends ClassFace<unstable.ClientRequestMap, unstable.ClientNotificationMap> {
   /** The protocol this class speaks; the `acpkit/unstable` entry's subclass speaks the unstable one. */
   static flavor: ProtocolFlavor = stableFlavor;
   /** The ACP core under this face: tap, peer capabilities, routes. */
@@ -25,7 +26,6 @@ export class AgentSideConnection extends ClassFace {
   constructor(toAgent: (connection: AgentSideConnection) => Agent, stream: Stream, options: AcpConnectionOptions = {}) {
     super();
     this.connection = new AcpConnection("agent", stream, (new.target as typeof AgentSideConnection).flavor, options);
-    this.connection.requireInitialize = true;
     bindHandlerObject(this.connection, toAgent(this), AGENT_HANDLER_NAMES);
   }
 
@@ -63,6 +63,16 @@ export class AgentSideConnection extends ClassFace {
   /** Tells the client a URL-mode elicitation finished. */
   completeElicitation(params: schema.CompleteElicitationNotification): Promise<void> {
     return this.connection.notify("elicitation/complete", params);
+  }
+
+  /** Tells the client the agent's authentication state changed (unstable `auth/status_update`). */
+  unstable_authStatusUpdate(params: unstable.AuthStatusUpdateNotification): Promise<void> {
+    return this.connection.notify("auth/status_update", params);
+  }
+
+  /** Sends an MCP request to a server the client provides (unstable `mcp/message`, MCP-over-ACP). */
+  unstable_mcpMessage(params: unstable.MessageMcpRequest): Promise<unstable.MessageMcpResponse> {
+    return this.connection.request("mcp/message", params);
   }
 
   /** The client's capabilities from `initialize` (undefined before it). */

@@ -4,6 +4,9 @@ import { runDemo } from "../apps/demo/demo-client.js";
 import { painterFor } from "../apps/demo/painter.js";
 import { agentCommand } from "./agent-command.js";
 import { chatCommand } from "./chat-command.js";
+import { checkCommand } from "./check/check-command.js";
+import { tapCommand } from "./tap-command.js";
+import { replayCommand } from "./replay-command.js";
 import { connectCommand } from "./connect-command.js";
 import { runExec } from "./exec/run-exec.js";
 import { serveCommand } from "./serve-command.js";
@@ -14,6 +17,10 @@ Usage:
   acp agent       run the reference agent on stdio (acp agent --help for its flags)
   acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
   acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
+  acp check agent|client  conformance checks of an ACP agent or client (acp check --help)
+  acp tap -- <agent command>   a transparent stdio proxy that checks every frame (acp tap --help)
+  acp record FILE -- <agent command>   record a conversation as a cassette (acp record --help)
+  acp replay FILE --as agent|client   play one side of a cassette (acp replay --help)
   acp connect URL use a remote agent (http(s):// or ws(s)://) as a stdio agent, for editors (acp connect --help)
   acp serve       put an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help for its flags)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
@@ -35,6 +42,14 @@ async function main(argv: string[]): Promise<number> {
       return runExec(argv.slice(1), version());
     case "chat":
       return chatCommand(argv.slice(1));
+    case "check":
+      return checkCommand(argv.slice(1), version());
+    case "tap":
+      return tapCommand(argv.slice(1), version());
+    case "record":
+      return tapCommand(argv.slice(1), version(), true);
+    case "replay":
+      return replayCommand(argv.slice(1));
     case "connect":
       return connectCommand(argv.slice(1));
     case "serve":

@@ -14,7 +14,7 @@ import { CLIENT_HANDLER_NAMES, type Client } from "../acp/client-handler.js";
  * `toClient` builds your `Client`, whose methods answer the agent's requests; this object calls the agent.
  * `session/close` and `session/delete` of a session the agent no longer knows (-32002) count as done.
  */
-export class ClientSideConnection extends ClassFace implements Agent {
+export class ClientSideConnection extends ClassFace<unstable.AgentRequestMap, unstable.AgentNotificationMap> implements Agent {
   /** The protocol this class speaks; the `acpkit/unstable` entry's subclass speaks the unstable one. */
   static flavor: ProtocolFlavor = stableFlavor;
   /** The ACP core under this face: tap, peer capabilities, routes. */
@@ -80,6 +80,36 @@ export class ClientSideConnection extends ClassFace implements Agent {
 
   unstable_disableProvider(params: unstable.DisableProviderRequest): Promise<unstable.DisableProviderResponse> {
     return this.connection.request("providers/disable", params);
+  }
+
+  /** Archives a session (unstable `session/archive`; needs `sessionCapabilities.archive`). */
+  unstable_archiveSession(params: unstable.ArchiveSessionRequest): Promise<unstable.ArchiveSessionResponse> {
+    return this.connection.request("session/archive", params);
+  }
+
+  /** Unarchives a session (unstable `session/unarchive`; needs `sessionCapabilities.archive`). */
+  unstable_unarchiveSession(params: unstable.UnarchiveSessionRequest): Promise<unstable.UnarchiveSessionResponse> {
+    return this.connection.request("session/unarchive", params);
+  }
+
+  /** Sets a session's title (unstable `session/set_title`; needs `sessionCapabilities.title`). */
+  unstable_setSessionTitle(params: unstable.SetSessionTitleRequest): Promise<unstable.SetSessionTitleResponse> {
+    return this.connection.request("session/set_title", params);
+  }
+
+  /** Asks for a session's status without side effects (unstable `session/status`; needs `sessionCapabilities.status`). */
+  unstable_sessionStatus(params: unstable.SessionStatusRequest): Promise<unstable.SessionStatusResponse> {
+    return this.connection.request("session/status", params);
+  }
+
+  /** Asks the agent's authentication state (unstable `auth/status`; needs `auth.status`). */
+  unstable_authStatus(params: unstable.AuthStatusRequest = {}): Promise<unstable.AuthStatusResponse> {
+    return this.connection.request("auth/status", params);
+  }
+
+  /** Sends an MCP-over-ACP notification to the agent (unstable `mcp/message`). */
+  unstable_mcpMessage(params: unstable.MessageMcpNotification): Promise<void> {
+    return this.connection.notify("mcp/message", params);
   }
 
   logout(params: schema.LogoutRequest): Promise<schema.LogoutResponse> {

@@ -51,7 +51,7 @@ describe("JsonRpcConnection: requests it receives", () => {
     assert.deepEqual(link.sent[0], { jsonrpc: "2.0", id: 3, result: null });
   });
 
-  test("a thrown RequestError goes out as it is; any other error is -32603 without internals", async () => {
+  test("a thrown RequestError goes out as it is; any other error is -32603 with its message only (no stack), as the official SDK does", async () => {
     const { link, logger } = setup({
       request: (method) => {
         if (method === "wire") throw new RequestError(-32002, "Resource not found: /x", { uri: "/x" });
@@ -64,11 +64,9 @@ describe("JsonRpcConnection: requests it receives", () => {
     link.inject({ jsonrpc: "2.0", id: 3, method: "async" });
     await link.waitForSent(3);
     assert.deepEqual(link.sent[0], { jsonrpc: "2.0", id: 1, error: { code: -32002, message: "Resource not found: /x", data: { uri: "/x" } } });
-    for (const reply of link.sent.slice(1)) {
-      const error = (reply as { error: { code: number; message: string } }).error;
-      assert.equal(error.code, -32603);
-      assert.doesNotMatch(JSON.stringify(reply), /secret/);
-    }
+    assert.deepEqual(link.sent[1], { jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error", data: { details: "secret token abc" } } });
+    assert.deepEqual(link.sent[2], { jsonrpc: "2.0", id: 3, error: { code: -32603, message: "Internal error", data: { details: "secret path /home/me/.ssh" } } });
+    assert.doesNotMatch(JSON.stringify(link.sent), /connection\.test|at /);
     assert.ok(logger.lines.some((l) => l.level === "error" && /secret token/.test(String(l.fields?.message))));
   });
 
@@ -276,7 +274,9 @@ describe("JsonRpcConnection: requests it sends", () => {
     await assert.rejects(call, (e) => e instanceof RequestTimeoutError && e.timeoutMs === 20 && /session\/prompt/.test(e.message));
     assert.deepEqual(link.sent[1], { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 0 } });
     link.inject({ jsonrpc: "2.0", id: 0, result: {} });
-    assert.ok(logger.lines.some((l) => /no pending request/.test(l.message)));
+    assert.ok(logger.lines.some((l) => l.level === "debug" && /late response/.test(l.message)));
+    link.inject({ jsonrpc: "2.0", id: 777, result: {} });
+    assert.ok(logger.lines.some((l) => l.level === "warn" && /unknown request id/.test(l.message) && l.fields?.id === 777));
     const quick = connection.request("x", undefined, { timeoutMs: 1000 });
     link.inject({ jsonrpc: "2.0", id: 1, result: 1 });
     assert.equal(await quick, 1);

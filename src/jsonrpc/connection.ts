@@ -3,7 +3,7 @@ import { answerOversized } from "./oversized.js";
 import { IncomingRequest, IncomingRequests, type IncomingRequestContext } from "./incoming.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
 import { ConnectionClosedError, InvalidResponseError, LocalError, RequestTimeoutError, ResponseLostError } from "./local-errors.js";
-import { silentLogger, type Logger } from "./logger.js";
+import { defaultLogger, type Logger } from "./logger.js";
 import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId, type MaybePromise } from "./messages.js";
 import { PendingRequests, type PendingRequest } from "./outgoing.js";
 import { describeError, errorForPeer, errorForUnsendableResult } from "./replies.js";
@@ -40,7 +40,10 @@ export interface SendRequestOptions {
 
 /** Options of a connection. */
 export interface ConnectionOptions {
-  /** Where the engine's diagnostics go. Silent by default: libraries never print. */
+  /**
+   * Where the engine's diagnostics go. Default `defaultLogger`: warnings and errors to stderr (never stdout), as the
+   * official SDK reports them on `console.error`; pass `silentLogger` for silence.
+   */
   logger?: Logger;
   /** Default timeout of every outgoing request, in ms. None by default. */
   requestTimeoutMs?: number;
@@ -77,7 +80,7 @@ export class JsonRpcConnection {
     private readonly dispatcher: Dispatcher,
     options: ConnectionOptions = {},
   ) {
-    this.logger = options.logger ?? silentLogger;
+    this.logger = options.logger ?? defaultLogger;
     this.requestTimeoutMs = options.requestTimeoutMs;
     this.taps = new TapRegistry((error) => this.logger.error("a tap listener threw and was removed", describeError(error)));
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
@@ -88,7 +91,7 @@ export class JsonRpcConnection {
         this.close(
           cause === undefined
             ? new ConnectionClosedError("the peer closed the connection (end of input)")
-            : new ConnectionClosedError(`the transport ended: ${reasonText(cause)}`, cause),
+            : new ConnectionClosedError(`the transport failed: ${reasonText(cause)}`, cause),
         ),
     };
     link.start(receiver);
@@ -182,7 +185,7 @@ export class JsonRpcConnection {
     const error =
       reason instanceof ConnectionClosedError
         ? reason
-        : new ConnectionClosedError(reason === undefined ? "close() was called" : `closed because of: ${reasonText(reason)}`, reason);
+        : new ConnectionClosedError(reason === undefined ? "close() was called" : reasonText(reason), reason);
     this.closeError = error;
     this.logger.debug("connection closed", { reason: error.message, pending: this.pending.methods() });
     this.abortController.abort(error);
@@ -340,7 +343,10 @@ export class JsonRpcConnection {
   private receiveResponse(id: JsonRpcId, value: Record<string, unknown>): void {
     const pending = this.pending.take(id);
     if (pending === undefined) {
-      this.logger.debug("ignored a response to no pending request (late after a timeout or cancel, or a wrong id)", { id });
+      // A response to a request of ours that already settled (timed out, abandoned on cancel) is expected; one to an
+      // id we never sent is the peer's bug, reported as the official SDK does ("Got response to unknown request").
+      if (this.pending.wasSent(id)) this.logger.debug("ignored a late response to a request that already settled", { id });
+      else this.logger.warn("got a response to an unknown request id; ignored it", { id });
       return;
     }
     if (pending.arrived !== undefined) {

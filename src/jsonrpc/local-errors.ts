@@ -28,11 +28,18 @@ export class LocalError extends Error {
 /**
  * The connection closed (by `close()`, by the peer going away, or by a transport failure) while this call
  * was pending or before it was sent. `cause` carries the reason given to `close()` or the transport error.
+ *
+ * The message starts with the official SDK's "ACP connection closed" and includes the cause's message, so code
+ * written for the official SDK (`toThrow("ACP connection closed")`, `toThrow("write failed")`) keeps working.
  */
 export class ConnectionClosedError extends LocalError {
+  /** What closed it, without the surrounding words: "the peer closed the connection (end of input)". */
+  readonly detail: string;
+
   constructor(detail: string, cause?: unknown) {
-    super("connection_closed", `The connection is closed: ${detail}. Open a new connection to continue.`, { cause });
+    super("connection_closed", `ACP connection closed: ${detail}. Open a new connection to continue.`, { cause });
     this.name = "ConnectionClosedError";
+    this.detail = detail;
   }
 }
 

@@ -30,6 +30,11 @@ export class PendingRequests {
     this.byId.set(id, pending);
   }
 
+  /** Whether this side ever sent a request with this id (pending or settled). */
+  wasSent(id: JsonRpcId): boolean {
+    return typeof id === "number" && Number.isInteger(id) && id >= 0 && id < this.nextId;
+  }
+
   has(id: JsonRpcId): boolean {
     return this.byId.has(id);
   }

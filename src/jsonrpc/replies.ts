@@ -3,14 +3,35 @@ import type { ErrorResponse } from "./messages.js";
 import { RequestError } from "./request-error.js";
 
 /**
- * Turns whatever a request handler threw into the error the peer sees. A `RequestError` goes out as it is;
- * a cancelled request answers -32800; anything else is -32603 with no internals (no message, no stack):
- * the real error goes to the logger.
+ * Turns whatever a request handler threw into the error the peer sees, as the official SDK does: a `RequestError`
+ * goes out as it is; a cancelled request answers -32800; a zod error (a handler validating with zod) answers -32602
+ * with its formatted issues; anything else is -32603 "Internal error" whose `data` is `{ details: message }` (or the
+ * message itself when it is JSON, or `{}` without one). Never a stack: the whole error goes to the logger.
  */
 export function errorForPeer(error: unknown, cancelled: boolean): ErrorResponse {
   if (error instanceof RequestError) return error.toErrorResponse();
   if (cancelled) return RequestError.requestCancelled().toErrorResponse();
-  return RequestError.internalError(undefined, "the handler failed; details are in the handling side's log").toErrorResponse();
+  if (isZodError(error)) return RequestError.invalidParams(error.format()).toErrorResponse();
+  const details = errorMessage(error);
+  if (!details) return RequestError.internalError({}).toErrorResponse();
+  try {
+    return RequestError.internalError(JSON.parse(details)).toErrorResponse();
+  } catch {
+    return RequestError.internalError({ details }).toErrorResponse();
+  }
+}
+
+function errorMessage(error: unknown): string | undefined {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "object" && error !== null && typeof (error as { message?: unknown }).message === "string") {
+    return (error as { message: string }).message;
+  }
+  return undefined;
+}
+
+function isZodError(error: unknown): error is { format(): unknown } {
+  const e = error as { name?: unknown; issues?: unknown; format?: unknown } | null;
+  return typeof e === "object" && e !== null && e.name === "ZodError" && Array.isArray(e.issues) && typeof e.format === "function";
 }
 
 /** The error sent instead of a result that could not be sent (unserializable or too large). */

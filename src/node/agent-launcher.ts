@@ -245,8 +245,7 @@ export function initializeWithDeadline(
 /** A connection that closed before `initialize` was answered, without an exit status: add the stderr lines. */
 function withStderr(error: ConnectionClosedError, lines: readonly string[]): Error {
   if (lines.length === 0) return error;
-  const detail = error.message.replace(/^The connection is closed: /, "").replace(/\. Open a new connection to continue\.$/, "");
-  return new ConnectionClosedError(`${detail} before answering initialize; ${describeLines(lines)}`, error.cause);
+  return new ConnectionClosedError(`${error.detail} before answering initialize; ${describeLines(lines)}`, error.cause);
 }
 
 function describeLines(lines: readonly string[]): string {

@@ -18,6 +18,8 @@ export { userDataDir, DATA_DIR_ENV } from "./data-dir.js";
 export { createMcpConnector, McpConnections, type McpConnectorOptions } from "./mcp-servers.js";
 export { runTerminalAuth } from "./terminal-auth.js";
 export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "./authenticate.js";
+export { scriptPeerOver } from "./wire-peer.js";
+export { openCassetteFile, type CassetteFile } from "./cassette-file.js";
 export { connectRemote, nodeWebSocket, type ConnectRemoteOptions } from "./remote.js";
 export { openAgentEndpoint, isAgentUrl, type AgentEndpoint, type AgentEndpointOptions, type AgentSpec } from "./agent-endpoint.js";
 export * from "./remote/index.js";

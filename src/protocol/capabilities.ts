@@ -7,11 +7,12 @@
  * See https://agentclientprotocol.com/protocol/initialization#capabilities
  */
 import type { MethodEntry } from "./method-entry.js";
+import { METHOD_TABLE as NES_METHOD_TABLE } from "./generated/methods.nes.js";
 import { METHOD_TABLE } from "./generated/methods.unstable.js";
 
-/** The unstable table is a superset of the stable one, and the gates of shared methods are identical. */
+/** The unstable table is a superset of the stable one, the gates of shared methods are identical; NES adds its own. */
 const GATES = new Map<string, MethodEntry>();
-for (const entry of METHOD_TABLE) if (!GATES.has(entry.method)) GATES.set(entry.method, entry);
+for (const entry of [...METHOD_TABLE, ...NES_METHOD_TABLE]) if (!GATES.has(entry.method)) GATES.set(entry.method, entry);
 
 /**
  * Whether the value at `path` in `capabilities` advertises support: present and neither `null` nor `false`

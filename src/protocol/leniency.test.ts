@@ -94,9 +94,7 @@ describe("x-deserialize-skip-invalid-items", () => {
     ]);
   });
 
-  test("arrays of strings, commands, modes and auth methods", () => {
-    const terminal = schemas.CreateTerminalRequest.parse({ sessionId: "s", command: "ls", args: [1, "-l", null, "/tmp"] });
-    assert.deepEqual(terminal.args, ["-l", "/tmp"]);
+  test("arrays of commands, modes and auth methods", () => {
     const commands = schemas.AvailableCommandsUpdate.parse({ availableCommands: [{ name: "web" }, { name: "test", description: "Run" }] });
     assert.deepEqual(commands.availableCommands, [{ name: "test", description: "Run" }]);
     const init = schemas.InitializeResponse.parse({ protocolVersion: 1, authMethods: [{ id: "a" }, { id: "b", name: "B" }] });
@@ -123,6 +121,32 @@ describe("x-deserialize-skip-invalid-items", () => {
       () => schemas.PromptRequest.parse({ sessionId: "s", prompt: [{ type: "text", text: "ok" }, { type: "text" }] }),
       /at \$\.prompt\[1\]\.text: expected string, received missing/,
     );
+  });
+});
+
+describe("x-deserialize-default-on-null", () => {
+  test("parse reads an explicit null as the empty list or map; check and is still refuse it", () => {
+    const request = { sessionId: "s", command: "ls", args: null, env: null };
+    const parsed = schemas.CreateTerminalRequest.parse(structuredClone(request));
+    assert.deepEqual(parsed, { sessionId: "s", command: "ls", args: [], env: [] });
+    assert.deepEqual(schemas.CreateTerminalRequest.check(request).map((i) => i.path), ["$.args", "$.env"]);
+    assert.equal(schemas.CreateTerminalRequest.is(request), false);
+    const session = schemas.NewSessionRequest.parse({ cwd: "/w", mcpServers: null });
+    assert.deepEqual(session.mcpServers, []);
+  });
+
+  test("a missing required property is still an error, and a wrong non-null value still fails", () => {
+    assert.throws(() => schemas.NewSessionRequest.parse({ cwd: "/w" }), /\$\.mcpServers: expected array, received missing/);
+    assert.throws(() => schemas.CreateTerminalRequest.parse({ sessionId: "s", command: "ls", args: [1] }), /\$\.args\[0\]/);
+    assert.throws(() => schemas.CreateTerminalRequest.parse({ sessionId: "s", command: "ls", args: "-l" }), /\$\.args/);
+  });
+
+  test("the map flavour: an auth method's env", () => {
+    const init = unstableSchemas.InitializeResponse.parse({
+      protocolVersion: 1,
+      authMethods: [{ type: "terminal", id: "t", name: "T", args: null, env: null }],
+    });
+    assert.deepEqual(init.authMethods, [{ type: "terminal", id: "t", name: "T", args: [], env: {} }]);
   });
 });
 

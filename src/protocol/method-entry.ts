@@ -3,8 +3,11 @@
  * calls, capability checks and the conformance coverage list are all derived from these rows.
  */
 
-/** The side that handles (receives) a method, from the schema's `x-side`. */
-export type HandledBy = "agent" | "client" | "protocol" | "both";
+/**
+ * The side that handles (receives) a method, from the schema's `x-side`. `proxy` methods (`proxy/*`) pass between a
+ * conductor and its proxies: typed, never routed by the agent or client APIs.
+ */
+export type HandledBy = "agent" | "client" | "protocol" | "both" | "proxy";
 
 export interface CapabilityGateEntry {
   /** Whose `initialize` capabilities carry the flag. */

@@ -40,13 +40,14 @@ for (const f of flavours) {
   describe(`${f.name} method table`, () => {
     const sides = metaSides(f.meta);
 
-    test("lists exactly the methods of meta.json, with their keys and sides", () => {
-      assert.deepEqual(new Set(f.table.map((e) => e.method)), new Set(sides.keys()));
+    test("lists exactly the x-method defs of the schema, handled by their x-side, keyed as meta.json keys them", () => {
+      const xMethods = new Set(Object.values(f.schema.$defs).map((d) => d["x-method"]).filter(Boolean));
+      assert.deepEqual(new Set(f.table.map((e) => e.method)), xMethods);
       for (const e of f.table) {
-        const meta = sides.get(e.method)!;
-        assert.equal(e.key, meta.key, e.method);
-        const expected = meta.sides.has("protocol") ? "protocol" : meta.sides.size === 2 ? "both" : [...meta.sides][0];
-        assert.equal(e.handledBy, expected, e.method);
+        const meta = sides.get(e.method);
+        if (meta) assert.equal(e.key, meta.key, e.method);
+        else assert.equal(e.key, e.method.replace(/^\$\//, "").replaceAll("/", "_"), `${e.method}: a key derived from its name`);
+        assert.equal(e.handledBy, f.schema.$defs[e.params]["x-side"], e.method);
       }
       const keys = f.table.map((e) => `${e.method} ${e.kind}`);
       assert.equal(new Set(keys).size, keys.length, "one entry per method and kind");
@@ -82,10 +83,12 @@ for (const f of flavours) {
       }
     });
 
-    test("constants mirror meta.json", () => {
-      assert.deepEqual({ ...f.mod.AGENT_METHODS }, f.meta.agentMethods);
-      assert.deepEqual({ ...f.mod.CLIENT_METHODS }, f.meta.clientMethods);
-      assert.deepEqual({ ...f.mod.PROTOCOL_METHODS }, f.meta.protocolMethods);
+    test("constants list the methods by the side that handles them, as the official SDK 2.4.0 does", async () => {
+      const official = (await import(f.name === "stable" ? "@agentclientprotocol/sdk" : "@agentclientprotocol/sdk/unstable")) as Record<string, unknown>;
+      for (const name of ["AGENT_METHODS", "CLIENT_METHODS", "PROTOCOL_METHODS", "PROXY_METHODS"]) {
+        const ours = (f.mod as Record<string, unknown>)[name];
+        assert.deepEqual(ours && { ...(ours as object) }, official[name] && { ...(official[name] as object) }, name);
+      }
       assert.equal(f.mod.PROTOCOL_VERSION, f.meta.version);
       assert.equal(f.mod.PROTOCOL_VERSION, 1);
     });
@@ -102,8 +105,9 @@ describe("stable and unstable tables", () => {
     }
     const stableNames = new Set(stable.METHOD_TABLE.map((e) => e.method));
     for (const e of unstable.METHOD_TABLE) assert.equal(e.stability, stableNames.has(e.method) ? "stable" : "unstable", e.method);
-    assert.ok(unstable.METHOD_TABLE.some((e) => e.method === "mcp/message" && e.kind === "request" && e.handledBy === "both"));
-    assert.ok(unstable.METHOD_TABLE.some((e) => e.method === "mcp/message" && e.kind === "notification"));
+    assert.ok(unstable.METHOD_TABLE.some((e) => e.method === "mcp/message" && e.kind === "request" && e.handledBy === "client"));
+    assert.ok(unstable.METHOD_TABLE.some((e) => e.method === "mcp/message" && e.kind === "notification" && e.handledBy === "agent"));
+    assert.ok(unstable.METHOD_TABLE.filter((e) => e.method.startsWith("proxy/")).every((e) => e.handledBy === "proxy"));
   });
 
   test("the gates named in the protocol prose", () => {
@@ -123,9 +127,12 @@ describe("stable and unstable tables", () => {
     for (const t of ["create", "output", "release", "wait_for_exit", "kill"]) assert.equal(gate(`terminal/${t}`), "client:terminal");
     assert.equal(gate("elicitation/create"), "client:elicitation");
     assert.equal(gate("providers/list"), "agent:providers");
-    assert.equal(gate("nes/suggest"), "agent:nes");
-    assert.equal(gate("document/didChange"), "agent:nes.events.document.didChange");
-    assert.equal(gate("mcp/connect"), "agent:mcpCapabilities.acp");
+    assert.equal(gate("session/archive"), "agent:sessionCapabilities.archive");
+    assert.equal(gate("session/unarchive"), "agent:sessionCapabilities.archive");
+    assert.equal(gate("session/status"), "agent:sessionCapabilities.status");
+    assert.equal(gate("session/set_title"), "agent:sessionCapabilities.title");
+    assert.equal(gate("auth/status"), "agent:auth.status");
+    assert.equal(gate("mcp/message"), "agent:mcpCapabilities.acp");
     for (const baseline of ["initialize", "authenticate", "session/new", "session/prompt", "session/cancel", "session/update", "session/request_permission", "$/cancel_request"]) {
       assert.equal(gate(baseline), "none", baseline);
     }
@@ -147,7 +154,8 @@ describe("peerSupports", () => {
   });
 
   test("a gate the sender advertises itself does not block it", () => {
-    assert.equal(unstable.peerSupports("mcp/connect", {}), true, "client handles it; the agent's own capability gates it");
+    assert.equal(unstable.peerSupports("nes/suggest", {}), false, "NES gates are known to peerSupports");
+    assert.equal(unstable.peerSupports("document/didChange", { nes: { events: { document: { didChange: { syncKind: "full" } } } } }), true);
     assert.equal(unstable.peerSupports("mcp/message", {}, "agent"), false);
     assert.equal(unstable.peerSupports("mcp/message", { mcpCapabilities: { acp: true } }, "agent"), true);
     assert.equal(unstable.peerSupports("mcp/message", {}, "client"), true);

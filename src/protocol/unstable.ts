@@ -1,6 +1,6 @@
 /**
- * The ACP protocol as data, unstable schema (v1 plus unstable methods and fields: session/fork, providers/*, nes/*,
- * document/*, mcp/*, plan updates, notices, compaction, ...). A full standalone set: some defs differ from the stable
+ * The ACP protocol as data, unstable schema (v1 plus unstable methods and fields: session/fork, archive, status,
+ * set_title, providers/*, auth/status, mcp/message, proxy/*, plan updates, subagents, ...). A full standalone set: some defs differ from the stable
  * ones of the same name. Same shape of exports as ./index.ts, plus `unstableSchemas` (also exported as `schemas`).
  */
 export type * from "./generated/types.unstable.js";
@@ -8,7 +8,9 @@ export {
   CreateElicitationRequest,
   CreateElicitationResponse,
   ElicitationPropertySchema,
+  IdleStateUpdate,
   MultiSelectItems,
+  StateUpdate,
 } from "./generated/guards.unstable.js";
 export {
   AGENT_METHODS,
@@ -16,6 +18,9 @@ export {
   METHOD_TABLE,
   PROTOCOL_METHODS,
   PROTOCOL_VERSION,
+  PROXY_METHODS,
+  type ProxyNotificationMap,
+  type ProxyRequestMap,
   type AgentNotificationMap,
   type AgentRequestMap,
   type ClientNotificationMap,

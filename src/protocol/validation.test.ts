@@ -146,7 +146,7 @@ describe("tagged unions", () => {
     const issues = schemas.SessionNotification.check(value);
     assert.equal(issues.length, 1);
     assert.equal(issues[0]!.path, "$.update.sessionUpdate");
-    assert.match(issues[0]!.expected, /^one of "user_message_chunk", "agent_message_chunk", .*"usage_update"$/);
+    assert.match(issues[0]!.expected, /^one of "user_message_chunk", "agent_message_chunk", .*"usage_update", "notice", "compaction_update", "compaction_summary_chunk"$/);
     assert.equal(issues[0]!.received, 'string "brand_new_kind"');
     assert.equal(schemas.SessionNotification.is(value), false);
   });

@@ -113,20 +113,21 @@ export function D(): void {
 }
 
 /**
- * Untagged union (JSON Schema `anyOf` semantics; the first passing variant wins). Strict first, so a valid value is
- * never mutated; in lenient modes, then the first variant that passes leniently is parsed (the only one mutated).
+ * Untagged union (JSON Schema `anyOf` semantics). Strict modes: the first variant that passes strictly. Lenient modes:
+ * the first variant that passes leniently wins and is the only one parsed (mutated), as the official SDK's zod unions
+ * and serde's untagged enums read: a known variant that needs a repair (`args: null` on a terminal auth method) is
+ * read as that variant, not as a later open variant that happens to accept it unrepaired.
  * On failure, reports the variant that got furthest (deepest first issue, then fewest missing properties, then fewest
- * issues, then first listed), or
- * one issue naming every alternative (`expected`) when none got past the value itself.
+ * issues, then first listed), or one issue naming every alternative (`expected`) when none got past the value itself.
  */
 export function U(value: unknown, mode: number, variants: readonly Checker[], expected: string): boolean {
   const start = E.length;
-  for (let i = 0; i < variants.length; i++) {
-    // A strictly valid variant needs no repair; PARSE still runs it once more to fill schema defaults.
-    if (variants[i]!(value, TEST)) return mode !== PARSE || variants[i]!(value, PARSE);
-    E.length = start;
-  }
-  if (mode === PARSE || mode === LENIENT) {
+  if (mode !== PARSE && mode !== LENIENT) {
+    for (let i = 0; i < variants.length; i++) {
+      if (variants[i]!(value, TEST)) return true;
+      E.length = start;
+    }
+  } else {
     for (let i = 0; i < variants.length; i++) {
       if (variants[i]!(value, LENIENT)) return mode === LENIENT || variants[i]!(value, PARSE);
       E.length = start;

@@ -28,6 +28,8 @@ export interface ByteSink {
   write(text: string): Promise<void>;
   /** Closes the output after the last write. Never rejects. */
   close(): Promise<void>;
+  /** Optional: called when every write so far has settled and nothing more is queued (the output is idle). */
+  idle?(): void;
 }
 
 function ignore(): void {}
@@ -73,28 +75,55 @@ export function webByteSource(input: ReadableStream<Uint8Array>): ByteSource {
     cancel() {
       if (cancelled) return;
       cancelled = true;
-      if (reader) reader.cancel().catch(ignore);
+      const r = reader;
+      // Cancelled, then unlocked: the input's owner can see it is over (and, after an end of input, reuse it).
+      if (r) r.cancel().then(() => r.releaseLock(), ignore);
       else input.cancel().catch(ignore);
       this.resume();
     },
   };
 }
 
-/** A `ByteSink` over a web `WritableStream<Uint8Array>`: encodes each batch once with `TextEncoder`. */
-export function webByteSink(output: WritableStream<Uint8Array>): ByteSink {
+/** Options of `webByteSink`. */
+export interface WebByteSinkOptions {
+  /**
+   * Close the output on `close()` (default true). `ndJsonStream` passes false: the output belongs to its caller, who
+   * may close it (ending an agent's stdin) or keep writing to it, as with the official SDK.
+   */
+  closeOutput?: boolean;
+}
+
+/**
+ * A `ByteSink` over a web `WritableStream<Uint8Array>`: encodes each batch once with `TextEncoder`. The output is
+ * locked only while writes are in flight: the writer taken for a burst of batches is released as soon as the output
+ * is idle (every write settled, nothing queued), so its owner can close it or write to it between bursts, as with
+ * the official SDK (which locks it per write; holding it through a burst keeps a streaming sender fast).
+ */
+export function webByteSink(output: WritableStream<Uint8Array>, options: WebByteSinkOptions = {}): ByteSink {
   const encoder = new TextEncoder();
+  const closeOutput = options.closeOutput ?? true;
   let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
+  let last: Promise<void> = Promise.resolve();
+  const release = (): void => {
+    if (writer === undefined) return;
+    writer.releaseLock();
+    writer = undefined;
+  };
   return {
     write(text) {
       writer ??= output.getWriter();
-      return writer.write(encoder.encode(text));
+      last = writer.write(encoder.encode(text));
+      return last;
     },
+    idle: release,
     async close() {
+      await last.catch(ignore);
+      release();
+      if (!closeOutput) return;
       try {
-        writer ??= output.getWriter();
-        await writer.close();
+        await output.close();
       } catch {
-        // Already closed or errored: nothing more to flush.
+        // Already closed or errored, or locked by its owner: nothing more to flush.
       }
     },
   };

@@ -12,6 +12,7 @@
  * - A failed write kills the writer: what is queued is dropped, later pushes are dropped silently, waiters
  *   are released, and `onError` is called once. Nothing throws into the pusher.
  * - `close()` writes what is queued, then closes the sink. Idempotent.
+ * - When a write settles with nothing queued, the sink's `idle()` is called (a web sink releases its writer lock).
  */
 import type { ByteSink } from "./bytes.js";
 
@@ -133,8 +134,9 @@ export class FrameWriter {
   readonly #written = (): void => {
     this.#writing = false;
     this.#inFlight = 0;
-    // Frames that arrived during the write go out now, as one batch.
+    // Frames that arrived during the write go out now, as one batch; with none, the output is idle.
     if (this.#head < this.#parts.length) this.#flush();
+    else this.#sink.idle?.();
     this.#notify();
   };
 

@@ -121,7 +121,10 @@ describe("createMemoryByteStreams", () => {
     assert.deepEqual(left.messages, [note(99)]);
     await left.link.close();
     await tick();
-    assert.deepEqual(right.closes, [undefined]);
     assert.deepEqual(left.closes, [undefined]);
+    assert.deepEqual(right.closes, [], "ndJsonStream leaves its output to the caller");
+    await a.output.close(); // the caller ends the bytes, as a client closing an agent's stdin
+    await tick();
+    assert.deepEqual(right.closes, [undefined]);
   });
 });

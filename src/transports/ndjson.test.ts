@@ -283,7 +283,7 @@ describe("ndJsonStream sending", () => {
     assert.equal(dec(out.writes), JSON.stringify(fits) + "\n");
   });
 
-  it("close() flushes pending output, closes the output, cancels the input; idempotent", async () => {
+  it("close() flushes pending output, leaves the output open for its owner, cancels the input; idempotent", async () => {
     const out = recordingOutput();
     const manual = manualInput();
     const r = receive(ndJsonStream(out.output, manual.input));
@@ -294,6 +294,9 @@ describe("ndJsonStream sending", () => {
     r.link.send(note(3)); // after close: dropped
     await Promise.all([first, second]);
     assert.equal(dec(out.writes), JSON.stringify(note(1)) + "\n" + JSON.stringify(note(2)) + "\n");
+    assert.equal(out.closed(), false, "the output belongs to the caller (as with the official SDK)");
+    assert.equal(out.output.locked, false);
+    await out.output.close();
     assert.equal(out.closed(), true);
     assert.equal(manual.cancelled(), true);
     assert.equal(await r.closed, undefined);
@@ -324,7 +327,9 @@ describe("ndJsonStream web streams", () => {
     await writer.write(note(2));
     assert.deepEqual((await reader.read()).value, note(1, "é"));
     assert.deepEqual((await reader.read()).value, note(2));
-    await writer.close(); // closes the bytes: the other side's readable ends
+    await writer.close(); // ends our messages; the bytes stay open, as with the official SDK
+    assert.equal(a.output.locked, false);
+    await a.output.close(); // the caller closes the bytes: the other side's readable ends
     assert.equal((await reader.read()).done, true);
   });
 

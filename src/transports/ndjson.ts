@@ -26,10 +26,13 @@ export interface NdJsonStreamOptions extends NdJsonLinkOptions, LinkStreamOption
  * - Incoming lines over `maxMessageBytes` are skipped without being buffered (reported as `too_large`), and
  *   lines that are not JSON are reported as `parse` problems; the connection stays up either way.
  * - Outgoing messages are serialized synchronously and the messages of one turn go out as one write.
+ * - The caller keeps its streams, as with the official SDK: `output` is locked only while a write is handed over and
+ *   is never closed by acpkit (not when the input ends, not on `close()`), so the caller may close it, which is how a
+ *   client ends an agent (its stdin); `input` is cancelled and released when the connection closes.
  *
  * @param output - where encoded messages are written (e.g. the peer's stdin)
  * @param input - where encoded messages are read from (e.g. the peer's stdout)
  */
 export function ndJsonStream(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>, options: NdJsonStreamOptions = {}): Stream {
-  return streamFromLink(new NdJsonLink(webByteSource(input), webByteSink(output), options), options);
+  return streamFromLink(new NdJsonLink(webByteSource(input), webByteSink(output, { closeOutput: false }), options), options);
 }

@@ -68,7 +68,7 @@ describe("linkFromStream", () => {
     assert.deepEqual(a.closes, [boom]);
   });
 
-  it("a write error ends the link with closed(error); later sends are dropped", async () => {
+  it("a write error ends the link with closed(error); drain rejects with it; later sends are dropped", async () => {
     const boom = new Error("EPIPE");
     const writable = new WritableStream<AnyMessage>({ write: () => Promise.reject(boom) });
     const a = start({ readable: new ReadableStream(), writable });
@@ -76,7 +76,7 @@ describe("linkFromStream", () => {
     await tick();
     assert.deepEqual(a.closes, [boom]);
     a.link.send(note(2));
-    await a.link.drain();
+    await assert.rejects(a.link.drain(), boom);
     await a.link.close();
     assert.equal(a.closes.length, 1);
   });

@@ -17,7 +17,8 @@ function ignore(): void {}
  *   with `closed(error)`; later sends are dropped silently.
  * - Every value read from `readable` is passed to `receiver.message`, objects or not (the engine validates).
  *   The end of `readable` is `closed()`, a read error `closed(error)`; `closed` is delivered once.
- * - `drain()` resolves when the writable's queue has room (`writer.ready`). `close()` waits for the writes,
+ * - `drain()` resolves once the writes so far are done, and rejects with the write error when one failed (as the
+ *   official SDK's notifications do). `close()` waits for the writes,
  *   closes the writable and cancels the readable; idempotent.
  */
 export function linkFromStream(stream: Stream): MessageLink {
@@ -35,6 +36,7 @@ class ForeignStreamLink implements MessageLink {
   #cause: unknown;
   #closedDelivered = false;
   #writeFailed = false;
+  #writeError: unknown;
   #lastWrite: Promise<void> = Promise.resolve();
   #closing: Promise<void> | undefined;
 
@@ -61,13 +63,19 @@ class ForeignStreamLink implements MessageLink {
     this.#lastWrite = this.#writer.write(message).catch((error: unknown) => {
       if (this.#writeFailed) return;
       this.#writeFailed = true;
+      this.#writeError = error;
       this.#finish(error);
     });
   }
 
+  /**
+   * Waits for the writes handed over so far, as the official SDK does with foreign streams: a notification whose
+   * write failed rejects with the write's error. (acpkit's own links resolve at their high-water mark instead.)
+   */
   async drain(): Promise<void> {
-    if (!this.#writer || this.#writeFailed) return;
-    await this.#writer.ready.catch(ignore);
+    if (!this.#writer) return;
+    await this.#lastWrite;
+    if (this.#writeFailed) throw this.#writeError;
   }
 
   close(): Promise<void> {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { AgentSideConnection } from "../agent-side-connection.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
-import type { Logger } from "../../jsonrpc/logger.js";
+import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
 import type { Client } from "../../acp/client-handler.js";
 import type { RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
 import { createMemoryPair } from "../../transports/memory.js";
@@ -28,7 +28,7 @@ interface Harness {
 async function connect<S>(options: ToolkitAgentOptions<S>, clientOverrides: Partial<Client> = {}): Promise<Harness> {
   const [agentEnd, clientEnd] = createMemoryPair();
   let agent!: ToolkitAgent;
-  const connection = new AgentSideConnection((conn) => (agent = toolkitAgent(conn, options) as ToolkitAgent), agentEnd);
+  const connection = new AgentSideConnection((conn) => (agent = toolkitAgent(conn, options) as ToolkitAgent), agentEnd, quiet);
   const updates: SessionNotification[] = [];
   const taps: Harness["taps"] = [];
   connection.tap((event) => {
@@ -41,11 +41,14 @@ async function connect<S>(options: ToolkitAgentOptions<S>, clientOverrides: Part
       ...clientOverrides,
     }),
     clientEnd,
+    quiet,
   );
   await client.initialize(init);
   return { client, agent, connection, updates, taps };
 }
 
+/** Handlers here fail on purpose: what the connections would log is not the point. */
+const quiet = { logger: silentLogger };
 const newParams = { cwd: "/work/project", mcpServers: [] };
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

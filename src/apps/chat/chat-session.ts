@@ -8,7 +8,7 @@ import type { Client } from "../../acp/client-handler.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
 import { brokerGate, interactive, PermissionBroker, SessionRouter, TurnGuard, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
-import type { TapListener } from "../../jsonrpc/index.js";
+import { silentLogger, type TapListener } from "../../jsonrpc/index.js";
 import { authenticateWith, FileSystemHost, initializeWithDeadline, TerminalHost, withAuthentication, type AuthContext } from "../../node/index.js";
 import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "../../node/agent-endpoint.js";
 import type * as schema from "../../protocol/index.js";
@@ -145,7 +145,8 @@ export class ChatSession {
       killTerminal: (params) => terminalHost.killTerminal(params),
       releaseTerminal: (params) => terminalHost.releaseTerminal(params),
     };
-    const connection = new ClientSideConnection(() => client, agent.stream);
+    // The chat owns the terminal: library warnings on stderr would tear its screen.
+    const connection = new ClientSideConnection(() => client, agent.stream, { logger: silentLogger });
     if (options.tap) connection.tap(options.tap);
     terminalHost.releaseAllWhenClosed(connection);
     // No terminal auth methods: the chat owns the terminal while it runs (see `authenticate`).

@@ -4,7 +4,7 @@
  */
 import { hunkHeader, unifiedHunks } from "./diff.js";
 import type { ChatPainter } from "./paint.js";
-import { sanitize, truncate } from "./text-layout.js";
+import { append, sanitize, truncate } from "./text-layout.js";
 
 /** Options of `renderDiff`. */
 export interface RenderDiffOptions {
@@ -39,6 +39,6 @@ export function renderDiff(
   }
   if (body.length > max) {
     out.push(...body.slice(0, max), paint.dim(`… ${body.length - max} more diff lines`));
-  } else out.push(...body);
+  } else append(out, body);
   return out;
 }

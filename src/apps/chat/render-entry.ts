@@ -29,7 +29,29 @@ export function renderEntry(entry: TranscriptEntry, width: number, paint: ChatPa
       if (entry.role === "user") return renderUser(entry.content, width, paint);
       if (entry.role === "thought") return renderThought(entry.text, width, paint, options);
       return [...renderMarkdown(entry.text, width, paint), ...attachments(entry.content, width, paint)];
+    case "notice":
+      return renderNotice(entry, width, paint);
+    case "compaction":
+      return renderCompaction(entry, width, paint);
   }
+}
+
+/** A notice: `!` and its title, coloured by severity, then its description dimmed. */
+export function renderNotice(entry: TranscriptEntry & { kind: "notice" }, width: number, paint: ChatPainter): string[] {
+  const colour = entry.severity === "error" ? paint.red : entry.severity === "warning" ? paint.yellow : paint.blue;
+  const marker = paint.colour ? "! " : `! [${sanitize(entry.severity)}] `;
+  const lines = indent(wrapText(sanitize(entry.title), width - 2, colour), colour(marker.slice(0, 2)) + marker.slice(2), "  ");
+  if (entry.description !== undefined) lines.push(...indent(wrapText(sanitize(entry.description), width - 2, paint.dim), "  ", "  "));
+  return lines;
+}
+
+/** A context compaction: its status on one line, then the summary (once there is one) or the error, dimmed. */
+export function renderCompaction(entry: TranscriptEntry & { kind: "compaction" }, width: number, paint: ChatPainter): string[] {
+  const status = entry.status === "in_progress" ? "compacting the context…" : `context compaction ${sanitize(entry.status)}`;
+  const lines = [paint.dim(`⟲ ${status}`)];
+  const detail = entry.error ?? entry.text;
+  if (detail !== "") lines.push(...indent(wrapText(sanitize(detail), width - 2, entry.error !== undefined ? paint.red : paint.dim), "  ", "  "));
+  return lines;
 }
 
 /** The user's prompt: `›` and the text in bold, then any attachments. */

@@ -4,7 +4,7 @@
  * anything else shows as the text it is. Works on partial input (an unclosed fence renders as code so far).
  */
 import type { ChatPainter } from "./paint.js";
-import { indent, paintSegments, sanitize, wrapSegments, type Segment } from "./text-layout.js";
+import { append, indent, paintSegments, sanitize, wrapSegments, type Segment } from "./text-layout.js";
 
 /** Renders Markdown to lines of at most `width` columns (code lines are not wrapped, only cut by the terminal). */
 export function renderMarkdown(markdown: string, width: number, paint: ChatPainter): string[] {
@@ -13,7 +13,7 @@ export function renderMarkdown(markdown: string, width: number, paint: ChatPaint
   let fence: string | undefined;
   let paragraph: string[] = [];
   const flush = () => {
-    if (paragraph.length > 0) out.push(...wrapInline(paragraph.join(" "), width, paint));
+    if (paragraph.length > 0) append(out, wrapInline(paragraph.join(" "), width, paint));
     paragraph = [];
   };
   for (const line of lines) {
@@ -38,7 +38,7 @@ export function renderMarkdown(markdown: string, width: number, paint: ChatPaint
     if (heading) {
       flush();
       const text = heading[2]!.replace(/\s+#+\s*$/, "");
-      out.push(...wrapInline(text, width, paint).map((l) => paint.bold(paint.colour ? l : heading[1] + " " + l)));
+      append(out, wrapInline(text, width, paint).map((l) => paint.bold(paint.colour ? l : heading[1] + " " + l)));
       continue;
     }
     if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
@@ -54,13 +54,13 @@ export function renderMarkdown(markdown: string, width: number, paint: ChatPaint
       const bullet = /\d/.test(item[2]!) ? `${item[2]} ` : task ? (task[1] === " " ? "[ ] " : "[x] ") : "• ";
       const pad = "  ".repeat(depth);
       const body = wrapInline(task ? task[2]! : item[3]!, width - pad.length - bullet.length, paint);
-      out.push(...indent(body, pad + bullet, pad + " ".repeat(bullet.length)));
+      append(out, indent(body, pad + bullet, pad + " ".repeat(bullet.length)));
       continue;
     }
     const quote = /^\s*>\s?(.*)$/.exec(line);
     if (quote) {
       flush();
-      out.push(...indent(wrapInline(quote[1]!, width - 2, paint).map((l) => paint.dim(l)), paint.dim("│ ")));
+      append(out, indent(wrapInline(quote[1]!, width - 2, paint).map((l) => paint.dim(l)), paint.dim("│ ")));
       continue;
     }
     paragraph.push(line.trim());

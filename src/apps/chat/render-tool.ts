@@ -7,7 +7,7 @@ import type { ToolCallState } from "../../client/toolkit/index.js";
 import type { ChatPainter } from "./paint.js";
 import { renderDiff } from "./render-diff.js";
 import { renderMarkdown } from "./render-markdown.js";
-import { indent, sanitize, truncate, wrapText } from "./text-layout.js";
+import { append, indent, sanitize, truncate, wrapText } from "./text-layout.js";
 
 /** What a terminal embedded in a tool call shows: its output so far and, once it ended, how. */
 export interface TerminalView {
@@ -53,7 +53,7 @@ export function renderToolCall(call: ToolCallState, width: number, paint: ChatPa
   for (const location of call.locations) {
     body.push(paint.dim(truncate(sanitize(`${location.path}${location.line != null ? `:${location.line}` : ""}`), inner)));
   }
-  for (const content of call.content) body.push(...renderContent(content, inner, paint, options));
+  for (const content of call.content) append(body, renderContent(content, inner, paint, options));
   return [...out, ...indent(body, paint.dim("│ "))];
 }
 
@@ -68,7 +68,7 @@ function renderContent(content: ToolCallContent, width: number, paint: ChatPaint
       const lines = sanitize(view.output).replace(/\n$/, "").split("\n");
       const shown = view.output === "" ? [] : lines.slice(-max);
       const out = lines.length > max ? [paint.dim(`… ${lines.length - max} earlier lines`)] : [];
-      out.push(...shown.map((line) => truncate(line, width)));
+      append(out, shown.map((line) => truncate(line, width)));
       if (view.exited) {
         const how = view.signal ? `killed by ${view.signal}` : `exit ${view.exitCode ?? "?"}`;
         out.push(view.exitCode === 0 ? paint.green(`$ ${how}`) : paint.red(`$ ${how}`));

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ansiPainter } from "./paint.js";
-import { indent, paintSegments, sanitize, stripAnsi, truncate, visibleWidth, wrapSegments, wrapText } from "./text-layout.js";
+import { append, indent, paintSegments, sanitize, stripAnsi, truncate, visibleWidth, wrapSegments, wrapText } from "./text-layout.js";
 
 test("wrapText breaks at spaces, cuts long words, keeps blank lines", () => {
   assert.deepEqual(wrapText("the quick brown fox jumps", 10), ["the quick", "brown fox", "jumps"]);
@@ -26,4 +26,14 @@ test("indent and truncate", () => {
   assert.deepEqual(indent(["a", "b"], "- ", "  "), ["- a", "  b"]);
   assert.equal(truncate("abcdef", 4), "abc…");
   assert.equal(truncate("abc", 4), "abc");
+});
+
+test("a word far longer than the line is cut into line-sized pieces; append takes more lines than a spread could", () => {
+  const word = "x".repeat(100_003);
+  const lines = wrapSegments([{ text: word }], 100).map(paintSegments);
+  assert.equal(lines.length, 1001);
+  assert.ok(lines.slice(0, -1).every((line) => line.length === 100));
+  assert.equal(lines.at(-1), "xxx");
+  const many = Array.from({ length: 300_000 }, (_, i) => String(i));
+  assert.equal(append(["first"], many).length, 300_001);
 });

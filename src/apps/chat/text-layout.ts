@@ -69,7 +69,7 @@ export function wrapSegments(segments: readonly Segment[], width: number): Segme
   for (const segment of segments) {
     for (const token of segment.text.split(/( +)/)) {
       if (token === "") continue;
-      let chars = [...token];
+      const chars = [...token];
       if (token.startsWith(" ")) {
         if (column === 0 && lines.length > 1) continue;
         if (column + chars.length > max) {
@@ -80,13 +80,15 @@ export function wrapSegments(segments: readonly Segment[], width: number): Segme
         continue;
       }
       if (column > 0 && column + chars.length > max) newline();
-      while (chars.length > max - column) {
+      // A word longer than the line is cut into line-sized pieces; an offset, not repeated slicing, keeps it linear.
+      let at = 0;
+      while (chars.length - at > max - column) {
         const take = max - column;
-        push(chars.slice(0, take).join(""), segment.style);
-        chars = chars.slice(take);
+        push(chars.slice(at, at + take).join(""), segment.style);
+        at += take;
         newline();
       }
-      if (chars.length > 0) push(chars.join(""), segment.style);
+      if (at < chars.length) push(chars.slice(at).join(""), segment.style);
     }
   }
   return lines;
@@ -107,4 +109,10 @@ export function truncate(text: string, width: number): string {
   const chars = [...text];
   if (chars.length <= width) return text;
   return width <= 1 ? chars.slice(0, width).join("") : `${chars.slice(0, width - 1).join("")}…`;
+}
+
+/** Appends `lines` to `out` one by one: `out.push(...lines)` overflows the call stack past ~100,000 lines. */
+export function append<T>(out: T[], lines: readonly T[]): T[] {
+  for (const line of lines) out.push(line);
+  return out;
 }

@@ -9,6 +9,7 @@ import type { ChatPainter } from "./paint.js";
 import { renderEntry, renderTurnEnd, renderUsage, type RenderEntryOptions } from "./render-entry.js";
 import { renderPlan } from "./render-plan.js";
 import { renderToolCall, type TerminalView } from "./render-tool.js";
+import { append } from "./text-layout.js";
 
 /** Options of `TranscriptView`. */
 export interface TranscriptViewOptions {
@@ -78,12 +79,12 @@ export class TranscriptView {
     const entries = transcript.entries;
     const commit: string[] = [];
     while (this.#committed < entries.length && this.#settled(entries[this.#committed]!, this.#committed)) {
-      commit.push(...this.#renderFlow(entries[this.#committed]!, width, false));
+      append(commit, this.#renderFlow(entries[this.#committed]!, width, false));
       this.#committed++;
     }
     this.#view.commit(commit);
     const live: string[] = [];
-    for (let index = this.#committed; index < entries.length; index++) live.push(...this.#renderFlow(entries[index]!, width, true));
+    for (let index = this.#committed; index < entries.length; index++) append(live, this.#renderFlow(entries[index]!, width, true));
     const turn = transcript.currentTurn;
     if (turn !== undefined && transcript.plan !== undefined && transcript.plan.length > 0 && this.#turnHasPlan(turn)) {
       live.push(...renderPlan(transcript.plan, width, paint));
@@ -151,6 +152,10 @@ export class TranscriptView {
         return entry.role === "user" || index < this.#transcript!.entries.length - 1;
       case "tool_call":
         return isFinished(entry.toolCall) || entry.toolCall.cancelled === true;
+      case "notice":
+        return true;
+      case "compaction":
+        return entry.status !== "in_progress";
     }
   }
 

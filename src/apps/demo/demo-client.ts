@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import type { Client } from "../../acp/client-handler.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import { spawnAgentStream } from "../../node/child.js";
+import { silentLogger } from "../../jsonrpc/index.js";
 import type * as schema from "../../protocol/index.js";
 import { PROTOCOL_VERSION } from "../../protocol/index.js";
 import type { Painter } from "./painter.js";
@@ -78,7 +79,7 @@ export async function runDemo(paint: Painter, out: (text: string) => void): Prom
   const agentScript = join(dirname(fileURLToPath(import.meta.url)), "demo-agent.js");
   const { stream, child } = spawnAgentStream(process.execPath, [agentScript], { cwd: workspace });
   const client = new DemoClient(paint, out);
-  const connection = new ClientSideConnection(() => client, stream);
+  const connection = new ClientSideConnection(() => client, stream, { logger: silentLogger }); // the demo prints its own steps
   try {
     out(`${paint.dim(`spawned the demo agent (pid ${child.pid}); workspace ${workspace}`)}\n`);
     const init = await connection.initialize({

@@ -66,6 +66,17 @@ export class TextRenderer implements ExecRenderer {
           this.#noteStyled(`${errPaint.cyan("plan")} ${marks.join("  ")}`);
         }
         return;
+      case "notice": {
+        // Warnings and errors always reach stderr; informational notices with --verbose. Agent text, sanitized.
+        if (update.severity !== "warning" && update.severity !== "error" && !verbose) return;
+        const colour = update.severity === "error" || update.severity === "warning" ? errPaint.yellow : errPaint.cyan;
+        const detail = update.description ? ` ${errPaint.dim(`(${safe(update.description)})`)}` : "";
+        this.#noteStyled(`${colour(`notice ${safe(update.severity)}`)} ${safe(update.title)}${detail}`);
+        return;
+      }
+      case "compaction_update":
+        if (verbose) this.#noteStyled(errPaint.dim(`context compaction ${safe(update.status)}${update.error ? `: ${safe(update.error)}` : ""}`));
+        return;
       default:
         return;
     }

@@ -8,6 +8,7 @@ import { resolve } from "node:path";
 import { painterFor } from "../../apps/demo/painter.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
 import { SessionRouter, PermissionBroker, TurnGuard, brokerGate, type Transcript } from "../../client/toolkit/index.js";
+import { silentLogger } from "../../jsonrpc/index.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import type { Client } from "../../acp/client-handler.js";
 import { AgentStartupTimeoutError, initializeWithDeadline, splitCommandLine, FileSystemHost, TerminalHost } from "../../node/index.js";
@@ -120,6 +121,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   let sessionId: string | undefined;
   const warnings: string[] = [];
   const renderer = makeRenderer(args, () => transcript);
+  const continuing = args.session !== undefined || args.resume;
   const result = (exitCode: number, extra: Partial<ExecResult> = {}): number => {
     renderer.finish({ exitCode, sessionId, transcript, ...(warnings.length > 0 ? { warnings } : {}), ...extra });
     return exitCode;
@@ -168,7 +170,9 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     sessionUpdate(notification) {
       const placement = turnGuard.observe(notification);
       router.route(notification);
-      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, placement.turn === undefined ? "before" : placement.late ? "late" : "turn");
+      // Updates before the turn are history being replayed only when continuing a session; a new session's are shown.
+      const where = placement.turn === undefined ? (continuing ? "before" : "turn") : placement.late ? "late" : "turn";
+      if (sessionId === undefined || notification.sessionId === sessionId) renderer.update(notification, where);
     },
     async requestPermission(request) {
       const response = await broker.request(request);
@@ -183,7 +187,8 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     killTerminal: (params) => terminals.killTerminal(params),
     releaseTerminal: (params) => terminals.releaseTerminal(params),
   };
-  const connection = new ClientSideConnection(() => client, launched.stream);
+  // exec chooses what reaches stderr itself (its messages, the agent's stderr tail, --trace): no library lines.
+  const connection = new ClientSideConnection(() => client, launched.stream, { logger: silentLogger });
   const unanswered = new UnansweredRequests();
   connection.tap(unanswered.listener);
   if (prepared.trace) connection.tap(prepared.trace.listener);

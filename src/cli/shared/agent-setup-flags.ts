@@ -23,7 +23,7 @@ export interface AgentSetupFlags {
 }
 
 /** The flags' help lines (for the commands' usage texts). */
-export const AGENT_SETUP_USAGE = `  --trace FILE             write every protocol message, both directions, timestamped, as NDJSON
+export const AGENT_SETUP_USAGE = `  --trace FILE             write every protocol message, both directions, timestamped, as a cassette (NDJSON)
   --mcp-config FILE        MCP servers for the agent, in the editors' {"mcpServers": {...}} JSON shape
   --mcp NAME=CMD|URL       one more MCP server (repeatable): a command line (stdio) or an http(s) URL
   --auth METHOD            authenticate with this method before the session`;

@@ -9,7 +9,13 @@ import { MARK, TRACE_MAX_DEPTH } from "./trace-value.js";
 const dir = mkdtempSync(join(tmpdir(), "acpkit-trace-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const records = (path: string) => readFileSync(path, "utf8").trim().split("\n").map((line) => JSON.parse(line) as Record<string, any>);
+/** The frame lines of a cassette (the header line aside). */
+const records = (path: string) =>
+  readFileSync(path, "utf8")
+    .trim()
+    .split("\n")
+    .slice(1)
+    .map((line) => JSON.parse(line) as Record<string, any>);
 
 /** An array nested `depth` levels deep, built without recursion. */
 function deeplyNested(depth: number): unknown {
@@ -31,11 +37,11 @@ test("a message that cannot be serialized is still recorded, with markers and a 
   trace.close();
 
   const [deep, cycle, bigint, fine] = records(path);
-  assert.equal(deep!.direction, "in");
+  assert.equal(deep!.from, "agent");
   assert.equal(deep!.message.method, "session/update");
-  assert.match(deep!.traceNote, /not serializable as is \(Maximum call stack size exceeded\)/);
+  assert.match(deep!.note, /not serializable as is \(Maximum call stack size exceeded\)/);
   let level: unknown = deep!.message.params._meta.deep;
-  let depth = 4; // the record is depth 0; message, params, _meta; "deep" is at depth 4
+  let depth = 3; // the copied message is depth 0; params, _meta; "deep" is at depth 3
   while (Array.isArray(level)) {
     level = level[0];
     depth++;
@@ -44,7 +50,8 @@ test("a message that cannot be serialized is still recorded, with markers and a 
   assert.equal(depth, TRACE_MAX_DEPTH, "the marker stands where the depth limit is");
   assert.deepEqual(cycle!.message.params.cyclic, { a: 1, self: MARK.circular });
   assert.equal(bigint!.message.params.big, MARK.bigint(10n ** 30n));
-  assert.deepEqual(fine, { time: 4, iso: "1970-01-01T00:00:00.004Z", direction: "in", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
+  assert.equal(cycle!.from, "client");
+  assert.deepEqual(fine, { time: 4, from: "agent", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
   assert.equal(warnings.length, 3);
   assert.match(warnings[0]!, /^acp: --trace: message 1 \(from the agent, session\/update\) could not be serialized as is \(Maximum call stack size exceeded\); recorded with markers$/);
   assert.match(warnings[1]!, /message 2 \(to the agent, x\/y\) could not be serialized as is \(Converting circular structure/);

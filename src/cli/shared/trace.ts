@@ -1,16 +1,18 @@
 /**
- * `--trace FILE`: every message the connection's tap sees, both directions, one JSON line each:
- * `{"time": <ms since the epoch>, "iso": "...", "direction": "in" | "out", "message": {...}}` (or `problem`
- * instead of `message` for an incoming frame that was not a message; `rawId` when the id's exact text differs
- * from the number in `message`). Written synchronously, so the file is complete up to the last message even if
- * the process is killed.
+ * `--trace FILE`: the conversation as a cassette (the format of `acp tap` and `acp record`, read by `acp replay`;
+ * see src/wire/cassette.ts): a header line with both sides' versions and capabilities, then one line per frame,
+ * `{"time": <ms since the epoch>, "from": "client" | "agent", "message": {...}}` (or `line` for a line from the agent
+ * that was not JSON; `rawId` when the id's exact text differs from the number in `message`). Written synchronously,
+ * so the file is complete up to the last message even if the process is killed.
  *
  * Every message gets a record: one that cannot be serialized as is (a cycle, a BigInt, nesting too deep) is
- * recorded as a copy with markers in place of what could not be written, with `"traceNote"` saying so, and a
- * warning goes to `warn`; a write that fails is warned about too. Tracing carries on either way.
+ * recorded as a copy with markers in place of what could not be written, with a `note` saying so, and a warning
+ * goes to `warn`; a write that fails is warned about too. Tracing carries on either way.
  */
-import { closeSync, openSync, writeSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import type { TapEvent, TapListener } from "../../jsonrpc/index.js";
+import { openCassetteFile } from "../../node/cassette-file.js";
+import { CassetteRecorder } from "../../wire/index.js";
 import { traceableCopy } from "./trace-value.js";
 
 /** An open trace file. */
@@ -22,14 +24,21 @@ export interface TraceWriter {
 /** Where trace warnings go by default: stderr. */
 const toStderr = (text: string) => void process.stderr.write(`${text}\n`);
 
-/** Opens (truncates) `path` for tracing. Throws the file system's error when it cannot be created. */
-export function openTrace(path: string, warn: (text: string) => void = toStderr): TraceWriter {
-  let fd: number | undefined = openSync(path, "w");
-  let count = 0;
+function version(): string {
+  try {
+    return (JSON.parse(readFileSync(new URL("../../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+  } catch {
+    return "unknown";
+  }
+}
+
+/** Opens (truncates) `path` for tracing a client's connection. Throws the file system's error when it cannot be created. */
+export function openTrace(path: string, warn: (text: string) => void = toStderr, tool = "acp --trace"): TraceWriter {
+  const file = openCassetteFile(path);
   let writeFailed = false;
-  const write = (line: string) => {
+  const sink = (line: string) => {
     try {
-      writeSync(fd!, line);
+      file.sink(line);
       writeFailed = false;
     } catch (error) {
       // Warn once per run of failures (a full disk fails every write), and keep trying.
@@ -37,40 +46,36 @@ export function openTrace(path: string, warn: (text: string) => void = toStderr)
       writeFailed = true;
     }
   };
+  const recorder = new CassetteRecorder(sink, { tool: { name: tool, version: version() } });
+  const record = recorder.tapListener("client");
+  let count = 0;
   return {
     listener(event: TapEvent) {
-      if (fd === undefined) return;
       count++;
-      const record = { time: event.time, iso: isoTime(event.time), ...withoutTime(event) };
-      let line: string;
       try {
-        line = JSON.stringify(record);
+        record(event);
       } catch (error) {
+        if (!("message" in event)) return;
         const reason = error instanceof Error ? error.message : String(error);
-        line = JSON.stringify({ ...(traceableCopy(record) as object), traceNote: `not serializable as is (${reason}); markers replace what could not be written` });
+        const note = `not serializable as is (${reason}); markers replace what could not be written`;
+        const notes = event.rawId === undefined ? { note } : { note, rawId: event.rawId };
+        recorder.message(event.direction === "out" ? "client" : "agent", traceableCopy(event.message), event.time, undefined, notes);
         warn(`acp: --trace: message ${count} (${describe(event)}) could not be serialized as is (${reason}); recorded with markers`);
       }
-      write(`${line}\n`);
     },
     close() {
-      if (fd === undefined) return;
-      closeSync(fd);
-      fd = undefined;
+      recorder.close();
+      try {
+        file.close();
+      } catch (error) {
+        warn(`acp: --trace ${path}: could not write the last records (${(error as Error).message})`);
+      }
     },
   };
-}
-
-function isoTime(time: number): string {
-  return Number.isFinite(time) ? new Date(time).toISOString() : String(time);
 }
 
 function describe(event: TapEvent): string {
   const message = "message" in event ? (event.message as { method?: unknown; id?: unknown } | null) : null;
   const method = typeof message?.method === "string" ? message.method : message && "id" in message ? "a response" : "a frame";
   return `${event.direction === "in" ? "from" : "to"} the agent, ${method}`;
-}
-
-function withoutTime(event: TapEvent): Omit<TapEvent, "time"> {
-  const { time: _time, ...rest } = event;
-  return rest;
 }

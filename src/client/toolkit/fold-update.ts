@@ -1,11 +1,19 @@
 /**
- * Pure folding helpers for `Transcript`: tool-call patches, content appending, session info and usage.
+ * Pure folding helpers for `Transcript`: tool-call patches, content appending, session info, usage, compactions.
  * Nothing here mutates its inputs; every function returns new objects.
  *
  * See protocol docs: [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls#updating)
  */
-import type { ContentBlock, ToolCall, ToolCallUpdate, SessionInfoUpdate, UsageUpdate } from "../../protocol/index.js";
-import type { Meta, SessionInfo, ToolCallState, Usage } from "./transcript-types.js";
+import type {
+  CompactionSummaryChunk,
+  CompactionUpdate,
+  ContentBlock,
+  ToolCall,
+  ToolCallUpdate,
+  SessionInfoUpdate,
+  UsageUpdate,
+} from "../../protocol/index.js";
+import type { CompactionEntry, Meta, SessionInfo, ToolCallState, Usage } from "./transcript-types.js";
 
 /**
  * Folds a `tool_call` or `tool_call_update` into the known state of that call (or creates it).
@@ -74,4 +82,36 @@ export function toUsage(update: UsageUpdate): Usage {
 /** Whether a tool call has finished (`completed` or `failed`). */
 export function isFinished(state: ToolCallState): boolean {
   return state.status === "completed" || state.status === "failed";
+}
+
+/**
+ * A compaction entry's fields after one `compaction_update` (status; `summary`, `error`, `_meta` patched: absent
+ * keeps, `null` clears, `summary: []` clears) or `compaction_summary_chunk` (content appended; a first-seen id is
+ * `in_progress`).
+ */
+export function foldCompaction(
+  previous: CompactionEntry | undefined,
+  update: (CompactionUpdate & { sessionUpdate: "compaction_update" }) | (CompactionSummaryChunk & { sessionUpdate: "compaction_summary_chunk" }),
+): Omit<CompactionEntry, "id" | "turn" | "late"> {
+  let summary: readonly ContentBlock[] = previous?.summary ?? [];
+  let error = previous?.error;
+  let meta = previous?._meta;
+  let status = previous?.status ?? "in_progress";
+  if (update.sessionUpdate === "compaction_summary_chunk") {
+    summary = appendContent(summary, update.content);
+  } else {
+    status = update.status;
+    if (update.summary !== undefined) summary = update.summary ?? [];
+    if (update.error !== undefined) error = update.error ?? undefined;
+    if (update._meta !== undefined) meta = update._meta ?? undefined;
+  }
+  return {
+    kind: "compaction",
+    compactionId: update.compactionId,
+    status,
+    summary,
+    text: textOf(summary),
+    ...(error !== undefined ? { error } : {}),
+    ...(meta !== undefined ? { _meta: meta } : {}),
+  };
 }

@@ -83,6 +83,8 @@ function outline(transcript: Transcript): string[] {
   return transcript.entries.map((entry) => {
     if (entry.kind === "message") return `${entry.turn} ${entry.role}: ${entry.text}`;
     if (entry.kind === "plan") return `${entry.turn} plan: ${entry.entries.map((item) => item.status).join(",")}`;
+    if (entry.kind === "notice") return `notice ${entry.severity}: ${entry.title}`;
+    if (entry.kind === "compaction") return `compaction ${entry.compactionId} ${entry.status}: ${entry.text}`;
     const call = entry.toolCall;
     return `${entry.turn} tool ${call.toolCallId} ${call.kind}/${call.status}${call.cancelled ? "/cancelled" : ""} ${call.content.map((c) => c.type).join(",")}`;
   });

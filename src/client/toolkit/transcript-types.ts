@@ -8,8 +8,10 @@
  */
 import type {
   AvailableCommand,
+  CompactionStatus,
   ContentBlock,
   Cost,
+  NoticeSeverity,
   PlanEntry,
   SessionConfigOption,
   SessionModeState,
@@ -84,8 +86,38 @@ export interface PlanSnapshotEntry extends EntryBase {
   readonly entries: readonly PlanEntry[];
 }
 
+/**
+ * A notice for the user (`notice`): fire-and-forget information, shown where it arrived. Notices are live events,
+ * not history: an agent must not rely on one being seen.
+ */
+export interface NoticeEntry extends EntryBase {
+  readonly kind: "notice";
+  /** `info`, `warning`, `error`, or a newer severity as received. */
+  readonly severity: NoticeSeverity;
+  readonly title: string;
+  readonly description?: string;
+  readonly _meta?: Meta;
+}
+
+/**
+ * A context compaction (`compaction_update` / `compaction_summary_chunk`), one entry per `compactionId`, placed where
+ * its first update arrived and patched in place: `summary`, `error` and `_meta` with patch semantics (absent keeps,
+ * `null` or `[]` clears), summary chunks appended in order.
+ */
+export interface CompactionEntry extends EntryBase {
+  readonly kind: "compaction";
+  readonly compactionId: string;
+  /** `in_progress` (also for one first seen through a summary chunk), `completed`, `failed`, `cancelled`, or newer. */
+  readonly status: CompactionStatus;
+  readonly summary: readonly ContentBlock[];
+  /** The summary's text blocks joined. */
+  readonly text: string;
+  readonly error?: string;
+  readonly _meta?: Meta;
+}
+
 /** What a transcript lists, in arrival order. */
-export type TranscriptEntry = MessageEntry | ToolCallEntry | PlanSnapshotEntry;
+export type TranscriptEntry = MessageEntry | ToolCallEntry | PlanSnapshotEntry | NoticeEntry | CompactionEntry;
 
 /** One prompt turn, from `beginTurn` to `endTurn` / `failTurn`. */
 export interface Turn {

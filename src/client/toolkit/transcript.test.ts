@@ -14,6 +14,8 @@ function outline(transcript: Transcript): string[] {
   return transcript.entries.map((entry) => {
     if (entry.kind === "message") return `${entry.role}: ${entry.text}`;
     if (entry.kind === "plan") return `plan: ${entry.entries.map((item) => `${item.content}=${item.status}`).join(", ")}`;
+    if (entry.kind === "notice") return `notice ${entry.severity}: ${entry.title}`;
+    if (entry.kind === "compaction") return `compaction ${entry.compactionId} ${entry.status}: ${entry.text}`;
     const call = entry.toolCall;
     return `tool ${call.toolCallId} [${call.kind}/${call.status}${call.cancelled ? "/cancelled" : ""}] ${call.title}`;
   });
@@ -218,4 +220,39 @@ test("history replay before any turn (session/load) lands outside turns, plan sn
   transcript.apply({ sessionUpdate: "plan", entries: [{ content: "B", priority: "low", status: "completed" }] });
   assert.deepEqual(outline(transcript), ["user: old question", "agent: old answer", "plan: A=completed", "user: new", "plan: B=completed"]);
   assert.deepEqual(transcript.entries.map((entry) => entry.turn), [undefined, undefined, undefined, 0, 0]);
+});
+
+test("notices become entries where they arrived, with their severity, title and description", () => {
+  const transcript = new Transcript();
+  transcript.beginTurn([text("go")]);
+  transcript.apply(agent("working"));
+  transcript.apply({ sessionUpdate: "notice", severity: "warning", title: "Rate limited", description: "retrying in 5 s" });
+  transcript.apply({ sessionUpdate: "notice", severity: "_acme_hint", title: "A newer severity", description: null });
+  transcript.apply(agent("done"));
+  assert.deepEqual(outline(transcript), ["user: go", "agent: working", "notice warning: Rate limited", "notice _acme_hint: A newer severity", "agent: done"]);
+  const notice = transcript.entries[2]!;
+  assert.equal(notice.kind === "notice" && notice.description, "retrying in 5 s");
+  assert.equal(transcript.entries[3]!.kind === "notice" && "description" in transcript.entries[3]!, false, "null means no description");
+});
+
+test("a compaction is one entry patched in place: chunks append, updates patch summary, error and status", () => {
+  const transcript = new Transcript();
+  transcript.beginTurn([text("go")]);
+  transcript.apply({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: text("Earlier: ") });
+  const first = transcript.entries[1]!;
+  transcript.apply({ sessionUpdate: "compaction_summary_chunk", compactionId: "c1", content: text("fixed the parser.") });
+  transcript.apply(agent("continuing"));
+  assert.deepEqual(outline(transcript), ["user: go", "compaction c1 in_progress: Earlier: fixed the parser.", "agent: continuing"]);
+  transcript.apply({ sessionUpdate: "compaction_update", compactionId: "c1", status: "completed" });
+  assert.equal(transcript.entries[1]!.id, first.id, "same entry, where it first arrived");
+  assert.deepEqual(outline(transcript)[1], "compaction c1 completed: Earlier: fixed the parser.");
+  transcript.apply({ sessionUpdate: "compaction_update", compactionId: "c1", status: "completed", summary: [text("Summary v2")] });
+  assert.deepEqual(outline(transcript)[1], "compaction c1 completed: Summary v2");
+  transcript.apply({ sessionUpdate: "compaction_update", compactionId: "c1", status: "completed", summary: null });
+  assert.deepEqual(outline(transcript)[1], "compaction c1 completed: ");
+  transcript.apply({ sessionUpdate: "compaction_update", compactionId: "c2", status: "failed", error: "context too small" });
+  const failed = transcript.entries[3]!;
+  assert.equal(failed.kind === "compaction" && failed.error, "context too small");
+  transcript.apply({ sessionUpdate: "compaction_update", compactionId: "c2", status: "failed", error: null });
+  assert.equal("error" in transcript.entries[3]!, false, "null clears the error");
 });

@@ -6,9 +6,17 @@
  * [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls), [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan),
  * [Session Modes](https://agentclientprotocol.com/protocol/session-modes), [Slash Commands](https://agentclientprotocol.com/protocol/slash-commands)
  */
-import type { ContentBlock, ContentChunk, SessionConfigOption, SessionModeState, SessionUpdate, StopReason } from "../../protocol/index.js";
-import { appendContent, isFinished, mergeToolCall, patchInfo, textOf, toUsage } from "./fold-update.js";
 import type {
+  ContentBlock,
+  ContentChunk,
+  SessionConfigOption,
+  SessionModeState,
+  SessionUpdate,
+  StopReason,
+} from "../../protocol/index.js";
+import { appendContent, foldCompaction, isFinished, mergeToolCall, patchInfo, textOf, toUsage } from "./fold-update.js";
+import type {
+  CompactionEntry,
   MessageEntry,
   MessageRole,
   SessionInfo,
@@ -82,6 +90,8 @@ export class Transcript {
   readonly #toolCalls = new Map<string, number>();
   readonly #messages = new Map<string, number>();
   readonly #plans = new Map<number | undefined, number>();
+  /** Compaction entries by compactionId. */
+  readonly #compactions = new Map<string, number>();
   readonly #unknown: UnknownUpdate[] = [];
   readonly #listeners = new Set<TranscriptListener>();
   #state: SessionState = {
@@ -196,6 +206,17 @@ export class Transcript {
         return this.#setState({ usage: toUsage(known) }, "usage");
       case "session_info_update":
         return this.#setState({ info: patchInfo(this.#state.info, known) }, "info");
+      case "notice":
+        return this.#add({
+          kind: "notice",
+          severity: known.severity,
+          title: known.title,
+          ...(known.description != null ? { description: known.description } : {}),
+          ...(known._meta != null ? { _meta: known._meta } : {}),
+        });
+      case "compaction_update":
+      case "compaction_summary_chunk":
+        return this.#compaction(known);
       default:
         this.#unknown.push({ turn: this.#turns.length === 0 ? undefined : this.#turns.length - 1, update: update as UnknownUpdate["update"] });
         return this.#emit({ type: "state_changed", field: "unknown" });
@@ -288,6 +309,19 @@ export class Transcript {
     this.#replace(index, { ...(this.#entries[index] as TranscriptEntry & { kind: "plan" }), entries });
   }
 
+  #compaction(update: Parameters<typeof foldCompaction>[1]): void {
+    const index = this.#compactions.get(update.compactionId);
+    const entry = index === undefined ? undefined : (this.#entries[index] as CompactionEntry);
+    const next = foldCompaction(entry, update);
+    if (index === undefined) {
+      this.#add(next);
+      return;
+    }
+    this.#touchLate();
+    const { id, turn, late } = entry!;
+    this.#replace(index, { id, turn, ...(late ? { late } : {}), ...next });
+  }
+
   #turnOfNewEntry(): number | undefined {
     return this.#turns.length === 0 ? undefined : this.#turns.length - 1;
   }
@@ -308,7 +342,8 @@ export class Transcript {
     this.#indexById.set(id, index);
     if (entry.kind === "tool_call") this.#toolCalls.set(entry.toolCall.toolCallId, index);
     else if (entry.kind === "plan") this.#plans.set(entry.turn, index);
-    else if (entry.messageId !== undefined) this.#messages.set(`${entry.role}:${entry.messageId}`, index);
+    else if (entry.kind === "compaction") this.#compactions.set(entry.compactionId, index);
+    else if (entry.kind === "message" && entry.messageId !== undefined) this.#messages.set(`${entry.role}:${entry.messageId}`, index);
     this.#emit({ type: "entry_added", entry, index });
   }
 

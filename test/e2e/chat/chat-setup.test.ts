@@ -44,16 +44,16 @@ test("--mcp-config and --mcp reach the agent in session/new; auth_required is an
   assert.deepEqual(JSON.parse(echoed ?? "null"), servers, run.stdout);
   assert.match(run.stdout, /authenticated with token/);
 
-  const lines = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { time: number; iso: string; direction: string; message: { id?: number; method?: string; params?: { mcpServers?: unknown }; error?: { code: number } } });
+  const [header, ...lines] = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { time: number; from: string; message: { id?: number; method?: string; params?: { mcpServers?: unknown }; error?: { code: number } } });
+  assert.equal((header as unknown as { acpCassette: number }).acpCassette, 1, "a cassette header comes first");
   for (const line of lines) {
     assert.equal(typeof line.time, "number");
-    assert.equal(line.iso, new Date(line.time).toISOString());
-    assert.ok(line.direction === "in" || line.direction === "out");
+    assert.ok(line.from === "client" || line.from === "agent");
   }
-  const sent = lines.filter((line) => line.direction === "out" && line.message.method !== undefined).map((line) => line.message.method);
+  const sent = lines.filter((line) => line.from === "client" && line.message.method !== undefined).map((line) => line.message.method);
   assert.deepEqual(sent, ["initialize", "session/new", "authenticate", "session/new", "session/prompt", "session/prompt"]);
-  assert.ok(lines.some((line) => line.direction === "in" && line.message.error?.code === -32000), "the auth_required answer is traced");
-  assert.ok(lines.some((line) => line.direction === "in" && line.message.method === "session/update"), "notifications from the agent are traced");
+  assert.ok(lines.some((line) => line.from === "agent" && line.message.error?.code === -32000), "the auth_required answer is traced");
+  assert.ok(lines.some((line) => line.from === "agent" && line.message.method === "session/update"), "notifications from the agent are traced");
   const newSession = lines.filter((line) => line.message.method === "session/new");
   assert.deepEqual(newSession.at(-1)!.message.params!.mcpServers, servers);
 });

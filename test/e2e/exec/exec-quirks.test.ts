@@ -39,11 +39,11 @@ test("--trace keeps tracing past a message nested too deep to serialize, and war
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, "deep and shallow.\n");
   assert.match(run.stderr, /acp: --trace: message \d+ \(from the agent, session\/update\) could not be serialized as is \(Maximum call stack size exceeded\); recorded with markers/);
-  const records = readFileSync(trace, "utf8").trim().split("\n").map((line) => JSON.parse(line) as { direction: string; message?: { method?: string; result?: { stopReason?: string } }; traceNote?: string });
-  const deep = records.filter((record) => record.traceNote !== undefined);
+  const records = readFileSync(trace, "utf8").trim().split("\n").slice(1).map((line) => JSON.parse(line) as { from: string; message?: { method?: string; result?: { stopReason?: string } }; note?: string });
+  const deep = records.filter((record) => record.note !== undefined);
   assert.equal(deep.length, 1);
   assert.equal(deep[0]!.message?.method, "session/update");
-  const last = records.filter((record) => record.direction === "in").at(-1);
+  const last = records.filter((record) => record.from === "agent").at(-1);
   assert.equal(last?.message?.result?.stopReason, "end_turn", "the messages after it are traced");
 });
 

@@ -6,7 +6,11 @@ import { AgentSideConnection } from "../../agent-side-connection.js";
 import { ClientSideConnection } from "../../../client/client-side-connection.js";
 import type { Client } from "../../../acp/client-handler.js";
 import type { ClientCapabilities, SessionNotification } from "../../../protocol/index.js";
+import { silentLogger } from "../../../jsonrpc/logger.js";
 import { createMemoryPair, type MemoryPairOptions } from "../../../transports/memory.js";
+
+/** Tests here make handlers fail on purpose: what the connections would log is not the point. */
+const quiet = { logger: silentLogger };
 import { toolkitAgent, type ToolkitAgent, type ToolkitAgentOptions } from "../toolkit-agent.js";
 
 export interface Harness<S> {
@@ -27,7 +31,7 @@ export async function connectToolkit<S>(
 ): Promise<Harness<S>> {
   const [agentEnd, clientEnd] = createMemoryPair(pairOptions);
   let agent!: ToolkitAgent<S>;
-  const connection = new AgentSideConnection((conn) => (agent = toolkitAgent<S>(conn, options)), agentEnd);
+  const connection = new AgentSideConnection((conn) => (agent = toolkitAgent<S>(conn, options)), agentEnd, quiet);
   const updates: SessionNotification[] = [];
   const events: string[] = [];
   const client = new ClientSideConnection(
@@ -40,6 +44,7 @@ export async function connectToolkit<S>(
       ...clientOverrides,
     }),
     clientEnd,
+    quiet,
   );
   await client.initialize({ protocolVersion: 1, clientCapabilities });
   return { client, agent, connection, updates, events };

@@ -56,7 +56,8 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       scratch = makeTempDir("acp-interop-tap-");
       agent = spawnFixture(options.fixture, combo.agent, { env: { ACP_TAP_FILE: join(scratch, "agent-tap.jsonl") } });
       host = new ClientHost(work);
-      driver = await options.driver(combo.client, agent, host);
+      // acpkit reports a failing client handler on stderr by default; the scenario makes some fail on purpose.
+      driver = await options.driver(combo.client, agent, host, { logger: { debug() {}, info() {}, warn() {}, error() {} } });
     });
 
     after(async () => {
@@ -73,14 +74,12 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       return { response, texts: host.texts(mark, sessionId), updates: host.updates.slice(mark) };
     };
 
-    it("a request before initialize is refused with -32600", STEP, async (t) => {
+    it("a request before initialize: served by a 1.x agent (as 1.9.0 does), refused with -32600 by a 2.x agent app", STEP, async () => {
       const outcome = await within(driver.newSession(work), 5000, "the answer").then(
-        (id) => `answered (session ${id})`,
+        () => "answered",
         (error: { code?: number }) => error.code,
       );
-      // The official 1.x AgentSideConnection (sdk-v1 1.9.0) serves requests before initialize; 2.x and acpkit refuse.
-      if (combo.agent === "official" && options.api === "classes") t.diagnostic(`official 1.x agent, session/new before initialize: ${outcome}`);
-      else assert.equal(outcome, -32600);
+      assert.equal(outcome, options.api === "classes" ? "answered" : -32600);
     });
 
     it("initialize", STEP, async () => {
@@ -260,15 +259,13 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       });
     }
 
-    it("closing: the agent sees EOF and exits 0, the client's connection closes", STEP, async (t) => {
-      if (driver.close) driver.close();
-      else agent.child.stdin!.end();
-      const exit = await within(agent.exited, combo.client === "official" ? 1500 : 5000, "the agent to exit after the client closed").catch((error: Error) => {
-        if (combo.client === "official") t.diagnostic(`official client: ${error.message}`);
-        else throw error;
-        return agent.stop(0).then(() => agent.exited);
-      });
-      if (combo.client === "acpkit" || !driver.close) assert.deepEqual(exit, { code: 0, signal: null });
+    it("closing: the client closes the agent's stdin (the stream it gave ndJsonStream); the agent exits 0; the client closes", STEP, async () => {
+      // Both implementations leave the caller's streams to the caller (issue 8, fault 1): close() does not end the
+      // agent's stdin, and the caller can close it itself.
+      driver.close?.();
+      await within(agent.output.close(), 5000, "the agent's stdin to close");
+      const exit = await within(agent.exited, 5000, "the agent to exit after the client closed its stdin");
+      assert.deepEqual(exit, { code: 0, signal: null });
       await within(driver.closed, 5000, "the client's connection to report closed");
     });
 

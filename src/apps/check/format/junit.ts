@@ -1,0 +1,38 @@
+/** `--format junit`: JUnit XML, one test case per scenario, for CI systems that show test reports. */
+import type { CheckReport } from "../results.js";
+
+function xml(text: string): string {
+  // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters even escaped
+  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+const seconds = (ms: number) => (ms / 1000).toFixed(3);
+
+export function formatJunit(report: CheckReport): string {
+  const s = report.summary;
+  const tests = report.results.length;
+  const failures = s.failed;
+  const skipped = s.skipped + s["not-exercised"] + s["expected-failure"];
+  const name = `acp check ${report.kind}`;
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="${xml(name)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}">`,
+    `  <testsuite name="${xml(`${name}: ${report.command.join(" ")}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}" timestamp="${xml(report.started)}">`,
+  ];
+  for (const result of report.results) {
+    lines.push(`    <testcase classname="acp.check.${report.kind}" name="${xml(`${result.id}: ${result.title}`)}" time="${seconds(result.durationMs)}">`);
+    if (result.status === "failed") {
+      const details = [result.message ?? "", `spec: ${result.spec}`, ...result.findings.map((f) => `[${f.rule}] ${f.message}${f.frame ? `\n  frame: ${f.frame}` : ""}\n  spec: ${f.spec}`)].join("\n");
+      lines.push(`      <failure message="${xml(result.message ?? "failed")}" type="${xml(result.findings[0]?.rule ?? result.id)}">${xml(details)}</failure>`);
+    } else if (result.status !== "passed") {
+      const why = result.status === "expected-failure" ? `expected failure (${result.expectedReason}): ${result.message ?? ""}` : `${result.status}: ${result.message ?? ""}`;
+      lines.push(`      <skipped message="${xml(why)}"/>`);
+    }
+    const out = [...result.warnings.map((w) => `warning: ${w}`), ...Object.entries(result.measurements).map(([k, v]) => `${k}: ${Math.round(v)}`)];
+    if (result.status === "passed" && result.message) out.unshift(result.message);
+    if (out.length > 0) lines.push(`      <system-out>${xml(out.join("\n"))}</system-out>`);
+    lines.push("    </testcase>");
+  }
+  lines.push("  </testsuite>", "</testsuites>");
+  return `${lines.join("\n")}\n`;
+}
