@@ -18,7 +18,7 @@ import * as acpkit from "../src/index.js";
 
 const count = Number(process.argv[2] ?? 50_000);
 const reps = Number(process.argv[3] ?? 3);
-const fixture = fileURLToPath(new URL("../test/e2e/fixtures/remote-server-official.js", import.meta.url));
+const fixture = fileURLToPath(new URL("../test/e2e/fixtures/remote-server.js", import.meta.url));
 
 const server = spawn(process.execPath, [fixture, "--serve", "--agent", "fast"], { stdio: ["ignore", "pipe", "inherit"] });
 const port = await new Promise<number>((resolve) => {
