@@ -93,6 +93,8 @@ export function runChild(serve: (observer: TurnObserver) => Promise<void> | void
  */
 export function runImplChild(impl: Impl): void {
   if (!process.argv.includes("--remote")) return runChild((observer) => impl.serveStdio(observer));
+  // Nothing reads stdin in this mode: let it flow, so that its end (the bench is done) is seen.
+  process.stdin.resume();
   runChild(async (observer) => {
     if (!impl.serveRemote) throw new Error(`${impl.name} has no remote server`);
     report({ type: "listening", url: await impl.serveRemote(observer) });
