@@ -35,6 +35,8 @@ export interface LoggedRequest {
   cookie: string | null;
   authorization: string | null;
   extra: string | null;
+  /** `Acp-Protocol-Version`. */
+  protocolVersion: string | null;
   status: number | null;
 }
 
