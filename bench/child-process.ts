@@ -13,6 +13,8 @@ export interface AgentChild {
   /** Ends the child's stdin and waits for it to exit (kills it after `graceMs`). */
   finish(graceMs?: number): Promise<void>;
   kill(): void;
+  /** A remote child's endpoint URL, once it reported listening. */
+  listening(): Promise<string>;
   /** Exit status, `error` reports and stderr tail, for error messages (waits up to `waitMs` for the exit). */
   diagnose(waitMs?: number): Promise<string>;
 }
@@ -20,14 +22,18 @@ export interface AgentChild {
 /** `acp` itself, for agents started through `acp tap` (the bench runs from dist/bench or, with tsx, from bench/). */
 const ACP_CLI = fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? "../dist/src/cli/main.js" : "../src/cli/main.js", import.meta.url));
 
-/** Spawns an agent child; with `viaTap`, as `acp tap -- node agent.js` (the tap forwards its stderr reports). */
-export function spawnAgent(script: URL, viaTap = false): AgentChild {
+/**
+ * Spawns an agent child; with `viaTap`, as `acp tap -- node agent.js` (the tap forwards its stderr reports);
+ * `childArgs` go to the agent script (`--remote`: behind its remote server instead of on stdio).
+ */
+export function spawnAgent(script: URL, viaTap = false, childArgs: readonly string[] = []): AgentChild {
   const path = fileURLToPath(script);
-  const args = [...(path.endsWith(".ts") ? ["--import", "tsx"] : []), "--expose-gc", path];
+  const args = [...(path.endsWith(".ts") ? ["--import", "tsx"] : []), "--expose-gc", path, ...childArgs];
   const extra = process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(" ") : [];
   const argv = viaTap ? [ACP_CLI, "tap", "--", process.execPath, ...extra, ...args] : [...extra, ...args];
   const child = spawn(process.execPath, argv, { stdio: ["pipe", "pipe", "pipe"] });
   const reports: ChildReport[] = [];
+  const onReport = new Set<() => void>();
   let tail = "";
   let pending = "";
   child.stderr.setEncoding("utf8");
@@ -40,6 +46,7 @@ export function spawnAgent(script: URL, viaTap = false): AgentChild {
       if (line.startsWith(REPORT_PREFIX)) {
         try {
           reports.push(JSON.parse(line.slice(REPORT_PREFIX.length)) as ChildReport);
+          for (const wake of onReport) wake();
         } catch {
           tail = (tail + line + "\n").slice(-4000);
         }
@@ -71,6 +78,21 @@ export function spawnAgent(script: URL, viaTap = false): AgentChild {
     process: child,
     reports,
     died,
+    listening: () =>
+      Promise.race([
+        died,
+        new Promise<string>((resolve) => {
+          const check = () => {
+            const found = reports.find((r): r is Extract<ChildReport, { type: "listening" }> => r.type === "listening");
+            if (found) {
+              onReport.delete(check);
+              resolve(found.url);
+            }
+          };
+          onReport.add(check);
+          check();
+        }),
+      ]),
     async diagnose(waitMs = 1000) {
       let timer: NodeJS.Timeout | undefined;
       const code = await Promise.race([

@@ -12,8 +12,14 @@ import { collectGarbage, RssSampler } from "./rss.js";
 import { gaps, latencySummary, MiB } from "./stats.js";
 import { bigText, CHUNK_TEXTS, expectedMixedCounts, readResponseWireBytes, type Command, type WorkloadId, type WorkloadSizes } from "./workloads.js";
 
-/** `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). */
-export type Transport = "pipe" | "memory" | "tap";
+/**
+ * `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). `websocket` / `http`: the
+ * agent child behind the implementation's remote server on 127.0.0.1, this process connected with its remote client.
+ */
+export type Transport = "pipe" | "memory" | "tap" | "websocket" | "http";
+
+/** The transports that go over the network (RFD profiles). */
+export const REMOTE_TRANSPORTS = ["websocket", "http"] as const;
 
 export interface RepResult {
   workload: WorkloadId;
@@ -122,6 +128,11 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     if (transport === "pipe" || transport === "tap") {
       child = spawnAgent(impl.agentScript, transport === "tap");
       client = await withTimeout(impl.connectPipe(child.process, counter), timeoutMs, "handshake", child.died);
+    } else if (transport === "websocket" || transport === "http") {
+      if (!impl.connectRemote) throw new Error(`${impl.name} has no remote client`);
+      child = spawnAgent(impl.agentScript, false, ["--remote"]);
+      const url = await withTimeout(child.listening(), timeoutMs, "remote server start", child.died);
+      client = await withTimeout(impl.connectRemote(url, transport, counter), timeoutMs, "handshake", child.died);
     } else {
       client = await withTimeout(impl.connectMemory(counter), timeoutMs, "handshake");
     }

@@ -141,10 +141,34 @@ function tapTarget(rows: Row[], out: Target[]): void {
   out.push({ name, status: r < 1.1 ? "PASS" : "FAIL", detail: `${fmtNum(via.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); every frame checked both ways, nothing reordered` });
 }
 
+/**
+ * Remote agents (issue 7): over each profile, acpkit's client + server at least 3x the official SDK's client +
+ * server; acpkit over WebSocket at least 70% of acpkit over its stdio pipe, measured in the same run.
+ */
+function remoteTargets(rows: Row[], out: Target[]): void {
+  const compare = (name: string, a: RepResult | undefined, b: RepResult | undefined, missing: string, min: number) => {
+    if (!a || !b) return void out.push({ name, status: "N/A", detail: missing });
+    const r = a.throughput / b.throughput;
+    out.push({ name, status: r >= min ? "PASS" : "FAIL", detail: `${fmtRate(a.throughput)} vs ${fmtRate(b.throughput)} msg/s = ${fmtRatio(r)} (need >= ${min}x)` });
+  };
+  for (const t of ["websocket", "http"] as const) {
+    if (!rows.some((r) => r.workload === "a" && r.transport === t)) continue;
+    const mine = find(rows, "a", t, "acpkit");
+    const official = find(rows, "a", t, "official");
+    compare(`(a) ${t}: acpkit client + server >= 3x official client + server`, mine, official, `${!mine ? "acpkit" : "official"}: ${errorOf(rows, "a", t, !mine ? "acpkit" : "official")}`, 3);
+  }
+  if (rows.some((r) => r.workload === "a" && r.transport === "websocket")) {
+    const ws = find(rows, "a", "websocket", "acpkit");
+    const pipe = find(rows, "a", "pipe", "acpkit");
+    compare("(a) websocket: acpkit >= 70% of acpkit over stdio (pipe)", ws, pipe, `${!ws ? "websocket" : "pipe"}: ${errorOf(rows, "a", !ws ? "websocket" : "pipe", "acpkit")}`, 0.7);
+  }
+}
+
 export function targets(rows: Row[]): Target[] {
   const out: Target[] = [];
   for (const c of candidates(rows)) targetsFor(rows, c, out);
   tapTarget(rows, out);
+  remoteTargets(rows, out);
   for (const impl of ["raw", "official", ...candidates(rows)] as ImplName[]) {
     const e = find(rows, "e", "pipe", impl);
     const g = agentGrowth(e);

@@ -10,6 +10,8 @@
  *   BENCH_REPS=N         measured repetitions per row (default 3, quick 2), after one warm-up repetition at 1/10 size
  *   BENCH_TIMEOUT_MS=ms  per-step timeout (default 120000)
  *   BENCH_TAP=0          leave out (a) through `acp tap` (measured with acpkit, against acpkit's direct pipe row)
+ *   BENCH_REMOTE=0       leave out (a) over WebSocket and Streamable HTTP (each implementation's remote server in the
+ *                        agent child, its remote client here)
  *
  * Progress goes to stderr; the report goes to stdout; everything also goes to .bench-out/results.json.
  */
@@ -17,7 +19,7 @@ import { mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { runRep, type RepResult, type Transport } from "./harness.js";
+import { REMOTE_TRANSPORTS, runRep, type RepResult, type Transport } from "./harness.js";
 import { acpkitNodeImpl } from "./impls/acpkit-node.js";
 import { acpkitImpl } from "./impls/acpkit.js";
 import { officialImpl } from "./impls/official.js";
@@ -75,6 +77,7 @@ async function main(): Promise<void> {
   for (const w of only) {
     plan.push([w, "pipe"]);
     if (w === "a") plan.push([w, "memory"]);
+    if (w === "a" && env.BENCH_REMOTE !== "0") for (const t of REMOTE_TRANSPORTS) plan.push([w, t]);
   }
   const rows: Row[] = [];
   // The tap is the same whatever the implementation: measure it with acpkit (else the first implementation).
@@ -82,7 +85,9 @@ async function main(): Promise<void> {
   // Each step runs its lanes in turn, rep by rep: (a) through acp tap is measured right after (a) over a plain pipe,
   // so that both see the same load on a shared machine.
   const lanesFor = (w: WorkloadId, t: Transport): Array<{ impl: Impl; transport: Transport }> => [
-    ...impls.filter((i) => t === "pipe" || i.hasMemory).map((impl) => ({ impl, transport: t })),
+    ...impls
+      .filter((i) => t === "pipe" || (t === "memory" ? i.hasMemory : i.connectRemote !== undefined))
+      .map((impl) => ({ impl, transport: t })),
     ...(w === "a" && t === "pipe" && tapImpl && env.BENCH_TAP !== "0" ? [{ impl: tapImpl, transport: "tap" as Transport }] : []),
   ];
   const total = plan.reduce((sum, [w, t]) => sum + lanesFor(w, t).length * (reps + 1), 0);

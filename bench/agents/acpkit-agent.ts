@@ -1,5 +1,5 @@
-/** Child main: the bench agent over stdin/stdout with acpkit. */
+/** Child main: the bench agent over stdin/stdout (or, with --remote, behind its remote server) with acpkit. */
 import { acpkitImpl } from "../impls/acpkit.js";
-import { runChild } from "./child.js";
+import { runImplChild } from "./child.js";
 
-runChild((observer) => acpkitImpl.serveStdio(observer));
+runImplChild(acpkitImpl);

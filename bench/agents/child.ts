@@ -4,6 +4,7 @@
  * (`process.resourceUsage().maxRSS`). The child exits when its stdin ends.
  */
 import type { TurnObserver } from "../agent-logic.js";
+import type { Impl } from "../impls/types.js";
 import { collectGarbage, maxRssBytes, RssSampler } from "../rss.js";
 import type { Command } from "../workloads.js";
 
@@ -21,6 +22,7 @@ export type ChildReport =
       info: Record<string, unknown>;
     }
   | { type: "exit"; maxRss: number; sampledPeakRss: number; samples: number }
+  | { type: "listening"; url: string }
   | { type: "error"; message: string };
 
 function report(line: ChildReport): void {
@@ -82,4 +84,19 @@ export function runChild(serve: (observer: TurnObserver) => Promise<void> | void
   Promise.resolve()
     .then(() => serve(observer))
     .catch(fail);
+}
+
+/**
+ * Runs `impl`'s bench agent under the measuring shell: over stdin/stdout, or with `--remote` behind the
+ * implementation's remote server (then the child reports `{"type":"listening","url":...}` and exits when its stdin
+ * ends, as over a pipe).
+ */
+export function runImplChild(impl: Impl): void {
+  if (!process.argv.includes("--remote")) return runChild((observer) => impl.serveStdio(observer));
+  // Nothing reads stdin in this mode: let it flow, so that its end (the bench is done) is seen.
+  process.stdin.resume();
+  runChild(async (observer) => {
+    if (!impl.serveRemote) throw new Error(`${impl.name} has no remote server`);
+    report({ type: "listening", url: await impl.serveRemote(observer) });
+  });
 }

@@ -1,5 +1,5 @@
-/** Child main: the bench agent over stdin/stdout with official. */
+/** Child main: the bench agent over stdin/stdout (or, with --remote, behind its remote server) with official. */
 import { officialImpl } from "../impls/official.js";
-import { runChild } from "./child.js";
+import { runImplChild } from "./child.js";
 
-runChild((observer) => officialImpl.serveStdio(observer));
+runImplChild(officialImpl);

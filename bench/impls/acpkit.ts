@@ -3,11 +3,29 @@
  * The module is loaded by a computed specifier so that the bench compiles while src/ is still being written.
  */
 import { pathToFileURL } from "node:url";
-import { sdkImpl, transformStreamPair, type SdkModule, type SdkStream } from "./sdk.js";
+import { WebSocket } from "ws";
+import { sdkImpl, transformStreamPair, type RemoteKit, type SdkModule, type SdkStream } from "./sdk.js";
 
 /** BENCH_ACPKIT_ENTRY (an absolute path or URL) points the bench at another build of acpkit, e.g. a published one. */
 export const ACPKIT_ENTRY = entryFromEnv() ?? "../../src/index.js";
 const MEMORY = "../../src/transports/memory.js";
+const NODE = "../../src/node/index.js";
+
+/**
+ * acpkit's remote server and clients, each through its own API: `listenAcp` (loopback, no token: the bench measures
+ * the transport, not the bearer check) and `createHttpStream` / `createWebSocketStream` from the package entry.
+ */
+async function acpkitRemote(): Promise<RemoteKit> {
+  const acp = (await import(ACPKIT_ENTRY)) as SdkModule & {
+    createHttpStream(url: string): SdkStream;
+    createWebSocketStream(url: string, options: { WebSocket: unknown }): SdkStream;
+  };
+  const { listenAcp } = (await import(NODE)) as { listenAcp(options: Record<string, unknown>): Promise<{ url: string }> };
+  return {
+    listen: async (app) => (await listenAcp({ agent: app, insecureNoToken: true })).url,
+    stream: (url, profile) => (profile === "http" ? acp.createHttpStream(url) : acp.createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket })),
+  };
+}
 
 function entryFromEnv(): string | undefined {
   const value = process.env.BENCH_ACPKIT_ENTRY;
@@ -43,4 +61,5 @@ export const acpkitImpl = sdkImpl({
   get memoryNote() {
     return acpkitMemoryNote;
   },
+  remote: acpkitRemote,
 });

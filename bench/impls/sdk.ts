@@ -16,7 +16,7 @@ import {
   promptParams,
   SESSION_ID,
 } from "../workloads.js";
-import type { BenchClient, ClientHooks, Impl, ImplName } from "./types.js";
+import type { BenchClient, ClientHooks, Impl, ImplName, RemoteProfile } from "./types.js";
 
 /** The module shape both SDK-style implementations provide. */
 export type SdkModule = typeof Official;
@@ -36,6 +36,16 @@ export interface SdkImplSpec {
    * (e.g. acpkit's Node transports). Optional.
    */
   stdio?: () => Promise<{ agentStream(): SdkStream; clientStream(child: ChildProcessWithoutNullStreams): SdkStream }>;
+  /** The implementation's remote server and clients (Streamable HTTP, WebSocket). Optional. */
+  remote?: () => Promise<RemoteKit>;
+}
+
+/** What the remote rows need of an implementation. */
+export interface RemoteKit {
+  /** Hosts `app` (one connection per client) on 127.0.0.1; resolves with the `http://HOST:PORT/acp` URL. */
+  listen(app: Official.AgentApp): Promise<string>;
+  /** A client stream to `url` over `profile` (the WebSocket URL is derived from it). */
+  stream(url: string, profile: RemoteProfile): SdkStream;
 }
 
 function toWebWritable(stream: NodeJS.WritableStream): WritableStream<Uint8Array> {
@@ -124,6 +134,20 @@ export function sdkImpl(spec: SdkImplSpec): Impl {
         if (!child.stdin.writableEnded) child.stdin.end();
       });
     },
+
+    ...(spec.remote
+      ? {
+          async serveRemote(observer: TurnObserver) {
+            const sdk = await acp();
+            return (await spec.remote!()).listen(buildAgent(sdk, observer));
+          },
+          async connectRemote(url: string, profile: RemoteProfile, hooks: ClientHooks) {
+            const sdk = await acp();
+            const connection = buildClient(sdk, hooks).connect((await spec.remote!()).stream(url, profile));
+            return handshake(sdk, connection, () => {});
+          },
+        }
+      : {}),
 
     async connectMemory(hooks) {
       const sdk = await acp();

@@ -22,6 +22,9 @@ export interface ClientHooks {
   readTextFile(path: string): string;
 }
 
+/** The remote profiles of the transport RFD: WebSocket, Streamable HTTP. */
+export type RemoteProfile = "websocket" | "http";
+
 /** A connected, initialized client with one session open. */
 export interface BenchClient {
   /** Sends `session/prompt` carrying `cmd` and resolves with the response's result. */
@@ -44,6 +47,13 @@ export interface Impl {
   connectMemory(hooks: ClientHooks): Promise<BenchClient>;
   /** Whether `connectMemory` is available. */
   readonly hasMemory: boolean;
+  /**
+   * Child side: host the bench agent with this implementation's remote server (Streamable HTTP and WebSocket on
+   * 127.0.0.1, one `/acp` endpoint); resolves with the endpoint's `http://` URL.
+   */
+  serveRemote?(observer: TurnObserver): Promise<string>;
+  /** Connects this implementation's remote client (`profile`) to `url`, then does `initialize` and `session/new`. */
+  connectRemote?(url: string, profile: RemoteProfile, hooks: ClientHooks): Promise<BenchClient>;
   /** How the in-memory connection is made (printed with the results). */
   readonly memoryNote: string;
 }

@@ -80,6 +80,7 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
       }
       case "--token":
       case "--header":
+      case "--profile":
         setRemoteAgentFlag(remoteFlags, arg, value());
         break;
       case "--resume":

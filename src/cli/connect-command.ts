@@ -3,7 +3,6 @@
  * the stdio <-> remote bridge (src/apps/connect). An editor runs it as its agent command.
  */
 import { runBridge } from "../apps/connect/bridge.js";
-import type { RemoteProfile } from "../transports/remote/open-remote.js";
 import { noRemoteAgentFlags, REMOTE_AGENT_USAGE, remoteAgentSpec, setRemoteAgentFlag } from "./shared/remote-agent-flags.js";
 import { UsageError } from "./shared/usage-error.js";
 
@@ -17,18 +16,14 @@ that starts stdio agents runs this as its agent command. Exits 0 when stdin ends
 
 Options:
 ${REMOTE_AGENT_USAGE}
-  --profile P              auto (default: WebSocket, else Streamable HTTP) | websocket | http
   --connect-timeout S      seconds the server has to accept the connection (default 30)
   -h, --help               this help
 `;
-
-const PROFILES: readonly RemoteProfile[] = ["auto", "websocket", "http"];
 
 /** Runs `acp connect` with its arguments; resolves with the exit code. */
 export async function connectCommand(args: readonly string[]): Promise<number> {
   const flags = noRemoteAgentFlags();
   let url: string | undefined;
-  let profile: RemoteProfile | undefined;
   let connectTimeoutMs: number | undefined;
   try {
     for (let i = 0; i < args.length; i++) {
@@ -45,10 +40,7 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
       const value = args[++i];
       if (value === undefined) throw new UsageError(`${arg} needs a value`);
       if (setRemoteAgentFlag(flags, arg, value)) continue;
-      if (arg === "--profile") {
-        if (!(PROFILES as readonly string[]).includes(value)) throw new UsageError(`--profile must be one of ${PROFILES.join(", ")}; got "${value}"`);
-        profile = value as RemoteProfile;
-      } else if (arg === "--connect-timeout") {
+      if (arg === "--connect-timeout") {
         const seconds = Number(value);
         if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--connect-timeout takes a positive number of seconds; got "${value}"`);
         connectTimeoutMs = Math.round(seconds * 1000);
@@ -57,7 +49,7 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
     if (url === undefined) throw new UsageError("no URL: acp connect http(s)://HOST/acp (or ws(s)://...)");
     const spec = remoteAgentSpec(url, flags);
     if (spec === undefined) throw new UsageError(`"${url}" is not an http(s):// or ws(s):// URL`);
-    return await runBridge({ ...spec, ...(profile ? { profile } : {}), ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
+    return await runBridge({ ...spec, ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`acp connect: ${error.message}\n`);

@@ -1,6 +1,6 @@
 /**
  * `acpkit/experimental/node`: a drop-in for `@agentclientprotocol/sdk/experimental/node` (2.4.0): the Node HTTP
- * request handler and WebSocket upgrade handler for an `AcpServer`. See docs/remote-server.md.
+ * request handler and WebSocket upgrade handler for an `AcpServer`. See docs/remote-agents.md.
  */
 export {
   createNodeHttpHandler,

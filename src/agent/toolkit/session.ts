@@ -13,6 +13,7 @@ import type { McpSessionTools } from "./mcp-connector.js";
 import { PermissionMemory } from "./permissions.js";
 import type { ReplayReport } from "./replay.js";
 import { TurnSlot } from "./prompt-turn.js";
+import { SessionOutbox } from "./session-outbox.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
 
 /** What the toolkit needs of the connection to the client; an `AgentSideConnection` is one. */
@@ -51,6 +52,10 @@ export class ToolkitSession<S = unknown> {
   readonly permissions = new PermissionMemory();
   /** The prompt turns: one runs at a time. */
   readonly turns = new TurnSlot();
+  /**
+   * The connection to the client, for this session: a request or notification sent through it waits until the
+   * updates offered before it were sent, so it never overtakes them.
+   */
   readonly client: ClientPort;
   readonly logger: Logger;
   /** Modes and config options (when the agent declared any). */
@@ -66,16 +71,26 @@ export class ToolkitSession<S = unknown> {
   readonly #cleanups: Array<() => unknown> = [];
   #disposed: Promise<void> | undefined;
   readonly #store: SessionStore | undefined;
-  readonly #writes = new Set<Promise<void>>();
+  readonly #outbox: SessionOutbox | undefined;
 
   constructor(init: SessionInit) {
     this.sessionId = init.sessionId;
     this.cwd = init.cwd;
     this.additionalDirectories = [...init.additionalDirectories];
     this.#title = init.title ?? null;
-    this.client = init.client;
-    this.#store = init.store;
     this.logger = init.logger;
+    this.#store = init.store;
+    const raw = init.client;
+    const outbox = init.store === undefined
+      ? undefined
+      : new SessionOutbox({
+          sessionId: init.sessionId,
+          store: init.store,
+          logger: init.logger,
+          notify: (update) => raw.notify("session/update", { sessionId: init.sessionId, update }),
+        });
+    this.#outbox = outbox;
+    this.client = outbox === undefined ? raw : orderedClient(raw, outbox);
     this.#capabilities = init.clientCapabilities;
   }
 
@@ -114,27 +129,28 @@ export class ToolkitSession<S = unknown> {
 
   /**
    * Records a `session/update` for replay, then sends it: write-ahead, so an update the client saw is always in the
-   * history, even if the agent is killed right after (the store's append resolves once the record is written; the
-   * file store also fsyncs each batch). Order is kept: appends resolve in order. Prefer a turn's `send` during a
-   * turn: it stops sending once the turn was answered.
+   * history, even if the agent is killed right after. Group commit: the updates of one tick (and those offered while
+   * the previous batch was being written) are appended as one batch, made durable once (the file store fsyncs each
+   * append), then sent, in order. Resolves once the update is accepted; while 512 updates are already waiting, once
+   * there is room (backpressure from the disk and the client). Rejects once sending failed (the connection is gone).
+   * Without a store it is a plain notification. Prefer a turn's `send` during a turn: it stops sending once the turn
+   * was answered.
    */
   send(update: SessionUpdate): Promise<void> {
-    const written = this.record({ kind: "update", update });
-    return written.then(() => this.client.notify("session/update", { sessionId: this.sessionId, update }));
+    if (this.#outbox === undefined) return this.client.notify("session/update", { sessionId: this.sessionId, update });
+    return this.#outbox.offer({ kind: "update", update }, true);
   }
 
   /**
-   * Records without sending: agent-private `data` records, or updates the client already has (its own prompt).
-   * Resolves once written (never rejects: a failed write is logged); `flush()` waits for every pending write.
+   * Records without sending: agent-private `data` records, or updates the client already has (its own prompt), in
+   * order with the updates sent. Resolves once written (never rejects: a failed write is logged); `flush()` waits for
+   * every pending write.
    */
   record(...records: SessionRecord[]): Promise<void> {
-    if (this.#store === undefined || records.length === 0) return Promise.resolve();
-    const write = this.#store.append(this.sessionId, records).catch((error: unknown) => {
-      this.logger.error("could not record session history", { sessionId: this.sessionId, detail: error instanceof Error ? error.message : String(error) });
-    });
-    this.#writes.add(write);
-    void write.finally(() => this.#writes.delete(write));
-    return write;
+    const outbox = this.#outbox;
+    if (outbox === undefined || records.length === 0) return Promise.resolve();
+    for (const record of records) void outbox.offer(record, false);
+    return outbox.written();
   }
 
   /** Sets (or clears, with null) the title: sends `session_info_update` and stores it for `session/list`. */
@@ -154,9 +170,9 @@ export class ToolkitSession<S = unknown> {
     }
   }
 
-  /** Resolves once every record handed to the store so far is durable (or failed and was logged). */
+  /** Resolves once every record handed over so far is durable (or failed and was logged), and every update sent. */
   async flush(): Promise<void> {
-    while (this.#writes.size > 0) await Promise.all([...this.#writes]);
+    await this.#outbox?.sent();
   }
 
   /**
@@ -164,7 +180,7 @@ export class ToolkitSession<S = unknown> {
    * `flush()` it does not wait for records written meanwhile, so it ends even while a turn keeps streaming.
    */
   async recorded(): Promise<void> {
-    await Promise.all([...this.#writes]);
+    await this.#outbox?.written();
   }
 
   /** The session as `session/list` reports it. */
@@ -173,4 +189,19 @@ export class ToolkitSession<S = unknown> {
     if (this.additionalDirectories.length > 0) info.additionalDirectories = [...this.additionalDirectories];
     return info;
   }
+}
+
+/** `client`, with every request and notification held until the outbox has sent what was offered before it. */
+function orderedClient(client: ClientPort, outbox: SessionOutbox): ClientPort {
+  return {
+    notify: (method, params) => (outbox.busy ? outbox.sent().then(() => client.notify(method, params)) : client.notify(method, params)),
+    request: <R>(method: string, params?: unknown, options?: SendRequestOptions) =>
+      outbox.busy ? outbox.sent().then(() => client.request<R>(method, params, options)) : client.request<R>(method, params, options),
+    get signal() {
+      return client.signal;
+    },
+    get clientCapabilities() {
+      return (client as { clientCapabilities?: ClientCapabilities }).clientCapabilities;
+    },
+  } as ClientPort;
 }

@@ -28,7 +28,7 @@ Options:
   --verbose                also log the agents' stderr (prefixed by connection)
   -h, --help               print this help
 
-What is safe to expose: see docs/remote-server.md. The agent runs with this machine's permissions for whoever has
+What is safe to expose: see docs/remote-agents.md. The agent runs with this machine's permissions for whoever has
 the token; keep it on loopback or behind TLS, and give the token only to people you would give a shell.
 `;
 

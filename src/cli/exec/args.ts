@@ -61,7 +61,7 @@ export interface ExecArgs extends AgentSetupFlags, RemoteAgentFlags {
   prompt: string | undefined;
 }
 
-const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--startup-timeout", "--mcp-config", "--mcp", "--auth", "--token", "--header"]);
+const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--startup-timeout", "--mcp-config", "--mcp", "--auth", "--token", "--header", "--profile"]);
 const BOOLEAN_FLAGS = new Set(["--resume", "--logout", "--verbose", "--help", "-h"]);
 const FORMATS = ["text", "json", "ndjson"] as const;
 

@@ -1,10 +1,14 @@
 /**
  * The flags for a remote agent that `acp exec`, `acp chat` and `acp connect` share: `--token T` (default: the
- * `ACP_TOKEN` environment variable) and `--header "Name: value"` (repeatable). With `--agent URL` they make the
+ * `ACP_TOKEN` environment variable), `--header "Name: value"` (repeatable) and `--profile auto|websocket|http`. With `--agent URL` they make the
  * `AgentSpec` `openAgentEndpoint` connects with. Errors are `UsageError`s (exit 2).
  */
 import { isAgentUrl, type AgentSpec } from "../../node/agent-endpoint.js";
+import type { RemoteProfile } from "../../transports/remote/open-remote.js";
 import { UsageError } from "./usage-error.js";
+
+/** The values of `--profile`. */
+export const REMOTE_PROFILES: readonly RemoteProfile[] = ["auto", "websocket", "http"];
 
 /** The environment variable a token is read from when `--token` is not given. */
 export const TOKEN_ENV = "ACP_TOKEN";
@@ -14,16 +18,21 @@ export interface RemoteAgentFlags {
   token: string | undefined;
   /** `Name: value` lines, checked. */
   headers: string[];
+  /** `--profile`; undefined: auto (WebSocket, else Streamable HTTP). */
+  profile?: RemoteProfile;
 }
 
 /** The flags' help lines. */
 export const REMOTE_AGENT_USAGE = `  --token T                bearer token of a remote agent (--agent URL); default: $${TOKEN_ENV}
-  --header "Name: value"   an HTTP header for a remote agent (repeatable)`;
+  --header "Name: value"   an HTTP header for a remote agent (repeatable)
+  --profile P              a remote agent's transport: auto (default: WebSocket, else Streamable HTTP) |
+                           websocket | http`;
 
 /** What each flag wants, for "needs a value" errors. */
 export const REMOTE_AGENT_HINTS: Readonly<Record<string, string>> = {
   "--token": "the server's bearer token, e.g. --token $(cat token.txt)",
   "--header": 'a header line, e.g. --header "X-Team: blue"',
+  "--profile": REMOTE_PROFILES.join(" | "),
 };
 
 export function noRemoteAgentFlags(): RemoteAgentFlags {
@@ -40,6 +49,11 @@ export function setRemoteAgentFlag(flags: RemoteAgentFlags, flag: string, value:
   if (flag === "--header") {
     parseHeader(value);
     flags.headers.push(value);
+    return true;
+  }
+  if (flag === "--profile") {
+    if (!(REMOTE_PROFILES as readonly string[]).includes(value)) throw new UsageError(`--profile must be one of ${REMOTE_PROFILES.join(", ")}; got "${value}"`);
+    flags.profile = value as RemoteProfile;
     return true;
   }
   return false;
@@ -63,8 +77,8 @@ export function parseHeader(line: string): [string, string] {
  */
 export function remoteAgentSpec(agent: string | undefined, flags: RemoteAgentFlags, env: NodeJS.ProcessEnv = process.env): Extract<AgentSpec, { url: string }> | undefined {
   if (!isAgentUrl(agent)) {
-    if (flags.token !== undefined || flags.headers.length > 0) {
-      throw new UsageError("--token and --header are for a remote agent: give its URL with --agent http(s)://HOST/acp or ws(s)://HOST/acp");
+    if (flags.token !== undefined || flags.headers.length > 0 || flags.profile !== undefined) {
+      throw new UsageError("--token, --header and --profile are for a remote agent: give its URL with --agent http(s)://HOST/acp or ws(s)://HOST/acp");
     }
     return undefined;
   }
@@ -74,5 +88,10 @@ export function remoteAgentSpec(agent: string | undefined, flags: RemoteAgentFla
     headers[name] = value;
   }
   const token = flags.token ?? (env[TOKEN_ENV] || undefined);
-  return { url: agent!.trim(), ...(token === undefined ? {} : { token }), ...(flags.headers.length > 0 ? { headers } : {}) };
+  return {
+    url: agent!.trim(),
+    ...(token === undefined ? {} : { token }),
+    ...(flags.headers.length > 0 ? { headers } : {}),
+    ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+  };
 }

@@ -104,6 +104,9 @@ async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> 
  * The `ws` socket with the flow controls the server uses (pause/resume reading, the send buffer's drain event) and
  * a ping every `pingIntervalMs`: a socket that did not answer the last ping is terminated.
  */
+/** Most bytes of frames held in one corked batch. */
+const CORK_BATCH_BYTES = 64 * 1024;
+
 function flowControlled(webSocket: WebSocket, pingIntervalMs: number): ServerWebSocket {
   const raw = (webSocket as unknown as { _socket?: Duplex })._socket;
   let alive = true;
@@ -123,7 +126,8 @@ function flowControlled(webSocket: WebSocket, pingIntervalMs: number): ServerWeb
   webSocket.on("pong", () => (alive = true));
   webSocket.on("message", () => (alive = true));
   webSocket.once("close", () => clearInterval(pinger));
-  // Frames sent in one turn of the event loop leave in one write: the socket is corked until the next tick.
+  // Frames sent in one turn of the event loop leave in one write: the socket is corked until the next tick, or until
+  // the batch holds CORK_BATCH_BYTES (a sender that never yields still gets its frames out in bounded writes).
   let corked = false;
   const uncork = () => {
     corked = false;
@@ -143,6 +147,10 @@ function flowControlled(webSocket: WebSocket, pingIntervalMs: number): ServerWeb
         process.nextTick(uncork);
       }
       webSocket.send(data);
+      if (corked && raw!.writableLength >= CORK_BATCH_BYTES) {
+        raw!.uncork();
+        raw!.cork();
+      }
     },
     close: (code, reason) => webSocket.close(code, reason),
     on: (type, listener) => webSocket.on(type, listener),

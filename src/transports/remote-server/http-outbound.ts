@@ -3,6 +3,9 @@
  * `OutboundQueue` read by at most one SSE response. Counts what is queued for the client across all of them, makes
  * the agent wait beyond `maxBufferedBytes`, and closes the connection for a client that reads nothing for
  * `maxOutputStallMs` while it is behind, or that leaves more sessions buffering than `maxBufferedSessionStreams`.
+ * An agent that awaits its sends is also paced while a response is reading: from `PACE_HIGH_WATER_CHARS` queued it
+ * waits for the reader's next take (so events leave while the agent works, instead of piling up in memory first);
+ * a reader that takes nothing for `maxOutputStallMs` meanwhile closes the connection as above.
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
  */
@@ -11,6 +14,8 @@ import { OutboundQueue } from "./outbound-queue.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
 
 const RESOLVED = Promise.resolve();
+/** Queued output (UTF-16 units) from which `whenRoom()` waits for a reading response's next take. */
+export const PACE_HIGH_WATER_CHARS = 256 * 1024;
 /** After the last session stream ended, how long the connection stream waits before it ends too. */
 const SETTLE_MS = 50;
 
@@ -84,8 +89,18 @@ export class HttpOutbound implements OutputSink {
   }
 
   whenRoom(): Promise<void> {
-    if (!this.backlogged || this.#finished || this.#aborted) return RESOLVED;
+    if (this.#finished || this.#aborted) return RESOLVED;
+    if (this.backlogged) return this.#room.wait();
+    if (this.#bufferedChars < PACE_HIGH_WATER_CHARS || !this.#reading()) return RESOLVED;
+    this.#armStall();
     return this.#room.wait();
+  }
+
+  /** Whether a response is attached to a queue that holds output (the client is being sent something). */
+  #reading(): boolean {
+    if (this.connectionStream.hasReader && !this.connectionStream.isEmpty) return true;
+    for (const queue of this.#sessions.values()) if (queue.hasReader && !queue.isEmpty) return true;
+    return false;
   }
 
   /**

@@ -23,7 +23,7 @@ export interface OutputSink {
   readonly backlogged: boolean;
   /** How far the client is behind: queued UTF-16 units (HTTP) or unsent bytes (WebSocket). */
   readonly bufferedAmount: number;
-  /** Resolves once not backlogged, or once the sink is finished or aborted. */
+  /** Resolves once not backlogged (a sink may also pace: wait below that, for a drain), or once finished or aborted. */
   whenRoom(): Promise<void>;
   /**
    * No more output (the agent ended, or the server is closing): deliver what is queued to readers that are there,

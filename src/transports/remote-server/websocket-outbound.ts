@@ -1,7 +1,10 @@
 /**
  * The output of a WebSocket connection: every agent message is one text frame, whatever its session. The socket
- * holds what the client has not read (`bufferedAmount`); beyond `maxBufferedBytes` the agent is made to wait, and
- * a client that reads none of it for `maxOutputStallMs` is disconnected.
+ * holds what the client has not read (`bufferedAmount`). An agent that awaits its sends is paced: from
+ * `PACE_HIGH_WATER_BYTES` buffered it waits for the socket to drain (so frames leave while the agent works, in
+ * bounded batches, instead of piling up for one huge write), as over stdio. Beyond `maxBufferedBytes` even an agent
+ * that does not await is made to wait; either way, a client that reads none of it for `maxOutputStallMs` is
+ * disconnected.
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Bidirectional Messaging)
  */
@@ -10,6 +13,8 @@ import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js
 import type { ServerWebSocket } from "./websocket-like.js";
 
 const RESOLVED = Promise.resolve();
+/** Buffered output from which `whenRoom()` waits for the socket to drain (as the stdio writer's high-water mark). */
+export const PACE_HIGH_WATER_BYTES = 256 * 1024;
 /** Without a drain event, the socket is polled, backing off while the client stays behind. */
 const POLL_INITIAL_MS = 5;
 const POLL_MAX_MS = 500;
@@ -57,7 +62,7 @@ export class WebSocketOutbound implements OutputSink {
   }
 
   whenRoom(): Promise<void> {
-    if (!this.backlogged) return RESOLVED;
+    if (this.#closed || this.#buffered < Math.min(PACE_HIGH_WATER_BYTES, this.limits.maxBufferedBytes)) return RESOLVED;
     const waiting = this.#room.wait();
     this.#watch();
     return waiting;
@@ -82,7 +87,12 @@ export class WebSocketOutbound implements OutputSink {
     }
   }
 
-  /** Waits for the socket to drain below the limit, closing the connection if it makes no progress in time. */
+  /** True while the agent is kept waiting: output at or above the pacing mark. */
+  get #behind(): boolean {
+    return !this.#closed && this.#buffered >= Math.min(PACE_HIGH_WATER_BYTES, this.limits.maxBufferedBytes);
+  }
+
+  /** Waits for the socket to drain below the pacing mark, closing the connection if it makes no progress in time. */
   #watch(): void {
     if (this.#watching) return;
     this.#watching = true;
@@ -101,7 +111,7 @@ export class WebSocketOutbound implements OutputSink {
     void (async () => {
       let last = this.#buffered;
       let pollMs = POLL_INITIAL_MS;
-      while (this.backlogged && !stalled) {
+      while (this.#behind && !stalled) {
         await Promise.race([this.socket.whenDrained?.() ?? delay(pollMs), stall]);
         pollMs = Math.min(pollMs * 2, POLL_MAX_MS);
         const now = this.#buffered;
@@ -113,7 +123,7 @@ export class WebSocketOutbound implements OutputSink {
       }
       clearTimeout(timer);
       this.#watching = false;
-      if (stalled && this.backlogged) {
+      if (stalled && this.#behind) {
         this.onLimit(new ConnectionLimitError(`the client read none of its output for ${this.limits.maxOutputStallMs} ms (maxOutputStallMs)`));
       }
       this.#room.wakeAll();

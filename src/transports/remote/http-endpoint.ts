@@ -5,6 +5,7 @@
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import { RequestError } from "../../jsonrpc/request-error.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
+import { HEADER_PROTOCOL_VERSION } from "./http-protocol.js";
 
 /** Options every remote client shares (Streamable HTTP and WebSocket). */
 export interface RemoteEndpointOptions {
@@ -60,6 +61,14 @@ export class HttpEndpoint {
     if (options.token !== undefined) this.#headers.Authorization = `Bearer ${options.token}`;
     this.#cookies = options.cookies === "omit" ? undefined : (options.cookieStore ?? new MemoryAcpCookieStore());
     this.#ownsCookies = options.cookieStore === undefined;
+  }
+
+  /**
+   * Adds `Acp-Protocol-Version` to every later request: the version the agent answered `initialize` with (the RFD's
+   * SHOULD: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport).
+   */
+  setProtocolVersion(version: number): void {
+    this.#headers[HEADER_PROTOCOL_VERSION] = String(version);
   }
 
   /**

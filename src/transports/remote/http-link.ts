@@ -309,6 +309,8 @@ export class HttpLink implements MessageLink {
       case "answered":
         if (outcome.connectionId !== undefined) {
           this.#connectionId = outcome.connectionId;
+          const version = (outcome.response as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+          if (typeof version === "number" && Number.isSafeInteger(version)) this.#endpoint.setProtocolVersion(version);
           void this.#streams.openConnectionStream(outcome.connectionId);
         }
         return this.#deliver(outcome.response, outcome.text);

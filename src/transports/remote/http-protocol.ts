@@ -11,6 +11,11 @@ import { isRecord } from "../../jsonrpc/messages.js";
 export const HEADER_CONNECTION_ID = "Acp-Connection-Id";
 /** Header naming the session a POST or a session-scoped GET stream belongs to. */
 export const HEADER_SESSION_ID = "Acp-Session-Id";
+/**
+ * The protocol version `initialize` agreed on, sent on every request after it: clients SHOULD include it (RFD, FAQ
+ * "What about the `Acp-Protocol-Version` header?"); servers accept it.
+ */
+export const HEADER_PROTOCOL_VERSION = "Acp-Protocol-Version";
 /** `Content-Type` of every POST body and of the `initialize` answer. */
 export const JSON_MIME_TYPE = "application/json";
 /** `Accept` value of a GET that opens an SSE stream, and that stream's `Content-Type`. */

@@ -87,7 +87,7 @@ for (const impl of ["official", "acpkit"] as const) {
       it(`serves the official 2.x agent app to ${transport.name}`, { timeout: 30_000 }, async () => {
         const { http, acp, target } = await serveLikeTheOfficialDocs(await ENTRIES[impl]());
         try {
-          const client = await remoteClient(transport.open(target), work);
+          const client = await remoteClient(transport.open(target), work, transport.impl);
           await client.initialize();
           const sessionId = await client.newSession(work);
           const turn = await client.prompt(sessionId, "stream 300");
@@ -120,7 +120,7 @@ describe("cookies: an affinity cookie set by the server is echoed by the officia
       );
       servers.push(() => shutDown(http, acp));
       const cookieStore = new MemoryAcpCookieStore();
-      const client = await remoteClient(transport.open({ ...target, cookieStore }), work);
+      const client = await remoteClient(transport.open({ ...target, cookieStore }), work, transport.impl);
       await client.initialize();
       const sessionId = await client.newSession(work);
       await client.prompt(sessionId, "stream 3");
@@ -131,7 +131,7 @@ describe("cookies: an affinity cookie set by the server is echoed by the officia
         for (const request of later) assert.equal(request.cookie, "acp-affinity=backend-7", `${request.method} carried the cookie`);
       } else {
         // The cookie arrives on the 101; a reconnect with the same cookie store (the RFD's affinity case) sends it.
-        const reconnect = await remoteClient(transport.open({ ...target, cookieStore }), work);
+        const reconnect = await remoteClient(transport.open({ ...target, cookieStore }), work, transport.impl);
         await reconnect.initialize();
         const upgrades = seen.filter((request) => request.upgrade);
         assert.equal(upgrades.length, 2);

@@ -85,7 +85,7 @@ describe("acp serve stopped by SIGTERM mid-turn", () => {
   for (const transport of CLIENT_TRANSPORTS) {
     it(`${transport.name}: the running turn ends cancelled, acp serve exits 0, no agent process is left`, STEP, async () => {
       const serve = await startServe(["--agent", fixtureAgentCommand(), "--verbose"]);
-      const client = await remoteClient(transport.open({ url: serve.url, webSocketUrl: serve.webSocketUrl, token: serve.token }), work);
+      const client = await remoteClient(transport.open({ url: serve.url, webSocketUrl: serve.webSocketUrl, token: serve.token }), work, transport.impl);
       await client.initialize();
       const sessionId = await client.newSession(work);
       const running = client.prompt(sessionId, "slow").then(

@@ -120,6 +120,14 @@ function describeCell(serverImpl: ServerImpl, clientImpl: ClientImpl, profile: P
       }
     });
 
+    it("after initialize, acpkit's client sends Acp-Protocol-Version on every request (the RFD's SHOULD), and the server takes it", STEP, async () => {
+      if (clientImpl !== "acpkit" || profile !== "http") return;
+      const [first, ...later] = server.requests;
+      assert.equal(first!.protocolVersion, null, "not on initialize: no version is agreed yet");
+      assert.ok(later.length > 0 && later.every((r) => r.protocolVersion === "1"), `versions: ${JSON.stringify(later.map((r) => r.protocolVersion))}`);
+      assert.ok(later.every((r) => r.status !== null && r.status < 400), `statuses: ${JSON.stringify(later.map((r) => r.status))}`);
+    });
+
     it("closing ends the connection on the server (HTTP: DELETE answered 202)", STEP, async () => {
       const mark = server.requests.length;
       await client.close();

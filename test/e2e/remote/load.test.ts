@@ -86,7 +86,7 @@ it(`${READERS} connections stream ${CHUNKS} chunks each while ${NON_READERS} nev
     const results = await Promise.all(
       Array.from({ length: READERS }, async (_, index) => {
         const transport = index % 2 === 0 ? officialHttp : officialWebSocket;
-        const client = await remoteClient(transport.open(target), work);
+        const client = await remoteClient(transport.open(target), work, transport.impl);
         await client.initialize();
         const sessionId = await client.newSession(work);
         const turn = await client.prompt(sessionId, `stream ${CHUNKS} ${CHUNK_SIZE}`);

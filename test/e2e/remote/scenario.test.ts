@@ -94,7 +94,7 @@ function describeScenario(serverName: string, startServer: () => Promise<ServerU
 
     it("initialize and session/new", STEP, async () => {
       // Made here, not in before(): the official WebSocket client throws if it is closed before it connected.
-      client = await remoteClient(transport.open(server.target), work);
+      client = await remoteClient(transport.open(server.target), work, transport.impl);
       const init = await client.initialize();
       assert.equal(init.agentInfo?.name, "interop-agent-app");
       assert.equal(init.agentCapabilities?.loadSession, true);

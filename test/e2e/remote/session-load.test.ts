@@ -67,7 +67,7 @@ function describeLoad(server: Persisting, transport: ClientTransport): void {
     });
 
     it("a session made on one connection is loaded, with its history, on the next", STEP, async () => {
-      const first = await remoteClient(transport.open(running.target), work);
+      const first = await remoteClient(transport.open(running.target), work, transport.impl);
       const init = await first.initialize();
       assert.equal(init.agentCapabilities?.loadSession, true);
       const sessionId = await first.newSession(work);
@@ -78,7 +78,7 @@ function describeLoad(server: Persisting, transport: ClientTransport): void {
       first.close();
       await first.closed;
 
-      const second = await remoteClient(transport.open(running.target), work);
+      const second = await remoteClient(transport.open(running.target), work, transport.impl);
       await second.initialize();
       await second.loadSession(sessionId, work);
       const replay = second.host.updates.filter((n) => n.sessionId === sessionId);

@@ -134,7 +134,7 @@ describe("cleartext HTTP/2 (h2c), opt-in, beside HTTP/1.1 on one port", () => {
 
   it("HTTP/1.1 clients (the official HTTP and WebSocket clients) work on the same port", STEP, async () => {
     for (const transport of [officialHttp, officialWebSocket]) {
-      const client = await remoteClient(transport.open({ url: listening.url, webSocketUrl: listening.webSocketUrl, token: "h2c-token" }), "/tmp");
+      const client = await remoteClient(transport.open({ url: listening.url, webSocketUrl: listening.webSocketUrl, token: "h2c-token" }), "/tmp", transport.impl);
       await client.initialize();
       const sessionId = await client.newSession("/tmp");
       assert.equal((await client.prompt(sessionId, "stream 5")).stopReason, "end_turn", transport.name);

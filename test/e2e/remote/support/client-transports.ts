@@ -1,12 +1,16 @@
 /**
  * The client transports the remote tests run over: a parameter of every fixture, so the same scenarios run on each.
- * Today the official SDK 2.4.0's `createHttpStream` and `createWebSocketStream` (with `ws` in Node); acpkit's own
- * remote clients are added to `CLIENT_TRANSPORTS` once they are merged.
+ * The official SDK 2.4.0's `createHttpStream` and `createWebSocketStream`, and acpkit's through its drop-in entries
+ * (`acpkit/experimental/http-client`, `/ws-client`: same options, other import), with `ws` as the WebSocket in Node.
+ * `impl` says whose connection classes drive the stream (`remoteClient(stream, root, transport.impl)`), so an acpkit
+ * cell is acpkit end to end on the client side.
  */
 import type { AcpCookieStore } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { WebSocket } from "ws";
+import * as acpkitHttpModule from "../../../../src/experimental/http-client.js";
+import * as acpkitWsModule from "../../../../src/experimental/ws-client.js";
 
 /** A message stream as both SDKs define it. */
 export interface MessageStream {
@@ -29,6 +33,8 @@ export interface RemoteTarget {
 
 export interface ClientTransport {
   readonly name: string;
+  /** Whose client it is. */
+  readonly impl: "official" | "acpkit";
   readonly profile: "http" | "websocket";
   open(target: RemoteTarget): MessageStream;
 }
@@ -49,6 +55,7 @@ function webSocketClass(target: RemoteTarget): typeof WebSocket {
 
 export const officialHttp: ClientTransport = {
   name: "official createHttpStream",
+  impl: "official",
   profile: "http",
   open: (target) =>
     createHttpStream(target.url, { headers: authHeaders(target), ...(target.cookieStore ? { cookieStore: target.cookieStore } : {}) }) as MessageStream,
@@ -56,6 +63,7 @@ export const officialHttp: ClientTransport = {
 
 export const officialWebSocket: ClientTransport = {
   name: "official createWebSocketStream",
+  impl: "official",
   profile: "websocket",
   open: (target) =>
     createWebSocketStream(target.webSocketUrl, {
@@ -66,5 +74,29 @@ export const officialWebSocket: ClientTransport = {
     }) as MessageStream,
 };
 
+export const acpkitHttp: ClientTransport = {
+  name: "acpkit createHttpStream",
+  impl: "acpkit",
+  profile: "http",
+  open: (target) =>
+    acpkitHttpModule.createHttpStream(target.url, {
+      headers: authHeaders(target),
+      ...(target.cookieStore ? { cookieStore: target.cookieStore as acpkitHttpModule.AcpCookieStore } : {}),
+    }) as MessageStream,
+};
+
+export const acpkitWebSocket: ClientTransport = {
+  name: "acpkit createWebSocketStream",
+  impl: "acpkit",
+  profile: "websocket",
+  open: (target) =>
+    acpkitWsModule.createWebSocketStream(target.webSocketUrl, {
+      WebSocket: webSocketClass(target) as never,
+      headers: authHeaders(target),
+      protocols: ["acp"],
+      ...(target.cookieStore ? { cookieStore: target.cookieStore as acpkitWsModule.AcpCookieStore } : {}),
+    }) as MessageStream,
+};
+
 /** Every client transport the scenarios run over. */
-export const CLIENT_TRANSPORTS: readonly ClientTransport[] = [officialHttp, officialWebSocket];
+export const CLIENT_TRANSPORTS: readonly ClientTransport[] = [officialHttp, officialWebSocket, acpkitHttp, acpkitWebSocket];

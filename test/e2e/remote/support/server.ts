@@ -1,13 +1,14 @@
 /**
  * Remote ACP servers for the tests, as real child processes on 127.0.0.1. The server implementation is a
- * parameter: `official` (the official SDK 2.4.0 `AcpServer` through its Node adapter) now; acpkit's server is one
- * more entry in `SERVER_FIXTURES` once it exists, and every test built on `startServer` runs against it too.
+ * parameter: `official` (the official SDK 2.4.0 `AcpServer` through its Node adapter) and `acpkit` (acpkit's
+ * `AcpServer` and Node adapter through the drop-in entries, in the same fixture); every test built on `startServer`
+ * runs against each.
  *
  * Each server logs one JSON line per finished request on stdout; `requests` collects them and `until` waits for
  * one, so tests observe DELETEs, cookies and headers on the wire.
  *
  * To add an implementation: a fixture under test/e2e/fixtures that takes the same flags as
- * `remote-server-official.ts` (`--serve --port N --data-dir DIR --cookie NAME=VALUE --token T --no-websocket
+ * `remote-server.ts` (`--serve --port N --data-dir DIR --cookie NAME=VALUE --token T --no-websocket
  * --agent reference|fast`), hosts the reference agent the same way, prints `{"listening":{"port":N}}` first and one
  * `{"request":{...}}` line per finished request (the `LoggedRequest` shape), and an entry in `SERVER_FIXTURES`.
  */
@@ -15,11 +16,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { fixturePath, track } from "../../interop/support/spawn.js";
 
 /** Which server implementation hosts the agent. */
-export type ServerImpl = "official";
+export type ServerImpl = "official" | "acpkit";
 
-/** The fixture (under dist/test/e2e/fixtures) that runs each implementation. */
-export const SERVER_FIXTURES: Record<ServerImpl, string> = {
-  official: "remote-server-official",
+/** The fixture (under dist/test/e2e/fixtures) that runs each implementation, and its arguments. */
+export const SERVER_FIXTURES: Record<ServerImpl, readonly [string, ...string[]]> = {
+  official: ["remote-server", "--impl", "official"],
+  acpkit: ["remote-server", "--impl", "acpkit"],
 };
 
 export const SERVER_IMPLS = Object.keys(SERVER_FIXTURES) as ServerImpl[];
@@ -33,6 +35,8 @@ export interface LoggedRequest {
   cookie: string | null;
   authorization: string | null;
   extra: string | null;
+  /** `Acp-Protocol-Version`. */
+  protocolVersion: string | null;
   status: number | null;
 }
 
@@ -66,7 +70,8 @@ export interface RunningServer {
 }
 
 export async function startServer(impl: ServerImpl, options: ServerOptions = {}): Promise<RunningServer> {
-  const args = [fixturePath(SERVER_FIXTURES[impl]), "--serve", "--port", String(options.port ?? 0)];
+  const [fixture, ...fixtureArgs] = SERVER_FIXTURES[impl];
+  const args = [fixturePath(fixture), ...fixtureArgs, "--serve", "--port", String(options.port ?? 0)];
   if (options.dataDir) args.push("--data-dir", options.dataDir);
   if (options.cookie) args.push("--cookie", options.cookie);
   if (options.token) args.push("--token", options.token);
