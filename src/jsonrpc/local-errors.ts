@@ -12,7 +12,8 @@ export type LocalErrorKind =
   | "invalid_response"
   | "capability_missing"
   | "response_lost"
-  | "transport_failed";
+  | "transport_failed"
+  | "dependency_missing";
 
 /** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */
 export class LocalError extends Error {
