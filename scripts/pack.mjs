@@ -22,11 +22,16 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
+/** What `npm pack --json` said of the last tarball packed, by path: `{ size, unpackedSize, entryCount }`. */
+export const packInfo = new Map();
+
 /** `npm pack` of `dir` into `out`; returns the tarball's path. */
 function npmPack(dir, out) {
   const stdout = execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", out], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   const [info] = JSON.parse(stdout);
-  return join(out, info.filename);
+  const path = join(out, info.filename);
+  packInfo.set(path, { size: info.size, unpackedSize: info.unpackedSize, entryCount: info.entryCount });
+  return path;
 }
 
 /** Packs both packages (or the library alone) into `out` (created if needed); returns `{ library, cli }` tarball paths. */
