@@ -13,7 +13,8 @@ export type LocalErrorKind =
   | "capability_missing"
   | "response_lost"
   | "transport_failed"
-  | "output_backlog";
+  | "output_backlog"
+  | "dependency_missing";
 
 /** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */
 export class LocalError extends Error {

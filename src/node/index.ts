@@ -21,5 +21,6 @@ export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } f
 export { scriptPeerOver } from "./wire-peer.js";
 export { openCassetteFile, type CassetteFile } from "./cassette-file.js";
 export { connectRemote, nodeWebSocket, type ConnectRemoteOptions } from "./remote.js";
+export { OptionalDependencyMissingError, type OptionalPeer } from "./optional-peer.js";
 export { openAgentEndpoint, isAgentUrl, type AgentEndpoint, type AgentEndpointOptions, type AgentSpec } from "./agent-endpoint.js";
 export * from "./remote/index.js";

@@ -25,24 +25,32 @@ interface McpSdk {
   SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
 }
 let sdk: Promise<McpSdk> | undefined;
+/** Loads the MCP SDK (an optional peer: `OptionalDependencyMissingError` when it is not installed, tried again next time). */
 function loadSdk(): Promise<McpSdk> {
   sdk ??= Promise.all([
-    import("@modelcontextprotocol/sdk/client/index.js"),
-    import("@modelcontextprotocol/sdk/client/stdio.js"),
-    import("@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    import("@modelcontextprotocol/sdk/client/sse.js"),
-  ]).then(([client, stdio, http, sse]) => ({
-    Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
-    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
-    SSEClientTransport: sse.SSEClientTransport,
-  }));
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/index.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/index.js"),
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/stdio.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/stdio.js"),
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/streamableHttp.js"),
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/sse.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/sse.js"),
+  ]).then(
+    ([client, stdio, http, sse]) => ({
+      Client: client.Client,
+      StdioClientTransport: stdio.StdioClientTransport,
+      StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+      SSEClientTransport: sse.SSEClientTransport,
+    }),
+    (error: unknown) => {
+      sdk = undefined;
+      throw error;
+    },
+  );
   return sdk;
 }
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "../agent/toolkit/mcp-connector.js";
 import type { McpCapabilities, McpServer } from "../protocol/index.js";
 import { StderrTail } from "./stderr-tail.js";
+import { importOptional, MCP_SDK_PEER } from "./optional-peer.js";
 
 /** Options of `createMcpConnector`. */
 export interface McpConnectorOptions {
@@ -157,6 +165,7 @@ async function connectOne(server: McpServer, options: McpConnectorOptions & { cw
     transport = makeTransport(mcp, server, kind, options.cwd, stderr);
   } catch (error) {
     status.error = messageOf(error);
+    logger.warn("an MCP server could not be started", { server: server.name, transport: kind, detail: status.error });
     return { status };
   }
   const client: Client = new mcp.Client(options.clientInfo ?? { name: "acpkit", version: "0.1.0" }, { capabilities: {} });

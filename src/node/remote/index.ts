@@ -3,7 +3,7 @@
  * WebSocket upgrades through `ws`, the stdio-agent connector, and `listenAcp`.
  */
 export { createNodeHttpHandler, DEFAULT_MAX_REQUEST_BODY_BYTES, type NodeHttpHandlerOptions } from "./node-http-handler.js";
-export { createNodeWebSocketUpgradeHandler, type NodeWebSocketUpgradeOptions, type NodeWebSocketUpgradeServer } from "./node-websocket.js";
+export { createNodeWebSocketUpgradeHandler, type NodeWebSocketUpgradeOptions, type NodeWebSocketUpgradeServer, type UpgradedWebSocket } from "./node-websocket.js";
 export { stdioAgentConnector, type StdioAgentConnector, type StdioAgentConnectorOptions } from "./stdio-agent-connector.js";
 export { generateToken, listenAcp, type ListenAcpOptions, type ListeningAcpServer, type TlsOptions } from "./listen.js";
 export { createCleartextServers, type CleartextServers } from "./cleartext-h2.js";

@@ -13,13 +13,13 @@ import { createServer as createHttpServer, type Server as HttpServer } from "nod
 import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo, Server as NetServer, Socket } from "node:net";
-import { WebSocketServer } from "ws";
 import { AcpServer, type AcpServerSettings, type AgentSource } from "../../transports/remote-server/acp-server.js";
 import { DEFAULT_ACP_PATH, WEBSOCKET_SUBPROTOCOL } from "../../transports/remote/http-protocol.js";
 import { createCleartextServers } from "./cleartext-h2.js";
 import { defaultAllowedHosts, formatHost, isLoopbackHost } from "./local-hosts.js";
 import { createNodeHttpHandler } from "./node-http-handler.js";
 import { createNodeWebSocketUpgradeHandler } from "./node-websocket.js";
+import { importOptional, WS_PEER } from "../optional-peer.js";
 
 /** TLS material: PEM strings or buffers (read the files yourself, or let `acp serve --cert/--key` do it). */
 export interface TlsOptions {
@@ -85,7 +85,10 @@ export function generateToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/** Starts the server; rejects when the address is taken or the options are unsafe. */
+/**
+ * Starts the server; rejects when the address is taken or the options are unsafe, and with
+ * `OptionalDependencyMissingError` when `ws` (an optional peer dependency, for the WebSocket side) is not installed.
+ */
 export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcpServer> {
   const host = options.host ?? "127.0.0.1";
   const loopback = isLoopbackHost(host);
@@ -104,6 +107,8 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     }
     process.emitWarning(`ACP server on ${host} without a token: anyone who can reach it can run the agent and everything it can do.`, { code: "ACP_INSECURE" });
   }
+  // `ws` is an optional peer dependency: without it, listening fails here with what to install.
+  const { WebSocketServer } = await importOptional<typeof import("ws")>(WS_PEER);
   const path = options.path ?? DEFAULT_ACP_PATH;
   const server = new AcpServer({
     ...options,

@@ -11,7 +11,6 @@
 import type { IncomingMessage } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import type { WebSocket } from "ws";
 import { HEADER_CONNECTION_ID } from "../../transports/remote/http-protocol.js";
 import type { AcpServer } from "../../transports/remote-server/acp-server.js";
 import type { ServerWebSocket } from "../../transports/remote-server/websocket-like.js";
@@ -19,11 +18,30 @@ import { headersOf, socketInfoOf, urlOf } from "./node-request.js";
 
 type HeadersListener = (headers: string[], request: IncomingMessage) => void;
 
+/**
+ * What the handler uses of a `ws` WebSocket. Typed here rather than imported, so that these declarations compile
+ * without `ws` or `@types/ws` installed (`ws` is an optional peer dependency).
+ */
+export interface UpgradedWebSocket {
+  readonly readyState: number;
+  readonly bufferedAmount: number;
+  readonly OPEN: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  ping(): void;
+  pause(): void;
+  resume(): void;
+  on(event: string, listener: (...args: any[]) => void): unknown;
+  once(event: string, listener: (...args: any[]) => void): unknown;
+  off(event: string, listener: (...args: any[]) => void): unknown;
+}
+
 /** What the handler needs of a `ws` `WebSocketServer`. */
 export interface NodeWebSocketUpgradeServer {
   on(event: "headers", listener: HeadersListener): void;
   off(event: "headers", listener: HeadersListener): void;
-  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, callback: (webSocket: WebSocket) => void): void;
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, callback: (webSocket: UpgradedWebSocket) => void): void;
 }
 
 /** Options of the upgrade handler (acpkit's). */
@@ -100,14 +118,14 @@ async function refuseUpgrade(socket: Duplex, response: Response): Promise<void> 
   if (!socket.destroyed) socket.end(Buffer.concat([Buffer.from(lines.join("\r\n")), body]));
 }
 
+/** Most bytes of frames held in one corked batch. */
+const CORK_BATCH_BYTES = 64 * 1024;
+
 /**
  * The `ws` socket with the flow controls the server uses (pause/resume reading, the send buffer's drain event) and
  * a ping every `pingIntervalMs`: a socket that did not answer the last ping is terminated.
  */
-/** Most bytes of frames held in one corked batch. */
-const CORK_BATCH_BYTES = 64 * 1024;
-
-function flowControlled(webSocket: WebSocket, pingIntervalMs: number): ServerWebSocket {
+function flowControlled(webSocket: UpgradedWebSocket, pingIntervalMs: number): ServerWebSocket {
   const raw = (webSocket as unknown as { _socket?: Duplex })._socket;
   let alive = true;
   const pinger = setInterval(() => {

@@ -1,0 +1,2 @@
+// The `acp` command from the installed library, as @acpkit/cli's bin runs it (`import "acpkit/cli"`).
+import "acpkit/cli";
