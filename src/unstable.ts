@@ -39,3 +39,6 @@ export class AgentSideConnection extends StableAgentSideConnection {
 export class ClientSideConnection extends StableClientSideConnection {
   static override flavor = unstableFlavor;
 }
+
+// MCP-over-ACP (`mcp/message`): serve MCP servers to the peer, call the peer's.
+export * from "./acp/mcp/index.js";

@@ -1,5 +1,6 @@
 import type { SendRequestOptions, TapListener } from "../jsonrpc/index.js";
 import type { AcpConnection } from "./acp-connection.js";
+import { ACP_CONNECTION } from "./connect.js";
 import type { MethodOf, NotificationParamsOf, RequestParamsOf, RequestResultOf } from "./app-types.js";
 
 /**
@@ -13,6 +14,11 @@ import type { MethodOf, NotificationParamsOf, RequestParamsOf, RequestResultOf }
 export abstract class ClassFace<Requests = Record<never, never>, Notifications = Record<never, never>> {
   /** The ACP core under this face: tap, peer capabilities, routes. */
   abstract readonly connection: AcpConnection;
+
+  /** The connection behind this face, as app contexts give it (so the MCP-over-ACP helpers take a 1.x connection too). */
+  get [ACP_CONNECTION](): AcpConnection {
+    return this.connection;
+  }
 
   /** Sends any request: typed for protocol methods, free-form for extension methods. */
   request<Method extends MethodOf<Requests>>(

@@ -4,6 +4,7 @@ import { parseAgentFlags } from "./agent-command.js";
 
 test("acp agent flags: both spellings, model from flags and environment, errors for bad input", () => {
   assert.deepEqual(parseAgentFlags(["--data-dir", "/d", "--run-timeout=500", "--log-level", "debug"], {}), { dataDir: "/d", runTimeoutMs: 500, logLevel: "debug" });
+  assert.deepEqual(parseAgentFlags(["--unstable", "--data-dir", "/d"], {}), { unstable: true, dataDir: "/d" });
   assert.deepEqual(parseAgentFlags(["--model-url=http://h/v1", "--model", "m"], { ACP_MODEL_KEY: "k" }).model, { url: "http://h/v1", model: "m", key: "k" });
   assert.deepEqual(parseAgentFlags([], { ACP_MODEL_URL: "", ACP_MODEL: "" }), {});
   assert.throws(() => parseAgentFlags(["--nope"], {}), /unknown argument/);

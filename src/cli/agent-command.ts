@@ -2,7 +2,7 @@
  * `acp agent [flags]`: runs the reference agent on stdio. Flags (each also as `--flag=value`):
  * `--data-dir DIR` (else ACPKIT_DATA_DIR, else the per-user data directory), `--model-url URL`, `--model NAME`,
  * `--model-key KEY` (else ACP_MODEL_URL, ACP_MODEL, ACP_MODEL_KEY), `--run-timeout MS`, `--grep-time-limit MS`, `--log-level LEVEL`
- * (else ACP_LOG; debug, info, warn, error or silent). Bad flags print a message to stderr and exit 2.
+ * (else ACP_LOG; debug, info, warn, error or silent), `--unstable` (the unstable protocol). Bad flags print a message to stderr and exit 2.
  */
 import { parseLogLevel } from "../apps/reference-agent/logger.js";
 import { runReferenceAgent, type ReferenceAgentOptions } from "../apps/reference-agent/main.js";
@@ -12,7 +12,7 @@ export const AGENT_USAGE = `acp agent: the reference ACP agent on stdio (determi
 
 Usage:
   acp agent [--data-dir DIR] [--model-url URL --model NAME [--model-key KEY]] [--run-timeout MS] [--grep-time-limit MS]
-            [--log-level LEVEL]
+            [--log-level LEVEL] [--unstable]
 
   --data-dir DIR     where sessions are kept (default: $ACPKIT_DATA_DIR, else the per-user data directory)
   --model-url URL    an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (or $ACP_MODEL_URL)
@@ -21,6 +21,7 @@ Usage:
   --run-timeout MS   how long /run waits for a command (default 30000)
   --grep-time-limit MS  how long a /grep search may run before it is stopped (default 10000)
   --log-level LEVEL  debug, info, warn (default), error or silent (or $ACP_LOG); logs go to stderr
+  --unstable         speak the unstable protocol too: MCP servers the client serves over ACP ("type": "acp"), session/fork
 `;
 
 const FLAGS = ["data-dir", "model-url", "model", "model-key", "run-timeout", "grep-time-limit", "log-level"] as const;
@@ -29,8 +30,13 @@ type Flag = (typeof FLAGS)[number];
 /** Parses the flags; throws an Error with a message for the user when they are wrong. */
 export function parseAgentFlags(argv: readonly string[], env: Record<string, string | undefined> = process.env): ReferenceAgentOptions {
   const values: Partial<Record<Flag, string>> = {};
+  let unstable = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === "--unstable") {
+      unstable = true;
+      continue;
+    }
     const match = /^--([a-z-]+)(?:=([\s\S]*))?$/.exec(arg);
     const name = match?.[1] as Flag | undefined;
     if (match === null || name === undefined || !FLAGS.includes(name)) throw new Error(`unknown argument "${arg}"`);
@@ -38,7 +44,7 @@ export function parseAgentFlags(argv: readonly string[], env: Record<string, str
     if (value === undefined) throw new Error(`--${name} needs a value`);
     values[name] = value;
   }
-  const options: ReferenceAgentOptions = {};
+  const options: ReferenceAgentOptions = unstable ? { unstable } : {};
   if (values["data-dir"] !== undefined) options.dataDir = values["data-dir"];
   const model = resolveModelConfig({ url: values["model-url"], model: values.model, key: values["model-key"] }, env);
   if (model !== undefined) options.model = model;

@@ -16,3 +16,11 @@ export {
   DEFAULT_MAX_ID_LENGTH,
   DEFAULT_MAX_OUTPUT_STALL_MS,
 } from "../transports/remote-server/index.js";
+
+import type { AgentSideConnection } from "../agent/agent-side-connection.js";
+import type { Agent } from "../acp/agent-handler.js";
+/**
+ * 1.9.0's factory type for `createLegacyAgent`. The name is exported so 1.9.0 code compiles; `AcpServer` refuses
+ * `createLegacyAgent` at run time (2.4.0 removed it), saying to use `agent` or `createAgent` (see MIGRATING.md).
+ */
+export type LegacyAgentFactory = (conn: AgentSideConnection) => Agent;

@@ -47,7 +47,9 @@ function loadSdk(): Promise<McpSdk> {
   return sdk;
 }
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
-import type { McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "../agent/toolkit/mcp-connector.js";
+import type { McpConnectContext, McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "../agent/toolkit/mcp-connector.js";
+import { isMcpServerAcp, McpOverAcpCaller, type McpServerAcpDeclaration } from "../acp/mcp/index.js";
+import { McpOverAcpHttpBridge } from "./mcp-over-acp/http-bridge.js";
 import type { McpCapabilities, McpServer } from "../protocol/index.js";
 import { StderrTail } from "./stderr-tail.js";
 import { importOptional, MCP_SDK_PEER } from "./optional-peer.js";
@@ -61,6 +63,12 @@ export interface McpConnectorOptions {
   /** Which remote transports to offer (and advertise). Default: both. Stdio is always on. */
   http?: boolean;
   sse?: boolean;
+  /**
+   * Serve `"type": "acp"` servers (MCP-over-ACP, unstable: the client serves them over the ACP connection) and
+   * advertise `mcpCapabilities.acp`. They are reached through a loopback HTTP bridge per connection
+   * (`McpOverAcpHttpBridge`), so they behave as HTTP servers. Default false.
+   */
+  acp?: boolean;
   /** The MCP client's name and version as MCP servers see it. */
   clientInfo?: { name: string; version: string };
   logger?: Logger;
@@ -68,8 +76,21 @@ export interface McpConnectorOptions {
 
 /** The connector to pass as `toolkitAgent({ mcp: createMcpConnector() })`. */
 export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
-  const capabilities: McpCapabilities = { http: options.http ?? true, sse: options.sse ?? true };
-  return { capabilities, connect: (servers, context) => McpConnections.connect(servers, { ...context, ...options }) };
+  const capabilities: McpCapabilities = { http: options.http ?? true, sse: options.sse ?? true, ...(options.acp ? { acp: true } : {}) };
+  if (!options.acp) return { capabilities, connect: (servers, context) => McpConnections.connect(servers, { ...context, ...options }) };
+  const caller = new McpOverAcpCaller(options.clientInfo ? { clientInfo: options.clientInfo } : {});
+  const bridge = new McpOverAcpHttpBridge(caller);
+  return {
+    capabilities,
+    connect: (servers, context) => McpConnections.connect(servers, { ...context, ...options, bridge }),
+    handleMcpMessage: (params, connection) => caller.handleNotification({ params, client: connection }),
+  };
+}
+
+/** How `"type": "acp"` servers are reached: through the bridge, over the session's connection. */
+interface AcpReach {
+  bridge?: McpOverAcpHttpBridge;
+  connection?: McpConnectContext["connection"];
 }
 
 interface Entry {
@@ -110,7 +131,7 @@ export class McpConnections implements McpSessionTools {
   }
 
   /** Connects to every server in parallel; never rejects for a failing server (see `servers`). */
-  static async connect(servers: readonly McpServer[], options: McpConnectorOptions & { sessionId?: string; cwd?: string } = {}): Promise<McpConnections> {
+  static async connect(servers: readonly McpServer[], options: McpConnectorOptions & AcpReach & { sessionId?: string; cwd?: string } = {}): Promise<McpConnections> {
     const entries = await Promise.all(servers.map((server) => connectOne(server, options)));
     return new McpConnections(entries, options.callTimeoutMs ?? 60_000);
   }
@@ -149,7 +170,8 @@ export class McpConnections implements McpSessionTools {
   }
 }
 
-async function connectOne(server: McpServer, options: McpConnectorOptions & { cwd?: string }): Promise<Entry> {
+async function connectOne(server: McpServer, options: McpConnectorOptions & AcpReach & { cwd?: string }): Promise<Entry> {
+  if (isMcpServerAcp(server)) return connectOverAcp(server, options);
   const kind = kindOf(server);
   const status: McpServerStatus = { name: server.name, transport: kind, state: "failed", tools: [] };
   const logger = options.logger ?? silentLogger;
@@ -192,6 +214,22 @@ async function connectOne(server: McpServer, options: McpConnectorOptions & { cw
     logger.warn("an MCP server failed to start", { server: server.name, transport: kind, detail: status.error });
     return { status };
   }
+}
+
+/** A server the client serves over ACP, reached as the loopback HTTP endpoint the bridge gives it. */
+async function connectOverAcp(server: McpServerAcpDeclaration, options: McpConnectorOptions & AcpReach & { cwd?: string }): Promise<Entry> {
+  const failed = (error: string): Entry => ({ status: { name: server.name, transport: "acp", state: "failed", error, tools: [] } });
+  if (!options.bridge) return failed("MCP servers served over ACP are not supported by this agent (mcpCapabilities.acp is off)");
+  if (!options.connection) return failed("MCP servers served over ACP need the session's ACP connection, which this agent did not pass");
+  let http: McpServer;
+  try {
+    http = (await options.bridge.toHttp(options.connection, server)) as McpServer;
+  } catch (error) {
+    return failed(messageOf(error));
+  }
+  const entry = await connectOne(http, { ...options, http: true, bridge: undefined });
+  entry.status.transport = "acp";
+  return entry;
 }
 
 function makeTransport(mcp: McpSdk, server: McpServer, kind: Kind, cwd: string | undefined, stderr: StderrTail): Transport {

@@ -216,7 +216,7 @@ test("a fork connects the MCP servers its request names, as session/new does, an
   const mcp: McpConnector = {
     capabilities: {},
     connect: (servers, context) => {
-      connected.push({ ...context, names: servers.map((s) => s.name) });
+      connected.push({ sessionId: context.sessionId, cwd: context.cwd, names: servers.map((s) => s.name) });
       return Promise.resolve({ servers: [], tools: () => [], callTool: () => Promise.reject(new Error("none")), close: () => Promise.resolve(void closed++) });
     },
   };

@@ -68,4 +68,4 @@ export {
 } from "./client-access.js";
 export { completeElicitation, elicit, supportsElicitation, type ElicitRequest, type ElicitResult, type FormElicitation, type UrlElicitation } from "./elicitation.js";
 export { UsageMeter, usageUpdate, type UsageReport } from "./usage.js";
-export type { McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "./mcp-connector.js";
+export type { McpConnectContext, McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "./mcp-connector.js";

@@ -7,6 +7,8 @@
  * @see https://agentclientprotocol.com/protocol/session-setup#mcp-servers
  */
 import type { McpCapabilities, McpServer } from "../../protocol/index.js";
+import type { MessageMcpNotification } from "../../protocol/unstable.js";
+import type { HasConnectionContext } from "../../acp/mcp/binding.js";
 
 /** A tool of a connected MCP server. */
 export interface McpToolInfo {
@@ -30,7 +32,7 @@ export interface McpToolResult {
 /** How each requested server fared. */
 export interface McpServerStatus {
   name: string;
-  transport: "stdio" | "http" | "sse";
+  transport: "stdio" | "http" | "sse" | "acp";
   state: "connected" | "failed" | "closed";
   /** Why it failed (a message for the user; never the server's env or headers). */
   error?: string;
@@ -54,5 +56,18 @@ export interface McpSessionTools {
 export interface McpConnector {
   readonly capabilities: McpCapabilities;
   /** Connects to `servers`; never rejects for a server that fails (its status says why). */
-  connect(servers: readonly McpServer[], context: { sessionId: string; cwd: string }): Promise<McpSessionTools>;
+  connect(servers: readonly McpServer[], context: McpConnectContext): Promise<McpSessionTools>;
+  /**
+   * Receives the client's `mcp/message` notifications (MCP-over-ACP: progress and other events of a request to a
+   * server the client serves); the toolkit calls it for connectors that serve `"type": "acp"` servers.
+   */
+  handleMcpMessage?(params: MessageMcpNotification, connection: HasConnectionContext): void;
+}
+
+/** The session a connector connects servers for, and the ACP connection it came on (for `"type": "acp"` servers). */
+export interface McpConnectContext {
+  sessionId: string;
+  cwd: string;
+  /** The ACP connection of the session: MCP servers the client serves over ACP are reached through it. */
+  connection?: HasConnectionContext;
 }

@@ -41,6 +41,9 @@ import type { Agent } from "../../acp/agent-handler.js";
 import { SessionCommands, validateCommands, type SlashCommand } from "./commands.js";
 import { resolveSettings, SessionSettings, supportsBooleanOptions, type SessionSettingsDeclaration } from "./config-options.js";
 import type { McpConnector } from "./mcp-connector.js";
+import type { MessageMcpNotification } from "../../protocol/unstable.js";
+import { ACP_CONNECTION } from "../../acp/connect.js";
+import type { HasConnectionContext } from "../../acp/mcp/binding.js";
 import { runPromptTurn, type PromptHandler, type PromptTurn, type TurnPolicy } from "./prompt-turn.js";
 import { REPLAY_META_KEY } from "./replay.js";
 import type { ClientPort, SessionOrigin, ToolkitSession } from "./session.js";
@@ -114,7 +117,7 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
   const fork = (options.unstable ?? speaksUnstable(client)) && sessions.store !== undefined;
   const titleOf = options.titleFromPrompt === false ? undefined : (options.titleFromPrompt ?? defaultTitle);
   const ready = async (session: ToolkitSession<S>, origin: SessionOrigin, mcpServers: readonly McpServer[] | undefined) => {
-    if (options.mcp !== undefined) await connectMcp(session, options.mcp, mcpServers ?? []);
+    if (options.mcp !== undefined) await connectMcp(session, options.mcp, mcpServers ?? [], client);
     await options.onSessionReady?.(session, origin);
     afterResponse(session);
     return session;
@@ -212,6 +215,13 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
       };
       return runPromptTurn(session, params, onPrompt, options.cancelGraceMs === undefined ? runOptions : { ...runOptions, cancelGraceMs: options.cancelGraceMs });
     },
+    ...(options.mcp?.handleMcpMessage !== undefined && ACP_CONNECTION in client
+      ? {
+          unstable_mcpMessage(params: MessageMcpNotification) {
+            options.mcp!.handleMcpMessage!(params, client as HasConnectionContext);
+          },
+        }
+      : {}),
     cancel(params) {
       sessions.cancel(params.sessionId);
     },
@@ -219,8 +229,9 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
 }
 
 /** Connects the session's MCP servers and closes them with the session. */
-async function connectMcp<S>(session: ToolkitSession<S>, connector: McpConnector, servers: readonly McpServer[]): Promise<void> {
-  const tools = await connector.connect(servers, { sessionId: session.sessionId, cwd: session.cwd });
+async function connectMcp<S>(session: ToolkitSession<S>, connector: McpConnector, servers: readonly McpServer[], client: ClientPort): Promise<void> {
+  const connection = ACP_CONNECTION in client ? (client as HasConnectionContext) : undefined;
+  const tools = await connector.connect(servers, { sessionId: session.sessionId, cwd: session.cwd, ...(connection ? { connection } : {}) });
   session.mcp = tools;
   session.onDispose(() => tools.close());
 }

@@ -7,6 +7,7 @@
  */
 import path from "node:path";
 import { AgentSideConnection } from "../../agent/agent-side-connection.js";
+import { AgentSideConnection as UnstableAgentSideConnection } from "../../unstable.js";
 import { FileSessionStore } from "../../node/file-session-store.js";
 import { stdioStream } from "../../node/stdio.js";
 import { AGENT_INFO, referenceAgent } from "./agent.js";
@@ -23,6 +24,8 @@ export interface ReferenceAgentOptions {
   /** How long a `/grep` search may run before it is stopped. Default 10 s. */
   grepTimeLimitMs?: number;
   logLevel?: LogLevel;
+  /** Speak the unstable protocol (`acpkit/unstable`): MCP servers the client serves over ACP, `session/fork`. */
+  unstable?: boolean;
 }
 
 export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
@@ -31,9 +34,10 @@ export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
 export async function runReferenceAgent(options: ReferenceAgentOptions = {}): Promise<void> {
   const logger = stderrLogger(options.logLevel ?? "warn");
   const store = new FileSessionStore({ ...(options.dataDir ? { dir: path.join(options.dataDir, "sessions") } : {}), logger });
-  const mcp = referenceMcpConnector(logger, { name: AGENT_INFO.name, version: AGENT_INFO.version });
+  const mcp = referenceMcpConnector(logger, { name: AGENT_INFO.name, version: AGENT_INFO.version }, options.unstable === true);
   const settings = { model: options.model, runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, grepTimeLimitMs: options.grepTimeLimitMs, logger, mcp };
-  const connection = new AgentSideConnection((conn) => referenceAgent(conn, store, settings), stdioStream(), { logger });
+  const Connection = options.unstable ? UnstableAgentSideConnection : AgentSideConnection;
+  const connection = new Connection((conn) => referenceAgent(conn, store, settings), stdioStream(), { logger });
   logger.info("the reference agent is listening on stdio", { sessions: store.dir, model: options.model?.model ?? null });
   await connection.closed;
   await store.close();

@@ -8,9 +8,12 @@ import type { McpConnector, McpSessionTools, McpToolResult, PromptTurn } from ".
 import type { Logger } from "../../jsonrpc/logger.js";
 import { createMcpConnector } from "../../node/mcp-servers.js";
 
-/** The connector of the reference agent: stdio, Streamable HTTP and SSE servers. */
-export function referenceMcpConnector(logger: Logger, clientInfo: { name: string; version: string }): McpConnector {
-  return createMcpConnector({ logger, clientInfo });
+/**
+ * The connector of the reference agent: stdio, Streamable HTTP and SSE servers, and with `acp` (the unstable
+ * protocol) the servers the client serves over ACP.
+ */
+export function referenceMcpConnector(logger: Logger, clientInfo: { name: string; version: string }, acp = false): McpConnector {
+  return createMcpConnector({ logger, clientInfo, acp });
 }
 
 /** The connections of a session without MCP servers. */
