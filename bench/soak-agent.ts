@@ -24,7 +24,7 @@ new AgentSideConnection(
       extMethod: async (method: string) => {
         if (method !== "_soak/rss" && method !== "soak/rss") throw new Error(`unknown ${method}`);
         collectGarbage();
-        return { rss: process.memoryUsage.rss(), handles: process.getActiveResourcesInfo().length };
+        return { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed, handles: process.getActiveResourcesInfo().length };
       },
     });
   },

@@ -27,6 +27,8 @@ const MiB = 1024 * 1024;
 interface Sample {
   t: number;
   clientRss: number;
+  clientHeap: number;
+  agentHeap: number;
   clientHandles: number;
   clientFds: number;
   agentRss: number;
@@ -106,10 +108,12 @@ async function main(): Promise<number> {
     while (performance.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, sampleMs));
       collectGarbage();
-      const agentSide = (await client.extMethod("_soak/rss", {})) as { rss: number; handles: number };
+      const agentSide = (await client.extMethod("_soak/rss", {})) as { rss: number; heap: number; handles: number };
       const sample: Sample = {
         t: (performance.now() - started) / 1000,
         clientRss: process.memoryUsage.rss(),
+        clientHeap: process.memoryUsage().heapUsed,
+        agentHeap: agentSide.heap,
         clientHandles: process.getActiveResourcesInfo().length,
         clientFds: fds("self"),
         agentRss: rssOf(agent.pid) > 0 ? rssOf(agent.pid) : agentSide.rss,
@@ -118,8 +122,8 @@ async function main(): Promise<number> {
       };
       samples.push(sample);
       process.stdout.write(
-        `t=${sample.t.toFixed(0).padStart(4)} s  client rss ${(sample.clientRss / MiB).toFixed(1)} MiB, handles ${sample.clientHandles}, fds ${sample.clientFds}  ` +
-          `agent rss ${(sample.agentRss / MiB).toFixed(1)} MiB, handles ${sample.agentHandles}, fds ${sample.agentFds}  turns ${turns}, updates ${updates}\n`,
+        `t=${sample.t.toFixed(0).padStart(4)} s  client rss ${(sample.clientRss / MiB).toFixed(1)} MiB (heap ${(sample.clientHeap / MiB).toFixed(1)}), handles ${sample.clientHandles}, fds ${sample.clientFds}  ` +
+          `agent rss ${(sample.agentRss / MiB).toFixed(1)} MiB (heap ${(sample.agentHeap / MiB).toFixed(1)}), handles ${sample.agentHandles}, fds ${sample.agentFds}  turns ${turns}, updates ${updates}\n`,
       );
     }
   })();
@@ -140,6 +144,8 @@ async function main(): Promise<number> {
     const projected = (perSecond * span) / MiB;
     const ok = projected < maxGrowthMiB;
     pass &&= ok;
+    const heapPerSecond = slope(steady.map((s) => [s.t, s[`${who}Heap`]]));
+    verdicts.push(`${who} live heap after GC: slope ${((heapPerSecond * 60) / MiB).toFixed(2)} MiB/min (reported, not judged)`);
     verdicts.push(`${who} RSS slope ${((perSecond * 60) / MiB).toFixed(2)} MiB/min (${projected.toFixed(1)} MiB over ${span.toFixed(0)} s; limit ${maxGrowthMiB}) ${ok ? "flat" : "GROWING"}`);
     for (const kind of ["Handles", "Fds"] as const) {
       const key = `${who}${kind}` as const;
