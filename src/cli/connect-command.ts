@@ -12,11 +12,16 @@ Usage:
   acp connect URL [options]     URL: http(s)://HOST/acp or ws(s)://HOST/acp
 
 Newline-delimited JSON-RPC on stdin goes to the remote agent, its messages come out on stdout, unchanged; an editor
-that starts stdio agents runs this as its agent command. Exits 0 when stdin ends, 1 when the remote goes away.
+that starts stdio agents runs this as its agent command. Exits 0 when stdin ends, 1 when the remote goes away
+(with --reconnect: when it cannot be reached again).
 
 Options:
 ${REMOTE_AGENT_USAGE}
   --connect-timeout S      seconds the server has to accept the connection (default 30)
+  --reconnect              when the remote drops, reconnect and reattach the editor's sessions (session/resume or
+                           session/load); a turn in flight fails, each session gets a notice, stderr logs each step
+  --reconnect-attempts N   attempts before giving up (implies --reconnect; default 10; backoff from 0.25 s up
+                           to 10 s between them)
   -h, --help               this help
 `;
 
@@ -25,12 +30,18 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
   const flags = noRemoteAgentFlags();
   let url: string | undefined;
   let connectTimeoutMs: number | undefined;
+  let reconnect = false;
+  let reconnectAttempts = 10;
   try {
     for (let i = 0; i < args.length; i++) {
       const arg = args[i]!;
       if (arg === "-h" || arg === "--help") {
         process.stdout.write(connectUsage);
         return 0;
+      }
+      if (arg === "--reconnect") {
+        reconnect = true;
+        continue;
       }
       if (!arg.startsWith("--")) {
         if (url !== undefined) throw new UsageError(`one URL only; got "${url}" and "${arg}"`);
@@ -44,12 +55,17 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
         const seconds = Number(value);
         if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--connect-timeout takes a positive number of seconds; got "${value}"`);
         connectTimeoutMs = Math.round(seconds * 1000);
+      } else if (arg === "--reconnect-attempts") {
+        const attempts = Number(value);
+        if (!Number.isInteger(attempts) || attempts < 1) throw new UsageError(`--reconnect-attempts takes a whole number >= 1; got "${value}"`);
+        reconnectAttempts = attempts;
+        reconnect = true;
       } else throw new UsageError(`unknown option ${arg} (acp connect --help lists them)`);
     }
     if (url === undefined) throw new UsageError("no URL: acp connect http(s)://HOST/acp (or ws(s)://...)");
     const spec = remoteAgentSpec(url, flags);
     if (spec === undefined) throw new UsageError(`"${url}" is not an http(s):// or ws(s):// URL`);
-    return await runBridge({ ...spec, ...(connectTimeoutMs ? { connectTimeoutMs } : {}) });
+    return await runBridge({ ...spec, ...(connectTimeoutMs ? { connectTimeoutMs } : {}), ...(reconnect ? { reconnect: { maxAttempts: reconnectAttempts } } : {}) });
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`acp connect: ${error.message}\n`);

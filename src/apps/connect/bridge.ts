@@ -13,7 +13,12 @@
  * - Backpressure both ways: while stdout is full, the remote is not read; while the remote does not take what the
  *   editor sends (more than 256 KiB waiting), stdin is not read.
  * - The end of stdin closes the remote connection (DELETE on Streamable HTTP) and exits 0. The remote agent going
- *   away exits 1 with a message on stderr. Nothing is retried: the editor restarts its agent command.
+ *   away exits 1 with a message on stderr, unless `reconnect` is on.
+ * - With `reconnect`: when the remote drops, the bridge reconnects (backoff), sends the editor's `initialize` again
+ *   and reattaches its sessions (`session/resume` when advertised, else `session/load`, the replayed history held
+ *   back), so the editor keeps its agent process. Requests in flight get a -32603 error at once; each step goes to
+ *   stderr and each reattached session gets a notice (see reconnect-notices.ts). Frames from the agent are then
+ *   re-serialized (same JSON, not byte for byte). After the last failed attempt it exits 1.
  *
  * Spec: https://agentclientprotocol.com/protocol/transports and
  * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
@@ -22,10 +27,12 @@ import { sketchEnvelope } from "../../jsonrpc/envelope-scanner.js";
 import type { FrameProblem } from "../../jsonrpc/link.js";
 import { isRecord, type AnyMessage } from "../../jsonrpc/messages.js";
 import { RequestError } from "../../jsonrpc/request-error.js";
+import type { ReconnectOptions } from "../../client/reconnect/index.js";
 import { connectRemote } from "../../node/remote.js";
 import type { RemoteProfile, RemoteStream } from "../../transports/remote/open-remote.js";
 import { LineSplitter } from "../../transports/line-splitter.js";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../../transports/serialize.js";
+import { describeReconnectEvent, noticeFrame } from "./reconnect-notices.js";
 
 /** Output waiting for the remote beyond which stdin is no longer read. */
 const STDIN_HOLD_MARK = 256 * 1024;
@@ -38,7 +45,12 @@ export interface BridgeOptions {
   /** How long the remote has to accept the connection. Default 30000 ms. */
   connectTimeoutMs?: number;
   maxMessageBytes?: number;
+  /** Reconnect when the remote drops (`true` for the defaults; `onEvent` is the bridge's own). Off by default. */
+  reconnect?: boolean | Omit<ReconnectOptions, "onEvent">;
 }
+
+/** What the bridge needs of the link to the remote: a plain remote link, or a reconnecting one. */
+type BridgeLink = Pick<RemoteStream["link"], "start" | "send" | "drain" | "close" | "pauseInput" | "resumeInput" | "pendingOutput">;
 
 /** The process streams (injectable for tests). */
 export interface BridgeIo {
@@ -52,7 +64,7 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
   const note = (text: string) => void io.stderr.write(`acp connect: ${text}\n`);
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   // Flow control: while stdout is full, the link stops reading from the remote.
-  const flow: { paused: boolean; link: RemoteStream["link"] | undefined } = { paused: false, link: undefined };
+  const flow: { paused: boolean; link: BridgeLink | undefined } = { paused: false, link: undefined };
   const writeFrame = (text: string) => {
     if (!io.stdout.write(`${text}\n`) && !flow.paused && flow.link) {
       flow.paused = true;
@@ -67,20 +79,38 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
   const answer = (id: unknown, error: RequestError) => writeFrame(JSON.stringify({ jsonrpc: "2.0", id, error: error.toErrorResponse() }));
 
   let stream: RemoteStream;
+  let link: BridgeLink;
+  /** Sends one line from the editor: as is on a plain link, re-serialized on a reconnecting one (it may queue it). */
+  let sendLine: (line: string, value: AnyMessage) => void;
+  const common = {
+    ...(options.token === undefined ? {} : { token: options.token }),
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
+    ...(options.profile === undefined ? {} : { profile: options.profile }),
+    openTimeoutMs: options.connectTimeoutMs ?? 30_000,
+    maxMessageBytes: maxBytes,
+  };
   try {
-    stream = await connectRemote(options.url, {
-      ...(options.token === undefined ? {} : { token: options.token }),
-      ...(options.headers === undefined ? {} : { headers: options.headers }),
-      ...(options.profile === undefined ? {} : { profile: options.profile }),
-      openTimeoutMs: options.connectTimeoutMs ?? 30_000,
-      maxMessageBytes: maxBytes,
-      deliverText: (text) => writeFrame(text),
-    });
+    if (options.reconnect !== undefined && options.reconnect !== false) {
+      // The reconnecting link must see every message (it answers its own requests, learns sessions): no deliverText.
+      const onEvent: ReconnectOptions["onEvent"] = (event) => {
+        const { note: text, session } = describeReconnectEvent(event);
+        note(text);
+        if (session !== undefined) writeFrame(noticeFrame(session.sessionId, session.text));
+      };
+      const reconnecting = await connectRemote(options.url, { ...common, reconnect: { ...(options.reconnect === true ? {} : options.reconnect), onEvent } });
+      stream = reconnecting;
+      link = reconnecting.reconnecting;
+      sendLine = (_line, value) => reconnecting.reconnecting.send(value);
+    } else {
+      stream = await connectRemote(options.url, { ...common, deliverText: (text) => writeFrame(text) });
+      const plain = stream.link;
+      link = plain;
+      sendLine = (line, value) => plain.sendText(line, value);
+    }
   } catch (error) {
     note((error as Error).message);
     return 1;
   }
-  const link = stream.link;
   flow.link = link;
   note(`connected to ${stream.url} (${stream.profile === "websocket" ? "WebSocket" : "Streamable HTTP"})`);
 
@@ -113,7 +143,7 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
       return;
     }
     try {
-      link.sendText(line, value as AnyMessage);
+      sendLine(line, value as AnyMessage);
     } catch (error) {
       // Only a refusal for backlog can land here (stdin is paused well before): say so, answer a request.
       note((error as Error).message);

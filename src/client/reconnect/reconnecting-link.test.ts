@@ -214,4 +214,41 @@ describe("ReconnectingLink", () => {
     const connection = new ClientSideConnection(() => ({ sessionUpdate: async () => {}, requestPermission: async () => ({ outcome: { outcome: "cancelled" } }) }), stream);
     await assert.rejects(connection.initialize(INIT), /no route to host/);
   });
+  it("pauseInput/resumeInput reach the live link, and a link opened while paused starts paused", async () => {
+    const agents: RawAgent[] = [];
+    const calls: string[] = [];
+    const events: ReconnectEvent[] = [];
+    const open = () => {
+      const [clientSide, agentSide] = createMemoryPair();
+      agents.push(new RawAgent(agentSide, agentReplies({ loadSession: true })));
+      // The memory link's flow control is not what is tested: a link that records the calls, delegating the rest.
+      const inner = clientSide[LINK]!;
+      const n = agents.length;
+      const link = {
+        start: (receiver: Parameters<typeof inner.start>[0]) => inner.start(receiver),
+        send: (message: AnyMessage) => inner.send(message),
+        drain: () => inner.drain(),
+        close: () => inner.close(),
+        pendingOutput: 0,
+        pauseInput: () => void calls.push(`pause ${n}`),
+        resumeInput: () => void calls.push(`resume ${n}`),
+      };
+      return { [LINK]: link } as unknown as Stream;
+    };
+    const stream = reconnectingStream(open, { initialDelayMs: 1, maxDelayMs: 5, onEvent: (event) => events.push(event) });
+    const connection = new ClientSideConnection(() => ({ sessionUpdate: async () => {}, requestPermission: async () => ({ outcome: { outcome: "cancelled" } }) }), stream);
+    await connection.initialize(INIT);
+    await connection.newSession({ cwd: "/work", mcpServers: [] });
+    const link = stream.reconnecting;
+    link.pauseInput();
+    link.resumeInput();
+    link.pauseInput();
+    agents[0]!.drop();
+    await until(() => agents.length === 2);
+    link.resumeInput();
+    await until(() => events.some((e) => e.type === "reattached"));
+    assert.deepEqual(calls, ["pause 1", "resume 1", "pause 1", "pause 2", "resume 2"]);
+    assert.equal(typeof link.pendingOutput, "number");
+    connection.close();
+  });
 });

@@ -55,6 +55,13 @@ export interface ReconnectOptions extends BackoffOptions {
 
 type State = "connecting" | "up" | "reconnecting" | "closed";
 
+/** What links with flow control (acpkit's remote and stdio links) add to `MessageLink`. */
+interface FlowControl {
+  readonly pendingOutput: number;
+  pauseInput(): void;
+  resumeInput(): void;
+}
+
 /** See the file comment. */
 export class ReconnectingLink implements MessageLink {
   readonly #open: () => Stream | Promise<Stream>;
@@ -69,6 +76,7 @@ export class ReconnectingLink implements MessageLink {
   #queue: AnyMessage[] = [];
   #cause: unknown;
   #closedDelivered = false;
+  #inputPaused = false;
 
   constructor(open: () => Stream | Promise<Stream>, options: ReconnectOptions = {}, first?: Stream) {
     this.#open = open;
@@ -110,6 +118,22 @@ export class ReconnectingLink implements MessageLink {
     this.#ledger.sent(message);
   }
 
+  /** Bytes the live link has not handed to the network yet (0 while reconnecting or when the link cannot say). */
+  get pendingOutput(): number {
+    return (this.#live?.link as Partial<FlowControl> | undefined)?.pendingOutput ?? 0;
+  }
+
+  /** Stops delivery of incoming messages (the live link and every later one) until `resumeInput`. */
+  pauseInput(): void {
+    this.#inputPaused = true;
+    (this.#live?.link as Partial<FlowControl> | undefined)?.pauseInput?.();
+  }
+
+  resumeInput(): void {
+    this.#inputPaused = false;
+    (this.#live?.link as Partial<FlowControl> | undefined)?.resumeInput?.();
+  }
+
   drain(): Promise<void> {
     return this.#state === "up" && this.#live !== undefined ? this.#live.link.drain() : Promise.resolve();
   }
@@ -134,7 +158,9 @@ export class ReconnectingLink implements MessageLink {
   }
 
   #adopt(stream: Stream): Generation {
-    return new Generation(this.#generations++, linkOf(stream), {
+    const link = linkOf(stream);
+    if (this.#inputPaused) (link as Partial<FlowControl>).pauseInput?.();
+    return new Generation(this.#generations++, link, {
       message: (value) => {
         this.#ledger.received(value);
         this.#receiver?.message(value);

@@ -11,48 +11,17 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { Readable } from "node:stream";
 import { after, describe, it } from "node:test";
-import { ClientSideConnection, ndJsonStream, type Client } from "../../../src/index.js";
+import { ClientSideConnection } from "../../../src/index.js";
 import { ACP, startExec } from "../exec/support.js";
-import { lineRecorder, track, within, type WireLine } from "../interop/support/spawn.js";
+import { track, within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { ClientHost } from "./support/client.js";
+import { hostClient, startConnect } from "./support/connect-process.js";
 import { SERVER_IMPLS, startServer, type RunningServer } from "./support/server.js";
 
 const STEP = { timeout: 90_000 };
 const TOKEN = "cli-s3cret";
-
-/** `acp connect` as an editor runs it: stdin/stdout as the agent's pipes, the wire recorded line by line. */
-function startConnect(args: string[]) {
-  const child = spawn(process.execPath, [ACP, "connect", ...args], { stdio: ["pipe", "pipe", "pipe"] });
-  track(child);
-  let stderr = "";
-  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  const wire: WireLine[] = [];
-  const input = (Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>).pipeThrough(lineRecorder("agent", wire));
-  const output = new WritableStream<Uint8Array>({
-    write: (chunk) => new Promise<void>((resolve, reject) => child.stdin!.write(chunk, (error) => (error ? reject(error) : resolve()))),
-    close: () => void child.stdin!.end(),
-  });
-  child.stdin!.on("error", () => {});
-  return { child, exited, wire, stderr: () => stderr, stream: ndJsonStream(output, input) };
-}
-
-function hostClient(host: ClientHost): Client {
-  return {
-    requestPermission: (params) => host.requestPermission(params),
-    sessionUpdate: async (params) => host.sessionUpdate(params),
-    readTextFile: (params) => host.readTextFile(params),
-    writeTextFile: (params) => host.writeTextFile(params),
-    createTerminal: async (params) => host.terminals.create(params),
-    terminalOutput: async (params) => host.terminals.output(params),
-    waitForTerminalExit: (params) => host.terminals.waitForExit(params),
-    killTerminal: async (params) => host.terminals.kill(params),
-    releaseTerminal: async (params) => host.terminals.release(params),
-  };
-}
 
 for (const serverImpl of SERVER_IMPLS) {
   describe(`the programs with a remote agent (${serverImpl} server)`, () => {
