@@ -13,7 +13,7 @@ import ts from "typescript";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const from = join(root, "dist/src");
 const to = join(root, "dist/cjs");
-const ENTRIES = ["index.js", "unstable.js", "experimental/nes.js"];
+const ENTRIES = ["index.js", "unstable.js", "experimental/nes.js", "experimental/v2.js", "experimental/v2-unstable.js"];
 /** Relative specifiers of `import ... from "./x.js"`, `export ... from`, `import "./x.js"` and `import("./x.js")`. */
 const IMPORT = /(?:\bfrom|\bimport)\s*\(?\s*["'](\.[^"']+)["']/g;
 

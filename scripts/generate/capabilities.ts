@@ -71,3 +71,27 @@ export const CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
   "document/didSave": documentEvent("didSave"),
   "document/didFocus": documentEvent("didFocus"),
 };
+
+/**
+ * The gates of protocol v2 (draft). v2 moved every session-scoped capability under `capabilities.session` and made
+ * `session/list`, `session/resume` and `session/close` baseline (advertising `capabilities.session` requires them);
+ * `auth/login` and `auth/logout` are gated by a non-empty `authMethods`, not by a capability, so they are not here.
+ * Paths start inside the v2 `AgentCapabilities` / `ClientCapabilities` (sent as `capabilities` by both sides).
+ */
+const v2Archive = agent(["session", "archive"], "v2 SessionCapabilities.archive: session/archive and session/unarchive");
+const v2Providers = agent(["providers"], "v2 AgentCapabilities.providers: provider methods");
+export const V2_CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
+  "session/delete": agent(["session", "delete"], "v2 SessionCapabilities.delete: session/delete"),
+  "session/fork": agent(["session", "fork"], "v2 SessionCapabilities.fork: session/fork"),
+  "session/archive": v2Archive,
+  "session/unarchive": v2Archive,
+  "session/status": agent(["session", "status"], "v2 SessionCapabilities.status: session/status"),
+  "session/set_title": agent(["session", "title"], "v2 SessionCapabilities.title: session/set_title"),
+  "auth/status": agent(["auth", "status"], "v2 AgentAuthCapabilities.status: auth/status"),
+  "providers/list": v2Providers,
+  "providers/set": v2Providers,
+  "providers/disable": v2Providers,
+  "mcp/message": agent(["session", "mcp", "acp"], "v2 McpCapabilities.acp: McpServer of type acp, traffic as mcp/message"),
+  "elicitation/create": client(["elicitation"], "v2 ClientCapabilities.elicitation: omitted or null means no elicitation"),
+  "elicitation/complete": client(["elicitation", "url"], "v2 ElicitationCapabilities.url: URL-based elicitation completes"),
+};

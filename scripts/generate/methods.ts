@@ -50,7 +50,14 @@ const OPTIONAL_ENVELOPES: Record<string, Role> = {
  * (it may lag behind the schema: a method it lists that the schema no longer has is skipped, a method it lacks gets
  * a key derived from its name, `session/set_title` -> `session_set_title`).
  */
-export function deriveMethods(schema: LoadedSchema, meta: Meta, stableMeta: Meta, usedGates: Set<string>): MethodSpec[] {
+export function deriveMethods(
+  schema: LoadedSchema,
+  meta: Meta,
+  stableMeta: Meta,
+  usedGates: Set<string>,
+  gates: Readonly<Record<string, CapabilityGate>> = CAPABILITY_GATES,
+  stableSchema?: LoadedSchema,
+): MethodSpec[] {
   const roles = classify(schema);
   const byMethod = new Map<string, Partial<Record<Role, string>>>();
   for (const [name, def] of Object.entries(schema.defs)) {
@@ -63,7 +70,10 @@ export function deriveMethods(schema: LoadedSchema, meta: Meta, stableMeta: Meta
     slot[role] = name;
     byMethod.set(method, slot);
   }
+  // Stable: listed by the stable meta.json, or (when given) defined by the stable schema, which may be newer than
+  // its meta.json (v2's tool_call/cancel and terminal/cancel).
   const stableNames = new Set(allMethods(stableMeta).map(([, m]) => m));
+  if (stableSchema) for (const def of Object.values(stableSchema.defs)) if (def["x-method"]) stableNames.add(def["x-method"]);
   const keys = new Map<string, string>();
   for (const [key, method] of allMethods(meta)) if (!keys.has(method)) keys.set(method, key);
   const order = [...keys.keys()].filter((m) => byMethod.has(m));
@@ -84,7 +94,7 @@ export function deriveMethods(schema: LoadedSchema, meta: Meta, stableMeta: Meta
         }
         spec.result = slot.response;
       }
-      const gate = CAPABILITY_GATES[method];
+      const gate = gates[method];
       if (gate) {
         verifyGate(schema, method, gate);
         usedGates.add(method);

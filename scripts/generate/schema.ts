@@ -56,10 +56,10 @@ const ASSERTION_KEYWORDS = new Set([
 ]);
 /** Keywords that annotate: documentation, leniency hints, method names, defaults. */
 const ANNOTATION_KEYWORDS = new Set([
-  "$schema", "$defs", "title", "description", "default", "discriminator", "x-side", "x-method",
+  "$schema", "$defs", "title", "description", "default", "discriminator", "x-side", "x-method", "contentEncoding",
   "x-deserialize-default-on-error", "x-deserialize-default-on-null", "x-deserialize-skip-invalid-items", "x-docs-ignore",
 ]);
-export const SUPPORTED_FORMATS = new Set(["int64", "int32", "uint16", "uint32", "uint64", "double", "uri"]);
+export const SUPPORTED_FORMATS = new Set(["int64", "int32", "uint16", "uint32", "uint64", "double", "uri", "regex", "date-time"]);
 const SCHEMA_VALUED = new Set(["additionalProperties", "unevaluatedProperties", "items", "not"]);
 const SCHEMA_LIST_VALUED = new Set(["allOf", "anyOf", "oneOf"]);
 

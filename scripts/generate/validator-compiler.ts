@@ -103,6 +103,12 @@ export class Compiler {
     return Boolean(union && assertionKeys(s).length === 1 && union.every((v) => this.isLeafish(v, seen)));
   }
 
+  /** The keys a schema requires, through `$ref`s and `allOf` members. */
+  requiredKeys(s: Schema): string[] {
+    const resolved = this.resolveRefs(s);
+    return [...(resolved.required ?? []), ...(resolved.allOf ?? []).flatMap((member) => this.requiredKeys(member))];
+  }
+
   private resolveRefs(s: Schema): Schema {
     const ref = soleRef(s);
     return ref ? this.resolveRefs(this.defs[ref]!) : s;

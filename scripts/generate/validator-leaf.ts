@@ -130,9 +130,19 @@ function stringClause(s: Schema, patterns: PatternRegistry): Leaf {
     tests.push((x) => `${re}.test(${x})`);
     notes.push(`matching /${s.pattern}/`);
   }
+  if (s.format === "date-time") {
+    // RFC 3339 date-time with an offset (what the official SDK's zod `iso.datetime({ offset: true })` accepts).
+    const re = patterns(RFC3339_DATE_TIME);
+    tests.push((x) => `${re}.test(${x})`);
+    notes.push("an RFC 3339 date-time");
+  }
   const desc = notes.length ? `string (${notes.join(", ")})` : "string";
   return { desc, pure: (x) => tests.map((f) => f(x)).join(" && ") };
 }
+
+/** RFC 3339 `date-time`: date, `T`, time with optional fraction, `Z` or a numeric offset; fields in range. */
+const RFC3339_DATE_TIME =
+  "^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])[Tt]([01]\\d|2[0-3]):[0-5]\\d:([0-5]\\d|60)(\\.\\d+)?([Zz]|[+-]([01]\\d|2[0-3]):[0-5]\\d)$";
 
 function numberClause(t: string, s: Schema): Leaf {
   const base = FORMAT_RANGES[s.format ?? ""] ?? {};

@@ -14,7 +14,9 @@ export function unionCode(c: Compiler, variants: Schema[], exclusive: boolean, o
   const tagged = analyzeTaggedUnion(variants, where, exclusive);
   if (!tagged) {
     if (exclusive && variants.length > 1) {
-      throw new Error(`${where}: oneOf without a discriminating tag cannot be checked deterministically`);
+      const keys = distinguishingKeys(c, variants);
+      if (!keys) throw new Error(`${where}: oneOf without a discriminating tag or required keys cannot be checked deterministically`);
+      return byRequiredKeys(c, variants, keys, objectChecked, where);
     }
     return check(c, variants.map((v, i) => c.node(v, `${where}/${i}`)), "  ");
   }
@@ -70,4 +72,30 @@ function check(c: Compiler, nodes: Node[], indent: string): string[] {
   const desc = [...new Set(nodes.map((n) => n.desc))].join(" | ");
   const list = c.candidates(nodes.map((n) => c.fnOf(n)));
   return [`${indent}if (!U(v, m, ${list}, ${literal(desc)}) && Y(m, s)) return false;`];
+}
+
+/**
+ * For a `oneOf` without a tag whose variants each require keys no other variant requires (v2's elicitation scopes:
+ * `sessionId` or `requestId`): the variant is chosen by which of those keys are present (not undefined), exactly one
+ * must be, and the value is then checked against that variant alone. The official SDK decides the same way.
+ */
+function distinguishingKeys(c: Compiler, variants: Schema[]): string[][] | undefined {
+  const required = variants.map((v) => new Set(c.requiredKeys(v)));
+  const own = required.map((keys, i) => [...keys].filter((k) => required.every((other, j) => j === i || !other.has(k))));
+  return own.every((k) => k.length > 0) ? own : undefined;
+}
+
+function byRequiredKeys(c: Compiler, variants: Schema[], keys: string[][], objectChecked: boolean, where: string): string[] {
+  const nodes = variants.map((v, i) => c.node(v, `${where}/${i}`));
+  const has = (k: string) => `${access("v", k)} !== undefined`;
+  const expected = `exactly one of ${keys.map((ks) => ks.map((k) => `\`${k}\``).join(" + ")).join(" or ")}`;
+  const lines: string[] = [];
+  if (!objectChecked) lines.push('  if (!O(v)) return I("object", v);');
+  lines.push(`  const h = [${keys.map((ks) => ks.map(has).join(" && ")).join(", ")}];`);
+  lines.push(`  const n = h.filter(Boolean).length;`);
+  lines.push(`  if (n !== 1) { I(${literal(expected)}, v); if (Y(m, s)) return false; }`);
+  nodes.forEach((node, i) => {
+    lines.push(`  else if (h[${i}]) { if (!${node.call("v")} && Y(m, s)) return false; }`);
+  });
+  return lines;
 }

@@ -13,8 +13,9 @@ import {
   type TapListener,
 } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
-import { peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
+import { hasCapability, peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
+import type { Admission } from "./admission.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
 import { Routes, type RequestRoute } from "./routes.js";
 
@@ -79,6 +80,8 @@ export class AcpConnection {
    * (1.9.0 served requests sent before `initialize`).
    */
   requireInitialize = false;
+  /** Protocol-version rules applied before dispatch and around `initialize` (protocol v2's lifecycle); none for v1. */
+  admission: Admission | undefined;
   private initialized = false;
   private readonly index: MethodIndex;
   private readonly outgoing: "warn" | "strict" | "off";
@@ -124,7 +127,11 @@ export class AcpConnection {
 
   /** Whether the peer advertised what `method` needs (true for ungated and extension methods; gated ones are false before initialize). */
   peerSupports(method: string): boolean {
-    return peerSupports(method, this.peerCapabilities, peerOf(this.side));
+    if (this.flavor.version === 1) return peerSupports(method, this.peerCapabilities, peerOf(this.side));
+    const info = this.index.peer.requests.get(method) ?? this.index.peer.notifications.get(method);
+    const gate = info?.capability;
+    if (gate === undefined || gate.advertisedBy !== peerOf(this.side)) return true;
+    return hasCapability(this.peerCapabilities, gate.path);
   }
 
   /** Sends a request; typed methods are checked on the way out and their results validated on the way in. */
@@ -198,12 +205,14 @@ export class AcpConnection {
               return raw;
             }
           };
+      const field = this.flavor.capabilitiesField.result;
       parser =
         info.method === "initialize" && this.side === "client"
           ? (raw) => {
-              const result = parse(raw) as { agentCapabilities?: Record<string, unknown> } | null;
-              const capabilities = result !== null && typeof result === "object" ? result.agentCapabilities : undefined;
-              this.peerCapabilities = capabilities !== null && typeof capabilities === "object" ? capabilities : {};
+              const result = parse(raw) as Record<string, unknown> | null;
+              const capabilities = result !== null && typeof result === "object" ? result[field] : undefined;
+              this.peerCapabilities = capabilities !== null && typeof capabilities === "object" ? (capabilities as Record<string, unknown>) : {};
+              this.admission?.initializeResult?.(result);
               return result;
             }
           : parse;
@@ -213,6 +222,14 @@ export class AcpConnection {
   }
 
   private dispatchRequest(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown> {
+    if (this.admission !== undefined) {
+      const held = this.admission.request(method, context.id);
+      if (held !== undefined) return held.then(() => this.routeRequest(method, params, context));
+    }
+    return this.routeRequest(method, params, context);
+  }
+
+  private routeRequest(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown> {
     const route = this.routes.requests.get(method) ?? this.routes.fallbackRequest;
     if (route === undefined) throw RequestError.methodNotFound(method);
     if (this.requireInitialize && !this.initialized && method !== "initialize") {
@@ -223,16 +240,47 @@ export class AcpConnection {
   }
 
   private runRequest(route: RequestRoute, info: MethodInfo | undefined, method: string, params: unknown, context: IncomingRequestContext) {
+    if (info?.method === "initialize" && this.side === "agent" && this.admission?.initializeFailed !== undefined) {
+      return this.runInitialize(route, info, method, params, context, this.admission);
+    }
+    return this.runHandler(route, info, method, params, context);
+  }
+
+  private runHandler(route: RequestRoute, info: MethodInfo | undefined, method: string, params: unknown, context: IncomingRequestContext) {
     const parsed = this.parseIncoming(route.parse, info, params);
     if (info?.method === "initialize" && this.side === "agent") {
-      this.peerCapabilities = ((parsed as { clientCapabilities?: Record<string, unknown> }).clientCapabilities ?? {}) as Record<string, unknown>;
+      const capabilities = (parsed as Record<string, unknown>)[this.flavor.capabilitiesField.request];
+      this.peerCapabilities = (capabilities !== null && typeof capabilities === "object" ? capabilities : {}) as Record<string, unknown>;
     }
     const result = route.handler(parsed, context, method);
     if (info?.result === undefined) return result;
+    const answer = (value: unknown) => {
+      const checked = this.checkResult(info, value);
+      if (info.method === "initialize") this.admission?.initializeAnswered?.(parsed, checked);
+      return checked;
+    };
     if (result !== null && typeof result === "object" && typeof (result as Promise<unknown>).then === "function") {
-      return (result as Promise<unknown>).then((value) => this.checkResult(info, value));
+      return (result as Promise<unknown>).then(answer);
     }
-    return this.checkResult(info, result);
+    return answer(result);
+  }
+
+  /** `initialize` under an admission that follows its outcome: a failure (thrown or rejected) is reported to it. */
+  private runInitialize(route: RequestRoute, info: MethodInfo, method: string, params: unknown, context: IncomingRequestContext, admission: Admission) {
+    const failed = (error: unknown): never => {
+      admission.initializeFailed!(error);
+      throw error;
+    };
+    let result: unknown;
+    try {
+      result = this.runHandler(route, info, method, params, context);
+    } catch (error) {
+      return failed(error);
+    }
+    if (result !== null && typeof result === "object" && typeof (result as Promise<unknown>).then === "function") {
+      return (result as Promise<unknown>).then(undefined, failed);
+    }
+    return result;
   }
 
   private checkResult(info: MethodInfo, value: unknown): unknown {
@@ -254,6 +302,18 @@ export class AcpConnection {
   }
 
   private dispatchNotification(method: string, params: unknown): MaybePromise<void> {
+    if (this.admission !== undefined) {
+      const admitted = this.admission.notification(method);
+      if (admitted === false) {
+        this.logger.debug("ignored a notification the protocol's lifecycle does not admit now", { method });
+        return;
+      }
+      if (admitted !== true) return admitted.then((yes) => (yes ? this.routeNotification(method, params) : undefined));
+    }
+    return this.routeNotification(method, params);
+  }
+
+  private routeNotification(method: string, params: unknown): MaybePromise<void> {
     const route = this.routes.notifications.get(method) ?? this.routes.fallbackNotification;
     if (route === undefined) {
       this.logger.debug("ignored a notification with no handler", { method });

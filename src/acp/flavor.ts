@@ -2,13 +2,27 @@ import type { CompiledSchema, MethodInfo } from "../protocol/index.js";
 
 /**
  * The protocol a connection speaks: the method table and compiled schemas of stable ACP v1, of v1 with its unstable
- * additions, or of those plus Next Edit Suggestions and document sync (`acpkit/experimental/nes`).
+ * additions, of those plus Next Edit Suggestions and document sync (`acpkit/experimental/nes`), or of protocol v2
+ * (draft), stable or with its unstable additions.
  */
 export interface ProtocolFlavor {
-  readonly name: "stable" | "unstable" | "nes";
+  readonly name: "stable" | "unstable" | "nes" | "v2" | "v2-unstable";
+  /** The `protocolVersion` this flavor speaks. */
+  readonly version: 1 | 2;
   readonly methods: readonly MethodInfo[];
   readonly schemas: Readonly<Record<string, CompiledSchema<unknown>>>;
+  /**
+   * Where each side's capabilities travel in `initialize`: v1 has `clientCapabilities` in the request and
+   * `agentCapabilities` in the result, v2 has `capabilities` in both.
+   */
+  readonly capabilitiesField: { readonly request: string; readonly result: string };
 }
+
+/** v1's `initialize` capability fields. */
+export const V1_CAPABILITY_FIELDS = Object.freeze({ request: "clientCapabilities", result: "agentCapabilities" });
+
+/** v2's `initialize` capability fields. */
+export const V2_CAPABILITY_FIELDS = Object.freeze({ request: "capabilities", result: "capabilities" });
 
 /** The option key under which an entry point gives its apps a flavor (internal; entries only). */
 export const APP_FLAVOR: unique symbol = Symbol.for("acpkit.appFlavor");

@@ -60,9 +60,35 @@ export class AsyncQueue<T> {
     this.pump();
   }
 
-  next(): Promise<T> {
+  /**
+   * The next entry, in order. Aborting `signal` rejects this read with the signal's reason and takes nothing from
+   * the queue: what this read would have got stays for the next one.
+   */
+  next(signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<T>((resolve, reject) => {
-      this.waiters.push({ resolve, reject });
+      if (signal === undefined) {
+        this.waiters.push({ resolve, reject });
+        this.pump();
+        return;
+      }
+      const onAbort = () => {
+        const index = this.waiters.indexOf(waiter);
+        if (index >= 0) this.waiters.splice(index, 1);
+        reject(signal.reason);
+      };
+      const waiter: Waiter<T> = {
+        resolve: (value) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        reject: (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(waiter);
       this.pump();
     });
   }

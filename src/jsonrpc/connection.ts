@@ -208,6 +208,11 @@ export class JsonRpcConnection {
     try {
       value = parse(raw);
     } catch (error) {
+      // A parser that decided with a local error of its own (a protocol version this side cannot speak) is heard.
+      if (error instanceof LocalError) {
+        reject(error);
+        return;
+      }
       const detail = error instanceof Error ? error.message : String(error);
       this.logger.warn("the peer sent an invalid response", { method, detail });
       reject(new InvalidResponseError(method, detail, (error as { issues?: unknown }).issues));

@@ -14,7 +14,8 @@ export type LocalErrorKind =
   | "response_lost"
   | "transport_failed"
   | "output_backlog"
-  | "dependency_missing";
+  | "dependency_missing"
+  | "protocol_version";
 
 /** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */
 export class LocalError extends Error {
@@ -188,5 +189,29 @@ export class OutputBacklogError extends LocalError {
     this.method = method;
     this.bufferedBytes = bufferedBytes;
     this.maxBufferedBytes = maxBufferedBytes;
+  }
+}
+
+/**
+ * The peer answered `initialize` with a protocol version this side cannot speak (a v2-only client meeting an agent
+ * that chose v1). The connection is closed with it: connect with an app of the version the peer chose, or negotiate
+ * first (see `negotiateProtocol` in `acpkit/experimental/v2`).
+ */
+export class ProtocolVersionError extends LocalError {
+  /** The version this side asked for and speaks. */
+  readonly requested: number;
+  /** The version the peer answered with. */
+  readonly received: unknown;
+
+  constructor(requested: number, received: unknown) {
+    super(
+      "protocol_version",
+      `The agent answered initialize with protocolVersion ${JSON.stringify(received)}, but this connection speaks only ` +
+        `ACP v${requested}. Use a client for the version the agent chose (ACP v1: acpkit's root entry) or negotiate ` +
+        "the version first.",
+    );
+    this.name = "ProtocolVersionError";
+    this.requested = requested;
+    this.received = received;
   }
 }

@@ -56,7 +56,7 @@ test("the generator refuses what it cannot compile faithfully, naming where", ()
     import { verifyGate } from "./scripts/generate/methods.ts";
     import { Compiler } from "./scripts/generate/validator-compiler.ts";
     const attempts = {
-      keyword: () => auditKeywords({ properties: { a: { type: "string", contentEncoding: "base64" } } }, "Def"),
+      keyword: () => auditKeywords({ properties: { a: { type: "string", dependentRequired: { a: ["b"] } } } }, "Def"),
       format: () => auditKeywords({ type: "string", format: "email" }, "Def"),
       gate: () => verifyGate({ file: "f", defs: { AgentCapabilities: { properties: {} } } }, "x/y", { advertisedBy: "agent", path: ["nope"] }),
       untaggedOneOf: () => new Compiler({ U: { oneOf: [{ type: "object", properties: {} }, { type: "object", required: ["a"] }] } }).def("U"),
@@ -72,10 +72,10 @@ test("the generator refuses what it cannot compile faithfully, naming where", ()
   const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8" });
   const lines = result.stdout.trim().split("\n");
   assert.deepEqual(lines, [
-    'keyword: unknown JSON Schema keyword "contentEncoding" at Def/properties/a: teach scripts/generate about it',
+    'keyword: unknown JSON Schema keyword "dependentRequired" at Def/properties/a: teach scripts/generate about it',
     'format: unsupported format "email" at Def',
     'gate: f: capability for x/y: AgentCapabilities has no property "nope"',
-    "untaggedOneOf: U: oneOf without a discriminating tag cannot be checked deterministically",
+    "untaggedOneOf: U: oneOf without a discriminating tag or required keys cannot be checked deterministically",
     "overlappingOneOf: N: oneOf variants 0 and 1 can match the same value",
     "requiredLenientEnum: O/properties/k: required default-on-error property without a default or a natural empty value",
   ], result.stderr);

@@ -105,11 +105,14 @@ function synth(raw: any, c: Ctx): unknown {
   switch (t) {
     case "string":
       if (node.format === "uri") return "https://example.com/sample";
+      if (node.format === "date-time") return "2026-11-26T09:30:00Z";
       return node.minLength ? "s".repeat(node.minLength) : "sample";
     case "integer":
       return Math.max(node.minimum ?? 1, 1);
     case "number":
-      return 1.5;
+      // Within the bounds when there are some (v2's `priority` is 0..1).
+      if (node.maximum !== undefined && node.maximum < 1.5) return ((node.minimum ?? 0) + node.maximum) / 2;
+      return Math.max(node.minimum ?? 1.5, 1.5);
     case "boolean":
       return true;
     case "array": {
