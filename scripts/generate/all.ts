@@ -5,7 +5,7 @@ import { CAPABILITY_GATES, V2_CAPABILITY_GATES } from "./capabilities.js";
 import { emitGuards } from "./guards-emitter.js";
 import { type Meta, deriveMethods } from "./methods.js";
 import { emitMethods } from "./methods-emitter.js";
-import { emitUnstableExtras } from "./unstable-extras.js";
+import { emitUnstableExtras, emitV2UnstableExtras } from "./unstable-extras.js";
 import { NES_SCHEMA_FILE, nesMethods, nesSubset } from "./nes.js";
 import type { Outputs } from "./output.js";
 import { loadJson, loadSchema } from "./schema.js";
@@ -91,6 +91,7 @@ export function generateAll(repoRoot: string): Outputs {
     outputs.set(`guards${f.suffix}.ts`, emitGuards(schema, validators.guards, f.suffix));
   }
   outputs.set("unstable-extras.ts", emitUnstableExtras(repoRoot));
+  outputs.set("v2-unstable-extras.ts", emitV2UnstableExtras(repoRoot));
   // NES and document sync, from the kept August 2026 unstable schema (see ./nes.ts).
   const kept = loadSchema(repoRoot, NES_SCHEMA_FILE);
   const keptMeta = loadJson<Meta>(repoRoot, "schema/v1/meta.unstable.json");

@@ -24,3 +24,20 @@ export function emitUnstableExtras(repoRoot: string): string {
   if (guards.length) out.push(`export { ${guards.join(", ")} } from "./guards.unstable.js";`, "");
   return out.join("\n");
 }
+
+/**
+ * The names only v2's unstable schema defines, as types for the v2 entry: the official SDK 1.9.0's
+ * `experimental/v2` exported v2's whole schema (unstable included), so code written for it names them.
+ */
+export function emitV2UnstableExtras(repoRoot: string): string {
+  const stable = loadSchema(repoRoot, "schema/v2/schema.json");
+  const unstable = loadSchema(repoRoot, "schema/v2/schema.unstable.json");
+  const only = Object.keys(unstable.defs).filter((name) => !(name in stable.defs));
+  return [
+    header([stable, unstable], "Names only v2's unstable schema has, re-exported as types by the v2 entry (as the official 1.9.0's v2 entry did)."),
+    "export type {",
+    ...only.map((name) => `  ${name},`),
+    '} from "./types.v2.unstable.js";',
+    "",
+  ].join("\n");
+}

@@ -8,6 +8,7 @@ import type { V2UnstableProtocol } from "../acp/v2/app-types.js";
 import type * as base from "./v2.js";
 
 export type * from "../protocol/generated/types.v2.unstable.js";
+export type { UnknownVariant } from "../protocol/v2.js";
 export {
   AuthMethod,
   AvailableCommand,

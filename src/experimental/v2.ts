@@ -7,6 +7,8 @@
  * `state_update`s (read as `stop` messages by `ActiveSession`). See https://agentclientprotocol.com/protocol/v2/migration
  */
 export type * from "../protocol/generated/types.v2.js";
+export type * from "../protocol/generated/v2-unstable-extras.js";
+export type { UnknownVariant } from "../protocol/v2.js";
 export {
   AuthMethod,
   AvailableCommand,
@@ -55,6 +57,7 @@ export {
   type Result,
   type SendRequestOptions,
   type Stream,
+  type Stream as WireStream,
 } from "../jsonrpc/index.js";
 export type { AgentConnectOptions, AgentConnectionLifecycle, AgentConnector } from "../acp/agent-connector.js";
 export type { ParamsParser } from "../acp/routes.js";

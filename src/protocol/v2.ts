@@ -25,3 +25,13 @@ export {
 export { v2Schemas, v2Schemas as schemas, type V2Schemas } from "./generated/validators.v2.js";
 export { SchemaValidationError, describeValue, formatPath, type CompiledSchema, type ValidationIssue } from "./validation.js";
 export type { CapabilityGateEntry, HandledBy, MethodEntry, MethodInfo } from "./method-entry.js";
+// Unstable-only names, as types, as the official 1.9.0's v2 entry had them.
+export type * from "./generated/v2-unstable-extras.js";
+
+declare const unknownVariant: unique symbol;
+
+/**
+ * A variant of a union this version does not know (a newer peer's), as received: the official SDK brands such
+ * values in its types so they cannot be built by hand. acpkit's readers keep them as they came (tolerant reader).
+ */
+export type UnknownVariant<T> = T & { readonly [unknownVariant]: true };
