@@ -158,19 +158,27 @@ class RoutedLink implements MessageLink, Partial<LinkControl> {
   stopInput?: () => void;
   closeOutput?: () => Promise<void>;
 
-  /** Hands one event to the implementation, or holds it until the implementation starts reading. */
+  /** Hands one event to the implementation, or holds it until the implementation reads (after what is held). */
   deliver(event: (receiver: LinkReceiver) => void): void {
-    if (this.receiver) event(this.receiver);
+    if (this.receiver && this.held.length === 0) event(this.receiver);
     else this.held.push(event);
   }
 
+  /**
+   * Starts delivery. What was held (the initialize first) is delivered on a later microtask, as a transport's
+   * input would be: a connection starts its link in its constructor, before its handlers are registered.
+   */
   start(receiver: LinkReceiver): void {
-    if (this.receiver) throw new Error("a routed ACP connection is read by one implementation only");
-    this.receiver = receiver;
-    const held = this.held;
-    this.held = [];
-    for (const event of held) event(receiver);
+    if (this.started) throw new Error("a routed ACP connection is read by one implementation only");
+    this.started = true;
+    queueMicrotask(() => {
+      this.receiver = receiver;
+      for (let i = 0; i < this.held.length; i++) this.held[i]!(receiver);
+      this.held = [];
+    });
   }
+
+  private started = false;
 
   send(message: AnyMessage, rawId?: string): void {
     this.inner.send(message, rawId);

@@ -42,6 +42,17 @@ export async function loadClasses(impl: Impl): Promise<ClassesModule> {
   return (await importAcpkit()) as ClassesModule;
 }
 
+/** The protocol v2 (draft) app API module (`experimental/v2`). */
+export type V2Module = typeof import("@agentclientprotocol/sdk/experimental/v2");
+
+/** acpkit's `experimental/v2` entry, beside the root entry (ACPKIT_ENTRY included). */
+const ACPKIT_V2_ENTRY = new URL("experimental/v2.js", ACPKIT_ENTRY).href;
+
+export async function loadV2(impl: Impl): Promise<V2Module> {
+  if (impl === "official") return import("@agentclientprotocol/sdk/experimental/v2");
+  return (await import(ACPKIT_V2_ENTRY)) as V2Module;
+}
+
 export async function loadApp(impl: Impl): Promise<AppModule> {
   if (impl === "official") return import("@agentclientprotocol/sdk");
   return (await importAcpkit()) as AppModule;

@@ -183,3 +183,11 @@ export function parseTapFile(text: string): TapEvent[] {
     .filter((line) => line.trim() !== "")
     .map((line) => JSON.parse(line) as TapEvent);
 }
+
+const V2_PROTOCOL_ENTRY = new URL("../../../../src/protocol/v2.js", import.meta.url).href;
+
+/** acpkit's protocol v2 (draft) validators and method table, for checking v2 conversations. */
+export async function loadV2Protocol(): Promise<Protocol> {
+  const module = (await import(V2_PROTOCOL_ENTRY)) as { v2Schemas: Record<string, Validator>; METHOD_TABLE: MethodInfo[] };
+  return { schemas: module.v2Schemas, methods: module.METHOD_TABLE };
+}

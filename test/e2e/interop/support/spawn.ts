@@ -95,12 +95,14 @@ function stdinSink(child: ChildProcess): WritableStream<Uint8Array> {
 export interface SpawnOptions {
   /** Extra environment for the fixture. */
   env?: Record<string, string>;
+  /** Extra command-line arguments after `--impl=...`. */
+  args?: readonly string[];
   /** Echo the agent's stderr to ours (also on with INTEROP_VERBOSE=1). */
   echoStderr?: boolean;
 }
 
 export function spawnFixture(name: string, impl: Impl, options: SpawnOptions = {}): SpawnedAgent {
-  const child = spawn(process.execPath, [fixturePath(name), `--impl=${impl}`], {
+  const child = spawn(process.execPath, [fixturePath(name), `--impl=${impl}`, ...(options.args ?? [])], {
     stdio: ["pipe", "pipe", "pipe"],
     env: { ...process.env, ...options.env },
   });
