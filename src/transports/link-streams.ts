@@ -130,6 +130,9 @@ export function streamFromLink(link: MessageLink & Partial<LinkControl>, options
     send: (message, rawId) => link.send(message, rawId),
     drain: () => link.drain(),
     close: () => link.close(),
+    get maxMessageBytes() {
+      return link.maxMessageBytes;
+    },
   };
   let readable: ReadableStream<AnyMessage> | undefined;
   let writable: WritableStream<AnyMessage> | undefined;
