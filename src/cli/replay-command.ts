@@ -2,6 +2,7 @@
  * `acp replay FILE --as agent|client [options] [-- <agent command>]`: plays one side of a cassette (see
  * src/apps/replay). Exit codes: 0 the replay matched the recording, 1 it diverged, 2 usage, 3 the agent did not start.
  */
+import { terminalSafeJson } from "../client/toolkit/terminal-text.js";
 import { divergenceText, loadCassette, replayAsAgent, replayAsClient } from "../apps/replay/replay-front.js";
 import { splitCommandLine } from "../node/command-line.js";
 import type { Cassette, ReplayResult } from "../wire/index.js";
@@ -106,7 +107,7 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
     err(`acp replay: ${(error as Error).message}\n`);
     return 3;
   }
-  if (args.format === "json") process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+  if (args.format === "json") process.stdout.write(`${terminalSafeJson(result, 2)}\n`);
   else {
     const n = result.divergences.length;
     process.stdout.write(`acp replay --as client: ${result.compared} agent frame${result.compared === 1 ? "" : "s"} compared, ${n === 0 ? "no differences" : `${n} difference${n === 1 ? "" : "s"}`}${result.completed ? "" : " (the replay stopped early)"}\n`);

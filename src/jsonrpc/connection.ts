@@ -113,6 +113,11 @@ export class JsonRpcConnection {
   }
 
   /** How many requests this side sent that have no response yet. */
+  /** The link's outgoing message size limit in UTF-8 bytes, when it has one (see `MessageLink.maxMessageBytes`). */
+  get maxMessageBytes(): number | undefined {
+    return this.link.maxMessageBytes;
+  }
+
   get pendingRequestCount(): number {
     return this.pending.size;
   }

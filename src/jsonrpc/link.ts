@@ -46,6 +46,11 @@ export interface MessageLink {
   send(message: AnyMessage, rawId?: string): void;
   /** Resolves once queued output is below the link's high-water mark (backpressure for senders that await). */
   drain(): Promise<void>;
+  /**
+   * The largest message `send` accepts, in UTF-8 bytes, when the link has such a limit (acpkit's transports do;
+   * an adapted foreign stream does not know one). Lets a sender tell in advance whether something will fit.
+   */
+  readonly maxMessageBytes?: number;
   /** Flushes what is queued, then closes the outgoing side and stops reading. Idempotent. */
   close(): Promise<void>;
 }

@@ -44,8 +44,11 @@ export function hardLinked(path: string, links: number, what: "read" | "write"):
 
 /** -32602 `too_large`. */
 export function tooLarge(path: string, bytes: number | undefined, max: number): RequestError {
-  const size = bytes === undefined ? "more than" : `${bytes} bytes,`;
-  return invalid(path, "too_large", `${path} is ${size} over the ${max} byte limit of the client`, bytes === undefined ? {} : { bytes });
+  const message =
+    bytes === undefined
+      ? `${path} is over the ${max} byte limit of the client: it grew past it while being read (its size was under the limit when opened)`
+      : `${path} is ${bytes} bytes, over the ${max} byte limit of the client`;
+  return invalid(path, "too_large", message, bytes === undefined ? {} : { bytes });
 }
 
 /** -32602 `denied`: the client's gate (its permission policy) refused the access. */

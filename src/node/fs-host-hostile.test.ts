@@ -3,7 +3,8 @@
  * past the cap, symlink loops, overlong names, NUL bytes, and a permission gate.
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
+import { once } from "node:events";
 import { linkSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -68,6 +69,51 @@ test("the size cap holds for reading", async () => {
   writeFileSync(big, "x".repeat(2048));
   await assert.rejects(host({ maxFileBytes: 1024 }).readTextFile({ sessionId, path: big }), refused(-32602, "too_large"));
   assert.equal((await host({ maxFileBytes: 4096 }).readTextFile({ sessionId, path: big })).content.length, 2048);
+});
+
+test("the size cap holds for a file growing while it is read: a writer process appends nonstop, no read returns more than the cap", posixOnly, async () => {
+  const MAX = 256 * 1024;
+  const growing = join(root, "growing.log");
+  writeFileSync(growing, "");
+  // Appends 16 KiB at a time, starting over from empty past 3 x MAX, so the file is often under the cap when opened.
+  const writer = spawn(
+    process.execPath,
+    ["-e", `const fs = require("node:fs"); const fd = fs.openSync(process.argv[1], "a"); const chunk = Buffer.alloc(16384, "g"); process.stdout.write("ready\\n"); for (;;) { if (fs.fstatSync(fd).size > ${3 * MAX}) fs.ftruncateSync(fd, 0); fs.writeSync(fd, chunk); }`, growing],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  await once(writer.stdout!, "data");
+  const capped = host({ maxFileBytes: MAX });
+  const outcomes = { served: 0, tooLargeWhenOpened: 0, grewWhileRead: 0 };
+  try {
+    for (let i = 0; i < 5000 && outcomes.grewWhileRead < 5; i++) {
+      try {
+        const { content } = await capped.readTextFile({ sessionId, path: growing });
+        assert.ok(content.length <= MAX, `a read returned ${content.length} characters, over the ${MAX} cap`);
+        outcomes.served++;
+      } catch (error) {
+        assert.ok(refused(-32602, "too_large")(error), String(error));
+        const { data, message } = error as RequestError;
+        if (data !== undefined && "bytes" in (data as object)) outcomes.tooLargeWhenOpened++;
+        else {
+          assert.match(message, /grew past it while being read/);
+          outcomes.grewWhileRead++;
+        }
+      }
+    }
+  } finally {
+    writer.kill("SIGKILL");
+    await once(writer, "exit");
+  }
+  assert.ok(outcomes.grewWhileRead > 0, `some reads met the file growing past the cap mid-read: ${JSON.stringify(outcomes)}`);
+  process.stderr.write(`# growing file: ${JSON.stringify(outcomes)}\n`);
+});
+
+test("the size cap holds for a file whose size says less than it holds (/proc reports 0 bytes): caught while reading", { skip: process.platform === "linux" ? false : "Linux /proc" }, async () => {
+  const proc = realpathSync("/proc/self");
+  const procHost = new FileSystemHost({ roots: () => [proc], maxFileBytes: 64 });
+  assert.equal(statSync(join(proc, "maps")).size, 0);
+  await assert.rejects(procHost.readTextFile({ sessionId, path: join(proc, "maps") }), refused(-32602, "too_large", /grew past it while being read/));
+  assert.ok((await new FileSystemHost({ roots: () => [proc] }).readTextFile({ sessionId, path: join(proc, "maps") })).content.length > 64, "uncapped, the same file reads in full");
 });
 
 test("symlink loops, overlong names and NUL bytes get -32602 with a reason, not -32603", posixOnly, async () => {

@@ -126,35 +126,48 @@ test("with cgroups, even an escapee that clears its environment ends with the te
 });
 
 const launcher = new URL("./terminal-host.js", import.meta.url).href;
+const agentLauncher = new URL("./agent-launcher.js", import.meta.url).href;
 
-/** Runs a client process that starts a terminal with escapees, prints "ready" and then exits `how`. */
-async function clientThatExits(how: string, env: NodeJS.ProcessEnv): Promise<number[]> {
+/**
+ * Runs a client process that starts a terminal (or an agent) whose command leaves escapees, prints "ready" and then
+ * exits `how`. Returns the escapees' pids, then the terminal's or agent's own pid.
+ */
+async function clientThatExits(how: string, env: NodeJS.ProcessEnv, what: "terminal" | "agent" = "terminal"): Promise<number[]> {
   const PIDS = pidFile();
-  const script = `
-    const { TerminalHost } = await import(${JSON.stringify(launcher)});
+  const OWN = `${PIDS}-own`;
+  const command = JSON.stringify(`echo $$ > "$PIDS-own"\n${SCRIPT}\nexec sleep 1000`);
+  const start =
+    what === "terminal"
+      ? `const { TerminalHost } = await import(${JSON.stringify(launcher)});
     const host = new TerminalHost({ roots: () => [${JSON.stringify(base)}] });
-    await host.createTerminal({ sessionId: "s", command: "sh", args: ["-c", ${JSON.stringify(`${SCRIPT}\nexec sleep 1000`)}], env: [{ name: "PIDS", value: ${JSON.stringify(PIDS)} }] });
+    await host.createTerminal({ sessionId: "s", command: "sh", args: ["-c", ${command}], env: [{ name: "PIDS", value: ${JSON.stringify(PIDS)} }] });`
+      : `const { launchAgent } = await import(${JSON.stringify(agentLauncher)});
+    await launchAgent({ argv: ["sh", "-c", ${command}], extraEnv: { PIDS: ${JSON.stringify(PIDS)} } });`;
+  const script = `
+    ${start}
     const { readFileSync } = await import("node:fs");
     const wait = () => { try { if (readFileSync(${JSON.stringify(PIDS)}, "utf8").split("\\n").filter(Boolean).length >= ${ESCAPES.length}) return true; } catch {} return false; };
     while (!wait()) await new Promise((r) => setTimeout(r, 10));
     process.stdout.write("ready\\n", () => { ${how} });`;
   await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, ...env } }).catch(() => undefined);
-  return readPids(PIDS);
+  return [...readPids(PIDS), ...readPids(OWN)];
 }
 
 for (const [label, env] of [
   ["", {}],
   [" (environment tag only, no cgroup)", { ACPKIT_NO_CGROUP: "1" }],
 ] as const) {
-  test(`the client's normal exit ends every escapee of its terminals${label}`, linuxOnly, async () => {
-    const pids = await clientThatExits("process.exit(0)", { ...env, ACPKIT_NO_WATCHDOG: "1" });
-    assert.equal(pids.length, ESCAPES.length);
-    await assertAllGone(pids, "after the client exited");
-  });
+  for (const what of ["terminal", "agent"] as const) {
+    test(`the client's normal exit ends every escapee of its ${what}s, and the ${what} itself${label}`, linuxOnly, async () => {
+      const pids = await clientThatExits("process.exit(0)", { ...env, ACPKIT_NO_WATCHDOG: "1" }, what);
+      assert.equal(pids.length, ESCAPES.length + 1);
+      await assertAllGone(pids, "after the client exited");
+    });
 
-  test(`the client's death by SIGKILL ends every escapee of its terminals (the watchdog)${label}`, linuxOnly, async () => {
-    const pids = await clientThatExits("process.kill(process.pid, 'SIGKILL')", env);
-    assert.equal(pids.length, ESCAPES.length);
-    await assertAllGone(pids, "after the client was SIGKILLed");
-  });
+    test(`the client's death by SIGKILL ends every escapee of its ${what}s, and the ${what} itself (the watchdog)${label}`, linuxOnly, async () => {
+      const pids = await clientThatExits("process.kill(process.pid, 'SIGKILL')", env, what);
+      assert.equal(pids.length, ESCAPES.length + 1);
+      await assertAllGone(pids, "after the client was SIGKILLed");
+    });
+  }
 }

@@ -106,7 +106,8 @@ function makeWritable(link: MessageLink & Partial<LinkControl>): WritableStream<
 
 /**
  * Wraps a link as a `Stream`: `readable` and `writable` are created lazily on first access, `[LINK]` is the
- * link itself behind a guard that enforces a single reader.
+ * link itself behind a guard that enforces a single reader (and passes `pauseInput`, `resumeInput` and
+ * `pendingOutput` through).
  */
 export function streamFromLink(link: MessageLink & Partial<LinkControl>, options: LinkStreamOptions = {}): Stream {
   let reader: "link" | "readable" | undefined;
@@ -122,7 +123,10 @@ export function streamFromLink(link: MessageLink & Partial<LinkControl>, options
     }
     reader = by;
   };
-  const guarded: MessageLink = {
+  // Flow control passes through the guard, so whoever holds `[LINK]` (a reconnecting link, a bridge) can pause the
+  // input and see the queued output of the link underneath.
+  const flow = link as Partial<LinkControl> & { readonly pendingOutput?: number };
+  const guarded: MessageLink & Pick<LinkControl, "pauseInput" | "resumeInput"> & { readonly pendingOutput: number } = {
     start(receiver) {
       claim("link");
       link.start(receiver);
@@ -130,6 +134,14 @@ export function streamFromLink(link: MessageLink & Partial<LinkControl>, options
     send: (message, rawId) => link.send(message, rawId),
     drain: () => link.drain(),
     close: () => link.close(),
+    get maxMessageBytes() {
+      return link.maxMessageBytes;
+    },
+    pauseInput: () => flow.pauseInput?.(),
+    resumeInput: () => flow.resumeInput?.(),
+    get pendingOutput() {
+      return flow.pendingOutput ?? 0;
+    },
   };
   let readable: ReadableStream<AnyMessage> | undefined;
   let writable: WritableStream<AnyMessage> | undefined;

@@ -56,6 +56,11 @@ class MemoryLink implements MessageLink, LinkControl {
     this.#maxBuffered = maxBuffered;
   }
 
+  /** The largest message sent or accepted, in UTF-8 bytes. */
+  get maxMessageBytes(): number {
+    return this.#maxBytes;
+  }
+
   start(receiver: LinkReceiver): void {
     if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
     this.#receiver = receiver;

@@ -107,6 +107,11 @@ export class NdJsonLink implements MessageLink, LinkControl {
     return this.#gate.heldByOutput;
   }
 
+  /** The largest message sent or accepted, in UTF-8 bytes. */
+  get maxMessageBytes(): number {
+    return this.#maxBytes;
+  }
+
   start(receiver: LinkReceiver): void {
     if (this.#started) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
     this.#started = true;

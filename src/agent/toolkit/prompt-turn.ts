@@ -14,6 +14,7 @@ import { createTerminal, readFile, runCommand, writeFile, type ClientTerminal, t
 import { elicit, type ElicitRequest, type ElicitResult } from "./elicitation.js";
 import { askPermission, type PermissionDecision } from "./permissions.js";
 import { PlanTracker } from "./plan.js";
+import { refuseUnreplayablePrompt } from "./replay-limit.js";
 import type { ToolkitSession } from "./session.js";
 import { ToolCallTracker, type ToolCallHandle, type ToolCallInit } from "./tool-calls.js";
 import { usageUpdate, type UsageReport } from "./usage.js";
@@ -225,7 +226,8 @@ function normalize(result: TurnResult): PromptResponse {
 }
 
 /**
- * Runs one `session/prompt`: waits its turn (or is refused), records the user's message for replay, runs the
+ * Runs one `session/prompt`: refuses a prompt whose blocks could not be replayed within the connection's message
+ * limit (-32602, see `refuseUnreplayablePrompt`), waits its turn (or is refused), records the user's message for replay, runs the
  * handler, maps cancellation to `stopReason: "cancelled"`, closes the turn, then waits until its history is durable.
  */
 export async function runPromptTurn<S>(
@@ -234,6 +236,8 @@ export async function runPromptTurn<S>(
   handler: PromptHandler<S>,
   options: RunTurnOptions = {},
 ): Promise<PromptResponse> {
+  // Refused before anything is stored: a block the session could not replay would make it unloadable.
+  refuseUnreplayablePrompt(session.sessionId, params.prompt, session.maxMessageBytes);
   if (session.turns.busy && (options.policy ?? "reject") === "reject") {
     throw RequestError.invalidRequest(
       { sessionId: session.sessionId },

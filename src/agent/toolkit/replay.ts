@@ -2,9 +2,11 @@
  * Replays a session's history as `session/update` notifications for `session/load`, so that whatever was accepted
  * stays loadable: a text chunk too large for the connection's message limit (a prompt just under the limit comes
  * back wrapped in a larger envelope) is replayed as several chunks of the same kind under the limit, never split
- * inside a character, with the same `messageId`; a record that fails the schema, or is too large and cannot be split
- * (an image), is skipped and reported (logger error, and a count in the load response's `_meta`), and never blocks
- * the records after it. Records are checked here, against the unstable schema (a superset of the stable one, so a
+ * inside a character, with the same `messageId`. Nothing else too large is stored by the toolkit (a prompt block
+ * that could not be replayed is refused at the door, `replay-limit.ts`, and so is an update too large to send), but
+ * a history written under a larger limit, or by other code, can hold one: such a record, or one that fails the
+ * schema, is skipped and reported (logger error, and a count in the load response's `_meta`), and never blocks the
+ * records after it. Records are checked here, against the unstable schema (a superset of the stable one, so a
  * newer update kind stored by a session that negotiated it stays replayable): the connection's own check of outgoing
  * messages only warns by default (the forgiving writer), and a stored record is known bad before it is sent.
  *
@@ -15,6 +17,7 @@ import type { Logger } from "../../jsonrpc/logger.js";
 import { MessageTooLargeError } from "../../jsonrpc/local-errors.js";
 import { SchemaValidationError, type SessionUpdate } from "../../protocol/index.js";
 import { unstableSchemas } from "../../protocol/unstable.js";
+import { isSplittableText } from "./replay-limit.js";
 import type { ClientPort } from "./session.js";
 import type { SessionRecord } from "./session-store.js";
 
@@ -29,14 +32,7 @@ export interface ReplayReport {
 /** The `_meta` key of the load response that reports skipped records. */
 export const REPLAY_META_KEY = "acpkit/replay";
 
-const SPLITTABLE = new Set(["user_message_chunk", "agent_message_chunk", "agent_thought_chunk"]);
-
 type TextChunk = SessionUpdate & { content: { type: "text"; text: string } };
-
-function isTextChunk(update: SessionUpdate): update is TextChunk {
-  const content = (update as { content?: { type?: unknown; text?: unknown } }).content;
-  return SPLITTABLE.has(update.sessionUpdate) && content?.type === "text" && typeof content.text === "string";
-}
 
 /** Cuts `text` in two near the middle, never between the halves of a surrogate pair; undefined for one character. */
 function halve(text: string): [string, string] | undefined {
@@ -55,7 +51,7 @@ async function sendSplitting(client: ClientPort, params: Record<string, unknown>
     await client.notify("session/update", { ...params, update });
     return 1;
   } catch (error) {
-    const halves = error instanceof MessageTooLargeError && isTextChunk(update) ? halve(update.content.text) : undefined;
+    const halves = error instanceof MessageTooLargeError && isSplittableText(update) ? halve(update.content.text) : undefined;
     if (halves === undefined) throw error;
     const [head, tail] = halves;
     const content = (update as TextChunk).content;

@@ -4,6 +4,7 @@ import { MemorySessionStore } from "./memory-session-store.js";
 import { SessionOutbox } from "./session-outbox.js";
 import type { SessionRecord } from "./session-store.js";
 import { connectToolkit, until } from "./testing/harness.js";
+import { MessageTooLargeError } from "../../jsonrpc/local-errors.js";
 import { silentLogger } from "../../jsonrpc/logger.js";
 import type { SessionUpdate } from "../../protocol/index.js";
 
@@ -157,4 +158,33 @@ test("a request of the turn never overtakes the updates offered before it; the r
   assert.ok(before.includes("update:agent_message_chunk") && before.includes("update:tool_call"), `both updates came before the request: ${order.join(",")}`);
   assert.equal(order.at(-1), "response:end_turn");
   assert.equal(order.filter((event) => event === "update:agent_message_chunk").length, 2, "the answer's chunk came before the response");
+});
+
+test("an update the link refuses for itself (too large) fails only that update: later offers are still sent", async () => {
+  const store = await watchedStore();
+  const sent: string[] = [];
+  const errors: string[] = [];
+  const outbox = new SessionOutbox({
+    sessionId: "s",
+    store,
+    logger: { ...silentLogger, error: (message) => errors.push(message) },
+    notify: async (update) => {
+      const text = (update as { content: { text: string } }).content.text;
+      if (text === "huge") throw new MessageTooLargeError(10, 20, "outgoing");
+      sent.push(text);
+    },
+  });
+  await outbox.offer({ kind: "update", update: chunk("a") }, true);
+  await outbox.offer({ kind: "update", update: chunk("huge") }, true);
+  await outbox.sent();
+  await outbox.offer({ kind: "update", update: chunk("b") }, true);
+  await outbox.sent();
+  assert.deepEqual(sent, ["a", "b"]);
+  assert.equal(errors.length, 1, "the refused update is reported");
+  // A failure of the connection itself still stops the outbox.
+  const gone = new Error("connection closed");
+  const broken = new SessionOutbox({ sessionId: "s", store, logger: silentLogger, notify: async () => Promise.reject(gone) });
+  await broken.offer({ kind: "update", update: chunk("c") }, true);
+  await broken.sent();
+  await assert.rejects(broken.offer({ kind: "update", update: chunk("d") }, true), /connection closed/);
 });

@@ -11,7 +11,9 @@
  * - `offer` resolves as soon as the entry is accepted while fewer than `window` entries wait for the next batch;
  *   beyond that it waits until that batch is taken for writing (so a producer that streams faster than the disk or
  *   the client is slowed down, and at most two windows are held: one being written and sent, one filling). It
- *   rejects once sending failed (the connection is gone), with that error.
+ *   rejects once sending failed (the connection is gone), with that error. An update the link refuses for itself
+ *   (`MessageTooLargeError`, `UnserializableValueError`) is logged and fails only itself (the session checks
+ *   before offering, so this is for a link whose limit it could not know).
  * - `written()` resolves once every entry offered before the call is durable; `sent()` once every entry offered so
  *   far (and while waiting) has been sent and the transport took it. Neither rejects.
  * - `busy` is true while anything offered is not yet sent: whoever sends other messages for the session waits for
@@ -20,6 +22,7 @@
  * Spec: https://agentclientprotocol.com/protocol/session-setup#loading-sessions (the agent replays the whole
  * conversation on `session/load`: what the client saw must be in the history).
  */
+import { MessageTooLargeError, UnserializableValueError } from "../../jsonrpc/local-errors.js";
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { SessionUpdate } from "../../protocol/index.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
@@ -149,8 +152,16 @@ export class SessionOutbox {
     for (const entry of batch) {
       if (!entry.send || entry.record.kind !== "update") continue;
       const sending = this.#options.notify(entry.record.update);
-      // Each is watched (a failure must not go unhandled); the last one is awaited for backpressure.
-      sending.catch((error: unknown) => void (this.#failure ??= error));
+      // Each is watched (a failure must not go unhandled); the last one is awaited for backpressure. A message the
+      // link refused for itself (too large, not serializable) fails that update only: the connection is still up.
+      sending.catch((error: unknown) => {
+        if (!(error instanceof MessageTooLargeError) && !(error instanceof UnserializableValueError)) return void (this.#failure ??= error);
+        this.#options.logger.error("a recorded session/update could not be sent; later updates are", {
+          sessionId: this.#options.sessionId,
+          sessionUpdate: entry.record.kind === "update" ? entry.record.update.sessionUpdate : undefined,
+          detail: error.message,
+        });
+      });
       last = sending;
     }
     if (last === undefined) return;

@@ -5,6 +5,7 @@
  * @see https://agentclientprotocol.com/protocol/session-setup
  */
 import type { SendRequestOptions } from "../../jsonrpc/index.js";
+import { MessageTooLargeError, UnserializableValueError } from "../../jsonrpc/local-errors.js";
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { ClientCapabilities, SessionInfo, SessionUpdate } from "../../protocol/index.js";
 import type { SessionCommands } from "./commands.js";
@@ -12,6 +13,7 @@ import type { SessionSettings } from "./config-options.js";
 import type { McpSessionTools } from "./mcp-connector.js";
 import { PermissionMemory } from "./permissions.js";
 import type { ReplayReport } from "./replay.js";
+import { messageLimitOf, updateMessageBytes } from "./replay-limit.js";
 import { TurnSlot } from "./prompt-turn.js";
 import { SessionOutbox } from "./session-outbox.js";
 import type { SessionRecord, SessionStore } from "./session-store.js";
@@ -22,6 +24,11 @@ export interface ClientPort {
   request<R = unknown>(method: string, params?: unknown, options?: SendRequestOptions): Promise<R>;
   /** Aborted when the connection closes: every turn is then cancelled. */
   readonly signal?: AbortSignal;
+  /**
+   * The largest message the port sends, in UTF-8 bytes, when it knows one; without it the limit of the acpkit
+   * connection behind the port is used (see `messageLimitOf`).
+   */
+  readonly maxMessageBytes?: number;
 }
 
 /** How a session came to be live on this connection (`fork`: a new session copied from another, `session/fork`). */
@@ -72,6 +79,7 @@ export class ToolkitSession<S = unknown> {
   #disposed: Promise<void> | undefined;
   readonly #store: SessionStore | undefined;
   readonly #outbox: SessionOutbox | undefined;
+  readonly #raw: ClientPort;
 
   constructor(init: SessionInit) {
     this.sessionId = init.sessionId;
@@ -81,6 +89,7 @@ export class ToolkitSession<S = unknown> {
     this.logger = init.logger;
     this.#store = init.store;
     const raw = init.client;
+    this.#raw = raw;
     const outbox = init.store === undefined
       ? undefined
       : new SessionOutbox({
@@ -97,6 +106,11 @@ export class ToolkitSession<S = unknown> {
   /** The client's capabilities from `initialize` (`{}` if unknown): check them before calling gated methods. */
   get clientCapabilities(): ClientCapabilities {
     return this.#capabilities?.() ?? (this.client as { clientCapabilities?: ClientCapabilities }).clientCapabilities ?? {};
+  }
+
+  /** The connection's outgoing message size limit in UTF-8 bytes, when known (see `messageLimitOf`). */
+  get maxMessageBytes(): number | undefined {
+    return messageLimitOf(this.#raw);
   }
 
   /** Registers cleanup to run once when the session closes, is deleted, or the connection ends (last added runs first). */
@@ -133,12 +147,29 @@ export class ToolkitSession<S = unknown> {
    * the previous batch was being written) are appended as one batch, made durable once (the file store fsyncs each
    * append), then sent, in order. Resolves once the update is accepted; while 512 updates are already waiting, once
    * there is room (backpressure from the disk and the client). Rejects once sending failed (the connection is gone).
-   * Without a store it is a plain notification. Prefer a turn's `send` during a turn: it stops sending once the turn
+   * An update that could not be sent (larger than the connection's message limit: `MessageTooLargeError`, or not
+   * serializable: `UnserializableValueError`) is refused at once and not recorded, so the history holds only what
+   * can be replayed. Without a store it is a plain notification. Prefer a turn's `send` during a turn: it stops sending once the turn
    * was answered.
    */
   send(update: SessionUpdate): Promise<void> {
     if (this.#outbox === undefined) return this.client.notify("session/update", { sessionId: this.sessionId, update });
+    const unsendable = this.#unsendable(update);
+    if (unsendable !== undefined) return Promise.reject(unsendable);
     return this.#outbox.offer({ kind: "update", update }, true);
+  }
+
+  /** Why `update` could not be sent under the connection's message limit (checked only when the limit is known). */
+  #unsendable(update: SessionUpdate): Error | undefined {
+    const limit = this.maxMessageBytes;
+    if (limit === undefined) return undefined;
+    let bytes: number;
+    try {
+      bytes = updateMessageBytes(this.sessionId, update);
+    } catch (error) {
+      return new UnserializableValueError('the "session/update" message', error);
+    }
+    return bytes > limit ? new MessageTooLargeError(limit, bytes, "outgoing") : undefined;
   }
 
   /**

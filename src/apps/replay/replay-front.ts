@@ -4,6 +4,7 @@
  * then says where the agent's frames differed from the recording.
  */
 import { readFileSync } from "node:fs";
+import { sanitizeTerminalText, terminalSafeJson } from "../../client/toolkit/terminal-text.js";
 import { resolve } from "node:path";
 import { launchAgent } from "../../node/index.js";
 import { scriptPeerOver } from "../../node/wire-peer.js";
@@ -24,17 +25,17 @@ export function loadCassette(path: string): Cassette {
   }
 }
 
-/** One divergence, for people. */
+/** One divergence, for people: what the agent sent is shown without terminal control sequences. */
 export function divergenceText(d: Divergence): string {
   const where = d.entry >= 0 ? `#${d.entry + 1} ` : "";
-  const lines = [`  ${d.kind.padEnd(10)} ${where}${d.frame}: ${d.message}`];
-  for (const difference of d.differences ?? []) lines.push(`             ${difference.path}: expected ${show(difference.expected)}, got ${show(difference.actual)}`);
+  const lines = [`  ${d.kind.padEnd(10)} ${where}${sanitizeTerminalText(d.frame)}: ${sanitizeTerminalText(d.message)}`];
+  for (const difference of d.differences ?? []) lines.push(`             ${sanitizeTerminalText(difference.path)}: expected ${show(difference.expected)}, got ${show(difference.actual)}`);
   return `${lines.join("\n")}\n`;
 }
 
 function show(value: unknown): string {
   if (value === undefined) return "nothing";
-  const text = JSON.stringify(value);
+  const text = terminalSafeJson(value);
   return text.length > 120 ? `${text.slice(0, 120)}…` : text;
 }
 

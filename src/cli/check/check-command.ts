@@ -8,6 +8,7 @@ import { readPromptBook, PromptBook } from "../../apps/check/agent/prompts.js";
 import { runAgentCheck } from "../../apps/check/agent/run-agent-check.js";
 import { AGENT_SCENARIOS } from "../../apps/check/agent/scenarios/index.js";
 import { formatJunit } from "../../apps/check/format/junit.js";
+import { sanitizeTerminalText, terminalSafeJson } from "../../client/toolkit/terminal-text.js";
 import { formatTable, plainPaint, type TablePaint } from "../../apps/check/format/table.js";
 import type { CheckReport, ScenarioResult } from "../../apps/check/results.js";
 import { readExpectedFailures, unknownPatterns } from "../../apps/check/selection.js";
@@ -60,7 +61,7 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
     err(`acp check ${kind}: ${(error as Error).message}\n`);
     return 2;
   }
-  const progress = args.verbose || process.stderr.isTTY ? (result: ScenarioResult) => err(`acp check ${kind}: ${result.id}: ${result.status}${result.status === "passed" ? "" : ` (${firstLine(result.message)})`}\n`) : undefined;
+  const progress = args.verbose || process.stderr.isTTY ? (result: ScenarioResult) => err(`acp check ${kind}: ${result.id}: ${result.status}${result.status === "passed" ? "" : ` (${sanitizeTerminalText(firstLine(result.message))})`}\n`) : undefined;
   if (kind === "client") return runClientCheckCommand(args, version, expected, progress, (report) => print(args, report));
 
   let prompts = new PromptBook();
@@ -80,7 +81,7 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
   });
   print(args, outcome.report);
   if (outcome.didNotStart !== undefined) {
-    err(`acp check agent: the agent did not start: ${outcome.didNotStart}\n`);
+    err(`acp check agent: the agent did not start: ${sanitizeTerminalText(outcome.didNotStart)}\n`);
     return 3;
   }
   return outcome.report.summary.failed > 0 ? 1 : 0;
@@ -92,7 +93,7 @@ function firstLine(text: string | undefined): string {
 }
 
 function print(args: CheckArgs, report: CheckReport): void {
-  if (args.format === "json") out(`${JSON.stringify(report, null, 2)}\n`);
+  if (args.format === "json") out(`${terminalSafeJson(report, 2)}\n`);
   else if (args.format === "junit") out(formatJunit(report));
   else out(formatTable(report, process.stdout.isTTY && !process.env.NO_COLOR ? ttyPaint : plainPaint));
 }

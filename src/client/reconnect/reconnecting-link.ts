@@ -118,6 +118,11 @@ export class ReconnectingLink implements MessageLink {
     this.#ledger.sent(message);
   }
 
+  /** The live link's size limit (undefined while reconnecting, or when it has none). */
+  get maxMessageBytes(): number | undefined {
+    return this.#live?.link.maxMessageBytes;
+  }
+
   /** Bytes the live link has not handed to the network yet (0 while reconnecting or when the link cannot say). */
   get pendingOutput(): number {
     return (this.#live?.link as Partial<FlowControl> | undefined)?.pendingOutput ?? 0;

@@ -49,4 +49,4 @@ export { globToRegExp, normalizePath, pathMatcher, requestPaths, rules, type Per
 export { PermissionBroker, type PendingPermission, type PermissionBrokerOptions } from "./permission-broker.js";
 export { brokerGate, hostAccessRequest, HOST_CALL_PREFIX, type BrokerGateOptions, type HostAccess, type HostGate } from "./host-gate.js";
 export { TurnGuard, type GuardedConnection, type GuardedPromptResponse, type TurnGuardOptions, type TurnViolation, type UpdatePlacement } from "./turn-guard.js";
-export { sanitizeTerminalText, TerminalTextFilter } from "./terminal-text.js";
+export { sanitizeTerminalText, terminalSafeJson, TerminalTextFilter } from "./terminal-text.js";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { sanitizeTerminalText, TerminalTextFilter } from "./terminal-text.js";
-import { CONTROL_SEQUENCES } from "./testing/hostile-text.js";
+import { sanitizeTerminalText, terminalSafeJson, TerminalTextFilter } from "./terminal-text.js";
+import { ANY_CONTROL, CONTROL_SEQUENCES, HOSTILE_TEXT } from "./testing/hostile-text.js";
 
 
 test("every control sequence is removed, the text around it kept", () => {
@@ -30,4 +30,14 @@ test("a stray string introducer swallows at most the rest of its line", () => {
   const out = filter.push(`x\u001b]${"y".repeat(10_000)}z`);
   assert.ok(out === "x" + "y".repeat(10_000 - 4096) + "z", `ends after 4096 characters (kept ${out.length})`);
   assert.equal(sanitizeTerminalText("\u001b[1\nA"), "\nA", "a newline ends a CSI too");
+});
+
+test("terminalSafeJson: the same value when parsed, with no raw control character (C1 and DEL escaped too)", () => {
+  const value = { text: `a${HOSTILE_TEXT}b`, nested: [{ name: "\u009b31m\u007f" }], plain: "café 😀" };
+  for (const space of [undefined, 2]) {
+    const json = terminalSafeJson(value, space);
+    assert.doesNotMatch(json, ANY_CONTROL);
+    assert.deepEqual(JSON.parse(json), value);
+  }
+  assert.equal(terminalSafeJson({ plain: "café" }), JSON.stringify({ plain: "café" }), "nothing to escape: JSON.stringify's text");
 });

@@ -133,3 +133,15 @@ export function sanitizeTerminalText(text: string): string {
   if (!UNSAFE.test(text)) return text;
   return new TerminalTextFilter().push(text);
 }
+
+const RAW_IN_JSON = /[\u007f-\u009f]/g;
+
+/**
+ * `JSON.stringify(value, undefined, space)` with DEL and the C1 controls (U+007F to U+009F, which JSON leaves raw:
+ * U+009B is an 8-bit CSI, U+009D an OSC) written as `\u` escapes, so the text parses to the same value and carries
+ * no control character a terminal would act on when it is printed (C0 controls are escaped by JSON already).
+ */
+export function terminalSafeJson(value: unknown, space?: number): string {
+  const text = JSON.stringify(value, undefined, space);
+  return text.replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

@@ -1,8 +1,8 @@
 /**
  * Test helper: a hostile process that swaps two paths over and over with `renameat2(RENAME_EXCHANGE)` (atomic: at
  * every instant each name exists, as the directory or as the symlink). Built from a tiny C program when `cc` exists,
- * else run through python3's ctypes; `startSwapper` resolves undefined (the caller skips) when neither works or the
- * file system does not support the exchange. For tests only (not shipped).
+ * else run through python3's ctypes; `startSwapper` resolves with the reason instead when neither works or the file
+ * system does not support the exchange (the caller decides whether that skips or fails). For tests only (not shipped).
  */
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -38,6 +38,11 @@ while True: swap()
 let command: string[] | undefined | null = null;
 let buildDir: string | undefined;
 
+/** Why the swapper cannot run here. */
+export interface SwapperUnavailable {
+  readonly unavailable: string;
+}
+
 function swapperCommand(): string[] | undefined {
   if (command !== null) return command;
   buildDir = mkdtempSync(path.join(tmpdir(), "acpkit-swapper-"));
@@ -61,12 +66,14 @@ function swapperCommand(): string[] | undefined {
   return command;
 }
 
-/** Starts swapping `a` and `b`; resolves with the process once the first exchange succeeded, or undefined. */
-export async function startSwapper(a: string, b: string): Promise<ChildProcess | undefined> {
-  if (process.platform !== "linux") return undefined;
+/** Starts swapping `a` and `b`; resolves with the process once the first exchange succeeded, or with why not. */
+export async function startSwapper(a: string, b: string): Promise<ChildProcess | SwapperUnavailable> {
+  if (process.platform !== "linux") return { unavailable: `renameat2(RENAME_EXCHANGE) is Linux-only (this is ${process.platform})` };
   const argv = swapperCommand();
-  if (argv === undefined) return undefined;
-  const child = spawn(argv[0]!, [...argv.slice(1), a, b], { stdio: ["ignore", "pipe", "ignore"] });
+  if (argv === undefined) return { unavailable: "neither cc nor python3 (with ctypes and renameat2 in libc) can build the swapper: install a C compiler or python3" };
+  const child = spawn(argv[0]!, [...argv.slice(1), a, b], { stdio: ["ignore", "pipe", "pipe"] });
+  let stderr = "";
+  child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
   const ready = await new Promise<boolean>((resolve) => {
     child.once("error", () => resolve(false));
     child.once("exit", () => resolve(false));
@@ -74,7 +81,7 @@ export async function startSwapper(a: string, b: string): Promise<ChildProcess |
   });
   if (!ready) {
     child.kill("SIGKILL");
-    return undefined;
+    return { unavailable: `the swapper (${argv.join(" ")}) could not exchange ${a} and ${b}${stderr.trim() ? `: ${stderr.trim()}` : ""} (does this file system support RENAME_EXCHANGE?)` };
   }
   return child;
 }

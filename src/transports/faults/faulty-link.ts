@@ -63,6 +63,11 @@ export class FaultyLink implements MessageLink, FaultLog {
     this.#random = new SeededRandom(options.seed);
   }
 
+  /** The wrapped link's size limit. */
+  get maxMessageBytes(): number | undefined {
+    return this.#inner.maxMessageBytes;
+  }
+
   get seed(): number {
     return this.#random.seed;
   }

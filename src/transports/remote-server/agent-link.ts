@@ -39,7 +39,8 @@ export class AgentLink implements MessageLink, LinkControl {
 
   constructor(
     private readonly output: AgentOutput,
-    private readonly maxMessageBytes: number,
+    /** The largest message the agent may send, in UTF-8 bytes. */
+    readonly maxMessageBytes: number,
   ) {}
 
   /** UTF-16 units of client messages delivered but not yet taken by the agent (its input is paused or not started). */

@@ -131,6 +131,11 @@ export class HttpLink implements MessageLink {
     return this.#endpoint.url;
   }
 
+  /** The largest message sent or accepted, in UTF-8 bytes. */
+  get maxMessageBytes(): number {
+    return this.#maxBytes;
+  }
+
   start(receiver: LinkReceiver): void {
     if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
     this.#receiver = receiver;

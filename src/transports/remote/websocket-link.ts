@@ -149,6 +149,11 @@ export class WebSocketLink implements MessageLink {
     return this.#connectionId;
   }
 
+  /** The largest message sent or accepted, in UTF-8 bytes. */
+  get maxMessageBytes(): number {
+    return this.#maxBytes;
+  }
+
   start(receiver: LinkReceiver): void {
     if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
     this.#receiver = receiver;

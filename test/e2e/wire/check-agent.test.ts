@@ -8,6 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { rmSync } from "node:fs";
+import { ANY_CONTROL } from "../../../src/client/toolkit/testing/hostile-text.js";
 import { acp, faultyAgent, REFERENCE_AGENT, results, SDK_AGENT, tempDir } from "./support.js";
 
 const dataDir = tempDir("acpkit-check-agent-data-");
@@ -55,6 +56,23 @@ for (const [fault, scenario, rule, message] of FAULTS) {
     if (rule) assert.ok(result.findings.some((f) => f.rule === rule), `finding ${rule} in ${JSON.stringify(result.findings)}`);
   });
 }
+
+test("an agent's terminal escapes (in a line that is not JSON, in its name) reach no terminal: table, progress, JSON and JUnit carry no control character", { timeout: 120_000 }, async () => {
+  const table = await acp(["check", "agent", "--verbose", "--only", "initialize", "--", ...faultyAgent("escape-text")]);
+  assert.equal(table.code, 1, table.stdout);
+  assert.match(table.stdout, /FAIL +initialize[\s\S]*\[jsonrpc\.message\] The agent wrote a line that is not JSON[^\n]*\n +frame: \[faulty-agent\] starting up\n/);
+  assert.match(table.stdout, /faulty-agent[^\n]*escape-text/, "the agent's name is shown, without its escapes");
+  assert.match(table.stderr, /acp check agent: initialize: failed \(/, "the progress line");
+  assert.doesNotMatch(table.stdout, ANY_CONTROL);
+  assert.doesNotMatch(table.stderr, ANY_CONTROL);
+  const json = await acp(["check", "agent", "--only", "initialize", "--format", "json", "--", ...faultyAgent("escape-text")]);
+  assert.doesNotMatch(json.stdout, ANY_CONTROL);
+  const report = JSON.parse(json.stdout) as { peerInfo: { name: string } };
+  assert.equal(report.peerInfo.name, "faulty-agent\u001b]52;c;cHduZWQ=\u0007\u009d0;owned\u0007\u001b[2J\u009b31m\u001b]0;title\u001b\\", "JSON keeps what the agent said, escaped");
+  const junit = await acp(["check", "agent", "--only", "initialize", "--format", "junit", "--", ...faultyAgent("escape-text")]);
+  assert.match(junit.stdout, /<failure /);
+  assert.doesNotMatch(junit.stdout, ANY_CONTROL);
+});
 
 test("exit codes and formats: usage 2, an agent that does not start 3, junit XML, expected failures, --list", { timeout: 120_000 }, async () => {
   assert.equal((await acp(["check", "agent", "--bogus", "--", "x"])).code, 2);

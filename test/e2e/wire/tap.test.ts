@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { isProcessAlive, waitUntil } from "../../../src/node/process-group.js";
 import { readCassette } from "../../../src/wire/index.js";
+import { ANY_CONTROL } from "../../../src/client/toolkit/testing/hostile-text.js";
 import { ACP, FIXTURES, faultyAgent, tempDir } from "./support.js";
 
 const dir = tempDir("acpkit-tap-");
@@ -78,6 +79,32 @@ test("violations are reported live on stderr with the frame and the JSON path; -
       assert.equal(finding.path, "$.params.update.content.text");
       assert.equal(finding.frame.from, "agent");
       assert.match(finding.frame.text, /"text":42/);
+    }
+  }
+});
+
+/** The escapes the faulty agent's "escape-text" fault writes (test/e2e/fixtures/check/faulty-agent.ts). */
+const ESCAPES = "\u001b]52;c;cHduZWQ=\u0007\u009d0;owned\u0007\u001b[2J\u009b31m\u001b]0;title\u001b\\";
+
+test("an agent's line that is not JSON, full of terminal escapes: stderr shows it without them, --report keeps it escaped, the editor still gets its bytes", { timeout: 60_000 }, async () => {
+  const report = join(dir, "escapes.ndjson");
+  for (const mode of ["stderr", "report"] as const) {
+    const run = tap([...(mode === "report" ? ["--report", report] : []), "--", ...faultyAgent("escape-text")]);
+    run.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
+    assert.ok(await waitUntil(() => run.stdout().toString().includes('"id":0,"result"'), 20_000), "no answer to initialize");
+    run.child.stdin.end();
+    assert.equal((await run.done).code, 0);
+    // The tap is transparent: the editor gets the agent's bytes as they were.
+    assert.ok(run.stdout().toString().startsWith(`${ESCAPES}[faulty-agent] starting up${ESCAPES}\n`), "the agent's line passes through unchanged");
+    if (mode === "stderr") {
+      assert.match(run.stderr(), /acp tap: error \[jsonrpc\.message\] The agent wrote a line that is not JSON on its stdout[^\n]*\n {4}frame #\d+ agent->client: [^\n]*\[faulty-agent\] starting up/);
+      assert.doesNotMatch(run.stderr(), ANY_CONTROL);
+    } else {
+      const text = readFileSync(report, "utf8");
+      assert.doesNotMatch(text, ANY_CONTROL);
+      const finding = JSON.parse(text.trim().split("\n")[0]!) as { rule: string; frame: { text: string } };
+      assert.equal(finding.rule, "jsonrpc.message");
+      assert.equal(finding.frame.text, `${ESCAPES}[faulty-agent] starting up${ESCAPES}`, "the report keeps the line exactly");
     }
   }
 });

@@ -1,9 +1,22 @@
 /** `--format junit`: JUnit XML, one test case per scenario, for CI systems that show test reports. */
 import type { CheckReport } from "../results.js";
 
+/**
+ * Text as XML character data or attribute value. C0 controls XML 1.0 forbids even escaped are dropped; a carriage
+ * return, DEL and the C1 controls (allowed, but a terminal showing the file would act on them: U+009B is an 8-bit
+ * CSI) are written as character references, so the report keeps them and a parser gets them back.
+ */
 function xml(text: string): string {
-  // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters even escaped
-  return text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "").replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- XML 1.0 forbids these characters even escaped
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "")
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/[\r\u007f-\u009f]/g, (char) => `&#x${char.charCodeAt(0).toString(16)};`)
+  );
 }
 
 const seconds = (ms: number) => (ms / 1000).toFixed(3);

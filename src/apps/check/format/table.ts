@@ -1,4 +1,5 @@
 /** The default output of `acp check`: one line per scenario, details under failures, a summary with the figures. */
+import { sanitizeTerminalText } from "../../../client/toolkit/terminal-text.js";
 import type { CheckReport, ScenarioResult, Status } from "../results.js";
 
 const LABEL: Record<Status, string> = { passed: "PASS ", failed: "FAIL ", skipped: "SKIP ", "not-exercised": "N/E  ", "expected-failure": "XFAIL" };
@@ -31,17 +32,20 @@ function figures(result: ScenarioResult): string {
     .join(", ");
 }
 
-/** Renders a report as text lines (each ending with a newline). */
+/**
+ * Renders a report as text lines (each ending with a newline). What the peer said (its name, error messages, frames,
+ * all quoted in messages and findings) is shown without terminal control sequences: only `paint` colours.
+ */
 export function formatTable(report: CheckReport, paint: TablePaint = plainPaint): string {
   const width = Math.max(...report.results.map((r) => r.id.length), 8);
   const lines: string[] = [`acp check ${report.kind}: ${report.command.join(" ")}`];
   if (report.peerInfo && typeof report.peerInfo === "object") {
     const info = report.peerInfo as { name?: unknown; title?: unknown; version?: unknown };
-    lines.push(paint.dim(`  ${String(info.title ?? info.name ?? "?")} ${String(info.version ?? "")}`.trimEnd()));
+    lines.push(paint.dim(safe(`  ${String(info.title ?? info.name ?? "?")} ${String(info.version ?? "")}`.trimEnd())));
   }
   for (const result of report.results) {
     const figure = figures(result);
-    const detail = result.status === "passed" ? [result.message, figure].filter(Boolean).join("; ") : result.message ?? "";
+    const detail = safe(result.status === "passed" ? [result.message, figure].filter(Boolean).join("; ") : result.message ?? "");
     lines.push(`  ${colour(result.status, paint)(LABEL[result.status])} ${result.id.padEnd(width)}  ${result.title}${result.status === "passed" || result.status === "skipped" ? paint.dim(`  ${ms(result.durationMs)}`) : ""}`);
     if (detail && result.status !== "passed") lines.push(`        ${colour(result.status, paint)(indent(detail))}`);
     else if (detail) lines.push(paint.dim(`        ${indent(detail)}`));
@@ -49,12 +53,12 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
       if (result.expectedReason) lines.push(paint.yellow(`        expected: ${result.expectedReason}`));
       lines.push(paint.dim(`        spec: ${result.spec}`));
       for (const finding of result.findings.filter((f) => f.severity === "error").slice(0, 5)) {
-        lines.push(`        - [${finding.rule}] ${indent(finding.message, 10)}`);
-        if (finding.frame) lines.push(paint.dim(`          frame: ${finding.frame}`));
+        lines.push(`        - [${finding.rule}] ${indent(safe(finding.message), 10)}`);
+        if (finding.frame) lines.push(paint.dim(`          frame: ${safe(finding.frame).replace(/[\n\t]/g, " ")}`));
         lines.push(paint.dim(`          spec: ${finding.spec}`));
       }
     }
-    for (const warning of result.warnings) lines.push(paint.yellow(`        warning: ${indent(warning, 10)}`));
+    for (const warning of result.warnings) lines.push(paint.yellow(`        warning: ${indent(safe(warning), 10)}`));
   }
   const s = report.summary;
   const parts = [`${s.passed} passed`, `${s.failed} failed`, `${s.skipped} skipped`, `${s["not-exercised"]} not exercised`];
@@ -66,6 +70,8 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
   lines.push(`${s.failed > 0 ? paint.red("FAILED") : paint.green("OK")}: ${parts.join(", ")} in ${ms(report.durationMs)}${extra ? `; ${extra}` : ""}`);
   return `${lines.join("\n")}\n`;
 }
+
+const safe = sanitizeTerminalText;
 
 function indent(text: string, by = 8): string {
   return text.replace(/\n/g, `\n${" ".repeat(by)}`);
