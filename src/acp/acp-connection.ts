@@ -13,6 +13,7 @@ import {
   type TapListener,
 } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
+import { rejectedHandled } from "../jsonrpc/handled.js";
 import { peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
@@ -132,7 +133,7 @@ export class AcpConnection {
     const info = this.index.peer.requests.get(method);
     if (info !== undefined) {
       const refused = this.refuseOutgoing(info, params);
-      if (refused) return Promise.reject(refused);
+      if (refused) return rejectedHandled(refused);
     }
     return this.rpc.request<T>(method, params, options, info ? this.resultParser<T>(info) : undefined);
   }
@@ -142,7 +143,7 @@ export class AcpConnection {
     const info = this.index.peer.notifications.get(method);
     if (info !== undefined) {
       const refused = this.refuseOutgoing(info, params);
-      if (refused) return Promise.reject(refused);
+      if (refused) return rejectedHandled(refused);
     }
     return this.rpc.notify(method, params);
   }
