@@ -13,6 +13,7 @@ import * as acpkit from "../../src/index.js";
 
 type V2 = typeof official;
 const impls: Array<[string, V2]> = [
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V2],
   ["official 2.4.0", official],
 ];

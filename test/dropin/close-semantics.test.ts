@@ -12,6 +12,7 @@ import * as acpkit from "../../src/index.js";
 
 type V1 = typeof officialV1;
 const impls: Array<[string, V1]> = [
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V1],
   ["official 1.9.0", officialV1],
 ];
