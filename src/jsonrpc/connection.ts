@@ -146,19 +146,26 @@ export class JsonRpcConnection {
     } catch (error) {
       return rejectedHandled(error);
     }
-    return handled(
-      new Promise<T>((resolve, reject) => {
-        const entry: PendingRequest = {
-          method,
-          arrived: options?.onResponse,
-          resolve: parse === undefined ? (resolve as (value: unknown) => void) : (raw) => this.settleParsed(method, raw, parse, resolve, reject),
-          reject,
-        };
-        const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
-        if (timeoutMs !== undefined || signal !== undefined) this.armRequest(id, method, entry, timeoutMs, signal, options?.stopWaitingOnCancel);
-        this.pending.add(id, entry);
-      }),
-    );
+    // Marked handled when it is rejected, not before: a request that succeeds pays nothing for it.
+    const made: { promise?: Promise<T>; rejectedEarly?: true } = {};
+    const promise = new Promise<T>((resolve, reject) => {
+      const rejectHandled = (error: unknown) => {
+        if (made.promise === undefined) made.rejectedEarly = true;
+        else handled(made.promise);
+        reject(error);
+      };
+      const entry: PendingRequest = {
+        method,
+        arrived: options?.onResponse,
+        resolve: parse === undefined ? (resolve as (value: unknown) => void) : (raw) => this.settleParsed(method, raw, parse, resolve, rejectHandled),
+        reject: rejectHandled,
+      };
+      const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
+      if (timeoutMs !== undefined || signal !== undefined) this.armRequest(id, method, entry, timeoutMs, signal, options?.stopWaitingOnCancel);
+      this.pending.add(id, entry);
+    });
+    made.promise = promise;
+    return made.rejectedEarly ? handled(promise) : promise;
   }
 
   /**
