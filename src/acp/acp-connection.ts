@@ -13,6 +13,7 @@ import {
   type TapListener,
 } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
+import { rejectedHandled } from "../jsonrpc/handled.js";
 import { hasCapability, peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import type { Admission } from "./admission.js";
@@ -139,7 +140,7 @@ export class AcpConnection {
     const info = this.index.peer.requests.get(method);
     if (info !== undefined) {
       const refused = this.refuseOutgoing(info, params);
-      if (refused) return Promise.reject(refused);
+      if (refused) return rejectedHandled(refused);
     }
     return this.rpc.request<T>(method, params, options, info ? this.resultParser<T>(info) : undefined);
   }
@@ -149,7 +150,7 @@ export class AcpConnection {
     const info = this.index.peer.notifications.get(method);
     if (info !== undefined) {
       const refused = this.refuseOutgoing(info, params);
-      if (refused) return Promise.reject(refused);
+      if (refused) return rejectedHandled(refused);
     }
     return this.rpc.notify(method, params);
   }

@@ -4,6 +4,7 @@
  * `@agentclientprotocol/sdk`.
  */
 import { RequestError, type JsonRpcId, type MaybePromise, type SendRequestOptions, type Stream } from "../jsonrpc/index.js";
+import { handled } from "../jsonrpc/handled.js";
 import type { NewSessionRequest, SessionNotification } from "../protocol/index.js";
 import type { AcpConnection } from "../acp/acp-connection.js";
 import type {
@@ -90,10 +91,12 @@ export class ClientContext<P extends ProtocolTypes = StableProtocol> {
   request(method: string, params?: unknown, options?: SendRequestOptions): Promise<unknown> {
     const response = this.sessions.connection.request(method, params, options);
     if (!IDEMPOTENT_SESSION_METHODS.has(method)) return response;
-    return response.catch((error: unknown) => {
-      if (error instanceof RequestError && error.code === -32002) return {};
-      throw error;
-    });
+    return handled(
+      response.catch((error: unknown) => {
+        if (error instanceof RequestError && error.code === -32002) return {};
+        throw error;
+      }),
+    );
   }
 
   /** Sends a notification to the agent (table methods are typed and checked). */

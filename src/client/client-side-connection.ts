@@ -4,6 +4,7 @@ import { ClassFace } from "../acp/class-face.js";
 import type { ProtocolFlavor } from "../acp/flavor.js";
 import { stableFlavor } from "../acp/flavors.js";
 import { RequestError, type SendRequestOptions, type Stream } from "../jsonrpc/index.js";
+import { handled } from "../jsonrpc/handled.js";
 import type * as schema from "../protocol/index.js";
 import type * as unstable from "../protocol/unstable.js";
 import type { Agent } from "../acp/agent-handler.js";
@@ -133,8 +134,10 @@ export class ClientSideConnection extends ClassFace<unstable.AgentRequestMap, un
 }
 
 function sessionGoneIsDone<T>(response: Promise<T>): Promise<T> {
-  return response.catch((error: unknown) => {
-    if (error instanceof RequestError && error.code === -32002) return {} as T;
-    throw error;
-  });
+  return handled(
+    response.catch((error: unknown) => {
+      if (error instanceof RequestError && error.code === -32002) return {} as T;
+      throw error;
+    }),
+  );
 }

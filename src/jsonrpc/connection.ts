@@ -1,5 +1,6 @@
 import { classify } from "./envelope.js";
 import { answerOversized } from "./oversized.js";
+import { handled, rejectedHandled } from "./handled.js";
 import { IncomingRequest, IncomingRequests, type IncomingRequestContext } from "./incoming.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
 import { ConnectionClosedError, InvalidResponseError, LocalError, RequestTimeoutError, ResponseLostError } from "./local-errors.js";
@@ -74,6 +75,8 @@ export class JsonRpcConnection {
   private readonly closedPromise: Promise<void>;
   private resolveClosed!: () => void;
   private closeError: ConnectionClosedError | undefined;
+  /** The link's last `drain()` promise, already marked handled. */
+  private lastDrain: Promise<void> | undefined;
 
   constructor(
     private readonly link: MessageLink,
@@ -135,40 +138,56 @@ export class JsonRpcConnection {
   /**
    * Sends a request and resolves with the peer's result (checked by `parse` when given), or rejects with the
    * peer's `RequestError`, or with a local error: `ConnectionClosedError`, `RequestTimeoutError`,
-   * `UnserializableValueError`, `MessageTooLargeError`, `InvalidResponseError`.
+   * `UnserializableValueError`, `MessageTooLargeError`, `InvalidResponseError`. The promise is marked handled: not
+   * awaiting it never crashes the process with an unhandled rejection (as in the official SDK).
    */
   request<T = unknown>(method: string, params?: unknown, options?: SendRequestOptions, parse?: ResultParser<T>): Promise<T> {
-    if (this.closeError) return Promise.reject(this.closeError);
+    if (this.closeError) return rejectedHandled(this.closeError);
     const signal = options?.cancellationSignal ?? options?.signal;
     const id = this.pending.allocateId();
     const message: AnyMessage = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     try {
       this.send(message);
     } catch (error) {
-      return Promise.reject(error);
+      return rejectedHandled(error);
     }
-    return new Promise<T>((resolve, reject) => {
+    // Marked handled when it is rejected, not before: a request that succeeds pays nothing for it.
+    const made: { promise?: Promise<T>; rejectedEarly?: true } = {};
+    const promise = new Promise<T>((resolve, reject) => {
+      const rejectHandled = (error: unknown) => {
+        if (made.promise === undefined) made.rejectedEarly = true;
+        else handled(made.promise);
+        reject(error);
+      };
       const entry: PendingRequest = {
         method,
         arrived: options?.onResponse,
-        resolve: parse === undefined ? (resolve as (value: unknown) => void) : (raw) => this.settleParsed(method, raw, parse, resolve, reject),
-        reject,
+        resolve: parse === undefined ? (resolve as (value: unknown) => void) : (raw) => this.settleParsed(method, raw, parse, resolve, rejectHandled),
+        reject: rejectHandled,
       };
       const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
       if (timeoutMs !== undefined || signal !== undefined) this.armRequest(id, method, entry, timeoutMs, signal, options?.stopWaitingOnCancel);
       this.pending.add(id, entry);
     });
+    made.promise = promise;
+    return made.rejectedEarly ? handled(promise) : promise;
   }
 
-  /** Sends a notification. Resolves when the link has room again (backpressure); rejects only if it could not be sent. */
+  /**
+   * Sends a notification. Resolves when the link has room again (backpressure); rejects only if it could not be
+   * sent. Marked handled, as `request`'s promise is.
+   */
   notify(method: string, params?: unknown): Promise<void> {
-    if (this.closeError) return Promise.reject(this.closeError);
+    if (this.closeError) return rejectedHandled(this.closeError);
     try {
       this.send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
     } catch (error) {
-      return Promise.reject(error);
+      return rejectedHandled(error);
     }
-    return this.link.drain();
+    // Links hand out one shared promise while nothing changes: mark each new one once, not on every notification.
+    const drained = this.link.drain();
+    if (drained !== this.lastDrain) this.lastDrain = handled(drained);
+    return drained;
   }
 
   /** Asks the peer to cancel a request this side sent (`$/cancel_request`). */

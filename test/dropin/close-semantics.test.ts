@@ -12,6 +12,7 @@ import * as acpkit from "../../src/index.js";
 
 type V1 = typeof officialV1;
 const impls: Array<[string, V1]> = [
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V1],
   ["official 1.9.0", officialV1],
 ];
@@ -48,6 +49,25 @@ for (const [name, sdk] of impls) {
       await connection.closed;
       assert.equal(connection.signal.aborted, true);
       await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /ACP connection closed/);
+    });
+
+    test("requests never awaited: no unhandled rejection when the connection closes under them", async () => {
+      const seen: unknown[] = [];
+      const listener = (reason: unknown) => void seen.push(reason);
+      process.on("unhandledRejection", listener);
+      try {
+        const input = manualReadable<Uint8Array>();
+        const connection = connect(name, sdk, sdk.ndJsonStream(new WritableStream(), input.readable));
+        void connection.newSession({ cwd: "/", mcpServers: [] });
+        void connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
+        input.controller.close();
+        await connection.closed;
+        void connection.newSession({ cwd: "/", mcpServers: [] });
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      } finally {
+        process.off("unhandledRejection", listener);
+      }
+      assert.deepEqual(seen, []);
     });
 
     test("the input failing: pending requests reject with the transport's message", async () => {

@@ -11,6 +11,7 @@ import * as acpkit from "../../src/index.js";
 
 type Sdk = typeof officialV1;
 const impls: Array<[string, Sdk]> = [
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
   ["acpkit", acpkit as unknown as Sdk],
   ["official 1.9.0", officialV1],
 ];

@@ -53,7 +53,7 @@ export interface ChatSessionOptions {
   cancelDeadlineMs?: number;
   /** The agent broke a prompt-turn rule (a `TurnGuard` violation, or an unexpected protocol version). */
   onWarning?: (text: string) => void;
-  /** The agent ignored a cancel: the turn ended here; offer `restart`. */
+  /** The agent ignored a cancel: the turn ends here; stop or `restart` it (the chat UI restarts it). */
   onCancelIgnored?: () => void;
 }
 
@@ -63,7 +63,7 @@ export interface ChatSessionOptions {
  * - `cancel` sends `session/cancel`, marks the turn cancelled and answers its pending permission requests
  *   `cancelled` at once (the spec's MUST). Turns run through a `TurnGuard`: an agent that answers `end_turn` to a
  *   cancel is reported cancelled (a warning), one that does not end the turn within `cancelDeadlineMs` has it ended
- *   here (`onCancelIgnored`: `restart` is the way out), updates after an answer stay with their turn.
+ *   here (`onCancelIgnored`: the caller stops or `restart`s the agent), updates after an answer stay with their turn.
  * - `newSession`, `resume`: bounded by `startupTimeoutMs`; an agent that never answers is reported, not waited on.
  * - `close` stops the agent and every terminal it started.
  */

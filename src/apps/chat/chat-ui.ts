@@ -55,6 +55,8 @@ export class ChatUi implements LocalCommandHost {
   #chat: ChatSession | undefined;
   #turn: TurnState | undefined;
   #quitting = false;
+  /** The agent ignored a cancel: restart it once its turn has ended here. */
+  #restartAfterTurn = false;
 
   constructor(term: ChatTerminal) {
     this.#term = term;
@@ -115,6 +117,16 @@ export class ChatUi implements LocalCommandHost {
     const next = await this.chat.restart();
     this.attach(next);
     this.print([this.paint.green(sanitize(`restarted ${next.agentName}; session ${next.sessionId ?? "?"}`))]);
+  }
+
+  /**
+   * The agent did not end a cancelled turn within the deadline (the turn is being ended here): says so, and restarts
+   * the agent as soon as the turn has ended, as `:restart` does, so that the next message goes to an agent that is
+   * not still busy with the cancelled one.
+   */
+  agentIgnoredCancel(): void {
+    this.print([this.paint.yellow("the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)")]);
+    this.#restartAfterTurn = true;
   }
 
   /** Uses `chat` from now on. */
@@ -180,6 +192,18 @@ export class ChatUi implements LocalCommandHost {
       process.off("SIGINT", onSigint);
       this.#turn = undefined;
       this.#transcriptView.render();
+    }
+    if (this.#restartAfterTurn) await this.#restartIgnoringAgent();
+  }
+
+  /** The automatic restart after an ignored cancel; a failure is shown, and the chat ends as with a dead agent. */
+  async #restartIgnoringAgent(): Promise<void> {
+    this.#restartAfterTurn = false;
+    if (this.#quitting) return;
+    try {
+      await this.restart();
+    } catch (error) {
+      this.print([this.paint.red(sanitize(`could not restart the agent: ${error instanceof Error ? error.message : String(error)}`))]);
     }
   }
 

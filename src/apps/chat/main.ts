@@ -99,7 +99,7 @@ async function chatWith(options: ChatOptions, setup: ChatSetup, ask: PermissionP
       ...(setup.tap ? { tap: setup.tap } : {}),
       onNote: (text: string) => ui.print([paint.dim(sanitize(text))]),
       onWarning: (text: string) => ui.print([paint.yellow(`warning: ${sanitize(text)}`)]),
-      onCancelIgnored: () => ui.print([paint.yellow("the turn was ended here; the agent may still be working. :restart restarts it (continuing the session when it can)")]),
+      onCancelIgnored: () => ui.agentIgnoredCancel(),
       onSession: () => ui.showSession(),
       onTerminal: () => ui.refresh(),
       ...(options.verbose ? { onStderrLine: (line: string) => ui.print([paint.dim(`agent| ${sanitize(line)}`)]) } : {}),

@@ -1,16 +1,17 @@
 /**
  * `acp chat` (piped, no terminal) against an agent with real agents' quirks (test/e2e/fixtures/quirk-agent.ts):
- * session/new never answered is bounded; a turn whose cancel is ignored ends here and `:restart` brings the agent
- * back; `end_turn` after a cancel is called out.
+ * session/new never answered is bounded; a turn whose cancel is ignored ends here and the agent is stopped and
+ * started again without the user asking (as `acp exec` stops it); `end_turn` after a cancel is called out.
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { ANY_CONTROL } from "../../../src/client/toolkit/testing/hostile-text.js";
+import { processAlive } from "../interop/support/spawn.js";
 
 const cli = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
 const quirkAgent = fileURLToPath(new URL("../fixtures/quirk-agent.js", import.meta.url));
@@ -52,20 +53,28 @@ test("session/new never answered: the chat says so (quoting the agent) instead o
   assert.equal(await run.exited, 0);
 });
 
-test("a cancel the agent ignores: the turn ends here after the deadline, :restart brings a fresh agent, the chat goes on", async () => {
-  const run = chat();
+test("a cancel the agent ignores: the turn ends here after the deadline, the agent is stopped and started again by itself, the chat goes on", async () => {
+  const pidFile = join(cwd, "ignored-cancel.pid");
+  const run = chat(`--pid-file=${pidFile}`);
   await run.until("session q");
+  const first = Number(readFileSync(pidFile, "utf8"));
+  assert.ok(processAlive(first));
   run.child.stdin.write("never\n");
   await run.until("agent| quirk: this turn never ends");
   run.child.kill("SIGINT");
-  await run.until(":restart restarts it");
-  assert.match(run.out(), /warning: the agent did not end the turn within 5000 ms of the cancel \(the protocol says it MUST answer "cancelled"\); the turn was ended here\./);
-  run.child.stdin.write(":restart\n");
+  await run.until(/warning: the agent did not end the turn within 5000 ms of the cancel \(the protocol says it MUST answer "cancelled"\); the turn was ended here\./);
+  await run.until("the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)");
+  // Nobody types :restart.
   await run.until("restarted quirk-agent; session q");
+  const second = Number(readFileSync(pidFile, "utf8"));
+  assert.notEqual(second, first, "a new agent process");
+  assert.equal(processAlive(first), false, "the agent that ignored the cancel is gone");
   run.child.stdin.write("hello again\n");
   await run.until("echo: hello again");
+  assert.ok(run.out().indexOf("restarted quirk-agent") < run.out().indexOf("echo: hello again"));
   run.child.stdin.end();
   assert.equal(await run.exited, 0);
+  assert.equal(processAlive(second), false, "the restarted agent ends with the chat");
 });
 
 test("end_turn answered to a cancel: shown as cancelled, with a warning naming the agent's mistake", async () => {

@@ -5,6 +5,10 @@
  * a prompt turn with tool calls and a permission request (answered on the client's stdin), and exits. Every pairing:
  * official client and acpkit agent, acpkit client and official agent, acpkit on both sides, and the official
  * baseline.
+ *
+ * The programs are written on the `agent()` / `client()` app API, which 2.4.0 keeps unchanged, so they also run on
+ * the official SDK 2.4.0's root: the 2.4.0 pairings below put 2.4.0 on the official side. 2.4.0 ships no example
+ * programs of its own (its `src/examples` are left out of the npm package); see ./README.md.
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -16,7 +20,8 @@ import { repoRoot } from "../../../src/protocol/testing/repo.js";
 const register = join(repoRoot, "dist/test/e2e/interop/support/official-programs/register.js");
 const exampleClient = join(repoRoot, "node_modules/sdk-v1/dist/examples/client.js");
 
-type Sdk = "acpkit" | "official";
+type Sdk = "acpkit" | "official" | "official-2.4.0";
+const SDK_NAME: Record<Sdk, string> = { acpkit: "acpkit", official: "the official SDK 1.9.0", "official-2.4.0": "the official SDK 2.4.0" };
 
 async function runExample(client: Sdk, agent: Sdk): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ["--import", register, exampleClient], {
@@ -47,14 +52,17 @@ describe("the official SDK's example programs, unchanged, over real processes", 
     ["acpkit", "official"],
     ["acpkit", "acpkit"],
     ["official", "official"],
+    ["official-2.4.0", "acpkit"],
+    ["acpkit", "official-2.4.0"],
+    ["official-2.4.0", "official-2.4.0"],
   ];
   for (const [client, agent] of pairings) {
     test(`${client} example client, ${agent} example agent: a whole turn with a permission request`, async () => {
       const { code, stdout, stderr } = await runExample(client, agent);
       const why = `stdout:\n${stdout}\nstderr:\n${stderr}`;
       assert.equal(code, 0, why);
-      assert.match(stderr, new RegExp(`examples/client\\.js on ${client === "acpkit" ? "acpkit" : "the official SDK"}`), why);
-      assert.match(stderr, new RegExp(`examples/agent\\.js on ${agent === "acpkit" ? "acpkit" : "the official SDK"}`), why);
+      assert.match(stderr, new RegExp(`examples/client\\.js on ${SDK_NAME[client].replace(/\./g, "\\.")}\n`), why);
+      assert.match(stderr, new RegExp(`examples/agent\\.js on ${SDK_NAME[agent].replace(/\./g, "\\.")}\n`), why);
       assert.match(stdout, /Connected to agent \(protocol v1\)/, why);
       assert.match(stdout, /Created session: [0-9a-f]{32}/, why);
       assert.match(stdout, /Permission requested/, why);

@@ -41,7 +41,7 @@ async function sdkHandler(): Promise<acp.McpRequestHandler> {
     });
     server.registerTool("shout", { inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: "text", text: message.toUpperCase() }] }));
     return server;
-  }).handler as unknown as acp.McpRequestHandler;
+  }).handler;
 }
 
 const PAIRINGS: Array<{ agent: Impl; client: Impl; via: "caller" | "http" }> = [

@@ -33,7 +33,7 @@ async function sdkHandler(): Promise<acp.McpRequestHandler> {
     const server = new McpServer({ name: "sdk-tools", version: "1" });
     server.registerTool("echo", { description: "Echoes its text", inputSchema: { text: z.string() } }, async ({ text }) => ({ content: [{ type: "text", text: `over acp: ${text}` }] }));
     return server;
-  }).handler as unknown as acp.McpRequestHandler;
+  }).handler;
 }
 
 for (const impl of ["acpkit", "official"] as const) {
@@ -58,7 +58,7 @@ for (const impl of ["acpkit", "official"] as const) {
         updates.push(params.update.sessionUpdate);
         if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text") said.push(params.update.content.text);
       })
-      .connect(sdk.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as unknown as ReadableStream<Uint8Array>));
+      .connect(sdk.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>));
     const registration = provider.registerServer(connection.agent, { name: "client-tools", handler: impl === "acpkit" ? await sdkHandler() : handWritten });
 
     const init = await connection.agent.request(sdk.methods.agent.initialize, { protocolVersion: sdk.PROTOCOL_VERSION, clientCapabilities: {} });

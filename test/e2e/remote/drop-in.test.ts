@@ -20,13 +20,22 @@ import { makeTempDir } from "../interop/support/temp.js";
 import { CLIENT_TRANSPORTS, type RemoteTarget } from "./support/client-transports.js";
 import { remoteClient } from "./support/remote-client.js";
 
-type ServerModule = typeof import("@agentclientprotocol/sdk/experimental/server");
-type NodeModule = typeof import("@agentclientprotocol/sdk/experimental/node");
+type OfficialServer = typeof import("@agentclientprotocol/sdk/experimental/server");
+type OfficialNode = typeof import("@agentclientprotocol/sdk/experimental/node");
+/** An `AcpServer` by its public members: the class has private ones, which TypeScript compares by declaration. */
+type PublicAcpServer = { [K in keyof InstanceType<OfficialServer["AcpServer"]>]: InstanceType<OfficialServer["AcpServer"]>[K] };
+/** The two entries as the code below uses them, in the official types; both SDKs' modules must fit (no cast). */
+interface ServerModule {
+  AcpServer: new (options: ConstructorParameters<OfficialServer["AcpServer"]>[0]) => PublicAcpServer;
+}
+interface NodeModule {
+  createNodeHttpHandler(server: PublicAcpServer, options?: Parameters<OfficialNode["createNodeHttpHandler"]>[1]): ReturnType<OfficialNode["createNodeHttpHandler"]>;
+  createNodeWebSocketUpgradeHandler(server: PublicAcpServer, webSocketServer: Parameters<OfficialNode["createNodeWebSocketUpgradeHandler"]>[1]): ReturnType<OfficialNode["createNodeWebSocketUpgradeHandler"]>;
+}
 
 const ENTRIES: Record<"official" | "acpkit", () => Promise<[ServerModule, NodeModule]>> = {
   official: async () => [await import("@agentclientprotocol/sdk/experimental/server"), await import("@agentclientprotocol/sdk/experimental/node")],
-  // Typed as the official modules: the same code must compile and run against them.
-  acpkit: async () => [(await import("../../../src/experimental/server.js")) as unknown as ServerModule, (await import("../../../src/experimental/node.js")) as unknown as NodeModule],
+  acpkit: async () => [await import("../../../src/experimental/server.js"), await import("../../../src/experimental/node.js")],
 };
 
 /** An official 2.x agent app: streams "N" chunks for a prompt "stream N", echoes anything else. */
@@ -54,7 +63,7 @@ async function serveLikeTheOfficialDocs(
   [serverModule, nodeModule]: [ServerModule, NodeModule],
   extraOptions: Record<string, unknown> = {},
   record?: (request: IncomingMessage) => void,
-): Promise<{ http: Server; acp: InstanceType<ServerModule["AcpServer"]>; target: RemoteTarget }> {
+): Promise<{ http: Server; acp: PublicAcpServer; target: RemoteTarget }> {
   const acp = new serverModule.AcpServer({ createAgent: () => officialAgent(), ...extraOptions } as never);
   const handler = nodeModule.createNodeHttpHandler(acp);
   const webSocketServer = new WebSocketServer({ noServer: true });

@@ -129,7 +129,7 @@ export function spawnFixture(name: string, impl: Impl, options: SpawnOptions = {
 
   const wire: WireLine[] = [];
   const fromAgent = lineRecorder("agent", wire);
-  const input = (Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>).pipeThrough(fromAgent);
+  const input = (Readable.toWeb(child.stdout!) as ReadableStream<Uint8Array>).pipeThrough(fromAgent);
   const toAgent = lineRecorder("client", wire);
   void toAgent.readable.pipeTo(stdinSink(child)).catch(() => {});
 
