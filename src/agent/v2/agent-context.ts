@@ -4,6 +4,7 @@
  * v2 method sent the wrong way throws a `TypeError`.
  */
 import type { JsonRpcId, SendRequestOptions } from "../../jsonrpc/index.js";
+import { handled } from "../../jsonrpc/handled.js";
 import { ACP_CONNECTION } from "../../acp/connect.js";
 import type { AcpConnection } from "../../acp/acp-connection.js";
 import type { MethodOf, NotificationParamsOf, ProtocolTypes, RequestParamsOf, RequestResultOf } from "../../acp/app-types.js";
@@ -52,7 +53,8 @@ export class AgentContext<P extends ProtocolTypes = V2Protocol, Init = unknown> 
     assertOutgoingDirection(this.state.acp.flavor, "agent", "request", method);
     const { acp, init } = this.state;
     if (init.phase === "initialized") return acp.request(method, params, options);
-    return init.waitUntilInitialized(method).then(() => acp.request(method, params, options));
+    // Marked handled like every request promise: one nobody awaits does not crash the program when it fails.
+    return handled(init.waitUntilInitialized(method).then(() => acp.request(method, params, options)));
   }
 
   /** Sends a notification to the client, once the connection is initialized. */
@@ -65,6 +67,6 @@ export class AgentContext<P extends ProtocolTypes = V2Protocol, Init = unknown> 
     const { acp, init } = this.state;
     // The hot path (streaming updates) sends at once; only a connection not yet initialized waits.
     if (init.phase === "initialized") return acp.notify(method, params);
-    return init.waitUntilInitialized(method).then(() => acp.notify(method, params));
+    return handled(init.waitUntilInitialized(method).then(() => acp.notify(method, params)));
   }
 }

@@ -5,6 +5,7 @@
  * (-32002) resolves with an empty result.
  */
 import { LocalError, RequestError, isRecord, type JsonRpcId, type SendRequestOptions } from "../../jsonrpc/index.js";
+import { handled } from "../../jsonrpc/handled.js";
 import type { AcpConnection } from "../../acp/acp-connection.js";
 import type { MethodOf, NotificationParamsOf, ProtocolTypes, RequestParamsOf, RequestResultOf } from "../../acp/app-types.js";
 import { ACP_CONNECTION } from "../../acp/connect.js";
@@ -85,13 +86,16 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
     const send = (): Promise<unknown> => {
       const response = acp.request(method, params, options);
       if (!IDEMPOTENT_SESSION_METHODS.has(method)) return response;
-      return response.catch((error: unknown) => {
-        if (error instanceof RequestError && error.code === -32002) return {};
-        throw error;
-      });
+      return handled(
+        response.catch((error: unknown) => {
+          if (error instanceof RequestError && error.code === -32002) return {};
+          throw error;
+        }),
+      );
     };
+    // Marked handled like every request promise: one nobody awaits does not crash the program when it fails.
     if (init.phase === "initialized") return send();
-    return init.waitUntilInitialized(method).then(send);
+    return handled(init.waitUntilInitialized(method).then(send));
   }
 
   /** Sends a notification to the agent, once the connection is initialized. */
@@ -103,7 +107,7 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
     assertOutgoingDirection(this.state.acp.flavor, "client", "notification", method);
     const { acp, init } = this.state;
     if (init.phase === "initialized") return acp.notify(method, params);
-    return init.waitUntilInitialized(method).then(() => acp.notify(method, params));
+    return handled(init.waitUntilInitialized(method).then(() => acp.notify(method, params)));
   }
 
   /**
