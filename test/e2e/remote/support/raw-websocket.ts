@@ -1,7 +1,8 @@
 /**
  * A WebSocket client written by hand on a bare TCP socket, for fault tests: it does the upgrade, sends masked text
- * frames and reads the server's frames, and it never answers a ping (no pong) and never closes on its own (no close
- * frame, no FIN): a peer that stopped answering, as a half-open connection looks to the server.
+ * frames and reads the server's frames, and answers pings only until told to stop; it never closes on its own (no
+ * close frame, no FIN): once `stopAnswering()` is called it is a peer that went silent, as a half-open connection
+ * looks to the server.
  */
 import { randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
@@ -10,12 +11,14 @@ export interface SilentWebSocket {
   readonly socket: Socket;
   /** The `Acp-Connection-Id` of the 101. */
   readonly connectionId: string;
-  /** Pings received (none was answered). */
-  readonly pings: number;
+  /** Pings received since `stopAnswering()` (none of them answered). */
+  readonly unansweredPings: number;
   /** Whether the server ended the TCP connection. */
   readonly ended: boolean;
   /** Resolves when the server ended the TCP connection. */
   readonly closed: Promise<void>;
+  /** From now on, answer no ping. */
+  stopAnswering(): void;
   /** Sends one masked text frame. */
   sendText(text: string): void;
   /** The next text frame (in order of arrival). */
@@ -50,7 +53,8 @@ export function openSilentWebSocket(url: string, headers: Record<string, string>
     const socket = connect(Number(target.port), target.hostname);
     let buffer = Buffer.alloc(0);
     let connectionId: string | undefined;
-    let pings = 0;
+    let unansweredPings = 0;
+    let answering = true;
     let ended = false;
     const texts: string[] = [];
     const waiters: Array<(text: string) => void> = [];
@@ -94,7 +98,10 @@ export function openSilentWebSocket(url: string, headers: Record<string, string>
         if (buffer.length < offset + length) return;
         const payload = buffer.subarray(offset, offset + length);
         buffer = buffer.subarray(offset + length);
-        if (opcode === 0x9) pings++;
+        if (opcode === 0x9) {
+          if (answering) socket.write(clientFrame(0xa, Buffer.from(payload)));
+          else unansweredPings++;
+        }
         else if (opcode === 0x1) {
           const text = payload.toString("utf8");
           const waiter = waiters.shift();
@@ -120,13 +127,14 @@ export function openSilentWebSocket(url: string, headers: Record<string, string>
         resolve({
           socket,
           connectionId,
-          get pings() {
-            return pings;
+          get unansweredPings() {
+            return unansweredPings;
           },
           get ended() {
             return ended;
           },
           closed,
+          stopAnswering: () => void (answering = false),
           sendText: (text) => void socket.write(clientFrame(0x1, Buffer.from(text, "utf8"))),
           nextText: () => {
             const text = texts.shift();
