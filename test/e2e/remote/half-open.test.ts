@@ -18,7 +18,7 @@ import { after, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import type { ConnectionEvent } from "../../../src/index.js";
 import { listenAcp, stdioAgentConnector } from "../../../src/node/index.js";
-import { fixturePath, within } from "../interop/support/spawn.js";
+import { fixturePath, track, within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import type { PartitionReport } from "./support/partition-scenario.js";
 import { openSilentWebSocket } from "./support/raw-websocket.js";
@@ -122,6 +122,7 @@ describe("Streamable HTTP: an SSE client that vanished without a FIN", () => {
   const unavailable = namespaceUnavailable();
   it("is freed by TCP's retransmission timeout on the keep-alive comments, then the idle timeout stops its agent", { ...STEP, skip: unavailable }, async () => {
     const child = spawn("unshare", ["-rn", process.execPath, "--enable-source-maps", SCENARIO, "3"], { stdio: ["ignore", "pipe", "pipe"] });
+    track(child);
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
