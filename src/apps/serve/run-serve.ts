@@ -72,7 +72,7 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       path: options.path,
       token: options.token,
       insecureNoToken: options.insecureNoToken,
-      allowInsecure: options.insecureNoToken,
+      allowInsecure: options.allowInsecure,
       tls,
       http2: !options.http1,
       h2c: options.h2c,

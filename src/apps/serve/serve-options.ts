@@ -1,6 +1,7 @@
 /**
  * `acp serve` flags, parsed into `ServeOptions`, with errors that name the flag and say what to do.
  */
+import { isLoopbackHost } from "../../node/remote/local-hosts.js";
 
 export const SERVE_USAGE = `Usage: acp serve [options]
 
@@ -14,7 +15,9 @@ Options:
   --host HOST              address to bind (default 127.0.0.1; 0.0.0.0 or :: for every interface)
   --port PORT              port (default 8765; 0 picks a free one)
   --token TOKEN            the bearer token clients must send (default: $ACP_TOKEN, else a random one, printed)
-  --insecure-no-token      serve without a token (refused on a non-loopback --host unless given)
+  --insecure-no-token      serve without a token; on a non-loopback --host it is refused unless
+                           --allow-insecure is given too (then a warning)
+  --allow-insecure         with --insecure-no-token: really serve a non-loopback address without a token
   --cert FILE --key FILE   serve HTTPS/WSS (HTTP/2 with HTTP/1.1 fallback) with this PEM certificate and key
   --http1                  with --cert: HTTP/1.1 only
   --h2c                    without --cert: also accept cleartext HTTP/2 (prior knowledge) on the same port
@@ -40,6 +43,8 @@ export interface ServeOptions {
   port: number;
   token: string | undefined;
   insecureNoToken: boolean;
+  /** With `insecureNoToken`: allow it on a non-loopback host. */
+  allowInsecure: boolean;
   cert: string | undefined;
   key: string | undefined;
   http1: boolean;
@@ -76,7 +81,7 @@ const VALUE_FLAGS = new Set([
   "--max-body-bytes",
   "--grace",
 ]);
-const BOOLEAN_FLAGS = new Set(["--insecure-no-token", "--http1", "--h2c", "--verbose", "--help", "-h"]);
+const BOOLEAN_FLAGS = new Set(["--insecure-no-token", "--allow-insecure", "--http1", "--h2c", "--verbose", "--help", "-h"]);
 
 function positiveInteger(flag: string, text: string, allowZero = false): number {
   const value = Number(text);
@@ -95,6 +100,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     port: 8765,
     token: env.ACP_TOKEN || undefined,
     insecureNoToken: false,
+    allowInsecure: false,
     cert: undefined,
     key: undefined,
     http1: false,
@@ -116,6 +122,7 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
     if (BOOLEAN_FLAGS.has(flag)) {
       if (flag !== arg) throw new ServeUsageError(`${flag} takes no value`);
       if (flag === "--insecure-no-token") options.insecureNoToken = true;
+      else if (flag === "--allow-insecure") options.allowInsecure = true;
       else if (flag === "--http1") options.http1 = true;
       else if (flag === "--h2c") options.h2c = true;
       else if (flag === "--verbose") options.verbose = true;
@@ -132,6 +139,15 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
   if (options.http1 && options.cert === undefined) throw new ServeUsageError("--http1 only makes sense with --cert (cleartext is HTTP/1.1 unless --h2c)");
   if (options.insecureNoToken && options.token !== undefined) {
     throw new ServeUsageError("--insecure-no-token and a token (--token or $ACP_TOKEN) contradict each other");
+  }
+  if (options.allowInsecure && !options.insecureNoToken) {
+    throw new ServeUsageError("--allow-insecure only goes with --insecure-no-token (without it, a token is required anyway)");
+  }
+  if (options.insecureNoToken && !options.allowInsecure && !isLoopbackHost(options.host)) {
+    throw new ServeUsageError(
+      `refusing to serve ${options.host} without a token: anyone who can reach that address could run the agent as you. ` +
+        "Drop --insecure-no-token (a token is generated and printed), bind to 127.0.0.1, or add --allow-insecure if that network is yours alone.",
+    );
   }
   if (!options.path.startsWith("/")) throw new ServeUsageError(`--path must start with "/", got "${options.path}"`);
   return options;

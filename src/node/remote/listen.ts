@@ -102,7 +102,7 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     if (!options.allowInsecure) {
       throw new Error(
         `refusing to serve on ${host} without a token: anyone who can reach this address could run the agent. ` +
-          "Give a token, bind to 127.0.0.1, or pass allowInsecure (--insecure-no-token) if the network is yours alone.",
+          "Give a token, bind to 127.0.0.1, or pass allowInsecure: true as well if the network is yours alone.",
       );
     }
     process.emitWarning(`ACP server on ${host} without a token: anyone who can reach it can run the agent and everything it can do.`, { code: "ACP_INSECURE" });

@@ -49,12 +49,50 @@ test("it prints the URL and the generated token on stdout, and with --token it p
   }
 });
 
-test("--insecure-no-token on every interface serves, with a loud warning", { timeout: 60_000 }, async () => {
-  const serve = await startServe(["--host", "0.0.0.0", "--insecure-no-token", "--agent", `${JSON.stringify(process.execPath)} -e 0`]);
+/** POSTs `initialize` with no Authorization header; the status and the connection id. */
+async function initializeWithoutToken(url: string): Promise<{ status: number; connectionId: string | null }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }),
+  });
+  await response.arrayBuffer();
+  return { status: response.status, connectionId: response.headers.get("acp-connection-id") };
+}
+
+test("--insecure-no-token on every interface is refused (exit 2, nothing served) unless --allow-insecure is given too", { timeout: 60_000 }, () => {
+  for (const host of ["0.0.0.0", "::"]) {
+    const result = spawnSync(process.execPath, [ACP_MAIN, "serve", "--port", "0", "--host", host, "--insecure-no-token"], { encoding: "utf8", timeout: 30_000 });
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr, new RegExp(`acp serve: refusing to serve ${host.replaceAll(".", "\\.")} without a token: .*add --allow-insecure`));
+    assert.equal(result.stdout, "", "no URL printed: it never listened");
+  }
+});
+
+test("--insecure-no-token --allow-insecure on every interface serves without a token, with a loud warning", { timeout: 60_000 }, async () => {
+  const serve = await startServe(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"]);
   try {
     assert.equal(serve.token, undefined);
     await serve.waitForStderr(/without a token: anyone who can reach it can run the agent/);
     await serve.waitForStderr(/WITHOUT a token/);
+    // Really served without a token: an initialize with no Authorization header opens a connection.
+    const port = new URL(serve.url).port;
+    const opened = await initializeWithoutToken(`http://127.0.0.1:${port}/acp`);
+    assert.equal(opened.status, 200);
+    assert.ok(opened.connectionId);
+  } finally {
+    assert.deepEqual(await serve.stop(), { code: 0, signal: null });
+  }
+});
+
+test("--insecure-no-token alone on loopback serves without a token, and a token-less request is then accepted", { timeout: 60_000 }, async () => {
+  const serve = await startServe(["--insecure-no-token"]);
+  try {
+    assert.equal(serve.token, undefined);
+    await serve.waitForStderr(/WITHOUT a token/);
+    assert.doesNotMatch(serve.stderr(), /anyone who can reach it/, "no network warning on loopback");
+    const opened = await initializeWithoutToken(serve.url);
+    assert.equal(opened.status, 200);
   } finally {
     assert.deepEqual(await serve.stop(), { code: 0, signal: null });
   }

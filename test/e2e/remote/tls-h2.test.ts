@@ -1,18 +1,22 @@
 /**
  * HTTP/2, as the RFD requires for Streamable HTTP: over TLS (ALPN h2, with HTTP/1.1 and WebSocket on the same port
  * for clients that need it) with a self-signed certificate made for the test, and cleartext h2 (prior knowledge) when
- * opted in. A `node:http2` client runs the whole flow on one multiplexed session; `acp serve --cert --key` too.
+ * opted in. A `node:http2` client runs the whole flow on one multiplexed session; `acp serve --cert --key` too, and
+ * `acp serve --cert --key --http1` (node:https) serves whole sessions over HTTPS/1.1 and WSS and offers no h2.
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
+import { connect as tlsConnect } from "node:tls";
+import { createHttpStream } from "../../../src/experimental/http-client.js";
 import { listenAcp, type ListeningAcpServer } from "../../../src/node/index.js";
 import { testAgent } from "../../../src/transports/remote-server/testing/test-agent.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
-import { officialHttp, officialWebSocket } from "./support/client-transports.js";
+import { officialHttp, officialWebSocket, type MessageStream } from "./support/client-transports.js";
 import { H2Client } from "./support/h2-client.js";
+import { httpsFetch } from "./support/https-fetch.js";
 import { remoteClient } from "./support/remote-client.js";
 import { startServe } from "./support/serve-process.js";
 
@@ -112,6 +116,59 @@ describe("TLS: HTTP/2 with HTTP/1.1 and WebSocket fallback on the same port", ()
       assert.equal((await client.request("GET", "/healthz")).status, 200);
       assert.equal((await client.request("POST", "/acp", {}, init)).status, 401, "the token is required over TLS too");
       client.close();
+    } finally {
+      assert.deepEqual(await serve.stop(), { code: 0, signal: null });
+    }
+  });
+});
+
+/** The protocol the server picks by ALPN when a client offers h2 and http/1.1 (false: it took part in no ALPN). */
+function negotiated(port: number, ca: Buffer): Promise<string | false> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: "127.0.0.1", port, ca, servername: "localhost", ALPNProtocols: ["h2", "http/1.1"] }, () => {
+      resolve(socket.alpnProtocol ?? false);
+      socket.end();
+    });
+    socket.on("error", reject);
+  });
+}
+
+describe("TLS with HTTP/1.1 only: acp serve --cert --key --http1 (node:https)", () => {
+  let dir: string;
+  let tls: ReturnType<typeof selfSignedCertificate>;
+  before(() => {
+    dir = makeTempDir("acp-remote-https1-");
+    tls = selfSignedCertificate(dir);
+  });
+  after(() => removeTempDir(dir));
+
+  it("no h2 by ALPN; a whole session over HTTPS/1.1 (Streamable HTTP, a fetch trusting the certificate) and over WSS", { timeout: 60_000 }, async (t) => {
+    if (!tls) return t.skip("openssl is not available to make a certificate");
+    const serve = await startServe(["--cert", tls.certFile, "--key", tls.keyFile, "--http1", "--token", "https1-token"]);
+    try {
+      assert.match(serve.url, /^https:\/\/127\.0\.0\.1:\d+\/acp$/);
+      assert.match(serve.webSocketUrl, /^wss:/);
+      const port = Number(new URL(serve.url).port);
+      assert.notEqual(await negotiated(port, tls.cert), "h2", "HTTP/2 is not offered with --http1");
+      // Streamable HTTP over HTTPS/1.1, the reference agent behind it: initialize, session, a streamed prompt, DELETE.
+      const https = httpsFetch(tls.cert);
+      const overHttps = await remoteClient(createHttpStream(serve.url, { fetch: https.fetch, token: "https1-token" }) as MessageStream, dir, "acpkit");
+      assert.equal((await overHttps.initialize()).agentInfo?.name, "acpkit-reference-agent");
+      const sessionId = await overHttps.newSession(dir);
+      assert.equal((await overHttps.prompt(sessionId, "/stream 4")).stopReason, "end_turn");
+      assert.equal(overHttps.host.texts(0, sessionId).join(""), "chunk 1\nchunk 2\nchunk 3\nchunk 4\n");
+      overHttps.close();
+      await overHttps.closed.catch(() => {});
+      await serve.waitForStderr(/connection [0-9a-f]{8} closed \(deleted\)/);
+      assert.ok(https.versions.length >= 4 && https.versions.every((version) => version === "1.1"), `HTTP versions: ${https.versions.join(" ")}`);
+      // WebSocket over the same TLS port.
+      const overWss = await remoteClient(officialWebSocket.open({ url: serve.url, webSocketUrl: serve.webSocketUrl, token: "https1-token", ca: tls.cert }), dir);
+      await overWss.initialize();
+      const wsSession = await overWss.newSession(dir);
+      assert.equal((await overWss.prompt(wsSession, "/stream 3")).stopReason, "end_turn");
+      assert.equal(overWss.host.texts(0, wsSession).length, 3);
+      overWss.close();
+      await overWss.closed.catch(() => {});
     } finally {
       assert.deepEqual(await serve.stop(), { code: 0, signal: null });
     }
