@@ -140,11 +140,14 @@ function reply(link: MessageLink, id: JsonRpcId, error: RequestError): void {
 
 /**
  * The link the selected implementation gets: the client's link, whose incoming messages (the initialize first)
- * are held until the implementation starts reading, then forwarded.
+ * are held until the implementation starts reading, then forwarded. What was held is handed over on a later
+ * microtask, never from inside `start()`: an implementation starts its link while it is still being built (an
+ * acpkit app registers its handlers after), and its `onConnect` handlers run before it handles a message.
  */
 class RoutedLink implements MessageLink, Partial<LinkControl> {
   private receiver: LinkReceiver | undefined;
-  private held: Array<(receiver: LinkReceiver) => void> = [];
+  /** Events waiting for the receiver; undefined once they were handed over and events pass straight through. */
+  private held: Array<(receiver: LinkReceiver) => void> | undefined = [];
 
   constructor(private readonly inner: MessageLink & Partial<LinkControl>) {
     if (inner.pauseInput) this.pauseInput = () => inner.pauseInput!();
@@ -160,16 +163,18 @@ class RoutedLink implements MessageLink, Partial<LinkControl> {
 
   /** Hands one event to the implementation, or holds it until the implementation starts reading. */
   deliver(event: (receiver: LinkReceiver) => void): void {
-    if (this.receiver) event(this.receiver);
+    if (this.held === undefined) event(this.receiver!);
     else this.held.push(event);
   }
 
   start(receiver: LinkReceiver): void {
     if (this.receiver) throw new Error("a routed ACP connection is read by one implementation only");
     this.receiver = receiver;
-    const held = this.held;
-    this.held = [];
-    for (const event of held) event(receiver);
+    queueMicrotask(() => {
+      // Events delivered while these are handed over queue behind them, in arrival order.
+      for (let i = 0; i < this.held!.length; i++) this.held![i]!(receiver);
+      this.held = undefined;
+    });
   }
 
   send(message: AnyMessage, rawId?: string): void {
