@@ -69,6 +69,43 @@ test("a request for version 3 goes to v2: protocolVersion 2, a missing info repl
   ]);
 });
 
+test("a v1-only router takes any version; a v2 initialize reaches it in v1's shape", async () => {
+  const capture = captureConnector();
+  const router = agentProtocolRouter().withV1(capture);
+  const v2Request = {
+    protocolVersion: 2,
+    info: clientInfo,
+    capabilities: { auth: { terminal: {} }, elicitation: { form: {} }, _meta: { c: 1 } },
+    _meta: { r: 2 },
+  };
+  const peers = [wirePeer(), wirePeer(), wirePeer()];
+  const requests = [v2Request, { protocolVersion: 7 }, { protocolVersion: 0, clientCapabilities: { terminal: true } }];
+  for (const [i, peer] of peers.entries()) {
+    router.connect(peer.stream);
+    await peer.send({ jsonrpc: "2.0", id: i, method: "initialize", params: requests[i] });
+  }
+  const forwarded = await Promise.all(capture.connections.map((c) => c.first));
+  const v1Defaults = { fs: { readTextFile: false, writeTextFile: false }, terminal: false };
+  const fromV2 = { ...v1Defaults, session: { configOptions: { boolean: {} } }, plan: {} };
+  assert.deepEqual(
+    forwarded.map((message) => message.params),
+    [
+      {
+        protocolVersion: 1,
+        clientCapabilities: { ...fromV2, auth: { terminal: true }, elicitation: { form: {} }, _meta: { c: 1 } },
+        clientInfo,
+        _meta: { r: 2 },
+      },
+      { protocolVersion: 1, clientCapabilities: { ...fromV2, auth: { terminal: false } } },
+      { protocolVersion: 1, clientCapabilities: { ...v1Defaults, terminal: true, auth: { terminal: false } } },
+    ],
+  );
+  assert.deepEqual(
+    forwarded.map((message) => message.id),
+    [0, 1, 2],
+  );
+});
+
 test("a v2-only router answers version 1 with -32022 {requested, supported: [2]} and stays open for a v2 initialize", async () => {
   const { v2, log } = implementations();
   const peer = wirePeer();
@@ -78,6 +115,34 @@ test("a v2-only router answers version 1 with -32022 {requested, supported: [2]}
   assert.deepEqual(log, []);
   const answer = await peer.call(2, "initialize", v2Initialize);
   assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 2);
+});
+
+test("before initialize: a request gets -32600, a batch one -32600 with id null, notifications and responses nothing", async () => {
+  const capture = captureConnector();
+  const peer = wirePeer();
+  agentProtocolRouter().withV1(captureConnector()).withV2(capture).connect(peer.stream);
+  await peer.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
+  await peer.send({ jsonrpc: "2.0", id: 40, result: {} });
+  await peer.send({ jsonrpc: "2.0", id: 41, error: { code: -32603, message: "x" } });
+  await peer.send({ jsonrpc: "2.0", id: 42 });
+  const early = await peer.call(1, "session/new", { cwd: "/", mcpServers: [] });
+  assert.equal(early.id, 1);
+  assert.equal((early.error as { code: number }).code, -32600);
+  assert.deepEqual(peer.seen, [], "notifications and responses are not answered");
+  void peer.send([{ jsonrpc: "2.0", id: 2, method: "initialize", params: v2Initialize }]);
+  const batch = await peer.next();
+  assert.equal(batch.id, null);
+  assert.equal((batch.error as { code: number }).code, -32600);
+  for (const junk of [5, "x", { foo: 1 }, { id: 3, method: "initialize", params: v2Initialize }]) {
+    void peer.send(junk);
+    const answer = await peer.next();
+    assert.deepEqual([answer.id, (answer.error as { code: number }).code], [null, -32600], JSON.stringify(junk));
+  }
+  assert.equal(capture.connections.length, 0, "nothing was routed");
+  await peer.send({ jsonrpc: "2.0", id: 4, method: "initialize", params: v2Initialize });
+  const [connection] = capture.connections;
+  assert.deepEqual(await connection!.first, { jsonrpc: "2.0", id: 4, method: "initialize", params: v2Initialize });
+  assert.equal(connection!.messages.length, 1);
 });
 
 test("an invalid protocolVersion gets -32602 (with the request's id), and the client may try again", async () => {
@@ -90,6 +155,22 @@ test("an invalid protocolVersion gets -32602 (with the request's id), and the cl
     assert.deepEqual([answer.id, (answer.error as { code: number }).code], [i, -32602], JSON.stringify(params));
   }
   assert.equal(((await peer.call(99, "initialize", v2Initialize)).result as { protocolVersion: number }).protocolVersion, 2);
+});
+
+test("params of exactly the selected version that do not parse are refused before routing: the client can fall back to v1", async () => {
+  const { v1, v2, log } = implementations();
+  const peer = wirePeer();
+  agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream);
+  const refused = await peer.call(1, "initialize", { protocolVersion: 2, capabilities: {} });
+  assert.equal((refused.error as { code: number }).code, -32602);
+  assert.match((refused.error as { message: string }).message, /invalid initialize params.*\$\.info/);
+  assert.equal(log.length, 0, "nothing was routed");
+  const answer = await peer.call(2, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+  assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 1);
+  assert.deepEqual(
+    log.map(([what]) => what),
+    ["v1 connect", "v1 initialize"],
+  );
 });
 
 test("on a v2 route a fractional or null id gets -32600 with id null (not routed); v1 routes keep any id", async () => {

@@ -8,15 +8,16 @@
  *   `id: null`, and an `initialize` that cannot be served (a malformed or unsupported version) gets an error. None
  *   of these closes the connection: the client may send `initialize` again.
  * - Selection: with v2 configured, a request for 2 or newer goes to v2; otherwise v1 takes versions from 1 up (a
- *   v1-only router keeps v1's fallback and takes any version). The initialize is rewritten for the selected
- *   version (./protocol-initialize.ts); everything after it is forwarded unchanged, and the connection is never
+ *   v1-only router keeps v1's fallback and takes any version). The initialize is parsed and normalized for the
+ *   selected version (./protocol-initialize.ts), and refused (-32602, the connection not routed) when params of
+ *   exactly that version do not parse; everything after it is forwarded unchanged, and the connection is never
  *   re-routed.
  * - On a v2 route the first `initialize` must have a string or integer id.
  * - `closed` resolves once the routed connection ends, or when the client leaves before `initialize`.
  *
  * acpkit routes at the message-link level: an acpkit transport keeps its fast path through the router.
  */
-import { RequestError, isRecord, type AnyMessage, type JsonRpcId, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/index.js";
+import { RequestError, isNotificationMessage, isRecord, isRequestMessage, type AnyMessage, type JsonRpcId, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/index.js";
 import { streamFromLink, type LinkControl } from "../transports/link-streams.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import type { AgentConnectionLifecycle, AgentConnectOptions, AgentConnector } from "../acp/agent-connector.js";
@@ -92,14 +93,11 @@ export class AgentProtocolRouter implements AgentConnector {
   /** What to do with a message that arrives before the connection is routed. */
   private decide(message: unknown): Decision {
     if (Array.isArray(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") } };
-    if (!isRecord(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
-    const isRequest = typeof message.method === "string" && "id" in message;
-    if (!isRequest) {
-      // Notifications and responses before initialization are ignored: nobody waits for an answer to them.
-      if (typeof message.method === "string" || "result" in message || "error" in message) return {};
-      return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
-    }
-    const id = message.id as JsonRpcId;
+    // Notifications and responses (anything shaped like one) before initialization are ignored: nobody waits for an
+    // answer to them.
+    if (isNotificationMessage(message) || isResponseShaped(message)) return {};
+    if (!isRequestMessage(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
+    const id = message.id;
     if (message.method !== "initialize") return { reject: { id, error: RequestError.invalidRequest(undefined, "first ACP request must be initialize") } };
     const params = message.params;
     const requested = isRecord(params) ? params.protocolVersion : undefined;
@@ -114,7 +112,13 @@ export class AgentProtocolRouter implements AgentConnector {
     if (selected === 2 && !(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) {
       return { reject: { id: null, error: RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers") } };
     }
-    return { selected, initialize: { ...message, params: rewriteInitializeParams(params, requested, selected) } as AnyMessage };
+    try {
+      return { selected, initialize: { ...message, params: rewriteInitializeParams(params, requested, selected) } as AnyMessage };
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      const issues = (error as { issues?: unknown }).issues;
+      return { reject: { id, error: RequestError.invalidParams(issues === undefined ? undefined : { issues }, `invalid initialize params: ${detail}`) } };
+    }
   }
 
   private select(requested: number): 1 | 2 | undefined {
@@ -128,6 +132,11 @@ export class AgentProtocolRouter implements AgentConnector {
 /** Creates an empty router: add implementations with `withV1` and `withV2`. */
 export function agentProtocolRouter(): AgentProtocolRouter {
   return new AgentProtocolRouter();
+}
+
+/** An object without `method` that has an `id`, a `result` or an `error`: a response, well-formed or not. */
+function isResponseShaped(message: unknown): boolean {
+  return isRecord(message) && !("method" in message) && ("id" in message || "result" in message || "error" in message);
 }
 
 function reply(link: MessageLink, id: JsonRpcId, error: RequestError): void {

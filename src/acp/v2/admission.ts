@@ -102,16 +102,28 @@ export function initializeParamsParser(schemas: Readonly<Record<string, Compiled
       throw RequestError.unsupportedProtocolVersion(version, [V2]);
     }
     const params = raw as Record<string, unknown>;
-    const parsed = version === V2 ? request.parse(structuredClone(params)) : parseNewer(params, request, implementation);
+    const parsed = version === V2 ? request.parse(structuredClone(params)) : parseNewerInitialize(params, request, implementation).request;
     const normalized = { ...(parsed as Record<string, unknown>), protocolVersion: V2 };
     state.begin(normalized);
     return normalized;
   };
 }
 
-/** A request written for a newer version: keep what parses under v2, drop the rest. */
-function parseNewer(params: Record<string, unknown>, request: CompiledSchema<unknown>, implementation: CompiledSchema<unknown>): unknown {
-  const info = implementation.is(params.info) ? params.info : UNKNOWN_IMPLEMENTATION;
+/**
+ * An `initialize` request written for a newer version than 2, read as v2: keeps what parses under v2 and drops the
+ * rest; a missing or malformed `info` becomes `{ name: "unknown", version: "unknown" }` (`hasInfo` says whether the
+ * client's own was kept).
+ */
+export function parseNewerInitialize(
+  params: Record<string, unknown>,
+  request: CompiledSchema<unknown>,
+  implementation: CompiledSchema<unknown>,
+): { request: Record<string, unknown>; hasInfo: boolean } {
+  const hasInfo = implementation.is(params.info);
+  return { request: parseNewer(params, request, hasInfo ? params.info : UNKNOWN_IMPLEMENTATION) as Record<string, unknown>, hasInfo };
+}
+
+function parseNewer(params: Record<string, unknown>, request: CompiledSchema<unknown>, info: unknown): unknown {
   const attempts = [
     { ...params, info },
     { ...params, info, capabilities: {} },
