@@ -8,7 +8,7 @@
  *
  * Spec: https://agentclientprotocol.com/protocol/v2/initialization
  */
-import { ProtocolVersionError, RequestError, isRecord, type JsonRpcId } from "../../jsonrpc/index.js";
+import { ProtocolVersionError, RequestError, answerWithNullId, isRecord, type JsonRpcId } from "../../jsonrpc/index.js";
 import type { CompiledSchema } from "../../protocol/validation.js";
 import type { Admission } from "../admission.js";
 import { InitializationState, notInitialized } from "./initialization.js";
@@ -27,8 +27,9 @@ export function isV2RequestId(id: JsonRpcId): boolean {
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
 }
 
+/** A request whose id v2 does not allow is refused, answered with `id: null` (its id cannot be used). */
 function checkRequestId(id: JsonRpcId): void {
-  if (!isV2RequestId(id)) throw RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers");
+  if (!isV2RequestId(id)) throw answerWithNullId(RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers"));
 }
 
 /** The `protocolVersion` of `initialize` params, or a -32602 saying it is not a valid version. */
