@@ -47,8 +47,21 @@ function holdUntilInitialized(state: InitializationState, method: string): Promi
   });
 }
 
+/**
+ * What an `initialize` exchange keeps of `value`: its parse under `schema` (defaults filled in, as the peer reads
+ * it), or a copy of it as it is when it does not parse (it was sent or received anyway, and reported).
+ */
+export function parsedOrCopy(schema: CompiledSchema<unknown> | undefined, value: unknown): unknown {
+  try {
+    if (schema) return schema.parse(structuredClone(value));
+  } catch {
+    // kept as it is
+  }
+  return structuredClone(value);
+}
+
 /** The agent side's rules. The `initialize` params themselves are checked by `initializeParamsParser`. */
-export function agentAdmission(state: InitializationState): Admission {
+export function agentAdmission(state: InitializationState, schemas: Readonly<Record<string, CompiledSchema<unknown>>>): Admission {
   return {
     request(method, id) {
       checkRequestId(id);
@@ -77,7 +90,7 @@ export function agentAdmission(state: InitializationState): Admission {
           `The v2 API only supports protocol version ${V2}`,
         );
       }
-      state.complete(result);
+      state.complete(parsedOrCopy(schemas.InitializeResponse, result));
     },
     initializeFailed() {
       state.failAttempt();

@@ -110,7 +110,7 @@ function agentSide<P extends ProtocolTypes>(flavor: ProtocolFlavor): AppSide<V2C
     notificationContext: (state, params, method) => ({ method, params, signal: state.acp.signal, client: new AgentContext(state) }),
     configure: (state) => {
       const { acp, init } = state;
-      acp.admission = agentAdmission(init);
+      acp.admission = agentAdmission(init, flavor.schemas);
       const routes = acp.routes;
       const initialize = routes.requests.get("initialize");
       if (initialize) routes.onRequest("initialize", { handler: initialize.handler, parse: initializeParamsParser(flavor.schemas, init) });
