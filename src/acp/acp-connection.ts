@@ -15,7 +15,7 @@ import {
 import type { MaybePromise } from "../jsonrpc/messages.js";
 import { hasCapability, peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
-import type { Admission } from "./admission.js";
+import type { Admission, Held } from "./admission.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
 import { Routes, type RequestRoute } from "./routes.js";
 
@@ -224,7 +224,7 @@ export class AcpConnection {
   private dispatchRequest(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown> {
     if (this.admission !== undefined) {
       const held = this.admission.request(method, context.id);
-      if (held !== undefined) return held.then(() => this.routeRequest(method, params, context));
+      if (held !== undefined) return whenReleased(held, () => this.routeRequest(method, params, context));
     }
     return this.routeRequest(method, params, context);
   }
@@ -308,7 +308,7 @@ export class AcpConnection {
         this.logger.debug("ignored a notification the protocol's lifecycle does not admit now", { method });
         return;
       }
-      if (admitted !== true) return admitted.then((yes) => (yes ? this.routeNotification(method, params) : undefined));
+      if (admitted !== true) return whenReleased(admitted, (yes) => (yes ? this.routeNotification(method, params) : undefined));
     }
     return this.routeNotification(method, params);
   }
@@ -342,4 +342,24 @@ export class AcpConnection {
       throw RequestError.invalidParams(issues === undefined ? { message } : { issues }, message);
     }
   }
+}
+
+/**
+ * Runs `dispatch` when `held` releases (synchronously, if the hold calls back synchronously) and settles the
+ * returned promise with what it returns or throws, or with the hold's refusal: a handler's failure never escapes
+ * into whatever ended the hold.
+ */
+function whenReleased<T, R>(held: Held<T>, dispatch: (value: T) => R): Promise<Awaited<R>> {
+  return new Promise<Awaited<R>>((resolve, reject) => {
+    held.then(
+      (value) => {
+        try {
+          resolve(dispatch(value) as Awaited<R>);
+        } catch (error) {
+          reject(error);
+        }
+      },
+      reject,
+    );
+  });
 }

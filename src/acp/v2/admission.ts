@@ -10,7 +10,7 @@
  */
 import { ProtocolVersionError, RequestError, answerWithNullId, isRecord, type JsonRpcId } from "../../jsonrpc/index.js";
 import type { CompiledSchema } from "../../protocol/validation.js";
-import type { Admission } from "../admission.js";
+import type { Admission, Held } from "../admission.js";
 import { InitializationState, notInitialized } from "./initialization.js";
 
 /** The protocol version v2 apps speak. */
@@ -41,10 +41,22 @@ export function requestedVersion(params: unknown): number {
   return version;
 }
 
-function holdUntilInitialized(state: InitializationState, method: string): Promise<void> {
-  return state.waitUntilInitialized(method).catch(() => {
-    throw notInitialized(method);
-  });
+/** Holds a request until the attempt in progress ended: released once initialized, refused (-32600) otherwise. */
+function holdRequest(state: InitializationState, method: string): Held<void> {
+  return {
+    then(onRelease, onRefuse) {
+      state.whenAttemptEnds(() => (state.phase === "initialized" ? onRelease() : onRefuse(notInitialized(method))));
+    },
+  };
+}
+
+/** Holds a notification until the attempt in progress ended: handled once initialized, ignored otherwise. */
+function holdNotification(state: InitializationState): Held<boolean> {
+  return {
+    then(onRelease) {
+      state.whenAttemptEnds(() => onRelease(state.phase === "initialized"));
+    },
+  };
 }
 
 /**
@@ -74,13 +86,10 @@ export function agentAdmission(state: InitializationState, schemas: Readonly<Rec
       if (state.phase !== "initialized") throw notInitialized(method);
       state.noteRequest();
     },
-    notification(method) {
+    notification() {
       if (!state.hasInitialized) return false;
       if (state.phase === "initialized") return true;
-      return state.waitUntilInitialized(method).then(
-        () => true,
-        () => false,
-      );
+      return holdNotification(state);
     },
     initializeAnswered(_params, result) {
       const version = isRecord(result) ? result.protocolVersion : undefined;
@@ -159,16 +168,13 @@ export function clientAdmission(state: InitializationState): Admission {
     request(method, id) {
       checkRequestId(id);
       if (state.phase === "initialized") return;
-      if (state.phase === "initializing") return holdUntilInitialized(state, method);
+      if (state.phase === "initializing") return holdRequest(state, method);
       throw notInitialized(method);
     },
-    notification(method) {
+    notification() {
       if (state.phase === "initialized") return true;
       if (state.phase !== "initializing") return false;
-      return state.waitUntilInitialized(method).then(
-        () => true,
-        () => false,
-      );
+      return holdNotification(state);
     },
     initializeResult(result) {
       const version = isRecord(result) ? result.protocolVersion : undefined;

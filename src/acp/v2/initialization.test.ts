@@ -195,3 +195,27 @@ test("followClose: a signal already aborted fails it at once; one aborted later 
   later.abort(new Error("closed after"));
   assert.equal(initialized.phase, "initialized");
 });
+
+test("whenAttemptEnds: at once without an attempt; otherwise synchronously when it ends, in order, after the phase changed", () => {
+  const state = new InitializationState<Request, Response>();
+  const log: string[] = [];
+  state.whenAttemptEnds(() => log.push(`now ${state.phase}`));
+  assert.deepEqual(log, ["now uninitialized"]);
+  for (const [end, phase] of [
+    [() => state.failAttempt(), "uninitialized"],
+    [() => state.complete(response("a")), "initialized"],
+  ] as const) {
+    log.length = 0;
+    state.begin(request("a"));
+    state.whenAttemptEnds(() => log.push(`first ${state.phase}`));
+    state.whenAttemptEnds(() => log.push(`second ${state.phase}`));
+    assert.deepEqual(log, []);
+    end();
+    assert.deepEqual(log, [`first ${phase}`, `second ${phase}`], "before end() returned");
+  }
+  const closing = new InitializationState<Request, Response>();
+  closing.begin(request("a"));
+  closing.whenAttemptEnds(() => log.push(`closed ${closing.phase}`));
+  closing.fail(new Error("gone"));
+  assert.equal(log.at(-1), "closed failed");
+});

@@ -128,9 +128,10 @@ test("notifications during a repeated initialize are held until it settled, and 
   await tick();
   assert.deepEqual(log, [], "held while the repeat runs");
   release();
+  await peer.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "later" } });
   assert.equal(codeOf(await peer.next()), -32000);
   await tick();
-  assert.deepEqual(log, ["held"]);
+  assert.deepEqual(log, ["held", "later"], "in arrival order");
 });
 
 test("an initialize handler that throws (or rejects) leaves the connection uninitialized: initialize can be sent again", async () => {
