@@ -8,7 +8,7 @@ import { LocalError, RequestError, isRecord, type JsonRpcId, type SendRequestOpt
 import type { AcpConnection } from "../../acp/acp-connection.js";
 import type { MethodOf, NotificationParamsOf, ProtocolTypes, RequestParamsOf, RequestResultOf } from "../../acp/app-types.js";
 import { ACP_CONNECTION } from "../../acp/connect.js";
-import { V2 } from "../../acp/v2/admission.js";
+import { V2, parsedOrCopy } from "../../acp/v2/admission.js";
 import type { UnrecognizedMethod, V2ExtensionMethod, V2Protocol } from "../../acp/v2/app-types.js";
 import type { V2ConnectionState } from "../../acp/v2/connection-state.js";
 import { assertOutgoingDirection } from "../../acp/v2/direction.js";
@@ -114,7 +114,8 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
   private initialize(params: unknown, options?: SendRequestOptions): Promise<unknown> {
     const { acp, init } = this.state;
     const outgoing = { ...(isRecord(params) ? params : {}), protocolVersion: V2 };
-    init.begin(outgoing);
+    // The snapshot keeps the request as the agent reads it (defaults filled in); what is sent is `outgoing`.
+    init.begin(parsedOrCopy(acp.flavor.schemas.InitializeRequest, outgoing));
     const response = acp.request("initialize", outgoing, options);
     response.catch((error: unknown) => {
       if (init.phase !== "initializing") return;
