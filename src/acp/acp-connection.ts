@@ -210,9 +210,10 @@ export class AcpConnection {
         info.method === "initialize" && this.side === "client"
           ? (raw) => {
               const result = parse(raw) as Record<string, unknown> | null;
+              // An answer the admission refuses (another protocol version) leaves the capabilities in effect as they were.
+              this.admission?.initializeResult?.(result);
               const capabilities = result !== null && typeof result === "object" ? result[field] : undefined;
               this.peerCapabilities = capabilities !== null && typeof capabilities === "object" ? (capabilities as Record<string, unknown>) : {};
-              this.admission?.initializeResult?.(result);
               return result;
             }
           : parse;
@@ -265,9 +266,14 @@ export class AcpConnection {
     return answer(result);
   }
 
-  /** `initialize` under an admission that follows its outcome: a failure (thrown or rejected) is reported to it. */
+  /**
+   * `initialize` under an admission that follows its outcome: a failure (thrown or rejected) is reported to it, and
+   * the peer's capabilities go back to those of the exchange still in effect (none before the first).
+   */
   private runInitialize(route: RequestRoute, info: MethodInfo, method: string, params: unknown, context: IncomingRequestContext, admission: Admission) {
+    const previousCapabilities = this.peerCapabilities;
     const failed = (error: unknown): never => {
+      this.peerCapabilities = previousCapabilities;
       admission.initializeFailed!(error);
       throw error;
     };

@@ -86,6 +86,23 @@ test("a repeated initialize: allowed before other requests (the latest is author
   assert.match((late.error as { message: string }).message, /must not be repeated after other requests/);
 });
 
+test("a repeat whose handler fails leaves the client's capabilities of the exchange in effect", async () => {
+  let calls = 0;
+  const app = agent().onRequest("initialize", () => {
+    if (++calls === 2) throw new RequestError(-32000, "not now");
+    return { protocolVersion: 2, info: agentInfo };
+  });
+  const peer = wirePeer();
+  const connection = app.connect(peer.stream);
+  assert.equal(connection.peerSupports("elicitation/create"), false);
+  await peer.call(1, "initialize", { ...v2Initialize, capabilities: { elicitation: { form: {} } } });
+  assert.equal(connection.peerSupports("elicitation/create"), true);
+  assert.equal(codeOf(await peer.call(2, "initialize", { ...v2Initialize, capabilities: {} })), -32000);
+  assert.equal(connection.peerSupports("elicitation/create"), true, "the failed repeat's capabilities are not in effect");
+  assert.ok("result" in (await peer.call(3, "initialize", { ...v2Initialize, capabilities: {} })));
+  assert.equal(connection.peerSupports("elicitation/create"), false, "a successful repeat's are");
+});
+
 test("while initialize runs: other requests get -32600, another initialize -32600, notifications are dropped", async () => {
   let release!: () => void;
   const log: string[] = [];

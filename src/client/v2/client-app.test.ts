@@ -87,8 +87,9 @@ test("repeat rules: a second initialize throws -32600 synchronously while one ru
   const connection = client().connect(peer.stream);
   const first = connection.agent.request("initialize", { protocolVersion: 2, info });
   assert.throws(() => connection.agent.request("initialize", { protocolVersion: 2, info }), isCode(-32600, /already in progress/));
-  await answerNext(peer, v2Result);
+  await answerNext(peer, { ...v2Result, capabilities: { session: { delete: {} } } });
   await first;
+  assert.equal(connection.peerSupports("session/delete"), true);
   const repeat = connection.agent.request("initialize", { protocolVersion: 2, info: { name: "again", version: "2" } });
   await answerNext(peer, { error: { code: -32603, message: "no" } });
   await assert.rejects(repeat, isCode(-32603));
@@ -96,6 +97,7 @@ test("repeat rules: a second initialize throws -32600 synchronously while one ru
   await answerNext(peer, { protocolVersion: 1 });
   await assert.rejects(unusable, ProtocolVersionError);
   assert.equal(connection.signal.aborted, false, "a failed repeat keeps the previous exchange: the connection stays");
+  assert.equal(connection.peerSupports("session/delete"), true, "and its capabilities");
   assert.deepEqual((await connection.initialized).request.info, info);
   const session = connection.agent.request("session/new", { cwd: "/w", mcpServers: [] });
   assert.throws(() => connection.agent.request("initialize", { protocolVersion: 2, info }), isCode(-32600, /after other requests/));
