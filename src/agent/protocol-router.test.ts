@@ -212,6 +212,13 @@ test("closed resolves when the client leaves before initialize, and when the rou
   assert.equal(closed, false, "still open while the client is");
   connection.close();
   await lifecycle.closed;
+
+  const bare = { connect: (stream: { readable: ReadableStream }) => void stream.readable.pipeTo(new WritableStream()).catch(() => undefined) };
+  const peer = wirePeer();
+  const bareLifecycle = agentProtocolRouter().withV2(bare).connect(peer.stream);
+  await peer.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: v2Initialize });
+  await peer.end();
+  await bareLifecycle.closed; // an implementation without a lifecycle: the end of the client's input ends it
 });
 
 test("the official SDK's AgentApp (v1 root entry, v2 entry) serves as the implementations", async () => {

@@ -13,7 +13,8 @@
  *   exactly that version do not parse; everything after it is forwarded unchanged, and the connection is never
  *   re-routed.
  * - On a v2 route the first `initialize` must have a string or integer id.
- * - `closed` resolves once the routed connection ends, or when the client leaves before `initialize`.
+ * - `closed` resolves once the routed connection ends (the implementation's closes, or the client's input ends),
+ *   or when the client leaves before `initialize`.
  *
  * acpkit routes at the message-link level: an acpkit transport keeps its fast path through the router.
  */
@@ -70,8 +71,10 @@ export class AgentProtocolRouter implements AgentConnector {
         if (problem.kind === "parse" && problem.looksLikeJson) reply(inner, null, RequestError.parseError());
       },
       closed: (cause) => {
-        if (decided) return routed.deliver((r) => r.closed(cause));
-        void inner.close();
+        // The client's input ended: the routed connection ends with it (also for an implementation that returned no
+        // lifecycle of its own to follow), as the official router's does.
+        if (decided) routed.deliver((r) => r.closed(cause));
+        else void inner.close();
         lifecycle.finish();
       },
     });
