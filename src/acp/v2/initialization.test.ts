@@ -219,3 +219,28 @@ test("whenAttemptEnds: at once without an attempt; otherwise synchronously when 
   closing.fail(new Error("gone"));
   assert.equal(log.at(-1), "closed failed");
 });
+
+test("whenInitialized: sends at once when initialized, at the attempt's end in call order, refuses otherwise", async () => {
+  const state = new InitializationState<Request, Response>();
+  await assert.rejects(state.whenInitialized("session/new", () => "sent"), isInvalidRequest(/initialized before 'session\/new'/));
+  const log: string[] = [];
+  state.begin(request("a"));
+  const first = state.whenInitialized("a", () => log.push("first"));
+  const second = state.whenInitialized("b", () => log.push("second"));
+  state.complete(response("a"));
+  assert.deepEqual(log, ["first", "second"], "synchronously, before complete() returned");
+  assert.deepEqual([await first, await second], [1, 2]);
+  assert.equal(await state.whenInitialized("c", () => Promise.resolve("async result")), "async result");
+  await assert.rejects(state.whenInitialized("d", () => { throw new Error("send failed"); }), /send failed/);
+
+  const failing = new InitializationState<Request, Response>();
+  failing.begin(request("a"));
+  const refused = failing.whenInitialized("session/new", () => "never");
+  failing.failAttempt();
+  await assert.rejects(refused, isInvalidRequest(/'session\/new'/));
+  failing.begin(request("b"));
+  const closed = failing.whenInitialized("x", () => "never");
+  failing.fail(new Error("connection closed"));
+  await assert.rejects(closed, /connection closed/);
+  await assert.rejects(failing.whenInitialized("y", () => "never"), /connection closed/);
+});

@@ -153,6 +153,32 @@ export class InitializationState<Request = unknown, Response = unknown> {
     return Promise.reject(notInitialized(method));
   }
 
+  /**
+   * Runs `send` once initialized and settles with what it returns: at once when initialized; when an attempt is in
+   * progress, synchronously as it completes, so that calls made meanwhile go out in the order they were made and
+   * before any made after it (the client's calls: they go out as the `initialize` response is read). Refuses with
+   * -32600 naming `method` when nothing was attempted or the attempt left it uninitialized, and with the failure when
+   * the connection failed first.
+   */
+  whenInitialized<T>(method: string, send: () => T | PromiseLike<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const settle = (): void => {
+        if (this.phaseNow === "initialized") {
+          try {
+            resolve(send());
+          } catch (error) {
+            reject(error);
+          }
+        } else if (this.phaseNow === "failed") {
+          this.barrier.promise.then(undefined, reject);
+        } else {
+          reject(notInitialized(method));
+        }
+      };
+      this.whenAttemptEnds(settle);
+    });
+  }
+
   /** Fails the state when `signal` aborts (the connection closed). */
   followClose(signal: AbortSignal): void {
     if (signal.aborted) this.fail(signal.reason);

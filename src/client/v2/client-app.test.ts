@@ -106,6 +106,24 @@ test("repeat rules: a second initialize throws -32600 synchronously while one ru
   connection.close();
 });
 
+test("calls made while initialize runs go out in the order they were made, before any made after it", async () => {
+  const peer = wirePeer();
+  const connection = client().connect(peer.stream);
+  const init = connection.agent.request("initialize", { protocolVersion: 2, info });
+  const request = await peer.next();
+  void connection.agent.notify("session/cancel", { sessionId: "made during" });
+  void connection.agent.request("session/list", {}).catch(() => undefined);
+  await peer.send({ jsonrpc: "2.0", id: request.id, result: v2Result });
+  await init;
+  void connection.agent.notify("session/cancel", { sessionId: "made after" });
+  const sent = [await peer.next(), await peer.next(), await peer.next()];
+  assert.deepEqual(
+    sent.map((message) => (message.params as { sessionId?: string }).sessionId ?? message.method),
+    ["made during", "session/list", "made after"],
+  );
+  connection.close();
+});
+
 test("session/close and session/delete answered -32002 resolve {}; other errors and other methods still reject", async () => {
   const peer = wirePeer();
   const connection = client().connect(peer.stream);

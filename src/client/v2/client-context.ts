@@ -91,7 +91,7 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
       });
     };
     if (init.phase === "initialized") return send();
-    return init.waitUntilInitialized(method).then(send);
+    return init.whenInitialized(method, send);
   }
 
   /** Sends a notification to the agent, once the connection is initialized. */
@@ -103,7 +103,7 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
     assertOutgoingDirection(this.state.acp.flavor, "client", "notification", method);
     const { acp, init } = this.state;
     if (init.phase === "initialized") return acp.notify(method, params);
-    return init.waitUntilInitialized(method).then(() => acp.notify(method, params));
+    return init.whenInitialized(method, () => acp.notify(method, params));
   }
 
   /**
