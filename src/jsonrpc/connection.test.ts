@@ -5,7 +5,6 @@ import type { IncomingRequestContext } from "./incoming.js";
 import { ConnectionClosedError, InvalidResponseError, MessageTooLargeError, RequestTimeoutError, UnserializableValueError } from "./local-errors.js";
 import type { Logger } from "./logger.js";
 import { RequestError } from "./request-error.js";
-import { answerWithNullId } from "./replies.js";
 import type { TapEvent } from "./tap.js";
 import { ScriptedLink } from "./testing/scripted-link.js";
 
@@ -43,24 +42,6 @@ describe("JsonRpcConnection: requests it receives", () => {
       { jsonrpc: "2.0", id: 1, result: { echo: { a: 1 } } },
       { jsonrpc: "2.0", id: "two", result: { later: true } },
     ]);
-  });
-
-  test("an error marked with answerWithNullId is sent with id null (thrown or rejected); unmarked errors keep the id", async () => {
-    const { link } = setup({
-      request: (method) => {
-        const error = RequestError.invalidRequest(undefined, "unusable id");
-        if (method === "sync") throw answerWithNullId(error);
-        return Promise.reject(method === "async" ? answerWithNullId(error) : error);
-      },
-    });
-    link.inject({ jsonrpc: "2.0", id: 1.5, method: "sync" });
-    link.inject({ jsonrpc: "2.0", id: 2.5, method: "async" });
-    link.inject({ jsonrpc: "2.0", id: 3.5, method: "plain" });
-    await link.waitForSent(3);
-    assert.deepEqual(
-      link.sent.map((message) => (message as { id: unknown }).id),
-      [null, null, 3.5],
-    );
   });
 
   test("a handler returning nothing answers result null", async () => {
