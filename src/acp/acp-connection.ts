@@ -16,7 +16,7 @@ import type { MaybePromise } from "../jsonrpc/messages.js";
 import { rejectedHandled } from "../jsonrpc/handled.js";
 import { hasCapability, peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
-import type { Admission } from "./admission.js";
+import type { Admission, Held } from "./admission.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
 import { Routes, type RequestRoute } from "./routes.js";
 
@@ -211,9 +211,10 @@ export class AcpConnection {
         info.method === "initialize" && this.side === "client"
           ? (raw) => {
               const result = parse(raw) as Record<string, unknown> | null;
+              // An answer the admission refuses (another protocol version) leaves the capabilities in effect as they were.
+              this.admission?.initializeResult?.(result);
               const capabilities = result !== null && typeof result === "object" ? result[field] : undefined;
               this.peerCapabilities = capabilities !== null && typeof capabilities === "object" ? (capabilities as Record<string, unknown>) : {};
-              this.admission?.initializeResult?.(result);
               return result;
             }
           : parse;
@@ -225,7 +226,7 @@ export class AcpConnection {
   private dispatchRequest(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown> {
     if (this.admission !== undefined) {
       const held = this.admission.request(method, context.id);
-      if (held !== undefined) return held.then(() => this.routeRequest(method, params, context));
+      if (held !== undefined) return whenReleased(held, () => this.routeRequest(method, params, context));
     }
     return this.routeRequest(method, params, context);
   }
@@ -266,9 +267,14 @@ export class AcpConnection {
     return answer(result);
   }
 
-  /** `initialize` under an admission that follows its outcome: a failure (thrown or rejected) is reported to it. */
+  /**
+   * `initialize` under an admission that follows its outcome: a failure (thrown or rejected) is reported to it, and
+   * the peer's capabilities go back to those of the exchange still in effect (none before the first).
+   */
   private runInitialize(route: RequestRoute, info: MethodInfo, method: string, params: unknown, context: IncomingRequestContext, admission: Admission) {
+    const previousCapabilities = this.peerCapabilities;
     const failed = (error: unknown): never => {
+      this.peerCapabilities = previousCapabilities;
       admission.initializeFailed!(error);
       throw error;
     };
@@ -309,7 +315,7 @@ export class AcpConnection {
         this.logger.debug("ignored a notification the protocol's lifecycle does not admit now", { method });
         return;
       }
-      if (admitted !== true) return admitted.then((yes) => (yes ? this.routeNotification(method, params) : undefined));
+      if (admitted !== true) return whenReleased(admitted, (yes) => (yes ? this.routeNotification(method, params) : undefined));
     }
     return this.routeNotification(method, params);
   }
@@ -343,4 +349,24 @@ export class AcpConnection {
       throw RequestError.invalidParams(issues === undefined ? { message } : { issues }, message);
     }
   }
+}
+
+/**
+ * Runs `dispatch` when `held` releases (synchronously, if the hold calls back synchronously) and settles the
+ * returned promise with what it returns or throws, or with the hold's refusal: a handler's failure never escapes
+ * into whatever ended the hold.
+ */
+function whenReleased<T, R>(held: Held<T>, dispatch: (value: T) => R): Promise<Awaited<R>> {
+  return new Promise<Awaited<R>>((resolve, reject) => {
+    held.then(
+      (value) => {
+        try {
+          resolve(dispatch(value) as Awaited<R>);
+        } catch (error) {
+          reject(error);
+        }
+      },
+      reject,
+    );
+  });
 }

@@ -5,14 +5,24 @@
  */
 import type { JsonRpcId } from "../jsonrpc/index.js";
 
+/**
+ * A message held until a lifecycle step ends: `then` registers what to do when it does (a promise is one). An
+ * admission that calls the callbacks synchronously, in the order they were registered, at the step's end (as v2's
+ * does) keeps held messages in arrival order with everything after them: they are dispatched before the message
+ * that ended the step is done with, and so before anything that arrives later.
+ */
+export interface Held<T> {
+  then(onRelease: (value: T) => unknown, onRefuse: (error: unknown) => unknown): unknown;
+}
+
 export interface Admission {
   /**
    * An incoming request, before it is dispatched. Throw a `RequestError` to answer it with that error; return a
-   * promise to hold it until the promise settles (a rejection answers it with the rejection).
+   * hold to keep it until the hold ends (a refusal answers it with the refusal's error).
    */
-  request(method: string, id: JsonRpcId): void | Promise<void>;
-  /** An incoming notification: whether to handle it (false ignores it), or a promise of that. */
-  notification(method: string): boolean | Promise<boolean>;
+  request(method: string, id: JsonRpcId): void | Held<void>;
+  /** An incoming notification: whether to handle it (false ignores it), or a hold that decides later. */
+  notification(method: string): boolean | Held<boolean>;
   /**
    * Agent side: this side's `initialize` handler returned `result` for the parsed `params`, about to be sent. Throw
    * a `RequestError` to answer with it instead.

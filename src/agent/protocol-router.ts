@@ -8,15 +8,17 @@
  *   `id: null`, and an `initialize` that cannot be served (a malformed or unsupported version) gets an error. None
  *   of these closes the connection: the client may send `initialize` again.
  * - Selection: with v2 configured, a request for 2 or newer goes to v2; otherwise v1 takes versions from 1 up (a
- *   v1-only router keeps v1's fallback and takes any version). The initialize is rewritten for the selected
- *   version (./protocol-initialize.ts); everything after it is forwarded unchanged, and the connection is never
+ *   v1-only router keeps v1's fallback and takes any version). The initialize is parsed and normalized for the
+ *   selected version (./protocol-initialize.ts), and refused (-32602, the connection not routed) when params of
+ *   exactly that version do not parse; everything after it is forwarded unchanged, and the connection is never
  *   re-routed.
  * - On a v2 route the first `initialize` must have a string or integer id.
- * - `closed` resolves once the routed connection ends, or when the client leaves before `initialize`.
+ * - `closed` resolves once the routed connection ends (the implementation's closes, or the client's input ends),
+ *   or when the client leaves before `initialize`.
  *
  * acpkit routes at the message-link level: an acpkit transport keeps its fast path through the router.
  */
-import { RequestError, isRecord, type AnyMessage, type JsonRpcId, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/index.js";
+import { RequestError, isNotificationMessage, isRecord, isRequestMessage, type AnyMessage, type JsonRpcId, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/index.js";
 import { streamFromLink, type LinkControl } from "../transports/link-streams.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import type { AgentConnectionLifecycle, AgentConnectOptions, AgentConnector } from "../acp/agent-connector.js";
@@ -69,8 +71,10 @@ export class AgentProtocolRouter implements AgentConnector {
         if (problem.kind === "parse" && problem.looksLikeJson) reply(inner, null, RequestError.parseError());
       },
       closed: (cause) => {
-        if (decided) return routed.deliver((r) => r.closed(cause));
-        void inner.close();
+        // The client's input ended: the routed connection ends with it (also for an implementation that returned no
+        // lifecycle of its own to follow), as the official router's does.
+        if (decided) routed.deliver((r) => r.closed(cause));
+        else void inner.close();
         lifecycle.finish();
       },
     });
@@ -92,14 +96,11 @@ export class AgentProtocolRouter implements AgentConnector {
   /** What to do with a message that arrives before the connection is routed. */
   private decide(message: unknown): Decision {
     if (Array.isArray(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") } };
-    if (!isRecord(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
-    const isRequest = typeof message.method === "string" && "id" in message;
-    if (!isRequest) {
-      // Notifications and responses before initialization are ignored: nobody waits for an answer to them.
-      if (typeof message.method === "string" || "result" in message || "error" in message) return {};
-      return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
-    }
-    const id = message.id as JsonRpcId;
+    // Notifications and responses (anything shaped like one) before initialization are ignored: nobody waits for an
+    // answer to them.
+    if (isNotificationMessage(message) || isResponseShaped(message)) return {};
+    if (!isRequestMessage(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
+    const id = message.id;
     if (message.method !== "initialize") return { reject: { id, error: RequestError.invalidRequest(undefined, "first ACP request must be initialize") } };
     const params = message.params;
     const requested = isRecord(params) ? params.protocolVersion : undefined;
@@ -114,7 +115,13 @@ export class AgentProtocolRouter implements AgentConnector {
     if (selected === 2 && !(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) {
       return { reject: { id: null, error: RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers") } };
     }
-    return { selected, initialize: { ...message, params: rewriteInitializeParams(params, requested, selected) } as AnyMessage };
+    try {
+      return { selected, initialize: { ...message, params: rewriteInitializeParams(params, requested, selected) } as AnyMessage };
+    } catch (error) {
+      const detail = error instanceof Error ? error.message : String(error);
+      const issues = (error as { issues?: unknown }).issues;
+      return { reject: { id, error: RequestError.invalidParams(issues === undefined ? undefined : { issues }, `invalid initialize params: ${detail}`) } };
+    }
   }
 
   private select(requested: number): 1 | 2 | undefined {
@@ -130,6 +137,11 @@ export function agentProtocolRouter(): AgentProtocolRouter {
   return new AgentProtocolRouter();
 }
 
+/** An object without `method` that has an `id`, a `result` or an `error`: a response, well-formed or not. */
+function isResponseShaped(message: unknown): boolean {
+  return isRecord(message) && !("method" in message) && ("id" in message || "result" in message || "error" in message);
+}
+
 function reply(link: MessageLink, id: JsonRpcId, error: RequestError): void {
   try {
     link.send({ jsonrpc: "2.0", id, error: error.toErrorResponse() });
@@ -140,11 +152,14 @@ function reply(link: MessageLink, id: JsonRpcId, error: RequestError): void {
 
 /**
  * The link the selected implementation gets: the client's link, whose incoming messages (the initialize first)
- * are held until the implementation starts reading, then forwarded.
+ * are held until the implementation starts reading, then forwarded. What was held is handed over on a later
+ * microtask, never from inside `start()`: an implementation starts its link while it is still being built (an
+ * acpkit app registers its handlers after), and its `onConnect` handlers run before it handles a message.
  */
 class RoutedLink implements MessageLink, Partial<LinkControl> {
   private receiver: LinkReceiver | undefined;
-  private held: Array<(receiver: LinkReceiver) => void> = [];
+  /** Events waiting for the receiver; undefined once they were handed over and events pass straight through. */
+  private held: Array<(receiver: LinkReceiver) => void> | undefined = [];
 
   constructor(private readonly inner: MessageLink & Partial<LinkControl>) {
     if (inner.pauseInput) this.pauseInput = () => inner.pauseInput!();
@@ -158,27 +173,21 @@ class RoutedLink implements MessageLink, Partial<LinkControl> {
   stopInput?: () => void;
   closeOutput?: () => Promise<void>;
 
-  /** Hands one event to the implementation, or holds it until the implementation reads (after what is held). */
+  /** Hands one event to the implementation, or holds it until the implementation starts reading. */
   deliver(event: (receiver: LinkReceiver) => void): void {
-    if (this.receiver && this.held.length === 0) event(this.receiver);
+    if (this.held === undefined) event(this.receiver!);
     else this.held.push(event);
   }
 
-  /**
-   * Starts delivery. What was held (the initialize first) is delivered on a later microtask, as a transport's
-   * input would be: a connection starts its link in its constructor, before its handlers are registered.
-   */
   start(receiver: LinkReceiver): void {
-    if (this.started) throw new Error("a routed ACP connection is read by one implementation only");
-    this.started = true;
+    if (this.receiver) throw new Error("a routed ACP connection is read by one implementation only");
+    this.receiver = receiver;
     queueMicrotask(() => {
-      this.receiver = receiver;
-      for (let i = 0; i < this.held.length; i++) this.held[i]!(receiver);
-      this.held = [];
+      // Events delivered while these are handed over queue behind them, in arrival order.
+      for (let i = 0; i < this.held!.length; i++) this.held![i]!(receiver);
+      this.held = undefined;
     });
   }
-
-  private started = false;
 
   send(message: AnyMessage, rawId?: string): void {
     this.inner.send(message, rawId);

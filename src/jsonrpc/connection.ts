@@ -7,7 +7,7 @@ import { ConnectionClosedError, InvalidResponseError, LocalError, RequestTimeout
 import { defaultLogger, type Logger } from "./logger.js";
 import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId, type MaybePromise } from "./messages.js";
 import { PendingRequests, type PendingRequest } from "./outgoing.js";
-import { describeError, errorForPeer, errorForUnsendableResult } from "./replies.js";
+import { answersWithNullId, describeError, errorForPeer, errorForUnsendableResult } from "./replies.js";
 import { RequestError } from "./request-error.js";
 import { now, TapRegistry, type TapListener } from "./tap.js";
 
@@ -357,6 +357,7 @@ export class JsonRpcConnection {
       this.logger.error("a request handler failed", { method: request.method, ...describeError(error) });
     }
     if (this.closeError) return;
+    if (answersWithNullId(error)) return this.sendError(null, errorForPeer(error, false));
     this.sendError(request.id, errorForPeer(error, request.cancelled), request.rawId);
   }
 

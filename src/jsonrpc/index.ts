@@ -5,5 +5,6 @@ export * from "./logger.js";
 export * from "./link.js";
 export * from "./tap.js";
 export type { IncomingRequestContext } from "./incoming.js";
+export { answerWithNullId } from "./replies.js";
 export { JsonRpcConnection, CANCEL_REQUEST_METHOD } from "./connection.js";
 export type { Dispatcher, SendRequestOptions, ConnectionOptions, ResultParser } from "./connection.js";

@@ -194,8 +194,8 @@ export class OutputBacklogError extends LocalError {
 
 /**
  * The peer answered `initialize` with a protocol version this side cannot speak (a v2-only client meeting an agent
- * that chose v1). The connection is closed with it: connect with an app of the version the peer chose, or negotiate
- * first (see `negotiateProtocol` in `acpkit/experimental/v2`).
+ * that chose v1). The connection is closed with it: connect again with a client of the version the peer chose
+ * (ACP v1: acpkit's root entry).
  */
 export class ProtocolVersionError extends LocalError {
   /** The version this side asked for and speaks. */

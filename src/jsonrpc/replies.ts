@@ -34,6 +34,23 @@ function isZodError(error: unknown): error is { format(): unknown } {
   return typeof e === "object" && e !== null && e.name === "ZodError" && Array.isArray(e.issues) && typeof e.format === "function";
 }
 
+const nullIdErrors = new WeakSet<RequestError>();
+
+/**
+ * Marks `error` as the answer to a request whose id this side cannot use (a protocol that allows fewer ids than
+ * JSON-RPC does, such as ACP v2's strings and integers): thrown by a handler (or a dispatch rule), it is sent with
+ * `id: null`, as JSON-RPC requires when a request's id cannot be determined. Returns `error`.
+ */
+export function answerWithNullId(error: RequestError): RequestError {
+  nullIdErrors.add(error);
+  return error;
+}
+
+/** Whether `error` was marked by `answerWithNullId`. */
+export function answersWithNullId(error: unknown): boolean {
+  return error instanceof RequestError && nullIdErrors.has(error);
+}
+
 /** The error sent instead of a result that could not be sent (unserializable or too large). */
 export function errorForUnsendableResult(error: unknown): ErrorResponse {
   if (error instanceof MessageTooLargeError) {

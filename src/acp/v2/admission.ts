@@ -8,9 +8,9 @@
  *
  * Spec: https://agentclientprotocol.com/protocol/v2/initialization
  */
-import { ProtocolVersionError, RequestError, isRecord, type JsonRpcId } from "../../jsonrpc/index.js";
+import { ProtocolVersionError, RequestError, answerWithNullId, isRecord, type JsonRpcId } from "../../jsonrpc/index.js";
 import type { CompiledSchema } from "../../protocol/validation.js";
-import type { Admission } from "../admission.js";
+import type { Admission, Held } from "../admission.js";
 import { InitializationState, notInitialized } from "./initialization.js";
 
 /** The protocol version v2 apps speak. */
@@ -27,8 +27,9 @@ export function isV2RequestId(id: JsonRpcId): boolean {
   return typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
 }
 
+/** A request whose id v2 does not allow is refused, answered with `id: null` (its id cannot be used). */
 function checkRequestId(id: JsonRpcId): void {
-  if (!isV2RequestId(id)) throw RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers");
+  if (!isV2RequestId(id)) throw answerWithNullId(RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers"));
 }
 
 /** The `protocolVersion` of `initialize` params, or a -32602 saying it is not a valid version. */
@@ -40,14 +41,39 @@ export function requestedVersion(params: unknown): number {
   return version;
 }
 
-function holdUntilInitialized(state: InitializationState, method: string): Promise<void> {
-  return state.waitUntilInitialized(method).catch(() => {
-    throw notInitialized(method);
-  });
+/** Holds a request until the attempt in progress ended: released once initialized, refused (-32600) otherwise. */
+function holdRequest(state: InitializationState, method: string): Held<void> {
+  return {
+    then(onRelease, onRefuse) {
+      state.whenAttemptEnds(() => (state.phase === "initialized" ? onRelease() : onRefuse(notInitialized(method))));
+    },
+  };
+}
+
+/** Holds a notification until the attempt in progress ended: handled once initialized, ignored otherwise. */
+function holdNotification(state: InitializationState): Held<boolean> {
+  return {
+    then(onRelease) {
+      state.whenAttemptEnds(() => onRelease(state.phase === "initialized"));
+    },
+  };
+}
+
+/**
+ * What an `initialize` exchange keeps of `value`: its parse under `schema` (defaults filled in, as the peer reads
+ * it), or a copy of it as it is when it does not parse (it was sent or received anyway, and reported).
+ */
+export function parsedOrCopy(schema: CompiledSchema<unknown> | undefined, value: unknown): unknown {
+  try {
+    if (schema) return schema.parse(structuredClone(value));
+  } catch {
+    // kept as it is
+  }
+  return structuredClone(value);
 }
 
 /** The agent side's rules. The `initialize` params themselves are checked by `initializeParamsParser`. */
-export function agentAdmission(state: InitializationState): Admission {
+export function agentAdmission(state: InitializationState, schemas: Readonly<Record<string, CompiledSchema<unknown>>>): Admission {
   return {
     request(method, id) {
       checkRequestId(id);
@@ -60,13 +86,10 @@ export function agentAdmission(state: InitializationState): Admission {
       if (state.phase !== "initialized") throw notInitialized(method);
       state.noteRequest();
     },
-    notification(method) {
+    notification() {
       if (!state.hasInitialized) return false;
       if (state.phase === "initialized") return true;
-      return state.waitUntilInitialized(method).then(
-        () => true,
-        () => false,
-      );
+      return holdNotification(state);
     },
     initializeAnswered(_params, result) {
       const version = isRecord(result) ? result.protocolVersion : undefined;
@@ -76,7 +99,7 @@ export function agentAdmission(state: InitializationState): Admission {
           `The v2 API only supports protocol version ${V2}`,
         );
       }
-      state.complete(result);
+      state.complete(parsedOrCopy(schemas.InitializeResponse, result));
     },
     initializeFailed() {
       state.failAttempt();
@@ -102,16 +125,28 @@ export function initializeParamsParser(schemas: Readonly<Record<string, Compiled
       throw RequestError.unsupportedProtocolVersion(version, [V2]);
     }
     const params = raw as Record<string, unknown>;
-    const parsed = version === V2 ? request.parse(structuredClone(params)) : parseNewer(params, request, implementation);
+    const parsed = version === V2 ? request.parse(structuredClone(params)) : parseNewerInitialize(params, request, implementation).request;
     const normalized = { ...(parsed as Record<string, unknown>), protocolVersion: V2 };
     state.begin(normalized);
     return normalized;
   };
 }
 
-/** A request written for a newer version: keep what parses under v2, drop the rest. */
-function parseNewer(params: Record<string, unknown>, request: CompiledSchema<unknown>, implementation: CompiledSchema<unknown>): unknown {
-  const info = implementation.is(params.info) ? params.info : UNKNOWN_IMPLEMENTATION;
+/**
+ * An `initialize` request written for a newer version than 2, read as v2: keeps what parses under v2 and drops the
+ * rest; a missing or malformed `info` becomes `{ name: "unknown", version: "unknown" }` (`hasInfo` says whether the
+ * client's own was kept).
+ */
+export function parseNewerInitialize(
+  params: Record<string, unknown>,
+  request: CompiledSchema<unknown>,
+  implementation: CompiledSchema<unknown>,
+): { request: Record<string, unknown>; hasInfo: boolean } {
+  const hasInfo = implementation.is(params.info);
+  return { request: parseNewer(params, request, hasInfo ? params.info : UNKNOWN_IMPLEMENTATION) as Record<string, unknown>, hasInfo };
+}
+
+function parseNewer(params: Record<string, unknown>, request: CompiledSchema<unknown>, info: unknown): unknown {
   const attempts = [
     { ...params, info },
     { ...params, info, capabilities: {} },
@@ -133,16 +168,13 @@ export function clientAdmission(state: InitializationState): Admission {
     request(method, id) {
       checkRequestId(id);
       if (state.phase === "initialized") return;
-      if (state.phase === "initializing") return holdUntilInitialized(state, method);
+      if (state.phase === "initializing") return holdRequest(state, method);
       throw notInitialized(method);
     },
-    notification(method) {
+    notification() {
       if (state.phase === "initialized") return true;
       if (state.phase !== "initializing") return false;
-      return state.waitUntilInitialized(method).then(
-        () => true,
-        () => false,
-      );
+      return holdNotification(state);
     },
     initializeResult(result) {
       const version = isRecord(result) ? result.protocolVersion : undefined;

@@ -24,9 +24,18 @@ export function assertOutgoingDirection(flavor: ProtocolFlavor, side: Side, kind
   }
 }
 
-/** Throws when a parser is given for a method the protocol defines (its params are parsed by the schema). */
-export function assertNotBuiltIn(flavor: ProtocolFlavor, kind: "request" | "notification", method: string): void {
-  if (knownMethods(flavor).has(method)) {
-    throw new TypeError(`Cannot replace the built-in ACP v2 ${kind} parser for '${method}'; register it without a parser`);
-  }
+/**
+ * Throws when a parser is given for a method the protocol defines (its params are parsed by the schema). The message
+ * says what to do: register it without a parser when `side` handles it; otherwise nothing can be registered for it.
+ */
+export function assertNotBuiltIn(flavor: ProtocolFlavor, side: Side, kind: "request" | "notification", method: string): void {
+  if (!knownMethods(flavor).has(method)) return;
+  const here = methodIndex(flavor, side).here;
+  const why =
+    method === CANCEL_REQUEST
+      ? ": the connection handles it (a request handler's signal aborts)"
+      : (kind === "request" ? here.requests : here.notifications).has(method)
+        ? "; register it without a parser"
+        : `: it is a ${kind} the ${peerOf(side)} handles, not the ${side}`;
+  throw new TypeError(`Cannot replace the built-in ACP v2 ${kind} parser for '${method}'${why}`);
 }

@@ -44,6 +44,8 @@ export class InitializationState<Request = unknown, Response = unknown> {
   private otherRequestSeen = false;
   /** Settles when the attempt in progress (if any) ended, either way. */
   private attempt: Deferred<void> = deferred();
+  /** Run synchronously, in order, when the attempt in progress ends (`whenAttemptEnds`). */
+  private atAttemptEnd: Array<() => void> = [];
   /** Resolves with the first successful exchange; rejects when the connection fails before one. */
   private readonly barrier: Deferred<InitializationSnapshot<Request, Response>> = deferred();
 
@@ -92,7 +94,7 @@ export class InitializationState<Request = unknown, Response = unknown> {
     this.pendingRequest = undefined;
     this.phaseNow = "initialized";
     this.barrier.resolve(this.snapshot);
-    this.attempt.resolve();
+    this.endAttempt();
   }
 
   /** The attempt failed with an error answer: the previous exchange (if any) stays in effect. */
@@ -100,7 +102,7 @@ export class InitializationState<Request = unknown, Response = unknown> {
     if (this.phaseNow !== "initializing") return;
     this.phaseNow = this.snapshot ? "initialized" : "uninitialized";
     this.pendingRequest = undefined;
-    this.attempt.resolve();
+    this.endAttempt();
   }
 
   /** Fails for good (the connection closed before it was initialized). A failing repeat keeps the previous exchange. */
@@ -113,8 +115,26 @@ export class InitializationState<Request = unknown, Response = unknown> {
       this.phaseNow = "failed";
       this.pendingRequest = undefined;
       this.barrier.reject(error ?? RequestError.invalidRequest(undefined, "ACP v2 connection initialization failed"));
-      this.attempt.resolve();
+      this.endAttempt();
     }
+  }
+
+  /**
+   * Runs `callback` synchronously when the attempt in progress ends (completed, failed, or the connection failed),
+   * after the phase changed, in registration order; at once when no attempt is in progress. What holds messages
+   * during an attempt releases them through it, so that they are dispatched in arrival order, before anything after
+   * the message that ended the attempt.
+   */
+  whenAttemptEnds(callback: () => void): void {
+    if (this.phaseNow !== "initializing") callback();
+    else this.atAttemptEnd.push(callback);
+  }
+
+  private endAttempt(): void {
+    this.attempt.resolve();
+    const callbacks = this.atAttemptEnd;
+    this.atAttemptEnd = [];
+    for (const callback of callbacks) callback();
   }
 
   /** A request other than `initialize` was sent or received: `initialize` may no longer be repeated. */
@@ -131,6 +151,32 @@ export class InitializationState<Request = unknown, Response = unknown> {
     if (this.phaseNow === "initializing") return this.attempt.promise.then(() => this.waitUntilInitialized(method));
     if (this.phaseNow === "failed") return this.barrier.promise.then(() => undefined);
     return Promise.reject(notInitialized(method));
+  }
+
+  /**
+   * Runs `send` once initialized and settles with what it returns: at once when initialized; when an attempt is in
+   * progress, synchronously as it completes, so that calls made meanwhile go out in the order they were made and
+   * before any made after it (the client's calls: they go out as the `initialize` response is read). Refuses with
+   * -32600 naming `method` when nothing was attempted or the attempt left it uninitialized, and with the failure when
+   * the connection failed first.
+   */
+  whenInitialized<T>(method: string, send: () => T | PromiseLike<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const settle = (): void => {
+        if (this.phaseNow === "initialized") {
+          try {
+            resolve(send());
+          } catch (error) {
+            reject(error);
+          }
+        } else if (this.phaseNow === "failed") {
+          this.barrier.promise.then(undefined, reject);
+        } else {
+          reject(notInitialized(method));
+        }
+      };
+      this.whenAttemptEnds(settle);
+    });
   }
 
   /** Fails the state when `signal` aborts (the connection closed). */

@@ -110,7 +110,7 @@ function agentSide<P extends ProtocolTypes>(flavor: ProtocolFlavor): AppSide<V2C
     notificationContext: (state, params, method) => ({ method, params, signal: state.acp.signal, client: new AgentContext(state) }),
     configure: (state) => {
       const { acp, init } = state;
-      acp.admission = agentAdmission(init);
+      acp.admission = agentAdmission(init, flavor.schemas);
       const routes = acp.routes;
       const initialize = routes.requests.get("initialize");
       if (initialize) routes.onRequest("initialize", { handler: initialize.handler, parse: initializeParamsParser(flavor.schemas, init) });
@@ -204,7 +204,7 @@ export class AgentApp<P extends ProtocolTypes = V2Protocol> implements Connectab
     handler: AgentRequestHandler<Params, Response, P>,
   ): this;
   onRequest(method: string, parserOrHandler: unknown, handler?: unknown): this {
-    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "request", method);
+    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "agent", "request", method);
     this.core.onRequest(method, parserOrHandler, handler);
     return this;
   }
@@ -215,7 +215,7 @@ export class AgentApp<P extends ProtocolTypes = V2Protocol> implements Connectab
   onNotification<Params>(method: V2ExtensionMethod, params: ParamsParser<Params>, handler: AgentNotificationHandler<Params, P>): this;
   onNotification<Params, const M extends string = never>(method: UnrecognizedMethod<M, P>, params: ParamsParser<Params>, handler: AgentNotificationHandler<Params, P>): this;
   onNotification(method: string, parserOrHandler: unknown, handler?: unknown): this {
-    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "notification", method);
+    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "agent", "notification", method);
     this.core.onNotification(method, parserOrHandler, handler);
     return this;
   }

@@ -1,7 +1,9 @@
 /**
  * What protocol v2 agent handlers use to call the client: typed `request` and `notify` by method name. Calls wait
- * until the connection is initialized (a context from `connect()` or `onConnect` may be used right away), and a
- * v2 method sent the wrong way throws a `TypeError`.
+ * until the connection is initialized, also when made before any `initialize` arrived (a context from `connect()`
+ * or `onConnect` may be used right away), and reject if the connection closes first; a v2 method sent the wrong way
+ * throws a `TypeError`. (The official SDK 2.4.0 documents this too, but rejects calls made before an `initialize`
+ * arrived with -32600.)
  */
 import type { JsonRpcId, SendRequestOptions } from "../../jsonrpc/index.js";
 import { handled } from "../../jsonrpc/handled.js";
@@ -53,8 +55,7 @@ export class AgentContext<P extends ProtocolTypes = V2Protocol, Init = unknown> 
     assertOutgoingDirection(this.state.acp.flavor, "agent", "request", method);
     const { acp, init } = this.state;
     if (init.phase === "initialized") return acp.request(method, params, options);
-    // Marked handled like every request promise: one nobody awaits does not crash the program when it fails.
-    return handled(init.waitUntilInitialized(method).then(() => acp.request(method, params, options)));
+    return handled(init.initialized.then(() => acp.request(method, params, options)));
   }
 
   /** Sends a notification to the client, once the connection is initialized. */
@@ -67,6 +68,6 @@ export class AgentContext<P extends ProtocolTypes = V2Protocol, Init = unknown> 
     const { acp, init } = this.state;
     // The hot path (streaming updates) sends at once; only a connection not yet initialized waits.
     if (init.phase === "initialized") return acp.notify(method, params);
-    return handled(init.waitUntilInitialized(method).then(() => acp.notify(method, params)));
+    return handled(init.initialized.then(() => acp.notify(method, params)));
   }
 }

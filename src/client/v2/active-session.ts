@@ -83,9 +83,14 @@ export class SessionBuilder {
   async start(options?: SendRequestOptions): Promise<ActiveSession> {
     const { router } = this.requester;
     const ended = router.beginStart();
+    let responsePosition: number | undefined;
+    const onResponse = (): void => {
+      responsePosition = router.position;
+      options?.onResponse?.();
+    };
     try {
-      const response = (await this.requester.request("session/new", this.toRequest(), options)) as NewSessionResponse;
-      return new ActiveSession(this.requester, response);
+      const response = (await this.requester.request("session/new", this.toRequest(), { ...options, onResponse })) as NewSessionResponse;
+      return new ActiveSession(this.requester, response, responsePosition);
     } finally {
       ended();
     }
@@ -124,17 +129,23 @@ export class ActiveSession implements SessionListener {
   private readonly detach: () => void;
   private readonly onClose: () => void;
 
-  /** @internal Get one from `SessionBuilder.start`. */
+  /**
+   * @internal Get one from `SessionBuilder.start`. Updates kept from before the session attached are applied in
+   * their place around the response (`responsePosition`): the response's `configOptions` are newer than a
+   * `config_option_update` sent before it, older than one sent after it.
+   */
   constructor(
     private readonly requester: SessionRequester,
     private readonly response: NewSessionResponse,
+    responsePosition?: number,
   ) {
-    this.currentConfigOptions = response.configOptions ?? undefined;
     const signal = requester.router.connection.signal;
     this.onClose = () => this.queue.fail(signal.reason ?? new Error("ACP connection closed"));
     if (signal.aborted) this.onClose();
     else signal.addEventListener("abort", this.onClose, { once: true });
-    this.detach = requester.router.attach(response.sessionId, this);
+    this.detach = requester.router.attach(response.sessionId, this, responsePosition, () => {
+      if (response.configOptions !== undefined && response.configOptions !== null) this.currentConfigOptions = response.configOptions;
+    });
   }
 
   /** The session id `session/new` returned. */

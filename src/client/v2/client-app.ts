@@ -167,7 +167,7 @@ export class ClientApp<P extends ProtocolTypes = V2Protocol> implements Connecta
     handler: ClientRequestHandler<Params, Response, P>,
   ): this;
   onRequest(method: string, parserOrHandler: unknown, handler?: unknown): this {
-    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "request", method);
+    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "client", "request", method);
     this.core.onRequest(method, parserOrHandler, handler);
     return this;
   }
@@ -181,7 +181,7 @@ export class ClientApp<P extends ProtocolTypes = V2Protocol> implements Connecta
   onNotification<Params>(method: V2ExtensionMethod, params: ParamsParser<Params>, handler: ClientNotificationHandler<Params, P>): this;
   onNotification<Params, const M extends string = never>(method: UnrecognizedMethod<M, P>, params: ParamsParser<Params>, handler: ClientNotificationHandler<Params, P>): this;
   onNotification(method: string, parserOrHandler: unknown, handler?: unknown): this {
-    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "notification", method);
+    if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "client", "notification", method);
     this.core.onNotification(method, parserOrHandler, handler);
     return this;
   }

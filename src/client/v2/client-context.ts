@@ -9,7 +9,7 @@ import { handled } from "../../jsonrpc/handled.js";
 import type { AcpConnection } from "../../acp/acp-connection.js";
 import type { MethodOf, NotificationParamsOf, ProtocolTypes, RequestParamsOf, RequestResultOf } from "../../acp/app-types.js";
 import { ACP_CONNECTION } from "../../acp/connect.js";
-import { V2 } from "../../acp/v2/admission.js";
+import { V2, parsedOrCopy } from "../../acp/v2/admission.js";
 import type { UnrecognizedMethod, V2ExtensionMethod, V2Protocol } from "../../acp/v2/app-types.js";
 import type { V2ConnectionState } from "../../acp/v2/connection-state.js";
 import { assertOutgoingDirection } from "../../acp/v2/direction.js";
@@ -95,7 +95,7 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
     };
     // Marked handled like every request promise: one nobody awaits does not crash the program when it fails.
     if (init.phase === "initialized") return send();
-    return handled(init.waitUntilInitialized(method).then(send));
+    return handled(init.whenInitialized(method, send));
   }
 
   /** Sends a notification to the agent, once the connection is initialized. */
@@ -107,7 +107,7 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
     assertOutgoingDirection(this.state.acp.flavor, "client", "notification", method);
     const { acp, init } = this.state;
     if (init.phase === "initialized") return acp.notify(method, params);
-    return handled(init.waitUntilInitialized(method).then(() => acp.notify(method, params)));
+    return handled(init.whenInitialized(method, () => acp.notify(method, params)));
   }
 
   /**
@@ -118,7 +118,8 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
   private initialize(params: unknown, options?: SendRequestOptions): Promise<unknown> {
     const { acp, init } = this.state;
     const outgoing = { ...(isRecord(params) ? params : {}), protocolVersion: V2 };
-    init.begin(outgoing);
+    // The snapshot keeps the request as the agent reads it (defaults filled in); what is sent is `outgoing`.
+    init.begin(parsedOrCopy(acp.flavor.schemas.InitializeRequest, outgoing));
     const response = acp.request("initialize", outgoing, options);
     response.catch((error: unknown) => {
       if (init.phase !== "initializing") return;

@@ -47,16 +47,26 @@ export interface SessionListener {
   observe(message: ActiveSessionMessage): void;
 }
 
+/** An update kept for a session not attached yet, with its place among all routed updates. */
+type EarlyMessage = { readonly message: ActiveSessionMessage; readonly position: number };
+
 export class V2SessionRouter {
   private readonly sessions = new Map<string, Set<SessionListener>>();
-  private readonly early = new Map<string, ActiveSessionMessage[]>();
+  private readonly early = new Map<string, EarlyMessage[]>();
   private earlyCount = 0;
   private startsInFlight = 0;
+  private routed = 0;
 
   constructor(readonly connection: AcpConnection) {}
 
+  /** How many updates were routed so far: read it when a response arrives to place the response among them. */
+  get position(): number {
+    return this.routed;
+  }
+
   /** Delivers one notification to the listeners of its session (or keeps it while a `session/new` is in flight). */
   route(notification: UpdateSessionNotification): void {
+    const position = this.routed++;
     const message = sessionMessage(notification);
     const listeners = this.sessions.get(notification.sessionId);
     if (listeners !== undefined) {
@@ -72,8 +82,8 @@ export class V2SessionRouter {
       return;
     }
     const kept = this.early.get(notification.sessionId);
-    if (kept === undefined) this.early.set(notification.sessionId, [message]);
-    else kept.push(message);
+    if (kept === undefined) this.early.set(notification.sessionId, [{ message, position }]);
+    else kept.push({ message, position });
     this.earlyCount++;
   }
 
@@ -91,17 +101,25 @@ export class V2SessionRouter {
     };
   }
 
-  /** Routes `sessionId`'s updates to `listener`, starting with those kept for it; returns the function that stops it. */
-  attach(sessionId: string, listener: SessionListener): () => void {
-    const kept = this.early.get(sessionId);
-    if (kept !== undefined) {
-      this.early.delete(sessionId);
-      this.earlyCount -= kept.length;
-      for (const message of kept) {
-        listener.observe(message);
-        listener.queue.push(message);
+  /**
+   * Routes `sessionId`'s updates to `listener`, starting with those kept for it; returns the function that stops it.
+   * `atResponse` runs among the kept ones where the `session/new` response arrived (`responsePosition`, the
+   * `position` then), so that what the response carries takes its place between older and newer updates.
+   */
+  attach(sessionId: string, listener: SessionListener, responsePosition = Number.POSITIVE_INFINITY, atResponse?: () => void): () => void {
+    const kept = this.early.get(sessionId) ?? [];
+    this.early.delete(sessionId);
+    this.earlyCount -= kept.length;
+    let responded = false;
+    for (const { message, position } of kept) {
+      if (!responded && position >= responsePosition) {
+        responded = true;
+        atResponse?.();
       }
+      listener.observe(message);
+      listener.queue.push(message);
     }
+    if (!responded) atResponse?.();
     let listeners = this.sessions.get(sessionId);
     if (listeners === undefined) this.sessions.set(sessionId, (listeners = new Set()));
     listeners.add(listener);
