@@ -275,3 +275,23 @@ test("onConnect: before the initialize handler by default; with deferConnectHand
   assert.deepEqual(capture.connections[0]!.options, { deferConnectHandlers: true });
   assert.equal(capture.connections[0]!.started, 1, "a start requested before routing reaches the implementation once routed");
 });
+
+test("an implementation that throws when handed the connection: the client's initialize gets -32603 saying why, the router logs it, the connection ends", async () => {
+  const errors: Array<[string, unknown]> = [];
+  const logger = { debug() {}, info() {}, warn() {}, error: (message: string, fields?: unknown) => void errors.push([message, fields]) };
+  const broken = { connect: () => { throw new Error("no model configured"); } };
+  const router = agentProtocolRouter({ logger }).withV2(broken);
+  const [clientEnd, routerEnd] = createMemoryPair();
+  const lifecycle = router.connect(routerEnd);
+  const connection = v2Client().connect(clientEnd);
+  const error = await connection.agent.request("initialize", v2Initialize).then(
+    () => assert.fail("initialize should fail"),
+    (e: unknown) => e as { code?: number; data?: unknown },
+  );
+  assert.equal(error.code, -32603);
+  assert.deepEqual(error.data, { details: "no model configured" });
+  await lifecycle.closed;
+  await connection.closed;
+  assert.equal(errors.length, 1);
+  assert.match(errors[0]![0], /v2 implementation failed to take the connection/);
+});

@@ -18,7 +18,19 @@
  *
  * acpkit routes at the message-link level: an acpkit transport keeps its fast path through the router.
  */
-import { RequestError, isNotificationMessage, isRecord, isRequestMessage, type AnyMessage, type JsonRpcId, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/index.js";
+import {
+  RequestError,
+  defaultLogger,
+  isNotificationMessage,
+  isRecord,
+  isRequestMessage,
+  type AnyMessage,
+  type JsonRpcId,
+  type LinkReceiver,
+  type Logger,
+  type MessageLink,
+  type Stream,
+} from "../jsonrpc/index.js";
 import { streamFromLink, type LinkControl } from "../transports/link-streams.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import type { AgentConnectionLifecycle, AgentConnectOptions, AgentConnector } from "../acp/agent-connector.js";
@@ -32,6 +44,12 @@ type Decision = { reject?: { id: JsonRpcId; error: RequestError } } | { selected
 export class AgentProtocolRouter implements AgentConnector {
   private v1: AgentConnector | undefined;
   private v2: AgentConnector | undefined;
+  private readonly logger: Logger;
+
+  /** `logger` (acpkit's extra) hears an implementation that fails to connect; default: stderr. */
+  constructor(options: { logger?: Logger } = {}) {
+    this.logger = options.logger ?? defaultLogger;
+  }
 
   /** Configures the ACP v1 implementation (an acpkit or official `AgentApp`, any `AgentConnector`). */
   withV1(agent: AgentConnector): this {
@@ -64,7 +82,14 @@ export class AgentProtocolRouter implements AgentConnector {
         }
         decided = true;
         routed.deliver((r) => r.message(decision.initialize));
-        this.attach(decision.selected, routed, lifecycle, options);
+        const failure = this.attach(decision.selected, routed, lifecycle, options);
+        if (failure !== undefined) {
+          // The client is told why, not left waiting; the connection ends.
+          const detail = failure instanceof Error ? failure.message : String(failure);
+          this.logger.error(`the ACP v${decision.selected} implementation failed to take the connection`, { detail });
+          reply(inner, (decision.initialize as { id: JsonRpcId }).id, RequestError.internalError({ details: detail }, "the agent could not start"));
+          void inner.close();
+        }
       },
       problem: (problem) => {
         if (decided) return routed.deliver((r) => r.problem(problem));
@@ -81,15 +106,16 @@ export class AgentProtocolRouter implements AgentConnector {
     return lifecycle;
   }
 
-  private attach(selected: 1 | 2, routed: RoutedLink, lifecycle: RoutedConnection, options: AgentConnectOptions): void {
+  /** Hands the connection to the selected implementation; returns what it threw, if it did. */
+  private attach(selected: 1 | 2, routed: RoutedLink, lifecycle: RoutedConnection, options: AgentConnectOptions): unknown {
     const agent = selected === 2 ? this.v2 : this.v1;
     try {
       if (!agent) throw new Error(`no ACP v${selected} implementation is configured on this router`);
       lifecycle.attach(agent.connect(streamFromLink(routed), { ...options, deferConnectHandlers: true }));
+      return undefined;
     } catch (error) {
-      void routed.close();
       lifecycle.finish();
-      throw error;
+      return error ?? new Error("the implementation threw");
     }
   }
 
@@ -133,8 +159,8 @@ export class AgentProtocolRouter implements AgentConnector {
 }
 
 /** Creates an empty router: add implementations with `withV1` and `withV2`. */
-export function agentProtocolRouter(): AgentProtocolRouter {
-  return new AgentProtocolRouter();
+export function agentProtocolRouter(options: { logger?: Logger } = {}): AgentProtocolRouter {
+  return new AgentProtocolRouter(options);
 }
 
 /** An object without `method` that has an `id`, a `result` or an `error`: a response, well-formed or not. */
