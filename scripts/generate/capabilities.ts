@@ -74,13 +74,21 @@ export const CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
 
 /**
  * The gates of protocol v2 (draft). v2 moved every session-scoped capability under `capabilities.session` and made
- * `session/list`, `session/resume` and `session/close` baseline (advertising `capabilities.session` requires them);
+ * `session/list`, `session/resume` and `session/close` baseline: advertising `capabilities.session` requires them (and
+ * `session/new`, `session/prompt`, `session/cancel`), so `capabilities.session` gates the baseline;
  * `auth/login` and `auth/logout` are gated by a non-empty `authMethods`, not by a capability, so they are not here.
  * Paths start inside the v2 `AgentCapabilities` / `ClientCapabilities` (sent as `capabilities` by both sides).
  */
 const v2Archive = agent(["session", "archive"], "v2 SessionCapabilities.archive: session/archive and session/unarchive");
 const v2Providers = agent(["providers"], "v2 AgentCapabilities.providers: provider methods");
+const v2Session = agent(["session"], "v2 AgentCapabilities.session: advertising it requires the baseline session methods; omitted means no session support");
 export const V2_CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
+  "session/new": v2Session,
+  "session/list": v2Session,
+  "session/resume": v2Session,
+  "session/close": v2Session,
+  "session/prompt": v2Session,
+  "session/cancel": v2Session,
   "session/delete": agent(["session", "delete"], "v2 SessionCapabilities.delete: session/delete"),
   "session/fork": agent(["session", "fork"], "v2 SessionCapabilities.fork: session/fork"),
   "session/archive": v2Archive,

@@ -244,3 +244,17 @@ test("the same client flow against acpkit's and the official agent: initialize, 
     assert.equal(text, "echo hello");
   }
 });
+
+test("an agent that advertises no capabilities.session supports no session method: peerSupports says so, enforceCapabilities refuses locally", async () => {
+  const peer = wirePeer();
+  const connection = client({ enforceCapabilities: true }).connect(peer.stream);
+  const result = connection.agent.request("initialize", { protocolVersion: 2, info });
+  await answerNext(peer, { protocolVersion: 2, info: agentInfo, capabilities: {} });
+  await result;
+  for (const method of ["session/new", "session/list", "session/resume", "session/close", "session/prompt", "session/cancel"]) {
+    assert.equal(connection.peerSupports(method), false, method);
+  }
+  await assert.rejects(connection.agent.request("session/new", { cwd: "/w", mcpServers: [] }), (error: unknown) => (error as Error).name === "CapabilityMissingError");
+  assert.equal(connection.peerSupports("_vendor/thing"), true);
+  connection.close();
+});
