@@ -8,6 +8,7 @@ import { acp, faultyClient, results } from "./support.js";
 
 const FAULTS: Array<[fault: string, scenario: string, message: RegExp]> = [
   ["drop-early-updates", "updates.early", /the client lost the agent_message_chunk the agent sent for the new session just before answering session\/new .* a client MUST keep them for that session/],
+  ["drop-late-updates", "updates.late", /the client lost the agent_message_chunk the agent sent right after answering session\/prompt \(its text acp-check-late-\w+ is not in the client's output, while the turn's own text is\).* a client MUST NOT lose it/],
   ["write-outside-cwd", "fs.outside-roots", /the client wrote .*fs\.outside-roots-outside\/acp-check-outside-\w+\.txt, outside the session's roots .* A client MUST refuse writes outside the session's roots/],
   ["never-answer-permission", "permission.options", /the client did not answer session\/request_permission within 5 s\. The client MUST answer every request of the agent/],
 ];
