@@ -9,7 +9,7 @@ import { runAgentCheck } from "../../apps/check/agent/run-agent-check.js";
 import { AGENT_SCENARIOS } from "../../apps/check/agent/scenarios/index.js";
 import { formatJunit } from "../../apps/check/format/junit.js";
 import { formatTable, plainPaint, type TablePaint } from "../../apps/check/format/table.js";
-import type { CheckReport, ScenarioResult } from "../../apps/check/results.js";
+import { failures, type CheckReport, type ScenarioResult } from "../../apps/check/results.js";
 import { readExpectedFailures, unknownPatterns } from "../../apps/check/selection.js";
 import { UsageError } from "../shared/usage-error.js";
 import { parseCheckArgs, type CheckArgs } from "./args.js";
@@ -83,7 +83,7 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
     err(`acp check agent: the agent did not start: ${outcome.didNotStart}\n`);
     return 3;
   }
-  return outcome.report.summary.failed > 0 ? 1 : 0;
+  return failures(outcome.report.summary) > 0 ? 1 : 0;
 }
 
 function firstLine(text: string | undefined): string {

@@ -12,6 +12,7 @@ const COMMON = `  --format FORMAT          table (default) | json | junit
   --only IDS               run only these scenarios (comma-separated; "cancel" or "cancel.*" selects a group)
   --skip IDS               leave these scenarios out
   --expected-failures FILE scenarios known to fail: one "<id> <reason>" per line; they do not fail the run
+                           (XFAIL), but one that passes does (XPASS: the fault is fixed, remove its line)
   --timeout S              how long a prompt turn may take (default 30)
   --startup-timeout S      how long the agent has to answer initialize and session setup (default 30)
   --list                   list the scenarios with their spec links, and exit

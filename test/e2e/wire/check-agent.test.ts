@@ -72,7 +72,7 @@ test("exit codes and formats: usage 2, an agent that does not start 3, junit XML
   writeFileSync(expected, "# known\nprompt.turn the fixture sends a late update on purpose\n");
   const xfail = await acp(["check", "agent", "--only", "prompt.turn", "--expected-failures", expected, "--", ...faultyAgent("update-after-response")]);
   assert.equal(xfail.code, 0, xfail.stdout);
-  assert.match(xfail.stdout, /XFAIL prompt\.turn[\s\S]*expected: the fixture sends a late update on purpose/);
+  assert.match(xfail.stdout, /XFAIL prompt\.turn[\s\S]*expected to fail: the fixture sends a late update on purpose/);
   const junit = await acp(["check", "agent", "--only", "prompt.turn,ext", "--format", "junit", "--", ...faultyAgent("update-after-response")]);
   assert.equal(junit.code, 1);
   assert.match(junit.stdout, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<testsuites name="acp check agent" tests="2" failures="1"/);

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { frameText, type Finding } from "../../../wire/index.js";
-import { CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
+import { applyExpected, CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
 import { matchesAny } from "../selection.js";
 import { AgentDidNotStart, type AgentTarget } from "./agent-process.js";
 import type { PromptBook } from "./prompts.js";
@@ -126,13 +126,4 @@ async function runOne(scenario: AgentScenario, ctx: AgentScenarioContext): Promi
     ...(init ? { init } : {}),
     ...(didNotStart !== undefined ? { didNotStart } : {}),
   };
-}
-
-/** Marks listed failures as expected; a listed scenario that passed is a failure of the list. */
-export function applyExpected(result: ScenarioResult, expected: ReadonlyMap<string, string> | undefined): ScenarioResult {
-  const reason = expected?.get(result.id);
-  if (reason === undefined) return result;
-  if (result.status === "failed") return { ...result, status: "expected-failure", expectedReason: reason };
-  if (result.status === "passed") return { ...result, status: "failed", message: `passed, but --expected-failures lists it ("${reason}"): remove it from the list`, expectedReason: reason };
-  return result;
 }

@@ -86,5 +86,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** How long the agent has to react to a cancel before the scenario fails. */
 export const CANCEL_DEADLINE_MS = 10_000;
+/** How long a turn that should take its time must still be running after its first update before it is cancelled. */
+export const SETTLE_MS = 300;
 /** How long the checker keeps listening after a response, for late updates. */
 export const LATE_UPDATE_GRACE_MS = 300;

@@ -4,7 +4,7 @@ import { TURN_CONTENT_UPDATES, updateKindOf } from "../../../../wire/index.js";
 import { SPEC } from "../../../../wire/rules/types.js";
 import { CheckFailed, NotExercised } from "../../results.js";
 import { chunkText, describeError, type AgentProcess } from "../agent-process.js";
-import { CANCEL_DEADLINE_MS, LATE_UPDATE_GRACE_MS, sleep, type AgentScenario, type AgentScenarioContext } from "../scenario.js";
+import { CANCEL_DEADLINE_MS, LATE_UPDATE_GRACE_MS, SETTLE_MS, sleep, type AgentScenario, type AgentScenarioContext } from "../scenario.js";
 
 const needs = (path: string[], label: string) => (init: Record<string, unknown>) => (hasCapability(init.agentCapabilities, path) ? undefined : `the agent does not advertise ${label}`);
 const word = () => `acp-check-${Math.random().toString(36).slice(2, 10)}`;
@@ -145,7 +145,8 @@ export const closeScenario: AgentScenario = {
     const { agent, sessionId } = await ctx.session();
     const turn = agent.prompt(sessionId, ctx.prompt({ ms: 5000 }));
     await agent.peer.waitFor((e) => e.type === "notification" && (e.params as { sessionId?: unknown }).sessionId === sessionId, { what: "a first update", timeoutMs: 500 }).catch(() => {});
-    if (agent.peer.events.some((e) => e.type === "response" && e.id === turn.request.id)) throw new NotExercised(`the turn ended before session/close could be sent${ctx.hint()}`);
+    await sleep(SETTLE_MS);
+    if (agent.peer.events.some((e) => e.type === "response" && e.id === turn.request.id)) throw new NotExercised(`the turn ended by itself before session/close could be sent${ctx.hint()}`);
     const closed = await agent.call("session/close", { sessionId }, CANCEL_DEADLINE_MS);
     if (closed.error !== undefined) throw new CheckFailed(`session/close of an active session failed: ${describeError(closed.error)}`);
     const answer = await turn.response.catch(() => undefined);
