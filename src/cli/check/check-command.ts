@@ -71,13 +71,17 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
     return 2;
   }
   const outcome = await runAgentCheck({
-    target: { argv: args.command, startupTimeoutMs: args.startupTimeoutMs, turnTimeoutMs: args.turnTimeoutMs, version },
+    target: { argv: args.command, startupTimeoutMs: args.startupTimeoutMs, turnTimeoutMs: args.turnTimeoutMs, version, ...(args.auth !== undefined ? { auth: args.auth } : {}), extraEnv: args.env },
     prompts,
     only: args.only,
     skip: args.skip,
     ...(expected ? { expected } : {}),
     ...(progress ? { onResult: progress } : {}),
   });
+  if (outcome.badAuth !== undefined) {
+    err(`acp check agent: ${outcome.badAuth}\n`);
+    return 2;
+  }
   print(args, outcome.report);
   if (outcome.didNotStart !== undefined) {
     err(`acp check agent: the agent did not start: ${outcome.didNotStart}\n`);

@@ -33,6 +33,9 @@ agent to act ask with the reference agent's slash commands (/stream N, /slow MS,
 Options:
   --prompts FILE           JSON: scenario id -> prompt template ({count} {ms} {path} {text} {command} {word}),
                            or null to leave a scenario not exercised
+  --auth METHOD            log in with this auth method (an id of the agent's authMethods) before the sessions
+  --env NAME=VALUE         add to the agent's environment (repeatable), e.g. the credentials its login needs;
+                           HOME and the XDG directories given this way replace the temporary ones
 ${COMMON}`;
 
 export const CHECK_CLIENT_USAGE = `Usage: acp check client [options] -- <client command containing {agent}>

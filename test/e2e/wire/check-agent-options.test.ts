@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { acp, configurableAgent, faultyAgent, results, tempDir } from "./support.js";
+import { acp, configurableAgent, faultyAgent, REFERENCE_AGENT, results, tempDir } from "./support.js";
 
 const dir = tempDir("acpkit-check-options-");
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -92,4 +92,56 @@ test("an expected failure that passes is XPASS and fails the run; one not exerci
   const xfail = await acp(["check", "agent", "--only", "prompt.turn", "--format", "json", "--expected-failures", stillFailing, "--", ...faultyAgent("update-after-response")]);
   assert.equal(xfail.code, 0, xfail.stdout);
   assert.equal(results(xfail).get("prompt.turn")!.status, "expected-failure");
+});
+
+test("session.list.paging: more sessions than a page; the reference agent pages (50 a page) and passes", { timeout: 200_000 }, async () => {
+  const run = await acp(["check", "agent", "--format", "json", "--only", "session.list", "--", ...REFERENCE_AGENT]);
+  const byId = results(run);
+  assert.equal(run.code, 0, run.stdout);
+  assert.equal(byId.get("session.list.paging")!.status, "passed", byId.get("session.list.paging")!.message);
+  assert.equal(byId.get("session.list.paging")!.message, "51 sessions in 2 pages, each listed once");
+});
+
+const PAGING: Array<[fault: string, status: string, message: RegExp]> = [
+  ["none", "passed", /^2 sessions in 2 pages, each listed once$/],
+  ["ignore-cursor", "failed", /session\/list returned session configurable-1 twice across its pages\. A cursor MUST continue where the previous page ended\./],
+  ["skip-one", "failed", /following nextCursor through 2 pages, session\/list never returned 1 of the 3 sessions created in .* \(e\.g\. configurable-2\)\. Each page MUST continue where the previous one ended, without skipping sessions\./],
+];
+
+for (const [fault, status, message] of PAGING) {
+  test(`session.list.paging with a page of one session and cursor fault "${fault}": ${status}`, { timeout: 120_000 }, async () => {
+    const run = await acp(["check", "agent", "--format", "json", "--only", "session.list.paging", "--", ...configurableAgent("--list-page", "1", "--list-fault", fault)]);
+    const result = results(run).get("session.list.paging")!;
+    assert.equal(run.code, status === "passed" ? 0 : 1, run.stdout);
+    assert.equal(result.status, status);
+    assert.match(result.message!, message);
+  });
+}
+
+test("session.list.paging: an agent that lists everything in one page leaves the cursor not exercised", { timeout: 120_000 }, async () => {
+  const run = await acp(["check", "agent", "--format", "json", "--only", "session.list.paging", "--", ...configurableAgent("--list-page", "1000")]);
+  assert.equal(run.code, 0, run.stdout);
+  const result = results(run).get("session.list.paging")!;
+  assert.equal(result.status, "not-exercised");
+  assert.equal(result.message, "session/list returned all 60 sessions of one directory in a single page: its cursor could not be exercised");
+});
+
+/**
+ * The scenario ids are an interface: users put them in --only, --skip, --expected-failures and --prompts files, and
+ * CI reports key on them. Adding a scenario adds its id here; renaming or removing one breaks those files.
+ */
+const AGENT_IDS = ["initialize", "initialize.version", "auth.unknown-method", "auth.authenticate", "session.new", "prompt.turn", "prompt.stream", "session.load", "session.resume", "session.list", "session.list.paging", "session.close", "session.delete", "cancel.prompt", "cancel.pending-request", "cancel.request", "permission.request", "fs.read", "fs.write", "terminal.lifecycle", "ext.unknown", "robust.unknown-method", "robust.invalid-params", "robust.malformed-json", "robust.batch"];
+const CLIENT_IDS = ["initialize", "fs.read", "fs.write", "fs.outside-roots", "terminal.lifecycle", "terminal.output-limit", "terminal.outside-roots", "permission.options", "permission.cancelled", "updates.early", "updates.late", "cancel.end-turn", "robust.large-frame", "robust.non-json", "robust.crash-mid-frame", "robust.slow-initialize", "process.no-leftover"];
+
+test("the scenario ids of both checkers are stable (pinned), each with a spec link", async () => {
+  for (const [kind, pinned] of [["agent", AGENT_IDS], ["client", CLIENT_IDS]] as const) {
+    const list = await acp(["check", kind, "--list"]);
+    assert.equal(list.code, 0);
+    const lines = list.stdout.trimEnd().split("\n");
+    const ids = lines.filter((line) => !line.startsWith(" ")).map((line) => line.split(" ")[0]);
+    assert.deepEqual(ids, pinned, `acp check ${kind} --list`);
+    const links = lines.filter((line) => line.startsWith(" ")).map((line) => line.trim());
+    assert.equal(links.length, pinned.length);
+    for (const link of links) assert.match(link, /^https:\/\/agentclientprotocol\.com\/protocol\/[a-z-]+(#[a-z0-9-]+)?$/);
+  }
 });

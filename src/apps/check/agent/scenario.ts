@@ -32,19 +32,22 @@ export class AgentScenarioContext {
     readonly prompts: PromptBook,
     /** A fresh directory for this scenario (real path): the sessions' cwd. */
     readonly workdir: string,
+    /** Environment that gives this scenario's agents their own HOME and data directories (see `isolatedHome`). */
+    readonly isolation: Readonly<Record<string, string>> = {},
   ) {}
 
   /** Launches a fresh agent process (stopped by the runner at the end of the scenario). */
   async launch(): Promise<AgentProcess> {
-    const agent = await AgentProcess.launch(this.target);
+    const agent = await AgentProcess.launch(this.target, this.isolation);
     this.processes.push(agent);
     return agent;
   }
 
-  /** Launches and initializes. */
-  async start(): Promise<AgentProcess> {
+  /** Launches and initializes; logs in with `--auth` unless `login` is false. */
+  async start(options: { login?: boolean } = {}): Promise<AgentProcess> {
     const agent = await this.launch();
     await agent.initialize();
+    if (this.target.auth !== undefined && options.login !== false) await agent.authenticate(this.target.auth);
     return agent;
   }
 

@@ -136,6 +136,40 @@ export const listScenario: AgentScenario = {
   },
 };
 
+/** How many sessions the paging check creates at most: more than the reference agent's page (50) and most agents'. */
+const PAGING_SESSIONS = 60;
+
+export const listPagingScenario: AgentScenario = {
+  id: "session.list.paging",
+  title: "session/list: more sessions than one page: nextCursor followed to the end, every session exactly once",
+  spec: `${SPEC}/session-list#pagination`,
+  skip: needs(["sessionCapabilities", "list"], "sessionCapabilities.list"),
+  async run(ctx) {
+    const here = ctx.subdir("many");
+    const agent = await ctx.start();
+    const created: string[] = [];
+    let paged = false;
+    // Sessions one by one until the first page of this directory has a nextCursor (the page is full).
+    while (!paged && created.length < PAGING_SESSIONS) {
+      created.push(await agent.newSession(here));
+      const answer = await agent.call("session/list", { cwd: here }, ctx.target.startupTimeoutMs);
+      if (answer.error !== undefined) throw new CheckFailed(`session/list failed: ${describeError(answer.error)}`);
+      const first = (answer.result ?? {}) as { sessions?: Array<{ sessionId: string }>; nextCursor?: string | null };
+      if (first.nextCursor != null) paged = true;
+      else if (created.length === 5 && !(first.sessions ?? []).some((s) => created.includes(s.sessionId))) {
+        throw new NotExercised("session/list does not return sessions without a finished turn (none of 5 new sessions was listed), so more sessions than a page could not be made");
+      }
+    }
+    if (!paged) throw new NotExercised(`session/list returned all ${created.length} sessions of one directory in a single page: its cursor could not be exercised`);
+    const { sessions, pages } = await listAll(agent, { cwd: here }, ctx.target.startupTimeoutMs);
+    const missing = created.filter((id) => !sessions.some((s) => s.sessionId === id));
+    if (missing.length > 0) {
+      throw new CheckFailed(`following nextCursor through ${pages} pages, session/list never returned ${missing.length} of the ${created.length} sessions created in ${here} (e.g. ${missing.slice(0, 3).join(", ")}). Each page MUST continue where the previous one ended, without skipping sessions.`);
+    }
+    return `${created.length} sessions in ${pages} pages, each listed once`;
+  },
+};
+
 export const closeScenario: AgentScenario = {
   id: "session.close",
   title: "session/close: ends the running turn as cancelled, then frees the session",
