@@ -57,6 +57,15 @@ for (const [fault, scenario, rule, message] of FAULTS) {
   });
 }
 
+test("mutation: an agent that answers a malformed line without an id fails robust.malformed-json, and the warning says so", { timeout: 120_000 }, async () => {
+  const run = await acp(["check", "agent", "--only", "robust.malformed-json", "--format", "json", "--", ...faultyAgent("parse-error-without-id")]);
+  assert.equal(run.code, 1, run.stdout);
+  const result = results(run).get("robust.malformed-json")!;
+  assert.equal(result.status, "failed");
+  assert.ok(result.findings.some((f) => f.rule === "jsonrpc.message"), JSON.stringify(result.findings));
+  assert.deepEqual(result.warnings, ['the agent answered a malformed line with -32700 Parse error, but without an "id": JSON-RPC 2.0 requires the answer to carry "id": null when the request\'s id could not be read (so the frame is not a valid message; see the jsonrpc.message finding)']);
+});
+
 test("exit codes and formats: usage 2, an agent that does not start 3, junit XML, expected failures, --list", { timeout: 120_000 }, async () => {
   assert.equal((await acp(["check", "agent", "--bogus", "--", "x"])).code, 2);
   const typo = await acp(["check", "agent", "--only", "cancle", "--", "x"]);
