@@ -8,9 +8,10 @@
 import type { ChildReport } from "./agents/child.js";
 import { spawnAgent, type AgentChild } from "./child-process.js";
 import type { BenchClient, ClientHooks, Impl, ImplName } from "./impls/types.js";
+import { ChunkOrder } from "./chunk-order.js";
 import { collectGarbage, RssSampler } from "./rss.js";
 import { gaps, latencySummary, MiB } from "./stats.js";
-import { bigText, CHUNK_TEXTS, expectedMixedCounts, readResponseWireBytes, type Command, type WorkloadId, type WorkloadSizes } from "./workloads.js";
+import { bigText, chunkText, expectedMixedCounts, readResponseWireBytes, type Command, type WorkloadId, type WorkloadSizes } from "./workloads.js";
 
 /**
  * `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). `websocket` / `http`: the
@@ -39,7 +40,8 @@ export interface RepResult {
   agentRss?: { baselineBytes: number; sampledPeakBytes: number; endBytes: number; maxRssBytes: number; turnMs: number };
   /** For (d): bytes of the response line the agent received. */
   messageBytes?: number;
-  checks: { countAtResponse?: number; finalCount?: number; allBeforeResponse?: boolean; ok: boolean; note?: string };
+  /** `inOrder`: for the chunk streams (a) and (e), every chunk arrived in the order it was sent. */
+  checks: { countAtResponse?: number; finalCount?: number; allBeforeResponse?: boolean; inOrder?: boolean; ok: boolean; note?: string };
 }
 
 export interface RepOptions {
@@ -53,6 +55,8 @@ class UpdateCounter implements ClientHooks {
   kinds: Record<string, number> = {};
   times: Float64Array;
   recordKinds = false;
+  /** The order of the chunks of (a) and (e) (not recorded for (c), whose updates are of mixed kinds). */
+  readonly order = new ChunkOrder();
 
   constructor(capacity: number) {
     this.times = new Float64Array(capacity);
@@ -63,13 +67,17 @@ class UpdateCounter implements ClientHooks {
     this.textChars = 0;
     this.kinds = {};
     this.recordKinds = recordKinds;
+    this.order.reset();
   }
 
   onUpdate(update: { sessionUpdate: string; content?: { text?: string } }): void {
     if (this.count < this.times.length) this.times[this.count] = performance.now();
     this.count++;
     if (this.recordKinds) this.kinds[update.sessionUpdate] = (this.kinds[update.sessionUpdate] ?? 0) + 1;
-    else this.textChars += update.content?.text?.length ?? 0;
+    else {
+      this.textChars += update.content?.text?.length ?? 0;
+      this.order.see(update.content?.text);
+    }
   }
 
   readTextFile(path: string): string {
@@ -97,7 +105,7 @@ function measuredCommand(w: WorkloadId, sizes: WorkloadSizes, warm: boolean): Co
 
 function expectedChunkChars(n: number): number {
   let total = 0;
-  for (let i = 0; i < n; i++) total += CHUNK_TEXTS[i & 63]!.length;
+  for (let i = 0; i < n; i++) total += chunkText(i).length;
   return total;
 }
 
@@ -189,6 +197,13 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
         } else if (counter.textChars !== expectedChunkChars(n)) {
           checks.ok = false;
           checks.note = `text chars ${counter.textChars} != ${expectedChunkChars(n)}`;
+        }
+        if (w !== "c") {
+          checks.inOrder = counter.order.inOrder;
+          if (!checks.inOrder) {
+            checks.ok = false;
+            checks.note = [checks.note, counter.order.describe()].filter(Boolean).join("; ");
+          }
         }
         if (!checks.allBeforeResponse && checks.ok) checks.note = `only ${checks.countAtResponse} of ${n} updates had arrived when the prompt response resolved`;
         const arrivals = gaps(counter.times, Math.min(counter.count, n)).map((ms) => ms * 1000);

@@ -126,11 +126,21 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
 
 }
 
-/** `acp tap` in front of the agent adds under 10% to the time of the (a) stream. */
-function tapTarget(rows: Row[], out: Target[]): void {
+/**
+ * `acp tap` in front of the agent adds under 10% to the time of the (a) stream, and passes every chunk through in
+ * order: a measured repetition through the tap whose chunks came out of order (or incomplete) fails the target,
+ * whatever the time.
+ */
+export function tapTarget(rows: Row[], out: Target[]): void {
   const tapped = rows.find((r) => r.workload === "a" && r.transport === "tap");
   if (!tapped) return;
-  const name = "(a) pipe through acp tap: added time < 10% of the direct pipe";
+  const name = "(a) pipe through acp tap: added time < 10% of the direct pipe, nothing reordered";
+  const broken = tapped.reps.filter((r) => !r.checks.ok || r.checks.inOrder !== true);
+  if (broken.length > 0) {
+    const why = broken[0]!.checks.note ?? (broken[0]!.checks.inOrder === undefined ? "chunk order not checked" : "checks failed");
+    out.push({ name, status: "FAIL", detail: `${broken.length} of ${tapped.reps.length} reps through the tap (${tapped.impl}) did not deliver every chunk in order: ${why}` });
+    return;
+  }
   const via = tapped.median;
   const direct = find(rows, "a", "pipe", tapped.impl);
   if (!via || !direct) {
@@ -138,7 +148,11 @@ function tapTarget(rows: Row[], out: Target[]): void {
     return;
   }
   const r = via.ms / direct.ms;
-  out.push({ name, status: r < 1.1 ? "PASS" : "FAIL", detail: `${fmtNum(via.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); every frame checked both ways, nothing reordered` });
+  out.push({
+    name,
+    status: r < 1.1 ? "PASS" : "FAIL",
+    detail: `${fmtNum(via.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); every frame checked both ways; in each of ${tapped.reps.length} reps the client received all ${fmtNum(via.messages, 0)} chunks, each carrying its index, in order`,
+  });
 }
 
 /**

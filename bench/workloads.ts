@@ -77,8 +77,23 @@ export const CHUNK_TEXTS: readonly string[] = Array.from({ length: 64 }, (_, i) 
   return text.slice(0, 20 + (i % 21));
 });
 
+/**
+ * The text of the i-th chunk: CHUNK_TEXTS[i % 64] with its leading number replaced by i, cut to the same length (so
+ * every chunk is exactly as long as before, and the bytes on the wire are as many). The receiver reads i back with
+ * `chunkIndex` and so sees any reordering.
+ */
+export function chunkText(i: number): string {
+  const base = CHUNK_TEXTS[i & 63]!;
+  return `${i} ${base.slice(base.indexOf(" ") + 1)}`.slice(0, base.length);
+}
+
+/** The index a chunk text carries (`chunkText`), or NaN. */
+export function chunkIndex(text: string | undefined): number {
+  return text === undefined ? Number.NaN : Number.parseInt(text, 10);
+}
+
 export function chunkUpdate(i: number) {
-  return { sessionUpdate: "agent_message_chunk", content: { type: "text", text: CHUNK_TEXTS[i & 63]! } } as const;
+  return { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunkText(i) } } as const;
 }
 
 // ---- (c) mixed updates ---------------------------------------------------------------------------------------------

@@ -34,11 +34,19 @@ interface AgentOutcome {
   agent: AgentUnderTest;
   report?: CheckReport;
   didNotStart?: string;
+  /** The check's --auth method is not one the agent offers. */
+  badAuth?: string;
   exec?: ExecTurn;
 }
 
 function environment(agent: AgentUnderTest, home: string): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? "", HOME: home, ...agent.env };
+}
+
+/** The auth method the agent's exec turn logs in with (`--auth` in its execArgs), used by the check too. */
+function authOf(agent: AgentUnderTest): string | undefined {
+  const at = agent.execArgs.indexOf("--auth");
+  return at === -1 ? undefined : agent.execArgs[at + 1];
 }
 
 function argvOf(agent: AgentUnderTest): string[] {
@@ -50,7 +58,7 @@ function execTurn(agent: AgentUnderTest, home: string): Promise<ExecTurn> {
   const cwd = mkdtempSync(join(tmpdir(), `acpkit-interop-exec-${agent.name}-`));
   const started = performance.now();
   const command = argvOf(agent).map((w) => `'${w}'`).join(" ");
-  const child = spawn(process.execPath, [ACP, "exec", "--agent", command, "--timeout", String(STARTUP_TIMEOUT_MS / 1000), "--format", "json", "Say hello in one short sentence."], { cwd, env: { ...environment(agent, home), NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [ACP, "exec", ...agent.execArgs, "--agent", command, "--timeout", String(STARTUP_TIMEOUT_MS / 1000), "--format", "json", "Say hello in one short sentence."], { cwd, env: { ...environment(agent, home), NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (t: string) => (out += t));
@@ -83,13 +91,13 @@ async function checkAgent(agent: AgentUnderTest): Promise<AgentOutcome> {
   try {
     process.stderr.write(`checking ${agent.name} (${agent.pkg}) ...\n`);
     const outcome = await runAgentCheck({
-      target: { argv: argvOf(agent), env: environment(agent, home), startupTimeoutMs: STARTUP_TIMEOUT_MS, turnTimeoutMs: TURN_TIMEOUT_MS, version: "interop-report" },
+      target: { argv: argvOf(agent), env: environment(agent, home), startupTimeoutMs: STARTUP_TIMEOUT_MS, turnTimeoutMs: TURN_TIMEOUT_MS, version: "interop-report", ...(authOf(agent) !== undefined ? { auth: authOf(agent)! } : {}) },
       prompts: new PromptBook(),
       onResult: (r) => process.stderr.write(`  ${r.id}: ${r.status}\n`),
     });
     process.stderr.write(`driving one turn of ${agent.name} with acp exec ...\n`);
     const exec = await execTurn(agent, home);
-    return { agent, report: outcome.report, ...(outcome.didNotStart ? { didNotStart: outcome.didNotStart } : {}), exec };
+    return { agent, report: outcome.report, ...(outcome.didNotStart ? { didNotStart: outcome.didNotStart } : {}), ...(outcome.badAuth ? { badAuth: outcome.badAuth } : {}), exec };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
@@ -111,6 +119,7 @@ function row(o: AgentOutcome): string {
 function details(o: AgentOutcome): string {
   const lines = [`### ${o.agent.name}: \`${o.agent.pkg}\``, ""];
   if (o.didNotStart) lines.push(`The agent did not start: ${cell(o.didNotStart)}`, "");
+  if (o.badAuth) lines.push(`Not checked: ${cell(o.badAuth)}.`, "");
   const info = o.report?.peerInfo as { name?: string; version?: string } | undefined;
   if (info) lines.push(`Reports itself as ${info.name ?? "?"} ${info.version ?? ""}; command \`${[o.agent.bin, ...o.agent.args].join(" ")}\`.`, "");
   const by = (status: ScenarioResult["status"]) => o.report?.results.filter((r) => r.status === status) ?? [];
@@ -137,6 +146,9 @@ turn driven by \`acp exec\`. Offline and with dummy keys: a real agent cannot re
 complete and the scenarios that need one are "not exercised" (never "passed"); what can be checked without a model
 (initialization, session setup, cancellation of a hung turn, bad input, extension methods) is. Prompt turns get
 ${TURN_TIMEOUT_MS / 1000} s; the exec turn is interrupted (SIGINT, as Ctrl-C) after ${EXEC_DEADLINE_MS / 1000} s. Versions are pinned in scripts/real-agents.ts.
+An agent whose exec turn logs in with \`--auth\` (the method that takes its dummy key) is checked with the same
+\`--auth\`. Not observable offline: an update sent after the prompt response (rule \`prompt.update-after-response\`)
+shows only in a turn that completes, so for these agents it is neither seen nor ruled out.
 
 | agent | start | checks | failed | cancel latency | acp exec turn |
 | --- | --- | --- | --- | --- | --- |

@@ -10,8 +10,10 @@ import type { Finding } from "../../wire/index.js";
  * - `skipped`: the capability it checks is not advertised (or the scenario was left out with --only/--skip).
  * - `not-exercised`: the peer could not be made to do what the scenario needs; nothing is claimed either way.
  * - `expected-failure`: failed, and listed in --expected-failures with a reason.
+ * - `unexpected-pass`: passed although --expected-failures lists it: the list is out of date (fails the run, so a
+ *   fixed fault is noticed and its line removed).
  */
-export type Status = "passed" | "failed" | "skipped" | "not-exercised" | "expected-failure";
+export type Status = "passed" | "failed" | "skipped" | "not-exercised" | "expected-failure" | "unexpected-pass";
 
 /** One finding as reported (the frame rendered as text). */
 export interface ReportedFinding {
@@ -38,7 +40,7 @@ export interface ScenarioResult {
   /** Named figures, e.g. `cancelLatencyMs`, `startupMs`. */
   measurements: Record<string, number>;
   durationMs: number;
-  /** For `expected-failure`: the reason given in the file. */
+  /** For `expected-failure` and `unexpected-pass`: the reason given in the file. */
   expectedReason?: string;
 }
 
@@ -72,9 +74,30 @@ export class Skipped extends Error {
 
 /** Counts results by status. */
 export function summarize(results: readonly ScenarioResult[]): Record<Status, number> {
-  const summary: Record<Status, number> = { passed: 0, failed: 0, skipped: 0, "not-exercised": 0, "expected-failure": 0 };
+  const summary: Record<Status, number> = { passed: 0, failed: 0, skipped: 0, "not-exercised": 0, "expected-failure": 0, "unexpected-pass": 0 };
   for (const result of results) summary[result.status]++;
   return summary;
+}
+
+/** Results that fail a run (exit code 1): failures, and expected failures that passed. */
+export function failures(summary: Record<Status, number>): number {
+  return summary.failed + (summary["unexpected-pass"] ?? 0);
+}
+
+/**
+ * Applies `--expected-failures` (id -> reason) to a result: a listed failure becomes `expected-failure`, a listed
+ * pass `unexpected-pass`; a listed scenario that was skipped or not exercised keeps its status, with a warning that
+ * the list could not be confirmed.
+ */
+export function applyExpected(result: ScenarioResult, expected: ReadonlyMap<string, string> | undefined): ScenarioResult {
+  const reason = expected?.get(result.id);
+  if (reason === undefined) return result;
+  if (result.status === "failed") return { ...result, status: "expected-failure", expectedReason: reason };
+  if (result.status === "passed") {
+    const note = result.message ? ` (${result.message})` : "";
+    return { ...result, status: "unexpected-pass", message: `passed${note}, but --expected-failures lists it as failing ("${reason}"): the fault is fixed; remove its line from the list`, expectedReason: reason };
+  }
+  return { ...result, warnings: [...result.warnings, `--expected-failures lists it as failing ("${reason}"), but it was ${result.status === "skipped" ? "skipped" : "not exercised"}: the list was not confirmed`], expectedReason: reason };
 }
 
 /** Renders a rule finding for a report. */

@@ -1,6 +1,6 @@
 /**
  * `acp check agent|client` flags. Shared: --format, --only, --skip, --expected-failures, --timeout,
- * --startup-timeout, --list, --verbose. Agent only: --prompts. Client only: --stdin, --cancel-signal.
+ * --startup-timeout, --list, --verbose. Agent only: --prompts, --auth, --env. Client only: --stdin, --cancel-signal.
  * Everything after `--` is the command under test (one quoted argument is split like a shell would).
  */
 import { splitCommandLine } from "../../node/command-line.js";
@@ -16,6 +16,10 @@ export interface CheckArgs {
   skip: string[];
   expectedFailures: string | undefined;
   prompts: string | undefined;
+  /** Agent checks: the auth method every agent process logs in with. */
+  auth: string | undefined;
+  /** Agent checks: NAME=VALUE pairs added to the agent's environment. */
+  env: Record<string, string>;
   turnTimeoutMs: number;
   startupTimeoutMs: number;
   /** Client checks: text written to the client's stdin (a line each; "\n" starts a new line). */
@@ -27,14 +31,14 @@ export interface CheckArgs {
   help: boolean;
 }
 
-const VALUE = new Set(["--format", "--only", "--skip", "--expected-failures", "--prompts", "--timeout", "--startup-timeout", "--stdin", "--cancel-signal"]);
-const AGENT_ONLY = new Set(["--prompts"]);
+const VALUE = new Set(["--format", "--only", "--skip", "--expected-failures", "--prompts", "--auth", "--env", "--timeout", "--startup-timeout", "--stdin", "--cancel-signal"]);
+const AGENT_ONLY = new Set(["--prompts", "--auth", "--env"]);
 const CLIENT_ONLY = new Set(["--stdin", "--cancel-signal"]);
 const FORMATS: readonly CheckFormat[] = ["table", "json", "junit"];
 
 /** Parses the arguments after `acp check agent|client`. Throws `UsageError`. */
 export function parseCheckArgs(kind: "agent" | "client", argv: readonly string[]): CheckArgs {
-  const args: CheckArgs = { kind, command: [], format: "table", only: [], skip: [], expectedFailures: undefined, prompts: undefined, turnTimeoutMs: 30_000, startupTimeoutMs: 30_000, stdin: undefined, cancelSignal: "SIGINT", list: false, verbose: false, help: false };
+  const args: CheckArgs = { kind, command: [], format: "table", only: [], skip: [], expectedFailures: undefined, prompts: undefined, auth: undefined, env: {}, turnTimeoutMs: 30_000, startupTimeoutMs: 30_000, stdin: undefined, cancelSignal: "SIGINT", list: false, verbose: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--") {
@@ -92,6 +96,16 @@ function set(args: CheckArgs, flag: string, value: string): void {
     case "--prompts":
       args.prompts = value;
       return;
+    case "--auth":
+      if (value === "") throw new UsageError("--auth needs the id of one of the agent's authMethods");
+      args.auth = value;
+      return;
+    case "--env": {
+      const eq = value.indexOf("=");
+      if (eq <= 0) throw new UsageError(`--env takes NAME=VALUE (added to the agent's environment), e.g. --env API_KEY=...; got "${value}"`);
+      args.env[value.slice(0, eq)] = value.slice(eq + 1);
+      return;
+    }
     case "--timeout":
       args.turnTimeoutMs = seconds(flag, value);
       return;

@@ -10,7 +10,7 @@ import { AGENT_SCENARIOS } from "../../apps/check/agent/scenarios/index.js";
 import { formatJunit } from "../../apps/check/format/junit.js";
 import { sanitizeTerminalText, terminalSafeJson } from "../../client/toolkit/terminal-text.js";
 import { formatTable, plainPaint, type TablePaint } from "../../apps/check/format/table.js";
-import type { CheckReport, ScenarioResult } from "../../apps/check/results.js";
+import { failures, type CheckReport, type ScenarioResult } from "../../apps/check/results.js";
 import { readExpectedFailures, unknownPatterns } from "../../apps/check/selection.js";
 import { UsageError } from "../shared/usage-error.js";
 import { parseCheckArgs, type CheckArgs } from "./args.js";
@@ -72,19 +72,23 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
     return 2;
   }
   const outcome = await runAgentCheck({
-    target: { argv: args.command, startupTimeoutMs: args.startupTimeoutMs, turnTimeoutMs: args.turnTimeoutMs, version },
+    target: { argv: args.command, startupTimeoutMs: args.startupTimeoutMs, turnTimeoutMs: args.turnTimeoutMs, version, ...(args.auth !== undefined ? { auth: args.auth } : {}), extraEnv: args.env },
     prompts,
     only: args.only,
     skip: args.skip,
     ...(expected ? { expected } : {}),
     ...(progress ? { onResult: progress } : {}),
   });
+  if (outcome.badAuth !== undefined) {
+    err(`acp check agent: ${outcome.badAuth}\n`);
+    return 2;
+  }
   print(args, outcome.report);
   if (outcome.didNotStart !== undefined) {
     err(`acp check agent: the agent did not start: ${sanitizeTerminalText(outcome.didNotStart)}\n`);
     return 3;
   }
-  return outcome.report.summary.failed > 0 ? 1 : 0;
+  return failures(outcome.report.summary) > 0 ? 1 : 0;
 }
 
 function firstLine(text: string | undefined): string {

@@ -12,6 +12,7 @@ const COMMON = `  --format FORMAT          table (default) | json | junit
   --only IDS               run only these scenarios (comma-separated; "cancel" or "cancel.*" selects a group)
   --skip IDS               leave these scenarios out
   --expected-failures FILE scenarios known to fail: one "<id> <reason>" per line; they do not fail the run
+                           (XFAIL), but one that passes does (XPASS: the fault is fixed, remove its line)
   --timeout S              how long a prompt turn may take (default 30)
   --startup-timeout S      how long the agent has to answer initialize and session setup (default 30)
   --list                   list the scenarios with their spec links, and exit
@@ -32,6 +33,9 @@ agent to act ask with the reference agent's slash commands (/stream N, /slow MS,
 Options:
   --prompts FILE           JSON: scenario id -> prompt template ({count} {ms} {path} {text} {command} {word}),
                            or null to leave a scenario not exercised
+  --auth METHOD            log in with this auth method (an id of the agent's authMethods) before the sessions
+  --env NAME=VALUE         add to the agent's environment (repeatable), e.g. the credentials its login needs;
+                           HOME and the XDG directories given this way replace the temporary ones
 ${COMMON}`;
 
 export const CHECK_CLIENT_USAGE = `Usage: acp check client [options] -- <client command containing {agent}>

@@ -10,6 +10,8 @@ export const FIXTURES = fileURLToPath(new URL("../fixtures/check/", import.meta.
 export const REFERENCE_AGENT = [process.execPath, ACP, "agent"];
 export const SDK_AGENT = [process.execPath, join(FIXTURES, "sdk-agent.js"), "--serve"];
 export const faultyAgent = (fault: string) => [process.execPath, join(FIXTURES, "faulty-agent.js"), "--serve", "--fault", fault];
+/** The configurable fixture agent (test/e2e/fixtures/check/configurable-agent.ts) with its flags. */
+export const configurableAgent = (...flags: string[]) => [process.execPath, join(FIXTURES, "configurable-agent.js"), "--serve", ...flags];
 export const faultyClient = (fault: string) => [process.execPath, join(FIXTURES, "faulty-client.js"), "--serve", "--fault", fault, "--agent", "{agent}", "hi"];
 
 /** A fresh real directory. */

@@ -24,6 +24,10 @@ export interface AgentTarget {
   version: string;
   /** The agent process's working directory (sessions get their own). Default: this process's. */
   cwd?: string;
+  /** `--auth METHOD`: every process logs in with this method before its sessions (`authenticate`). */
+  auth?: string;
+  /** `--env NAME=VALUE`: added to the agent's environment, over everything else (the isolation included). */
+  extraEnv?: Readonly<Record<string, string>>;
 }
 
 /** The agent did not start: spawn failure, no answer to initialize, or it died first. */
@@ -72,13 +76,16 @@ export class AgentProcess {
     peer.onRequest((event) => this.serve(event));
   }
 
-  /** Launches the agent. Throws `AgentDidNotStart` when it cannot be started. */
-  static async launch(target: AgentTarget): Promise<AgentProcess> {
+  /**
+   * Launches the agent, with `isolation` (its own HOME and data directories) and then `--env` added to its
+   * environment. Throws `AgentDidNotStart` when it cannot be started.
+   */
+  static async launch(target: AgentTarget, isolation: Readonly<Record<string, string>> = {}): Promise<AgentProcess> {
     const cwd = target.cwd ?? process.cwd();
     const spawnedAt = performance.now();
     let launched: LaunchedAgent;
     try {
-      launched = await launchAgent({ argv: target.argv, cwd, ...(target.env ? { env: target.env } : {}), startupTimeoutMs: target.startupTimeoutMs });
+      launched = await launchAgent({ argv: target.argv, cwd, ...(target.env ? { env: target.env } : {}), extraEnv: { ...isolation, ...target.extraEnv }, startupTimeoutMs: target.startupTimeoutMs });
     } catch (error) {
       throw new AgentDidNotStart((error as Error).message);
     }
@@ -108,6 +115,15 @@ export class AgentProcess {
     return this.init;
   }
 
+  /**
+   * Logs in with `methodId` (`--auth`). Not exercised when the agent refuses: the credentials may be missing, which
+   * says nothing about the protocol.
+   */
+  async authenticate(methodId: string): Promise<void> {
+    const answer = await this.call("authenticate", { methodId }, this.target.startupTimeoutMs);
+    if (answer.error !== undefined) throw new NotExercised(`authenticate with "${methodId}" (--auth) was refused: ${describeError(answer.error)}; the agent may need credentials: give them with --env NAME=VALUE`);
+  }
+
   /** `agentCapabilities` from initialize. */
   get capabilities(): Record<string, unknown> {
     return (this.init?.agentCapabilities ?? {}) as Record<string, unknown>;
@@ -118,7 +134,10 @@ export class AgentProcess {
     const answer = await this.call("session/new", { cwd, mcpServers: [] }, this.target.startupTimeoutMs);
     if (answer.error !== undefined) {
       const code = (answer.error as { code?: unknown }).code;
-      if (code === ErrorCodes.authRequired) throw new NotExercised(`the agent needs authentication before session/new (${describeError(answer.error)}); acp check does not log in`);
+      if (code === ErrorCodes.authRequired) {
+        if (this.target.auth === undefined) throw new NotExercised(`the agent needs authentication before session/new (${describeError(answer.error)}); log in with --auth METHOD (one of its authMethods) and give the credentials it needs with --env NAME=VALUE`);
+        throw new CheckFailed(`the agent answered authenticate with "${this.target.auth}" with success, then refused session/new with ${describeError(answer.error)}. After a successful authenticate, authenticated requests may proceed (the spec's authentication flow); an agent that could not log the client in must say so with an error from authenticate, not a success.`);
+      }
       throw new CheckFailed(`the agent answered session/new with an error: ${describeError(answer.error)}`);
     }
     const sessionId = (answer.result as { sessionId?: unknown } | undefined)?.sessionId;

@@ -1,18 +1,21 @@
 /**
  * Runs `acp check agent`: the `initialize` scenario first (it tells what the agent advertises, and whether it
- * starts at all), then every selected scenario in a fresh directory with fresh agent processes. Each result gets
+ * starts at all), then every selected scenario in a fresh directory with fresh agent processes, which get their own
+ * temporary HOME and data directories (removed when the scenario ends). Each result gets
  * the rule findings of its conversations: an error finding fails the scenario, a warning is listed.
  */
 import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { frameText, type Finding } from "../../../wire/index.js";
-import { CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
+import { applyExpected, CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
 import { matchesAny } from "../selection.js";
 import { AgentDidNotStart, type AgentTarget } from "./agent-process.js";
+import { isolatedHome } from "./isolation.js";
 import type { PromptBook } from "./prompts.js";
 import { AgentScenarioContext, type AgentScenario } from "./scenario.js";
 import { AGENT_SCENARIOS } from "./scenarios/index.js";
+import { authMethodIds } from "./scenarios/initialize.js";
 
 export interface AgentCheckOptions {
   target: AgentTarget;
@@ -30,6 +33,8 @@ export interface AgentCheckOutcome {
   report: CheckReport;
   /** Set when the agent did not start: why (exit code 3). */
   didNotStart?: string;
+  /** Set when `--auth` names a method the agent does not offer: nothing ran after initialize (a usage error). */
+  badAuth?: string;
 }
 
 export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCheckOutcome> {
@@ -40,6 +45,7 @@ export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCh
   const results: ScenarioResult[] = [];
   let init: Record<string, unknown> | undefined;
   let didNotStart: string | undefined;
+  let badAuth: string | undefined;
   const selected = (id: string) => (options.only === undefined || options.only.length === 0 || matchesAny(id, options.only)) && !matchesAny(id, options.skip ?? []);
   try {
     for (const scenario of scenarios) {
@@ -53,12 +59,20 @@ export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCh
       } else {
         const workdir = join(root, scenario.id);
         mkdirSync(workdir);
-        const outcome = await runOne(scenario, new AgentScenarioContext(scenario.id, options.target, options.prompts, workdir));
+        const home = join(root, `${scenario.id}.home`);
+        const outcome = await runOne(scenario, new AgentScenarioContext(scenario.id, options.target, options.prompts, workdir, isolatedHome(home)));
+        rmSync(home, { recursive: true, force: true });
         result = outcome.result;
         if (first) {
           init = outcome.init;
           if (outcome.didNotStart !== undefined) didNotStart = outcome.didNotStart;
         }
+      }
+      const auth = options.target.auth;
+      if (first && init !== undefined && auth !== undefined && !authMethodIds(init).includes(auth)) {
+        const offered = authMethodIds(init);
+        badAuth = `the agent does not offer the auth method "${auth}" given with --auth; it offers ${offered.length === 0 ? "none" : offered.map((id) => JSON.stringify(id)).join(", ")}`;
+        break;
       }
       result = applyExpected(result, options.expected);
       if (first && !selected(scenario.id) && didNotStart === undefined) continue;
@@ -78,7 +92,7 @@ export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCh
     results,
     summary: summarize(results),
   };
-  return { report, ...(didNotStart !== undefined ? { didNotStart } : {}) };
+  return { report, ...(didNotStart !== undefined ? { didNotStart } : {}), ...(badAuth !== undefined ? { badAuth } : {}) };
 }
 
 async function runOne(scenario: AgentScenario, ctx: AgentScenarioContext): Promise<{ result: ScenarioResult; init?: Record<string, unknown>; didNotStart?: string }> {
@@ -126,13 +140,4 @@ async function runOne(scenario: AgentScenario, ctx: AgentScenarioContext): Promi
     ...(init ? { init } : {}),
     ...(didNotStart !== undefined ? { didNotStart } : {}),
   };
-}
-
-/** Marks listed failures as expected; a listed scenario that passed is a failure of the list. */
-export function applyExpected(result: ScenarioResult, expected: ReadonlyMap<string, string> | undefined): ScenarioResult {
-  const reason = expected?.get(result.id);
-  if (reason === undefined) return result;
-  if (result.status === "failed") return { ...result, status: "expected-failure", expectedReason: reason };
-  if (result.status === "passed") return { ...result, status: "failed", message: `passed, but --expected-failures lists it ("${reason}"): remove it from the list`, expectedReason: reason };
-  return result;
 }

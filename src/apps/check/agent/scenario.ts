@@ -32,19 +32,22 @@ export class AgentScenarioContext {
     readonly prompts: PromptBook,
     /** A fresh directory for this scenario (real path): the sessions' cwd. */
     readonly workdir: string,
+    /** Environment that gives this scenario's agents their own HOME and data directories (see `isolatedHome`). */
+    readonly isolation: Readonly<Record<string, string>> = {},
   ) {}
 
   /** Launches a fresh agent process (stopped by the runner at the end of the scenario). */
   async launch(): Promise<AgentProcess> {
-    const agent = await AgentProcess.launch(this.target);
+    const agent = await AgentProcess.launch(this.target, this.isolation);
     this.processes.push(agent);
     return agent;
   }
 
-  /** Launches and initializes. */
-  async start(): Promise<AgentProcess> {
+  /** Launches and initializes; logs in with `--auth` unless `login` is false. */
+  async start(options: { login?: boolean } = {}): Promise<AgentProcess> {
     const agent = await this.launch();
     await agent.initialize();
+    if (this.target.auth !== undefined && options.login !== false) await agent.authenticate(this.target.auth);
     return agent;
   }
 
@@ -86,5 +89,7 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** How long the agent has to react to a cancel before the scenario fails. */
 export const CANCEL_DEADLINE_MS = 10_000;
+/** How long a turn that should take its time must still be running after its first update before it is cancelled. */
+export const SETTLE_MS = 300;
 /** How long the checker keeps listening after a response, for late updates. */
 export const LATE_UPDATE_GRACE_MS = 300;

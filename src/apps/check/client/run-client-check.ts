@@ -8,8 +8,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { frameText } from "../../../wire/index.js";
-import { applyExpected } from "../agent/run-agent-check.js";
-import { CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
+import { applyExpected, CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
 import { matchesAny } from "../selection.js";
 import { ClientRun, type ClientTarget } from "./client-run.js";
 import { ClientScenarioContext, type ClientScenario } from "./scenario.js";

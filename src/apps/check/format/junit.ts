@@ -1,5 +1,5 @@
 /** `--format junit`: JUnit XML, one test case per scenario, for CI systems that show test reports. */
-import type { CheckReport } from "../results.js";
+import { failures as failureCount, type CheckReport } from "../results.js";
 
 /**
  * Text as XML character data or attribute value. C0 controls XML 1.0 forbids even escaped are dropped; a carriage
@@ -24,7 +24,7 @@ const seconds = (ms: number) => (ms / 1000).toFixed(3);
 export function formatJunit(report: CheckReport): string {
   const s = report.summary;
   const tests = report.results.length;
-  const failures = s.failed;
+  const failures = failureCount(s);
   const skipped = s.skipped + s["not-exercised"] + s["expected-failure"];
   const name = `acp check ${report.kind}`;
   const lines = [
@@ -34,9 +34,9 @@ export function formatJunit(report: CheckReport): string {
   ];
   for (const result of report.results) {
     lines.push(`    <testcase classname="acp.check.${report.kind}" name="${xml(`${result.id}: ${result.title}`)}" time="${seconds(result.durationMs)}">`);
-    if (result.status === "failed") {
+    if (result.status === "failed" || result.status === "unexpected-pass") {
       const details = [result.message ?? "", `spec: ${result.spec}`, ...result.findings.map((f) => `[${f.rule}] ${f.message}${f.frame ? `\n  frame: ${f.frame}` : ""}\n  spec: ${f.spec}`)].join("\n");
-      lines.push(`      <failure message="${xml(result.message ?? "failed")}" type="${xml(result.findings[0]?.rule ?? result.id)}">${xml(details)}</failure>`);
+      lines.push(`      <failure message="${xml(result.message ?? "failed")}" type="${xml(result.status === "unexpected-pass" ? "unexpected-pass" : (result.findings[0]?.rule ?? result.id))}">${xml(details)}</failure>`);
     } else if (result.status !== "passed") {
       const why = result.status === "expected-failure" ? `expected failure (${result.expectedReason}): ${result.message ?? ""}` : `${result.status}: ${result.message ?? ""}`;
       lines.push(`      <skipped message="${xml(why)}"/>`);

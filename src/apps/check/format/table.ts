@@ -1,8 +1,8 @@
 /** The default output of `acp check`: one line per scenario, details under failures, a summary with the figures. */
 import { sanitizeTerminalText } from "../../../client/toolkit/terminal-text.js";
-import type { CheckReport, ScenarioResult, Status } from "../results.js";
+import { failures, type CheckReport, type ScenarioResult, type Status } from "../results.js";
 
-const LABEL: Record<Status, string> = { passed: "PASS ", failed: "FAIL ", skipped: "SKIP ", "not-exercised": "N/E  ", "expected-failure": "XFAIL" };
+const LABEL: Record<Status, string> = { passed: "PASS ", failed: "FAIL ", skipped: "SKIP ", "not-exercised": "N/E  ", "expected-failure": "XFAIL", "unexpected-pass": "XPASS" };
 
 /** Colours for a terminal; identity functions otherwise. */
 export interface TablePaint {
@@ -20,7 +20,7 @@ function ms(value: number): string {
 
 function colour(status: Status, paint: TablePaint): (text: string) => string {
   if (status === "passed") return paint.green;
-  if (status === "failed") return paint.red;
+  if (status === "failed" || status === "unexpected-pass") return paint.red;
   if (status === "expected-failure") return paint.yellow;
   return paint.dim;
 }
@@ -49,8 +49,8 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
     lines.push(`  ${colour(result.status, paint)(LABEL[result.status])} ${result.id.padEnd(width)}  ${result.title}${result.status === "passed" || result.status === "skipped" ? paint.dim(`  ${ms(result.durationMs)}`) : ""}`);
     if (detail && result.status !== "passed") lines.push(`        ${colour(result.status, paint)(indent(detail))}`);
     else if (detail) lines.push(paint.dim(`        ${indent(detail)}`));
-    if (result.status === "failed" || result.status === "expected-failure") {
-      if (result.expectedReason) lines.push(paint.yellow(`        expected: ${result.expectedReason}`));
+    if (result.status === "failed" || result.status === "expected-failure" || result.status === "unexpected-pass") {
+      if (result.expectedReason) lines.push(paint.yellow(`        expected to fail: ${result.expectedReason}`));
       lines.push(paint.dim(`        spec: ${result.spec}`));
       for (const finding of result.findings.filter((f) => f.severity === "error").slice(0, 5)) {
         lines.push(`        - [${finding.rule}] ${indent(safe(finding.message), 10)}`);
@@ -63,11 +63,12 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
   const s = report.summary;
   const parts = [`${s.passed} passed`, `${s.failed} failed`, `${s.skipped} skipped`, `${s["not-exercised"]} not exercised`];
   if (s["expected-failure"] > 0) parts.push(`${s["expected-failure"]} expected failures`);
+  if (s["unexpected-pass"] > 0) parts.push(`${s["unexpected-pass"]} listed as expected failures but passed`);
   const all = report.results.flatMap((r) => Object.entries(r.measurements));
   const startup = all.find(([k]) => k === "startupMs")?.[1];
   const cancel = all.find(([k]) => k === "cancelLatencyMs")?.[1];
   const extra = [startup !== undefined ? `startup ${ms(startup)}` : "", cancel !== undefined ? `cancel latency ${ms(cancel)}` : ""].filter(Boolean).join(", ");
-  lines.push(`${s.failed > 0 ? paint.red("FAILED") : paint.green("OK")}: ${parts.join(", ")} in ${ms(report.durationMs)}${extra ? `; ${extra}` : ""}`);
+  lines.push(`${failures(s) > 0 ? paint.red("FAILED") : paint.green("OK")}: ${parts.join(", ")} in ${ms(report.durationMs)}${extra ? `; ${extra}` : ""}`);
   return `${lines.join("\n")}\n`;
 }
 

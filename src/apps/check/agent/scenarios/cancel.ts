@@ -7,14 +7,19 @@ import { SPEC } from "../../../../wire/rules/types.js";
 import type { WireEvent } from "../../../../wire/index.js";
 import { CheckFailed, NotExercised } from "../../results.js";
 import { describeError, type AgentProcess, type Turn } from "../agent-process.js";
-import { CANCEL_DEADLINE_MS, type AgentScenario, type AgentScenarioContext } from "../scenario.js";
+import { CANCEL_DEADLINE_MS, SETTLE_MS, sleep, type AgentScenario, type AgentScenarioContext } from "../scenario.js";
 
 /** How long the `/slow` turns take. */
 const SLOW_MS = 5000;
 
-/** Waits for the first update of the turn (at most 500 ms): the agent is working. Not exercised if the turn already ended. */
+/**
+ * Waits until the turn is surely under way: its first update (at most 500 ms), then a short settle time in which a
+ * turn that did not understand the request ends by itself. Not exercised if the turn ended: cancelling a turn that
+ * is over proves nothing (and its end_turn, crossing the cancel on the pipe, is no violation).
+ */
 async function working(ctx: AgentScenarioContext, agent: AgentProcess, turn: Turn): Promise<void> {
   await agent.peer.waitFor((e) => e.type === "notification" && (e.params as { sessionId?: unknown }).sessionId === turn.sessionId, { what: "a first update", timeoutMs: 500, since: turn.since }).catch(() => {});
+  await sleep(SETTLE_MS);
   if (answered(agent, turn)) throw new NotExercised(`the turn ended by itself before it could be cancelled${ctx.hint()}`);
 }
 

@@ -1,6 +1,6 @@
 /** Initialization: the handshake, version negotiation, and authentication with a method the agent never offered. */
 import { SPEC } from "../../../../wire/rules/types.js";
-import { CheckFailed } from "../../results.js";
+import { CheckFailed, NotExercised } from "../../results.js";
 import { describeError } from "../agent-process.js";
 import type { AgentScenario } from "../scenario.js";
 
@@ -23,7 +23,7 @@ export const initializeScenario: AgentScenario = {
   title: "initialize: protocol version 1 answered with version 1, capabilities, startup time",
   spec: `${SPEC}/initialization`,
   async run(ctx) {
-    const agent = await ctx.start();
+    const agent = await ctx.start({ login: false });
     const init = agent.init!;
     ctx.measure("startupMs", agent.startupMs!);
     if (init.protocolVersion !== 1) throw new CheckFailed(`the client asked for protocol version 1 and the agent answered ${JSON.stringify(init.protocolVersion)}. If the agent supports the requested version it MUST answer with the same version (every ACP agent supports version 1).`);
@@ -53,9 +53,29 @@ export const authScenario: AgentScenario = {
   spec: `${SPEC}/initialization#authentication-capabilities`,
   skip: (init) => (Array.isArray(init.authMethods) && init.authMethods.length > 0 ? undefined : "the agent offers no authMethods"),
   async run(ctx) {
-    const agent = await ctx.start();
+    const agent = await ctx.start({ login: false });
     const answer = await agent.call("authenticate", { methodId: "acp-check-no-such-method" }, ctx.target.startupTimeoutMs);
     if (answer.error === undefined) throw new CheckFailed('the agent accepted authenticate with methodId "acp-check-no-such-method", which is not one of the authMethods it advertised. It MUST refuse a method it does not offer with an error.');
     return `refused: ${describeError(answer.error)}`;
+  },
+};
+
+/** The ids of the agent's `authMethods`. */
+export function authMethodIds(init: Record<string, unknown>): string[] {
+  return (Array.isArray(init.authMethods) ? init.authMethods : []).map((m: { id?: unknown }) => m?.id).filter((id): id is string => typeof id === "string");
+}
+
+export const authenticateScenario: AgentScenario = {
+  id: "auth.authenticate",
+  title: "authenticate with an offered method (--auth): answered, and session/new is then accepted",
+  spec: `${SPEC}/authentication`,
+  skip: (init) => (authMethodIds(init).length > 0 ? undefined : "the agent offers no authMethods"),
+  async run(ctx) {
+    const method = ctx.target.auth;
+    const agent = await ctx.start({ login: false });
+    if (method === undefined) throw new NotExercised(`the agent offers ${authMethodIds(agent.init!).map((id) => JSON.stringify(id)).join(", ")}; log in with --auth METHOD (and give the credentials it needs with --env NAME=VALUE) to exercise authenticate and what needs a session`);
+    await agent.authenticate(method);
+    const sessionId = await agent.newSession(ctx.workdir);
+    return `logged in with "${method}"; session/new then accepted (${sessionId})`;
   },
 };

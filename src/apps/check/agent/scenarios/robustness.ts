@@ -21,6 +21,17 @@ async function stillServing(agent: AgentProcess, after: string): Promise<void> {
 
 const codeOf = (answer: WireEvent) => (answer.error as { code?: unknown } | undefined)?.code;
 
+/** An error answer the agent wrote without an `id` member since event `since` (not a valid response: no id at all). */
+function idlessError(agent: AgentProcess, since: number): WireEvent | undefined {
+  return agent.peer.events.find((e) => e.index >= since && e.from === "agent" && e.type === "invalid" && typeof e.value === "object" && e.value !== null && "error" in e.value && !("id" in e.value));
+}
+
+/** The warning for an answer without an id, naming what it carried. */
+function idlessWarning(event: WireEvent, to: string): string {
+  const error = (event.value as { error?: unknown }).error;
+  return `the agent answered ${to} with ${describeError(error)}, but without an "id": JSON-RPC 2.0 requires the answer to carry "id": null when the request's id could not be read (so the frame is not a valid message; see the jsonrpc.message finding)`;
+}
+
 export const extensionScenario: AgentScenario = {
   id: "ext.unknown",
   title: "unknown _ requests get -32601; unknown _ notifications are ignored",
@@ -45,10 +56,12 @@ export const malformedScenario: AgentScenario = {
     const since = agent.peer.events.length;
     agent.peer.sendRaw('{"jsonrpc":"2.0","id":"acp-check-broken","method":"session/new","params":{\n');
     const parse = await agent.peer.waitFor((e) => e.type === "response" && e.id === null, { what: "a -32700 answer", timeoutMs: ANSWER_MS, since }).catch(() => undefined);
-    if (!parse) ctx.warn("the agent did not answer a malformed line with -32700 Parse error (id null), as JSON-RPC 2.0 requires");
+    const idless = parse ? undefined : idlessError(agent, since);
+    if (idless) ctx.warn(idlessWarning(idless, "a malformed line"));
+    else if (!parse) ctx.warn("the agent did not answer a malformed line with -32700 Parse error (id null), as JSON-RPC 2.0 requires");
     else if (codeOf(parse) !== -32700) ctx.warn(`the agent answered a malformed line with ${describeError(parse.error)}, not -32700 Parse error`);
     await stillServing(agent, "a malformed line");
-    return parse ? "answered -32700, still serving" : "still serving";
+    return parse ? "answered -32700, still serving" : idless ? "answered without an id, still serving" : "still serving";
   },
 };
 
@@ -68,7 +81,9 @@ export const batchScenario: AgentScenario = {
       ctx.warn(`the agent ${agent.peer.closed ? "exited" : "stopped answering"} after a JSON-RPC batch line; ACP does not use batches, but an agent should survive any line it is sent (answer it with -32600)${agent.peer.closed ? `; ${agent.stderr()}` : ""}`);
       return "did not survive the batch (a warning: ACP does not use batches)";
     }
-    if (!batch || batch === alive) ctx.warn("the agent did not answer a JSON-RPC batch with an error (-32600 Invalid Request)");
+    const idless = idlessError(agent, since);
+    if ((!batch || batch === alive) && idless) ctx.warn(idlessWarning(idless, "a JSON-RPC batch"));
+    else if (!batch || batch === alive) ctx.warn("the agent did not answer a JSON-RPC batch with an error (-32600 Invalid Request)");
     return "still serving";
   },
 };

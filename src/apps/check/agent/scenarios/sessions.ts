@@ -4,7 +4,7 @@ import { TURN_CONTENT_UPDATES, updateKindOf } from "../../../../wire/index.js";
 import { SPEC } from "../../../../wire/rules/types.js";
 import { CheckFailed, NotExercised } from "../../results.js";
 import { chunkText, describeError, type AgentProcess } from "../agent-process.js";
-import { CANCEL_DEADLINE_MS, LATE_UPDATE_GRACE_MS, sleep, type AgentScenario, type AgentScenarioContext } from "../scenario.js";
+import { CANCEL_DEADLINE_MS, LATE_UPDATE_GRACE_MS, SETTLE_MS, sleep, type AgentScenario, type AgentScenarioContext } from "../scenario.js";
 
 const needs = (path: string[], label: string) => (init: Record<string, unknown>) => (hasCapability(init.agentCapabilities, path) ? undefined : `the agent does not advertise ${label}`);
 const word = () => `acp-check-${Math.random().toString(36).slice(2, 10)}`;
@@ -136,6 +136,40 @@ export const listScenario: AgentScenario = {
   },
 };
 
+/** How many sessions the paging check creates at most: more than the reference agent's page (50) and most agents'. */
+const PAGING_SESSIONS = 60;
+
+export const listPagingScenario: AgentScenario = {
+  id: "session.list.paging",
+  title: "session/list: more sessions than one page: nextCursor followed to the end, every session exactly once",
+  spec: `${SPEC}/session-list#pagination`,
+  skip: needs(["sessionCapabilities", "list"], "sessionCapabilities.list"),
+  async run(ctx) {
+    const here = ctx.subdir("many");
+    const agent = await ctx.start();
+    const created: string[] = [];
+    let paged = false;
+    // Sessions one by one until the first page of this directory has a nextCursor (the page is full).
+    while (!paged && created.length < PAGING_SESSIONS) {
+      created.push(await agent.newSession(here));
+      const answer = await agent.call("session/list", { cwd: here }, ctx.target.startupTimeoutMs);
+      if (answer.error !== undefined) throw new CheckFailed(`session/list failed: ${describeError(answer.error)}`);
+      const first = (answer.result ?? {}) as { sessions?: Array<{ sessionId: string }>; nextCursor?: string | null };
+      if (first.nextCursor != null) paged = true;
+      else if (created.length === 5 && !(first.sessions ?? []).some((s) => created.includes(s.sessionId))) {
+        throw new NotExercised("session/list does not return sessions without a finished turn (none of 5 new sessions was listed), so more sessions than a page could not be made");
+      }
+    }
+    if (!paged) throw new NotExercised(`session/list returned all ${created.length} sessions of one directory in a single page: its cursor could not be exercised`);
+    const { sessions, pages } = await listAll(agent, { cwd: here }, ctx.target.startupTimeoutMs);
+    const missing = created.filter((id) => !sessions.some((s) => s.sessionId === id));
+    if (missing.length > 0) {
+      throw new CheckFailed(`following nextCursor through ${pages} pages, session/list never returned ${missing.length} of the ${created.length} sessions created in ${here} (e.g. ${missing.slice(0, 3).join(", ")}). Each page MUST continue where the previous one ended, without skipping sessions.`);
+    }
+    return `${created.length} sessions in ${pages} pages, each listed once`;
+  },
+};
+
 export const closeScenario: AgentScenario = {
   id: "session.close",
   title: "session/close: ends the running turn as cancelled, then frees the session",
@@ -145,7 +179,8 @@ export const closeScenario: AgentScenario = {
     const { agent, sessionId } = await ctx.session();
     const turn = agent.prompt(sessionId, ctx.prompt({ ms: 5000 }));
     await agent.peer.waitFor((e) => e.type === "notification" && (e.params as { sessionId?: unknown }).sessionId === sessionId, { what: "a first update", timeoutMs: 500 }).catch(() => {});
-    if (agent.peer.events.some((e) => e.type === "response" && e.id === turn.request.id)) throw new NotExercised(`the turn ended before session/close could be sent${ctx.hint()}`);
+    await sleep(SETTLE_MS);
+    if (agent.peer.events.some((e) => e.type === "response" && e.id === turn.request.id)) throw new NotExercised(`the turn ended by itself before session/close could be sent${ctx.hint()}`);
     const closed = await agent.call("session/close", { sessionId }, CANCEL_DEADLINE_MS);
     if (closed.error !== undefined) throw new CheckFailed(`session/close of an active session failed: ${describeError(closed.error)}`);
     const answer = await turn.response.catch(() => undefined);

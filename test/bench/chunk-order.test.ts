@@ -1,0 +1,92 @@
+/**
+ * The bench's order check of the chunk streams, and the tap target built on it: chunks that arrive out of order
+ * (also by a multiple of 64, where the texts would repeat without the index) are caught, and a tap repetition that
+ * delivered them out of order fails the target whatever its time.
+ */
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { ChunkOrder } from "../../bench/chunk-order.js";
+import type { RepResult } from "../../bench/harness.js";
+import { tapTarget, type Row, type Target } from "../../bench/report.js";
+import { CHUNK_TEXTS, chunkIndex, chunkText } from "../../bench/workloads.js";
+
+test("each chunk text carries its index and is as long as the text it replaces", () => {
+  for (const i of [0, 5, 63, 64, 127, 1000, 65_535, 199_999]) {
+    assert.equal(chunkIndex(chunkText(i)), i);
+    assert.equal(chunkText(i).length, CHUNK_TEXTS[i & 63]!.length);
+  }
+  assert.equal(chunkText(7), CHUNK_TEXTS[7]);
+});
+
+function seen(indexes: number[]): ChunkOrder {
+  const order = new ChunkOrder();
+  for (const i of indexes) order.see(chunkText(i));
+  return order;
+}
+
+test("ChunkOrder: in order passes; a swap, a swap 64 apart, a loss and a duplicate are caught", () => {
+  const n = 300;
+  const straight = Array.from({ length: n }, (_, i) => i);
+  assert.equal(seen(straight).inOrder, true);
+  assert.equal(seen(straight).describe(), undefined);
+
+  const swapped = [...straight];
+  [swapped[10], swapped[11]] = [swapped[11]!, swapped[10]!];
+  const order = seen(swapped);
+  assert.equal(order.inOrder, false);
+  assert.equal(order.misplaced, 2);
+  assert.equal(order.describe(), "chunk order broken: 2 of 300 chunks out of place, the first at position 10 (it carried chunk 11)");
+
+  const far = [...straight];
+  [far[3], far[3 + 64]] = [far[3 + 64]!, far[3]!];
+  assert.equal(seen(far).inOrder, false);
+
+  assert.equal(seen(straight.filter((i) => i !== 150)).inOrder, false);
+  assert.equal(seen([...straight.slice(0, 20), 19, ...straight.slice(20)]).inOrder, false);
+
+  const noIndex = new ChunkOrder();
+  noIndex.see("hello");
+  assert.match(noIndex.describe()!, /it carried no index/);
+});
+
+function rep(inOrder: boolean | undefined, ms: number, transport: "pipe" | "tap"): RepResult {
+  return {
+    workload: "a",
+    impl: "acpkit",
+    transport,
+    messages: 1000,
+    ms,
+    throughput: 1000 / (ms / 1000),
+    unit: "msg/s",
+    clientRss: { baselineBytes: 0, peakBytes: 0 },
+    checks: { ok: inOrder !== false, ...(inOrder === undefined ? {} : { inOrder }), ...(inOrder === false ? { note: "chunk order broken: 2 of 1000 chunks out of place, the first at position 10 (it carried chunk 11)" } : {}) },
+  };
+}
+
+function target(tapReps: RepResult[]): Target {
+  const direct = rep(true, 100, "pipe");
+  const rows: Row[] = [
+    { workload: "a", transport: "pipe", impl: "acpkit", reps: [direct], median: direct, errors: [] },
+    { workload: "a", transport: "tap", impl: "acpkit", reps: tapReps, median: tapReps[0], errors: [] },
+  ];
+  const out: Target[] = [];
+  tapTarget(rows, out);
+  assert.equal(out.length, 1);
+  return out[0]!;
+}
+
+test("tap target: PASS only with every rep in order and the time within 10%; a reordered rep fails it however fast", () => {
+  const good = target([rep(true, 105, "tap"), rep(true, 104, "tap")]);
+  assert.equal(good.status, "PASS");
+  assert.match(good.detail, /in each of 2 reps the client received all 1000 chunks, each carrying its index, in order/);
+
+  const reordered = target([rep(true, 101, "tap"), rep(false, 101, "tap")]);
+  assert.equal(reordered.status, "FAIL");
+  assert.match(reordered.detail, /1 of 2 reps through the tap \(acpkit\) did not deliver every chunk in order: chunk order broken/);
+
+  const unchecked = target([rep(undefined, 101, "tap")]);
+  assert.equal(unchecked.status, "FAIL");
+  assert.match(unchecked.detail, /chunk order not checked/);
+
+  assert.equal(target([rep(true, 120, "tap")]).status, "FAIL");
+});
