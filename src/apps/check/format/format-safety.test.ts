@@ -27,7 +27,7 @@ const report: CheckReport = {
     },
     { id: "ext", title: "extensions", spec: "https://y", status: "passed", message: peer("note"), warnings: [], findings: [], measurements: { startupMs: 3 }, durationMs: 1 },
   ],
-  summary: { passed: 1, failed: 1, skipped: 0, "not-exercised": 0, "expected-failure": 0 },
+  summary: { passed: 1, failed: 1, skipped: 0, "not-exercised": 0, "expected-failure": 0, "unexpected-pass": 0 },
 };
 
 /** Our own colours, which must be the only escapes in the output. */
