@@ -32,7 +32,25 @@ export interface PartitionReport {
 const IDLE_MS = 500;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * Refuses to run outside a fresh network namespace: taking `lo` down and lowering `tcp_retries2` in the machine's own
+ * would break every other program on it (it once did, run by hand). A namespace made by `unshare -rn` has loopback
+ * and nothing else (`ip -o link`); `/proc/1/ns/net` cannot be relied on (unreadable in some sandboxes).
+ */
+function assertOwnNetworkNamespace(): void {
+  const links = execFileSync("ip", ["-o", "link", "show"], { encoding: "utf8" })
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => line.split(":")[1]?.trim().split("@")[0]);
+  if (links.length !== 1 || links[0] !== "lo") {
+    throw new Error(
+      `partition-scenario must run in its own network namespace (unshare -rn node partition-scenario.js N); this one has ${links.join(", ")}: refusing to take the machine's loopback down`,
+    );
+  }
+}
+
 async function main(retries: string): Promise<PartitionReport> {
+  assertOwnNetworkNamespace();
   execFileSync("ip", ["link", "set", "lo", "up"]);
   writeFileSync("/proc/sys/net/ipv4/tcp_retries2", retries);
   const work = makeTempDir("acp-partition-");
