@@ -6,14 +6,14 @@
  * file) and writes the conversation as a cassette. The agent's exit code is the tap's; signals the tap gets are passed
  * to the agent; nothing is left behind.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import { setPriority } from "node:os";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { launchAgent, signalGroup, type LaunchedAgent } from "../../node/index.js";
 import { waitUntil } from "../../node/process-group.js";
 import type { Side } from "../../wire/index.js";
+import { spawnAnalyzer } from "./analyzer-launch.js";
 import { dataRecord, endRecord, type AnalyzerOptions } from "./tee-protocol.js";
 
 export interface TapOptions {
@@ -135,16 +135,9 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
   }
 }
 
-/** Starts the analyzer at the lowest priority and sends it its options. */
+/** Starts the analyzer at the lowest priority (./analyzer-launch.ts) and sends it its options. */
 function startAnalyzer(options: TapOptions): ChildProcess {
-  const analyzer = spawn(process.execPath, [ANALYZER], { stdio: ["pipe", "ignore", "inherit"] });
-  analyzer.on("error", () => {});
-  analyzer.stdin!.on("error", () => {});
-  try {
-    if (analyzer.pid !== undefined) setPriority(analyzer.pid, 19);
-  } catch {
-    // Not allowed here: it runs at normal priority.
-  }
+  const analyzer = spawnAnalyzer(ANALYZER);
   const settings: AnalyzerOptions = {
     tool: options.tool,
     argv: options.argv,
