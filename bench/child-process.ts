@@ -23,14 +23,15 @@ export interface AgentChild {
 const ACP_CLI = fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? "../dist/src/cli/main.js" : "../src/cli/main.js", import.meta.url));
 
 /**
- * Spawns an agent child; with `viaTap`, as `acp tap -- node agent.js` (the tap forwards its stderr reports);
- * `childArgs` go to the agent script (`--remote`: behind its remote server instead of on stdio).
+ * Spawns an agent child; with `viaTap`, as `acp tap [--trace tapTrace] -- node agent.js` (the tap forwards its stderr
+ * reports); `childArgs` go to the agent script (`--remote`: behind its remote server instead of on stdio).
  */
-export function spawnAgent(script: URL, viaTap = false, childArgs: readonly string[] = []): AgentChild {
+export function spawnAgent(script: URL, viaTap = false, childArgs: readonly string[] = [], tapTrace?: string): AgentChild {
   const path = fileURLToPath(script);
   const args = [...(path.endsWith(".ts") ? ["--import", "tsx"] : []), "--expose-gc", path, ...childArgs];
   const extra = process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(" ") : [];
-  const argv = viaTap ? [ACP_CLI, "tap", "--", process.execPath, ...extra, ...args] : [...extra, ...args];
+  const trace = tapTrace === undefined ? [] : ["--trace", tapTrace];
+  const argv = viaTap ? [ACP_CLI, "tap", ...trace, "--", process.execPath, ...extra, ...args] : [...extra, ...args];
   const child = spawn(process.execPath, argv, { stdio: ["pipe", "pipe", "pipe"] });
   const reports: ChildReport[] = [];
   const onReport = new Set<() => void>();

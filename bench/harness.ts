@@ -5,6 +5,9 @@
  * warm-up turn of the same workload; a `gc` turn (the child collects garbage and records its idle RSS baseline);
  * then the measured turn; then close and collect the child's reports.
  */
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import type { ChildReport } from "./agents/child.js";
 import { spawnAgent, type AgentChild } from "./child-process.js";
 import type { BenchClient, ClientHooks, Impl, ImplName } from "./impls/types.js";
@@ -41,7 +44,16 @@ export interface RepResult {
   /** For (d): bytes of the response line the agent received. */
   messageBytes?: number;
   /** `inOrder`: for the chunk streams (a) and (e), every chunk arrived in the order it was sent. */
-  checks: { countAtResponse?: number; finalCount?: number; allBeforeResponse?: boolean; inOrder?: boolean; ok: boolean; note?: string };
+  checks: {
+    countAtResponse?: number;
+    finalCount?: number;
+    allBeforeResponse?: boolean;
+    inOrder?: boolean;
+    /** Through the tap: the frames its analyzer checked and wrote to the cassette, the whole connection's. */
+    tapFrames?: number;
+    ok: boolean;
+    note?: string;
+  };
 }
 
 export interface RepOptions {
@@ -132,9 +144,11 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
   let child: AgentChild | undefined;
   let client: BenchClient | undefined;
   const sampler = new RssSampler(20);
+  // Through the tap, its analyzer writes the cassette: afterwards it must hold every frame (checked, not assumed).
+  const tapTrace = transport === "tap" ? join(mkdtempSync(join(tmpdir(), "acpkit-bench-tap-")), "trace.ndjson") : undefined;
   try {
     if (transport === "pipe" || transport === "tap") {
-      child = spawnAgent(impl.agentScript, transport === "tap");
+      child = spawnAgent(impl.agentScript, transport === "tap", [], tapTrace);
       client = await withTimeout(impl.connectPipe(child.process, counter), timeoutMs, "handshake", child.died);
     } else if (transport === "websocket" || transport === "http") {
       if (!impl.connectRemote) throw new Error(`${impl.name} has no remote client`);
@@ -220,9 +234,18 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     client = undefined;
     let agentRss: RepResult["agentRss"];
     if (child) {
-      await child.finish();
+      // The tap exits once its analyzer has caught up (it runs on idle CPU time only, so that can come after the turn).
+      await child.finish(tapTrace === undefined ? undefined : 120_000);
       agentRss = agentRssOf(child.reports, w);
       child = undefined;
+    }
+    if (tapTrace !== undefined) {
+      const frames = countCassetteFrames(tapTrace);
+      checks.tapFrames = frames;
+      if (frames < n) {
+        checks.ok = false;
+        checks.note = [checks.note, `the tap's cassette holds ${frames} frames, fewer than the ${n} chunks of the measured turn`].filter(Boolean).join("; ");
+      }
     }
     const result: RepResult = {
       workload: w,
@@ -247,6 +270,7 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     }
     throw error;
   } finally {
+    if (tapTrace !== undefined) rmSync(dirname(tapTrace), { recursive: true, force: true });
     sampler.stop();
     try {
       client?.close();
@@ -273,4 +297,17 @@ function agentRssOf(reports: ChildReport[], w: WorkloadId): RepResult["agentRss"
     maxRssBytes: exit?.maxRss ?? Number.NaN,
     turnMs: turn?.ms ?? Number.NaN,
   };
+}
+
+/** Frames in a cassette (one JSON line each, with `from`; the header has none). */
+function countCassetteFrames(path: string): number {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch {
+    return 0;
+  }
+  let frames = 0;
+  for (const line of text.split("\n")) if (line.includes('"from":')) frames++;
+  return frames;
 }
