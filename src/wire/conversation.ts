@@ -4,6 +4,8 @@
  * capabilities, each session's roots). Rules keep their own state; this holds only what is common to them.
  */
 import type { ProtocolFlavor } from "../acp/flavor.js";
+import { unstableFlavor } from "../acp/flavors.js";
+import { v2Flavor, v2UnstableFlavor } from "../acp/v2-flavors.js";
 import { classify } from "../jsonrpc/envelope.js";
 import { isRecord, type JsonRpcId } from "../jsonrpc/messages.js";
 import type { MethodEntry } from "../protocol/index.js";
@@ -16,7 +18,12 @@ const key = (id: JsonRpcId) => (typeof id === "string" ? `s${id}` : `n${String(i
 
 /** What a conversation knows, for rules to read. */
 export interface ConversationView {
+  /** The schema the conversation is checked against: v1's (as configured) until an `initialize` settles on v2. */
   readonly flavor: ProtocolFlavor;
+  /** The unstable schema of the same protocol version, for methods and fields only it has. */
+  readonly fallbackFlavor: ProtocolFlavor;
+  /** The protocol version of the conversation: 2 once a client asked for v2 and (if answered) the agent chose it. */
+  readonly version: 1 | 2;
   /** `clientCapabilities` of the initialize request / `agentCapabilities` of its response, once seen. */
   capabilities(side: Side): unknown;
   /** True once the initialize request was answered with a result. */
@@ -38,16 +45,36 @@ export class Conversation implements ConversationView {
   /** Frames each side sent that were not messages and are owed an error reply (by id; `null` for unparsable JSON). */
   private readonly owedErrors: Record<Side, string[]> = { agent: [], client: [] };
   private readonly roots = new Map<string, string[]>();
-  private readonly entries: Map<string, MethodEntry>;
+  private entries = new Map<string, MethodEntry>();
   initialized = false;
+  flavor: ProtocolFlavor;
+  fallbackFlavor: ProtocolFlavor = unstableFlavor;
+  version: 1 | 2 = 1;
 
-  constructor(
-    readonly flavor: ProtocolFlavor,
-    fallbackMethods: readonly MethodEntry[] = [],
-  ) {
+  constructor(private readonly v1Flavor: ProtocolFlavor) {
+    this.flavor = v1Flavor;
+    this.useFlavor(v1Flavor, unstableFlavor);
+  }
+
+  /**
+   * Checks what follows against `flavor` (methods only `fallback` has, against it). Protocol v2 (draft) is followed
+   * when a client asks for it in `initialize` (its request is v2's), and kept when the agent answers 2.
+   */
+  private useFlavor(flavor: ProtocolFlavor, fallback: ProtocolFlavor): void {
+    this.flavor = flavor;
+    this.fallbackFlavor = fallback;
+    this.version = flavor.version;
     this.entries = new Map();
-    for (const entry of fallbackMethods) this.entries.set(entry.method, entry);
+    for (const entry of fallback.methods) this.entries.set(entry.method, entry);
     for (const entry of flavor.methods) this.entries.set(entry.method, entry);
+  }
+
+  /** The version an `initialize` request or result names (2 for anything from 2 up). */
+  private followVersion(value: unknown): void {
+    const version = isRecord(value) ? value.protocolVersion : undefined;
+    if (typeof version !== "number") return;
+    if (version >= 2 && this.version !== 2) this.useFlavor(this.v1Flavor === unstableFlavor ? v2UnstableFlavor : v2Flavor, v2UnstableFlavor);
+    else if (version < 2 && this.version !== 1) this.useFlavor(this.v1Flavor, unstableFlavor);
   }
 
   capabilities(side: Side): unknown {
@@ -85,6 +112,7 @@ export class Conversation implements ConversationView {
         this.owe(from, envelope.id);
         return { index, time, from, type: "invalid", value, reason: envelope.reason, id: envelope.id };
       case "request": {
+        if (envelope.method === "initialize" && !this.initialized) this.followVersion(envelope.params);
         const event: WireEvent = { index, time, from, type: "request", value, method: envelope.method, id: envelope.id, params: envelope.params, entry: this.entryOf(envelope.method) };
         this.pendingBy[from].set(key(envelope.id), event);
         return event;
@@ -104,6 +132,8 @@ export class Conversation implements ConversationView {
           }
         }
         const duplicate = request === undefined && this.answered[requester].has(k);
+        // The agent's answer to initialize settles the version: a v1 agent answering a v2 client makes it v1 again.
+        if (request?.method === "initialize" && "result" in record) this.followVersion(record.result);
         if (request) {
           this.pendingBy[requester].delete(k);
           this.answered[requester].add(k);
@@ -140,8 +170,9 @@ export class Conversation implements ConversationView {
     const result = (response.result ?? {}) as Record<string, unknown>;
     switch (request.method) {
       case "initialize":
-        this.caps.client = params.clientCapabilities;
-        this.caps.agent = result.agentCapabilities;
+        // v1: clientCapabilities / agentCapabilities; v2: capabilities on both sides.
+        this.caps.client = params[this.flavor.capabilitiesField.request];
+        this.caps.agent = result[this.flavor.capabilitiesField.result];
         this.initialized = true;
         return;
       case "session/new":

@@ -4,7 +4,7 @@
  * they happen (`onFinding`) and at the end (`end()`).
  */
 import type { ProtocolFlavor } from "../acp/flavor.js";
-import { stableFlavor, unstableFlavor } from "../acp/flavors.js";
+import { stableFlavor } from "../acp/flavors.js";
 import { now } from "../jsonrpc/tap.js";
 import { Conversation, type ConversationView } from "./conversation.js";
 import type { Side, WireEvent, WireFrame } from "./events.js";
@@ -13,7 +13,11 @@ import type { Finding, Rule, RuleState } from "./rules/types.js";
 
 /** Options of a `WireChecker`. */
 export interface WireCheckerOptions {
-  /** The schema frames are checked against. Default: stable ACP v1 (methods only the unstable schema has are checked against it). */
+  /**
+   * The schema frames are checked against. Default: stable ACP v1 (methods only the unstable schema has are checked
+   * against it). A conversation whose `initialize` settles on protocol v2 (draft) is checked against v2's schema,
+   * by the rules that hold in v2.
+   */
   flavor?: ProtocolFlavor;
   /** The rules to run. Default: `ALL_RULES`. */
   rules?: readonly Rule[];
@@ -36,7 +40,7 @@ export class WireChecker {
 
   constructor(options: WireCheckerOptions = {}) {
     const flavor = options.flavor ?? stableFlavor;
-    this.state = new Conversation(flavor, flavor === unstableFlavor ? [] : unstableFlavor.methods);
+    this.state = new Conversation(flavor);
     this.conversation = this.state;
     this.judged = new Set(options.judge ?? ["agent", "client"]);
     this.onFinding = options.onFinding;
@@ -58,7 +62,8 @@ export class WireChecker {
   /** One frame written by `from`. Returns its classified event. */
   frame(from: Side, frame: WireFrame, time: number = now()): WireEvent {
     const event = this.state.observe(from, frame, time);
-    for (const { state } of this.running) state.onEvent(event);
+    const version = this.state.version;
+    for (const { rule, state } of this.running) if ((rule.versions ?? [1]).includes(version)) state.onEvent(event);
     return event;
   }
 

@@ -13,6 +13,7 @@ export const capabilityRule: Rule = {
   description: "A method gated by a capability is used only when the peer advertised that capability in initialize",
   severity: "error",
   judges: ["agent", "client"],
+  versions: [1, 2],
   create(context) {
     return {
       onEvent(event) {
@@ -22,7 +23,8 @@ export const capabilityRule: Rule = {
         const capabilities = context.conversation.capabilities(gate.advertisedBy);
         if (hasCapability(capabilities, gate.path)) return;
         const flag = gate.path.join(".");
-        const where = gate.advertisedBy === "agent" ? "agentCapabilities" : "clientCapabilities";
+        // v1: agentCapabilities / clientCapabilities; v2: capabilities on both sides.
+        const where = context.conversation.version === 2 ? "capabilities" : gate.advertisedBy === "agent" ? "agentCapabilities" : "clientCapabilities";
         context.report({
           side: event.from,
           event,
@@ -41,6 +43,7 @@ export const initializeFirstRule: Rule = {
   description: "The client initializes the connection before any other request",
   severity: "error",
   judges: ["client"],
+  versions: [1, 2],
   create(context) {
     let reported = false;
     let asked = false;

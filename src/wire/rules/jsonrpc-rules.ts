@@ -13,6 +13,7 @@ export const messageRule: Rule = {
   description: "Every line on the wire is one JSON-RPC 2.0 message (nothing else on the agent's stdout or stdin)",
   severity: "error",
   judges: ["agent", "client"],
+  versions: [1, 2],
   create(context) {
     return {
       onEvent(event) {
@@ -35,6 +36,7 @@ export const responseRule: Rule = {
   description: "Every response answers a request the other side sent and has not had answered yet",
   severity: "error",
   judges: ["agent", "client"],
+  versions: [1, 2],
   create(context) {
     return {
       onEvent(event) {
@@ -63,6 +65,7 @@ export const methodRule: Rule = {
   description: "Methods are sent by the side the schema says, as the kind it says; custom methods start with \"_\"",
   severity: "error",
   judges: ["agent", "client"],
+  versions: [1, 2],
   create(context) {
     return {
       onEvent(event) {

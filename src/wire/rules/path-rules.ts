@@ -38,6 +38,7 @@ export const absolutePathRule: Rule = {
   description: "File paths and working directories on the wire are absolute",
   severity: "error",
   judges: ["agent", "client"],
+  versions: [1, 2],
   create(context) {
     return {
       onEvent(event) {

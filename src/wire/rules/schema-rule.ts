@@ -4,7 +4,6 @@
  * result def of the request they answer, error responses against `Error`. The defs come from the method table.
  * A message that is valid only under the unstable schema is a warning when checking against the stable one.
  */
-import { unstableFlavor } from "../../acp/flavors.js";
 import type { CompiledSchema } from "../../protocol/index.js";
 import type { WireEvent } from "../events.js";
 import { SPEC, type Rule, type RuleContext } from "./types.js";
@@ -16,6 +15,7 @@ export const schemaRule: Rule = {
   description: "Every message matches the ACP JSON Schema (params, results and errors), checked strictly",
   severity: "error",
   judges: ["agent", "client"],
+  versions: [1, 2],
   create(context) {
     return {
       onEvent(event) {
@@ -35,7 +35,7 @@ export const schemaRule: Rule = {
 
 function check(context: RuleContext, event: WireEvent, def: string, value: unknown, prefix: string, unstableMethod: boolean, subject: string): void {
   const own = context.conversation.flavor.schemas[def] as CompiledSchema<unknown> | undefined;
-  const fallback = unstableFlavor.schemas[def] as CompiledSchema<unknown> | undefined;
+  const fallback = context.conversation.fallbackFlavor.schemas[def] as CompiledSchema<unknown> | undefined;
   const schema = unstableMethod || own === undefined ? fallback : own;
   if (!schema || schema.is(value)) return;
   const issues = schema.check(value);

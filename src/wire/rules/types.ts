@@ -53,6 +53,11 @@ export interface Rule {
   readonly severity: Severity;
   /** Whose behaviour it judges. */
   readonly judges: readonly Side[];
+  /**
+   * The protocol versions it holds in (default: v1 only). Protocol v2 (draft) redesigned the prompt turn (its
+   * response is an acknowledgement, updates follow it) and dropped the client's file system and terminals.
+   */
+  readonly versions?: readonly (1 | 2)[];
   /** A fresh state machine for one conversation. */
   create(context: RuleContext): RuleState;
 }
