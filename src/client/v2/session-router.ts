@@ -9,6 +9,7 @@
 import type { AcpConnection } from "../../acp/acp-connection.js";
 import { SessionUpdate, StateUpdate, type IdleStateUpdate, type UpdateSessionNotification } from "../../protocol/v2.js";
 import type { AsyncQueue } from "../async-queue.js";
+import { SessionRouting } from "../session-routing.js";
 
 /** What a v2 `ActiveSession` yields. */
 export type ActiveSessionMessage =
@@ -28,9 +29,6 @@ export type ActiveSessionMessage =
       stopReason: IdleStateUpdate["stopReason"];
     };
 
-/** Updates kept for sessions whose `session/new` response has not arrived yet, at most. */
-const MAX_EARLY_UPDATES = 10_000;
-
 /** The message an update becomes. */
 export function sessionMessage(notification: UpdateSessionNotification): ActiveSessionMessage {
   const update = notification.update;
@@ -47,85 +45,45 @@ export interface SessionListener {
   observe(message: ActiveSessionMessage): void;
 }
 
-/** An update kept for a session not attached yet, with its place among all routed updates. */
-type EarlyMessage = { readonly message: ActiveSessionMessage; readonly position: number };
-
+/**
+ * Routes a v2 connection's updates to its active sessions (the shared routing: ../session-routing.ts), each
+ * `session/update` as a `session_update` or, for an idle `state_update`, a `stop` message.
+ */
 export class V2SessionRouter {
-  private readonly sessions = new Map<string, Set<SessionListener>>();
-  private readonly early = new Map<string, EarlyMessage[]>();
-  private earlyCount = 0;
-  private startsInFlight = 0;
-  private routed = 0;
+  private readonly routing: SessionRouting<ActiveSessionMessage>;
 
-  constructor(readonly connection: AcpConnection) {}
+  constructor(readonly connection: AcpConnection) {
+    this.routing = new SessionRouting(connection.logger);
+  }
 
   /** How many updates were routed so far: read it when a response arrives to place the response among them. */
   get position(): number {
-    return this.routed;
+    return this.routing.position;
   }
 
   /** Delivers one notification to the listeners of its session (or keeps it while a `session/new` is in flight). */
   route(notification: UpdateSessionNotification): void {
-    const position = this.routed++;
-    const message = sessionMessage(notification);
-    const listeners = this.sessions.get(notification.sessionId);
-    if (listeners !== undefined) {
-      for (const listener of listeners) {
-        listener.observe(message);
-        listener.queue.push(message);
-      }
-      return;
-    }
-    if (this.startsInFlight === 0) return;
-    if (this.earlyCount >= MAX_EARLY_UPDATES) {
-      this.connection.logger.warn("dropped a session/update for an unknown session: too many are waiting", { sessionId: notification.sessionId });
-      return;
-    }
-    const kept = this.early.get(notification.sessionId);
-    if (kept === undefined) this.early.set(notification.sessionId, [{ message, position }]);
-    else kept.push({ message, position });
-    this.earlyCount++;
+    this.routing.route(notification.sessionId, sessionMessage(notification));
   }
 
   /** Marks a `session/new` in flight; call the returned function when it settled and its session (if any) attached. */
   beginStart(): () => void {
-    this.startsInFlight++;
-    let ended = false;
-    return () => {
-      if (ended) return;
-      ended = true;
-      if (--this.startsInFlight === 0) {
-        this.early.clear();
-        this.earlyCount = 0;
-      }
-    };
+    return this.routing.beginStart();
   }
 
   /**
-   * Routes `sessionId`'s updates to `listener`, starting with those kept for it; returns the function that stops it.
-   * `atResponse` runs among the kept ones where the `session/new` response arrived (`responsePosition`, the
-   * `position` then), so that what the response carries takes its place between older and newer updates.
+   * Routes `sessionId`'s updates to `listener` (each observed on arrival, then queued), starting with those kept for
+   * it; `atResponse` runs among them where the `session/new` response arrived (`responsePosition`).
    */
   attach(sessionId: string, listener: SessionListener, responsePosition = Number.POSITIVE_INFINITY, atResponse?: () => void): () => void {
-    const kept = this.early.get(sessionId) ?? [];
-    this.early.delete(sessionId);
-    this.earlyCount -= kept.length;
-    let responded = false;
-    for (const { message, position } of kept) {
-      if (!responded && position >= responsePosition) {
-        responded = true;
-        atResponse?.();
-      }
-      listener.observe(message);
-      listener.queue.push(message);
-    }
-    if (!responded) atResponse?.();
-    let listeners = this.sessions.get(sessionId);
-    if (listeners === undefined) this.sessions.set(sessionId, (listeners = new Set()));
-    listeners.add(listener);
-    return () => {
-      listeners.delete(listener);
-      if (listeners.size === 0 && this.sessions.get(sessionId) === listeners) this.sessions.delete(sessionId);
-    };
+    return this.routing.attach(
+      sessionId,
+      (message) => {
+        listener.observe(message);
+        listener.queue.push(message);
+      },
+      responsePosition,
+      atResponse,
+    );
   }
 }
