@@ -13,10 +13,19 @@ import { checkProperty } from "../jsonrpc/testing/property.js";
 import { schemas } from "./index.js";
 import { arbitraryFor, type Defs } from "./testing/schema-arbitrary.js";
 import { repoRoot } from "./testing/repo.js";
+import { unstableSchemas } from "./unstable.js";
+import { v2Schemas } from "./v2.js";
+import { v2UnstableSchemas } from "./v2-unstable.js";
 
-const defs = (JSON.parse(readFileSync(join(repoRoot, "schema/v1/schema.json"), "utf8")) as { $defs: Defs }).$defs;
-const compiled = schemas as unknown as Record<string, { check(value: unknown): Array<{ path: string }>; parse(value: unknown): unknown }>;
-const names = Object.keys(defs).filter((name) => name in compiled);
+type Compiled = Record<string, { check(value: unknown): Array<{ path: string }>; parse(value: unknown): unknown }>;
+
+/** Every schema acpkit compiles: v1 stable and unstable, protocol v2 (draft) stable and unstable. */
+const SETS = [
+  { label: "v1", file: "schema/v1/schema.json", compiled: schemas },
+  { label: "v1 unstable", file: "schema/v1/schema.unstable.json", compiled: unstableSchemas },
+  { label: "v2", file: "schema/v2/schema.json", compiled: v2Schemas },
+  { label: "v2 unstable", file: "schema/v2/schema.unstable.json", compiled: v2UnstableSchemas },
+] as const;
 const RUNS = 25;
 
 /** `parsed` holds every property of `original` with an equal value; it may add properties (defaults), nothing else. */
@@ -87,7 +96,12 @@ function wrongType(value: unknown, pick: number): unknown {
   return other[pick % other.length];
 }
 
-describe("generated validators, driven by the schema's $defs", () => {
+for (const set of SETS) {
+const defs = (JSON.parse(readFileSync(join(repoRoot, set.file), "utf8")) as { $defs: Defs }).$defs;
+const compiled = set.compiled as unknown as Compiled;
+const names = Object.keys(defs).filter((name) => name in compiled);
+
+describe(`generated validators (${set.label}), driven by the schema's $defs`, () => {
   test("every def has a generator", () => {
     assert.ok(names.length > 100, `expected the compiled defs (got ${names.length})`);
     for (const name of names) assert.ok(arbitraryFor(defs, name));
@@ -134,3 +148,4 @@ describe("generated validators, driven by the schema's $defs", () => {
     assert.ok(failed > names.length, `mutations were caught (${failed})`);
   });
 });
+}

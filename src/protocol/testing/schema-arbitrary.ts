@@ -68,6 +68,10 @@ export function arbitraryFor(defs: Defs, name: string, maxDepth = 4): fc.Arbitra
       case "boolean":
         return fc.boolean();
       case "string": {
+        if (schema.format === "date-time") {
+          // RFC 3339, as toISOString writes it (years kept to four digits).
+          return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-12-31T23:59:59Z"), noInvalidDate: true }).map((d) => d.toISOString());
+        }
         const minLength = typeof schema.minLength === "number" ? schema.minLength : 0;
         const maxLength = typeof schema.maxLength === "number" ? schema.maxLength : Math.max(12, minLength);
         if (typeof schema.pattern === "string") {
