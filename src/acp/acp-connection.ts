@@ -256,15 +256,17 @@ export class AcpConnection {
     }
     const result = route.handler(parsed, context, method);
     if (info?.result === undefined) return result;
-    const answer = (value: unknown) => {
-      const checked = this.checkResult(info, value);
-      if (info.method === "initialize") this.admission?.initializeAnswered?.(parsed, checked);
-      return checked;
-    };
     if (result !== null && typeof result === "object" && typeof (result as Promise<unknown>).then === "function") {
-      return (result as Promise<unknown>).then(answer);
+      return (result as Promise<unknown>).then((value) => this.answered(info, parsed, value));
     }
-    return answer(result);
+    return this.answered(info, parsed, result);
+  }
+
+  /** The checked result of a handler, about to be sent (an admission hears this side's answer to `initialize`). */
+  private answered(info: MethodInfo, parsed: unknown, value: unknown): unknown {
+    const checked = this.checkResult(info, value);
+    if (info.method === "initialize") this.admission?.initializeAnswered?.(parsed, checked);
+    return checked;
   }
 
   /**

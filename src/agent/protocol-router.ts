@@ -34,9 +34,9 @@ import {
 import { streamFromLink, type LinkControl } from "../transports/link-streams.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import type { AgentConnectionLifecycle, AgentConnectOptions, AgentConnector } from "../acp/agent-connector.js";
+import { isV2RequestId, requestedVersion } from "../acp/v2/admission.js";
 import { rewriteInitializeParams } from "./protocol-initialize.js";
 
-const MAX_PROTOCOL_VERSION = 0xffff;
 
 type Decision = { reject?: { id: JsonRpcId; error: RequestError } } | { selected: 1 | 2; initialize: AnyMessage };
 
@@ -128,17 +128,19 @@ export class AgentProtocolRouter implements AgentConnector {
     if (!isRequestMessage(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
     const id = message.id;
     if (message.method !== "initialize") return { reject: { id, error: RequestError.invalidRequest(undefined, "first ACP request must be initialize") } };
-    const params = message.params;
-    const requested = isRecord(params) ? params.protocolVersion : undefined;
-    if (!isRecord(params) || typeof requested !== "number" || !Number.isInteger(requested) || requested < 0 || requested > MAX_PROTOCOL_VERSION) {
-      return { reject: { id, error: RequestError.invalidParams(undefined, "initialize.protocolVersion must be a valid ACP protocol version") } };
+    let requested: number;
+    try {
+      requested = requestedVersion(message.params);
+    } catch (error) {
+      return { reject: { id, error: error as RequestError } };
     }
+    const params = message.params as Record<string, unknown>;
     const selected = this.select(requested);
     if (selected === undefined) {
       const supported = [...(this.v1 ? [1] : []), ...(this.v2 ? [2] : [])];
       return { reject: { id, error: RequestError.unsupportedProtocolVersion(requested, supported) } };
     }
-    if (selected === 2 && !(typeof id === "string" || (typeof id === "number" && Number.isInteger(id)))) {
+    if (selected === 2 && !isV2RequestId(id)) {
       return { reject: { id: null, error: RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers") } };
     }
     try {
