@@ -20,13 +20,20 @@ export interface AgentChild {
 }
 
 /** `acp` itself, for agents started through `acp tap` (the bench runs from dist/bench or, with tsx, from bench/). */
-const ACP_CLI = fileURLToPath(new URL(import.meta.url.endsWith(".ts") ? "../dist/src/cli/main.js" : "../src/cli/main.js", import.meta.url));
+const ACP_CLI = fileURLToPath(
+  new URL(import.meta.url.endsWith(".ts") ? "../dist/src/cli/main.js" : "../src/cli/main.js", import.meta.url),
+);
 
 /**
  * Spawns an agent child; with `viaTap`, as `acp tap [--trace tapTrace] -- node agent.js` (the tap forwards its stderr
  * reports); `childArgs` go to the agent script (`--remote`: behind its remote server instead of on stdio).
  */
-export function spawnAgent(script: URL, viaTap = false, childArgs: readonly string[] = [], tapTrace?: string): AgentChild {
+export function spawnAgent(
+  script: URL,
+  viaTap = false,
+  childArgs: readonly string[] = [],
+  tapTrace?: string,
+): AgentChild {
   const path = fileURLToPath(script);
   const args = [...(path.endsWith(".ts") ? ["--import", "tsx"] : []), "--expose-gc", path, ...childArgs];
   const extra = process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(" ") : [];

@@ -14,7 +14,15 @@ import type { BenchClient, ClientHooks, Impl, ImplName } from "./impls/types.js"
 import { ChunkOrder } from "./chunk-order.js";
 import { collectGarbage, RssSampler } from "./rss.js";
 import { gaps, latencySummary, MiB } from "./stats.js";
-import { bigText, chunkText, expectedMixedCounts, readResponseWireBytes, type Command, type WorkloadId, type WorkloadSizes } from "./workloads.js";
+import {
+  bigText,
+  chunkText,
+  expectedMixedCounts,
+  readResponseWireBytes,
+  type Command,
+  type WorkloadId,
+  type WorkloadSizes,
+} from "./workloads.js";
 
 /**
  * `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). `websocket` / `http`: the
@@ -145,7 +153,8 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
   let client: BenchClient | undefined;
   const sampler = new RssSampler(20);
   // Through the tap, its analyzer writes the cassette: afterwards it must hold every frame (checked, not assumed).
-  const tapTrace = transport === "tap" ? join(mkdtempSync(join(tmpdir(), "acpkit-bench-tap-")), "trace.ndjson") : undefined;
+  const tapTrace =
+    transport === "tap" ? join(mkdtempSync(join(tmpdir(), "acpkit-bench-tap-")), "trace.ndjson") : undefined;
   try {
     if (transport === "pipe" || transport === "tap") {
       child = spawnAgent(impl.agentScript, transport === "tap", [], tapTrace);
@@ -219,7 +228,8 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
             checks.note = [checks.note, counter.order.describe()].filter(Boolean).join("; ");
           }
         }
-        if (!checks.allBeforeResponse && checks.ok) checks.note = `only ${checks.countAtResponse} of ${n} updates had arrived when the prompt response resolved`;
+        if (!checks.allBeforeResponse && checks.ok)
+          checks.note = `only ${checks.countAtResponse} of ${n} updates had arrived when the prompt response resolved`;
         const arrivals = gaps(counter.times, Math.min(counter.count, n)).map((ms) => ms * 1000);
         latency = { kind: "inter-arrival gap", ...usOf(latencySummary(arrivals)) };
       } else {
@@ -244,7 +254,12 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
       checks.tapFrames = frames;
       if (frames < n) {
         checks.ok = false;
-        checks.note = [checks.note, `the tap's cassette holds ${frames} frames, fewer than the ${n} chunks of the measured turn`].filter(Boolean).join("; ");
+        checks.note = [
+          checks.note,
+          `the tap's cassette holds ${frames} frames, fewer than the ${n} chunks of the measured turn`,
+        ]
+          .filter(Boolean)
+          .join("; ");
       }
     }
     const result: RepResult = {

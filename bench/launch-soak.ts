@@ -29,7 +29,9 @@ async function main(): Promise<number> {
     return 0;
   }
   const cgroup = cgroupBase(OWNER_ID);
-  process.stdout.write(`launch/stop soak: ${cycles} cycles, containment: ${cgroup !== undefined ? "cgroup v2 + environment tag" : "environment tag"} + process group\n`);
+  process.stdout.write(
+    `launch/stop soak: ${cycles} cycles, containment: ${cgroup !== undefined ? "cgroup v2 + environment tag" : "environment tag"} + process group\n`,
+  );
   // One warm-up cycle, so that lazily opened descriptors (the watchdog's pipe) are in the baseline.
   await (await launchAgent({ argv: ["sh", "-c", AGENT], stdinGraceMs: 0, stopGraceMs: 1000 })).stop();
   const baseline = descriptors();
@@ -48,10 +50,15 @@ async function main(): Promise<number> {
     maxDescriptors = Math.max(maxDescriptors, descriptors());
     if (i % 100 === 0) {
       const perCycle = (performance.now() - started) / i;
-      process.stdout.write(`${i} cycles, ${perCycle.toFixed(1)} ms per cycle, descriptors ${descriptors()} (baseline ${baseline}), leftovers ${leftovers}\n`);
+      process.stdout.write(
+        `${i} cycles, ${perCycle.toFixed(1)} ms per cycle, descriptors ${descriptors()} (baseline ${baseline}), leftovers ${leftovers}\n`,
+      );
     }
   }
-  const cgroupsLeft = cgroup === undefined ? 0 : readdirSync(cgroup).filter((name) => !name.startsWith("cgroup.") && !/\./.test(name)).length;
+  const cgroupsLeft =
+    cgroup === undefined
+      ? 0
+      : readdirSync(cgroup).filter((name) => !name.startsWith("cgroup.") && !/\./.test(name)).length;
   const endDescriptors = descriptors();
   process.stdout.write(
     `done: ${cycles} cycles in ${((performance.now() - started) / 1000).toFixed(1)} s; leftover processes ${leftovers}; ` +

@@ -72,7 +72,8 @@ export function ratios(rows: Row[]): Ratio[] {
       push(`${c} / official throughput`, div(mine?.throughput, official?.throughput));
       push(`${c} / raw throughput`, div(mine?.throughput, raw?.throughput));
       if (w === "b") push(`${c} / raw median round trip`, div(mine?.latency?.medianUs, raw?.latency?.medianUs));
-      if (w === "d" || w === "e") push(`${c} / official agent RSS growth`, div(agentGrowth(mine), agentGrowth(official)));
+      if (w === "d" || w === "e")
+        push(`${c} / official agent RSS growth`, div(agentGrowth(mine), agentGrowth(official)));
     }
     push("official / raw throughput", div(official?.throughput, raw?.throughput));
     if (w === "b") push("official / raw median round trip", div(official?.latency?.medianUs, raw?.latency?.medianUs));
@@ -89,7 +90,11 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
       return;
     }
     const r = a.throughput / b.throughput;
-    out.push({ name, status: r >= min ? "PASS" : "FAIL", detail: `${fmtRate(a.throughput)} vs ${fmtRate(b.throughput)} msg/s = ${fmtRatio(r)} (need >= ${min}x)` });
+    out.push({
+      name,
+      status: r >= min ? "PASS" : "FAIL",
+      detail: `${fmtRate(a.throughput)} vs ${fmtRate(b.throughput)} msg/s = ${fmtRatio(r)} (need >= ${min}x)`,
+    });
   };
   ratioTarget(`(a) pipe: ${me} >= 3x official throughput`, "a", me, "official", 3);
   ratioTarget(`(c) pipe: ${me} >= 3x official throughput`, "c", me, "official", 3);
@@ -105,7 +110,11 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
       detail: `${fmtNum(bA.latency.medianUs)} µs vs ${fmtNum(bR.latency.medianUs)} µs = ${fmtRatio(r)} (need <= 1.5x)`,
     });
   } else {
-    out.push({ name: `(b) pipe: ${me} median round trip <= 1.5x raw`, status: "N/A", detail: `${!bA ? me : "raw"}: ${errorOf(rows, "b", "pipe", !bA ? me : "raw")}` });
+    out.push({
+      name: `(b) pipe: ${me} median round trip <= 1.5x raw`,
+      status: "N/A",
+      detail: `${!bA ? me : "raw"}: ${errorOf(rows, "b", "pipe", !bA ? me : "raw")}`,
+    });
   }
 
   const dA = find(rows, "d", "pipe", me);
@@ -121,9 +130,12 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
         `Peak = max(maxRSS, 20 ms samples); baseline = RSS after gc, measured in the child just before the turn, subtracted.`,
     });
   } else {
-    out.push({ name: `(d) pipe: ${me} receiving agent's peak RSS growth < 4x message size`, status: "N/A", detail: `${me}: ${errorOf(rows, "d", "pipe", me)}` });
+    out.push({
+      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 4x message size`,
+      status: "N/A",
+      detail: `${me}: ${errorOf(rows, "d", "pipe", me)}`,
+    });
   }
-
 }
 
 /**
@@ -137,14 +149,23 @@ export function tapTarget(rows: Row[], out: Target[]): void {
   const name = "(a) pipe through acp tap: added time < 10% of the direct pipe, nothing reordered";
   const broken = tapped.reps.filter((r) => !r.checks.ok || r.checks.inOrder !== true);
   if (broken.length > 0) {
-    const why = broken[0]!.checks.note ?? (broken[0]!.checks.inOrder === undefined ? "chunk order not checked" : "checks failed");
-    out.push({ name, status: "FAIL", detail: `${broken.length} of ${tapped.reps.length} reps through the tap (${tapped.impl}) did not deliver every chunk in order: ${why}` });
+    const why =
+      broken[0]!.checks.note ?? (broken[0]!.checks.inOrder === undefined ? "chunk order not checked" : "checks failed");
+    out.push({
+      name,
+      status: "FAIL",
+      detail: `${broken.length} of ${tapped.reps.length} reps through the tap (${tapped.impl}) did not deliver every chunk in order: ${why}`,
+    });
     return;
   }
   const via = tapped.median;
   const direct = find(rows, "a", "pipe", tapped.impl);
   if (!via || !direct) {
-    out.push({ name, status: "N/A", detail: `${!via ? "tap" : "direct"}: ${errorOf(rows, "a", !via ? "tap" : "pipe", tapped.impl)}` });
+    out.push({
+      name,
+      status: "N/A",
+      detail: `${!via ? "tap" : "direct"}: ${errorOf(rows, "a", !via ? "tap" : "pipe", tapped.impl)}`,
+    });
     return;
   }
   const r = via.ms / direct.ms;
@@ -163,18 +184,34 @@ function remoteTargets(rows: Row[], out: Target[]): void {
   const compare = (name: string, a: RepResult | undefined, b: RepResult | undefined, missing: string, min: number) => {
     if (!a || !b) return void out.push({ name, status: "N/A", detail: missing });
     const r = a.throughput / b.throughput;
-    out.push({ name, status: r >= min ? "PASS" : "FAIL", detail: `${fmtRate(a.throughput)} vs ${fmtRate(b.throughput)} msg/s = ${fmtRatio(r)} (need >= ${min}x)` });
+    out.push({
+      name,
+      status: r >= min ? "PASS" : "FAIL",
+      detail: `${fmtRate(a.throughput)} vs ${fmtRate(b.throughput)} msg/s = ${fmtRatio(r)} (need >= ${min}x)`,
+    });
   };
   for (const t of ["websocket", "http"] as const) {
     if (!rows.some((r) => r.workload === "a" && r.transport === t)) continue;
     const mine = find(rows, "a", t, "acpkit");
     const official = find(rows, "a", t, "official");
-    compare(`(a) ${t}: acpkit client + server >= 3x official client + server`, mine, official, `${!mine ? "acpkit" : "official"}: ${errorOf(rows, "a", t, !mine ? "acpkit" : "official")}`, 3);
+    compare(
+      `(a) ${t}: acpkit client + server >= 3x official client + server`,
+      mine,
+      official,
+      `${!mine ? "acpkit" : "official"}: ${errorOf(rows, "a", t, !mine ? "acpkit" : "official")}`,
+      3,
+    );
   }
   if (rows.some((r) => r.workload === "a" && r.transport === "websocket")) {
     const ws = find(rows, "a", "websocket", "acpkit");
     const pipe = find(rows, "a", "pipe", "acpkit");
-    compare("(a) websocket: acpkit >= 70% of acpkit over stdio (pipe)", ws, pipe, `${!ws ? "websocket" : "pipe"}: ${errorOf(rows, "a", !ws ? "websocket" : "pipe", "acpkit")}`, 0.7);
+    compare(
+      "(a) websocket: acpkit >= 70% of acpkit over stdio (pipe)",
+      ws,
+      pipe,
+      `${!ws ? "websocket" : "pipe"}: ${errorOf(rows, "a", !ws ? "websocket" : "pipe", "acpkit")}`,
+      0.7,
+    );
   }
 }
 
@@ -204,12 +241,36 @@ export function printReport(rows: Row[], rs: Ratio[], ts: Target[], log: (s: str
     log(WORKLOAD_TITLES[w]);
     const unit = w === "d" ? "MiB/s" : w === "b" ? "rt/s" : "msg/s";
     const latencyLabel = w === "b" ? "rt" : "gap";
-    const header = ["impl", "via", unit, `med ${latencyLabel} µs`, `p99 ${latencyLabel} µs`, "ms", "client Δ MiB", "agent idle", "agent peak", "agent Δ", "notes"];
+    const header = [
+      "impl",
+      "via",
+      unit,
+      `med ${latencyLabel} µs`,
+      `p99 ${latencyLabel} µs`,
+      "ms",
+      "client Δ MiB",
+      "agent idle",
+      "agent peak",
+      "agent Δ",
+      "notes",
+    ];
     const lines: string[][] = [];
     for (const row of rows.filter((r) => r.workload === w)) {
       const m = row.median;
       if (!m) {
-        lines.push([row.impl, row.transport, "ERROR", "", "", "", "", "", "", "", (row.errors[0] ?? "no result").split("\n")[0]!.slice(0, 100)]);
+        lines.push([
+          row.impl,
+          row.transport,
+          "ERROR",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          "",
+          (row.errors[0] ?? "no result").split("\n")[0]!.slice(0, 100),
+        ]);
         continue;
       }
       const agentPeak = m.agentRss ? Math.max(m.agentRss.maxRssBytes, m.agentRss.sampledPeakBytes) : undefined;
@@ -237,9 +298,14 @@ export function printReport(rows: Row[], rs: Ratio[], ts: Target[], log: (s: str
   log("Ratios (median repetitions)");
   const shown = rs.filter((r) => r.value !== undefined);
   if (shown.length === 0) log("  (none: a ratio needs both of its rows)");
-  else log(table(["workload", "via", "metric", "value"], shown.map((r) => [r.workload, r.transport, r.metric, fmtRatio(r.value)])));
+  else
+    log(
+      table(
+        ["workload", "via", "metric", "value"],
+        shown.map((r) => [r.workload, r.transport, r.metric, fmtRatio(r.value)]),
+      ),
+    );
   log("");
   log("Targets");
   for (const t of ts) log(`  ${t.status.padEnd(4)}  ${t.name}\n        ${t.detail}`);
 }
-

@@ -35,14 +35,18 @@ const sizes = sizesFor(quick);
 const reps = Math.max(1, Number(env.BENCH_REPS ?? (quick ? 2 : 3)));
 const timeoutMs = Number(env.BENCH_TIMEOUT_MS ?? (quick ? 30_000 : 120_000));
 const only = env.BENCH_ONLY ? (env.BENCH_ONLY.split(",").map((s) => s.trim()) as WorkloadId[]) : [...ALL_WORKLOADS];
-const implFilter = env.BENCH_IMPLS ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[]) : [...DEFAULT_IMPLS];
+const implFilter = env.BENCH_IMPLS
+  ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
+  : [...DEFAULT_IMPLS];
 /** An implementation whose warm-up fails, or that fails this many reps, is skipped for the rest of that row. */
 const MAX_FAILURES = 2;
 
 const unknown = only.filter((w) => !ALL_WORKLOADS.includes(w));
 const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
-  process.stderr.write(`BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ${ALL_WORKLOADS.join(",")} / ${IMPL_NAMES.join(",")})\n`);
+  process.stderr.write(
+    `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ${ALL_WORKLOADS.join(",")} / ${IMPL_NAMES.join(",")})\n`,
+  );
   process.exit(2);
 }
 
@@ -61,7 +65,8 @@ function errorText(error: unknown): string {
 
 async function main(): Promise<void> {
   const started = performance.now();
-  if (!(globalThis as { gc?: unknown }).gc) progress("note: run node with --expose-gc for RSS baselines after collection");
+  if (!(globalThis as { gc?: unknown }).gc)
+    progress("note: run node with --expose-gc for RSS baselines after collection");
   const impls: Impl[] = [rawImpl, officialImpl, acpkitImpl, acpkitNodeImpl].filter((i) => implFilter.includes(i.name));
   const loadErrors = new Map<ImplName, string>();
   for (const impl of impls) {
@@ -88,15 +93,25 @@ async function main(): Promise<void> {
     ...impls
       .filter((i) => t === "pipe" || (t === "memory" ? i.hasMemory : i.connectRemote !== undefined))
       .map((impl) => ({ impl, transport: t })),
-    ...(w === "a" && t === "pipe" && tapImpl && env.BENCH_TAP !== "0" ? [{ impl: tapImpl, transport: "tap" as Transport }] : []),
+    ...(w === "a" && t === "pipe" && tapImpl && env.BENCH_TAP !== "0"
+      ? [{ impl: tapImpl, transport: "tap" as Transport }]
+      : []),
   ];
   const total = plan.reduce((sum, [w, t]) => sum + lanesFor(w, t).length * (reps + 1), 0);
   let step = 0;
-  progress(`acpkit bench: ${quick ? "QUICK (10x smaller) " : ""}workloads ${only.join(",")}, ${impls.map((i) => i.name).join("/")}, 1 warm-up (at quick sizes) + ${reps} reps each`);
+  progress(
+    `acpkit bench: ${quick ? "QUICK (10x smaller) " : ""}workloads ${only.join(",")}, ${impls.map((i) => i.name).join("/")}, 1 warm-up (at quick sizes) + ${reps} reps each`,
+  );
 
   for (const [w, stepTransport] of plan) {
     const here = lanesFor(w, stepTransport);
-    const rowsHere = here.map(({ impl, transport }): Row => ({ workload: w, transport, impl: impl.name, reps: [], errors: [] }));
+    const rowsHere = here.map(({ impl, transport }): Row => ({
+      workload: w,
+      transport,
+      impl: impl.name,
+      reps: [],
+      errors: [],
+    }));
     rows.push(...rowsHere);
     const failures = new Map<string, number>();
     for (let k = 0; k <= reps; k++) {
@@ -117,11 +132,19 @@ async function main(): Promise<void> {
         const t = performance.now();
         try {
           // The warm-up repetition (JIT of this process, page cache for the child) runs at the quick sizes.
-          const result: RepResult = await runRep(impl, w, transport, { sizes: k === 0 ? sizesFor(true) : sizes, timeoutMs });
+          const result: RepResult = await runRep(impl, w, transport, {
+            sizes: k === 0 ? sizesFor(true) : sizes,
+            timeoutMs,
+          });
           if (k > 0) row.reps.push(result);
-          const lat = result.latency ? `  med ${fmtNum(result.latency.medianUs, 2)} µs p99 ${fmtNum(result.latency.p99Us, 1)} µs` : "";
-          const rate = result.unit === "MiB/s" ? `${fmtNum(result.throughput)} MiB/s` : `${fmtRate(result.throughput)} msg/s`;
-          progress(`${label}  ${rate}${lat}${result.checks.note ? `  [${result.checks.note}]` : ""}  (${fmtNum((performance.now() - t) / 1000, 1)} s)`);
+          const lat = result.latency
+            ? `  med ${fmtNum(result.latency.medianUs, 2)} µs p99 ${fmtNum(result.latency.p99Us, 1)} µs`
+            : "";
+          const rate =
+            result.unit === "MiB/s" ? `${fmtNum(result.throughput)} MiB/s` : `${fmtRate(result.throughput)} msg/s`;
+          progress(
+            `${label}  ${rate}${lat}${result.checks.note ? `  [${result.checks.note}]` : ""}  (${fmtNum((performance.now() - t) / 1000, 1)} s)`,
+          );
         } catch (error) {
           row.errors.push(errorText(error));
           failures.set(lane, k === 0 ? MAX_FAILURES : (failures.get(lane) ?? 0) + 1);
@@ -135,12 +158,25 @@ async function main(): Promise<void> {
   const rs = ratios(rows);
   const ts = targets(rows);
   out("");
-  out(`acpkit bench — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB` + (quick ? " — QUICK MODE (10x smaller)" : ""));
-  out(`sizes: (a) ${sizes.a} updates, (b) ${sizes.b} round trips, (c) ${sizes.c} updates, (d) ${sizes.dBytes / 2 ** 20} MiB, (e) ${sizes.e} updates; 1 warm-up rep (at BENCH_QUICK sizes) + ${reps} measured reps, interleaved; the median rep (by rate) is shown`);
-  out(`each pipe rep: fresh agent child (node --expose-gc) on stdin/stdout; in-connection warm-up turn at 1/10 size; gc; measured turn`);
-  out(`rates are end to end at the client (prompt sent -> response and every update received); gap = time between consecutive update arrivals at the client`);
-  out(`agent idle = child RSS after gc just before the measured turn; agent peak = max(process.resourceUsage().maxRSS, 20 ms RSS samples); Δ = peak - idle`);
-  out(`in memory: raw = ${rawImpl.memoryNote}; official = ${officialImpl.memoryNote}; acpkit = ${acpkitImpl.memoryNote}`);
+  out(
+    `acpkit bench — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB` +
+      (quick ? " — QUICK MODE (10x smaller)" : ""),
+  );
+  out(
+    `sizes: (a) ${sizes.a} updates, (b) ${sizes.b} round trips, (c) ${sizes.c} updates, (d) ${sizes.dBytes / 2 ** 20} MiB, (e) ${sizes.e} updates; 1 warm-up rep (at BENCH_QUICK sizes) + ${reps} measured reps, interleaved; the median rep (by rate) is shown`,
+  );
+  out(
+    `each pipe rep: fresh agent child (node --expose-gc) on stdin/stdout; in-connection warm-up turn at 1/10 size; gc; measured turn`,
+  );
+  out(
+    `rates are end to end at the client (prompt sent -> response and every update received); gap = time between consecutive update arrivals at the client`,
+  );
+  out(
+    `agent idle = child RSS after gc just before the measured turn; agent peak = max(process.resourceUsage().maxRSS, 20 ms RSS samples); Δ = peak - idle`,
+  );
+  out(
+    `in memory: raw = ${rawImpl.memoryNote}; official = ${officialImpl.memoryNote}; acpkit = ${acpkitImpl.memoryNote}`,
+  );
   printReport(rows, rs, ts, out);
 
   const file = join(packageRoot(), ".bench-out", "results.json");

@@ -11,22 +11,23 @@ import { collectGarbage } from "./rss.js";
 const chunks = Number(process.env.SOAK_CHUNKS ?? 100);
 const text = "x".repeat(Number(process.env.SOAK_CHUNK_BYTES ?? 1024));
 
-new AgentSideConnection(
-  (connection) => {
-    const agent = toolkitAgent(connection, {
-      store: false,
-      onPrompt: async (turn) => {
-        for (let i = 0; i < chunks && !turn.signal.aborted; i++) await turn.say(text);
-        return "end_turn";
-      },
-    });
-    return Object.assign(agent, {
-      extMethod: async (method: string) => {
-        if (method !== "_soak/rss" && method !== "soak/rss") throw new Error(`unknown ${method}`);
-        collectGarbage();
-        return { rss: process.memoryUsage.rss(), heap: process.memoryUsage().heapUsed, handles: process.getActiveResourcesInfo().length };
-      },
-    });
-  },
-  stdioStream(),
-);
+new AgentSideConnection((connection) => {
+  const agent = toolkitAgent(connection, {
+    store: false,
+    onPrompt: async (turn) => {
+      for (let i = 0; i < chunks && !turn.signal.aborted; i++) await turn.say(text);
+      return "end_turn";
+    },
+  });
+  return Object.assign(agent, {
+    extMethod: async (method: string) => {
+      if (method !== "_soak/rss" && method !== "soak/rss") throw new Error(`unknown ${method}`);
+      collectGarbage();
+      return {
+        rss: process.memoryUsage.rss(),
+        heap: process.memoryUsage().heapUsed,
+        handles: process.getActiveResourcesInfo().length,
+      };
+    },
+  });
+}, stdioStream());

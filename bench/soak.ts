@@ -70,14 +70,19 @@ function slope(points: Array<[number, number]>): number {
 
 async function main(): Promise<number> {
   const here = dirname(fileURLToPath(import.meta.url));
-  const agent = await launchAgent({ argv: [process.execPath, "--expose-gc", join(here, "soak-agent.js")], stdinGraceMs: 0, stopGraceMs: 2000 });
+  const agent = await launchAgent({
+    argv: [process.execPath, "--expose-gc", join(here, "soak-agent.js")],
+    stdinGraceMs: 0,
+    stopGraceMs: 2000,
+  });
   let updates = 0;
   let bytes = 0;
   const client = new ClientSideConnection(
     () => ({
       sessionUpdate: (n) => {
         updates++;
-        if (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text") bytes += n.update.content.text.length;
+        if (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text")
+          bytes += n.update.content.text.length;
       },
       requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
     }),
@@ -85,8 +90,14 @@ async function main(): Promise<number> {
     { logger: silentLogger },
   );
   await client.initialize({ protocolVersion: 1, clientCapabilities: {} });
-  const ids = await Promise.all(Array.from({ length: sessions }, () => client.newSession({ cwd: process.cwd(), mcpServers: [] }).then((r) => r.sessionId)));
-  process.stdout.write(`soak: ${sessions} sessions streaming through one agent process (pid ${agent.pid}) for ${seconds} s, a sample every ${sampleMs} ms\n`);
+  const ids = await Promise.all(
+    Array.from({ length: sessions }, () =>
+      client.newSession({ cwd: process.cwd(), mcpServers: [] }).then((r) => r.sessionId),
+    ),
+  );
+  process.stdout.write(
+    `soak: ${sessions} sessions streaming through one agent process (pid ${agent.pid}) for ${seconds} s, a sample every ${sampleMs} ms\n`,
+  );
   const started = performance.now();
   const deadline = started + seconds * 1000;
   let turns = 0;
@@ -138,21 +149,28 @@ async function main(): Promise<number> {
   const last = steady[steady.length - 1];
   const verdicts: string[] = [];
   let pass = failures === 0 && steady.length >= 3;
-  if (steady.length < 3) verdicts.push(`only ${steady.length} samples after the ${warmup.toFixed(0)} s warm-up: run longer (SOAK_SECONDS)`);
+  if (steady.length < 3)
+    verdicts.push(`only ${steady.length} samples after the ${warmup.toFixed(0)} s warm-up: run longer (SOAK_SECONDS)`);
   for (const who of ["client", "agent"] as const) {
     const perSecond = slope(steady.map((s) => [s.t, s[`${who}Rss`]]));
     const projected = (perSecond * span) / MiB;
     const ok = projected < maxGrowthMiB;
     pass &&= ok;
     const heapPerSecond = slope(steady.map((s) => [s.t, s[`${who}Heap`]]));
-    verdicts.push(`${who} live heap after GC: slope ${((heapPerSecond * 60) / MiB).toFixed(2)} MiB/min (reported, not judged)`);
-    verdicts.push(`${who} RSS slope ${((perSecond * 60) / MiB).toFixed(2)} MiB/min (${projected.toFixed(1)} MiB over ${span.toFixed(0)} s; limit ${maxGrowthMiB}) ${ok ? "flat" : "GROWING"}`);
+    verdicts.push(
+      `${who} live heap after GC: slope ${((heapPerSecond * 60) / MiB).toFixed(2)} MiB/min (reported, not judged)`,
+    );
+    verdicts.push(
+      `${who} RSS slope ${((perSecond * 60) / MiB).toFixed(2)} MiB/min (${projected.toFixed(1)} MiB over ${span.toFixed(0)} s; limit ${maxGrowthMiB}) ${ok ? "flat" : "GROWING"}`,
+    );
     for (const kind of ["Handles", "Fds"] as const) {
       const key = `${who}${kind}` as const;
       const early = Math.max(...third.map((s) => s[key]));
       const ok2 = last === undefined || last[key] <= early;
       pass &&= ok2;
-      verdicts.push(`${who} ${kind.toLowerCase()}: ${last?.[key]} at the end, at most ${early} in the first third, slope ${(slope(steady.map((s) => [s.t, s[key]])) * 60).toFixed(2)}/min ${ok2 ? "flat" : "GROWING"}`);
+      verdicts.push(
+        `${who} ${kind.toLowerCase()}: ${last?.[key]} at the end, at most ${early} in the first third, slope ${(slope(steady.map((s) => [s.t, s[key]])) * 60).toFixed(2)}/min ${ok2 ? "flat" : "GROWING"}`,
+      );
     }
   }
   process.stdout.write(

@@ -10,11 +10,7 @@ export type WorkloadId = "a" | "b" | "c" | "d" | "e";
 export const ALL_WORKLOADS: readonly WorkloadId[] = ["a", "b", "c", "d", "e"];
 
 /** What the prompt asks the agent to do. `gc` makes the agent collect garbage and record its idle RSS. */
-export type Command =
-  | { w: "a" | "c" | "e"; n: number }
-  | { w: "b" }
-  | { w: "d"; bytes: number }
-  | { w: "gc" };
+export type Command = { w: "a" | "c" | "e"; n: number } | { w: "b" } | { w: "d"; bytes: number } | { w: "gc" };
 
 export interface WorkloadSizes {
   a: number;
@@ -28,7 +24,13 @@ export const FULL_SIZES: WorkloadSizes = { a: 200_000, b: 20_000, c: 50_000, dBy
 
 export function sizesFor(quick: boolean): WorkloadSizes {
   if (!quick) return FULL_SIZES;
-  return { a: FULL_SIZES.a / 10, b: FULL_SIZES.b / 10, c: FULL_SIZES.c / 10, dBytes: 2 * 1024 * 1024, e: FULL_SIZES.e / 10 };
+  return {
+    a: FULL_SIZES.a / 10,
+    b: FULL_SIZES.b / 10,
+    c: FULL_SIZES.c / 10,
+    dBytes: 2 * 1024 * 1024,
+    e: FULL_SIZES.e / 10,
+  };
 }
 
 export const WORKLOAD_TITLES: Record<WorkloadId, string> = {
@@ -127,12 +129,23 @@ export function mixedUpdate(i: number): Record<string, unknown> {
         sessionUpdate: "tool_call_update",
         toolCallId: call,
         status: done ? "completed" : "in_progress",
-        content: [{ type: "content", content: { type: "text", text: `PASS test/case-${i % 97}.test.ts (${i % 53} ms)` } }],
-        rawOutput: { exitCode: done ? 0 : null, stdout: `ok ${i % 1000} - case ${i % 97}\n`, stderr: "", durationMs: i % 5000 },
+        content: [
+          { type: "content", content: { type: "text", text: `PASS test/case-${i % 97}.test.ts (${i % 53} ms)` } },
+        ],
+        rawOutput: {
+          exitCode: done ? 0 : null,
+          stdout: `ok ${i % 1000} - case ${i % 97}\n`,
+          stderr: "",
+          durationMs: i % 5000,
+        },
       };
     }
     case "usage_update": {
-      const update: Record<string, unknown> = { sessionUpdate: "usage_update", used: 1000 + (i % 150_000), size: 200_000 };
+      const update: Record<string, unknown> = {
+        sessionUpdate: "usage_update",
+        used: 1000 + (i % 150_000),
+        size: 200_000,
+      };
       if (i % 4 === 0) update.cost = { amount: Math.round(i * 0.37) / 1000, currency: "USD" };
       return update;
     }

@@ -27,7 +27,8 @@ function entries() {
   for (const [subpath, target] of Object.entries(exports)) {
     const required = typeof target === "object" && target !== null ? target.require : undefined;
     if (required === undefined) continue;
-    if (!required.startsWith("./dist/cjs/")) throw new Error(`build-cjs: the require condition of ${subpath} must point into ./dist/cjs/, not ${required}`);
+    if (!required.startsWith("./dist/cjs/"))
+      throw new Error(`build-cjs: the require condition of ${subpath} must point into ./dist/cjs/, not ${required}`);
     found.push(required.slice("./dist/cjs/".length));
   }
   if (found.length === 0) throw new Error("build-cjs: no export of package.json has a require condition");
@@ -43,7 +44,10 @@ while (queue.length > 0) {
   seen.add(file);
   if (!existsSync(file)) throw new Error(`build-cjs: ${relative(root, file)} is missing; run tsc first`);
   const source = readFileSync(file, "utf8").replace(IMPORT_META_URL, FILE_URL);
-  if (/\bimport\.meta\b/.test(source)) throw new Error(`build-cjs: ${relative(root, file)} uses import.meta beyond import.meta.url, which has no CommonJS form here`);
+  if (/\bimport\.meta\b/.test(source))
+    throw new Error(
+      `build-cjs: ${relative(root, file)} uses import.meta beyond import.meta.url, which has no CommonJS form here`,
+    );
   for (const match of source.matchAll(IMPORT)) queue.push(resolve(dirname(file), match[1]));
   const { outputText } = ts.transpileModule(source, {
     fileName: file,

@@ -57,8 +57,25 @@ function argvOf(agent: AgentUnderTest): string[] {
 function execTurn(agent: AgentUnderTest, home: string): Promise<ExecTurn> {
   const cwd = mkdtempSync(join(tmpdir(), `acpkit-interop-exec-${agent.name}-`));
   const started = performance.now();
-  const command = argvOf(agent).map((w) => `'${w}'`).join(" ");
-  const child = spawn(process.execPath, [ACP, "exec", ...agent.execArgs, "--agent", command, "--timeout", String(STARTUP_TIMEOUT_MS / 1000), "--format", "json", "Say hello in one short sentence."], { cwd, env: { ...environment(agent, home), NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] });
+  const command = argvOf(agent)
+    .map((w) => `'${w}'`)
+    .join(" ");
+  const child = spawn(
+    process.execPath,
+    [
+      ACP,
+      "exec",
+      ...agent.execArgs,
+      "--agent",
+      command,
+      "--timeout",
+      String(STARTUP_TIMEOUT_MS / 1000),
+      "--format",
+      "json",
+      "Say hello in one short sentence.",
+    ],
+    { cwd, env: { ...environment(agent, home), NO_COLOR: "1" }, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let out = "";
   let err = "";
   child.stdout.setEncoding("utf8").on("data", (t: string) => (out += t));
@@ -76,7 +93,9 @@ function execTurn(agent: AgentUnderTest, home: string): Promise<ExecTurn> {
       let summary: string;
       try {
         const result = JSON.parse(out) as { stopReason: string | null; text: string; error: string | null };
-        const how = result.stopReason ? `stopReason ${result.stopReason}` : `no stop reason (${result.error ?? "no error"})`;
+        const how = result.stopReason
+          ? `stopReason ${result.stopReason}`
+          : `no stop reason (${result.error ?? "no error"})`;
         summary = `${interrupted ? `interrupted after ${EXEC_DEADLINE_MS / 1000} s: ` : ""}${how}${result.text ? `; said ${JSON.stringify(result.text.slice(0, 60))}` : ""}`;
       } catch {
         summary = `${interrupted ? "interrupted; " : ""}${err.trim().split("\n").slice(-1)[0] ?? "no output"}`;
@@ -91,26 +110,43 @@ async function checkAgent(agent: AgentUnderTest): Promise<AgentOutcome> {
   try {
     process.stderr.write(`checking ${agent.name} (${agent.pkg}) ...\n`);
     const outcome = await runAgentCheck({
-      target: { argv: argvOf(agent), env: environment(agent, home), startupTimeoutMs: STARTUP_TIMEOUT_MS, turnTimeoutMs: TURN_TIMEOUT_MS, version: "interop-report", ...(authOf(agent) !== undefined ? { auth: authOf(agent)! } : {}) },
+      target: {
+        argv: argvOf(agent),
+        env: environment(agent, home),
+        startupTimeoutMs: STARTUP_TIMEOUT_MS,
+        turnTimeoutMs: TURN_TIMEOUT_MS,
+        version: "interop-report",
+        ...(authOf(agent) !== undefined ? { auth: authOf(agent)! } : {}),
+      },
       prompts: new PromptBook(),
       onResult: (r) => process.stderr.write(`  ${r.id}: ${r.status}\n`),
     });
     process.stderr.write(`driving one turn of ${agent.name} with acp exec ...\n`);
     const exec = await execTurn(agent, home);
-    return { agent, report: outcome.report, ...(outcome.didNotStart ? { didNotStart: outcome.didNotStart } : {}), ...(outcome.badAuth ? { badAuth: outcome.badAuth } : {}), exec };
+    return {
+      agent,
+      report: outcome.report,
+      ...(outcome.didNotStart ? { didNotStart: outcome.didNotStart } : {}),
+      ...(outcome.badAuth ? { badAuth: outcome.badAuth } : {}),
+      exec,
+    };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
 }
 
-const ms = (value: number | undefined) => (value === undefined ? "-" : value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`);
+const ms = (value: number | undefined) =>
+  value === undefined ? "-" : value >= 1000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`;
 const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-const measure = (report: CheckReport | undefined, key: string) => report?.results.find((r) => key in r.measurements)?.measurements[key];
+const measure = (report: CheckReport | undefined, key: string) =>
+  report?.results.find((r) => key in r.measurements)?.measurements[key];
 
 function row(o: AgentOutcome): string {
   const s = o.report?.summary;
   const failed = o.report?.results.filter((r) => r.status === "failed").map((r) => r.id) ?? [];
-  const checks = s ? `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s["not-exercised"]} not exercised` : "-";
+  const checks = s
+    ? `${s.passed} passed, ${s.failed} failed, ${s.skipped} skipped, ${s["not-exercised"]} not exercised`
+    : "-";
   const start = o.didNotStart ? `did not start` : ms(measure(o.report, "startupMs"));
   const exec = o.exec ? `exit ${o.exec.code} after ${o.exec.seconds.toFixed(1)} s: ${o.exec.summary}` : "-";
   return `| \`${o.agent.pkg}\` | ${start} | ${checks} | ${failed.join(", ") || "none"} | ${ms(measure(o.report, "cancelLatencyMs"))} | ${cell(exec)} |`;
@@ -121,14 +157,22 @@ function details(o: AgentOutcome): string {
   if (o.didNotStart) lines.push(`The agent did not start: ${cell(o.didNotStart)}`, "");
   if (o.badAuth) lines.push(`Not checked: ${cell(o.badAuth)}.`, "");
   const info = o.report?.peerInfo as { name?: string; version?: string } | undefined;
-  if (info) lines.push(`Reports itself as ${info.name ?? "?"} ${info.version ?? ""}; command \`${[o.agent.bin, ...o.agent.args].join(" ")}\`.`, "");
+  if (info)
+    lines.push(
+      `Reports itself as ${info.name ?? "?"} ${info.version ?? ""}; command \`${[o.agent.bin, ...o.agent.args].join(" ")}\`.`,
+      "",
+    );
   const by = (status: ScenarioResult["status"]) => o.report?.results.filter((r) => r.status === status) ?? [];
   for (const r of by("failed")) {
     lines.push(`- **${r.id}** failed: ${cell(r.message ?? "")} ([spec](${r.spec}))`);
-    for (const f of r.findings.filter((f) => f.severity === "error").slice(0, 3)) lines.push(`  - \`${f.rule}\`: ${cell(f.message)}${f.frame ? ` Frame: \`${cell(f.frame.slice(0, 160))}\`` : ""}`);
+    for (const f of r.findings.filter((f) => f.severity === "error").slice(0, 3))
+      lines.push(`  - \`${f.rule}\`: ${cell(f.message)}${f.frame ? ` Frame: \`${cell(f.frame.slice(0, 160))}\`` : ""}`);
   }
   const notExercised = by("not-exercised");
-  if (notExercised.length > 0) lines.push(`- not exercised: ${notExercised.map((r) => `${r.id} (${cell((r.message ?? "").split(";")[0]!)})`).join("; ")}`);
+  if (notExercised.length > 0)
+    lines.push(
+      `- not exercised: ${notExercised.map((r) => `${r.id} (${cell((r.message ?? "").split(";")[0]!)})`).join("; ")}`,
+    );
   const skipped = by("skipped");
   if (skipped.length > 0) lines.push(`- skipped (not advertised): ${skipped.map((r) => r.id).join(", ")}`);
   const warnings = o.report?.results.flatMap((r) => r.warnings.map((w) => `${r.id}: ${w}`)) ?? [];

@@ -25,22 +25,35 @@ const keep = process.argv.includes("--keep");
 const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
 
 function sh(file, args, cwd, extraEnv = {}) {
-  return execFileSync(file, args, { cwd, env: { ...env, ...extraEnv }, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+  return execFileSync(file, args, {
+    cwd,
+    env: { ...env, ...extraEnv },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"],
+  });
 }
 
 /** Installs `tarballs` into a new empty project under `dir`; returns `{ project, packages, size }`. */
 function installInto(dir, name, tarballs, offline) {
   const project = join(dir, name);
   mkdirSync(project);
-  writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: `probe-${name}`, version: "1.0.0", private: true })}\n`);
-  sh(npm, ["install", offline ? "--offline" : "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs], project);
+  writeFileSync(
+    join(project, "package.json"),
+    `${JSON.stringify({ name: `probe-${name}`, version: "1.0.0", private: true })}\n`,
+  );
+  sh(
+    npm,
+    ["install", offline ? "--offline" : "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error", ...tarballs],
+    project,
+  );
   const lines = sh(npm, ["ls", "--all", "--parseable"], project).trim().split("\n").length;
   const size = sh("du", ["-sh", "node_modules"], project).split("\t")[0];
   const bytes = Number(sh("du", ["-sb", "node_modules"], project).split("\t")[0]);
   return { project, lines, packages: lines - 1, size, bytes };
 }
 
-const mib = (bytes) => (bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`);
+const mib = (bytes) =>
+  bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KiB` : `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
 
 const dir = mkdtempSync(join(tmpdir(), "acpkit-pack-check-"));
 let failed = false;
@@ -52,10 +65,14 @@ try {
     ["acpkit", library, lib, "npm install acpkit"],
     ["@acpkit/cli", cli, programs, "npm install @acpkit/cli"],
   ];
-  process.stdout.write("| package | tarball | unpacked | install brings | `npm ls --all --parseable \\| wc -l` | `du -sh node_modules` (apparent) |\n| --- | --- | --- | --- | --- | --- |\n");
+  process.stdout.write(
+    "| package | tarball | unpacked | install brings | `npm ls --all --parseable \\| wc -l` | `du -sh node_modules` (apparent) |\n| --- | --- | --- | --- | --- | --- |\n",
+  );
   for (const [name, tarball, installed] of rows) {
     const info = packInfo.get(tarball);
-    process.stdout.write(`| ${name} | ${mib(info.size)} | ${mib(info.unpackedSize)} (${info.entryCount} files) | ${installed.packages} package${installed.packages === 1 ? "" : "s"} | ${installed.lines} | ${installed.size} (${mib(installed.bytes)}) |\n`);
+    process.stdout.write(
+      `| ${name} | ${mib(info.size)} | ${mib(info.unpackedSize)} (${info.entryCount} files) | ${installed.packages} package${installed.packages === 1 ? "" : "s"} | ${installed.lines} | ${installed.size} (${mib(installed.bytes)}) |\n`,
+    );
   }
 
   // Types: a TypeScript project importing every entry compiles against the declarations with skipLibCheck off,
@@ -63,27 +80,55 @@ try {
   const consumer = join(lib.project, "consumer.mts");
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
   const entries = Object.keys(manifest.exports).filter((subpath) => !subpath.endsWith(".json") && subpath !== "./cli");
-  writeFileSync(consumer, entries.map((subpath, i) => `import * as e${i} from "acpkit${subpath.slice(1)}";\nexport { e${i} };\n`).join(""));
+  writeFileSync(
+    consumer,
+    entries.map((subpath, i) => `import * as e${i} from "acpkit${subpath.slice(1)}";\nexport { e${i} };\n`).join(""),
+  );
   mkdirSync(join(lib.project, "node_modules/@types"), { recursive: true });
   symlinkSync(join(root, "node_modules/@types/node"), join(lib.project, "node_modules/@types/node"));
   symlinkSync(join(root, "node_modules/undici-types"), join(lib.project, "node_modules/undici-types"));
   const tsc = join(root, "node_modules/typescript/bin/tsc");
-  sh(process.execPath, [tsc, "--noEmit", "--strict", "--skipLibCheck", "false", "--module", "nodenext", "--moduleResolution", "nodenext", "--target", "es2022", "--types", "node", consumer], lib.project);
+  sh(
+    process.execPath,
+    [
+      tsc,
+      "--noEmit",
+      "--strict",
+      "--skipLibCheck",
+      "false",
+      "--module",
+      "nodenext",
+      "--moduleResolution",
+      "nodenext",
+      "--target",
+      "es2022",
+      "--types",
+      "node",
+      consumer,
+    ],
+    lib.project,
+  );
   process.stdout.write(`\ntypes: ${entries.length} entries compile with skipLibCheck off, without ws or @types/ws\n`);
 
   const acp = join(programs.project, "node_modules/.bin/acp");
   const version = sh(acp, ["--version"], programs.project).trim();
   const turn = sh(acp, ["exec", "--format", "json", "hello"], programs.project, { ACPKIT_DATA_DIR: join(dir, "data") });
   const stopReason = JSON.parse(turn).stopReason;
-  process.stdout.write(`\n@acpkit/cli out of the box: acp --version -> ${version}; acp exec "hello" -> stopReason ${stopReason}\n`);
+  process.stdout.write(
+    `\n@acpkit/cli out of the box: acp --version -> ${version}; acp exec "hello" -> stopReason ${stopReason}\n`,
+  );
   if (stopReason !== "end_turn") throw new Error(`acp exec from @acpkit/cli ended with ${stopReason}`);
 
   process.stdout.write("\nThe packed-library test (test/e2e/packaging):\n");
-  execFileSync(process.execPath, ["--enable-source-maps", "--test", "--test-timeout=120000", join(root, "dist/test/e2e/packaging")], {
-    cwd: root,
-    env: { ...env, ACPKIT_PACK_TEST: "1" },
-    stdio: "inherit",
-  });
+  execFileSync(
+    process.execPath,
+    ["--enable-source-maps", "--test", "--test-timeout=120000", join(root, "dist/test/e2e/packaging")],
+    {
+      cwd: root,
+      env: { ...env, ACPKIT_PACK_TEST: "1" },
+      stdio: "inherit",
+    },
+  );
 } catch (error) {
   failed = true;
   process.stderr.write(`pack:check failed: ${error instanceof Error ? error.message : String(error)}\n`);

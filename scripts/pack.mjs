@@ -27,7 +27,11 @@ export const packInfo = new Map();
 
 /** `npm pack` of `dir` into `out`; returns the tarball's path. */
 function npmPack(dir, out) {
-  const stdout = execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", out], { cwd: dir, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const stdout = execFileSync(npm, ["pack", "--json", "--ignore-scripts", "--pack-destination", out], {
+    cwd: dir,
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   const [info] = JSON.parse(stdout);
   const path = join(out, info.filename);
   packInfo.set(path, { size: info.size, unpackedSize: info.unpackedSize, entryCount: info.entryCount });
@@ -69,6 +73,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   } else {
     const at = args.indexOf("--out");
     const out = resolve(at >= 0 ? args[at + 1] : join(root, "dist/pack"));
-    process.stdout.write(`${JSON.stringify(packAll(out, { libraryOnly: args.includes("--library-only") }), null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(packAll(out, { libraryOnly: args.includes("--library-only") }), null, 2)}\n`,
+    );
   }
 }

@@ -32,19 +32,27 @@ export function install(agents: readonly AgentUnderTest[] = selected): void {
   mkdirSync(root, { recursive: true });
   if (!existsSync(join(root, "package.json"))) writeFileSync(join(root, "package.json"), '{ "private": true }\n');
   process.stderr.write(`installing ${agents.map((a) => a.pkg).join(", ")} into ${root} ...\n`);
-  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...agents.map((a) => a.pkg)], { cwd: root, stdio: "inherit" });
-  if (result.status !== 0) throw new Error(`npm install failed with code ${result.status}: check the registry is reachable`);
+  const result = spawnSync("npm", ["install", "--no-audit", "--no-fund", ...agents.map((a) => a.pkg)], {
+    cwd: root,
+    stdio: "inherit",
+  });
+  if (result.status !== 0)
+    throw new Error(`npm install failed with code ${result.status}: check the registry is reachable`);
 }
 
 function withDeadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   return new Promise<T>((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`${what}: no answer within ${ms / 1000} s`)), ms);
-    promise.then((v) => (clearTimeout(timer), ok(v)), (e: unknown) => (clearTimeout(timer), fail(e)));
+    promise.then(
+      (v) => (clearTimeout(timer), ok(v)),
+      (e: unknown) => (clearTimeout(timer), fail(e)),
+    );
   });
 }
 
 const brief = (value: unknown) => JSON.stringify(value).slice(0, 300);
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 6).join("\n    ");
+const messageOf = (error: unknown) =>
+  (error instanceof Error ? error.message : String(error)).split("\n").slice(0, 6).join("\n    ");
 
 async function probe(agent: AgentUnderTest): Promise<string[]> {
   const steps: string[] = [];
@@ -58,21 +66,31 @@ async function probe(agent: AgentUnderTest): Promise<string[]> {
   });
   const updates: string[] = [];
   const client: Client = {
-    requestPermission: (p) => ({ outcome: p.options[0] ? { outcome: "selected", optionId: p.options[0].optionId } : { outcome: "cancelled" } }),
+    requestPermission: (p) => ({
+      outcome: p.options[0] ? { outcome: "selected", optionId: p.options[0].optionId } : { outcome: "cancelled" },
+    }),
     sessionUpdate: (n) => void updates.push(n.update.sessionUpdate),
   };
   const connection = new ClientSideConnection(() => client, launched.stream, { validateOutgoing: true });
   try {
     const init = await initializeWithDeadline(
       connection,
-      { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false }, clientInfo: { name: "acpkit-real-agents", version: "0" } },
+      {
+        protocolVersion: 1,
+        clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: "acpkit-real-agents", version: "0" },
+      },
       launched,
       { timeoutMs: 60_000 },
     );
-    steps.push(`initialize: ok, ${init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""}, protocol v${init.protocolVersion}, auth methods ${brief((init.authMethods ?? []).map((m) => ("id" in m ? m.id : m)))}`);
+    steps.push(
+      `initialize: ok, ${init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""}, protocol v${init.protocolVersion}, auth methods ${brief((init.authMethods ?? []).map((m) => ("id" in m ? m.id : m)))}`,
+    );
     steps.push(`  capabilities ${brief(init.agentCapabilities)}`);
     const session = await withDeadline(connection.newSession({ cwd, mcpServers: [] }), 60_000, "session/new");
-    steps.push(`session/new: ok, ${session.sessionId}${session.modes ? `, modes ${session.modes.availableModes.map((m) => m.id).join("/")}` : ""}${session.configOptions ? `, ${session.configOptions.length} config options` : ""}`);
+    steps.push(
+      `session/new: ok, ${session.sessionId}${session.modes ? `, modes ${session.modes.availableModes.map((m) => m.id).join("/")}` : ""}${session.configOptions ? `, ${session.configOptions.length} config options` : ""}`,
+    );
     const prompt = connection.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "Say hello." }] });
     const outcome = await withDeadline(prompt, 20_000, "session/prompt").then(
       (r) => `stopReason ${r.stopReason}`,

@@ -4,4 +4,8 @@
  * are in `acpkit/node`.
  */
 export * from "./client/toolkit/index.js";
-export { checkProtocolVersion, SPOKEN_PROTOCOL_VERSIONS, type ProtocolVersionVerdict } from "./client/protocol-version.js";
+export {
+  checkProtocolVersion,
+  SPOKEN_PROTOCOL_VERSIONS,
+  type ProtocolVersionVerdict,
+} from "./client/protocol-version.js";

@@ -15,7 +15,13 @@ export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES, type NdJsonStreamOptions } fro
 export { createMemoryPair, type MemoryPairOptions } from "./transports/memory.js";
 export { linkFromStream } from "./transports/stream-link.js";
 export * from "./transports/remote/index.js";
-export { reconnectingStream, ReconnectingLink, type ReconnectEvent, type ReconnectOptions, type ReconnectingStream } from "./client/reconnect/index.js";
+export {
+  reconnectingStream,
+  ReconnectingLink,
+  type ReconnectEvent,
+  type ReconnectOptions,
+  type ReconnectingStream,
+} from "./client/reconnect/index.js";
 
 // The ACP core and the 1.x class API.
 export { AcpConnection, type AcpConnectionOptions } from "./acp/acp-connection.js";

@@ -30,7 +30,9 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !path.includes(`${sep}testing${sep}`) ? [path] : [];
+    return entry.name.endsWith(".ts") && !entry.name.endsWith(".test.ts") && !path.includes(`${sep}testing${sep}`)
+      ? [path]
+      : [];
   });
 }
 
@@ -56,7 +58,8 @@ test("imports flow one way, and only node/, cli/ and apps/ use Node built-ins or
       const where = relative(srcRoot, file);
       if (specifier.startsWith(".")) {
         const target = layerOf(resolve(dirname(file), specifier));
-        if (!(allowed[layer] ?? []).includes(target)) violations.push(`${where} imports ${specifier} (${layer} -> ${target})`);
+        if (!(allowed[layer] ?? []).includes(target))
+          violations.push(`${where} imports ${specifier} (${layer} -> ${target})`);
       } else if (!mayUseNode.has(layer)) {
         violations.push(`${where} imports ${specifier}: ${layer}/ must stay browser-safe and dependency-free`);
       }
@@ -66,7 +69,10 @@ test("imports flow one way, and only node/, cli/ and apps/ use Node built-ins or
 });
 
 test("the layering check itself catches a wrong-way arrow", () => {
-  assert.deepEqual(importsOf('import { x } from "../client/y.js";\nexport * from "./z.js";'), ["../client/y.js", "./z.js"]);
+  assert.deepEqual(importsOf('import { x } from "../client/y.js";\nexport * from "./z.js";'), [
+    "../client/y.js",
+    "./z.js",
+  ]);
   assert.equal(allowed.agent!.includes("client"), false);
   assert.equal(allowed.jsonrpc!.includes("protocol"), false);
 });

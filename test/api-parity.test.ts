@@ -6,7 +6,11 @@ import * as acpkit from "../src/index.js";
 // Every value and type name of every official entry is checked by test/export-parity.test.ts.
 
 test("the method-name constants match the official ones for every method of our schema", () => {
-  for (const [name, table] of [["AGENT_METHODS", acpkit.AGENT_METHODS], ["CLIENT_METHODS", acpkit.CLIENT_METHODS], ["PROTOCOL_METHODS", acpkit.PROTOCOL_METHODS]] as const) {
+  for (const [name, table] of [
+    ["AGENT_METHODS", acpkit.AGENT_METHODS],
+    ["CLIENT_METHODS", acpkit.CLIENT_METHODS],
+    ["PROTOCOL_METHODS", acpkit.PROTOCOL_METHODS],
+  ] as const) {
     const theirs = (official as unknown as Record<string, Record<string, string>>)[name]!;
     for (const [key, method] of Object.entries(table)) assert.equal(theirs[key], method, `${name}.${key}`);
   }
@@ -27,8 +31,15 @@ test("RequestError builds the same errors as the official one", () => {
     ["unsupportedProtocolVersion", [3, [1]]],
   ];
   for (const [factory, args] of cases) {
-    const ours = (acpkit.RequestError as unknown as Record<string, (...a: unknown[]) => acpkit.RequestError>)[factory]!(...args);
-    const theirs = (official.RequestError as unknown as Record<string, (...a: unknown[]) => { code: number; message: string; data?: unknown }>)[factory]!(...args);
+    const ours = (acpkit.RequestError as unknown as Record<string, (...a: unknown[]) => acpkit.RequestError>)[factory]!(
+      ...args,
+    );
+    const theirs = (
+      official.RequestError as unknown as Record<
+        string,
+        (...a: unknown[]) => { code: number; message: string; data?: unknown }
+      >
+    )[factory]!(...args);
     assert.equal(ours.code, theirs.code, factory);
     assert.equal(ours.message, theirs.message, factory);
     assert.deepEqual(ours.data, theirs.data, factory);

@@ -29,13 +29,21 @@ function connect(agentImpl: (conn: AgentSideConnection) => Partial<Agent>, clien
   }, a);
   const updates: SessionNotification[] = [];
   const client = new ClientSideConnection(
-    () => ({ requestPermission: () => ({ outcome: { outcome: "cancelled" } }), sessionUpdate: (n) => void updates.push(n), ...clientImpl }) as Client,
+    () =>
+      ({
+        requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
+        sessionUpdate: (n) => void updates.push(n),
+        ...clientImpl,
+      }) as Client,
     c,
   );
   return { client, agentSide: () => agentSide, updates };
 }
 
-const init = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } };
+const init = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+};
 
 describe("1.x class API", () => {
   test("requests before initialize are served (as in 1.9.0); after it, capabilities are known on both sides", async () => {
@@ -54,7 +62,10 @@ describe("1.x class API", () => {
     const { client, updates } = connect((conn) => ({
       prompt: async (params) => {
         for (let i = 0; i < 200; i++) {
-          void conn.sessionUpdate({ sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i} ` } } });
+          void conn.sessionUpdate({
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${i} ` } },
+          });
         }
         return { stopReason: "end_turn" };
       },
@@ -63,26 +74,42 @@ describe("1.x class API", () => {
     const response = await client.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "go" }] });
     assert.equal(response.stopReason, "end_turn");
     assert.equal(updates.length, 200);
-    assert.deepEqual(updates.map((u) => (u.update as { content: { text: string } }).content.text), Array.from({ length: 200 }, (_, i) => `${i} `));
+    assert.deepEqual(
+      updates.map((u) => (u.update as { content: { text: string } }).content.text),
+      Array.from({ length: 200 }, (_, i) => `${i} `),
+    );
   });
 
   test("optional methods the implementation lacks answer -32601; closeSession of an unknown session counts as done", async () => {
-    const { client } = connect(() => ({ closeSession: () => { throw RequestError.resourceNotFound("session gone"); } }));
+    const { client } = connect(() => ({
+      closeSession: () => {
+        throw RequestError.resourceNotFound("session gone");
+      },
+    }));
     await client.initialize(init);
-    await assert.rejects(client.loadSession({ sessionId: "s1", cwd: "/w", mcpServers: [] }), (e) => e instanceof RequestError && e.code === -32601);
+    await assert.rejects(
+      client.loadSession({ sessionId: "s1", cwd: "/w", mcpServers: [] }),
+      (e) => e instanceof RequestError && e.code === -32601,
+    );
     assert.deepEqual(await client.closeSession({ sessionId: "gone" }), {});
   });
 
   test("extension methods and notifications travel with their full names; named methods never fall into extMethod", async () => {
     const seen: string[] = [];
     const { client, agentSide } = connect(
-      () => ({ extMethod: async (method, params) => ({ method, echo: params }), extNotification: async (method) => void seen.push(method) }),
+      () => ({
+        extMethod: async (method, params) => ({ method, echo: params }),
+        extNotification: async (method) => void seen.push(method),
+      }),
       { extMethod: async (method) => ({ from: "client", method }) },
     );
     await client.initialize(init);
     assert.deepEqual(await client.extMethod("_acme/ping", { n: 1 }), { method: "_acme/ping", echo: { n: 1 } });
     await client.extNotification("_acme/ping_note", {});
-    await assert.rejects(client.setSessionMode({ sessionId: "s1", modeId: "x" }), (e) => e instanceof RequestError && e.code === -32601);
+    await assert.rejects(
+      client.setSessionMode({ sessionId: "s1", modeId: "x" }),
+      (e) => e instanceof RequestError && e.code === -32601,
+    );
     assert.deepEqual(await agentSide().extMethod("_editor/info", {}), { from: "client", method: "_editor/info" });
     await new Promise((r) => setTimeout(r, 5));
     assert.deepEqual(seen, ["_acme/ping_note"]);
@@ -105,7 +132,10 @@ describe("1.x class API", () => {
     assert.deepEqual(await terminal.waitForExit(), { exitCode: 0 });
     await terminal.kill();
     await terminal.release();
-    assert.deepEqual(calls.map(([name]) => name), ["create", "output", "wait", "kill", "release"]);
+    assert.deepEqual(
+      calls.map(([name]) => name),
+      ["create", "output", "wait", "kill", "release"],
+    );
     assert.ok(calls.slice(1).every(([, p]) => (p as { sessionId: string; terminalId: string }).terminalId === "t1"));
   });
 
@@ -132,12 +162,19 @@ describe("1.x class API", () => {
       }),
       a,
     );
-    const client = new unstable.ClientSideConnection(() => ({ requestPermission: () => ({ outcome: { outcome: "cancelled" } }), sessionUpdate: () => {} }), c, {
-      logger: unstable.silentLogger, // the invalid fork below is reported when sent; the agent refuses it
-    });
+    const client = new unstable.ClientSideConnection(
+      () => ({ requestPermission: () => ({ outcome: { outcome: "cancelled" } }), sessionUpdate: () => {} }),
+      c,
+      {
+        logger: unstable.silentLogger, // the invalid fork below is reported when sent; the agent refuses it
+      },
+    );
     await client.initialize(init);
     const fork = await client.unstable_forkSession({ sessionId: "s1", cwd: "/w", mcpServers: [] });
     assert.equal(fork.sessionId, "s1-fork");
-    await assert.rejects(client.unstable_forkSession({ sessionId: "s1" } as never), (e) => e instanceof RequestError && e.code === -32602 && /cwd/.test(e.message));
+    await assert.rejects(
+      client.unstable_forkSession({ sessionId: "s1" } as never),
+      (e) => e instanceof RequestError && e.code === -32602 && /cwd/.test(e.message),
+    );
   });
 });

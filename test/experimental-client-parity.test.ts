@@ -11,12 +11,18 @@ import * as http from "../src/experimental/http-client.js";
 import * as ws from "../src/experimental/ws-client.js";
 
 test("experimental/http-client exports every value the official entry does", () => {
-  assert.deepEqual(Object.keys(officialHttp).filter((name) => !(name in http)), []);
+  assert.deepEqual(
+    Object.keys(officialHttp).filter((name) => !(name in http)),
+    [],
+  );
   assert.equal(http.DEFAULT_MAX_MESSAGE_BYTES, officialHttp.DEFAULT_MAX_MESSAGE_BYTES);
 });
 
 test("experimental/ws-client exports every value the official entry does", () => {
-  assert.deepEqual(Object.keys(officialWs).filter((name) => !(name in ws)), []);
+  assert.deepEqual(
+    Object.keys(officialWs).filter((name) => !(name in ws)),
+    [],
+  );
 });
 
 test("the stores are interchangeable: each takes and gives back cookies the same way", () => {
@@ -30,14 +36,28 @@ test("the stores are interchangeable: each takes and gives back cookies the same
 });
 
 // Compile-time: options and types written for the official entries are accepted by acpkit's.
-const officialHttpOptions: officialHttp.HttpStreamOptions = { headers: { a: "b" }, cookies: "omit", maxMessageBytes: 10, cookieStore: new officialHttp.MemoryAcpCookieStore(), fetch: globalThis.fetch };
-const officialWsOptions: officialWs.WebSocketStreamOptions = { protocols: ["acp"], headers: { a: "b" }, cookies: "include", cookieStore: new officialWs.MemoryAcpCookieStore(), WebSocket: undefined as unknown as officialWs.WebSocketConstructor };
+const officialHttpOptions: officialHttp.HttpStreamOptions = {
+  headers: { a: "b" },
+  cookies: "omit",
+  maxMessageBytes: 10,
+  cookieStore: new officialHttp.MemoryAcpCookieStore(),
+  fetch: globalThis.fetch,
+};
+const officialWsOptions: officialWs.WebSocketStreamOptions = {
+  protocols: ["acp"],
+  headers: { a: "b" },
+  cookies: "include",
+  cookieStore: new officialWs.MemoryAcpCookieStore(),
+  WebSocket: undefined as unknown as officialWs.WebSocketConstructor,
+};
 export const typeChecks = [
   ((): http.HttpStreamOptions => officialHttpOptions)(),
   ((): ws.WebSocketStreamOptions => officialWsOptions)(),
   ((store: officialHttp.AcpCookieStore): http.AcpCookieStore => store)(new officialHttp.MemoryAcpCookieStore()),
   ((ctor: officialWs.WebSocketConstructor | undefined): ws.WebSocketConstructor | undefined => ctor)(undefined),
   ((socket: officialWs.WebSocketLike | undefined): ws.WebSocketLike | undefined => socket)(undefined),
-  ((create: typeof http.createHttpStream) => create as (url: string, options?: officialHttp.HttpStreamOptions) => unknown)(http.createHttpStream),
-  ((create: typeof ws.createWebSocketStream) => create as (url: string, options?: officialWs.WebSocketStreamOptions) => unknown)(ws.createWebSocketStream),
+  ((create: typeof http.createHttpStream) =>
+    create as (url: string, options?: officialHttp.HttpStreamOptions) => unknown)(http.createHttpStream),
+  ((create: typeof ws.createWebSocketStream) =>
+    create as (url: string, options?: officialWs.WebSocketStreamOptions) => unknown)(ws.createWebSocketStream),
 ];

@@ -58,7 +58,8 @@ const ABSENT_BY_DESIGN: Readonly<Record<string, { names: readonly string[]; reas
       "and two definitions the current v2 schema no longer has; acpkit's v2 entry follows the current draft, as 2.4.0 does",
   },
 };
-const absentByDesign = (label: string, subpath: string): ReadonlySet<string> => new Set(ABSENT_BY_DESIGN[`${label} ${subpath}`]?.names ?? []);
+const absentByDesign = (label: string, subpath: string): ReadonlySet<string> =>
+  new Set(ABSENT_BY_DESIGN[`${label} ${subpath}`]?.names ?? []);
 
 const ours = readPackage(repoRoot);
 const officialDir = (name: string) => join(repoRoot, "node_modules", name);
@@ -96,7 +97,12 @@ function exportedValueNames(dts: string): string[] {
   const module = checker.getSymbolAtLocation(program.getSourceFile(dts)!)!;
   return checker
     .getExportsOfModule(module)
-    .filter((symbol) => ((symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol).flags & ts.SymbolFlags.Value) !== 0)
+    .filter(
+      (symbol) =>
+        ((symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol).flags &
+          ts.SymbolFlags.Value) !==
+        0,
+    )
     .map((symbol) => symbol.name);
 }
 
@@ -105,7 +111,8 @@ async function importOfficial(specifier: string): Promise<Record<string, unknown
   try {
     return (await import(specifier)) as Record<string, unknown>;
   } catch (error) {
-    if ((error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && !String(error).includes(specifier)) return undefined;
+    if ((error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && !String(error).includes(specifier))
+      return undefined;
     throw error;
   }
 }
@@ -149,12 +156,23 @@ for (const { label, name } of OFFICIAL) {
       const mine = (await import(asSpecifier(subpath))) as Record<string, unknown>;
       // An entry whose optional peer is absent here (2.4.0's mcp-server needs `@modelcontextprotocol/server`) is
       // compared by the value names its declarations export.
-      const all = theirs ? Object.keys(theirs) : exportedValueNames(typesOf(officialDir(name), official.exports[subpath]!));
+      const all = theirs
+        ? Object.keys(theirs)
+        : exportedValueNames(typesOf(officialDir(name), official.exports[subpath]!));
       const absent = absentByDesign(label, subpath);
       const names = all.filter((n) => !absent.has(n));
-      assert.deepEqual(names.filter((n) => !(n in mine)), [], "missing values");
-      assert.deepEqual(all.filter((n) => absent.has(n) && n in mine), [], "exported now: remove them from ABSENT_BY_DESIGN");
-      for (const n of names) if (theirs) assert.equal(typeof mine[n], typeof theirs[n], `${n} is a ${typeof theirs[n]} in both`);
+      assert.deepEqual(
+        names.filter((n) => !(n in mine)),
+        [],
+        "missing values",
+      );
+      assert.deepEqual(
+        all.filter((n) => absent.has(n) && n in mine),
+        [],
+        "exported now: remove them from ABSENT_BY_DESIGN",
+      );
+      for (const n of names)
+        if (theirs) assert.equal(typeof mine[n], typeof theirs[n], `${n} is a ${typeof theirs[n]} in both`);
     });
   }
 }
@@ -172,7 +190,9 @@ test("every name (value or type) of every official entry compiles as an import f
       const names = exportedNames(typesOf(dir, official.exports[subpath]!)).filter((n) => !absent.has(n));
       counts.push(`${label} ${subpath}: ${names.length}`);
       const k = i++;
-      lines.push(`import type { ${names.map((n) => `${n} as e${k}_${n}`).join(", ")} } from ${JSON.stringify(asSpecifier(subpath))};`);
+      lines.push(
+        `import type { ${names.map((n) => `${n} as e${k}_${n}`).join(", ")} } from ${JSON.stringify(asSpecifier(subpath))};`,
+      );
     }
   }
   assert.deepEqual(compile(lines.join("\n") + "\nexport {};\n"), [], counts.join(", "));
@@ -188,7 +208,11 @@ test("every official schema JSON subpath resolves in acpkit to a schema of the s
       const missing = Object.keys(theirs.$defs ?? {}).filter((def) => !(def in mine.$defs!));
       // 2.4.0 ships the very schema we vendored; 1.9.0's older one may have definitions renamed since.
       if (label === "2.4.0") assert.deepEqual(mine, theirs, `${subpath} is the schema 2.4.0 ships`);
-      else assert.ok(missing.length < Object.keys(theirs.$defs ?? {}).length / 4, `${subpath}: ${label} definitions missing here: ${missing.join(", ")}`);
+      else
+        assert.ok(
+          missing.length < Object.keys(theirs.$defs ?? {}).length / 4,
+          `${subpath}: ${label} definitions missing here: ${missing.join(", ")}`,
+        );
     }
   }
 });

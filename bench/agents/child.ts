@@ -70,7 +70,12 @@ export function runChild(serve: (observer: TurnObserver) => Promise<void> | void
     if (exiting) return;
     exiting = true;
     observer.sampler.sample();
-    report({ type: "exit", maxRss: maxRssBytes(), sampledPeakRss: observer.sampler.lifetimePeak, samples: observer.sampler.samples });
+    report({
+      type: "exit",
+      maxRss: maxRssBytes(),
+      sampledPeakRss: observer.sampler.lifetimePeak,
+      samples: observer.sampler.samples,
+    });
     process.exit(code);
   };
   const fail = (error: unknown) => {

@@ -29,4 +29,3 @@ export const acpkitNodeImpl = sdkImpl({
     return { agentStream: () => node.stdioStream(), clientStream: (child) => node.childProcessStream(child) };
   },
 });
-

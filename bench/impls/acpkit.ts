@@ -20,10 +20,15 @@ async function acpkitRemote(): Promise<RemoteKit> {
     createHttpStream(url: string): SdkStream;
     createWebSocketStream(url: string, options: { WebSocket: unknown }): SdkStream;
   };
-  const { listenAcp } = (await import(NODE)) as { listenAcp(options: Record<string, unknown>): Promise<{ url: string }> };
+  const { listenAcp } = (await import(NODE)) as {
+    listenAcp(options: Record<string, unknown>): Promise<{ url: string }>;
+  };
   return {
     listen: async (app) => (await listenAcp({ agent: app, insecureNoToken: true })).url,
-    stream: (url, profile) => (profile === "http" ? acp.createHttpStream(url) : acp.createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket })),
+    stream: (url, profile) =>
+      profile === "http"
+        ? acp.createHttpStream(url)
+        : acp.createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket }),
   };
 }
 
@@ -36,7 +41,9 @@ function entryFromEnv(): string | undefined {
 /** acpkit's `createMemoryPair()` may return a tuple or an object of two streams; accept both. */
 function asPair(pair: unknown): [SdkStream, SdkStream] {
   const values = Array.isArray(pair) ? pair : Object.values(pair as Record<string, unknown>);
-  const streams = values.filter((v): v is SdkStream => typeof v === "object" && v !== null && "readable" in v && "writable" in v);
+  const streams = values.filter(
+    (v): v is SdkStream => typeof v === "object" && v !== null && "readable" in v && "writable" in v,
+  );
   if (streams.length < 2) throw new Error("createMemoryPair() did not return two streams");
   return [streams[0]!, streams[1]!];
 }

@@ -11,7 +11,8 @@ import { sdkImpl, transformStreamPair, type RemoteKit, type SdkStream } from "./
 
 async function officialRemote(): Promise<RemoteKit> {
   const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
-  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = await import("@agentclientprotocol/sdk/experimental/node");
+  const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } =
+    await import("@agentclientprotocol/sdk/experimental/node");
   const { createHttpStream } = await import("@agentclientprotocol/sdk/experimental/http-client");
   const { createWebSocketStream } = await import("@agentclientprotocol/sdk/experimental/ws-client");
   return {
@@ -24,7 +25,9 @@ async function officialRemote(): Promise<RemoteKit> {
       return `http://127.0.0.1:${(server.address() as AddressInfo).port}/acp`;
     },
     stream: (url, profile) =>
-      (profile === "http" ? createHttpStream(url) : createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket: WebSocket as never })) as SdkStream,
+      (profile === "http"
+        ? createHttpStream(url)
+        : createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket: WebSocket as never })) as SdkStream,
   };
 }
 
@@ -33,6 +36,7 @@ export const officialImpl = sdkImpl({
   load: () => import("@agentclientprotocol/sdk"),
   // The same pair of TransformStreams the SDK builds for `client().connect(agentApp)`.
   memoryPair: async () => transformStreamPair(),
-  memoryNote: "agent().connect / client().connect over a pair of TransformStreams (what client().connect(agentApp) does)",
+  memoryNote:
+    "agent().connect / client().connect over a pair of TransformStreams (what client().connect(agentApp) does)",
   remote: officialRemote,
 });

@@ -82,12 +82,20 @@ function buildClient(acp: SdkModule, hooks: ClientHooks): Official.ClientApp {
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => ({ content: hooks.readTextFile(params.path) }));
 }
 
-async function handshake(acp: SdkModule, connection: Official.ClientConnection, onClose: () => void): Promise<BenchClient> {
+async function handshake(
+  acp: SdkModule,
+  connection: Official.ClientConnection,
+  onClose: () => void,
+): Promise<BenchClient> {
   const agent = connection.agent;
   await agent.request(acp.methods.agent.initialize, INITIALIZE_PARAMS as Official.InitializeRequest);
-  const { sessionId } = await agent.request(acp.methods.agent.session.new, NEW_SESSION_PARAMS as Official.NewSessionRequest);
+  const { sessionId } = await agent.request(
+    acp.methods.agent.session.new,
+    NEW_SESSION_PARAMS as Official.NewSessionRequest,
+  );
   return {
-    prompt: (cmd) => agent.request(acp.methods.agent.session.prompt, promptParams(sessionId, cmd) as Official.PromptRequest),
+    prompt: (cmd) =>
+      agent.request(acp.methods.agent.session.prompt, promptParams(sessionId, cmd) as Official.PromptRequest),
     close: () => {
       connection.close();
       onClose();

@@ -96,14 +96,28 @@ export function generateAll(repoRoot: string): Outputs {
   const kept = loadSchema(repoRoot, NES_SCHEMA_FILE);
   const keptMeta = loadJson<Meta>(repoRoot, "schema/v1/meta.unstable.json");
   const nes = nesSubset(kept);
-  outputs.set("types.nes.ts", emitTypes(nes, "TypeScript types of Next Edit Suggestions and document sync (experimental)."));
+  outputs.set(
+    "types.nes.ts",
+    emitTypes(nes, "TypeScript types of Next Edit Suggestions and document sync (experimental)."),
+  );
   const nesSpecs = nesMethods(kept, keptMeta.value, stableMeta, usedGates);
-  outputs.set("methods.nes.ts", emitMethods(nesSpecs, keptMeta.value, [kept, { file: "schema/v1/meta.unstable.json", sha256: keptMeta.sha256 }], "./types.nes.js"));
+  outputs.set(
+    "methods.nes.ts",
+    emitMethods(
+      nesSpecs,
+      keptMeta.value,
+      [kept, { file: "schema/v1/meta.unstable.json", sha256: keptMeta.sha256 }],
+      "./types.nes.js",
+    ),
+  );
   outputs.set("validators.nes.ts", emitValidators(nes, "nesSchemas", "NesSchemas", ".nes").code);
   const unused = [
     ...Object.keys(CAPABILITY_GATES).filter((m) => !usedGates.has(m)),
-    ...Object.keys(V2_CAPABILITY_GATES).filter((m) => !usedV2Gates.has(m)).map((m) => `${m} (v2)`),
+    ...Object.keys(V2_CAPABILITY_GATES)
+      .filter((m) => !usedV2Gates.has(m))
+      .map((m) => `${m} (v2)`),
   ];
-  if (unused.length) throw new Error(`scripts/generate/capabilities.ts names methods no schema has: ${unused.join(", ")}`);
+  if (unused.length)
+    throw new Error(`scripts/generate/capabilities.ts names methods no schema has: ${unused.join(", ")}`);
   return outputs;
 }

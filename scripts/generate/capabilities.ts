@@ -17,10 +17,16 @@ export interface CapabilityGate {
 const agent = (path: string[], source: string): CapabilityGate => ({ advertisedBy: "agent", path, source });
 const client = (path: string[], source: string): CapabilityGate => ({ advertisedBy: "client", path, source });
 
-const terminal = client(["terminal"], "ClientCapabilities.terminal: whether the client supports all terminal/* methods");
+const terminal = client(
+  ["terminal"],
+  "ClientCapabilities.terminal: whether the client supports all terminal/* methods",
+);
 const nes = agent(["nes"], "AgentCapabilities.nes: omitted or null means no support for NES methods");
 const providers = agent(["providers"], "AgentCapabilities.providers: {} means the agent supports provider methods");
-const archive = agent(["sessionCapabilities", "archive"], "ArchiveSessionRequest / UnarchiveSessionRequest: `sessionCapabilities.archive`");
+const archive = agent(
+  ["sessionCapabilities", "archive"],
+  "ArchiveSessionRequest / UnarchiveSessionRequest: `sessionCapabilities.archive`",
+);
 const mcpOverAcp = agent(
   ["mcpCapabilities", "acp"],
   "McpCapabilities.acp: agent supports McpServer::Acp, whose traffic is mcp/message both ways",
@@ -35,13 +41,19 @@ export const CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
   "session/resume": agent(["sessionCapabilities", "resume"], "ResumeSessionRequest: `sessionCapabilities.resume`"),
   "session/close": agent(["sessionCapabilities", "close"], "CloseSessionRequest: `sessionCapabilities.close`"),
   // The request's description still says `session.fork`; the capability lives at sessionCapabilities.fork.
-  "session/fork": agent(["sessionCapabilities", "fork"], "SessionCapabilities.fork: whether the agent supports session/fork"),
+  "session/fork": agent(
+    ["sessionCapabilities", "fork"],
+    "SessionCapabilities.fork: whether the agent supports session/fork",
+  ),
   "session/archive": archive,
   "session/unarchive": archive,
   "session/status": agent(["sessionCapabilities", "status"], "SessionStatusRequest: `sessionCapabilities.status`"),
   "session/set_title": agent(["sessionCapabilities", "title"], "SetSessionTitleRequest: `sessionCapabilities.title`"),
   logout: agent(["auth", "logout"], "AgentAuthCapabilities.logout: whether the agent supports the logout method"),
-  "auth/status": agent(["auth", "status"], "AgentAuthCapabilities.status: whether the agent supports the auth/status method"),
+  "auth/status": agent(
+    ["auth", "status"],
+    "AgentAuthCapabilities.status: whether the agent supports the auth/status method",
+  ),
   "fs/read_text_file": client(["fs", "readTextFile"], "ReadTextFileRequest: `fs.readTextFile`"),
   "fs/write_text_file": client(["fs", "writeTextFile"], "WriteTextFileRequest: `fs.writeTextFile`"),
   "terminal/create": terminal,
@@ -79,9 +91,15 @@ export const CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
  * `auth/login` and `auth/logout` are gated by a non-empty `authMethods`, not by a capability, so they are not here.
  * Paths start inside the v2 `AgentCapabilities` / `ClientCapabilities` (sent as `capabilities` by both sides).
  */
-const v2Archive = agent(["session", "archive"], "v2 SessionCapabilities.archive: session/archive and session/unarchive");
+const v2Archive = agent(
+  ["session", "archive"],
+  "v2 SessionCapabilities.archive: session/archive and session/unarchive",
+);
 const v2Providers = agent(["providers"], "v2 AgentCapabilities.providers: provider methods");
-const v2Session = agent(["session"], "v2 AgentCapabilities.session: advertising it requires the baseline session methods; omitted means no session support");
+const v2Session = agent(
+  ["session"],
+  "v2 AgentCapabilities.session: advertising it requires the baseline session methods; omitted means no session support",
+);
 export const V2_CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
   "session/new": v2Session,
   "session/list": v2Session,
@@ -99,7 +117,16 @@ export const V2_CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
   "providers/list": v2Providers,
   "providers/set": v2Providers,
   "providers/disable": v2Providers,
-  "mcp/message": agent(["session", "mcp", "acp"], "v2 McpCapabilities.acp: McpServer of type acp, traffic as mcp/message"),
-  "elicitation/create": client(["elicitation"], "v2 ClientCapabilities.elicitation: omitted or null means no elicitation"),
-  "elicitation/complete": client(["elicitation", "url"], "v2 ElicitationCapabilities.url: URL-based elicitation completes"),
+  "mcp/message": agent(
+    ["session", "mcp", "acp"],
+    "v2 McpCapabilities.acp: McpServer of type acp, traffic as mcp/message",
+  ),
+  "elicitation/create": client(
+    ["elicitation"],
+    "v2 ClientCapabilities.elicitation: omitted or null means no elicitation",
+  ),
+  "elicitation/complete": client(
+    ["elicitation", "url"],
+    "v2 ElicitationCapabilities.url: URL-based elicitation completes",
+  ),
 };

@@ -16,11 +16,31 @@ export function emitMethods(specs: MethodSpec[], meta: Meta, sources: SourceInfo
   out.push("]);", "");
 
   const maps: Array<[string, string, (s: MethodSpec) => boolean]> = [
-    ["AgentRequestMap", "Requests the agent handles (sent by the client).", (s) => s.kind === "request" && handles(s, "agent")],
-    ["AgentNotificationMap", "Notifications the agent handles (sent by the client).", (s) => s.kind === "notification" && handles(s, "agent")],
-    ["ClientRequestMap", "Requests the client handles (sent by the agent).", (s) => s.kind === "request" && handles(s, "client")],
-    ["ClientNotificationMap", "Notifications the client handles (sent by the agent).", (s) => s.kind === "notification" && handles(s, "client")],
-    ["ProtocolNotificationMap", "Protocol-level notifications either side handles.", (s) => s.kind === "notification" && s.handledBy === "protocol"],
+    [
+      "AgentRequestMap",
+      "Requests the agent handles (sent by the client).",
+      (s) => s.kind === "request" && handles(s, "agent"),
+    ],
+    [
+      "AgentNotificationMap",
+      "Notifications the agent handles (sent by the client).",
+      (s) => s.kind === "notification" && handles(s, "agent"),
+    ],
+    [
+      "ClientRequestMap",
+      "Requests the client handles (sent by the agent).",
+      (s) => s.kind === "request" && handles(s, "client"),
+    ],
+    [
+      "ClientNotificationMap",
+      "Notifications the client handles (sent by the agent).",
+      (s) => s.kind === "notification" && handles(s, "client"),
+    ],
+    [
+      "ProtocolNotificationMap",
+      "Protocol-level notifications either side handles.",
+      (s) => s.kind === "notification" && s.handledBy === "protocol",
+    ],
   ];
   for (const [name, doc, pick] of maps) {
     out.push(`/** ${doc} */`, `export interface ${name} {`);
@@ -35,16 +55,37 @@ export function emitMethods(specs: MethodSpec[], meta: Meta, sources: SourceInfo
   if (proxy.length) {
     for (const kind of ["request", "notification"] as const) {
       const name = kind === "request" ? "ProxyRequestMap" : "ProxyNotificationMap";
-      out.push(`/** ${kind === "request" ? "Requests" : "Notifications"} exchanged between a conductor and its proxies (\`proxy/*\`). */`);
+      out.push(
+        `/** ${kind === "request" ? "Requests" : "Notifications"} exchanged between a conductor and its proxies (\`proxy/*\`). */`,
+      );
       out.push(`export interface ${name} {`);
-      for (const s of proxy.filter((p) => p.kind === kind)) out.push(`  ${literal(s.method)}: { params: T.${s.params};${s.result ? ` result: T.${s.result};` : ""} };`);
+      for (const s of proxy.filter((p) => p.kind === kind))
+        out.push(`  ${literal(s.method)}: { params: T.${s.params};${s.result ? ` result: T.${s.result};` : ""} };`);
       out.push("}", "");
     }
   }
 
-  out.push(...constant("AGENT_METHODS", "Methods the agent handles, by key.", keyed(specs, (s) => handles(s, "agent"))));
-  out.push(...constant("CLIENT_METHODS", "Methods the client handles, by key.", keyed(specs, (s) => handles(s, "client"))));
-  out.push(...constant("PROTOCOL_METHODS", "Protocol-level methods either side handles.", keyed(specs, (s) => s.handledBy === "protocol")));
+  out.push(
+    ...constant(
+      "AGENT_METHODS",
+      "Methods the agent handles, by key.",
+      keyed(specs, (s) => handles(s, "agent")),
+    ),
+  );
+  out.push(
+    ...constant(
+      "CLIENT_METHODS",
+      "Methods the client handles, by key.",
+      keyed(specs, (s) => handles(s, "client")),
+    ),
+  );
+  out.push(
+    ...constant(
+      "PROTOCOL_METHODS",
+      "Protocol-level methods either side handles.",
+      keyed(specs, (s) => s.handledBy === "protocol"),
+    ),
+  );
   if (proxy.length) {
     out.push(
       ...constant(

@@ -73,7 +73,8 @@ export function deriveMethods(
   // Stable: listed by the stable meta.json, or (when given) defined by the stable schema, which may be newer than
   // its meta.json (v2's tool_call/cancel and terminal/cancel).
   const stableNames = new Set(allMethods(stableMeta).map(([, m]) => m));
-  if (stableSchema) for (const def of Object.values(stableSchema.defs)) if (def["x-method"]) stableNames.add(def["x-method"]);
+  if (stableSchema)
+    for (const def of Object.values(stableSchema.defs)) if (def["x-method"]) stableNames.add(def["x-method"]);
   const keys = new Map<string, string>();
   for (const [key, method] of allMethods(meta)) if (!keys.has(method)) keys.set(method, key);
   const order = [...keys.keys()].filter((m) => byMethod.has(m));
@@ -86,7 +87,14 @@ export function deriveMethods(
       const params = slot[kind];
       if (!params) continue;
       const handledBy = side(schema.defs[params]!, params);
-      const spec: MethodSpec = { method, key, handledBy, kind, params, stability: stableNames.has(method) ? "stable" : "unstable" };
+      const spec: MethodSpec = {
+        method,
+        key,
+        handledBy,
+        kind,
+        params,
+        stability: stableNames.has(method) ? "stable" : "unstable",
+      };
       if (kind === "request") {
         if (!slot.response) throw new Error(`${schema.file}: request ${method} has no response def`);
         if (side(schema.defs[slot.response]!, slot.response) !== handledBy) {

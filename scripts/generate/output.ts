@@ -36,11 +36,13 @@ export function checkOutputs(dir: string, outputs: Outputs): string[] {
       continue;
     }
     const actual = readFileSync(path, "utf8");
-    if (actual !== content) problems.push(`${path}: differs from the generator's output at line ${firstDiffLine(actual, content)}`);
+    if (actual !== content)
+      problems.push(`${path}: differs from the generator's output at line ${firstDiffLine(actual, content)}`);
   }
   if (existsSync(dir)) {
     for (const name of readdirSync(dir)) {
-      if (!outputs.has(name) && name.endsWith(".ts")) problems.push(`${join(dir, name)}: not produced by the generator`);
+      if (!outputs.has(name) && name.endsWith(".ts"))
+        problems.push(`${join(dir, name)}: not produced by the generator`);
     }
   }
   return problems;

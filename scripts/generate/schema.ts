@@ -50,16 +50,55 @@ export interface LoadedSchema {
 
 /** Keywords that change what a value may be. Each one is compiled by the validator emitter. */
 const ASSERTION_KEYWORDS = new Set([
-  "$ref", "type", "properties", "required", "additionalProperties", "unevaluatedProperties", "items", "allOf", "anyOf",
-  "oneOf", "not", "const", "enum", "format", "minimum", "maximum", "minLength", "maxLength", "pattern", "minItems",
+  "$ref",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "unevaluatedProperties",
+  "items",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "not",
+  "const",
+  "enum",
+  "format",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minItems",
   "maxItems",
 ]);
 /** Keywords that annotate: documentation, leniency hints, method names, defaults. */
 const ANNOTATION_KEYWORDS = new Set([
-  "$schema", "$defs", "title", "description", "default", "discriminator", "x-side", "x-method", "contentEncoding",
-  "x-deserialize-default-on-error", "x-deserialize-default-on-null", "x-deserialize-skip-invalid-items", "x-docs-ignore",
+  "$schema",
+  "$defs",
+  "title",
+  "description",
+  "default",
+  "discriminator",
+  "x-side",
+  "x-method",
+  "contentEncoding",
+  "x-deserialize-default-on-error",
+  "x-deserialize-default-on-null",
+  "x-deserialize-skip-invalid-items",
+  "x-docs-ignore",
 ]);
-export const SUPPORTED_FORMATS = new Set(["int64", "int32", "uint16", "uint32", "uint64", "double", "uri", "regex", "date-time"]);
+export const SUPPORTED_FORMATS = new Set([
+  "int64",
+  "int32",
+  "uint16",
+  "uint32",
+  "uint64",
+  "double",
+  "uri",
+  "regex",
+  "date-time",
+]);
 const SCHEMA_VALUED = new Set(["additionalProperties", "unevaluatedProperties", "items", "not"]);
 const SCHEMA_LIST_VALUED = new Set(["allOf", "anyOf", "oneOf"]);
 
@@ -88,7 +127,8 @@ export function auditKeywords(node: Schema, where: string, isProperty = false): 
     }
     if (key === "$defs" || key === "properties") {
       const props = key === "properties";
-      for (const [name, sub] of Object.entries(value as Record<string, Schema>)) auditKeywords(sub, `${at}/${name}`, props);
+      for (const [name, sub] of Object.entries(value as Record<string, Schema>))
+        auditKeywords(sub, `${at}/${name}`, props);
     } else if (SCHEMA_LIST_VALUED.has(key)) {
       (value as Schema[]).forEach((sub, i) => auditKeywords(sub, `${at}/${i}`));
     } else if (SCHEMA_VALUED.has(key) && typeof value === "object" && value !== null) {
@@ -98,7 +138,10 @@ export function auditKeywords(node: Schema, where: string, isProperty = false): 
   if (node["x-deserialize-default-on-error"] && !isProperty) {
     throw new Error(`x-deserialize-default-on-error outside an object property at ${where}`);
   }
-  if (node["x-deserialize-default-on-null"] && (!isProperty || !["array", "object"].some((t) => typeList(node).includes(t)))) {
+  if (
+    node["x-deserialize-default-on-null"] &&
+    (!isProperty || !["array", "object"].some((t) => typeList(node).includes(t)))
+  ) {
     throw new Error(`x-deserialize-default-on-null outside an array or object property at ${where}`);
   }
   if (node["x-deserialize-skip-invalid-items"] && !typeList(node).includes("array")) {

@@ -74,7 +74,9 @@ function objectLiteral(s: Schema, indent: string, prefix: string): string {
   const lines: string[] = [];
   for (const [key, prop] of Object.entries(s.properties ?? {})) {
     const optional = required.has(key) ? "" : "?";
-    lines.push(`${docComment(prop.description, inner)}${inner}${propKey(key)}${optional}: ${typeExpr(prop, inner, prefix)};`);
+    lines.push(
+      `${docComment(prop.description, inner)}${inner}${propKey(key)}${optional}: ${typeExpr(prop, inner, prefix)};`,
+    );
   }
   const extra = s.additionalProperties ?? s.unevaluatedProperties;
   if (typeof extra === "object") {

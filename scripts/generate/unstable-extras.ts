@@ -15,7 +15,10 @@ export function emitUnstableExtras(repoRoot: string): string {
   const guards = extensibleUnionNames(unstable).filter((name) => only.includes(name));
   const types = only.filter((name) => !guards.includes(name));
   const out = [
-    header([stable, unstable], "Unstable-only names, re-exported by the stable entry (as the official 1.9.0 root did)."),
+    header(
+      [stable, unstable],
+      "Unstable-only names, re-exported by the stable entry (as the official 1.9.0 root did).",
+    ),
     "export type {",
     ...types.map((name) => `  ${name},`),
     '} from "./types.unstable.js";',
@@ -34,7 +37,10 @@ export function emitV2UnstableExtras(repoRoot: string): string {
   const unstable = loadSchema(repoRoot, "schema/v2/schema.unstable.json");
   const only = Object.keys(unstable.defs).filter((name) => !(name in stable.defs));
   return [
-    header([stable, unstable], "Names only v2's unstable schema has, re-exported as types by the v2 entry (as the official 1.9.0's v2 entry did)."),
+    header(
+      [stable, unstable],
+      "Names only v2's unstable schema has, re-exported as types by the v2 entry (as the official 1.9.0's v2 entry did).",
+    ),
     "export type {",
     ...only.map((name) => `  ${name},`),
     '} from "./types.v2.unstable.js";',

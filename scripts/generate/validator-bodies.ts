@@ -11,7 +11,8 @@ import { unionCode } from "./validator-union.js";
 
 export function compositeBody(c: Compiler, s: Schema, where: string): string {
   const types = typeList(s);
-  for (const t of types) if (t !== "object" && t !== "null") throw new Error(`${where}: cannot mix type ${t} with object keywords`);
+  for (const t of types)
+    if (t !== "object" && t !== "null") throw new Error(`${where}: cannot mix type ${t} with object keywords`);
   if (s.unevaluatedProperties !== undefined && s.unevaluatedProperties !== true) {
     throw new Error(`${where}: only "unevaluatedProperties: true" is supported`);
   }
@@ -25,7 +26,8 @@ export function compositeBody(c: Compiler, s: Schema, where: string): string {
   const props = Object.entries(s.properties ?? {});
   if (props.length) lines.push("  let x: any;");
   const required = new Set(s.required ?? []);
-  for (const [key, prop] of props) lines.push(...propertyCode(c, key, prop, required.has(key), `${where}/properties/${key}`));
+  for (const [key, prop] of props)
+    lines.push(...propertyCode(c, key, prop, required.has(key), `${where}/properties/${key}`));
   for (const key of required) {
     if (s.properties?.[key]) continue;
     lines.push(`  if (${access("v", key)} === undefined && M(m, s, "a value", ${literal(key)})) return false;`);
@@ -58,17 +60,22 @@ function propertyCode(c: Compiler, key: string, prop: Schema, required: boolean,
   const lines = [`  x = ${acc};`];
   // `x-deserialize-default-on-null` (serde_with's DefaultOnNull): lenient modes read an explicit null as the empty
   // value (PARSE writes it); strict modes check null like any other value, so what we send stays exact.
-  const onNull = prop["x-deserialize-default-on-null"] === true ? `  if (x === null && m < 2) { if (m === 0) ${acc} = ${emptyOf(prop)}; } else ` : "";
+  const onNull =
+    prop["x-deserialize-default-on-null"] === true
+      ? `  if (x === null && m < 2) { if (m === 0) ${acc} = ${emptyOf(prop)}; } else `
+      : "";
   const fail = doe ? `{ if (R(m, s, ${k})) return false; if (m === 0) ${repair(prop, acc, required, where)}; }` : "";
   if (missing) {
     lines.push(`${onNull || "  "}if (x === undefined) ${missing}`);
-    lines.push(doe ? `  else if (!${node.call("x")}) ${fail}` : `  else if (!${node.call("x")} && X(m, s, ${k})) return false;`);
+    lines.push(
+      doe ? `  else if (!${node.call("x")}) ${fail}` : `  else if (!${node.call("x")} && X(m, s, ${k})) return false;`,
+    );
   } else {
     lines.push(
       (onNull || "  ") +
-      (doe
-        ? `if (x !== undefined && !${node.call("x")}) ${fail}`
-        : `if (x !== undefined && !${node.call("x")} && X(m, s, ${k})) return false;`),
+        (doe
+          ? `if (x !== undefined && !${node.call("x")}) ${fail}`
+          : `if (x !== undefined && !${node.call("x")} && X(m, s, ${k})) return false;`),
     );
   }
   return lines;
@@ -100,17 +107,22 @@ function additionalCode(c: Compiler, s: Schema, where: string): string[] {
   const known = Object.keys(s.properties ?? {});
   const skipKnown = known.length ? `if (${known.map((k) => `k === ${literal(k)}`).join(" || ")}) continue; ` : "";
   if (ap === false) {
-    return [`  for (const k of Object.keys(v)) { ${skipKnown}K("no additional property", v[k], k); if (Y(m, s)) return false; }`];
+    return [
+      `  for (const k of Object.keys(v)) { ${skipKnown}K("no additional property", v[k], k); if (Y(m, s)) return false; }`,
+    ];
   }
   if (typeof ap !== "object") return [];
   const node = c.node(ap, `${where}/additionalProperties`);
   if (node.anything) return [];
-  return [`  for (const k of Object.keys(v)) { ${skipKnown}const y = v[k]; if (!${node.call("y")} && X(m, s, k)) return false; }`];
+  return [
+    `  for (const k of Object.keys(v)) { ${skipKnown}const y = v[k]; if (!${node.call("y")} && X(m, s, k)) return false; }`,
+  ];
 }
 
 export function arrayBody(c: Compiler, s: Schema, where: string): string {
   const types = typeList(s);
-  for (const t of types) if (t !== "array" && t !== "null") throw new Error(`${where}: cannot mix type ${t} with array keywords`);
+  for (const t of types)
+    if (t !== "array" && t !== "null") throw new Error(`${where}: cannot mix type ${t} with array keywords`);
   const nullable = types.includes("null");
   const skip = s["x-deserialize-skip-invalid-items"] === true;
   const item: Node = s.items ? c.node(s.items, `${where}/items`) : ANYTHING;
@@ -120,7 +132,9 @@ export function arrayBody(c: Compiler, s: Schema, where: string): string {
   lines.push("  const s = E.length;");
   const counted = skip && !item.anything;
   if (!item.anything && !skip) {
-    lines.push(`  for (let i = 0; i < v.length; i++) { const y = v[i]; if (!${item.call("y")} && X(m, s, i)) return false; }`);
+    lines.push(
+      `  for (let i = 0; i < v.length; i++) { const y = v[i]; if (!${item.call("y")} && X(m, s, i)) return false; }`,
+    );
   } else if (counted) {
     lines.push(
       "  let j = 0;",
@@ -136,10 +150,14 @@ export function arrayBody(c: Compiler, s: Schema, where: string): string {
   if (s.minItems !== undefined || s.maxItems !== undefined) {
     lines.push(`  const n = ${counted ? "m < 2 ? j : v.length" : "v.length"};`);
     if (s.minItems !== undefined) {
-      lines.push(`  if (n < ${s.minItems}) { I(${literal(`array with at least ${s.minItems} items`)}, v); if (Y(m, s)) return false; }`);
+      lines.push(
+        `  if (n < ${s.minItems}) { I(${literal(`array with at least ${s.minItems} items`)}, v); if (Y(m, s)) return false; }`,
+      );
     }
     if (s.maxItems !== undefined) {
-      lines.push(`  if (n > ${s.maxItems}) { I(${literal(`array with at most ${s.maxItems} items`)}, v); if (Y(m, s)) return false; }`);
+      lines.push(
+        `  if (n > ${s.maxItems}) { I(${literal(`array with at most ${s.maxItems} items`)}, v); if (Y(m, s)) return false; }`,
+      );
     }
   }
   lines.push("  return Z(s);");

@@ -48,7 +48,8 @@ export class Compiler {
     const node = this.node(schema, name, fn);
     this.inProgress.delete(name);
     this.defNodes.set(name, node);
-    if (node.fn !== fn) this.functions.push(`function ${fn}(v: any, m: number): boolean {\n  return ${node.call("v")};\n}\n`);
+    if (node.fn !== fn)
+      this.functions.push(`function ${fn}(v: any, m: number): boolean {\n  return ${node.call("v")};\n}\n`);
     return node;
   }
 
@@ -72,9 +73,18 @@ export class Compiler {
     const union = s.anyOf ?? s.oneOf;
     if (union && assertionKeys(s).length === 1 && union.every((v) => this.isLeafish(v, new Set()))) {
       const nodes = union.map((v, i) => this.node(v, `${where}/${i}`));
-      if (s.oneOf) assertDisjoint(union.map((v) => this.resolveRefs(v)), where);
+      if (s.oneOf)
+        assertDisjoint(
+          union.map((v) => this.resolveRefs(v)),
+          where,
+        );
       if (nodes.some((n) => n.anything)) return ANYTHING;
-      return leafNode(unionLeaf(nodes.map((n) => ({ desc: n.desc, pure: n.pure! })), union));
+      return leafNode(
+        unionLeaf(
+          nodes.map((n) => ({ desc: n.desc, pure: n.pure! })),
+          union,
+        ),
+      );
     }
     return this.functionNode(s, where, fnName);
   }
@@ -87,7 +97,13 @@ export class Compiler {
     const isArray = types.includes("array") && !types.includes("object");
     const body = isArray ? arrayBody(this, s, where) : compositeBody(this, s, where);
     this.functions[slot] = `function ${name}(v: any, m: number): boolean {\n${body}}\n`;
-    const desc = isArray ? (types.includes("null") ? "array | null" : "array") : types.includes("null") ? "object | null" : "object";
+    const desc = isArray
+      ? types.includes("null")
+        ? "array | null"
+        : "array"
+      : types.includes("null")
+        ? "object | null"
+        : "object";
     return fnNode(name, desc);
   }
 

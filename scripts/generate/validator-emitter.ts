@@ -22,7 +22,12 @@ export interface ValidatorOutput {
 
 const KERNEL_HELPERS = ["D", "E", "I", "K", "L", "M", "O", "R", "T", "U", "X", "Y", "Z"];
 
-export function emitValidators(schema: LoadedSchema, schemasName: string, interfaceName: string, suffix: string): ValidatorOutput {
+export function emitValidators(
+  schema: LoadedSchema,
+  schemasName: string,
+  interfaceName: string,
+  suffix: string,
+): ValidatorOutput {
   const c = new Compiler(schema.defs);
   for (const name of Object.keys(schema.defs)) c.def(name);
   const guardSpecs: GuardSpec[] = [];
@@ -115,7 +120,8 @@ function predicate(v: Variant, pick: string): string {
 }
 
 function guardDoc(v: Variant, tag: string, gname: string): string {
-  if (v.kind === "other") return `Narrow to a custom or future variant: the \`${tag}\` tag matches no known variant (payload validated).`;
+  if (v.kind === "other")
+    return `Narrow to a custom or future variant: the \`${tag}\` tag matches no known variant (payload validated).`;
   const label = v.kind === "tagged" ? v.tag : gname.slice(2).toLowerCase();
   return `Narrow to the \`${label}\` variant, validating its payload.`;
 }

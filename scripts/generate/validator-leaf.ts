@@ -14,7 +14,15 @@ export interface Leaf {
 }
 
 const LEAF_KEYS = new Set([
-  "type", "const", "enum", "format", "minimum", "maximum", "minLength", "maxLength", "pattern",
+  "type",
+  "const",
+  "enum",
+  "format",
+  "minimum",
+  "maximum",
+  "minLength",
+  "maxLength",
+  "pattern",
   "additionalProperties",
 ]);
 
@@ -61,7 +69,10 @@ export function unionLeaf(leaves: Leaf[], variants: Schema[]): Leaf {
   const allConst = kept.every((p) => p.v.const !== undefined);
   const descs = dedupe(kept.map((p) => p.l.desc));
   const desc = allConst && descs.length > 1 ? `one of ${descs.join(", ")}` : descs.join(" | ");
-  return { desc, pure: (x) => (kept.length === 1 ? kept[0]!.l.pure(x) : kept.map((p) => `(${p.l.pure(x)})`).join(" || ")) };
+  return {
+    desc,
+    pure: (x) => (kept.length === 1 ? kept[0]!.l.pure(x) : kept.map((p) => `(${p.l.pure(x)})`).join(" || ")),
+  };
 }
 
 /** Evaluates a leaf's expression at generation time (false when it needs runtime helpers). */
@@ -80,7 +91,8 @@ function constLeaf(c: unknown, types: string[]): Leaf {
 }
 
 function enumLeaf(values: unknown[]): Leaf {
-  for (const v of values) if (v !== null && typeof v === "object") throw new Error("object/array enum value is not supported");
+  for (const v of values)
+    if (v !== null && typeof v === "object") throw new Error("object/array enum value is not supported");
   const desc = values.length === 1 ? literal(values[0]) : `one of ${values.map(literal).join(", ")}`;
   return { desc, pure: (x) => values.map((v) => `${x} === ${literal(v)}`).join(" || ") };
 }
@@ -148,11 +160,17 @@ function numberClause(t: string, s: Schema): Leaf {
   const base = FORMAT_RANGES[s.format ?? ""] ?? {};
   const range: Range = { ...base };
   if (s.minimum !== undefined && (range.lo === undefined || s.minimum > range.lo)) range.lo = s.minimum;
-  if (s.maximum !== undefined && (range.hi === undefined || s.maximum < range.hi || (s.maximum === range.hi && range.hiExclusive))) {
+  if (
+    s.maximum !== undefined &&
+    (range.hi === undefined || s.maximum < range.hi || (s.maximum === range.hi && range.hiExclusive))
+  ) {
     range.hi = s.maximum;
     range.hiExclusive = false;
   }
-  const head = t === "integer" ? (x: string) => `typeof ${x} === "number" && Number.isInteger(${x})` : (x: string) => `typeof ${x} === "number" && Number.isFinite(${x})`;
+  const head =
+    t === "integer"
+      ? (x: string) => `typeof ${x} === "number" && Number.isInteger(${x})`
+      : (x: string) => `typeof ${x} === "number" && Number.isFinite(${x})`;
   const parts: Array<(x: string) => string> = [head];
   if (range.lo !== undefined) parts.push((x) => `${x} >= ${num(range.lo!)}`);
   if (range.hi !== undefined) parts.push((x) => `${x} ${range.hiExclusive ? "<" : "<="} ${num(range.hi!)}`);

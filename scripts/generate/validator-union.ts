@@ -10,15 +10,28 @@ import { access, literal } from "./text.js";
 import type { Compiler, Node } from "./validator-compiler.js";
 import { type TaggedUnion, analyzeTaggedUnion } from "./unions.js";
 
-export function unionCode(c: Compiler, variants: Schema[], exclusive: boolean, objectChecked: boolean, where: string): string[] {
+export function unionCode(
+  c: Compiler,
+  variants: Schema[],
+  exclusive: boolean,
+  objectChecked: boolean,
+  where: string,
+): string[] {
   const tagged = analyzeTaggedUnion(variants, where, exclusive);
   if (!tagged) {
     if (exclusive && variants.length > 1) {
       const keys = distinguishingKeys(c, variants);
-      if (!keys) throw new Error(`${where}: oneOf without a discriminating tag or required keys cannot be checked deterministically`);
+      if (!keys)
+        throw new Error(
+          `${where}: oneOf without a discriminating tag or required keys cannot be checked deterministically`,
+        );
       return byRequiredKeys(c, variants, keys, objectChecked, where);
     }
-    return check(c, variants.map((v, i) => c.node(v, `${where}/${i}`)), "  ");
+    return check(
+      c,
+      variants.map((v, i) => c.node(v, `${where}/${i}`)),
+      "  ",
+    );
   }
   const lines: string[] = [];
   if (!objectChecked) lines.push('  if (!O(v)) return I("object", v);');
@@ -81,11 +94,19 @@ function check(c: Compiler, nodes: Node[], indent: string): string[] {
  */
 function distinguishingKeys(c: Compiler, variants: Schema[]): string[][] | undefined {
   const required = variants.map((v) => new Set(c.requiredKeys(v)));
-  const own = required.map((keys, i) => [...keys].filter((k) => required.every((other, j) => j === i || !other.has(k))));
+  const own = required.map((keys, i) =>
+    [...keys].filter((k) => required.every((other, j) => j === i || !other.has(k))),
+  );
   return own.every((k) => k.length > 0) ? own : undefined;
 }
 
-function byRequiredKeys(c: Compiler, variants: Schema[], keys: string[][], objectChecked: boolean, where: string): string[] {
+function byRequiredKeys(
+  c: Compiler,
+  variants: Schema[],
+  keys: string[][],
+  objectChecked: boolean,
+  where: string,
+): string[] {
   const nodes = variants.map((v, i) => c.node(v, `${where}/${i}`));
   const has = (k: string) => `${access("v", k)} !== undefined`;
   const expected = `exactly one of ${keys.map((ks) => ks.map((k) => `\`${k}\``).join(" + ")).join(" or ")}`;

@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { CapabilityMissingError, InvalidResponseError, RequestError, silentLogger, type AnyMessage, type Stream } from "../jsonrpc/index.js";
+import {
+  CapabilityMissingError,
+  InvalidResponseError,
+  RequestError,
+  silentLogger,
+  type AnyMessage,
+  type Stream,
+} from "../jsonrpc/index.js";
 import { SchemaValidationError } from "../protocol/index.js";
 import { createMemoryPair } from "../transports/memory.js";
 import { AcpConnection, type AcpConnectionOptions } from "./acp-connection.js";
@@ -34,14 +41,19 @@ function rawPeer(side: "agent" | "client", options: AcpConnectionOptions = {}) {
   return { connection, send: (m: unknown) => writer.write(m as AnyMessage), received, next };
 }
 
-const initParams = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: false } };
+const initParams = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: false }, terminal: false },
+};
 
 describe("AcpConnection: what it receives", () => {
   test("invalid params get -32602 naming the JSON path, and the connection stays up", async () => {
     const peer = rawPeer("agent");
     peer.connection.routes.onRequest("session/new", { handler: () => ({ sessionId: "s1" }) });
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: 42, mcpServers: [] } });
-    const reply = (await peer.next(1)) as { error: { code: number; message: string; data: { issues: Array<{ path: string }> } } };
+    const reply = (await peer.next(1)) as {
+      error: { code: number; message: string; data: { issues: Array<{ path: string }> } };
+    };
     assert.equal(reply.error.code, -32602);
     assert.equal(reply.error.data.issues[0]!.path, "$.cwd");
     assert.match(reply.error.message, /\$\.cwd/);
@@ -54,7 +66,12 @@ describe("AcpConnection: what it receives", () => {
     await peer.send({ jsonrpc: "2.0", method: "_acme/notice", params: {} });
     await peer.send({ jsonrpc: "2.0", method: "session/made_up" });
     await peer.send({ jsonrpc: "2.0", id: 1, method: "_acme/ping", params: {} });
-    await peer.send({ jsonrpc: "2.0", id: 2, method: "session/load", params: { sessionId: "x", cwd: "/", mcpServers: [] } });
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/load",
+      params: { sessionId: "x", cwd: "/", mcpServers: [] },
+    });
     assert.equal(((await peer.next(1)) as { error: { code: number } }).error.code, -32601);
     assert.equal(((await peer.next(2)) as { error: { code: number } }).error.code, -32601);
     assert.equal(peer.received.length, 2);
@@ -71,9 +88,17 @@ describe("AcpConnection: what it receives", () => {
     const peer = rawPeer("client");
     const seen: unknown[] = [];
     peer.connection.routes.onNotification("session/update", { handler: (params) => void seen.push(params) });
-    const future = { sessionId: "s", update: { sessionUpdate: "hologram", beams: 3 }, _meta: { trace: "t1" }, extra: true };
+    const future = {
+      sessionId: "s",
+      update: { sessionUpdate: "hologram", beams: 3 },
+      _meta: { trace: "t1" },
+      extra: true,
+    };
     await peer.send({ jsonrpc: "2.0", method: "session/update", params: future });
-    const chunk = { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi", vendorField: 1 } } };
+    const chunk = {
+      sessionId: "s",
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi", vendorField: 1 } },
+    };
     await peer.send({ jsonrpc: "2.0", method: "session/update", params: chunk });
     while (seen.length < 2) await new Promise((r) => setTimeout(r, 1));
     assert.deepEqual(seen, [future, chunk]);
@@ -85,8 +110,16 @@ describe("AcpConnection: what it receives", () => {
     const peer = rawPeer("client", { logger });
     const seen: unknown[] = [];
     peer.connection.routes.onNotification("session/update", { handler: (params) => void seen.push(params) });
-    await peer.send({ jsonrpc: "2.0", method: "session/update", params: { update: { sessionUpdate: "plan", entries: [] } } });
-    await peer.send({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s", update: { sessionUpdate: "plan", entries: [] } } });
+    await peer.send({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { update: { sessionUpdate: "plan", entries: [] } },
+    });
+    await peer.send({
+      jsonrpc: "2.0",
+      method: "session/update",
+      params: { sessionId: "s", update: { sessionUpdate: "plan", entries: [] } },
+    });
     while (seen.length < 1) await new Promise((r) => setTimeout(r, 1));
     assert.equal(seen.length, 1);
     assert.ok(warnings.some((w) => /invalid notification/.test(w)));
@@ -94,13 +127,21 @@ describe("AcpConnection: what it receives", () => {
 
   test("strict: a handler result that breaks the schema is answered -32603 and logged, not sent", async () => {
     const errors: string[] = [];
-    const logger = { debug() {}, info() {}, warn() {}, error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m} ${f?.detail}`) };
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (m: string, f?: Record<string, unknown>) => void errors.push(`${m} ${f?.detail}`),
+    };
     const peer = rawPeer("agent", { logger, validateOutgoing: "strict" });
     peer.connection.routes.onRequest("session/new", { handler: () => ({ sessionID: "wrong-case" }) });
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } });
     const reply = (await peer.next(1)) as { error: { code: number } };
     assert.equal(reply.error.code, -32603);
-    assert.ok(errors.some((e) => /sessionId/.test(e)), errors.join("\n"));
+    assert.ok(
+      errors.some((e) => /sessionId/.test(e)),
+      errors.join("\n"),
+    );
   });
 
   test("the initialization gate refuses requests before initialize, then lets them through", async () => {
@@ -124,20 +165,31 @@ describe("AcpConnection: what it receives", () => {
 describe("AcpConnection: what it sends", () => {
   test("results are validated (leniently) and null is accepted where an empty result is expected", async () => {
     const { agent, client } = pair();
-    agent.routes.onRequest("initialize", { handler: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: "yes" } }) });
+    agent.routes.onRequest("initialize", {
+      handler: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: "yes" } }),
+    });
     agent.routes.onRequest("session/set_mode", { handler: () => null });
     // The agent's own outgoing check would refuse loadSession: "yes"; turn it off to play a sloppy agent.
     const sloppy = pair({ validateOutgoing: false });
-    sloppy.agent.routes.onRequest("initialize", { handler: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: "yes" } }) });
+    sloppy.agent.routes.onRequest("initialize", {
+      handler: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: "yes" } }),
+    });
     const init = await sloppy.client.request<{ agentCapabilities: { loadSession: boolean } }>("initialize", initParams);
-    assert.equal(init.agentCapabilities.loadSession, false, "x-deserialize-default-on-error applies the schema default");
+    assert.equal(
+      init.agentCapabilities.loadSession,
+      false,
+      "x-deserialize-default-on-error applies the schema default",
+    );
     assert.deepEqual(await client.request("session/set_mode", { sessionId: "s", modeId: "m" }), {});
   });
 
   test("validateResponses: strict: an invalid result from the peer rejects with InvalidResponseError", async () => {
     const { agent, client } = pair({ validateOutgoing: false }, { validateResponses: "strict", logger: silentLogger });
     agent.routes.onRequest("session/new", { handler: () => ({ id: "no sessionId here" }) });
-    await assert.rejects(client.request("session/new", { cwd: "/", mcpServers: [] }), (e) => e instanceof InvalidResponseError && /sessionId/.test(e.message));
+    await assert.rejects(
+      client.request("session/new", { cwd: "/", mcpServers: [] }),
+      (e) => e instanceof InvalidResponseError && /sessionId/.test(e.message),
+    );
   });
 
   test("strict: an invalid outgoing request is refused locally with the path, and nothing is sent", async () => {
@@ -154,7 +206,9 @@ describe("AcpConnection: what it sends", () => {
 
   test("peerSupports follows initialize; enforceCapabilities refuses ungranted calls locally", async () => {
     const { agent, client } = pair({ enforceCapabilities: true });
-    agent.routes.onRequest("initialize", { handler: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: true } }) });
+    agent.routes.onRequest("initialize", {
+      handler: () => ({ protocolVersion: 1, agentCapabilities: { loadSession: true } }),
+    });
     client.routes.onRequest("fs/read_text_file", { handler: () => ({ content: "x" }) });
     assert.equal(client.peerSupports("session/load"), false);
     await client.request("initialize", initParams);
@@ -179,7 +233,14 @@ describe("AcpConnection: what it sends", () => {
 
   test("a thrown RequestError from a handler reaches the caller as it is", async () => {
     const { agent, client } = pair();
-    agent.routes.onRequest("session/load", { handler: () => { throw RequestError.resourceNotFound("session s9"); } });
-    await assert.rejects(client.request("session/load", { sessionId: "s9", cwd: "/", mcpServers: [] }), (e) => e instanceof RequestError && e.code === -32002);
+    agent.routes.onRequest("session/load", {
+      handler: () => {
+        throw RequestError.resourceNotFound("session s9");
+      },
+    });
+    await assert.rejects(
+      client.request("session/load", { sessionId: "s9", cwd: "/", mcpServers: [] }),
+      (e) => e instanceof RequestError && e.code === -32002,
+    );
   });
 });

@@ -14,7 +14,13 @@ import {
 } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
 import { rejectedHandled } from "../jsonrpc/handled.js";
-import { hasCapability, peerSupports, SchemaValidationError, type MethodInfo, type ValidationIssue } from "../protocol/index.js";
+import {
+  hasCapability,
+  peerSupports,
+  SchemaValidationError,
+  type MethodInfo,
+  type ValidationIssue,
+} from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
 import type { Admission, Held } from "./admission.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
@@ -157,7 +163,10 @@ export class AcpConnection {
 
   private refuseOutgoing(info: MethodInfo, params: unknown): Error | undefined {
     if (this.enforceCapabilities && info.capability && !this.peerSupports(info.method)) {
-      return new CapabilityMissingError(info.method, `${info.capability.advertisedBy}Capabilities.${info.capability.path.join(".")}`);
+      return new CapabilityMissingError(
+        info.method,
+        `${info.capability.advertisedBy}Capabilities.${info.capability.path.join(".")}`,
+      );
     }
     if (this.outgoing !== "off") {
       const schema = this.flavor.schemas[info.params]!;
@@ -176,7 +185,12 @@ export class AcpConnection {
    * Reports a schema problem once per connection and kind (direction, method, schema, first path, expectation), so
    * a stream of messages with the same newer update kind is one line, not thousands.
    */
-  private report(what: "sent" | "answered" | "received", info: MethodInfo, schema: string, issues: ValidationIssue[]): void {
+  private report(
+    what: "sent" | "answered" | "received",
+    info: MethodInfo,
+    schema: string,
+    issues: ValidationIssue[],
+  ): void {
     const first = issues[0];
     const key = `${what} ${info.method} ${schema} ${first?.path} ${first?.expected}`;
     if (this.reported.has(key) || this.reported.size >= MAX_REPORTED_PROBLEMS) return;
@@ -214,7 +228,10 @@ export class AcpConnection {
               // An answer the admission refuses (another protocol version) leaves the capabilities in effect as they were.
               this.admission?.initializeResult?.(result);
               const capabilities = result !== null && typeof result === "object" ? result[field] : undefined;
-              this.peerCapabilities = capabilities !== null && typeof capabilities === "object" ? (capabilities as Record<string, unknown>) : {};
+              this.peerCapabilities =
+                capabilities !== null && typeof capabilities === "object"
+                  ? (capabilities as Record<string, unknown>)
+                  : {};
               return result;
             }
           : parse;
@@ -241,18 +258,33 @@ export class AcpConnection {
     return this.runRequest(route, this.index.here.requests.get(method), method, params, context);
   }
 
-  private runRequest(route: RequestRoute, info: MethodInfo | undefined, method: string, params: unknown, context: IncomingRequestContext) {
+  private runRequest(
+    route: RequestRoute,
+    info: MethodInfo | undefined,
+    method: string,
+    params: unknown,
+    context: IncomingRequestContext,
+  ) {
     if (info?.method === "initialize" && this.side === "agent" && this.admission?.initializeFailed !== undefined) {
       return this.runInitialize(route, info, method, params, context, this.admission);
     }
     return this.runHandler(route, info, method, params, context);
   }
 
-  private runHandler(route: RequestRoute, info: MethodInfo | undefined, method: string, params: unknown, context: IncomingRequestContext) {
+  private runHandler(
+    route: RequestRoute,
+    info: MethodInfo | undefined,
+    method: string,
+    params: unknown,
+    context: IncomingRequestContext,
+  ) {
     const parsed = this.parseIncoming(route.parse, info, params);
     if (info?.method === "initialize" && this.side === "agent") {
       const capabilities = (parsed as Record<string, unknown>)[this.flavor.capabilitiesField.request];
-      this.peerCapabilities = (capabilities !== null && typeof capabilities === "object" ? capabilities : {}) as Record<string, unknown>;
+      this.peerCapabilities = (capabilities !== null && typeof capabilities === "object" ? capabilities : {}) as Record<
+        string,
+        unknown
+      >;
     }
     const result = route.handler(parsed, context, method);
     if (info?.result === undefined) return result;
@@ -273,7 +305,14 @@ export class AcpConnection {
    * `initialize` under an admission that follows its outcome: a failure (thrown or rejected) is reported to it, and
    * the peer's capabilities go back to those of the exchange still in effect (none before the first).
    */
-  private runInitialize(route: RequestRoute, info: MethodInfo, method: string, params: unknown, context: IncomingRequestContext, admission: Admission) {
+  private runInitialize(
+    route: RequestRoute,
+    info: MethodInfo,
+    method: string,
+    params: unknown,
+    context: IncomingRequestContext,
+    admission: Admission,
+  ) {
     const previousCapabilities = this.peerCapabilities;
     const failed = (error: unknown): never => {
       this.peerCapabilities = previousCapabilities;
@@ -304,7 +343,9 @@ export class AcpConnection {
         return result;
       }
       const error = new SchemaValidationError(info.result!, issues);
-      this.logger.error(`the ${info.method} handler returned an invalid result; answered -32603 instead`, { detail: error.message });
+      this.logger.error(`the ${info.method} handler returned an invalid result; answered -32603 instead`, {
+        detail: error.message,
+      });
       throw RequestError.internalError(undefined, `this side produced an invalid ${info.method} result`);
     }
     return result;
@@ -317,7 +358,8 @@ export class AcpConnection {
         this.logger.debug("ignored a notification the protocol's lifecycle does not admit now", { method });
         return;
       }
-      if (admitted !== true) return whenReleased(admitted, (yes) => (yes ? this.routeNotification(method, params) : undefined));
+      if (admitted !== true)
+        return whenReleased(admitted, (yes) => (yes ? this.routeNotification(method, params) : undefined));
     }
     return this.routeNotification(method, params);
   }
@@ -332,13 +374,20 @@ export class AcpConnection {
     try {
       parsed = this.parseIncoming(route.parse, this.index.here.notifications.get(method), params);
     } catch (error) {
-      this.logger.warn("ignored an invalid notification", { method, detail: error instanceof Error ? error.message : String(error) });
+      this.logger.warn("ignored an invalid notification", {
+        method,
+        detail: error instanceof Error ? error.message : String(error),
+      });
       return;
     }
     return route.handler(parsed, method);
   }
 
-  private parseIncoming(custom: ((params: unknown) => unknown) | undefined, info: MethodInfo | undefined, params: unknown): unknown {
+  private parseIncoming(
+    custom: ((params: unknown) => unknown) | undefined,
+    info: MethodInfo | undefined,
+    params: unknown,
+  ): unknown {
     const value = params === undefined || params === null ? {} : params;
     try {
       if (custom !== undefined) return custom(value);
@@ -360,15 +409,12 @@ export class AcpConnection {
  */
 function whenReleased<T, R>(held: Held<T>, dispatch: (value: T) => R): Promise<Awaited<R>> {
   return new Promise<Awaited<R>>((resolve, reject) => {
-    held.then(
-      (value) => {
-        try {
-          resolve(dispatch(value) as Awaited<R>);
-        } catch (error) {
-          reject(error);
-        }
-      },
-      reject,
-    );
+    held.then((value) => {
+      try {
+        resolve(dispatch(value) as Awaited<R>);
+      } catch (error) {
+        reject(error);
+      }
+    }, reject);
   });
 }

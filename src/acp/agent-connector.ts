@@ -3,4 +3,8 @@
  * `connect(stream, options)` opens the agent on one connection's message stream. An `AgentApp` is one.
  * Defined once, beside the server that calls it.
  */
-export type { AgentConnectOptions, AgentConnectionLifecycle, AgentConnector } from "../transports/remote-server/agent-connector.js";
+export type {
+  AgentConnectOptions,
+  AgentConnectionLifecycle,
+  AgentConnector,
+} from "../transports/remote-server/agent-connector.js";

@@ -18,18 +18,28 @@ export interface Agent {
   resumeSession?(params: schema.ResumeSessionRequest): MaybePromise<schema.ResumeSessionResponse>;
   closeSession?(params: schema.CloseSessionRequest): MaybePromise<schema.CloseSessionResponse | void>;
   setSessionMode?(params: schema.SetSessionModeRequest): MaybePromise<schema.SetSessionModeResponse | void>;
-  setSessionConfigOption?(params: schema.SetSessionConfigOptionRequest): MaybePromise<schema.SetSessionConfigOptionResponse>;
+  setSessionConfigOption?(
+    params: schema.SetSessionConfigOptionRequest,
+  ): MaybePromise<schema.SetSessionConfigOptionResponse>;
   authenticate(params: schema.AuthenticateRequest): MaybePromise<schema.AuthenticateResponse | void>;
   unstable_listProviders?(params: unstable.ListProvidersRequest): MaybePromise<unstable.ListProvidersResponse>;
   unstable_setProvider?(params: unstable.SetProviderRequest): MaybePromise<unstable.SetProviderResponse | void>;
-  unstable_disableProvider?(params: unstable.DisableProviderRequest): MaybePromise<unstable.DisableProviderResponse | void>;
+  unstable_disableProvider?(
+    params: unstable.DisableProviderRequest,
+  ): MaybePromise<unstable.DisableProviderResponse | void>;
   logout?(params: schema.LogoutRequest): MaybePromise<schema.LogoutResponse | void>;
   /** `session/archive` (unstable; `sessionCapabilities.archive`). */
-  unstable_archiveSession?(params: unstable.ArchiveSessionRequest): MaybePromise<unstable.ArchiveSessionResponse | void>;
+  unstable_archiveSession?(
+    params: unstable.ArchiveSessionRequest,
+  ): MaybePromise<unstable.ArchiveSessionResponse | void>;
   /** `session/unarchive` (unstable; `sessionCapabilities.archive`). */
-  unstable_unarchiveSession?(params: unstable.UnarchiveSessionRequest): MaybePromise<unstable.UnarchiveSessionResponse | void>;
+  unstable_unarchiveSession?(
+    params: unstable.UnarchiveSessionRequest,
+  ): MaybePromise<unstable.UnarchiveSessionResponse | void>;
   /** `session/set_title` (unstable; `sessionCapabilities.title`). */
-  unstable_setSessionTitle?(params: unstable.SetSessionTitleRequest): MaybePromise<unstable.SetSessionTitleResponse | void>;
+  unstable_setSessionTitle?(
+    params: unstable.SetSessionTitleRequest,
+  ): MaybePromise<unstable.SetSessionTitleResponse | void>;
   /** `session/status` (unstable; `sessionCapabilities.status`). MUST NOT have side effects. */
   unstable_sessionStatus?(params: unstable.SessionStatusRequest): MaybePromise<unstable.SessionStatusResponse>;
   /** `auth/status` (unstable; `auth.status`). MUST NOT answer `auth_required`. */
@@ -49,7 +59,9 @@ export interface Agent {
 }
 
 /** Which `Agent` method handles which wire method. API names, not wire shapes: the shapes come from the schema. */
-export const AGENT_HANDLER_NAMES: ReadonlyArray<readonly [method: string, handler: keyof Agent, kind: "request" | "notification"]> = [
+export const AGENT_HANDLER_NAMES: ReadonlyArray<
+  readonly [method: string, handler: keyof Agent, kind: "request" | "notification"]
+> = [
   ["initialize", "initialize", "request"],
   ["authenticate", "authenticate", "request"],
   ["logout", "logout", "request"],

@@ -71,7 +71,11 @@ export type RequestParamsOf<Map, M> = M extends keyof Map ? (Map[M] extends { pa
 export type RequestResultOf<Map, M> = M extends keyof Map ? (Map[M] extends { result: infer R } ? R : never) : never;
 
 /** The params of notification `M` in a notification map. */
-export type NotificationParamsOf<Map, M> = M extends keyof Map ? (Map[M] extends { params: infer P } ? P : never) : never;
+export type NotificationParamsOf<Map, M> = M extends keyof Map
+  ? Map[M] extends { params: infer P }
+    ? P
+    : never
+  : never;
 
 /**
  * What a request handler may return for a result type: the result itself, or nothing when the result has no

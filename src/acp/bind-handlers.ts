@@ -23,7 +23,8 @@ export function bindHandlerObject(connection: AcpConnection, target: object, nam
     if (typeof fn !== "function") continue;
     // Requests also get their context (id, method, signal) as a second argument: an acpkit extra the official
     // handler signatures simply ignore.
-    if (kind === "request") connection.routes.onRequest(method, { handler: (params, context) => fn.call(target, params, context) });
+    if (kind === "request")
+      connection.routes.onRequest(method, { handler: (params, context) => fn.call(target, params, context) });
     else connection.routes.onNotification(method, { handler: (params) => fn.call(target, params) as void });
   }
   if (typeof handlers.extMethod === "function") {

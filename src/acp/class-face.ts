@@ -26,13 +26,20 @@ export abstract class ClassFace<Requests = Record<never, never>, Notifications =
     params: RequestParamsOf<Requests, Method>,
     options?: SendRequestOptions,
   ): Promise<RequestResultOf<Requests, Method>>;
-  request<Response = unknown, Params = unknown>(method: string, params?: Params, options?: SendRequestOptions): Promise<Response>;
+  request<Response = unknown, Params = unknown>(
+    method: string,
+    params?: Params,
+    options?: SendRequestOptions,
+  ): Promise<Response>;
   request(method: string, params?: unknown, options?: SendRequestOptions): Promise<unknown> {
     return this.connection.request(method, params, options);
   }
 
   /** Sends any notification: typed for protocol methods, free-form for extension methods. */
-  notify<Method extends MethodOf<Notifications>>(method: Method, params: NotificationParamsOf<Notifications, Method>): Promise<void>;
+  notify<Method extends MethodOf<Notifications>>(
+    method: Method,
+    params: NotificationParamsOf<Notifications, Method>,
+  ): Promise<void>;
   notify<Params = unknown>(method: string, params?: Params): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     return this.connection.notify(method, params);

@@ -30,7 +30,9 @@ export interface Client {
 }
 
 /** Which `Client` method handles which wire method. */
-export const CLIENT_HANDLER_NAMES: ReadonlyArray<readonly [method: string, handler: keyof Client, kind: "request" | "notification"]> = [
+export const CLIENT_HANDLER_NAMES: ReadonlyArray<
+  readonly [method: string, handler: keyof Client, kind: "request" | "notification"]
+> = [
   ["session/request_permission", "requestPermission", "request"],
   ["session/update", "sessionUpdate", "notification"],
   ["fs/write_text_file", "writeTextFile", "request"],

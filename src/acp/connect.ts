@@ -96,7 +96,7 @@ type Registration = { readonly parse?: (params: unknown) => unknown; readonly ha
 
 /** True for a `Stream`: `{ readable, writable }`, or an acpkit transport carrying a link. */
 export function isStream(value: unknown): value is Stream {
-  return isRecord(value) && ((("readable" in value) && ("writable" in value)) || LINK in value);
+  return isRecord(value) && (("readable" in value && "writable" in value) || LINK in value);
 }
 
 function isConnectableApp(value: unknown): value is ConnectableApp {
@@ -122,7 +122,10 @@ function namedLogger(logger: Logger | undefined, name: string | undefined): Logg
  * Calls `onConnect` handlers synchronously, in order, without awaiting them. A handler that throws closes the
  * connection and the error is rethrown; one that rejects closes the connection with the rejection.
  */
-export function runConnectHandlers<H extends Closable>(handle: H, handlers: readonly ((handle: H) => MaybePromise<void>)[]): void {
+export function runConnectHandlers<H extends Closable>(
+  handle: H,
+  handlers: readonly ((handle: H) => MaybePromise<void>)[],
+): void {
   for (const handler of handlers) {
     let result: unknown;
     try {
@@ -180,7 +183,8 @@ export class AppCore<State, Handle extends Closable> {
     private readonly app: AppSide<State, Handle>,
     readonly options: AppOptions = {},
   ) {
-    this.flavor = (options as { [APP_FLAVOR]?: ProtocolFlavor })[APP_FLAVOR] ?? (options.unstable ? unstableFlavor : stableFlavor);
+    this.flavor =
+      (options as { [APP_FLAVOR]?: ProtocolFlavor })[APP_FLAVOR] ?? (options.unstable ? unstableFlavor : stableFlavor);
     this.connectionOptions = {
       logger: namedLogger(options.logger, options.name),
       requestTimeoutMs: options.requestTimeoutMs,
@@ -209,7 +213,13 @@ export class AppCore<State, Handle extends Closable> {
     this.connectHandlers.push(handler);
   }
 
-  private register(kind: "request" | "notification", into: Map<string, Registration>, method: string, a: unknown, b: unknown): void {
+  private register(
+    kind: "request" | "notification",
+    into: Map<string, Registration>,
+    method: string,
+    a: unknown,
+    b: unknown,
+  ): void {
     const hasParser = b !== undefined;
     const handler = (hasParser ? b : a) as UserHandler;
     if (typeof handler !== "function") throw new TypeError(`The ${kind} handler for "${method}" must be a function.`);
@@ -256,7 +266,9 @@ export class AppCore<State, Handle extends Closable> {
   connect(target: Stream | ConnectableApp): OpenedApp<Handle> {
     if (isConnectableApp(target)) {
       if (target[APP_SIDE] === this.app.side) {
-        throw new TypeError(`An ${this.app.side} app can only connect to an app of the other side, not to another ${this.app.side}.`);
+        throw new TypeError(
+          `An ${this.app.side} app can only connect to an app of the other side, not to another ${this.app.side}.`,
+        );
       }
       const [mine, theirs] = createMemoryPair();
       const peer = target[OPEN_APP](theirs);
@@ -273,7 +285,9 @@ export class AppCore<State, Handle extends Closable> {
       return own;
     }
     if (!isStream(target)) {
-      throw new TypeError("connect() takes a Stream ({ readable, writable }, e.g. from ndJsonStream) or an app of the other side.");
+      throw new TypeError(
+        "connect() takes a Stream ({ readable, writable }, e.g. from ndJsonStream) or an app of the other side.",
+      );
     }
     const own = this.open(target);
     own.runConnectHandlers();

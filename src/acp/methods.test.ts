@@ -21,7 +21,9 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 test("methods equals the official SDK's methods, key for key, for every method of our stable schema", () => {
   const ours = leaves(methods as unknown as Tree);
   const stableNames = new Set([...METHOD_TABLE.map((info) => info.method), "$/cancel_request"]);
-  const official = new Map([...leaves(officialMethods as unknown as Tree)].filter(([, method]) => stableNames.has(method)));
+  const official = new Map(
+    [...leaves(officialMethods as unknown as Tree)].filter(([, method]) => stableNames.has(method)),
+  );
   assert.deepEqual(ours, official);
   assert.equal(ours.size, 25); // 13 agent methods, 11 client methods, $/cancel_request
 });

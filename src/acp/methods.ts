@@ -5,7 +5,12 @@
  * `protocol`), and typed by the same rule from the generated method maps, so a method added to the schema
  * appears here with its literal type and nothing is spelled twice.
  */
-import type { AgentNotificationMap, AgentRequestMap, ClientNotificationMap, ClientRequestMap } from "../protocol/index.js";
+import type {
+  AgentNotificationMap,
+  AgentRequestMap,
+  ClientNotificationMap,
+  ClientRequestMap,
+} from "../protocol/index.js";
 import type * as unstable from "../protocol/unstable.js";
 import { PROTOCOL_METHODS } from "../protocol/index.js";
 import type { NesAgentNotificationMap, NesAgentRequestMap } from "../protocol/nes.js";
@@ -13,13 +18,18 @@ import { nesFlavor, stableFlavor, unstableFlavor } from "./flavors.js";
 import type { ProtocolFlavor } from "./flavor.js";
 
 /** `"set_config_option"` -> `"setConfigOption"`. */
-export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
+export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}`
+  ? `${Head}${Capitalize<CamelCase<Tail>>}`
+  : S;
 
 type KeyOf<Rest extends string> = Rest extends `${infer Group}/${string}` ? CamelCase<Group> : CamelCase<Rest>;
 
-type ValueOf<Names extends string, Prefix extends string, K extends string, Rest extends string> = Rest extends `${infer Group}/${string}`
-  ? MethodTree<Names, `${Prefix}${Group}/`>
-  : K;
+type ValueOf<
+  Names extends string,
+  Prefix extends string,
+  K extends string,
+  Rest extends string,
+> = Rest extends `${infer Group}/${string}` ? MethodTree<Names, `${Prefix}${Group}/`> : K;
 
 /**
  * The nested constants for a union of wire names below `Prefix`: one level per "/" segment, segment names in
@@ -55,7 +65,13 @@ export type UnstableMethods = MethodsOf<
 
 /** The type of `nesMethods` (the unstable methods plus `nes/*` and `document/*`). */
 export type NesMethods = MethodsOf<
-  (keyof unstable.AgentRequestMap | keyof unstable.AgentNotificationMap | keyof NesAgentRequestMap | keyof NesAgentNotificationMap) & string,
+  (
+    | keyof unstable.AgentRequestMap
+    | keyof unstable.AgentNotificationMap
+    | keyof NesAgentRequestMap
+    | keyof NesAgentNotificationMap
+  ) &
+    string,
   (keyof unstable.ClientRequestMap | keyof unstable.ClientNotificationMap) & string
 >;
 

@@ -18,7 +18,9 @@ export type NotificationRoute = {
 };
 
 /** Normalizes a `ParamsParser` to a function. */
-export function parserFunction<Params>(parser: ParamsParser<Params> | undefined): ((params: unknown) => Params) | undefined {
+export function parserFunction<Params>(
+  parser: ParamsParser<Params> | undefined,
+): ((params: unknown) => Params) | undefined {
   if (parser === undefined) return undefined;
   if (typeof parser === "function") return parser;
   return (params) => parser.parse(params);

@@ -49,11 +49,34 @@ test("a request fallback gets what no handler takes, with the actual method and 
 });
 
 test("registration errors: unknown method without a parser, wildcard with a parser, two fallbacks", () => {
-  assert.throws(() => agent().onRequest("_acme/x" as "initialize", () => ({ protocolVersion: 1 })), /Unknown ACP request method '_acme\/x'/);
-  assert.throws(() => agent().onNotification("session/update" as "session/cancel", () => {}), /Unknown ACP notification method/);
-  assert.throws(() => agent().onRequest("*", (raw) => raw, () => ({})), /Wildcard handlers receive raw params/);
-  assert.throws(() => agent().onRequest("*", () => ({})).onRequest("*", () => ({})), /already registered/);
-  assert.throws(() => agent().onRequest("session/fork" as "initialize", () => ({ protocolVersion: 1 })), /Unknown ACP request method/);
+  assert.throws(
+    () => agent().onRequest("_acme/x" as "initialize", () => ({ protocolVersion: 1 })),
+    /Unknown ACP request method '_acme\/x'/,
+  );
+  assert.throws(
+    () => agent().onNotification("session/update" as "session/cancel", () => {}),
+    /Unknown ACP notification method/,
+  );
+  assert.throws(
+    () =>
+      agent().onRequest(
+        "*",
+        (raw) => raw,
+        () => ({}),
+      ),
+    /Wildcard handlers receive raw params/,
+  );
+  assert.throws(
+    () =>
+      agent()
+        .onRequest("*", () => ({}))
+        .onRequest("*", () => ({})),
+    /already registered/,
+  );
+  assert.throws(
+    () => agent().onRequest("session/fork" as "initialize", () => ({ protocolVersion: 1 })),
+    /Unknown ACP request method/,
+  );
   assert.ok(agent({ unstable: true }).onRequest("session/fork", () => ({ sessionId: "f" })) instanceof AgentApp);
 });
 
@@ -88,7 +111,11 @@ test("an onConnect handler runs before the first message and can call the peer; 
   const app = agent().onConnect(async ({ client: ctx }) => {
     await ctx.notify("_acme/hello", { from: "agent" });
   });
-  const appClient = client().onNotification("_acme/hello", (raw) => raw as { from: string }, ({ params }) => void notes.push(params.from));
+  const appClient = client().onNotification(
+    "_acme/hello",
+    (raw) => raw as { from: string },
+    ({ params }) => void notes.push(params.from),
+  );
   await appClient.connectWith(app, async () => {
     while (notes.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
   });
@@ -97,7 +124,10 @@ test("an onConnect handler runs before the first message and can call the peer; 
   const failing = agent().onConnect(() => {
     throw new Error("refused");
   });
-  await assert.rejects(client().connectWith(failing, () => "never"), /refused/);
+  await assert.rejects(
+    client().connectWith(failing, () => "never"),
+    /refused/,
+  );
   const [mine] = createMemoryPair();
   assert.throws(() => failing.connect(mine), /refused/);
   const rejecting = agent().onConnect(() => Promise.reject(new Error("later")));
@@ -116,7 +146,9 @@ test("code written for the official 2.x API: methods constants, a zod parser for
   const app = agent({ name: "zod-agent" })
     .onRequest(methods.agent.initialize, ({ params }) => ({ protocolVersion: params.protocolVersion }))
     .onRequest(methods.agent.session.new, () => ({ sessionId: "z" }))
-    .onRequest("_acme/sum", z.object({ values: z.array(z.number()) }), ({ params }) => ({ sum: params.values.reduce((a, b) => a + b, 0) }));
+    .onRequest("_acme/sum", z.object({ values: z.array(z.number()) }), ({ params }) => ({
+      sum: params.values.reduce((a, b) => a + b, 0),
+    }));
   await client().connectWith(app, async (ctx) => {
     await ctx.request(methods.agent.initialize, initializeParams);
     assert.deepEqual(await ctx.request("_acme/sum", { values: [1, 2, 3] }), { sum: 6 });

@@ -89,8 +89,14 @@ export class AgentContext<P extends ProtocolTypes = StableProtocol> {
   }
 
   /** Sends a notification to the client (table methods are typed and checked). */
-  notify<M extends MethodOf<ClientNotifications<P>>>(method: M, params: NotificationParamsOf<ClientNotifications<P>, M>): Promise<void>;
-  notify<Params = unknown, M extends string = string>(method: ExtensionMethod<M, ClientNotifications<P>>, params?: Params): Promise<void>;
+  notify<M extends MethodOf<ClientNotifications<P>>>(
+    method: M,
+    params: NotificationParamsOf<ClientNotifications<P>, M>,
+  ): Promise<void>;
+  notify<Params = unknown, M extends string = string>(
+    method: ExtensionMethod<M, ClientNotifications<P>>,
+    params?: Params,
+  ): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     return this.connection.notify(method, params);
   }
@@ -102,7 +108,8 @@ export type AgentHandlerContext<Params, P extends ProtocolTypes = StableProtocol
   client: AgentContext<P>;
 };
 /** Context of an agent request handler: adds `requestId`. */
-export type AgentRequestContext<Params, P extends ProtocolTypes = StableProtocol> = AgentHandlerContext<Params, P> & RequestIdentity;
+export type AgentRequestContext<Params, P extends ProtocolTypes = StableProtocol> = AgentHandlerContext<Params, P> &
+  RequestIdentity;
 /** Context of an agent notification handler (no request id). */
 export type AgentNotificationContext<Params, P extends ProtocolTypes = StableProtocol> = AgentHandlerContext<Params, P>;
 /** A request handler of an `AgentApp`. A thrown `RequestError` is sent as is; other throws become -32603. */
@@ -114,7 +121,9 @@ export type AgentNotificationHandler<Params, P extends ProtocolTypes = StablePro
   context: AgentNotificationContext<Params, P>,
 ) => MaybePromise<void>;
 /** A handler run when an `AgentApp` opens a connection. */
-export type AgentConnectHandler<P extends ProtocolTypes = StableProtocol> = (connection: AgentConnection<P>) => MaybePromise<void>;
+export type AgentConnectHandler<P extends ProtocolTypes = StableProtocol> = (
+  connection: AgentConnection<P>,
+) => MaybePromise<void>;
 
 /** The requests an agent handles, by method name. */
 export type AgentRequestMethod<P extends ProtocolTypes = StableProtocol> = MethodOf<P["agentRequests"]>;
@@ -176,7 +185,12 @@ function agentSide<P extends ProtocolTypes>(): AppSide<AcpConnection, AgentConne
       },
       client: new AgentContext(connection, request.id),
     }),
-    notificationContext: (connection, params, method) => ({ method, params, signal: connection.signal, client: new AgentContext(connection) }),
+    notificationContext: (connection, params, method) => ({
+      method,
+      params,
+      signal: connection.signal,
+      client: new AgentContext(connection),
+    }),
     // The initialization gate: with an initialize handler, other requests get -32600 until one initialize succeeded.
     configure: (connection, core) => {
       if (core.hasRequestHandler("initialize")) connection.requireInitialize = true;
@@ -217,7 +231,10 @@ export class AgentApp<P extends ProtocolTypes = StableProtocol> implements Conne
    * `AcpServer` does), they run only when the returned handle's `startConnectHandlers()` is called: after the
    * client's `initialize` was answered.
    */
-  connect(target: Stream | ConnectableApp<"client">, options: { deferConnectHandlers?: boolean } = {}): AgentConnection<P> {
+  connect(
+    target: Stream | ConnectableApp<"client">,
+    options: { deferConnectHandlers?: boolean } = {},
+  ): AgentConnection<P> {
     if (options.deferConnectHandlers && isStream(target)) {
       const opened = this.core.open(target);
       let started = false;
@@ -235,7 +252,10 @@ export class AgentApp<P extends ProtocolTypes = StableProtocol> implements Conne
    * Connects (as `connect`), runs `op` with a context for calling the client, then closes the connection.
    * Rejects as `op` does, or with the close reason if the connection closes first.
    */
-  connectWith<T>(target: Stream | ConnectableApp<"client">, op: (context: AgentContext<P>) => MaybePromise<T>): Promise<T> {
+  connectWith<T>(
+    target: Stream | ConnectableApp<"client">,
+    op: (context: AgentContext<P>) => MaybePromise<T>,
+  ): Promise<T> {
     return connectWith(this.core, target, (handle) => op(handle.client));
   }
 
@@ -254,7 +274,11 @@ export class AgentApp<P extends ProtocolTypes = StableProtocol> implements Conne
    */
   onRequest(method: "*", handler: AgentRequestHandler<unknown, unknown, P>): this;
   onRequest<M extends AgentRequestMethod<P>>(method: M, handler: AgentRequestHandlersByMethod<P>[M]): this;
-  onRequest<Params, Response>(method: string, params: ParamsParser<Params>, handler: AgentRequestHandler<Params, Response, P>): this;
+  onRequest<Params, Response>(
+    method: string,
+    params: ParamsParser<Params>,
+    handler: AgentRequestHandler<Params, Response, P>,
+  ): this;
   onRequest(method: string, parserOrHandler: unknown, handler?: unknown): this {
     this.core.onRequest(method, parserOrHandler, handler);
     return this;
@@ -265,8 +289,15 @@ export class AgentApp<P extends ProtocolTypes = StableProtocol> implements Conne
    * are not awaited one after another: serialize async work yourself when its order matters.
    */
   onNotification(method: "*", handler: AgentNotificationHandler<unknown, P>): this;
-  onNotification<M extends AgentNotificationMethod<P>>(method: M, handler: AgentNotificationHandlersByMethod<P>[M]): this;
-  onNotification<Params>(method: string, params: ParamsParser<Params>, handler: AgentNotificationHandler<Params, P>): this;
+  onNotification<M extends AgentNotificationMethod<P>>(
+    method: M,
+    handler: AgentNotificationHandlersByMethod<P>[M],
+  ): this;
+  onNotification<Params>(
+    method: string,
+    params: ParamsParser<Params>,
+    handler: AgentNotificationHandler<Params, P>,
+  ): this;
   onNotification(method: string, parserOrHandler: unknown, handler?: unknown): this {
     this.core.onNotification(method, parserOrHandler, handler);
     return this;

@@ -18,12 +18,23 @@ import { v2UnstableSchemas } from "../protocol/v2-unstable.js";
  * The initialize params to hand the implementation of version `selected`, for a request of version `requested`.
  * Throws (a `SchemaValidationError`) when params of exactly version 2 do not parse.
  */
-export function rewriteInitializeParams(params: Record<string, unknown>, requested: number, selected: 1 | 2): Record<string, unknown> {
+export function rewriteInitializeParams(
+  params: Record<string, unknown>,
+  requested: number,
+  selected: 1 | 2,
+): Record<string, unknown> {
   if (selected === 1) {
-    if (requested < 2) return canonical({ ...(v1Schemas.InitializeRequest.parse(structuredClone(params)) as Record<string, unknown>), protocolVersion: 1 });
+    if (requested < 2)
+      return canonical({
+        ...(v1Schemas.InitializeRequest.parse(structuredClone(params)) as Record<string, unknown>),
+        protocolVersion: 1,
+      });
     return canonical(v2InitializeToV1(parseNewerV2(params)));
   }
-  const parsed = requested > 2 ? parseNewerV2(params).request : (v2UnstableSchemas.InitializeRequest.parse(structuredClone(params)) as Record<string, unknown>);
+  const parsed =
+    requested > 2
+      ? parseNewerV2(params).request
+      : (v2UnstableSchemas.InitializeRequest.parse(structuredClone(params)) as Record<string, unknown>);
   return canonical({ ...parsed, protocolVersion: 2 });
 }
 
@@ -31,7 +42,13 @@ function parseNewerV2(params: Record<string, unknown>): { request: Record<string
   return parseNewerInitialize(params, v2UnstableSchemas.InitializeRequest, v2UnstableSchemas.Implementation);
 }
 
-function v2InitializeToV1({ request, hasInfo }: { request: Record<string, unknown>; hasInfo: boolean }): Record<string, unknown> {
+function v2InitializeToV1({
+  request,
+  hasInfo,
+}: {
+  request: Record<string, unknown>;
+  hasInfo: boolean;
+}): Record<string, unknown> {
   const capabilities = isRecord(request.capabilities) ? request.capabilities : {};
   const auth = isRecord(capabilities.auth) ? capabilities.auth : undefined;
   const clientCapabilities: Record<string, unknown> = {
@@ -39,9 +56,13 @@ function v2InitializeToV1({ request, hasInfo }: { request: Record<string, unknow
     terminal: false,
     session: { configOptions: { boolean: {} } },
     plan: {},
-    auth: { terminal: auth?.terminal !== undefined && auth.terminal !== null, ...(isRecord(auth?._meta) ? { _meta: auth._meta } : {}) },
+    auth: {
+      terminal: auth?.terminal !== undefined && auth.terminal !== null,
+      ...(isRecord(auth?._meta) ? { _meta: auth._meta } : {}),
+    },
   };
-  if (capabilities.elicitation !== undefined && capabilities.elicitation !== null) clientCapabilities.elicitation = capabilities.elicitation;
+  if (capabilities.elicitation !== undefined && capabilities.elicitation !== null)
+    clientCapabilities.elicitation = capabilities.elicitation;
   if (isRecord(capabilities._meta)) clientCapabilities._meta = capabilities._meta;
   const v1: Record<string, unknown> = { protocolVersion: 1, clientCapabilities };
   if (hasInfo) v1.clientInfo = request.info;

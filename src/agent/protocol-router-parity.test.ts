@@ -15,14 +15,26 @@ const initialize = (id: unknown, params: unknown) => ({ jsonrpc: "2.0", id, meth
 
 /** Sequences of messages sent before (and up to) the one that gets routed. */
 const scenarios: Record<string, unknown[]> = {
-  "v1 exactly": [initialize(0, { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } }, clientInfo: info })],
-  "v1 with nulls and malformed fields": [initialize(0, { protocolVersion: 1, clientCapabilities: { fs: 5, elicitation: null }, clientInfo: null })],
+  "v1 exactly": [
+    initialize(0, {
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+      clientInfo: info,
+    }),
+  ],
+  "v1 with nulls and malformed fields": [
+    initialize(0, { protocolVersion: 1, clientCapabilities: { fs: 5, elicitation: null }, clientInfo: null }),
+  ],
   "v1 without capabilities": [initialize(0, { protocolVersion: 1 })],
   "version 0": [initialize(0, { protocolVersion: 0 })],
   "v2 exactly": [initialize(0, { protocolVersion: 2, info, capabilities: { elicitation: { form: {}, url: null } } })],
   "v2 without info": [initialize(0, { protocolVersion: 2 }), initialize(1, { protocolVersion: 1 })],
-  "v2 with malformed capabilities": [initialize("a", { protocolVersion: 2, info, capabilities: { auth: 5, elicitation: "x" }, _meta: null })],
-  "version 3 without info": [initialize(0, { protocolVersion: 3, capabilities: { auth: { terminal: {}, _meta: { t: 1 } } }, _meta: { m: 1 } })],
+  "v2 with malformed capabilities": [
+    initialize("a", { protocolVersion: 2, info, capabilities: { auth: 5, elicitation: "x" }, _meta: null }),
+  ],
+  "version 3 without info": [
+    initialize(0, { protocolVersion: 3, capabilities: { auth: { terminal: {}, _meta: { t: 1 } } }, _meta: { m: 1 } }),
+  ],
   "version 3 with a malformed info": [initialize(0, { protocolVersion: 3, info: { name: 5 } })],
   "version 65535": [initialize(0, { protocolVersion: 65535, info })],
   "invalid versions first": [
@@ -42,10 +54,18 @@ const scenarios: Record<string, unknown[]> = {
     { jsonrpc: "2.0", id: 12, method: "session/new", params: {} },
     initialize(13, { protocolVersion: 2, info }),
   ],
-  "fractional and null ids": [initialize(0.5, { protocolVersion: 2, info }), initialize(null, { protocolVersion: 3, info }), initialize(0.5, { protocolVersion: 1 })],
+  "fractional and null ids": [
+    initialize(0.5, { protocolVersion: 2, info }),
+    initialize(null, { protocolVersion: 3, info }),
+    initialize(0.5, { protocolVersion: 1 }),
+  ],
 };
 
-type RouterLike = { withV1(agent: unknown): RouterLike; withV2(agent: unknown): RouterLike; connect(stream: unknown): unknown };
+type RouterLike = {
+  withV1(agent: unknown): RouterLike;
+  withV2(agent: unknown): RouterLike;
+  connect(stream: unknown): unknown;
+};
 
 /**
  * Runs one scenario: sends its messages, then a sentinel request; reads the client's side until the sentinel's
@@ -68,7 +88,8 @@ async function run(router: RouterLike, configured: "12" | "1" | "2", messages: u
       if (message.id === "sentinel") return;
     }
   })();
-  for (const message of [...messages, { jsonrpc: "2.0", id: "sentinel", method: "sentinel/request" }]) await peer.send(message);
+  for (const message of [...messages, { jsonrpc: "2.0", id: "sentinel", method: "sentinel/request" }])
+    await peer.send(message);
   await reading;
   const routed = [...v1.connections.map(() => "v1"), ...v2.connections.map(() => "v2")];
   const forwarded = await Promise.all([...v1.connections, ...v2.connections].map((c) => c.first));

@@ -62,10 +62,21 @@ test("a request for version 3 goes to v2: protocolVersion 2, a missing info repl
   const peer = wirePeer();
   agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream);
   const answer = await peer.call(1, "initialize", { protocolVersion: 3, capabilities: { elicitation: { form: {} } } });
-  assert.deepEqual(answer.result, { protocolVersion: 2, info: { name: "v2-impl", version: "2" }, capabilities: { session: {} } });
+  assert.deepEqual(answer.result, {
+    protocolVersion: 2,
+    info: { name: "v2-impl", version: "2" },
+    capabilities: { session: {} },
+  });
   assert.deepEqual(log, [
     ["v2 connect"],
-    ["v2 initialize", { protocolVersion: 2, info: { name: "unknown", version: "unknown" }, capabilities: { elicitation: { form: {} } } }],
+    [
+      "v2 initialize",
+      {
+        protocolVersion: 2,
+        info: { name: "unknown", version: "unknown" },
+        capabilities: { elicitation: { form: {} } },
+      },
+    ],
   ]);
 });
 
@@ -111,7 +122,11 @@ test("a v2-only router answers version 1 with -32022 {requested, supported: [2]}
   const peer = wirePeer();
   agentProtocolRouter().withV2(v2).connect(peer.stream);
   const refused = await peer.call(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
-  assert.deepEqual(refused.error, { code: -32022, message: (refused.error as { message: string }).message, data: { requested: 1, supported: [2] } });
+  assert.deepEqual(refused.error, {
+    code: -32022,
+    message: (refused.error as { message: string }).message,
+    data: { requested: 1, supported: [2] },
+  });
   assert.deepEqual(log, []);
   const answer = await peer.call(2, "initialize", v2Initialize);
   assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 2);
@@ -149,12 +164,23 @@ test("an invalid protocolVersion gets -32602 (with the request's id), and the cl
   const { v1, v2 } = implementations();
   const peer = wirePeer();
   agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream);
-  const invalid = [{ protocolVersion: "2" }, { protocolVersion: 1.5 }, { protocolVersion: -1 }, { protocolVersion: 0x10000 }, {}, null, [2]];
+  const invalid = [
+    { protocolVersion: "2" },
+    { protocolVersion: 1.5 },
+    { protocolVersion: -1 },
+    { protocolVersion: 0x10000 },
+    {},
+    null,
+    [2],
+  ];
   for (const [i, params] of invalid.entries()) {
     const answer = await peer.call(i, "initialize", params);
     assert.deepEqual([answer.id, (answer.error as { code: number }).code], [i, -32602], JSON.stringify(params));
   }
-  assert.equal(((await peer.call(99, "initialize", v2Initialize)).result as { protocolVersion: number }).protocolVersion, 2);
+  assert.equal(
+    ((await peer.call(99, "initialize", v2Initialize)).result as { protocolVersion: number }).protocolVersion,
+    2,
+  );
 });
 
 test("params of exactly the selected version that do not parse are refused before routing: the client can fall back to v1", async () => {
@@ -213,7 +239,10 @@ test("closed resolves when the client leaves before initialize, and when the rou
   connection.close();
   await lifecycle.closed;
 
-  const bare = { connect: (stream: { readable: ReadableStream }) => void stream.readable.pipeTo(new WritableStream()).catch(() => undefined) };
+  const bare = {
+    connect: (stream: { readable: ReadableStream }) =>
+      void stream.readable.pipeTo(new WritableStream()).catch(() => undefined),
+  };
   const peer = wirePeer();
   const bareLifecycle = agentProtocolRouter().withV2(bare).connect(peer.stream);
   await peer.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: v2Initialize });
@@ -228,19 +257,28 @@ test("the official SDK's AgentApp (v1 root entry, v2 entry) serves as the implem
     .onRequest("session/new", () => ({ sessionId: "official-v1-session" }));
   const v2 = officialV2
     .agent()
-    .onRequest("initialize", ({ params }) => ({ protocolVersion: 2, info: { name: `official-v2 for ${params.info.name}`, version: "2" } }))
+    .onRequest("initialize", ({ params }) => ({
+      protocolVersion: 2,
+      info: { name: `official-v2 for ${params.info.name}`, version: "2" },
+    }))
     .onRequest("session/new", () => ({ sessionId: "official-v2-session" }));
   const router = agentProtocolRouter().withV1(v1).withV2(v2);
   const [v1End, v1RouterEnd] = createMemoryPair();
   router.connect(v1RouterEnd);
   await v1Client().connectWith(v1End, async (ctx) => {
-    assert.equal((await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })).agentInfo?.name, "official-v1");
+    assert.equal(
+      (await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: {} })).agentInfo?.name,
+      "official-v1",
+    );
     assert.equal((await ctx.request("session/new", { cwd: "/work", mcpServers: [] })).sessionId, "official-v1-session");
   });
   const [v2End, v2RouterEnd] = createMemoryPair();
   const lifecycle = router.connect(v2RouterEnd);
   await v2Client().connectWith(v2End, async (ctx) => {
-    assert.equal((await ctx.request("initialize", { protocolVersion: 2, info: clientInfo })).info.name, "official-v2 for test-client");
+    assert.equal(
+      (await ctx.request("initialize", { protocolVersion: 2, info: clientInfo })).info.name,
+      "official-v2 for test-client",
+    );
     const session = await ctx.buildSession("/work").start();
     assert.equal(session.sessionId, "official-v2-session");
     session.dispose();
@@ -273,13 +311,26 @@ test("onConnect: before the initialize handler by default; with deferConnectHand
   await peer.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: v2Initialize });
   await capture.connections[0]!.first;
   assert.deepEqual(capture.connections[0]!.options, { deferConnectHandlers: true });
-  assert.equal(capture.connections[0]!.started, 1, "a start requested before routing reaches the implementation once routed");
+  assert.equal(
+    capture.connections[0]!.started,
+    1,
+    "a start requested before routing reaches the implementation once routed",
+  );
 });
 
 test("an implementation that throws when handed the connection: the client's initialize gets -32603 saying why, the router logs it, the connection ends", async () => {
   const errors: Array<[string, unknown]> = [];
-  const logger = { debug() {}, info() {}, warn() {}, error: (message: string, fields?: unknown) => void errors.push([message, fields]) };
-  const broken = { connect: () => { throw new Error("no model configured"); } };
+  const logger = {
+    debug() {},
+    info() {},
+    warn() {},
+    error: (message: string, fields?: unknown) => void errors.push([message, fields]),
+  };
+  const broken = {
+    connect: () => {
+      throw new Error("no model configured");
+    },
+  };
   const router = agentProtocolRouter({ logger }).withV2(broken);
   const [clientEnd, routerEnd] = createMemoryPair();
   const lifecycle = router.connect(routerEnd);

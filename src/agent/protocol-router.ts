@@ -37,7 +37,6 @@ import type { AgentConnectionLifecycle, AgentConnectOptions, AgentConnector } fr
 import { isV2RequestId, requestedVersion } from "../acp/v2/admission.js";
 import { rewriteInitializeParams } from "./protocol-initialize.js";
 
-
 type Decision = { reject?: { id: JsonRpcId; error: RequestError } } | { selected: 1 | 2; initialize: AnyMessage };
 
 /** Routes each client connection to the v1 or the v2 implementation of an agent. */
@@ -67,7 +66,10 @@ export class AgentProtocolRouter implements AgentConnector {
    * Routes one connection. With `deferConnectHandlers`, the selected app's `onConnect` handlers run when
    * `startConnectHandlers()` is called (a remote server does so after `initialize` was answered).
    */
-  connect(stream: Stream, options: AgentConnectOptions = {}): AgentConnectionLifecycle & { readonly closed: Promise<void> } {
+  connect(
+    stream: Stream,
+    options: AgentConnectOptions = {},
+  ): AgentConnectionLifecycle & { readonly closed: Promise<void> } {
     const lifecycle = new RoutedConnection(options.deferConnectHandlers !== true);
     const inner = linkFromStream(stream) as MessageLink & Partial<LinkControl>;
     const routed = new RoutedLink(inner);
@@ -87,7 +89,11 @@ export class AgentProtocolRouter implements AgentConnector {
           // The client is told why, not left waiting; the connection ends.
           const detail = failure instanceof Error ? failure.message : String(failure);
           this.logger.error(`the ACP v${decision.selected} implementation failed to take the connection`, { detail });
-          reply(inner, (decision.initialize as { id: JsonRpcId }).id, RequestError.internalError({ details: detail }, "the agent could not start"));
+          reply(
+            inner,
+            (decision.initialize as { id: JsonRpcId }).id,
+            RequestError.internalError({ details: detail }, "the agent could not start"),
+          );
           void inner.close();
         }
       },
@@ -107,7 +113,12 @@ export class AgentProtocolRouter implements AgentConnector {
   }
 
   /** Hands the connection to the selected implementation; returns what it threw, if it did. */
-  private attach(selected: 1 | 2, routed: RoutedLink, lifecycle: RoutedConnection, options: AgentConnectOptions): unknown {
+  private attach(
+    selected: 1 | 2,
+    routed: RoutedLink,
+    lifecycle: RoutedConnection,
+    options: AgentConnectOptions,
+  ): unknown {
     const agent = selected === 2 ? this.v2 : this.v1;
     try {
       if (!agent) throw new Error(`no ACP v${selected} implementation is configured on this router`);
@@ -121,13 +132,23 @@ export class AgentProtocolRouter implements AgentConnector {
 
   /** What to do with a message that arrives before the connection is routed. */
   private decide(message: unknown): Decision {
-    if (Array.isArray(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") } };
+    if (Array.isArray(message))
+      return {
+        reject: { id: null, error: RequestError.invalidRequest(undefined, "JSON-RPC batches are not supported") },
+      };
     // Notifications and responses (anything shaped like one) before initialization are ignored: nobody waits for an
     // answer to them.
     if (isNotificationMessage(message) || isResponseShaped(message)) return {};
-    if (!isRequestMessage(message)) return { reject: { id: null, error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request") } };
+    if (!isRequestMessage(message))
+      return {
+        reject: {
+          id: null,
+          error: RequestError.invalidRequest(undefined, "first ACP message must be an initialize request"),
+        },
+      };
     const id = message.id;
-    if (message.method !== "initialize") return { reject: { id, error: RequestError.invalidRequest(undefined, "first ACP request must be initialize") } };
+    if (message.method !== "initialize")
+      return { reject: { id, error: RequestError.invalidRequest(undefined, "first ACP request must be initialize") } };
     let requested: number;
     try {
       requested = requestedVersion(message.params);
@@ -141,14 +162,30 @@ export class AgentProtocolRouter implements AgentConnector {
       return { reject: { id, error: RequestError.unsupportedProtocolVersion(requested, supported) } };
     }
     if (selected === 2 && !isV2RequestId(id)) {
-      return { reject: { id: null, error: RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers") } };
+      return {
+        reject: {
+          id: null,
+          error: RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers"),
+        },
+      };
     }
     try {
-      return { selected, initialize: { ...message, params: rewriteInitializeParams(params, requested, selected) } as AnyMessage };
+      return {
+        selected,
+        initialize: { ...message, params: rewriteInitializeParams(params, requested, selected) } as AnyMessage,
+      };
     } catch (error) {
       const detail = error instanceof Error ? error.message : String(error);
       const issues = (error as { issues?: unknown }).issues;
-      return { reject: { id, error: RequestError.invalidParams(issues === undefined ? undefined : { issues }, `invalid initialize params: ${detail}`) } };
+      return {
+        reject: {
+          id,
+          error: RequestError.invalidParams(
+            issues === undefined ? undefined : { issues },
+            `invalid initialize params: ${detail}`,
+          ),
+        },
+      };
     }
   }
 
@@ -258,7 +295,11 @@ class RoutedConnection implements AgentConnectionLifecycle {
     if (typeof connection === "object" && connection !== null) this.selected = connection as AgentConnectionLifecycle;
     this.maybeStart();
     const closed = this.selected?.closed;
-    if (closed) void closed.then(() => this.finish(), () => this.finish());
+    if (closed)
+      void closed.then(
+        () => this.finish(),
+        () => this.finish(),
+      );
   }
 
   finish(): void {

@@ -22,7 +22,10 @@ export interface ClassAgentConnectorOptions extends AcpConnectionOptions {
  * A connector making one `AgentSideConnection` per client connection, with `toAgent` building its `Agent`, as
  * `new AgentSideConnection(toAgent, stream)` does on stdio.
  */
-export function classAgentConnector(toAgent: (connection: AgentSideConnection) => Agent, options: ClassAgentConnectorOptions = {}): AgentConnector {
+export function classAgentConnector(
+  toAgent: (connection: AgentSideConnection) => Agent,
+  options: ClassAgentConnectorOptions = {},
+): AgentConnector {
   const { connectionClass = AgentSideConnection, ...connectionOptions } = options;
   return {
     connect(stream: Stream) {
@@ -41,5 +44,8 @@ export function toolkitAgentConnector<S = unknown>(
   options: ToolkitAgentOptions<S> | ((connection: AgentSideConnection) => ToolkitAgentOptions<S>),
   connectorOptions: ClassAgentConnectorOptions = {},
 ): AgentConnector {
-  return classAgentConnector((connection) => toolkitAgent(connection, typeof options === "function" ? options(connection) : options), connectorOptions);
+  return classAgentConnector(
+    (connection) => toolkitAgent(connection, typeof options === "function" ? options(connection) : options),
+    connectorOptions,
+  );
 }

@@ -28,7 +28,10 @@ const FLAGS = ["data-dir", "model-url", "model", "model-key", "run-timeout", "gr
 type Flag = (typeof FLAGS)[number];
 
 /** Parses the flags; throws an Error with a message for the user when they are wrong. */
-export function parseAgentFlags(argv: readonly string[], env: Record<string, string | undefined> = process.env): ReferenceAgentOptions {
+export function parseAgentFlags(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+): ReferenceAgentOptions {
   const values: Partial<Record<Flag, string>> = {};
   let unstable = false;
   for (let i = 0; i < argv.length; i++) {
@@ -50,12 +53,14 @@ export function parseAgentFlags(argv: readonly string[], env: Record<string, str
   if (model !== undefined) options.model = model;
   if (values["run-timeout"] !== undefined) {
     const ms = Number(values["run-timeout"]);
-    if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error("--run-timeout must be a positive number of milliseconds");
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      throw new Error("--run-timeout must be a positive number of milliseconds");
     options.runTimeoutMs = ms;
   }
   if (values["grep-time-limit"] !== undefined) {
     const ms = Number(values["grep-time-limit"]);
-    if (!Number.isSafeInteger(ms) || ms <= 0) throw new Error("--grep-time-limit must be a positive number of milliseconds");
+    if (!Number.isSafeInteger(ms) || ms <= 0)
+      throw new Error("--grep-time-limit must be a positive number of milliseconds");
     options.grepTimeLimitMs = ms;
   }
   const levelText = values["log-level"] ?? env.ACP_LOG;
@@ -77,7 +82,9 @@ export async function agentCommand(argv: readonly string[]): Promise<number> {
   try {
     options = parseAgentFlags(argv);
   } catch (error) {
-    process.stderr.write(`acp agent: ${error instanceof Error ? error.message : String(error)}\nRun "acp agent --help" for the flags.\n`);
+    process.stderr.write(
+      `acp agent: ${error instanceof Error ? error.message : String(error)}\nRun "acp agent --help" for the flags.\n`,
+    );
     return 2;
   }
   await runReferenceAgent(options);

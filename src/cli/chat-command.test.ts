@@ -5,15 +5,21 @@ import { chatSetup, defaultAgentArgv, parseChatArgs } from "./chat-command.js";
 import { noAgentSetupFlags } from "./shared/agent-setup-flags.js";
 
 test("acp chat arguments: options, the agent after -- or as --agent, help, and errors", () => {
-  assert.deepEqual(parseChatArgs(["--cwd", "/w", "--resume", "s1", "--verbose", "--no-color", "--", "my-agent", "--flag"]), {
-    agentArgv: ["my-agent", "--flag"],
-    cwd: "/w",
-    resume: "s1",
-    verbose: true,
-    noColor: true,
+  assert.deepEqual(
+    parseChatArgs(["--cwd", "/w", "--resume", "s1", "--verbose", "--no-color", "--", "my-agent", "--flag"]),
+    {
+      agentArgv: ["my-agent", "--flag"],
+      cwd: "/w",
+      resume: "s1",
+      verbose: true,
+      noColor: true,
+      setupFlags: noAgentSetupFlags(),
+    },
+  );
+  assert.deepEqual(parseChatArgs(["--agent", "npx some-agent 'a b'"]), {
+    agentArgv: ["npx", "some-agent", "a b"],
     setupFlags: noAgentSetupFlags(),
   });
-  assert.deepEqual(parseChatArgs(["--agent", "npx some-agent 'a b'"]), { agentArgv: ["npx", "some-agent", "a b"], setupFlags: noAgentSetupFlags() });
   assert.deepEqual(parseChatArgs([]), { agentArgv: defaultAgentArgv(), setupFlags: noAgentSetupFlags() });
   assert.equal(parseChatArgs(["-h"]), "help");
   assert.throws(() => parseChatArgs(["--cwd"]), /--cwd needs a value/);
@@ -29,11 +35,35 @@ test("the default agent is the reference agent (acp agent)", () => {
 });
 
 test("acp chat takes the agent-setup flags acp exec takes", () => {
-  const args = parseChatArgs(["--trace", "t.ndjson", "--mcp-config", "mcp.json", "--mcp", "fs=/bin/fs --root .", "--mcp", "web=https://x/mcp", "--auth", "token", "--permissions", "allow-reads", "--", "agent"]);
+  const args = parseChatArgs([
+    "--trace",
+    "t.ndjson",
+    "--mcp-config",
+    "mcp.json",
+    "--mcp",
+    "fs=/bin/fs --root .",
+    "--mcp",
+    "web=https://x/mcp",
+    "--auth",
+    "token",
+    "--permissions",
+    "allow-reads",
+    "--",
+    "agent",
+  ]);
   assert.notEqual(args, "help");
   if (args === "help") return;
-  assert.deepEqual(args.setupFlags, { trace: "t.ndjson", mcpConfig: "mcp.json", mcp: ["fs=/bin/fs --root .", "web=https://x/mcp"], auth: "token", permissions: "allow-reads" });
-  assert.throws(() => parseChatArgs(["--permissions", "maybe"]), /--permissions must be one of allow-all, deny-all, allow-reads, ask or rules:FILE\.json/);
+  assert.deepEqual(args.setupFlags, {
+    trace: "t.ndjson",
+    mcpConfig: "mcp.json",
+    mcp: ["fs=/bin/fs --root .", "web=https://x/mcp"],
+    auth: "token",
+    permissions: "allow-reads",
+  });
+  assert.throws(
+    () => parseChatArgs(["--permissions", "maybe"]),
+    /--permissions must be one of allow-all, deny-all, allow-reads, ask or rules:FILE\.json/,
+  );
   assert.throws(() => parseChatArgs(["--mcp", "nothing"]), /--mcp expects NAME=COMMAND or NAME=URL/);
   assert.throws(() => parseChatArgs(["--trace"]), /--trace needs a non-empty value/);
 });
@@ -45,5 +75,8 @@ test("the chat's setup: the default policy is the chat's own asking; the flags' 
   assert.deepEqual(setup.mcpServers, []);
   assert.equal(setup.tap, undefined);
   assert.equal(setup.auth, undefined);
-  assert.throws(() => chatSetup({ ...noAgentSetupFlags(), mcpConfig: "/nonexistent/mcp.json" })("/w", ask), /--mcp-config: cannot read \/nonexistent\/mcp\.json/);
+  assert.throws(
+    () => chatSetup({ ...noAgentSetupFlags(), mcpConfig: "/nonexistent/mcp.json" })("/w", ask),
+    /--mcp-config: cannot read \/nonexistent\/mcp\.json/,
+  );
 });

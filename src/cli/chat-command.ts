@@ -7,9 +7,21 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { runChat, type ChatOptions } from "../apps/chat/main.js";
 import { splitCommandLine } from "../node/command-line.js";
-import { AGENT_SETUP_USAGE, loadMcpServers, noAgentSetupFlags, openTraceFlag, setAgentSetupFlag, type AgentSetupFlags } from "./shared/agent-setup-flags.js";
+import {
+  AGENT_SETUP_USAGE,
+  loadMcpServers,
+  noAgentSetupFlags,
+  openTraceFlag,
+  setAgentSetupFlag,
+  type AgentSetupFlags,
+} from "./shared/agent-setup-flags.js";
 import { buildPolicy } from "./shared/permissions.js";
-import { noRemoteAgentFlags, REMOTE_AGENT_USAGE, remoteAgentSpec, setRemoteAgentFlag } from "./shared/remote-agent-flags.js";
+import {
+  noRemoteAgentFlags,
+  REMOTE_AGENT_USAGE,
+  remoteAgentSpec,
+  setRemoteAgentFlag,
+} from "./shared/remote-agent-flags.js";
 
 export const chatUsage = `acp chat: a terminal UI for any ACP agent
 
@@ -41,7 +53,8 @@ Ctrl-C cancels the running turn, twice quits; Ctrl-D quits.
 /** The agent `acp chat` starts by default: `acp agent` once it exists, else the demo agent. */
 export function defaultAgentArgv(): string[] {
   const referenceAgent = new URL("../apps/reference-agent/", import.meta.url);
-  if (existsSync(fileURLToPath(referenceAgent))) return [process.execPath, fileURLToPath(new URL("./main.js", import.meta.url)), "agent"];
+  if (existsSync(fileURLToPath(referenceAgent)))
+    return [process.execPath, fileURLToPath(new URL("./main.js", import.meta.url)), "agent"];
   return [process.execPath, fileURLToPath(new URL("../apps/demo/demo-agent.js", import.meta.url))];
 }
 
@@ -94,12 +107,14 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
         break;
       case "--startup-timeout": {
         const ms = Number(value());
-        if (!Number.isFinite(ms) || ms <= 0) throw new Error("--startup-timeout takes a positive number of milliseconds");
+        if (!Number.isFinite(ms) || ms <= 0)
+          throw new Error("--startup-timeout takes a positive number of milliseconds");
         options.startupTimeoutMs = ms;
         break;
       }
       default:
-        if (!arg.startsWith("--") || !setAgentSetupFlag(options.setupFlags, arg, args[i + 1] ?? "")) throw new Error(`unknown option ${arg} (acp chat --help lists them)`);
+        if (!arg.startsWith("--") || !setAgentSetupFlag(options.setupFlags, arg, args[i + 1] ?? ""))
+          throw new Error(`unknown option ${arg} (acp chat --help lists them)`);
         i++;
     }
   }
@@ -119,7 +134,13 @@ export function chatSetup(flags: AgentSetupFlags): NonNullable<ChatOptions["setu
     const mcpServers = loadMcpServers(flags, cwd);
     const { name, policy } = buildPolicy(flags.permissions, { ask: () => ask });
     const trace = openTraceFlag(flags.trace, warn);
-    return { policy, policyName: name, mcpServers, ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}), ...(flags.auth !== undefined ? { auth: flags.auth } : {}) };
+    return {
+      policy,
+      policyName: name,
+      mcpServers,
+      ...(trace ? { tap: trace.listener, close: () => trace.close() } : {}),
+      ...(flags.auth !== undefined ? { auth: flags.auth } : {}),
+    };
   };
 }
 

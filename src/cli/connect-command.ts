@@ -3,7 +3,12 @@
  * the stdio <-> remote bridge (src/apps/connect). An editor runs it as its agent command.
  */
 import { runBridge } from "../apps/connect/bridge.js";
-import { noRemoteAgentFlags, REMOTE_AGENT_USAGE, remoteAgentSpec, setRemoteAgentFlag } from "./shared/remote-agent-flags.js";
+import {
+  noRemoteAgentFlags,
+  REMOTE_AGENT_USAGE,
+  remoteAgentSpec,
+  setRemoteAgentFlag,
+} from "./shared/remote-agent-flags.js";
 import { UsageError } from "./shared/usage-error.js";
 
 export const connectUsage = `acp connect: use a remote ACP agent as a stdio agent
@@ -53,11 +58,13 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
       if (setRemoteAgentFlag(flags, arg, value)) continue;
       if (arg === "--connect-timeout") {
         const seconds = Number(value);
-        if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`--connect-timeout takes a positive number of seconds; got "${value}"`);
+        if (!Number.isFinite(seconds) || seconds <= 0)
+          throw new UsageError(`--connect-timeout takes a positive number of seconds; got "${value}"`);
         connectTimeoutMs = Math.round(seconds * 1000);
       } else if (arg === "--reconnect-attempts") {
         const attempts = Number(value);
-        if (!Number.isInteger(attempts) || attempts < 1) throw new UsageError(`--reconnect-attempts takes a whole number >= 1; got "${value}"`);
+        if (!Number.isInteger(attempts) || attempts < 1)
+          throw new UsageError(`--reconnect-attempts takes a whole number >= 1; got "${value}"`);
         reconnectAttempts = attempts;
         reconnect = true;
       } else throw new UsageError(`unknown option ${arg} (acp connect --help lists them)`);
@@ -65,7 +72,11 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
     if (url === undefined) throw new UsageError("no URL: acp connect http(s)://HOST/acp (or ws(s)://...)");
     const spec = remoteAgentSpec(url, flags);
     if (spec === undefined) throw new UsageError(`"${url}" is not an http(s):// or ws(s):// URL`);
-    return await runBridge({ ...spec, ...(connectTimeoutMs ? { connectTimeoutMs } : {}), ...(reconnect ? { reconnect: { maxAttempts: reconnectAttempts } } : {}) });
+    return await runBridge({
+      ...spec,
+      ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
+      ...(reconnect ? { reconnect: { maxAttempts: reconnectAttempts } } : {}),
+    });
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`acp connect: ${error.message}\n`);

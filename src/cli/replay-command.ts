@@ -72,10 +72,12 @@ function parse(argv: readonly string[]): ReplayArgs {
   }
   if (args.help) return args;
   if (args.file === undefined) throw new Error("no cassette: acp replay FILE --as agent|client");
-  if (args.as === undefined) throw new Error("say which side to play: --as agent (to a client) or --as client (to an agent)");
+  if (args.as === undefined)
+    throw new Error("say which side to play: --as agent (to a client) or --as client (to an agent)");
   if (args.argv.length === 1 && /\s/.test(args.argv[0]!)) args.argv = splitCommandLine(args.argv[0]!);
   if (args.as === "client" && args.argv.length === 0) throw new Error("--as client needs the agent's command after --");
-  if (args.as === "agent" && args.argv.length > 0) throw new Error("--as agent plays the agent itself: no command after --");
+  if (args.as === "agent" && args.argv.length > 0)
+    throw new Error("--as agent plays the agent itself: no command after --");
   return args;
 }
 
@@ -102,7 +104,14 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
   }
   let result: ReplayResult;
   try {
-    result = await replayAsClient({ cassette, argv: args.argv, timing: args.timing, timeoutMs: args.timeoutMs, ignore: args.ignore, ...(args.cwd !== undefined ? { cwd: args.cwd } : {}) });
+    result = await replayAsClient({
+      cassette,
+      argv: args.argv,
+      timing: args.timing,
+      timeoutMs: args.timeoutMs,
+      ignore: args.ignore,
+      ...(args.cwd !== undefined ? { cwd: args.cwd } : {}),
+    });
   } catch (error) {
     err(`acp replay: ${(error as Error).message}\n`);
     return 3;
@@ -110,7 +119,9 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
   if (args.format === "json") process.stdout.write(`${terminalSafeJson(result, 2)}\n`);
   else {
     const n = result.divergences.length;
-    process.stdout.write(`acp replay --as client: ${result.compared} agent frame${result.compared === 1 ? "" : "s"} compared, ${n === 0 ? "no differences" : `${n} difference${n === 1 ? "" : "s"}`}${result.completed ? "" : " (the replay stopped early)"}\n`);
+    process.stdout.write(
+      `acp replay --as client: ${result.compared} agent frame${result.compared === 1 ? "" : "s"} compared, ${n === 0 ? "no differences" : `${n} difference${n === 1 ? "" : "s"}`}${result.completed ? "" : " (the replay stopped early)"}\n`,
+    );
     for (const d of result.divergences) process.stdout.write(divergenceText(d));
   }
   return result.divergences.length > 0 ? 1 : 0;

@@ -54,8 +54,10 @@ function parse(argv: readonly string[], record: boolean): Parsed {
     else throw new Error(`unknown argument "${arg}"; put the agent's command after --`);
   }
   if (parsed.argv.length === 1 && /\s/.test(parsed.argv[0]!)) parsed.argv = splitCommandLine(parsed.argv[0]!);
-  if (!parsed.help && parsed.argv.length === 0) throw new Error("no agent command: put it after --, e.g. -- npx my-agent --acp");
-  if (!parsed.help && record && parsed.trace === undefined) throw new Error("no cassette file: acp record FILE -- <agent command>");
+  if (!parsed.help && parsed.argv.length === 0)
+    throw new Error("no agent command: put it after --, e.g. -- npx my-agent --acp");
+  if (!parsed.help && record && parsed.trace === undefined)
+    throw new Error("no cassette file: acp record FILE -- <agent command>");
   return parsed;
 }
 
@@ -73,7 +75,13 @@ export async function tapCommand(argv: readonly string[], version: string, recor
     process.stdout.write(record ? RECORD_USAGE : TAP_USAGE);
     return 0;
   }
-  const options: TapOptions = { argv: parsed.argv, tool: { name, version }, quiet: parsed.quiet, ...(parsed.trace ? { tracePath: parsed.trace } : {}), ...(parsed.report ? { reportPath: parsed.report } : {}) };
+  const options: TapOptions = {
+    argv: parsed.argv,
+    tool: { name, version },
+    quiet: parsed.quiet,
+    ...(parsed.trace ? { tracePath: parsed.trace } : {}),
+    ...(parsed.report ? { reportPath: parsed.report } : {}),
+  };
   try {
     const exit = await runTap(options);
     process.stdin.destroy();

@@ -14,7 +14,9 @@ function describe(message: ActiveSessionMessage): string {
 }
 
 /** A hand-driven agent on a raw link: `script` answers each request by sending messages itself. */
-function rawAgent(script: (request: { id: number; method: string; params: any }, send: (message: AnyMessage) => void) => void) {
+function rawAgent(
+  script: (request: { id: number; method: string; params: any }, send: (message: AnyMessage) => void) => void,
+) {
   const [agentEnd, clientEnd] = createMemoryPair();
   const link = agentEnd[LINK] as MessageLink;
   link.start({
@@ -44,7 +46,10 @@ test("updates sent before the session/new response are kept for the session that
     setTimeout(() => send({ jsonrpc: "2.0", id: request.id, result: { sessionId } }), sessionId === "A" ? 5 : 1);
   });
   const connection = client().connect(stream);
-  const [a, b] = await Promise.all([connection.agent.buildSession("/a").start(), connection.agent.buildSession("/b").start()]);
+  const [a, b] = await Promise.all([
+    connection.agent.buildSession("/a").start(),
+    connection.agent.buildSession("/b").start(),
+  ]);
   assert.deepEqual([describe(await a.nextUpdate()), describe(await a.nextUpdate())], ["A1", "A2"]);
   assert.deepEqual([describe(await b.nextUpdate()), describe(await b.nextUpdate())], ["B1", "B2"]);
   connection.close();
@@ -60,7 +65,11 @@ test("the stop takes the place its response arrived at: updates sent after the r
   const connection = client().connect(stream);
   const session = await connection.agent.buildSession("/").start();
   await session.prompt("go");
-  const seen = [describe(await session.nextUpdate()), describe(await session.nextUpdate()), describe(await session.nextUpdate())];
+  const seen = [
+    describe(await session.nextUpdate()),
+    describe(await session.nextUpdate()),
+    describe(await session.nextUpdate()),
+  ];
   assert.deepEqual(seen, ["before", "stop end_turn", "after"]);
   connection.close();
 });
@@ -85,14 +94,18 @@ test("update kinds this version does not know are delivered by nextUpdate", asyn
     void session.prompt("unknown");
     const unknown = await session.nextUpdate();
     assert.equal(unknown.kind, "session_update");
-    assert.deepEqual(unknown.kind === "session_update" && unknown.update, { sessionUpdate: "future_update", detail: 42 });
+    assert.deepEqual(unknown.kind === "session_update" && unknown.update, {
+      sessionUpdate: "future_update",
+      detail: 42,
+    });
     assert.equal(await session.readText(), "known");
   });
 });
 
 test("dispose stops routing; closing the connection fails waiting nextUpdate calls with the close reason", async () => {
   const stream = rawAgent((request, send) => {
-    if (request.method === "session/new") send({ jsonrpc: "2.0", id: request.id, result: { sessionId: request.params.cwd } });
+    if (request.method === "session/new")
+      send({ jsonrpc: "2.0", id: request.id, result: { sessionId: request.params.cwd } });
   });
   const connection = client().connect(stream);
   const one = await connection.agent.buildSession("one").start();
@@ -101,13 +114,19 @@ test("dispose stops routing; closing the connection fails waiting nextUpdate cal
   await assert.rejects(one.nextUpdate(), /Active session disposed/);
   const waiting = two.nextUpdate();
   connection.close(new Error("user quit"));
-  await assert.rejects(waiting, (error: unknown) => error instanceof ConnectionClosedError && /user quit/.test(error.message));
+  await assert.rejects(
+    waiting,
+    (error: unknown) => error instanceof ConnectionClosedError && /user quit/.test(error.message),
+  );
   await assert.rejects(two.nextUpdate(), ConnectionClosedError);
 });
 
 test("updates queued before a close are still read before the close reason", async () => {
   const app = agent().onRequest("session/new", async ({ client: ctx }) => {
-    await ctx.notify("session/update", { sessionId: "K", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "kept" } } });
+    await ctx.notify("session/update", {
+      sessionId: "K",
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "kept" } },
+    });
     return { sessionId: "K" };
   });
   const connection = client().connect(app);
@@ -124,7 +143,11 @@ test("SessionBuilder builds the session/new request and hands out copies", async
     .withAdditionalDirectories(["/lib"])
     .withMcpServer({ name: "files", command: "mcp-files", args: [], env: [] });
   const request = builder.toRequest();
-  assert.deepEqual(request, { cwd: "/work", mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }], additionalDirectories: ["/lib"] });
+  assert.deepEqual(request, {
+    cwd: "/work",
+    mcpServers: [{ name: "files", command: "mcp-files", args: [], env: [] }],
+    additionalDirectories: ["/lib"],
+  });
   request.mcpServers.length = 0;
   assert.equal(builder.toRequest().mcpServers.length, 1);
   connection.close();

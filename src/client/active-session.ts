@@ -60,7 +60,11 @@ export class SessionBuilder {
   async start(options?: SendRequestOptions): Promise<ActiveSession> {
     const endStart = this.router.beginStart();
     try {
-      const response = await this.router.connection.request<NewSessionResponse>("session/new", this.toRequest(), options);
+      const response = await this.router.connection.request<NewSessionResponse>(
+        "session/new",
+        this.toRequest(),
+        options,
+      );
       return new ActiveSession(this.router, response);
     } finally {
       endStart();
@@ -136,9 +140,13 @@ export class ActiveSession implements Disposable {
   prompt(prompt: string | ContentBlock | ContentBlock[], options?: SendRequestOptions): Promise<PromptResponse> {
     this.queue.clearErrors();
     let slot: QueueSlot<ActiveSessionMessage> | undefined;
-    const response = this.router.sendPrompt({ sessionId: this.sessionId, prompt: promptBlocks(prompt) }, options, () => {
-      slot = this.queue.reserve();
-    });
+    const response = this.router.sendPrompt(
+      { sessionId: this.sessionId, prompt: promptBlocks(prompt) },
+      options,
+      () => {
+        slot = this.queue.reserve();
+      },
+    );
     response.then(
       (value) => {
         const stop: ActiveSessionMessage = { kind: "stop", response: value, stopReason: value.stopReason };
@@ -168,7 +176,11 @@ export class ActiveSession implements Disposable {
       const message = await this.nextUpdate();
       if (message.kind === "stop") return text;
       const update = message.update as { sessionUpdate: string; content?: { type?: string; text?: unknown } };
-      if (update.sessionUpdate === "agent_message_chunk" && update.content?.type === "text" && typeof update.content.text === "string") {
+      if (
+        update.sessionUpdate === "agent_message_chunk" &&
+        update.content?.type === "text" &&
+        typeof update.content.text === "string"
+      ) {
         text += update.content.text;
       }
     }

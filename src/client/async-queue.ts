@@ -46,12 +46,17 @@ export class AsyncQueue<T> {
       slot.settled = entry;
       this.pump();
     };
-    return { resolve: (value) => settle({ kind: "value", value }), reject: (error) => settle({ kind: "error", error }) };
+    return {
+      resolve: (value) => settle({ kind: "value", value }),
+      reject: (error) => settle({ kind: "error", error }),
+    };
   }
 
   /** Drops queued errors (a new prompt turn starts clean). */
   clearErrors(): void {
-    this.entries = this.entries.filter((entry) => entry.kind !== "error" && !(entry.kind === "slot" && entry.settled?.kind === "error"));
+    this.entries = this.entries.filter(
+      (entry) => entry.kind !== "error" && !(entry.kind === "slot" && entry.settled?.kind === "error"),
+    );
   }
 
   fail(error: unknown): void {

@@ -29,12 +29,18 @@ export type AuthChoice =
  */
 export function authMethodKind(method: AuthMethod | { id: string; type?: string }): "agent" | "terminal" | "unknown" {
   const type = (method as { type?: unknown }).type;
-  return type === undefined || type === null || type === "agent" ? "agent" : type === "terminal" ? "terminal" : "unknown";
+  return type === undefined || type === null || type === "agent"
+    ? "agent"
+    : type === "terminal"
+      ? "terminal"
+      : "unknown";
 }
 
 /** Whether `error` is the agent's "authentication required" answer (-32000). */
 export function isAuthRequired(error: unknown): boolean {
-  return error instanceof RequestError ? error.code === AUTH_REQUIRED_CODE : (error as { code?: unknown } | null)?.code === AUTH_REQUIRED_CODE;
+  return error instanceof RequestError
+    ? error.code === AUTH_REQUIRED_CODE
+    : (error as { code?: unknown } | null)?.code === AUTH_REQUIRED_CODE;
 }
 
 /** The `type` a method advertises, as text (`agent` when absent). */
@@ -48,9 +54,16 @@ export function describeAuthMethods(methods: readonly AuthMethod[]): string {
   if (methods.length === 0) return "(the agent lists no authentication methods)";
   const kindText = (method: AuthMethod) => {
     const kind = authMethodKind(method);
-    return kind === "unknown" ? `type ${authMethodType(method)}, unknown to this client: usable only when named with --auth` : kind;
+    return kind === "unknown"
+      ? `type ${authMethodType(method)}, unknown to this client: usable only when named with --auth`
+      : kind;
   };
-  return methods.map((method) => `  ${method.id} (${kindText(method)}): ${method.name}${method.description ? ` — ${method.description}` : ""}`).join("\n");
+  return methods
+    .map(
+      (method) =>
+        `  ${method.id} (${kindText(method)}): ${method.name}${method.description ? ` — ${method.description}` : ""}`,
+    )
+    .join("\n");
 }
 
 /** Inputs of `chooseAuthMethod`. */
@@ -84,24 +97,44 @@ export function chooseAuthMethod(input: AuthChoiceInput): AuthChoice {
   const listing = `The agent offers:\n${describeAuthMethods(methods)}`;
   if (input.requested !== undefined) {
     const method = methods.find((candidate) => candidate.id === input.requested);
-    if (method === undefined) return { kind: "impossible", message: `the agent has no authentication method "${input.requested}". ${listing}` };
+    if (method === undefined)
+      return { kind: "impossible", message: `the agent has no authentication method "${input.requested}". ${listing}` };
     const kind = authMethodKind(method);
-    if (kind === "unknown") return { kind: "agent", method: method as AuthMethodAgent, unknownType: authMethodType(method) };
+    if (kind === "unknown")
+      return { kind: "agent", method: method as AuthMethodAgent, unknownType: authMethodType(method) };
     if (kind === "terminal" && !terminalOk) {
-      return { kind: "impossible", message: `authentication method "${method.id}" runs in a terminal; run this command in an interactive terminal to use it.` };
+      return {
+        kind: "impossible",
+        message: `authentication method "${method.id}" runs in a terminal; run this command in an interactive terminal to use it.`,
+      };
     }
-    return kind === "terminal" ? { kind, method: method as AuthMethodTerminal } : { kind, method: method as AuthMethodAgent };
+    return kind === "terminal"
+      ? { kind, method: method as AuthMethodTerminal }
+      : { kind, method: method as AuthMethodAgent };
   }
-  if (methods.length === 0) return { kind: "impossible", message: "the agent requires authentication but lists no authentication method; authenticate with the agent's own tools first." };
+  if (methods.length === 0)
+    return {
+      kind: "impossible",
+      message:
+        "the agent requires authentication but lists no authentication method; authenticate with the agent's own tools first.",
+    };
   const agentMethods = methods.filter((method) => authMethodKind(method) === "agent");
   if (agentMethods.length === 1) return { kind: "agent", method: agentMethods[0] as AuthMethodAgent };
   const candidates = methods.filter(usable);
   if (candidates.length === 1) {
     const method = candidates[0]!;
-    return authMethodKind(method) === "terminal" ? { kind: "terminal", method: method as AuthMethodTerminal } : { kind: "agent", method: method as AuthMethodAgent };
+    return authMethodKind(method) === "terminal"
+      ? { kind: "terminal", method: method as AuthMethodTerminal }
+      : { kind: "agent", method: method as AuthMethodAgent };
   }
   if (candidates.length === 0) {
-    return { kind: "impossible", message: `the agent requires authentication, and none of its methods can run here (terminal methods need an interactive terminal). ${listing}` };
+    return {
+      kind: "impossible",
+      message: `the agent requires authentication, and none of its methods can run here (terminal methods need an interactive terminal). ${listing}`,
+    };
   }
-  return { kind: "impossible", message: `the agent requires authentication; choose a method with --auth ID. ${listing}` };
+  return {
+    kind: "impossible",
+    message: `the agent requires authentication; choose a method with --auth ID. ${listing}`,
+  };
 }

@@ -52,7 +52,14 @@ test("a terminal's whole life through createTerminal and the handle's methods", 
     return JSON.parse(await session.readText());
   });
   assert.deepEqual(report, { id: "term-1", before: "hi\n", exit: { exitCode: 0 }, after: { exitCode: 0 } });
-  assert.deepEqual(log.terminalCalls, ["create echo", "output term-1", "wait term-1", "kill term-1", "output term-1", "release term-1"]);
+  assert.deepEqual(log.terminalCalls, [
+    "create echo",
+    "output term-1",
+    "wait term-1",
+    "kill term-1",
+    "output term-1",
+    "release term-1",
+  ]);
 });
 
 test("session/cancel ends a prompt turn with stopReason cancelled", async () => {
@@ -80,7 +87,10 @@ test("a cancellationSignal sends $/cancel_request: the agent's signal aborts and
     const turn = session.prompt("wait", { cancellationSignal: controller.signal });
     setTimeout(() => controller.abort(), 5);
     await assert.rejects(turn, (error: unknown) => error instanceof RequestError && error.code === -32800);
-    await assert.rejects(session.nextUpdate(), (error: unknown) => error instanceof RequestError && error.code === -32800);
+    await assert.rejects(
+      session.nextUpdate(),
+      (error: unknown) => error instanceof RequestError && error.code === -32800,
+    );
     // The next prompt starts clean: the queued error is dropped.
     void session.prompt("stream 2");
     assert.equal(await session.readText(), "0 1 ");
@@ -90,7 +100,8 @@ test("a cancellationSignal sends $/cancel_request: the agent's signal aborts and
 test("session/load replays through the client's session/update handler; a void result is answered {}", async () => {
   const seen: string[] = [];
   const app = client().onNotification("session/update", ({ params }) => {
-    if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text") seen.push(params.update.content.text);
+    if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text")
+      seen.push(params.update.content.text);
   });
   await app.connectWith(demoAgent(), async (agentCtx) => {
     await agentCtx.request("initialize", initializeParams);
@@ -103,11 +114,19 @@ test("session/load replays through the client's session/update handler; a void r
 test("extension methods and notifications go both ways with their parsers", async () => {
   const pings: unknown[] = [];
   const agentApp = agent()
-    .onRequest("_acme/ping", (raw) => raw as { n: number }, ({ params, method, requestId }) => ({ pong: params.n + 1, method, requestId }))
+    .onRequest(
+      "_acme/ping",
+      (raw) => raw as { n: number },
+      ({ params, method, requestId }) => ({ pong: params.n + 1, method, requestId }),
+    )
     .onNotification("_acme/note", { parse: (raw) => raw as { text: string } }, async ({ params, client }) => {
       await client.notify("_acme/echo", { text: params.text });
     });
-  const appClient = client().onNotification("_acme/echo", (raw) => raw, ({ params }) => void pings.push(params));
+  const appClient = client().onNotification(
+    "_acme/echo",
+    (raw) => raw,
+    ({ params }) => void pings.push(params),
+  );
   await appClient.connectWith(agentApp, async (agentCtx) => {
     const reply = await agentCtx.request<{ pong: number; method: string; requestId: unknown }>("_acme/ping", { n: 41 });
     assert.equal(reply.pong, 42);
@@ -139,7 +158,11 @@ test("connect() over streams gives handles with client/agent contexts, peerSuppo
   const { app } = demoClient();
   const connection = app.connect(clientStream);
   const seen: string[] = [];
-  connection.tap((event) => "message" in event && seen.push(`${event.direction} ${(event.message as { method?: string }).method ?? "response"}`));
+  connection.tap(
+    (event) =>
+      "message" in event &&
+      seen.push(`${event.direction} ${(event.message as { method?: string }).method ?? "response"}`),
+  );
   assert.equal(connection.peerSupports("session/load"), false);
   await connection.agent.request("initialize", initializeParams);
   assert.equal(connection.peerSupports("session/load"), true);

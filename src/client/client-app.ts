@@ -3,7 +3,13 @@
  * workflow against an agent over a stream (or an `AgentApp` in memory). A drop-in for `client()` of
  * `@agentclientprotocol/sdk`.
  */
-import { RequestError, type JsonRpcId, type MaybePromise, type SendRequestOptions, type Stream } from "../jsonrpc/index.js";
+import {
+  RequestError,
+  type JsonRpcId,
+  type MaybePromise,
+  type SendRequestOptions,
+  type Stream,
+} from "../jsonrpc/index.js";
 import { handled } from "../jsonrpc/handled.js";
 import type { NewSessionRequest, SessionNotification } from "../protocol/index.js";
 import type { AcpConnection } from "../acp/acp-connection.js";
@@ -100,8 +106,14 @@ export class ClientContext<P extends ProtocolTypes = StableProtocol> {
   }
 
   /** Sends a notification to the agent (table methods are typed and checked). */
-  notify<M extends MethodOf<AgentNotifications<P>>>(method: M, params: NotificationParamsOf<AgentNotifications<P>, M>): Promise<void>;
-  notify<Params = unknown, M extends string = string>(method: ExtensionMethod<M, AgentNotifications<P>>, params?: Params): Promise<void>;
+  notify<M extends MethodOf<AgentNotifications<P>>>(
+    method: M,
+    params: NotificationParamsOf<AgentNotifications<P>, M>,
+  ): Promise<void>;
+  notify<Params = unknown, M extends string = string>(
+    method: ExtensionMethod<M, AgentNotifications<P>>,
+    params?: Params,
+  ): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     return this.sessions.connection.notify(method, params);
   }
@@ -113,9 +125,13 @@ export type ClientHandlerContext<Params, P extends ProtocolTypes = StableProtoco
   agent: ClientContext<P>;
 };
 /** Context of a client request handler: adds `requestId`. */
-export type ClientRequestContext<Params, P extends ProtocolTypes = StableProtocol> = ClientHandlerContext<Params, P> & RequestIdentity;
+export type ClientRequestContext<Params, P extends ProtocolTypes = StableProtocol> = ClientHandlerContext<Params, P> &
+  RequestIdentity;
 /** Context of a client notification handler (no request id). */
-export type ClientNotificationContext<Params, P extends ProtocolTypes = StableProtocol> = ClientHandlerContext<Params, P>;
+export type ClientNotificationContext<Params, P extends ProtocolTypes = StableProtocol> = ClientHandlerContext<
+  Params,
+  P
+>;
 /** A request handler of a `ClientApp`. A thrown `RequestError` is sent as is; other throws become -32603. */
 export type ClientRequestHandler<Params, Response, P extends ProtocolTypes = StableProtocol> = (
   context: ClientRequestContext<Params, P>,
@@ -125,7 +141,9 @@ export type ClientNotificationHandler<Params, P extends ProtocolTypes = StablePr
   context: ClientNotificationContext<Params, P>,
 ) => MaybePromise<void>;
 /** A handler run when a `ClientApp` opens a connection. */
-export type ClientConnectHandler<P extends ProtocolTypes = StableProtocol> = (connection: ClientConnection<P>) => MaybePromise<void>;
+export type ClientConnectHandler<P extends ProtocolTypes = StableProtocol> = (
+  connection: ClientConnection<P>,
+) => MaybePromise<void>;
 
 /** The requests a client handles, by method name. */
 export type ClientRequestMethod<P extends ProtocolTypes = StableProtocol> = MethodOf<P["clientRequests"]>;
@@ -245,7 +263,10 @@ export class ClientApp<P extends ProtocolTypes = StableProtocol> implements Conn
    * Connects (as `connect`), runs `op` with a context for calling the agent, then closes the connection.
    * Rejects as `op` does, or with the close reason if the connection closes first.
    */
-  connectWith<T>(target: Stream | ConnectableApp<"agent">, op: (context: ClientContext<P>) => MaybePromise<T>): Promise<T> {
+  connectWith<T>(
+    target: Stream | ConnectableApp<"agent">,
+    op: (context: ClientContext<P>) => MaybePromise<T>,
+  ): Promise<T> {
     return connectWith(this.core, target, (handle) => op(handle.agent));
   }
 
@@ -264,7 +285,11 @@ export class ClientApp<P extends ProtocolTypes = StableProtocol> implements Conn
    */
   onRequest(method: "*", handler: ClientRequestHandler<unknown, unknown, P>): this;
   onRequest<M extends ClientRequestMethod<P>>(method: M, handler: ClientRequestHandlersByMethod<P>[M]): this;
-  onRequest<Params, Response>(method: string, params: ParamsParser<Params>, handler: ClientRequestHandler<Params, Response, P>): this;
+  onRequest<Params, Response>(
+    method: string,
+    params: ParamsParser<Params>,
+    handler: ClientRequestHandler<Params, Response, P>,
+  ): this;
   onRequest(method: string, parserOrHandler: unknown, handler?: unknown): this {
     this.core.onRequest(method, parserOrHandler, handler);
     return this;
@@ -276,8 +301,15 @@ export class ClientApp<P extends ProtocolTypes = StableProtocol> implements Conn
    * `ActiveSession` already queues its updates in order.
    */
   onNotification(method: "*", handler: ClientNotificationHandler<unknown, P>): this;
-  onNotification<M extends ClientNotificationMethod<P>>(method: M, handler: ClientNotificationHandlersByMethod<P>[M]): this;
-  onNotification<Params>(method: string, params: ParamsParser<Params>, handler: ClientNotificationHandler<Params, P>): this;
+  onNotification<M extends ClientNotificationMethod<P>>(
+    method: M,
+    handler: ClientNotificationHandlersByMethod<P>[M],
+  ): this;
+  onNotification<Params>(
+    method: string,
+    params: ParamsParser<Params>,
+    handler: ClientNotificationHandler<Params, P>,
+  ): this;
   onNotification(method: string, parserOrHandler: unknown, handler?: unknown): this {
     this.core.onNotification(method, parserOrHandler, handler);
     return this;

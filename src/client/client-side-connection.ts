@@ -15,7 +15,10 @@ import { CLIENT_HANDLER_NAMES, type Client } from "../acp/client-handler.js";
  * `toClient` builds your `Client`, whose methods answer the agent's requests; this object calls the agent.
  * `session/close` and `session/delete` of a session the agent no longer knows (-32002) count as done.
  */
-export class ClientSideConnection extends ClassFace<unstable.AgentRequestMap, unstable.AgentNotificationMap> implements Agent {
+export class ClientSideConnection
+  extends ClassFace<unstable.AgentRequestMap, unstable.AgentNotificationMap>
+  implements Agent
+{
   /** The protocol this class speaks; the `acpkit/unstable` entry's subclass speaks the unstable one. */
   static flavor: ProtocolFlavor = stableFlavor;
   /** The ACP core under this face: tap, peer capabilities, routes. */

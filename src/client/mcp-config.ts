@@ -38,7 +38,8 @@ const SERVER_KEYS = ["mcpServers", "servers", "context_servers"] as const;
 
 type Json = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Json => value !== null && typeof value === "object" && !Array.isArray(value);
+const isObject = (value: unknown): value is Json =>
+  value !== null && typeof value === "object" && !Array.isArray(value);
 
 /**
  * Parses an editor-shaped MCP configuration (the JSON text or the parsed value) into ACP `McpServer`s, in the
@@ -54,11 +55,14 @@ export function parseMcpConfig(input: string | unknown, options: McpConfigOption
       throw new McpConfigError("(file)", `not valid JSON: ${(error as Error).message}`);
     }
   }
-  if (!isObject(config)) throw new McpConfigError("(file)", 'expected a JSON object such as {"mcpServers": {"name": {"command": "..."}}}');
+  if (!isObject(config))
+    throw new McpConfigError("(file)", 'expected a JSON object such as {"mcpServers": {"name": {"command": "..."}}}');
   const key = SERVER_KEYS.find((candidate) => candidate in config);
-  if (key === undefined) throw new McpConfigError("(file)", `no "mcpServers" object found (also accepted: "servers", "context_servers")`);
+  if (key === undefined)
+    throw new McpConfigError("(file)", `no "mcpServers" object found (also accepted: "servers", "context_servers")`);
   const servers = config[key];
-  if (!isObject(servers)) throw new McpConfigError(key, "expected an object mapping server names to their configurations");
+  if (!isObject(servers))
+    throw new McpConfigError(key, "expected an object mapping server names to their configurations");
   const result: McpServer[] = [];
   for (const [name, entry] of Object.entries(servers)) {
     const server = parseServer(`${key}.${name}`, name, entry, options);
@@ -68,37 +72,52 @@ export function parseMcpConfig(input: string | unknown, options: McpConfigOption
 }
 
 /** Parses one server entry (`path` is used in errors). Undefined for a disabled one. */
-export function parseServer(path: string, name: string, entry: unknown, options: McpConfigOptions = {}): McpServer | undefined {
+export function parseServer(
+  path: string,
+  name: string,
+  entry: unknown,
+  options: McpConfigOptions = {},
+): McpServer | undefined {
   if (!isObject(entry)) throw new McpConfigError(path, "expected an object with a command (stdio) or a url (http/sse)");
   if (entry.disabled === true) return undefined;
   const type = entry.type ?? entry.transport;
   if (type !== undefined && typeof type !== "string") throw new McpConfigError(`${path}.type`, "expected a string");
   const kind = normalizeType(type, entry);
-  if (kind === undefined) throw new McpConfigError(`${path}.type`, `unknown type ${JSON.stringify(type)}: use "stdio", "http" or "sse"`);
+  if (kind === undefined)
+    throw new McpConfigError(`${path}.type`, `unknown type ${JSON.stringify(type)}: use "stdio", "http" or "sse"`);
   if (kind === "stdio") {
     // Zed's older shape nests the command: { "command": { "path", "args", "env" } }.
     const source = isObject(entry.command) ? entry.command : entry;
     const base = isObject(entry.command) ? `${path}.command` : path;
     const commandKey = isObject(entry.command) ? "path" : "command";
     const command = source[commandKey];
-    if (typeof command !== "string" || command === "") throw new McpConfigError(`${base}.${commandKey}`, "expected the server's command as a non-empty string");
+    if (typeof command !== "string" || command === "")
+      throw new McpConfigError(`${base}.${commandKey}`, "expected the server's command as a non-empty string");
     const args = source.args ?? [];
     if (!Array.isArray(args)) throw new McpConfigError(`${base}.args`, "expected an array of strings");
     args.forEach((arg, i) => {
-      if (typeof arg !== "string") throw new McpConfigError(`${base}.args[${i}]`, `expected a string, got ${JSON.stringify(arg)}`);
+      if (typeof arg !== "string")
+        throw new McpConfigError(`${base}.args[${i}]`, `expected a string, got ${JSON.stringify(arg)}`);
     });
     const env = pairs(`${base}.env`, source.env);
     return { name, command: options.resolveCommand?.(command) ?? command, args: args as string[], env };
   }
   const url = entry.url ?? entry.serverUrl;
-  if (typeof url !== "string" || url === "") throw new McpConfigError(`${path}.url`, "expected the server's URL as a non-empty string");
-  if (!/^https?:\/\//i.test(url)) throw new McpConfigError(`${path}.url`, `expected an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  if (typeof url !== "string" || url === "")
+    throw new McpConfigError(`${path}.url`, "expected the server's URL as a non-empty string");
+  if (!/^https?:\/\//i.test(url))
+    throw new McpConfigError(`${path}.url`, `expected an http:// or https:// URL, got ${JSON.stringify(url)}`);
   const headers: HttpHeader[] = pairs(`${path}.headers`, entry.headers);
   return { type: kind, name, url, headers };
 }
 
 function normalizeType(type: string | undefined, entry: Json): "stdio" | "http" | "sse" | undefined {
-  if (type === undefined) return entry.command !== undefined ? "stdio" : entry.url !== undefined || entry.serverUrl !== undefined ? "http" : "stdio";
+  if (type === undefined)
+    return entry.command !== undefined
+      ? "stdio"
+      : entry.url !== undefined || entry.serverUrl !== undefined
+        ? "http"
+        : "stdio";
   switch (type.toLowerCase()) {
     case "stdio":
       return "stdio";
@@ -127,7 +146,8 @@ function pairs(path: string, value: unknown): EnvVariable[] {
   }
   if (!isObject(value)) throw new McpConfigError(path, 'expected an object such as {"KEY": "value"}');
   return Object.entries(value).map(([name, item]) => {
-    if (typeof item !== "string") throw new McpConfigError(`${path}.${name}`, `expected a string value, got ${JSON.stringify(item)} (quote it)`);
+    if (typeof item !== "string")
+      throw new McpConfigError(`${path}.${name}`, `expected a string value, got ${JSON.stringify(item)} (quote it)`);
     return { name, value: item };
   });
 }
@@ -136,9 +156,14 @@ function pairs(path: string, value: unknown): EnvVariable[] {
  * Parses a server given on a command line as `NAME=COMMAND ARGS...` (stdio; `split` turns the command line into
  * argv) or `NAME=http(s)://URL` (http). Throws a `McpConfigError` for anything else.
  */
-export function parseMcpFlag(flag: string, split: (commandLine: string) => string[], options: McpConfigOptions = {}): McpServer {
+export function parseMcpFlag(
+  flag: string,
+  split: (commandLine: string) => string[],
+  options: McpConfigOptions = {},
+): McpServer {
   const eq = flag.indexOf("=");
-  if (eq <= 0 || eq === flag.length - 1) throw new McpConfigError("--mcp", `expected NAME=COMMAND or NAME=URL, got ${JSON.stringify(flag)}`);
+  if (eq <= 0 || eq === flag.length - 1)
+    throw new McpConfigError("--mcp", `expected NAME=COMMAND or NAME=URL, got ${JSON.stringify(flag)}`);
   const name = flag.slice(0, eq);
   const value = flag.slice(eq + 1);
   if (/^https?:\/\//i.test(value)) return { type: "http", name, url: value, headers: [] };
@@ -147,12 +172,18 @@ export function parseMcpFlag(flag: string, split: (commandLine: string) => strin
 }
 
 /** The servers the agent can take (stdio always; http and sse when `mcpCapabilities` says so), and the rest. */
-export function supportedMcpServers(servers: readonly McpServer[], capabilities: AgentCapabilities | undefined): { supported: McpServer[]; unsupported: McpServer[] } {
+export function supportedMcpServers(
+  servers: readonly McpServer[],
+  capabilities: AgentCapabilities | undefined,
+): { supported: McpServer[]; unsupported: McpServer[] } {
   const supported: McpServer[] = [];
   const unsupported: McpServer[] = [];
   for (const server of servers) {
     const type = "type" in server ? server.type : "stdio";
-    const ok = type === "stdio" || (type === "http" && capabilities?.mcpCapabilities?.http === true) || (type === "sse" && capabilities?.mcpCapabilities?.sse === true);
+    const ok =
+      type === "stdio" ||
+      (type === "http" && capabilities?.mcpCapabilities?.http === true) ||
+      (type === "sse" && capabilities?.mcpCapabilities?.sse === true);
     (ok ? supported : unsupported).push(server);
   }
   return { supported, unsupported };

@@ -14,11 +14,18 @@ export const SPOKEN_PROTOCOL_VERSIONS: readonly number[] = [1];
 export type ProtocolVersionVerdict = { ok: true; warning?: string } | { ok: false; message: string };
 
 /** Judges the agent's `protocolVersion` against the one `asked` for (see the file comment). */
-export function checkProtocolVersion(asked: number, answered: unknown, spoken: readonly number[] = SPOKEN_PROTOCOL_VERSIONS): ProtocolVersionVerdict {
+export function checkProtocolVersion(
+  asked: number,
+  answered: unknown,
+  spoken: readonly number[] = SPOKEN_PROTOCOL_VERSIONS,
+): ProtocolVersionVerdict {
   if (answered === asked) return { ok: true };
   const shown = JSON.stringify(answered) ?? String(answered);
   if (typeof answered !== "number" || !Number.isInteger(answered) || answered < 1) {
-    return { ok: false, message: `the agent answered initialize with protocolVersion ${shown}, which is not a protocol version (asked for ${asked}); the agent is broken or speaks something else` };
+    return {
+      ok: false,
+      message: `the agent answered initialize with protocolVersion ${shown}, which is not a protocol version (asked for ${asked}); the agent is broken or speaks something else`,
+    };
   }
   if (!spoken.includes(answered)) {
     const which = answered > asked ? "newer than any this client speaks" : "one this client does not speak";
@@ -29,5 +36,8 @@ export function checkProtocolVersion(asked: number, answered: unknown, spoken: r
         "Use an agent release that speaks one of those, or a newer acp",
     };
   }
-  return { ok: true, warning: `the agent answered with protocol version ${answered}, not the ${asked} asked for; continuing in version ${answered}` };
+  return {
+    ok: true,
+    warning: `the agent answered with protocol version ${answered}, not the ${asked} asked for; continuing in version ${answered}`,
+  };
 }

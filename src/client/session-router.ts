@@ -1,5 +1,11 @@
 import type { SendRequestOptions } from "../jsonrpc/index.js";
-import type { PromptRequest, PromptResponse, SessionNotification, SessionUpdate, StopReason } from "../protocol/index.js";
+import type {
+  PromptRequest,
+  PromptResponse,
+  SessionNotification,
+  SessionUpdate,
+  StopReason,
+} from "../protocol/index.js";
 import type { AcpConnection } from "../acp/acp-connection.js";
 import type { AsyncQueue } from "./async-queue.js";
 import { SessionRouting } from "./session-routing.js";
@@ -57,7 +63,11 @@ export class SessionUpdateRouter {
    * Sends `session/prompt`. `arrived` is called synchronously when the response (result or error) arrives, before
    * any later message is dispatched, and at most once (the engine's `onResponse`).
    */
-  sendPrompt(params: PromptRequest, options: SendRequestOptions | undefined, arrived: () => void): Promise<PromptResponse> {
+  sendPrompt(
+    params: PromptRequest,
+    options: SendRequestOptions | undefined,
+    arrived: () => void,
+  ): Promise<PromptResponse> {
     return this.connection.request<PromptResponse>("session/prompt", params, { ...options, onResponse: arrived });
   }
 }

@@ -68,7 +68,12 @@ export class SessionRouting<M> {
    * Routes `sessionId`'s messages to `listener`, starting with those kept for it (with `atResponse` run at
    * `responsePosition` among them, or after them); returns the function that stops it.
    */
-  attach(sessionId: string, listener: (message: M) => void, responsePosition = Number.POSITIVE_INFINITY, atResponse?: () => void): () => void {
+  attach(
+    sessionId: string,
+    listener: (message: M) => void,
+    responsePosition = Number.POSITIVE_INFINITY,
+    atResponse?: () => void,
+  ): () => void {
     const kept = this.early.get(sessionId) ?? [];
     this.early.delete(sessionId);
     this.earlyCount -= kept.length;

@@ -10,7 +10,14 @@ import type { NesProtocol } from "../acp/nes-protocol.js";
 export * from "../unstable.js";
 export type { SessionId } from "../unstable.js";
 export type * from "../protocol/generated/types.nes.js";
-export type { AgentCapabilities, ClientCapabilities, InitializeRequest, InitializeResponse, ZodLikeSchema, NesValidate } from "../protocol/nes.js";
+export type {
+  AgentCapabilities,
+  ClientCapabilities,
+  InitializeRequest,
+  InitializeResponse,
+  ZodLikeSchema,
+  NesValidate,
+} from "../protocol/nes.js";
 export {
   NES_ENTRY_AGENT_METHODS as AGENT_METHODS,
   validate,

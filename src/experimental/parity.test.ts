@@ -24,8 +24,12 @@ export type NodeTypes = [node.NodeHttpHandlerOptions, node.NodeWebSocketUpgradeS
 
 // Official-shaped values are accepted where acpkit's are expected.
 export const acceptsOfficialLimits = (limits: officialServer.ConnectionLimits): server.ConnectionLimits => limits;
-export const acceptsOfficialHandlerOptions = (options: officialNode.NodeHttpHandlerOptions): node.NodeHttpHandlerOptions => options;
-export const acceptsOfficialRequestOptions = (options: officialServer.HandleRequestOptions): server.HandleRequestOptions => options as server.HandleRequestOptions;
+export const acceptsOfficialHandlerOptions = (
+  options: officialNode.NodeHttpHandlerOptions,
+): node.NodeHttpHandlerOptions => options;
+export const acceptsOfficialRequestOptions = (
+  options: officialServer.HandleRequestOptions,
+): server.HandleRequestOptions => options as server.HandleRequestOptions;
 
 const sorted = (module: object) => Object.keys(module).sort();
 
@@ -33,7 +37,12 @@ test("acpkit/experimental/server exports every value of the official entry, with
   const official = await import("@agentclientprotocol/sdk/experimental/server");
   const ours = await import("./server.js");
   assert.deepEqual(sorted(ours), sorted(official));
-  for (const name of ["DEFAULT_MAX_BUFFERED_BYTES", "DEFAULT_MAX_BUFFERED_SESSION_STREAMS", "DEFAULT_MAX_ID_LENGTH", "DEFAULT_MAX_OUTPUT_STALL_MS"] as const) {
+  for (const name of [
+    "DEFAULT_MAX_BUFFERED_BYTES",
+    "DEFAULT_MAX_BUFFERED_SESSION_STREAMS",
+    "DEFAULT_MAX_ID_LENGTH",
+    "DEFAULT_MAX_OUTPUT_STALL_MS",
+  ] as const) {
     assert.equal(ours[name], official[name], name);
   }
   assert.equal(typeof ours.AcpServer.prototype.handleRequest, "function");
@@ -50,7 +59,9 @@ test("acpkit/experimental/node exports every value of the official entry, with t
 
 test("the package exports both entries", async () => {
   const { readFileSync } = await import("node:fs");
-  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { exports: Record<string, unknown> };
+  const pkg = JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as {
+    exports: Record<string, unknown>;
+  };
   assert.ok(pkg.exports["./experimental/server"]);
   assert.ok(pkg.exports["./experimental/node"]);
 });

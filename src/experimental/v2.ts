@@ -62,7 +62,12 @@ export {
 export type { AgentConnectOptions, AgentConnectionLifecycle, AgentConnector } from "../acp/agent-connector.js";
 export type { ParamsParser } from "../acp/routes.js";
 export type { AppConnection as AcpConnection } from "../acp/app-types.js";
-export type { V2AppOptions as AppOptions, V2ExtensionMethod as ExtensionMethod, UnrecognizedMethod, V2Methods } from "../acp/v2/app-types.js";
+export type {
+  V2AppOptions as AppOptions,
+  V2ExtensionMethod as ExtensionMethod,
+  UnrecognizedMethod,
+  V2Methods,
+} from "../acp/v2/app-types.js";
 export type { InitializationSnapshot } from "../acp/v2/initialization.js";
 export { v2Methods as methods } from "../acp/v2/methods.js";
 export { AgentProtocolRouter, agentProtocolRouter } from "../agent/protocol-router.js";
@@ -71,4 +76,9 @@ export { AgentContext } from "../agent/v2/agent-context.js";
 export * from "../agent/v2/agent-app.js";
 export { ClientContext } from "../client/v2/client-context.js";
 export * from "../client/v2/client-app.js";
-export { SessionBuilder, ActiveSession, type ActiveSessionMessage, type ActiveSessionSetConfigOptionRequest } from "../client/v2/active-session.js";
+export {
+  SessionBuilder,
+  ActiveSession,
+  type ActiveSessionMessage,
+  type ActiveSessionSetConfigOptionRequest,
+} from "../client/v2/active-session.js";

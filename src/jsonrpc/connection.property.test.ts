@@ -34,7 +34,12 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant("stray" as const), id: fc.integer({ min: 100_000, max: 200_000 }) }),
   fc.record({
     kind: fc.constant("garbage" as const),
-    value: fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant({ jsonrpc: "2.0" }), fc.constant({ jsonrpc: "2.0", id: {}, method: "x" }), fc.constant([])),
+    value: fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }),
+      fc.constant({ jsonrpc: "2.0" }),
+      fc.constant({ jsonrpc: "2.0", id: {}, method: "x" }),
+      fc.constant([]),
+    ),
   }),
   fc.record({ kind: fc.constant("wait" as const), hops: fc.nat(3) }),
 );
@@ -79,11 +84,20 @@ test("random interleavings: every request answered exactly once, ours settled on
             link.inject({ jsonrpc: "2.0", method: "note", params: { n: notes++ } });
             break;
           case "cancel":
-            if (peerIds.length > 0) link.inject({ jsonrpc: "2.0", method: CANCEL_REQUEST_METHOD, params: { requestId: peerIds[s.which % peerIds.length] } });
+            if (peerIds.length > 0)
+              link.inject({
+                jsonrpc: "2.0",
+                method: CANCEL_REQUEST_METHOD,
+                params: { requestId: peerIds[s.which % peerIds.length] },
+              });
             break;
           case "ask": {
             const before = link.sent.length;
-            const entry: { id: JsonRpcId | undefined; settled: number; answered: boolean } = { id: undefined, settled: 0, answered: false };
+            const entry: { id: JsonRpcId | undefined; settled: number; answered: boolean } = {
+              id: undefined,
+              settled: 0,
+              answered: false,
+            };
             ours.push(entry);
             const index = ours.length - 1;
             void connection.request("ask", {}).then(
@@ -99,7 +113,11 @@ test("random interleavings: every request answered exactly once, ours settled on
             const target = open[s.which % open.length]!;
             target.answered = true;
             if (notes > 0) mustPrecede.push([`note ${notes - 1}`, `resolved ${ours.indexOf(target)}`]);
-            link.inject(s.error ? { jsonrpc: "2.0", id: target.id, error: { code: -32000, message: "no" } } : { jsonrpc: "2.0", id: target.id, result: { ok: 1 } });
+            link.inject(
+              s.error
+                ? { jsonrpc: "2.0", id: target.id, error: { code: -32000, message: "no" } }
+                : { jsonrpc: "2.0", id: target.id, result: { ok: 1 } },
+            );
             break;
           }
           case "stray":
@@ -115,19 +133,30 @@ test("random interleavings: every request answered exactly once, ours settled on
       }
       // Answer what is left, then let every handler finish.
       for (const o of ours.filter((o) => !o.answered)) link.inject({ jsonrpc: "2.0", id: o.id, result: {} });
-      for (let i = 0; i < 10 && (connection.runningHandlerCount > 0 || ours.some((o) => o.settled === 0)); i++) await hop();
+      for (let i = 0; i < 10 && (connection.runningHandlerCount > 0 || ours.some((o) => o.settled === 0)); i++)
+        await hop();
       while (connection.runningHandlerCount > 0) await hop();
       await hop();
 
       const replies = new Map<string, number>();
       for (const m of link.sent as Array<AnyMessage & { id?: JsonRpcId; method?: string }>) {
-        if (m.method === undefined && m.id !== null && m.id !== undefined) replies.set(idKey(m.id), (replies.get(idKey(m.id)) ?? 0) + 1);
+        if (m.method === undefined && m.id !== null && m.id !== undefined)
+          replies.set(idKey(m.id), (replies.get(idKey(m.id)) ?? 0) + 1);
       }
-      for (const id of peerIds) assert.equal(replies.get(idKey(id)), 1, `request ${idKey(id)} answered ${replies.get(idKey(id)) ?? 0} times`);
-      for (const key of replies.keys()) assert.ok(peerIds.some((id) => idKey(id) === key), `a reply to ${key}, which the peer never asked`);
-      for (const [index, o] of ours.entries()) assert.equal(o.settled, 1, `our request ${index} settled ${o.settled} times`);
+      for (const id of peerIds)
+        assert.equal(replies.get(idKey(id)), 1, `request ${idKey(id)} answered ${replies.get(idKey(id)) ?? 0} times`);
+      for (const key of replies.keys())
+        assert.ok(
+          peerIds.some((id) => idKey(id) === key),
+          `a reply to ${key}, which the peer never asked`,
+        );
+      for (const [index, o] of ours.entries())
+        assert.equal(o.settled, 1, `our request ${index} settled ${o.settled} times`);
       for (const [note, resolved] of mustPrecede) {
-        assert.ok(log.indexOf(note) !== -1 && log.indexOf(note) < log.indexOf(resolved), `${note} before ${resolved}: ${log.join(", ")}`);
+        assert.ok(
+          log.indexOf(note) !== -1 && log.indexOf(note) < log.indexOf(resolved),
+          `${note} before ${resolved}: ${log.join(", ")}`,
+        );
       }
       assert.equal(connection.isClosed, false);
     }),

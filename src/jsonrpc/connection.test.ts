@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { JsonRpcConnection, type Dispatcher } from "./connection.js";
 import type { IncomingRequestContext } from "./incoming.js";
-import { ConnectionClosedError, InvalidResponseError, MessageTooLargeError, RequestTimeoutError, UnserializableValueError } from "./local-errors.js";
+import {
+  ConnectionClosedError,
+  InvalidResponseError,
+  MessageTooLargeError,
+  RequestTimeoutError,
+  UnserializableValueError,
+} from "./local-errors.js";
 import type { Logger } from "./logger.js";
 import { RequestError } from "./request-error.js";
 import type { TapEvent } from "./tap.js";
@@ -12,7 +18,8 @@ type LogLine = { level: string; message: string; fields?: Record<string, unknown
 
 function capturingLogger(): Logger & { lines: LogLine[] } {
   const lines: LogLine[] = [];
-  const at = (level: string) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, fields });
+  const at = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, message, fields });
   return { lines, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
@@ -20,7 +27,11 @@ function setup(dispatcher: Partial<Dispatcher> = {}, options: { requestTimeoutMs
   const link = new ScriptedLink();
   const logger = capturingLogger();
   const full: Dispatcher = {
-    request: dispatcher.request ?? ((method) => { throw RequestError.methodNotFound(method); }),
+    request:
+      dispatcher.request ??
+      ((method) => {
+        throw RequestError.methodNotFound(method);
+      }),
     notification: dispatcher.notification ?? (() => {}),
   };
   const connection = new JsonRpcConnection(link, full, { logger, ...options });
@@ -63,9 +74,21 @@ describe("JsonRpcConnection: requests it receives", () => {
     link.inject({ jsonrpc: "2.0", id: 2, method: "boom" });
     link.inject({ jsonrpc: "2.0", id: 3, method: "async" });
     await link.waitForSent(3);
-    assert.deepEqual(link.sent[0], { jsonrpc: "2.0", id: 1, error: { code: -32002, message: "Resource not found: /x", data: { uri: "/x" } } });
-    assert.deepEqual(link.sent[1], { jsonrpc: "2.0", id: 2, error: { code: -32603, message: "Internal error", data: { details: "secret token abc" } } });
-    assert.deepEqual(link.sent[2], { jsonrpc: "2.0", id: 3, error: { code: -32603, message: "Internal error", data: { details: "secret path /home/me/.ssh" } } });
+    assert.deepEqual(link.sent[0], {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32002, message: "Resource not found: /x", data: { uri: "/x" } },
+    });
+    assert.deepEqual(link.sent[1], {
+      jsonrpc: "2.0",
+      id: 2,
+      error: { code: -32603, message: "Internal error", data: { details: "secret token abc" } },
+    });
+    assert.deepEqual(link.sent[2], {
+      jsonrpc: "2.0",
+      id: 3,
+      error: { code: -32603, message: "Internal error", data: { details: "secret path /home/me/.ssh" } },
+    });
     assert.doesNotMatch(JSON.stringify(link.sent), /connection\.test|at /);
     assert.ok(logger.lines.some((l) => l.level === "error" && /secret token/.test(String(l.fields?.message))));
   });
@@ -132,8 +155,18 @@ describe("JsonRpcConnection: bad input is answered by the book and never fatal",
 
   test("malformed JSON gets -32700 with id null; a non-JSON log line is only logged", async () => {
     const { link, logger } = setup();
-    link.injectProblem({ kind: "parse", detail: "Unexpected end of JSON input", preview: "{\"jsonrpc\":", looksLikeJson: true });
-    link.injectProblem({ kind: "parse", detail: "Unexpected token", preview: "Loading model...", looksLikeJson: false });
+    link.injectProblem({
+      kind: "parse",
+      detail: "Unexpected end of JSON input",
+      preview: '{"jsonrpc":',
+      looksLikeJson: true,
+    });
+    link.injectProblem({
+      kind: "parse",
+      detail: "Unexpected token",
+      preview: "Loading model...",
+      looksLikeJson: false,
+    });
     await tick();
     assert.equal(link.sent.length, 1);
     assert.deepEqual((link.sent[0] as { id: unknown }).id, null);
@@ -143,13 +176,23 @@ describe("JsonRpcConnection: bad input is answered by the book and never fatal",
 
   test("an oversized request is refused by id; an oversized response rejects its pending call", async () => {
     const { link, connection } = setup();
-    link.injectProblem({ kind: "too_large", bytes: 9_000_000, limit: 1000, head: '{"jsonrpc":"2.0","id":41,"method":"fs/read_text_file","params":{"id":7' });
+    link.injectProblem({
+      kind: "too_large",
+      bytes: 9_000_000,
+      limit: 1000,
+      head: '{"jsonrpc":"2.0","id":41,"method":"fs/read_text_file","params":{"id":7',
+    });
     await link.waitForSent(1);
     assert.equal((link.sent[0] as { id: unknown }).id, 41);
     assert.equal((link.sent[0] as { error: { code: number } }).error.code, -32600);
     const call = connection.request("big");
     const id = (link.sent[1] as { id: number }).id;
-    link.injectProblem({ kind: "too_large", bytes: 9_000_000, limit: 1000, head: `{"jsonrpc":"2.0","id":${id},"result":{"content":"aaaa` });
+    link.injectProblem({
+      kind: "too_large",
+      bytes: 9_000_000,
+      limit: 1000,
+      head: `{"jsonrpc":"2.0","id":${id},"result":{"content":"aaaa`,
+    });
     await assert.rejects(call, (error) => error instanceof MessageTooLargeError && error.messageBytes === 9_000_000);
     assert.equal(connection.isClosed, false);
   });
@@ -166,7 +209,9 @@ describe("JsonRpcConnection: bad input is answered by the book and never fatal",
 
   test("a notification handler that throws is logged and the connection carries on", async () => {
     const { link, logger, connection } = setup({
-      notification: () => { throw new Error("handler bug"); },
+      notification: () => {
+        throw new Error("handler bug");
+      },
       request: () => ({ ok: 1 }),
     });
     link.inject({ jsonrpc: "2.0", method: "note", params: { secret: "s3cr3t" } });
@@ -191,7 +236,10 @@ describe("JsonRpcConnection: requests it sends", () => {
     link.inject({ jsonrpc: "2.0", id: 1, error: { code: -32601, message: "nope", data: { method: "b" } } });
     link.inject({ jsonrpc: "2.0", id: 0, result: { y: 2 } });
     assert.deepEqual(await ok, { y: 2 });
-    await assert.rejects(bad, (e) => e instanceof RequestError && e.code === -32601 && (e.data as { method: string }).method === "b");
+    await assert.rejects(
+      bad,
+      (e) => e instanceof RequestError && e.code === -32601 && (e.data as { method: string }).method === "b",
+    );
   });
 
   test("a notification that arrived before a response is delivered before the response resolves", async () => {
@@ -239,7 +287,10 @@ describe("JsonRpcConnection: requests it sends", () => {
       return raw;
     });
     link.inject({ jsonrpc: "2.0", id: 0, result: 5 });
-    await assert.rejects(call, (e) => e instanceof InvalidResponseError && e.method === "session/new" && /expected object/.test(e.message));
+    await assert.rejects(
+      call,
+      (e) => e instanceof InvalidResponseError && e.method === "session/new" && /expected object/.test(e.message),
+    );
   });
 
   test("cancelling sends $/cancel_request and still settles with the peer's answer", async () => {
@@ -271,12 +322,17 @@ describe("JsonRpcConnection: requests it sends", () => {
   test("a timeout rejects with RequestTimeoutError, sends $/cancel_request, and ignores the late response", async () => {
     const { link, connection, logger } = setup({}, { requestTimeoutMs: 20 });
     const call = connection.request("session/prompt");
-    await assert.rejects(call, (e) => e instanceof RequestTimeoutError && e.timeoutMs === 20 && /session\/prompt/.test(e.message));
+    await assert.rejects(
+      call,
+      (e) => e instanceof RequestTimeoutError && e.timeoutMs === 20 && /session\/prompt/.test(e.message),
+    );
     assert.deepEqual(link.sent[1], { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 0 } });
     link.inject({ jsonrpc: "2.0", id: 0, result: {} });
     assert.ok(logger.lines.some((l) => l.level === "debug" && /late response/.test(l.message)));
     link.inject({ jsonrpc: "2.0", id: 777, result: {} });
-    assert.ok(logger.lines.some((l) => l.level === "warn" && /unknown request id/.test(l.message) && l.fields?.id === 777));
+    assert.ok(
+      logger.lines.some((l) => l.level === "warn" && /unknown request id/.test(l.message) && l.fields?.id === 777),
+    );
     const quick = connection.request("x", undefined, { timeoutMs: 1000 });
     link.inject({ jsonrpc: "2.0", id: 1, result: 1 });
     assert.equal(await quick, 1);
@@ -289,7 +345,9 @@ describe("JsonRpcConnection: cancellation of requests it receives", () => {
     const { link } = setup({
       request: (_m, _p, ctx) => {
         context = ctx;
-        return new Promise((_resolve, reject) => ctx.signal.addEventListener("abort", () => reject(new Error("aborted"))));
+        return new Promise((_resolve, reject) =>
+          ctx.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+        );
       },
     });
     link.inject({ jsonrpc: "2.0", id: 5, method: "slow" });
@@ -342,7 +400,10 @@ describe("JsonRpcConnection: closing", () => {
     const cause = new Error("user quit");
     connection.close(cause);
     for (const call of [a, b]) {
-      await assert.rejects(call, (e) => e instanceof ConnectionClosedError && e.cause === cause && /user quit/.test(e.message));
+      await assert.rejects(
+        call,
+        (e) => e instanceof ConnectionClosedError && e.cause === cause && /user quit/.test(e.message),
+      );
     }
     assert.equal(handlerSignal.aborted, true);
     assert.equal(connection.signal.aborted, true);
@@ -378,14 +439,19 @@ describe("JsonRpcConnection: tap", () => {
     await link.waitForSent(2);
     stop();
     void connection.notify("after");
-    assert.deepEqual(events.map((e) => e.direction), ["in", "out", "out", "in"]);
+    assert.deepEqual(
+      events.map((e) => e.direction),
+      ["in", "out", "out", "in"],
+    );
     assert.ok(events.every((e) => e.time >= before && e.time <= Date.now() + 1));
     assert.ok("problem" in events[3]!);
   });
 
   test("a tap that throws is removed and logged, and messages still flow", async () => {
     const { link, connection, logger } = setup({ request: () => 1 });
-    connection.tap(() => { throw new Error("tap bug"); });
+    connection.tap(() => {
+      throw new Error("tap bug");
+    });
     link.inject({ jsonrpc: "2.0", id: 1, method: "m" });
     await link.waitForSent(1);
     assert.ok(logger.lines.some((l) => /tap listener/.test(l.message)));

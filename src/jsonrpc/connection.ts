@@ -1,10 +1,22 @@
-import { CANCEL_REQUEST_METHOD, type ConnectionOptions, type Dispatcher, type ResultParser, type SendRequestOptions } from "./connection-options.js";
+import {
+  CANCEL_REQUEST_METHOD,
+  type ConnectionOptions,
+  type Dispatcher,
+  type ResultParser,
+  type SendRequestOptions,
+} from "./connection-options.js";
 import { classify } from "./envelope.js";
 import { answerOversized } from "./oversized.js";
 import { handled, rejectedHandled } from "./handled.js";
 import { IncomingRequest, IncomingRequests } from "./incoming.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
-import { ConnectionClosedError, InvalidResponseError, LocalError, RequestTimeoutError, ResponseLostError } from "./local-errors.js";
+import {
+  ConnectionClosedError,
+  InvalidResponseError,
+  LocalError,
+  RequestTimeoutError,
+  ResponseLostError,
+} from "./local-errors.js";
 import { defaultLogger, type Logger } from "./logger.js";
 import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId } from "./messages.js";
 import { PendingRequests, type PendingRequest } from "./outgoing.js";
@@ -47,7 +59,9 @@ export class JsonRpcConnection {
   ) {
     this.logger = options.logger ?? defaultLogger;
     this.requestTimeoutMs = options.requestTimeoutMs;
-    this.taps = new TapRegistry((error) => this.logger.error("a tap listener threw and was removed", describeError(error)));
+    this.taps = new TapRegistry((error) =>
+      this.logger.error("a tap listener threw and was removed", describeError(error)),
+    );
     this.closedPromise = new Promise((resolve) => (this.resolveClosed = resolve));
     const receiver: LinkReceiver = {
       message: (value, rawId) => this.receive(value, rawId),
@@ -103,11 +117,17 @@ export class JsonRpcConnection {
    * `UnserializableValueError`, `MessageTooLargeError`, `InvalidResponseError`. The promise is marked handled: not
    * awaiting it never crashes the process with an unhandled rejection (as in the official SDK).
    */
-  request<T = unknown>(method: string, params?: unknown, options?: SendRequestOptions, parse?: ResultParser<T>): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    params?: unknown,
+    options?: SendRequestOptions,
+    parse?: ResultParser<T>,
+  ): Promise<T> {
     if (this.closeError) return rejectedHandled(this.closeError);
     const signal = options?.cancellationSignal ?? options?.signal;
     const id = this.pending.allocateId();
-    const message: AnyMessage = params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
+    const message: AnyMessage =
+      params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
     try {
       this.send(message);
     } catch (error) {
@@ -124,11 +144,15 @@ export class JsonRpcConnection {
       const entry: PendingRequest = {
         method,
         arrived: options?.onResponse,
-        resolve: parse === undefined ? (resolve as (value: unknown) => void) : (raw) => this.settleParsed(method, raw, parse, resolve, rejectHandled),
+        resolve:
+          parse === undefined
+            ? (resolve as (value: unknown) => void)
+            : (raw) => this.settleParsed(method, raw, parse, resolve, rejectHandled),
         reject: rejectHandled,
       };
       const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
-      if (timeoutMs !== undefined || signal !== undefined) this.armRequest(id, method, entry, timeoutMs, signal, options?.stopWaitingOnCancel);
+      if (timeoutMs !== undefined || signal !== undefined)
+        this.armRequest(id, method, entry, timeoutMs, signal, options?.stopWaitingOnCancel);
       this.pending.add(id, entry);
     });
     made.promise = promise;
@@ -184,12 +208,23 @@ export class JsonRpcConnection {
   }
 
   private send(message: AnyMessage, rawId?: string): void {
-    if (this.taps.active) this.taps.emit(rawId === undefined ? { direction: "out", time: now(), message } : { direction: "out", time: now(), message, rawId });
+    if (this.taps.active)
+      this.taps.emit(
+        rawId === undefined
+          ? { direction: "out", time: now(), message }
+          : { direction: "out", time: now(), message, rawId },
+      );
     if (rawId === undefined) this.link.send(message);
     else this.link.send(message, rawId);
   }
 
-  private settleParsed<T>(method: string, raw: unknown, parse: ResultParser<T>, resolve: (v: T) => void, reject: (e: unknown) => void): void {
+  private settleParsed<T>(
+    method: string,
+    raw: unknown,
+    parse: ResultParser<T>,
+    resolve: (v: T) => void,
+    reject: (e: unknown) => void,
+  ): void {
     let value: T;
     try {
       value = parse(raw);
@@ -239,7 +274,12 @@ export class JsonRpcConnection {
 
   private receive(value: unknown, rawId?: string): void {
     if (this.closeError) return;
-    if (this.taps.active) this.taps.emit(rawId === undefined ? { direction: "in", time: now(), message: value } : { direction: "in", time: now(), message: value, rawId });
+    if (this.taps.active)
+      this.taps.emit(
+        rawId === undefined
+          ? { direction: "in", time: now(), message: value }
+          : { direction: "in", time: now(), message: value, rawId },
+      );
     const envelope = classify(value);
     switch (envelope.kind) {
       case "notification":
@@ -250,14 +290,20 @@ export class JsonRpcConnection {
         return this.receiveResponse(envelope.id, envelope.value);
       case "invalid":
         this.logger.warn("the peer sent an invalid JSON-RPC message", { reason: envelope.reason });
-        return this.sendError(envelope.id, RequestError.invalidRequest(undefined, envelope.reason).toErrorResponse(), rawId);
+        return this.sendError(
+          envelope.id,
+          RequestError.invalidRequest(undefined, envelope.reason).toErrorResponse(),
+          rawId,
+        );
     }
   }
 
   private receiveNotification(method: string, params: unknown): void {
     if (method === CANCEL_REQUEST_METHOD) {
       const requestId = isRecord(params) ? params.requestId : undefined;
-      this.incoming.get(requestId as JsonRpcId)?.abort(RequestError.requestCancelled(undefined, "the peer cancelled the request"));
+      this.incoming
+        .get(requestId as JsonRpcId)
+        ?.abort(RequestError.requestCancelled(undefined, "the peer cancelled the request"));
       return;
     }
     try {
@@ -278,7 +324,14 @@ export class JsonRpcConnection {
   private receiveRequest(id: string | number | null, method: string, params: unknown, rawId: string | undefined): void {
     if (this.incoming.has(id)) {
       this.logger.warn("the peer reused the id of a request still running", { id, method });
-      return this.sendError(id, RequestError.invalidRequest({ id }, `request id ${rawId ?? JSON.stringify(id)} is already in use`).toErrorResponse(), rawId);
+      return this.sendError(
+        id,
+        RequestError.invalidRequest(
+          { id },
+          `request id ${rawId ?? JSON.stringify(id)} is already in use`,
+        ).toErrorResponse(),
+        rawId,
+      );
     }
     const request = new IncomingRequest(id, method, rawId);
     this.incoming.add(request);
@@ -306,7 +359,10 @@ export class JsonRpcConnection {
     try {
       this.send({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result }, request.rawId);
     } catch (error) {
-      this.logger.error("could not send a handler's result; answered with an error instead", { method: request.method, ...describeError(error) });
+      this.logger.error("could not send a handler's result; answered with an error instead", {
+        method: request.method,
+        ...describeError(error),
+      });
       this.sendError(request.id, errorForUnsendableResult(error), request.rawId);
     }
   }
@@ -337,7 +393,8 @@ export class JsonRpcConnection {
     if (pending === undefined) {
       // A response to a request of ours that already settled (timed out, abandoned on cancel) is expected; one to an
       // id we never sent is the peer's bug, reported as the official SDK does ("Got response to unknown request").
-      if (this.pending.wasSent(id)) this.logger.debug("ignored a late response to a request that already settled", { id });
+      if (this.pending.wasSent(id))
+        this.logger.debug("ignored a late response to a request that already settled", { id });
       else this.logger.warn("got a response to an unknown request id; ignored it", { id });
       return;
     }
@@ -366,7 +423,9 @@ export class JsonRpcConnection {
     if (this.taps.active) this.taps.emit({ direction: "in", time: now(), problem });
     if (problem.kind === "parse") {
       if (!problem.looksLikeJson) {
-        this.logger.warn("skipped a line from the peer that is not JSON (is it printing logs to stdout?)", { line: problem.preview });
+        this.logger.warn("skipped a line from the peer that is not JSON (is it printing logs to stdout?)", {
+          line: problem.preview,
+        });
         return;
       }
       this.logger.warn("the peer sent malformed JSON", { detail: problem.detail, line: problem.preview });
@@ -389,6 +448,7 @@ export class JsonRpcConnection {
 
 function reasonText(reason: unknown): string {
   if (reason instanceof LocalError || reason instanceof RequestError) return reason.message;
-  if (reason instanceof Error) return reason.name === "Error" || reason.message.length > 0 ? reason.message : reason.name;
+  if (reason instanceof Error)
+    return reason.name === "Error" || reason.message.length > 0 ? reason.message : reason.name;
   return String(reason);
 }

@@ -14,20 +14,45 @@ function sketchInChunks(text: string, size: number) {
 
 describe("EnvelopeScanner", () => {
   const cases: Array<[string, string, ReturnType<typeof sketchEnvelope>]> = [
-    ["a request, id first", '{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{}}', { kind: "request", id: 4, method: "session/prompt" }],
-    ["a request, id after the body", '{"jsonrpc":"2.0","method":"m","params":{"id":1,"x":[{"id":2}]},"id":"z"}', { kind: "request", id: "z", method: "m" }],
+    [
+      "a request, id first",
+      '{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{}}',
+      { kind: "request", id: 4, method: "session/prompt" },
+    ],
+    [
+      "a request, id after the body",
+      '{"jsonrpc":"2.0","method":"m","params":{"id":1,"x":[{"id":2}]},"id":"z"}',
+      { kind: "request", id: "z", method: "m" },
+    ],
     ["a response, id last", '{"jsonrpc":"2.0","result":{"id":9,"s":"}]\\"{"},"id":7}', { kind: "response", id: 7 }],
-    ["an error response", '{ "error" : {"code":-1,"message":"m"} , "id" : null , "jsonrpc":"2.0" }', { kind: "response", id: null }],
-    ["a notification", '{"jsonrpc":"2.0","method":"session/update","params":{"id":3}}', { kind: "notification", method: "session/update" }],
+    [
+      "an error response",
+      '{ "error" : {"code":-1,"message":"m"} , "id" : null , "jsonrpc":"2.0" }',
+      { kind: "response", id: null },
+    ],
+    [
+      "a notification",
+      '{"jsonrpc":"2.0","method":"session/update","params":{"id":3}}',
+      { kind: "notification", method: "session/update" },
+    ],
     ["an id with escapes", '{"id":"a\\"b\\\\","method":"m"}', { kind: "request", id: 'a"b\\', method: "m" }],
-    ["a number id beyond 2^53", '{"method":"m","id":123456789012345678901}', { kind: "request", id: Number("123456789012345678901"), rawId: "123456789012345678901", method: "m" }],
+    [
+      "a number id beyond 2^53",
+      '{"method":"m","id":123456789012345678901}',
+      { kind: "request", id: Number("123456789012345678901"), rawId: "123456789012345678901", method: "m" },
+    ],
     ["an id that is an object", '{"method":"m","id":{"x":1}}', { kind: "unknown", method: "m" }],
     ["not an object", '[{"id":1}]', { kind: "unknown" }],
-    ["strings with braces and a nested method key", '{"params":{"method":"x","t":"{{{["},"result":1,"id":5}', { kind: "response", id: 5 }],
+    [
+      "strings with braces and a nested method key",
+      '{"params":{"method":"x","t":"{{{["},"result":1,"id":5}',
+      { kind: "response", id: 5 },
+    ],
   ];
   for (const [name, text, expected] of cases) {
     it(`sketches ${name}, in any chunking`, () => {
-      for (const size of [1, 2, 3, 5, 1000]) assert.deepEqual(sketchInChunks(text, size), expected, `chunks of ${size}`);
+      for (const size of [1, 2, 3, 5, 1000])
+        assert.deepEqual(sketchInChunks(text, size), expected, `chunks of ${size}`);
     });
   }
 

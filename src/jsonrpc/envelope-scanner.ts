@@ -113,7 +113,12 @@ export class EnvelopeScanner {
     const idKnown = this.#idToken !== undefined && !this.#idUnusable;
     if (idKnown) Object.assign(sketch, parseIdToken(this.#idToken!));
     const hasId = idKnown && "id" in sketch;
-    if (this.#sawMethod) sketch.kind = hasId ? "request" : this.#place === Place.Done && this.#idToken === undefined && !this.#idUnusable ? "notification" : "unknown";
+    if (this.#sawMethod)
+      sketch.kind = hasId
+        ? "request"
+        : this.#place === Place.Done && this.#idToken === undefined && !this.#idUnusable
+          ? "notification"
+          : "unknown";
     else if (hasId && (this.#sawResult || this.#place === Place.Done)) sketch.kind = "response";
     return sketch;
   }
@@ -214,7 +219,8 @@ export class EnvelopeScanner {
     this.#place = Place.After;
     if (!this.#readingToken) return;
     this.#readingToken = false;
-    const token = this.#tokenLength < 0 ? undefined : new TextDecoder().decode(this.#token.subarray(0, this.#tokenLength));
+    const token =
+      this.#tokenLength < 0 ? undefined : new TextDecoder().decode(this.#token.subarray(0, this.#tokenLength));
     if (this.#member === Member.Id) {
       this.#idToken = token;
       this.#idUnusable = token === undefined;
@@ -255,7 +261,8 @@ function parseIdToken(token: string): Pick<EnvelopeSketch, "id" | "rawId"> {
     return {};
   }
   if (value === null || typeof value === "string") return { id: value };
-  if (typeof value === "number" && Number.isFinite(value)) return JSON.stringify(value) === token ? { id: value } : { id: value, rawId: token };
+  if (typeof value === "number" && Number.isFinite(value))
+    return JSON.stringify(value) === token ? { id: value } : { id: value, rawId: token };
   return {};
 }
 

@@ -22,7 +22,11 @@ export function classify(value: unknown): Envelope {
     return { kind: "invalid", id: null, reason: `a JSON-RPC message must be an object, got ${describe(value)}` };
   }
   if (Array.isArray(value)) {
-    return { kind: "invalid", id: null, reason: "JSON-RPC batches are not supported by ACP; send one message per line" };
+    return {
+      kind: "invalid",
+      id: null,
+      reason: "JSON-RPC batches are not supported by ACP; send one message per line",
+    };
   }
   const record = value as Record<string, unknown>;
   const hasId = "id" in record;
@@ -35,7 +39,11 @@ export function classify(value: unknown): Envelope {
     return { kind: "response", id, value: record };
   }
   if (record.jsonrpc !== "2.0") {
-    return { kind: "invalid", id, reason: `"jsonrpc" must be "2.0", got ${JSON.stringify(record.jsonrpc) ?? "nothing"}` };
+    return {
+      kind: "invalid",
+      id,
+      reason: `"jsonrpc" must be "2.0", got ${JSON.stringify(record.jsonrpc) ?? "nothing"}`,
+    };
   }
   if (typeof method !== "string") {
     return { kind: "invalid", id, reason: `"method" must be a string, got ${describe(method)}` };

@@ -55,7 +55,13 @@ export function isJsonRpcId(value: unknown): value is JsonRpcId {
 
 /** True for a well-formed request envelope. */
 export function isRequestMessage(value: unknown): value is AnyRequest {
-  return isRecord(value) && value.jsonrpc === "2.0" && typeof value.method === "string" && "id" in value && isJsonRpcId(value.id);
+  return (
+    isRecord(value) &&
+    value.jsonrpc === "2.0" &&
+    typeof value.method === "string" &&
+    "id" in value &&
+    isJsonRpcId(value.id)
+  );
 }
 
 /** True for a well-formed notification envelope. */
@@ -65,13 +71,19 @@ export function isNotificationMessage(value: unknown): value is AnyNotification 
 
 /** True for a well-formed response envelope (exactly one of `result` and `error`). */
 export function isResponseMessage(value: unknown): value is AnyResponse {
-  if (!isRecord(value) || value.jsonrpc !== "2.0" || "method" in value || !("id" in value) || !isJsonRpcId(value.id)) return false;
+  if (!isRecord(value) || value.jsonrpc !== "2.0" || "method" in value || !("id" in value) || !isJsonRpcId(value.id))
+    return false;
   const hasResult = "result" in value;
   const hasError = "error" in value;
   if (hasResult === hasError) return false;
   if (hasError) {
     const error = value.error;
-    return isRecord(error) && typeof error.code === "number" && Number.isInteger(error.code) && typeof error.message === "string";
+    return (
+      isRecord(error) &&
+      typeof error.code === "number" &&
+      Number.isInteger(error.code) &&
+      typeof error.message === "string"
+    );
   }
   return true;
 }

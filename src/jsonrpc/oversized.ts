@@ -20,7 +20,10 @@ export interface OversizedActions {
  * `MessageTooLargeError`; a notification is only logged. The frame's envelope comes from the transport's scan of
  * the whole frame (its id is found wherever it stood) or, failing that, from its first bytes.
  */
-export function answerOversized(problem: Extract<FrameProblem, { kind: "too_large" }>, actions: OversizedActions): void {
+export function answerOversized(
+  problem: Extract<FrameProblem, { kind: "too_large" }>,
+  actions: OversizedActions,
+): void {
   const envelope = problem.envelope ?? sketchEnvelope(problem.head);
   const tooLarge = new MessageTooLargeError(problem.limit, problem.bytes, "incoming");
   actions.logger.warn(tooLarge.message, {
@@ -36,7 +39,14 @@ export function answerOversized(problem: Extract<FrameProblem, { kind: "too_larg
     const message =
       `${what} is ${problem.bytes} bytes, over this side's ${problem.limit}-byte message limit; ` +
       "send less in one message (e.g. split the content), or raise the receiver's maxMessageBytes";
-    actions.refuse(envelope.id, RequestError.invalidRequest({ maxMessageBytes: problem.limit, messageBytes: problem.bytes }, message).toErrorResponse(), envelope.rawId);
+    actions.refuse(
+      envelope.id,
+      RequestError.invalidRequest(
+        { maxMessageBytes: problem.limit, messageBytes: problem.bytes },
+        message,
+      ).toErrorResponse(),
+      envelope.rawId,
+    );
     return;
   }
   // A response, or a frame whose kind could not be told: whatever waits on that id is told.

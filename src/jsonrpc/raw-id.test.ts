@@ -44,14 +44,20 @@ test("an id beyond 2^53 is echoed with its exact text: result, error, and in the
   await peer.write('{"jsonrpc":"2.0","id":12345678901234567890123,"method":"ok"}');
   assert.equal(await peer.nextLine(), '{"jsonrpc":"2.0","id":12345678901234567890123,"result":{"ok":true}}');
   await peer.write('{"jsonrpc":"2.0","id":-9007199254740993,"method":"fail"}');
-  assert.equal(await peer.nextLine(), '{"jsonrpc":"2.0","id":-9007199254740993,"error":{"code":-32000,"message":"no"}}');
+  assert.equal(
+    await peer.nextLine(),
+    '{"jsonrpc":"2.0","id":-9007199254740993,"error":{"code":-32000,"message":"no"}}',
+  );
   await peer.write('{"jsonrpc":"2.0","id":7,"method":"ok"}');
   assert.equal(await peer.nextLine(), '{"jsonrpc":"2.0","id":7,"result":{"ok":true}}', "common ids untouched");
   const first = peer.events.filter((event) => "message" in event).slice(0, 2);
-  assert.deepEqual(first.map((event) => [event.direction, "rawId" in event ? event.rawId : undefined]), [
-    ["in", "12345678901234567890123"],
-    ["out", "12345678901234567890123"],
-  ]);
+  assert.deepEqual(
+    first.map((event) => [event.direction, "rawId" in event ? event.rawId : undefined]),
+    [
+      ["in", "12345678901234567890123"],
+      ["out", "12345678901234567890123"],
+    ],
+  );
   peer.connection.close();
 });
 

@@ -31,7 +31,13 @@ function errorMessage(error: unknown): string | undefined {
 
 function isZodError(error: unknown): error is { format(): unknown } {
   const e = error as { name?: unknown; issues?: unknown; format?: unknown } | null;
-  return typeof e === "object" && e !== null && e.name === "ZodError" && Array.isArray(e.issues) && typeof e.format === "function";
+  return (
+    typeof e === "object" &&
+    e !== null &&
+    e.name === "ZodError" &&
+    Array.isArray(e.issues) &&
+    typeof e.format === "function"
+  );
 }
 
 const nullIdErrors = new WeakSet<RequestError>();
@@ -60,7 +66,10 @@ export function errorForUnsendableResult(error: unknown): ErrorResponse {
     ).toErrorResponse();
   }
   if (error instanceof UnserializableValueError) {
-    return RequestError.internalError(undefined, "the handler returned a value that cannot be serialized to JSON").toErrorResponse();
+    return RequestError.internalError(
+      undefined,
+      "the handler returned a value that cannot be serialized to JSON",
+    ).toErrorResponse();
   }
   return RequestError.internalError().toErrorResponse();
 }

@@ -71,7 +71,11 @@ export class RequestError extends Error {
 
   /** -32002: a resource (such as a file) was not found. */
   static resourceNotFound(uri?: string): RequestError {
-    return new RequestError(ErrorCodes.resourceNotFound, uri ? `Resource not found: ${uri}` : "Resource not found", uri ? { uri } : undefined);
+    return new RequestError(
+      ErrorCodes.resourceNotFound,
+      uri ? `Resource not found: ${uri}` : "Resource not found",
+      uri ? { uri } : undefined,
+    );
   }
 
   /** -32002: the session named by a session-scoped request does not exist or is not active on this connection. */

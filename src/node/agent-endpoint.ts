@@ -16,7 +16,13 @@ import { connectRemote } from "./remote.js";
 /** Where the agent is: a command line to launch, or a URL to connect to. */
 export type AgentSpec =
   | { argv: readonly string[] }
-  | { url: string; token?: string; headers?: Record<string, string>; profile?: RemoteProfile; reconnect?: boolean | ReconnectOptions };
+  | {
+      url: string;
+      token?: string;
+      headers?: Record<string, string>;
+      profile?: RemoteProfile;
+      reconnect?: boolean | ReconnectOptions;
+    };
 
 /** A reachable agent. */
 export interface AgentEndpoint {
@@ -55,7 +61,12 @@ export function isAgentUrl(text: string | undefined): boolean {
 export async function openAgentEndpoint(spec: AgentSpec, options: AgentEndpointOptions = {}): Promise<AgentEndpoint> {
   const startupTimeoutMs = options.startupTimeoutMs ?? 30_000;
   if ("argv" in spec) {
-    const launched = await launchAgent({ argv: spec.argv, cwd: options.cwd, startupTimeoutMs, onStderrLine: options.onStderrLine });
+    const launched = await launchAgent({
+      argv: spec.argv,
+      cwd: options.cwd,
+      startupTimeoutMs,
+      onStderrLine: options.onStderrLine,
+    });
     return {
       stream: launched.stream,
       remote: false,

@@ -11,11 +11,21 @@ const init = { protocolVersion: 1, clientCapabilities: {} };
 
 test("argv, cwd, env and extraEnv reach the agent; stderr goes to the tail, the callback and the logger only", async () => {
   const logged: string[] = [];
-  const logger: Logger = { debug: (message, fields) => void (message === "agent stderr" && logged.push(String(fields?.line))), info() {}, warn() {}, error() {} };
+  const logger: Logger = {
+    debug: (message, fields) => void (message === "agent stderr" && logged.push(String(fields?.line))),
+    info() {},
+    warn() {},
+    error() {},
+  };
   const lines: string[] = [];
   const cwd = realpathSync(tmpdir());
   const launched = await launchAgent({
-    argv: [node, "-e", "console.error(process.cwd()); console.error(process.env.A + process.env.B); console.error(process.argv[1])", "$(id)"],
+    argv: [
+      node,
+      "-e",
+      "console.error(process.cwd()); console.error(process.env.A + process.env.B); console.error(process.argv[1])",
+      "$(id)",
+    ],
     cwd,
     env: { ...process.env, A: "a" },
     extraEnv: { B: "b" },
@@ -32,25 +42,37 @@ test("argv, cwd, env and extraEnv reach the agent; stderr goes to the tail, the 
 });
 
 test("a command line is split without a shell", async () => {
-  const launched = await launchAgent({ command: `"${node}" -e "console.error(process.argv.slice(1).join('|'))" 'a b' "$HOME" ';'` });
+  const launched = await launchAgent({
+    command: `"${node}" -e "console.error(process.argv.slice(1).join('|'))" 'a b' "$HOME" ';'`,
+  });
   await launched.exited;
   await waitUntil(() => launched.stderrTail().length > 0, 2000);
   assert.deepEqual(launched.stderrTail(), ["a b|$HOME|;"]);
   await assert.rejects(launchAgent({ command: "x", argv: ["y"] }), TypeError);
-  await assert.rejects(launchAgent({ argv: [node], cwd: "/no/such/dir" }), /working directory \/no\/such\/dir does not exist/);
+  await assert.rejects(
+    launchAgent({ argv: [node], cwd: "/no/such/dir" }),
+    /working directory \/no\/such\/dir does not exist/,
+  );
 });
 
 test("initializeWithDeadline: the error formats the deadline, quotes stderr, and stops the agent", async () => {
   let stopped = 0;
   const never = { initialize: () => new Promise<never>(() => {}) };
-  const launched = { stderrTail: () => ["boot", "stuck"], stop: async () => {
+  const launched = {
+    stderrTail: () => ["boot", "stuck"],
+    stop: async () => {
       stopped++;
       return { code: 0, signal: null };
-    }, startupTimeoutMs: 30_000 };
+    },
+    startupTimeoutMs: 30_000,
+  };
   await assert.rejects(initializeWithDeadline(never, init, launched as never, { timeoutMs: 20 }), (error) => {
     assert.ok(error instanceof AgentStartupTimeoutError);
     assert.equal(error.kind, "timeout");
-    assert.match(error.message, /^the agent did not answer initialize within 20 ms; it printed:\n {2}\| boot\n {2}\| stuck\n/);
+    assert.match(
+      error.message,
+      /^the agent did not answer initialize within 20 ms; it printed:\n {2}\| boot\n {2}\| stuck\n/,
+    );
     return true;
   });
   assert.equal(stopped, 1);

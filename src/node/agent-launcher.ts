@@ -76,7 +76,10 @@ export class AgentSpawnError extends Error {
     readonly argv: readonly string[],
     cause: unknown,
   ) {
-    super(`could not start the agent ${JSON.stringify(argv[0])}: ${(cause as Error)?.message ?? String(cause)}${adviceFor(cause)}`, { cause });
+    super(
+      `could not start the agent ${JSON.stringify(argv[0])}: ${(cause as Error)?.message ?? String(cause)}${adviceFor(cause)}`,
+      { cause },
+    );
     this.name = "AgentSpawnError";
   }
 }
@@ -104,14 +107,22 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
   const logger = options.logger ?? silentLogger;
   const tree = new ProcessTree();
   const env = { ...(options.env ?? process.env), ...options.extraEnv };
-  const child = spawnInTree(tree, argv[0]!, argv.slice(1), { cwd: options.cwd, env, detached: true, stdio: ["pipe", "pipe", "pipe"], windowsHide: true });
+  const child = spawnInTree(tree, argv[0]!, argv.slice(1), {
+    cwd: options.cwd,
+    env,
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+    windowsHide: true,
+  });
   try {
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
       child.once("error", (error: NodeJS.ErrnoException) => {
         // spawn says ENOENT for a missing cwd too: say which one is missing.
         const badCwd = error.code === "ENOENT" && options.cwd !== undefined && !existsSync(options.cwd);
-        reject(new AgentSpawnError(argv, badCwd ? new Error(`its working directory ${options.cwd} does not exist`) : error));
+        reject(
+          new AgentSpawnError(argv, badCwd ? new Error(`its working directory ${options.cwd} does not exist`) : error),
+        );
       });
     });
   } catch (error) {
@@ -133,8 +144,25 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
   child.stderr!.on("end", () => tail.end());
   child.stderr!.on("error", () => {});
 
-  const { command: _c, argv: _a, cwd: _d, env: _e, extraEnv: _x, startupTimeoutMs: _s, stdinGraceMs: _g, stopGraceMs: _t, stderrTailLines: _l, onStderrLine: _o, logger: _lg, ...streamOptions } = options;
-  const stream = childProcessStream(child, { ...streamOptions, stderrLines: () => tail.lines(), othersMayHoldOutput: () => tree.alive() });
+  const {
+    command: _c,
+    argv: _a,
+    cwd: _d,
+    env: _e,
+    extraEnv: _x,
+    startupTimeoutMs: _s,
+    stdinGraceMs: _g,
+    stopGraceMs: _t,
+    stderrTailLines: _l,
+    onStderrLine: _o,
+    logger: _lg,
+    ...streamOptions
+  } = options;
+  const stream = childProcessStream(child, {
+    ...streamOptions,
+    stderrLines: () => tail.lines(),
+    othersMayHoldOutput: () => tree.alive(),
+  });
 
   const exited = childExited(child).then((status) => {
     logger.debug("agent exited", { pid, ...status });
@@ -175,9 +203,16 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
 }
 
 function resolveArgv(options: LaunchAgentOptions): string[] {
-  if (options.argv !== undefined && options.command !== undefined) throw new TypeError("launchAgent: give either command or argv, not both");
-  const argv = options.argv !== undefined ? [...options.argv] : options.command !== undefined ? splitCommandLine(options.command) : [];
-  if (argv.length === 0 || argv[0] === "") throw new TypeError("launchAgent: no program to start (give command or argv)");
+  if (options.argv !== undefined && options.command !== undefined)
+    throw new TypeError("launchAgent: give either command or argv, not both");
+  const argv =
+    options.argv !== undefined
+      ? [...options.argv]
+      : options.command !== undefined
+        ? splitCommandLine(options.command)
+        : [];
+  if (argv.length === 0 || argv[0] === "")
+    throw new TypeError("launchAgent: no program to start (give command or argv)");
   return argv;
 }
 
@@ -236,7 +271,11 @@ export function initializeWithDeadline(
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error instanceof ConnectionClosedError && !(error.cause instanceof AgentExitedError) ? withStderr(error, launched.stderrTail()) : error);
+        reject(
+          error instanceof ConnectionClosedError && !(error.cause instanceof AgentExitedError)
+            ? withStderr(error, launched.stderrTail())
+            : error,
+        );
       },
     );
   });
@@ -249,7 +288,9 @@ function withStderr(error: ConnectionClosedError, lines: readonly string[]): Err
 }
 
 function describeLines(lines: readonly string[]): string {
-  return lines.length === 0 ? "it printed nothing on stderr" : `it printed:\n${lines.map((line) => `  | ${line}`).join("\n")}\n`;
+  return lines.length === 0
+    ? "it printed nothing on stderr"
+    : `it printed:\n${lines.map((line) => `  | ${line}`).join("\n")}\n`;
 }
 
 function formatDuration(ms: number): string {

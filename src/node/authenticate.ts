@@ -35,7 +35,12 @@ export interface AuthContext {
 
 /** Authenticates with `requested`, or the method `chooseAuthMethod` picks; resolves with its id. Throws `AuthFailure`. */
 export async function authenticateWith(context: AuthContext, requested?: string): Promise<string> {
-  const choice = chooseAuthMethod({ methods: context.methods, clientCapabilities: context.clientCapabilities, interactive: context.interactive, ...(requested !== undefined ? { requested } : {}) });
+  const choice = chooseAuthMethod({
+    methods: context.methods,
+    clientCapabilities: context.clientCapabilities,
+    interactive: context.interactive,
+    ...(requested !== undefined ? { requested } : {}),
+  });
   await runChoice(context, choice);
   return (choice as Exclude<AuthChoice, { kind: "impossible" }>).method.id;
 }
@@ -45,19 +50,27 @@ export async function authenticateWith(context: AuthContext, requested?: string)
  * `chooseAuthMethod` picks) and runs it once more. With `authenticatedWith` (a method already used, e.g. `--auth`)
  * a second `auth_required` is an `AuthFailure` at once.
  */
-export async function withAuthentication<T>(context: AuthContext, open: () => Promise<T>, authenticatedWith?: string): Promise<T> {
+export async function withAuthentication<T>(
+  context: AuthContext,
+  open: () => Promise<T>,
+  authenticatedWith?: string,
+): Promise<T> {
   try {
     return await open();
   } catch (error) {
     if (!isAuthRequired(error)) throw error;
     const detail = (error as Error).message;
-    if (authenticatedWith !== undefined) throw new AuthFailure(`the agent still requires authentication after "${authenticatedWith}" (${detail})`);
+    if (authenticatedWith !== undefined)
+      throw new AuthFailure(`the agent still requires authentication after "${authenticatedWith}" (${detail})`);
     context.note(`the agent requires authentication (${detail})`);
     const methodId = await authenticateWith(context);
     try {
       return await open();
     } catch (retryError) {
-      if (isAuthRequired(retryError)) throw new AuthFailure(`the agent still requires authentication after "${methodId}": ${(retryError as Error).message}`);
+      if (isAuthRequired(retryError))
+        throw new AuthFailure(
+          `the agent still requires authentication after "${methodId}": ${(retryError as Error).message}`,
+        );
       throw retryError;
     }
   }
@@ -67,7 +80,9 @@ async function runChoice(context: AuthContext, choice: AuthChoice): Promise<void
   if (choice.kind === "impossible") throw new AuthFailure(choice.message);
   if (choice.kind === "agent") {
     if (choice.unknownType !== undefined) {
-      context.note(`authentication method "${choice.method.id}" has type "${choice.unknownType}", which this client does not know; sending it as authenticate, as asked (the agent decides whether that works)`);
+      context.note(
+        `authentication method "${choice.method.id}" has type "${choice.unknownType}", which this client does not know; sending it as authenticate, as asked (the agent decides whether that works)`,
+      );
     }
     context.note(`authenticating with "${choice.method.id}" (${choice.method.name})`);
     try {

@@ -34,7 +34,9 @@ export interface ChildProcessStreamOptions extends NodeNdJsonOptions {
 export function childProcessStream(child: ChildProcess, options: ChildProcessStreamOptions = {}): Stream {
   const { stdin, stdout } = child;
   if (!stdin || !stdout) {
-    throw new TypeError('childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].');
+    throw new TypeError(
+      'childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].',
+    );
   }
   const { stderrLines, othersMayHoldOutput, ...ndjson } = options;
   closeOutputAfterExit(child, othersMayHoldOutput);
@@ -57,7 +59,8 @@ const EXIT_DRAIN_MS = 500;
  */
 export function closeOutputAfterExit(child: ChildProcess, othersMayHold: () => boolean = () => true): void {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const open = () => [child.stdout, child.stderr].filter((stream) => stream && !stream.readableEnded && !stream.destroyed);
+  const open = () =>
+    [child.stdout, child.stderr].filter((stream) => stream && !stream.readableEnded && !stream.destroyed);
   const check = () => {
     const streams = open();
     if (streams.length === 0) return;
@@ -84,7 +87,10 @@ const EXIT_WAIT_MS = 250;
  * Resolves with an `AgentExitedError` when the child exited with a non-zero code or a signal (waiting briefly for
  * the exit after its stdout ended), or with nothing for a clean exit or a child still running.
  */
-function exitExplanation(child: ChildProcess, stderrLines?: () => readonly string[]): Promise<AgentExitedError | undefined> {
+function exitExplanation(
+  child: ChildProcess,
+  stderrLines?: () => readonly string[],
+): Promise<AgentExitedError | undefined> {
   const explain = async () => {
     if (child.signalCode === null && (child.exitCode === null || child.exitCode === 0)) return undefined;
     if (stderrLines) await stderrDrained(child);
@@ -160,7 +166,11 @@ export interface SpawnAgentOptions extends ChildProcessStreamOptions {
  * Spawns `command args` and returns its stdio as a `Stream`, with the child. Minimal: no shell, no process
  * group; kill the child yourself when done (closing the stream only ends its stdin).
  */
-export function spawnAgentStream(command: string, args: readonly string[], options: SpawnAgentOptions = {}): { stream: Stream; child: ChildProcess } {
+export function spawnAgentStream(
+  command: string,
+  args: readonly string[],
+  options: SpawnAgentOptions = {},
+): { stream: Stream; child: ChildProcess } {
   const child = spawn(command, args, {
     ...options.spawnOptions,
     cwd: options.cwd ?? options.spawnOptions?.cwd,

@@ -11,7 +11,19 @@ test("splits words on whitespace and honours quotes and escapes, like a shell wo
 
 test("nothing is expanded or run: shell syntax stays literal", () => {
   assert.deepEqual(splitCommandLine("agent $(rm -rf ~) `id` ; echo hi | cat > /tmp/x *"), [
-    "agent", "$(rm", "-rf", "~)", "`id`", ";", "echo", "hi", "|", "cat", ">", "/tmp/x", "*",
+    "agent",
+    "$(rm",
+    "-rf",
+    "~)",
+    "`id`",
+    ";",
+    "echo",
+    "hi",
+    "|",
+    "cat",
+    ">",
+    "/tmp/x",
+    "*",
   ]);
   assert.deepEqual(splitCommandLine(`agent "$(touch /tmp/pwned)"`), ["agent", "$(touch /tmp/pwned)"]);
 });

@@ -64,11 +64,17 @@ async function realPathOf(handle: FileHandle, path: string, stats: Stats): Promi
 }
 
 /** Verifies a freshly opened descriptor: inside a root, of the expected type. Closes it and throws otherwise. */
-async function verify(handle: FileHandle, path: string, roots: readonly string[], kind: "file" | "directory"): Promise<ConfinedFile> {
+async function verify(
+  handle: FileHandle,
+  path: string,
+  roots: readonly string[],
+  kind: "file" | "directory",
+): Promise<ConfinedFile> {
   try {
     const stats = await handle.stat();
     const real = await realPathOf(handle, path, stats);
-    if (real === undefined || !roots.some((root) => isWithin(root, real))) throw new ConfinedOpenError("outside_roots", real);
+    if (real === undefined || !roots.some((root) => isWithin(root, real)))
+      throw new ConfinedOpenError("outside_roots", real);
     if (kind === "file" && !stats.isFile()) throw new ConfinedOpenError("not_a_regular_file", real, stats);
     if (kind === "directory" && !stats.isDirectory()) throw new ConfinedOpenError("not_a_directory", real, stats);
     return { handle, real, stats };
@@ -83,7 +89,11 @@ async function verify(handle: FileHandle, path: string, roots: readonly string[]
  * lies inside `roots` (real paths) and is a regular file. Open errors (ENOENT, ELOOP for a final symlink, EISDIR,
  * ENXIO for a FIFO without a reader or a socket) propagate as system errors.
  */
-export async function openExisting(path: string, roots: readonly string[], mode: "read" | "write"): Promise<ConfinedFile> {
+export async function openExisting(
+  path: string,
+  roots: readonly string[],
+  mode: "read" | "write",
+): Promise<ConfinedFile> {
   const flags = (mode === "read" ? constants.O_RDONLY : constants.O_WRONLY) | NOFOLLOW | NONBLOCK;
   return verify(await open(path, flags), path, roots, "file");
 }
@@ -115,7 +125,12 @@ export async function openOrCreateDirectory(path: string, roots: readonly string
     await mkdir(inside(parent, dirname(path), name)).catch((error: NodeJS.ErrnoException) => {
       if (error.code !== "EEXIST") throw error;
     });
-    return await verify(await open(inside(parent, dirname(path), name), constants.O_RDONLY | DIRECTORY | NOFOLLOW), path, roots, "directory");
+    return await verify(
+      await open(inside(parent, dirname(path), name), constants.O_RDONLY | DIRECTORY | NOFOLLOW),
+      path,
+      roots,
+      "directory",
+    );
   } finally {
     await parent.handle.close();
   }
@@ -130,7 +145,11 @@ export async function createNew(path: string, roots: readonly string[]): Promise
   const parent = await openOrCreateDirectory(dirname(path), roots);
   try {
     const target = inside(parent, dirname(path), basename(path));
-    const handle = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW | NONBLOCK, 0o666);
+    const handle = await open(
+      target,
+      constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW | NONBLOCK,
+      0o666,
+    );
     try {
       return await verify(handle, path, roots, "file");
     } catch (error) {

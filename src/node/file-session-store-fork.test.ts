@@ -45,7 +45,11 @@ async function connect(store: FileSessionStore) {
 
 const prompt = (sessionId: string, text: string) => ({ sessionId, prompt: [{ type: "text" as const, text }] });
 const said = (updates: SessionNotification[], sessionId: string) =>
-  updates.flatMap((n) => (n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text" ? [n.update.content.text] : []));
+  updates.flatMap((n) =>
+    n.sessionId === sessionId && n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
+      ? [n.update.content.text]
+      : [],
+  );
 
 test("FileSessionStore: a fork is its own append-only log, copied from the source, and survives a reopen", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "acpkit-fork-"));
@@ -54,9 +58,17 @@ test("FileSessionStore: a fork is its own append-only log, copied from the sourc
   const first = await connect(store);
   const { sessionId: source } = await first.client.newSession({ cwd, mcpServers: [] });
   await first.client.prompt(prompt(source, "one"));
-  const forked = await first.client.unstable_forkSession({ sessionId: source, cwd, additionalDirectories: ["/work/lib"] });
+  const forked = await first.client.unstable_forkSession({
+    sessionId: source,
+    cwd,
+    additionalDirectories: ["/work/lib"],
+  });
   const sourceLog = readFileSync(store.logPath(source)!);
-  assert.deepEqual(readFileSync(store.logPath(forked.sessionId)!), sourceLog, "the fork's log starts as a byte copy of the source's records");
+  assert.deepEqual(
+    readFileSync(store.logPath(forked.sessionId)!),
+    sourceLog,
+    "the fork's log starts as a byte copy of the source's records",
+  );
   await first.client.prompt(prompt(forked.sessionId, "two"));
   await first.agent.sessions.get(forked.sessionId).flush();
   assert.deepEqual(readFileSync(store.logPath(source)!), sourceLog, "the source's log is untouched by the fork");
@@ -71,5 +83,8 @@ test("FileSessionStore: a fork is its own append-only log, copied from the sourc
   assert.deepEqual(said(second.updates, forked.sessionId), ["echo: one", "echo: two"]);
   await second.client.loadSession({ sessionId: source, cwd, mcpServers: [] });
   assert.deepEqual(said(second.updates, source), ["echo: one"]);
-  await assert.rejects(second.client.unstable_forkSession({ sessionId: "sess_gone", cwd }), (e: { code?: number }) => e.code === -32002);
+  await assert.rejects(
+    second.client.unstable_forkSession({ sessionId: "sess_gone", cwd }),
+    (e: { code?: number }) => e.code === -32002,
+  );
 });

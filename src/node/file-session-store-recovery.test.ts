@@ -26,11 +26,25 @@ function tempDir(): string {
 
 function recordingLogger(): Logger & { lines: Array<[string, string]> } {
   const lines: Array<[string, string]> = [];
-  return { lines, debug: () => {}, info: () => {}, warn: (m) => lines.push(["warn", m]), error: (m) => lines.push(["error", m]) };
+  return {
+    lines,
+    debug: () => {},
+    info: () => {},
+    warn: (m) => lines.push(["warn", m]),
+    error: (m) => lines.push(["error", m]),
+  };
 }
 
-const session = (sessionId: string): StoredSession => ({ sessionId, cwd: "/p", createdAt: "2025-01-01T00:00:00.000Z", updatedAt: "2025-01-01T00:00:00.000Z" });
-const say = (text: string): SessionRecord => ({ kind: "update", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+const session = (sessionId: string): StoredSession => ({
+  sessionId,
+  cwd: "/p",
+  createdAt: "2025-01-01T00:00:00.000Z",
+  updatedAt: "2025-01-01T00:00:00.000Z",
+});
+const say = (text: string): SessionRecord => ({
+  kind: "update",
+  update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+});
 const RECORDS = [say("one"), { kind: "data", data: { n: 2, text: "zwei ü" } } as SessionRecord, say("three 😀")];
 
 /** A store dir with session "s1" holding RECORDS; returns the store, its log path and the log's bytes. */
@@ -48,7 +62,9 @@ function quarantined(dir: string): string[] {
 }
 
 const isDamaged = (error: unknown) =>
-  error instanceof RequestError && error.code === -32603 && (error.data as { reason?: string }).reason === "damaged_history";
+  error instanceof RequestError &&
+  error.code === -32603 &&
+  (error.data as { reason?: string }).reason === "damaged_history";
 
 /**
  * Writes `damaged` as s1's log and checks the contract for a damaged log: the load fails with a clear error naming
@@ -61,17 +77,31 @@ async function expectQuarantined(damaged: Buffer, readable: SessionRecord[], lab
   const logger = recordingLogger();
   const store = new FileSessionStore({ dir, logger });
   let message = "";
-  await assert.rejects(store.history("s1"), (error) => {
-    message = (error as Error).message;
-    return isDamaged(error);
-  }, `${label}: the load must fail loudly`);
+  await assert.rejects(
+    store.history("s1"),
+    (error) => {
+      message = (error as Error).message;
+      return isDamaged(error);
+    },
+    `${label}: the load must fail loudly`,
+  );
   const copies = quarantined(dir);
   assert.equal(copies.length, 1, `${label}: one quarantine copy`);
   assert.deepEqual(readFileSync(path.join(dir, copies[0]!)), damaged, `${label}: the copy holds every byte`);
-  assert.ok(message.includes(logPath) && message.includes(copies[0]!), `${label}: the error names the log and the copy: ${message}`);
+  assert.ok(
+    message.includes(logPath) && message.includes(copies[0]!),
+    `${label}: the error names the log and the copy: ${message}`,
+  );
   assert.match(message, /again/, `${label}: the error says what to do`);
-  assert.ok(logger.lines.some(([level]) => level === "error"), `${label}: reported to the logger`);
-  assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), readable, `${label}: the next load continues with every intact record`);
+  assert.ok(
+    logger.lines.some(([level]) => level === "error"),
+    `${label}: reported to the logger`,
+  );
+  assert.deepEqual(
+    await new FileSessionStore({ dir }).history("s1"),
+    readable,
+    `${label}: the next load continues with every intact record`,
+  );
   assert.equal(quarantined(dir).length, 1, `${label}: no second copy`);
 }
 
@@ -84,9 +114,17 @@ test("matrix: truncation at every byte of the last record drops only that torn r
     const store = new FileSessionStore({ dir, logger });
     const expected = length === bytes.length - 1 ? RECORDS : RECORDS.slice(0, 2);
     assert.deepEqual(await store.history("s1"), expected, `cut at ${length}`);
-    assert.deepEqual(logger.lines.filter(([level]) => level === "error"), [], `cut at ${length}: no error`);
+    assert.deepEqual(
+      logger.lines.filter(([level]) => level === "error"),
+      [],
+      `cut at ${length}: no error`,
+    );
     await store.append("s1", [say("after")]);
-    assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), [...expected, say("after")], `cut at ${length}: appends continue cleanly`);
+    assert.deepEqual(
+      await new FileSessionStore({ dir }).history("s1"),
+      [...expected, say("after")],
+      `cut at ${length}: appends continue cleanly`,
+    );
   }
   assert.deepEqual(quarantined(dir), []);
 });
@@ -105,7 +143,7 @@ test("matrix: a bit flip at every byte fails the load, quarantines the log, and 
   for (let i = 0; i < bytes.length; i++) if (bytes[i] === 0x0a) ends.push(i);
   for (let i = 0; i < bytes.length; i++) {
     const damaged = Buffer.from(bytes);
-    damaged[i] = damaged[i]! ^ (1 << i % 8);
+    damaged[i] = damaged[i]! ^ (1 << (i % 8));
     // A record stays readable when none of its bytes changed and the newline before it is intact.
     const readable = RECORDS.filter((_, r) => {
       const start = r === 0 ? 0 : ends[r - 1]! + 1;
@@ -129,13 +167,27 @@ test("matrix: a CRLF-converted log still reads every record (each checksum holds
 
 test("matrix: garbage appended (with or without a newline, text or binary) is quarantined, never silently cut", async () => {
   const { bytes } = await seeded();
-  const tails = ["garbage\n", "garbage", '{"kind":"update"}\n', "\u0001\u0002\u00ff binary", `${frameRecord(say("x")).slice(0, -1)}junk`, '["zzzzzzzz",'];
-  for (const tail of tails) await expectQuarantined(Buffer.concat([bytes, Buffer.from(tail, "latin1")]), RECORDS, `tail ${JSON.stringify(tail)}`);
+  const tails = [
+    "garbage\n",
+    "garbage",
+    '{"kind":"update"}\n',
+    "\u0001\u0002\u00ff binary",
+    `${frameRecord(say("x")).slice(0, -1)}junk`,
+    '["zzzzzzzz",',
+  ];
+  for (const tail of tails)
+    await expectQuarantined(
+      Buffer.concat([bytes, Buffer.from(tail, "latin1")]),
+      RECORDS,
+      `tail ${JSON.stringify(tail)}`,
+    );
 });
 
 test("matrix: several complete but unreadable last records are all kept (quarantined), none deleted", async () => {
   const { bytes } = await seeded();
-  const bad = [1, 2, 3, 4, 5].map((n) => frameRecord(say(`bad ${n}`)).replace(/^\["[0-9a-f]{8}"/, '["00000000"')).join("");
+  const bad = [1, 2, 3, 4, 5]
+    .map((n) => frameRecord(say(`bad ${n}`)).replace(/^\["[0-9a-f]{8}"/, '["00000000"'))
+    .join("");
   await expectQuarantined(Buffer.concat([bytes, Buffer.from(bad)]), RECORDS, "five bad last records");
 });
 
@@ -156,11 +208,21 @@ test("matrix: duplicated records are both valid and both kept", async () => {
 test("matrix: records of an unknown kind (a newer version's) are kept on disk, skipped on replay, and reported", async () => {
   const { dir, logPath, bytes } = await seeded();
   const future = frameValue({ kind: "checkpoint", at: 3 }) + frameValue(["not", "an", "object"]);
-  writeFileSync(logPath, Buffer.concat([bytes.subarray(0, bytes.indexOf(0x0a) + 1), Buffer.from(future), bytes.subarray(bytes.indexOf(0x0a) + 1)]));
+  writeFileSync(
+    logPath,
+    Buffer.concat([
+      bytes.subarray(0, bytes.indexOf(0x0a) + 1),
+      Buffer.from(future),
+      bytes.subarray(bytes.indexOf(0x0a) + 1),
+    ]),
+  );
   const logger = recordingLogger();
   const store = new FileSessionStore({ dir, logger });
   assert.deepEqual(await store.history("s1"), RECORDS);
-  assert.ok(logger.lines.some(([level, message]) => level === "warn" && /unknown kind/.test(message)), JSON.stringify(logger.lines));
+  assert.ok(
+    logger.lines.some(([level, message]) => level === "warn" && /unknown kind/.test(message)),
+    JSON.stringify(logger.lines),
+  );
   await store.append("s1", [say("after")]);
   assert.ok(readFileSync(logPath, "utf8").includes(future), "the unknown records stay in the log, byte for byte");
   assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), [...RECORDS, say("after")]);
@@ -168,7 +230,9 @@ test("matrix: records of an unknown kind (a newer version's) are kept on disk, s
 });
 
 const isSymlinkRefusal = (error: unknown) =>
-  error instanceof RequestError && (error.data as { reason?: string }).reason === "symlink" && /symlink/.test(error.message);
+  error instanceof RequestError &&
+  (error.data as { reason?: string }).reason === "symlink" &&
+  /symlink/.test(error.message);
 
 test("matrix: a symlinked log is refused for reading and appending; its target is untouched", async () => {
   const { dir, logPath } = await seeded();
@@ -195,7 +259,10 @@ test("matrix: a symlinked metadata file is refused by get, update and create, an
   await assert.rejects(fresh.get("s1"), isSymlinkRefusal);
   await assert.rejects(fresh.update("s1", { title: "t" }), isSymlinkRefusal);
   await assert.rejects(fresh.create(session("s1")), isSymlinkRefusal);
-  assert.deepEqual((await fresh.list()).sessions.map((s) => s.sessionId), ["s2"]);
+  assert.deepEqual(
+    (await fresh.list()).sessions.map((s) => s.sessionId),
+    ["s2"],
+  );
   assert.deepEqual(readFileSync(outside), before);
 });
 
@@ -219,7 +286,10 @@ test("a directory named like a session file neither breaks list nor passes for a
   assert.deepEqual((await fresh.list()).sessions.map((s) => s.sessionId).sort(), ["s1", "s2"]);
   rmSync(fresh.logPath("s2")!, { force: true });
   mkdirSync(fresh.logPath("s2")!);
-  await assert.rejects(fresh.history("s2"), (error) => error instanceof RequestError && /not a regular file/.test(error.message));
+  await assert.rejects(
+    fresh.history("s2"),
+    (error) => error instanceof RequestError && /not a regular file/.test(error.message),
+  );
 });
 
 test("a metadata file naming another session is refused by get and skipped by list", async () => {
@@ -228,8 +298,17 @@ test("a metadata file naming another session is refused by get and skipped by li
   writeFileSync(hex("s9"), readFileSync(hex("s1")));
   const logger = recordingLogger();
   const fresh = new FileSessionStore({ dir, logger });
-  await assert.rejects(fresh.get("s9"), (error) => error instanceof RequestError && (error.data as { reason?: string }).reason === "metadata_mismatch" && /s1/.test(error.message));
-  assert.deepEqual((await fresh.list()).sessions.map((s) => s.sessionId), ["s1"]);
+  await assert.rejects(
+    fresh.get("s9"),
+    (error) =>
+      error instanceof RequestError &&
+      (error.data as { reason?: string }).reason === "metadata_mismatch" &&
+      /s1/.test(error.message),
+  );
+  assert.deepEqual(
+    (await fresh.list()).sessions.map((s) => s.sessionId),
+    ["s1"],
+  );
   assert.ok(logger.lines.some(([level]) => level === "error"));
   await store.close();
 });

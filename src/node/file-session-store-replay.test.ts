@@ -32,13 +32,18 @@ function tempStore(): { dir: string; store: FileSessionStore } {
 const blocks: Record<string, (n: number) => ContentBlock> = {
   image: (n) => ({ type: "image", mimeType: "image/png", data: "A".repeat(n) }),
   audio: (n) => ({ type: "audio", mimeType: "audio/wav", data: "B".repeat(n) }),
-  "resource (text)": (n) => ({ type: "resource", resource: { uri: "file:///work/a.txt", mimeType: "text/plain", text: "c".repeat(n) } }),
+  "resource (text)": (n) => ({
+    type: "resource",
+    resource: { uri: "file:///work/a.txt", mimeType: "text/plain", text: "c".repeat(n) },
+  }),
   "resource (blob)": (n) => ({ type: "resource", resource: { uri: "file:///work/a.bin", blob: "D".repeat(n) } }),
   resource_link: (n) => ({ type: "resource_link", name: "a", uri: `file:///work/${"e".repeat(n)}` }),
 };
 
 const promptBytes = (sessionId: string, prompt: ContentBlock[]) =>
-  new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", id: 99, method: "session/prompt", params: { sessionId, prompt } })).length;
+  new TextEncoder().encode(
+    JSON.stringify({ jsonrpc: "2.0", id: 99, method: "session/prompt", params: { sessionId, prompt } }),
+  ).length;
 
 /** The largest `n` whose block still fits in a `session/prompt` under LIMIT (the request itself is accepted). */
 function largestPromptable(sessionId: string, make: (n: number) => ContentBlock): number {
@@ -55,9 +60,12 @@ function largestReplayable(sessionId: string, make: (n: number) => ContentBlock)
 }
 
 const echo: PromptHandler = async (turn) => void (await turn.say(`ok ${turn.prompt.length}`));
-const open = (store: FileSessionStore, onPrompt: PromptHandler = echo) => connectToolkit({ store, onPrompt }, {}, {}, { maxMessageBytes: LIMIT });
+const open = (store: FileSessionStore, onPrompt: PromptHandler = echo) =>
+  connectToolkit({ store, onPrompt }, {}, {}, { maxMessageBytes: LIMIT });
 const userBlocks = (updates: SessionNotification[]) =>
-  updates.filter((n) => n.update.sessionUpdate === "user_message_chunk").map((n) => (n.update as { content: ContentBlock }).content);
+  updates
+    .filter((n) => n.update.sessionUpdate === "user_message_chunk")
+    .map((n) => (n.update as { content: ContentBlock }).content);
 
 async function expectNotReplayable(promise: Promise<unknown>, index: number, type: string): Promise<void> {
   await assert.rejects(promise, (error: unknown) => {
@@ -69,7 +77,12 @@ async function expectNotReplayable(promise: Promise<unknown>, index: number, typ
     assert.equal(data.type, type);
     assert.equal(data.maxMessageBytes, LIMIT);
     assert.ok((data.messageBytes as number) > LIMIT);
-    assert.match(error.message, new RegExp(`prompt block ${index} \\(${type}\\) is too large to be replayed.*over this connection's ${LIMIT}-byte message limit`));
+    assert.match(
+      error.message,
+      new RegExp(
+        `prompt block ${index} \\(${type}\\) is too large to be replayed.*over this connection's ${LIMIT}-byte message limit`,
+      ),
+    );
     return true;
   });
 }
@@ -90,7 +103,9 @@ for (const [label, make] of Object.entries(blocks)) {
     assert.ok(promptBytes(sessionId, mixed) < LIMIT);
     await expectNotReplayable(first.client.prompt({ sessionId, prompt: mixed }), 1, type);
     // The turn slot is free: the next prompt runs.
-    assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), { stopReason: "end_turn" });
+    assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), {
+      stopReason: "end_turn",
+    });
 
     const second = await open(new FileSessionStore({ dir }));
     const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
@@ -114,7 +129,10 @@ for (const [label, make] of Object.entries(blocks)) {
         await first.client.prompt({ sessionId, prompt: [block] });
         accepted.push(block);
       } catch (error) {
-        assert.ok(error instanceof RequestError && (error.data as { reason?: unknown }).reason === NOT_REPLAYABLE, `refused for its size only: ${String(error)}`);
+        assert.ok(
+          error instanceof RequestError && (error.data as { reason?: unknown }).reason === NOT_REPLAYABLE,
+          `refused for its size only: ${String(error)}`,
+        );
         assert.ok(n > bound, `refused only above the bound (n=${n}, bound=${bound})`);
         refused++;
       }
@@ -149,15 +167,24 @@ test("an agent update too large to send is refused before it is recorded; the tu
     await turn.say("after");
   });
   const { sessionId } = await first.client.newSession({ cwd, mcpServers: [] });
-  assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] }), { stopReason: "end_turn" });
+  assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] }), {
+    stopReason: "end_turn",
+  });
   assert.equal(tooLarge.length, 2);
-  for (const error of tooLarge) assert.ok(error instanceof MessageTooLargeError && /^An outgoing/.test(error.message), String(error));
+  for (const error of tooLarge)
+    assert.ok(error instanceof MessageTooLargeError && /^An outgoing/.test(error.message), String(error));
   const seen = first.updates.map((n) => n.update.sessionUpdate);
 
   const second = await open(new FileSessionStore({ dir }));
   const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
   assert.equal(loaded?._meta?.["acpkit/replay"], undefined, "nothing skipped");
   // The history is what the client saw: the prompt, then exactly the updates sent live.
-  assert.deepEqual(second.updates.map((n) => n.update.sessionUpdate), ["user_message_chunk", ...seen]);
-  assert.ok(seen.includes("tool_call") && seen.filter((kind) => kind === "agent_message_chunk").length === 2, seen.join());
+  assert.deepEqual(
+    second.updates.map((n) => n.update.sessionUpdate),
+    ["user_message_chunk", ...seen],
+  );
+  assert.ok(
+    seen.includes("tool_call") && seen.filter((kind) => kind === "agent_message_chunk").length === 2,
+    seen.join(),
+  );
 });

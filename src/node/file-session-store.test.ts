@@ -22,17 +22,35 @@ function tempDir(): string {
 
 function recordingLogger(): Logger & { lines: Array<[string, string]> } {
   const lines: Array<[string, string]> = [];
-  return { lines, debug: () => {}, info: () => {}, warn: (m) => lines.push(["warn", m]), error: (m) => lines.push(["error", m]) };
+  return {
+    lines,
+    debug: () => {},
+    info: () => {},
+    warn: (m) => lines.push(["warn", m]),
+    error: (m) => lines.push(["error", m]),
+  };
 }
 
-const session = (sessionId: string, cwd = "/p", updatedAt = "2025-01-01T00:00:00.000Z"): StoredSession => ({ sessionId, cwd, createdAt: updatedAt, updatedAt });
-const say = (text: string): SessionRecord => ({ kind: "update", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+const session = (sessionId: string, cwd = "/p", updatedAt = "2025-01-01T00:00:00.000Z"): StoredSession => ({
+  sessionId,
+  cwd,
+  createdAt: updatedAt,
+  updatedAt,
+});
+const say = (text: string): SessionRecord => ({
+  kind: "update",
+  update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+});
 
 test("appends survive a reopen, in order, with metadata updates and delete", async () => {
   const dir = tempDir();
   const store = new FileSessionStore({ dir });
   await store.create(session("s1"));
-  await Promise.all([store.append("s1", [say("a")]), store.append("s1", [say("b"), say("c")]), store.append("s1", [say("d")])]);
+  await Promise.all([
+    store.append("s1", [say("a")]),
+    store.append("s1", [say("b"), say("c")]),
+    store.append("s1", [say("d")]),
+  ]);
   await store.update("s1", { title: "Hello", updatedAt: "2025-02-01T00:00:00.000Z" });
   const reopened = new FileSessionStore({ dir });
   assert.deepEqual(await reopened.history("s1"), [say("a"), say("b"), say("c"), say("d")]);
@@ -59,7 +77,10 @@ test("a torn last record is dropped with a warning, earlier records intact, and 
   const logger = recordingLogger();
   const reopened = new FileSessionStore({ dir, logger });
   assert.deepEqual(await reopened.history("s1"), [say("one"), say("two")]);
-  assert.deepEqual(logger.lines.map(([level]) => level), ["warn"]);
+  assert.deepEqual(
+    logger.lines.map(([level]) => level),
+    ["warn"],
+  );
   assert.match(logger.lines[0]![1], /torn/);
   assert.equal(statSync(logPath).size, goodSize, "truncated back to the last good record");
   await reopened.append("s1", [say("three")]);
@@ -74,8 +95,13 @@ test("session/load of a damaged log answers an error naming the log and its copy
   const logPath = store.logPath("s1")!;
   appendFileSync(logPath, "garbage\n" + frameRecord(say("three")));
   const harness = await connectToolkit({ store: new FileSessionStore({ dir }), onPrompt: async () => "end_turn" });
-  await assert.rejects(harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] }), (error: { code?: number; message?: string }) =>
-    error.code === -32603 && error.message!.includes(logPath) && /quarantine/.test(error.message!) && /again/.test(error.message!),
+  await assert.rejects(
+    harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] }),
+    (error: { code?: number; message?: string }) =>
+      error.code === -32603 &&
+      error.message!.includes(logPath) &&
+      /quarantine/.test(error.message!) &&
+      /again/.test(error.message!),
   );
   assert.equal(harness.updates.length, 0, "nothing replayed from a history known to be damaged");
   await harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] });
@@ -87,7 +113,8 @@ test("session/load of a damaged log answers an error naming the log and its copy
 
 test("list pages newest first with an opaque cursor and filters by cwd", async () => {
   const store = new FileSessionStore({ dir: tempDir() });
-  for (let i = 0; i < 7; i++) await store.create(session(`s${i}`, i % 2 === 0 ? "/even" : "/odd", `2025-01-0${i + 1}T00:00:00.000Z`));
+  for (let i = 0; i < 7; i++)
+    await store.create(session(`s${i}`, i % 2 === 0 ? "/even" : "/odd", `2025-01-0${i + 1}T00:00:00.000Z`));
   const seen: string[] = [];
   let cursor: string | undefined;
   do {
@@ -97,16 +124,25 @@ test("list pages newest first with an opaque cursor and filters by cwd", async (
   } while (cursor !== undefined);
   assert.deepEqual(seen, ["s6", "s5", "s4", "s3", "s2", "s1", "s0"]);
   const even = await store.list({ cwd: "/even", limit: 2 });
-  assert.deepEqual(even.sessions.map((s) => s.sessionId), ["s6", "s4"]);
+  assert.deepEqual(
+    even.sessions.map((s) => s.sessionId),
+    ["s6", "s4"],
+  );
   const rest = await store.list({ cwd: "/even", limit: 2, cursor: even.nextCursor! });
-  assert.deepEqual(rest.sessions.map((s) => s.sessionId), ["s2", "s0"]);
+  assert.deepEqual(
+    rest.sessions.map((s) => s.sessionId),
+    ["s2", "s0"],
+  );
   assert.equal(rest.nextCursor, undefined);
   await assert.rejects(store.list({ cursor: "not-a-cursor" }), (error: { code?: number }) => error.code === -32602);
 });
 
 test("kill -9 while appending: the store reopens cleanly with every acknowledged record", async () => {
   const dir = tempDir();
-  const fixture = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../test/e2e/fixtures/agent-store-writer.js");
+  const fixture = path.resolve(
+    path.dirname(fileURLToPath(import.meta.url)),
+    "../../test/e2e/fixtures/agent-store-writer.js",
+  );
   const child = spawn(process.execPath, [fixture, "--write", dir], { stdio: ["ignore", "pipe", "inherit"] });
   let acked = 0;
   let buffered = "";
@@ -128,7 +164,10 @@ test("kill -9 while appending: the store reopens cleanly with every acknowledged
   const records = await store.history("kill-test");
   assert.ok(records.length >= acked, `${records.length} records on disk, ${acked} acknowledged`);
   records.forEach((record, i) => assert.equal((record as { data: { i: number } }).data.i, i));
-  assert.deepEqual(logger.lines.filter(([level]) => level === "error"), []);
+  assert.deepEqual(
+    logger.lines.filter(([level]) => level === "error"),
+    [],
+  );
   await store.append("kill-test", [{ kind: "data", data: { i: records.length } }]);
   assert.equal((await new FileSessionStore({ dir }).history("kill-test")).length, records.length + 1);
 });

@@ -155,13 +155,16 @@ export class FileSessionStore implements SessionStore {
       this.#reportReadable(sessionId, logPath, scanned);
       if (scanned.damaged.length > 0) {
         const error = await setAsideDamage(sessionId, logPath, bytes, scanned);
-        this.#logger.error("session log is damaged: quarantined a copy, set the damaged lines aside, failed this load", {
-          sessionId,
-          path: logPath,
-          quarantine: (error.data as { quarantine: string }).quarantine,
-          damaged: scanned.damaged.length,
-          readable: scanned.records.length,
-        });
+        this.#logger.error(
+          "session log is damaged: quarantined a copy, set the damaged lines aside, failed this load",
+          {
+            sessionId,
+            path: logPath,
+            quarantine: (error.data as { quarantine: string }).quarantine,
+            damaged: scanned.damaged.length,
+            readable: scanned.records.length,
+          },
+        );
         throw error;
       }
       await this.#dropTornTail(sessionId, logPath, scanned);
@@ -178,17 +181,26 @@ export class FileSessionStore implements SessionStore {
       const sessionId = Buffer.from(match[1]!, "hex").toString("utf8");
       if (Buffer.from(sessionId, "utf8").toString("hex") !== match[1]) continue; // not a name this store writes
       if (!entry.isFile()) {
-        this.#logger.warn("session store: skipped an entry that is not a regular file", { path: path.join(this.dir, entry.name) });
+        this.#logger.warn("session store: skipped an entry that is not a regular file", {
+          path: path.join(this.dir, entry.name),
+        });
         continue;
       }
       let meta: MetaRead;
       try {
         meta = await this.#readMeta(match[1]!, sessionId);
       } catch (error) {
-        meta = { state: "bad", error: error instanceof RequestError ? error : RequestError.internalError(undefined, String(error)) };
+        meta = {
+          state: "bad",
+          error: error instanceof RequestError ? error : RequestError.internalError(undefined, String(error)),
+        };
       }
       if (meta.state === "ok") sessions.push(meta.session);
-      else if (meta.state === "bad") this.#logger.error("session store: skipped a session whose metadata cannot be used", { path: path.join(this.dir, entry.name), detail: meta.error.message });
+      else if (meta.state === "bad")
+        this.#logger.error("session store: skipped a session whose metadata cannot be used", {
+          path: path.join(this.dir, entry.name),
+          detail: meta.error.message,
+        });
     }
     return pageSessions(sessions, query);
   }
@@ -267,11 +279,14 @@ export class FileSessionStore implements SessionStore {
         if (scanned.damaged.length > 0) {
           // Appending after damage loses nothing (the next load quarantines and reports it); a damaged unterminated
           // tail gets a newline first so the new records stay whole.
-          this.#logger.error("session log has damaged lines; appending after them, the next load will quarantine and report them", {
-            sessionId,
-            path: logPath,
-            damaged: scanned.damaged.length,
-          });
+          this.#logger.error(
+            "session log has damaged lines; appending after them, the next load will quarantine and report them",
+            {
+              sessionId,
+              path: logPath,
+              damaged: scanned.damaged.length,
+            },
+          );
         }
         await this.#dropTornTail(sessionId, logPath, scanned);
       }
@@ -284,21 +299,31 @@ export class FileSessionStore implements SessionStore {
 
   #reportReadable(sessionId: string, logPath: string, scanned: ScannedLog): void {
     if (scanned.unknown > 0) {
-      this.#logger.warn("session log holds records of an unknown kind (written by a newer version?); kept them, skipped them on replay", {
-        sessionId,
-        path: logPath,
-        unknown: scanned.unknown,
-      });
+      this.#logger.warn(
+        "session log holds records of an unknown kind (written by a newer version?); kept them, skipped them on replay",
+        {
+          sessionId,
+          path: logPath,
+          unknown: scanned.unknown,
+        },
+      );
     }
     if (scanned.crlf > 0) {
-      this.#logger.warn("session log has CRLF line endings (converted by an editor or a copy?); its records still read", { sessionId, path: logPath, lines: scanned.crlf });
+      this.#logger.warn(
+        "session log has CRLF line endings (converted by an editor or a copy?); its records still read",
+        { sessionId, path: logPath, lines: scanned.crlf },
+      );
     }
   }
 
   /** Truncates a torn tail away (it holds no valid record), with a warning. */
   async #dropTornTail(sessionId: string, logPath: string, scanned: ScannedLog): Promise<void> {
     if (scanned.tornBytes === 0) return;
-    this.#logger.warn("session log ends in a torn record (an interrupted write); dropped it", { sessionId, path: logPath, droppedBytes: scanned.tornBytes });
+    this.#logger.warn("session log ends in a torn record (an interrupted write); dropped it", {
+      sessionId,
+      path: logPath,
+      droppedBytes: scanned.tornBytes,
+    });
     await truncateDurably(logPath, scanned.tornStart);
     scanned.tornBytes = 0;
   }
@@ -313,14 +338,28 @@ export class FileSessionStore implements SessionStore {
     } catch {
       meta = undefined;
     }
-    const named = meta?.v === 1 && typeof meta.session?.sessionId === "string" && typeof meta.session.cwd === "string" ? meta.session : undefined;
+    const named =
+      meta?.v === 1 && typeof meta.session?.sessionId === "string" && typeof meta.session.cwd === "string"
+        ? meta.session
+        : undefined;
     if (named === undefined) {
-      return { state: "bad", error: metaError(file, "metadata_unreadable", `the session metadata file ${file} is unreadable (not the JSON this store writes); fix or remove it`) };
+      return {
+        state: "bad",
+        error: metaError(
+          file,
+          "metadata_unreadable",
+          `the session metadata file ${file} is unreadable (not the JSON this store writes); fix or remove it`,
+        ),
+      };
     }
     if (named.sessionId !== sessionId) {
       return {
         state: "bad",
-        error: metaError(file, "metadata_mismatch", `the session metadata file ${file} names session ${named.sessionId}, not ${sessionId} (was it copied or renamed?); the store will not serve it as ${sessionId}. Move it back or remove it`),
+        error: metaError(
+          file,
+          "metadata_mismatch",
+          `the session metadata file ${file} names session ${named.sessionId}, not ${sessionId} (was it copied or renamed?); the store will not serve it as ${sessionId}. Move it back or remove it`,
+        ),
       };
     }
     return { state: "ok", session: named };

@@ -27,7 +27,11 @@ function invalid(path: string, reason: string, message: string, extra: Record<st
 /** -32602 `not_a_regular_file`: only regular files are read or written. */
 export function notRegular(path: string, stats: Stats | undefined): RequestError {
   if (stats?.isDirectory()) return invalid(path, "is_directory", `${path} is a directory, not a file`);
-  return invalid(path, "not_a_regular_file", `${path} is ${fileKind(stats)}; the client only reads and writes regular files`);
+  return invalid(
+    path,
+    "not_a_regular_file",
+    `${path} is ${fileKind(stats)}; the client only reads and writes regular files`,
+  );
 }
 
 /** -32602 `hard_linked`: the file has other names, which may lie outside the roots. */
@@ -70,14 +74,24 @@ export function unknownSession(sessionId: string, path: unknown): RequestError {
 }
 
 /** Maps any failure while reading or writing `path` (at its real path `real`) to a `RequestError`. */
-export async function ioError(error: unknown, path: string, real: string, what: "read" | "write"): Promise<RequestError> {
+export async function ioError(
+  error: unknown,
+  path: string,
+  real: string,
+  what: "read" | "write",
+): Promise<RequestError> {
   if (error instanceof RequestError) return error;
   if (error instanceof ConfinedOpenError) {
     if (error.reason === "outside_roots") {
       const where = error.real === undefined ? "" : ` (${error.real})`;
-      return invalid(path, "outside_roots", `${path} changed while being opened and led outside the session's roots${where}; refused`);
+      return invalid(
+        path,
+        "outside_roots",
+        `${path} changed while being opened and led outside the session's roots${where}; refused`,
+      );
     }
-    if (error.reason === "not_a_directory") return invalid(path, "not_a_directory", `a component of ${path} is not a directory`);
+    if (error.reason === "not_a_directory")
+      return invalid(path, "not_a_directory", `a component of ${path} is not a directory`);
     return notRegular(path, error.stats);
   }
   const code = (error as NodeJS.ErrnoException)?.code;
@@ -86,7 +100,8 @@ export async function ioError(error: unknown, path: string, real: string, what: 
   if (code === "ELOOP") {
     // O_NOFOLLOW met a symlink where the confinement check saw none: it was swapped in meanwhile.
     const stats = await lstat(real).catch(() => undefined);
-    if (stats?.isSymbolicLink()) return invalid(path, "symlink", `${path} changed into a symlink while being opened; refused`);
+    if (stats?.isSymbolicLink())
+      return invalid(path, "symlink", `${path} changed into a symlink while being opened; refused`);
   }
   const mapped = fromSystemError(error, path);
   if (mapped !== undefined) return mapped;

@@ -8,7 +8,17 @@
  * Linux) or with ACPKIT_REQUIRE_RACE=1, where it fails and says why.
  */
 import assert from "node:assert/strict";
-import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -27,7 +37,11 @@ after(() => rmSync(base, { recursive: true, force: true }));
 function snapshot(dir: string): Record<string, string> {
   const files: Record<string, string> = {};
   for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) files[join(entry.parentPath, entry.name).slice(dir.length)] = readFileSync(join(entry.parentPath, entry.name), "utf8");
+    if (entry.isFile())
+      files[join(entry.parentPath, entry.name).slice(dir.length)] = readFileSync(
+        join(entry.parentPath, entry.name),
+        "utf8",
+      );
   }
   return files;
 }
@@ -44,7 +58,8 @@ test(`a directory swapped for a symlink to outside mid-path: ${ATTEMPTS} reads, 
 
   const swapper = await startSwapper(join(root, "mid"), join(root, "swap"));
   if ("unavailable" in swapper) {
-    if (REQUIRED) assert.fail(`the swap race cannot run here, and on CI it must not be skipped: ${swapper.unavailable}`);
+    if (REQUIRED)
+      assert.fail(`the swap race cannot run here, and on CI it must not be skipped: ${swapper.unavailable}`);
     return t.skip(swapper.unavailable);
   }
   const host = new FileSystemHost({ roots: () => [root] });
@@ -65,9 +80,17 @@ test(`a directory swapped for a symlink to outside mid-path: ${ATTEMPTS} reads, 
         } else if (which === 1) {
           await host.writeTextFile({ sessionId: "s", path: join(root, "mid", "sub", "f.txt"), content: "inside" });
         } else if (which === 2) {
-          await host.writeTextFile({ sessionId: "s", path: join(root, "mid", "sub", `new-${i}.txt`), content: "created" });
+          await host.writeTextFile({
+            sessionId: "s",
+            path: join(root, "mid", "sub", `new-${i}.txt`),
+            content: "created",
+          });
         } else {
-          await host.writeTextFile({ sessionId: "s", path: join(root, "mid", "sub", `dir-${i}`, "deep", "n.txt"), content: "created" });
+          await host.writeTextFile({
+            sessionId: "s",
+            path: join(root, "mid", "sub", `dir-${i}`, "deep", "n.txt"),
+            content: "created",
+          });
         }
         counts.ok++;
       } catch (error) {
@@ -79,10 +102,15 @@ test(`a directory swapped for a symlink to outside mid-path: ${ATTEMPTS} reads, 
   } finally {
     await stopSwapper(swapper);
   }
-  t.diagnostic(`${counts.ok} served, ${counts.refused} refused with an error; mid seen ${seen.directory} times as the directory, ${seen.symlink} as the symlink`);
+  t.diagnostic(
+    `${counts.ok} served, ${counts.refused} refused with an error; mid seen ${seen.directory} times as the directory, ${seen.symlink} as the symlink`,
+  );
   // The race was real: otherwise zero escapes would prove nothing.
   assert.ok(swapperRanThroughout, "the swapper was still swapping at the end");
-  assert.ok(seen.directory > 0 && seen.symlink > 0, `the swaps were observed (directory ${seen.directory}, symlink ${seen.symlink})`);
+  assert.ok(
+    seen.directory > 0 && seen.symlink > 0,
+    `the swaps were observed (directory ${seen.directory}, symlink ${seen.symlink})`,
+  );
   assert.ok(counts.refused > 0, "some requests met a swapped path and were refused");
   assert.deepEqual(escapes, [], "no read returned outside content");
   assert.deepEqual(snapshot(outside), before, "nothing outside was written or created");

@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
@@ -28,7 +37,8 @@ const host = new FileSystemHost({
   onWrite: (event) => writes.push(event.path),
 });
 const sessionId = "s1";
-const isCode = (code: number, pattern?: RegExp) => (error: unknown) => error instanceof RequestError && error.code === code && (!pattern || pattern.test(error.message));
+const isCode = (code: number, pattern?: RegExp) => (error: unknown) =>
+  error instanceof RequestError && error.code === code && (!pattern || pattern.test(error.message));
 
 test("selectLines: 1-based line and limit in lines", () => {
   const text = "a\nb\nc\n";
@@ -43,15 +53,24 @@ test("selectLines: 1-based line and limit in lines", () => {
 });
 
 test("reads files inside the roots, with line and limit, and overlay buffers first", async () => {
-  assert.deepEqual(await host.readTextFile({ sessionId, path: join(proj, "lines.txt") }), { content: "one\ntwo\nthree\nfour" });
-  assert.deepEqual(await host.readTextFile({ sessionId, path: join(proj, "lines.txt"), line: 2, limit: 2 }), { content: "two\nthree\n" });
+  assert.deepEqual(await host.readTextFile({ sessionId, path: join(proj, "lines.txt") }), {
+    content: "one\ntwo\nthree\nfour",
+  });
+  assert.deepEqual(await host.readTextFile({ sessionId, path: join(proj, "lines.txt"), line: 2, limit: 2 }), {
+    content: "two\nthree\n",
+  });
   assert.deepEqual(await host.readTextFile({ sessionId, path: join(proj, "lines.txt"), line: 4 }), { content: "four" });
   assert.deepEqual(await host.readTextFile({ sessionId, path: join(extra, "e.txt") }), { content: "extra" });
-  assert.deepEqual(await host.readTextFile({ sessionId, path: join(proj, "open.ts") }), { content: "unsaved buffer\n" });
+  assert.deepEqual(await host.readTextFile({ sessionId, path: join(proj, "open.ts") }), {
+    content: "unsaved buffer\n",
+  });
 });
 
 test("clear errors: missing file, relative path, directory, bad line, unknown session", async () => {
-  await assert.rejects(host.readTextFile({ sessionId, path: join(proj, "missing.txt") }), (error) => isCode(-32002)(error) && (error as RequestError).message.includes("missing.txt"));
+  await assert.rejects(
+    host.readTextFile({ sessionId, path: join(proj, "missing.txt") }),
+    (error) => isCode(-32002)(error) && (error as RequestError).message.includes("missing.txt"),
+  );
   await assert.rejects(host.readTextFile({ sessionId, path: "lines.txt" }), isCode(-32602, /absolute/));
   await assert.rejects(host.readTextFile({ sessionId, path: proj }), isCode(-32602, /directory/));
   await assert.rejects(host.readTextFile({ sessionId, path: join(proj, "lines.txt"), line: -1 }), isCode(-32602));
@@ -80,8 +99,14 @@ test("escape attempts are refused for writing, and nothing is created outside", 
   const outside = isCode(-32602, /outside the session's roots/);
   await assert.rejects(host.writeTextFile({ sessionId, path: join(proj, "..", "pwned.txt"), content: "x" }), outside);
   await assert.rejects(host.writeTextFile({ sessionId, path: join(proj, "secret-link.txt"), content: "x" }), outside);
-  await assert.rejects(host.writeTextFile({ sessionId, path: join(proj, "up", "made", "pwned.txt"), content: "x" }), outside);
-  await assert.rejects(host.writeTextFile({ sessionId, path: join(`${proj}-evil`, "pwned.txt"), content: "x" }), outside);
+  await assert.rejects(
+    host.writeTextFile({ sessionId, path: join(proj, "up", "made", "pwned.txt"), content: "x" }),
+    outside,
+  );
+  await assert.rejects(
+    host.writeTextFile({ sessionId, path: join(`${proj}-evil`, "pwned.txt"), content: "x" }),
+    outside,
+  );
   await assert.rejects(host.writeTextFile({ sessionId, path: "rel.txt", content: "x" }), isCode(-32602, /absolute/));
   assert.equal(readFileSync(join(base, "secret.txt"), "utf8"), "secret\n");
   assert.ok(!existsSync(join(base, "pwned.txt")));

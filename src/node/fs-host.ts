@@ -18,7 +18,12 @@
 import { RequestError } from "../jsonrpc/request-error.js";
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
 import type { HostAccess, HostGate } from "../client/toolkit/host-gate.js";
-import type { ReadTextFileRequest, ReadTextFileResponse, WriteTextFileRequest, WriteTextFileResponse } from "../protocol/index.js";
+import type {
+  ReadTextFileRequest,
+  ReadTextFileResponse,
+  WriteTextFileRequest,
+  WriteTextFileResponse,
+} from "../protocol/index.js";
 import { createNew, openExisting, type ConfinedFile } from "./confined-open.js";
 import { denied, hardLinked, ioError, tooLarge, unknownSession } from "./fs-errors.js";
 import { confinePath, type ConfinedPath, type RootsProvider } from "./path-confinement.js";
@@ -78,7 +83,10 @@ export class FileSystemHost {
    */
   async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
     const { line, limit } = params;
-    if ((line != null && (!Number.isInteger(line) || line < 0)) || (limit != null && (!Number.isInteger(limit) || limit < 0))) {
+    if (
+      (line != null && (!Number.isInteger(line) || line < 0)) ||
+      (limit != null && (!Number.isInteger(limit) || limit < 0))
+    ) {
       throw RequestError.invalidParams({ line, limit }, "line and limit must be non-negative integers");
     }
     const target = await this.confine(params.sessionId, params.path);
@@ -90,13 +98,15 @@ export class FileSystemHost {
 
   /** Writes a text file (UTF-8), creating it and its missing parent directories inside the roots. */
   async writeTextFile(params: WriteTextFileRequest): Promise<WriteTextFileResponse> {
-    if (typeof params.content !== "string") throw RequestError.invalidParams({ path: params.path }, "content must be a string");
+    if (typeof params.content !== "string")
+      throw RequestError.invalidParams({ path: params.path }, "content must be a string");
     const target = await this.confine(params.sessionId, params.path);
     await this.authorize({ kind: "write", sessionId: params.sessionId, path: target.requested }, "write");
     const file = await this.openForWrite(params.path, target);
     let written: string;
     try {
-      if (file.stats.nlink > 1 && (this.options.hardLinks ?? "refuse-writes") !== "allow") throw hardLinked(params.path, file.stats.nlink, "write");
+      if (file.stats.nlink > 1 && (this.options.hardLinks ?? "refuse-writes") !== "allow")
+        throw hardLinked(params.path, file.stats.nlink, "write");
       await file.handle.truncate(0);
       await file.handle.writeFile(params.content, "utf8");
       written = file.real;
@@ -106,7 +116,12 @@ export class FileSystemHost {
       await file.handle.close();
     }
     this.logger.debug("fs host wrote a file", { path: written, bytes: Buffer.byteLength(params.content) });
-    this.options.onWrite?.({ sessionId: params.sessionId, path: target.requested, realPath: written, content: params.content });
+    this.options.onWrite?.({
+      sessionId: params.sessionId,
+      path: target.requested,
+      realPath: written,
+      content: params.content,
+    });
     return {};
   }
 
@@ -136,7 +151,8 @@ export class FileSystemHost {
         return await createNew(target.real, [target.root]);
       } catch (error) {
         // Created by someone else between the two opens: open it as an existing file (a few times at most).
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 3) throw await ioError(error, path, target.real, "write");
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 3)
+          throw await ioError(error, path, target.real, "write");
       }
     }
   }

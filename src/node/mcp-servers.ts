@@ -28,10 +28,22 @@ let sdk: Promise<McpSdk> | undefined;
 /** Loads the MCP SDK (an optional peer: `OptionalDependencyMissingError` when it is not installed, tried again next time). */
 function loadSdk(): Promise<McpSdk> {
   sdk ??= Promise.all([
-    importOptional<typeof import("@modelcontextprotocol/sdk/client/index.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/index.js"),
-    importOptional<typeof import("@modelcontextprotocol/sdk/client/stdio.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/stdio.js"),
-    importOptional<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/streamableHttp.js"),
-    importOptional<typeof import("@modelcontextprotocol/sdk/client/sse.js")>(MCP_SDK_PEER, "@modelcontextprotocol/sdk/client/sse.js"),
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/index.js")>(
+      MCP_SDK_PEER,
+      "@modelcontextprotocol/sdk/client/index.js",
+    ),
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/stdio.js")>(
+      MCP_SDK_PEER,
+      "@modelcontextprotocol/sdk/client/stdio.js",
+    ),
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")>(
+      MCP_SDK_PEER,
+      "@modelcontextprotocol/sdk/client/streamableHttp.js",
+    ),
+    importOptional<typeof import("@modelcontextprotocol/sdk/client/sse.js")>(
+      MCP_SDK_PEER,
+      "@modelcontextprotocol/sdk/client/sse.js",
+    ),
   ]).then(
     ([client, stdio, http, sse]) => ({
       Client: client.Client,
@@ -47,7 +59,14 @@ function loadSdk(): Promise<McpSdk> {
   return sdk;
 }
 import { silentLogger, type Logger } from "../jsonrpc/logger.js";
-import type { McpConnectContext, McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "../agent/toolkit/mcp-connector.js";
+import type {
+  McpConnectContext,
+  McpConnector,
+  McpServerStatus,
+  McpSessionTools,
+  McpToolInfo,
+  McpToolResult,
+} from "../agent/toolkit/mcp-connector.js";
 import { isMcpServerAcp, McpOverAcpCaller, type McpServerAcpDeclaration } from "../acp/mcp/index.js";
 import { McpOverAcpHttpBridge } from "./mcp-over-acp/http-bridge.js";
 import type { McpCapabilities, McpServer } from "../protocol/index.js";
@@ -76,8 +95,13 @@ export interface McpConnectorOptions {
 
 /** The connector to pass as `toolkitAgent({ mcp: createMcpConnector() })`. */
 export function createMcpConnector(options: McpConnectorOptions = {}): McpConnector {
-  const capabilities: McpCapabilities = { http: options.http ?? true, sse: options.sse ?? true, ...(options.acp ? { acp: true } : {}) };
-  if (!options.acp) return { capabilities, connect: (servers, context) => McpConnections.connect(servers, { ...context, ...options }) };
+  const capabilities: McpCapabilities = {
+    http: options.http ?? true,
+    sse: options.sse ?? true,
+    ...(options.acp ? { acp: true } : {}),
+  };
+  if (!options.acp)
+    return { capabilities, connect: (servers, context) => McpConnections.connect(servers, { ...context, ...options }) };
   const caller = new McpOverAcpCaller(options.clientInfo ? { clientInfo: options.clientInfo } : {});
   const bridge = new McpOverAcpHttpBridge(caller);
   return {
@@ -115,7 +139,9 @@ function messageOf(error: unknown): string {
 /** Rejects after `ms` unless `promise` settled first. */
 function deadline<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -131,7 +157,10 @@ export class McpConnections implements McpSessionTools {
   }
 
   /** Connects to every server in parallel; never rejects for a failing server (see `servers`). */
-  static async connect(servers: readonly McpServer[], options: McpConnectorOptions & AcpReach & { sessionId?: string; cwd?: string } = {}): Promise<McpConnections> {
+  static async connect(
+    servers: readonly McpServer[],
+    options: McpConnectorOptions & AcpReach & { sessionId?: string; cwd?: string } = {},
+  ): Promise<McpConnections> {
     const entries = await Promise.all(servers.map((server) => connectOne(server, options)));
     return new McpConnections(entries, options.callTimeoutMs ?? 60_000);
   }
@@ -144,13 +173,22 @@ export class McpConnections implements McpSessionTools {
     return this.#entries.flatMap((entry) => (entry.status.state === "connected" ? entry.status.tools : []));
   }
 
-  async callTool(server: string, tool: string, args: Record<string, unknown> = {}, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<McpToolResult> {
+  async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown> = {},
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<McpToolResult> {
     const entry = this.#entries.find((candidate) => candidate.status.name === server);
     if (entry === undefined) throw new Error(`no MCP server named "${server}" in this session`);
     if (entry.client === undefined || entry.status.state !== "connected") {
-      throw new Error(`MCP server "${server}" is not connected (${entry.status.state}${entry.status.error ? `: ${entry.status.error}` : ""})`);
+      throw new Error(
+        `MCP server "${server}" is not connected (${entry.status.state}${entry.status.error ? `: ${entry.status.error}` : ""})`,
+      );
     }
-    const requestOptions: { timeout: number; signal?: AbortSignal } = { timeout: options.timeoutMs ?? this.#callTimeoutMs };
+    const requestOptions: { timeout: number; signal?: AbortSignal } = {
+      timeout: options.timeoutMs ?? this.#callTimeoutMs,
+    };
     if (options.signal !== undefined) requestOptions.signal = options.signal;
     return (await entry.client.callTool({ name: tool, arguments: args }, undefined, requestOptions)) as McpToolResult;
   }
@@ -170,7 +208,10 @@ export class McpConnections implements McpSessionTools {
   }
 }
 
-async function connectOne(server: McpServer, options: McpConnectorOptions & AcpReach & { cwd?: string }): Promise<Entry> {
+async function connectOne(
+  server: McpServer,
+  options: McpConnectorOptions & AcpReach & { cwd?: string },
+): Promise<Entry> {
   if (isMcpServerAcp(server)) return connectOverAcp(server, options);
   const kind = kindOf(server);
   const status: McpServerStatus = { name: server.name, transport: kind, state: "failed", tools: [] };
@@ -190,13 +231,16 @@ async function connectOne(server: McpServer, options: McpConnectorOptions & AcpR
     logger.warn("an MCP server could not be started", { server: server.name, transport: kind, detail: status.error });
     return { status };
   }
-  const client: Client = new mcp.Client(options.clientInfo ?? { name: "acpkit", version: "0.1.0" }, { capabilities: {} });
+  const client: Client = new mcp.Client(options.clientInfo ?? { name: "acpkit", version: "0.1.0" }, {
+    capabilities: {},
+  });
   const startupMs = options.startupTimeoutMs ?? 15_000;
   try {
     await deadline(
       (async () => {
         await client.connect(transport, { timeout: startupMs });
-        if (client.getServerCapabilities()?.tools !== undefined) status.tools = await listAllTools(client, server.name, startupMs);
+        if (client.getServerCapabilities()?.tools !== undefined)
+          status.tools = await listAllTools(client, server.name, startupMs);
       })(),
       startupMs,
       "the server did not start and list its tools",
@@ -217,10 +261,17 @@ async function connectOne(server: McpServer, options: McpConnectorOptions & AcpR
 }
 
 /** A server the client serves over ACP, reached as the loopback HTTP endpoint the bridge gives it. */
-async function connectOverAcp(server: McpServerAcpDeclaration, options: McpConnectorOptions & AcpReach & { cwd?: string }): Promise<Entry> {
-  const failed = (error: string): Entry => ({ status: { name: server.name, transport: "acp", state: "failed", error, tools: [] } });
-  if (!options.bridge) return failed("MCP servers served over ACP are not supported by this agent (mcpCapabilities.acp is off)");
-  if (!options.connection) return failed("MCP servers served over ACP need the session's ACP connection, which this agent did not pass");
+async function connectOverAcp(
+  server: McpServerAcpDeclaration,
+  options: McpConnectorOptions & AcpReach & { cwd?: string },
+): Promise<Entry> {
+  const failed = (error: string): Entry => ({
+    status: { name: server.name, transport: "acp", state: "failed", error, tools: [] },
+  });
+  if (!options.bridge)
+    return failed("MCP servers served over ACP are not supported by this agent (mcpCapabilities.acp is off)");
+  if (!options.connection)
+    return failed("MCP servers served over ACP need the session's ACP connection, which this agent did not pass");
   let http: McpServer;
   try {
     http = (await options.bridge.toHttp(options.connection, server)) as McpServer;
@@ -232,7 +283,13 @@ async function connectOverAcp(server: McpServerAcpDeclaration, options: McpConne
   return entry;
 }
 
-function makeTransport(mcp: McpSdk, server: McpServer, kind: Kind, cwd: string | undefined, stderr: StderrTail): Transport {
+function makeTransport(
+  mcp: McpSdk,
+  server: McpServer,
+  kind: Kind,
+  cwd: string | undefined,
+  stderr: StderrTail,
+): Transport {
   if (kind === "stdio" && "command" in server) {
     const params: ConstructorParameters<typeof StdioClientTransport>[0] = {
       command: server.command,
@@ -248,7 +305,9 @@ function makeTransport(mcp: McpSdk, server: McpServer, kind: Kind, cwd: string |
   const remote = server as { url: string; headers: Array<{ name: string; value: string }> };
   const url = new URL(remote.url);
   const requestInit = { headers: headersOf(remote.headers) };
-  return kind === "http" ? new mcp.StreamableHTTPClientTransport(url, { requestInit }) : new mcp.SSEClientTransport(url, { requestInit });
+  return kind === "http"
+    ? new mcp.StreamableHTTPClientTransport(url, { requestInit })
+    : new mcp.SSEClientTransport(url, { requestInit });
 }
 
 /** Stdio servers start in the session's cwd when it exists here (else in the agent's own). */

@@ -50,7 +50,10 @@ export function nodeByteSource(
       const onEnd = (): void => {
         if (explainEnd === undefined || done) return finish();
         // Ask why the input ended (a child's exit code or signal) so the connection error can say it.
-        explainEnd().then((cause) => finish(cause ?? undefined), () => finish());
+        explainEnd().then(
+          (cause) => finish(cause ?? undefined),
+          () => finish(),
+        );
       };
       const onError = (error: unknown): void => finish(error ?? new Error("input stream failed"));
       input.on("data", onData);

@@ -5,7 +5,14 @@ import { join } from "node:path";
 import { test } from "node:test";
 import { pathToFileURL } from "node:url";
 import { LocalError } from "../jsonrpc/local-errors.js";
-import { importOptional, MCP_SDK_PEER, OptionalDependencyMissingError, requireOptional, WS_PEER, type OptionalPeer } from "./optional-peer.js";
+import {
+  importOptional,
+  MCP_SDK_PEER,
+  OptionalDependencyMissingError,
+  requireOptional,
+  WS_PEER,
+  type OptionalPeer,
+} from "./optional-peer.js";
 
 const ABSENT: OptionalPeer = { name: "acpkit-absent-peer", range: "2", feature: "Frobbing" };
 
@@ -17,10 +24,16 @@ test("a missing peer rejects with a local error naming the package and the comma
   assert.ok(error instanceof OptionalDependencyMissingError);
   assert.ok(error instanceof LocalError);
   assert.equal(error.kind, "dependency_missing");
-  assert.equal(error.message, "acpkit: Frobbing needs the 'acpkit-absent-peer' package: npm install acpkit-absent-peer@2");
+  assert.equal(
+    error.message,
+    "acpkit: Frobbing needs the 'acpkit-absent-peer' package: npm install acpkit-absent-peer@2",
+  );
   assert.equal(error.packageName, "acpkit-absent-peer");
   assert.equal((error.cause as { code?: string }).code, "ERR_MODULE_NOT_FOUND");
-  assert.throws(() => requireOptional(ABSENT), (thrown: unknown) => thrown instanceof OptionalDependencyMissingError && thrown.message === error.message);
+  assert.throws(
+    () => requireOptional(ABSENT),
+    (thrown: unknown) => thrown instanceof OptionalDependencyMissingError && thrown.message === error.message,
+  );
 });
 
 test("a subpath of a missing peer is reported as the peer missing", async () => {
@@ -28,7 +41,10 @@ test("a subpath of a missing peer is reported as the peer missing", async () => 
 });
 
 test("the messages for ws and the MCP SDK", () => {
-  assert.equal(new OptionalDependencyMissingError(WS_PEER).message, "acpkit: WebSocket support needs the 'ws' package: npm install ws@8");
+  assert.equal(
+    new OptionalDependencyMissingError(WS_PEER).message,
+    "acpkit: WebSocket support needs the 'ws' package: npm install ws@8",
+  );
   assert.equal(
     new OptionalDependencyMissingError(MCP_SDK_PEER).message,
     "acpkit: MCP server support needs the '@modelcontextprotocol/sdk' package: npm install @modelcontextprotocol/sdk@1",
@@ -51,7 +67,10 @@ test("a peer that is installed but fails to load (a dependency of its own missin
       () => assert.fail("loaded a module whose import is missing"),
       (caught: unknown) => caught,
     );
-    assert.ok(!(error instanceof OptionalDependencyMissingError), "a broken install must not read as 'install the package'");
+    assert.ok(
+      !(error instanceof OptionalDependencyMissingError),
+      "a broken install must not read as 'install the package'",
+    );
     assert.match(String((error as Error).message), /acpkit-absent-inner-dependency/);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -21,7 +21,11 @@ export interface OptionalPeer {
 export const WS_PEER: OptionalPeer = { name: "ws", range: "8", feature: "WebSocket support" };
 
 /** The official MCP TypeScript SDK: connecting agent sessions to MCP servers (`createMcpConnector`). */
-export const MCP_SDK_PEER: OptionalPeer = { name: "@modelcontextprotocol/sdk", range: "1", feature: "MCP server support" };
+export const MCP_SDK_PEER: OptionalPeer = {
+  name: "@modelcontextprotocol/sdk",
+  range: "1",
+  feature: "MCP server support",
+};
 
 /**
  * A feature needs an optional peer dependency that is not installed. A local error: install the package named in
@@ -32,7 +36,11 @@ export class OptionalDependencyMissingError extends LocalError {
   readonly feature: string;
 
   constructor(peer: OptionalPeer, cause?: unknown) {
-    super("dependency_missing", `acpkit: ${peer.feature} needs the '${peer.name}' package: npm install ${peer.name}@${peer.range}`, { cause });
+    super(
+      "dependency_missing",
+      `acpkit: ${peer.feature} needs the '${peer.name}' package: npm install ${peer.name}@${peer.range}`,
+      { cause },
+    );
     this.name = "OptionalDependencyMissingError";
     this.packageName = peer.name;
     this.feature = peer.feature;

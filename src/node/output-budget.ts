@@ -24,7 +24,8 @@ export class OutputBudget {
   /** Bytes kept by a session's terminals, or by all. */
   bytes(sessionId?: string): number {
     let sum = 0;
-    for (const entry of this.#entries) if (sessionId === undefined || entry.sessionId === sessionId) sum += entry.buffer.byteLength;
+    for (const entry of this.#entries)
+      if (sessionId === undefined || entry.sessionId === sessionId) sum += entry.buffer.byteLength;
     return sum;
   }
 

@@ -23,7 +23,11 @@ test("truncates from the start, never inside a character, for 2, 3 and 4 byte ch
         const text = buffer.text(true);
         assert.ok(!text.includes("\uFFFD"), `${char} limit ${limit}: ${JSON.stringify(text)}`);
         assert.ok(Buffer.byteLength(text) <= limit);
-        if (all.length > limit) assert.ok(Buffer.byteLength(text) > limit - size, `${char} limit ${limit}: kept ${Buffer.byteLength(text)} bytes`);
+        if (all.length > limit)
+          assert.ok(
+            Buffer.byteLength(text) > limit - size,
+            `${char} limit ${limit}: kept ${Buffer.byteLength(text)} bytes`,
+          );
         assert.ok(`ab${char.repeat(4)}`.endsWith(text));
         assert.equal(buffer.truncated, all.length > limit);
       }

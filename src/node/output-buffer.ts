@@ -30,7 +30,8 @@ export class OutputBuffer {
 
   /** `limit`: bytes to keep, undefined for no limit. */
   constructor(readonly limit?: number) {
-    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new RangeError(`outputByteLimit must be a non-negative integer, got ${limit}`);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+      throw new RangeError(`outputByteLimit must be a non-negative integer, got ${limit}`);
   }
 
   /** True once any output was dropped. */

@@ -72,12 +72,23 @@ export interface ConfinedPath {
  * the session has no roots; -32602 with `reason: "outside_roots"` for a path outside them (after `..` and
  * symlinks are resolved).
  */
-export async function confinePath(path: string, roots: readonly string[] | undefined, what = "path"): Promise<ConfinedPath> {
-  if (!roots || roots.length === 0) throw new RequestError(ErrorCodes.resourceNotFound, "Resource not found: no such session, or it has no roots", { path });
+export async function confinePath(
+  path: string,
+  roots: readonly string[] | undefined,
+  what = "path",
+): Promise<ConfinedPath> {
+  if (!roots || roots.length === 0)
+    throw new RequestError(ErrorCodes.resourceNotFound, "Resource not found: no such session, or it has no roots", {
+      path,
+    });
   if (typeof path !== "string" || !isAbsolute(path)) {
-    throw RequestError.invalidParams({ path, reason: "relative_path" }, `${what} must be an absolute path, got ${JSON.stringify(path)}`);
+    throw RequestError.invalidParams(
+      { path, reason: "relative_path" },
+      `${what} must be an absolute path, got ${JSON.stringify(path)}`,
+    );
   }
-  if (path.includes("\0")) throw RequestError.invalidParams({ path, reason: "nul_byte" }, `${what} contains a NUL byte`);
+  if (path.includes("\0"))
+    throw RequestError.invalidParams({ path, reason: "nul_byte" }, `${what} contains a NUL byte`);
   const requested = resolve(path);
   let real: string;
   try {
@@ -107,12 +118,16 @@ function outsideRoots(path: string, roots: readonly string[], real?: string): Re
  * other errors.
  */
 export function fromSystemError(error: unknown, path: string): RequestError | undefined {
-  const invalid = (reason: string, message: string) => new RequestError(ErrorCodes.invalidParams, `Invalid params: ${message}`, { path, reason });
+  const invalid = (reason: string, message: string) =>
+    new RequestError(ErrorCodes.invalidParams, `Invalid params: ${message}`, { path, reason });
   switch ((error as NodeJS.ErrnoException)?.code) {
     case "ELOOP":
       return invalid("symlink_loop", `${path} leads through a symlink loop (too many levels of symbolic links)`);
     case "ENAMETOOLONG":
-      return invalid("name_too_long", `${path} is too long a path, or has a component too long a name, for this file system`);
+      return invalid(
+        "name_too_long",
+        `${path} is too long a path, or has a component too long a name, for this file system`,
+      );
     case "ENOTDIR":
       return invalid("not_a_directory", `a component of ${path} is not a directory`);
     case "EISDIR":

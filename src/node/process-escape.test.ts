@@ -26,7 +26,7 @@ let files = 0;
 const ESCAPES = [
   'setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> "$PIDS"',
   '(setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> "$PIDS") &',
-  '(sh -c \'setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> "$PIDS"\' &) &',
+  "(sh -c 'setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> \"$PIDS\"' &) &",
   'nohup setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> "$PIDS"',
   'setsid sleep 1000 & echo $! >> "$PIDS"', // holds our stdout and stderr pipes
 ];
@@ -67,63 +67,103 @@ for (const [label, cgroups] of [
     setCgroupContainment(cgroups);
     const host = terminalHost();
     const PIDS = pidFile();
-    const { terminalId } = await host.createTerminal({ sessionId, command: "sh", args: ["-c", SCRIPT], env: [{ name: "PIDS", value: PIDS }] });
+    const { terminalId } = await host.createTerminal({
+      sessionId,
+      command: "sh",
+      args: ["-c", SCRIPT],
+      env: [{ name: "PIDS", value: PIDS }],
+    });
     const pids = await escapedPids(PIDS);
     assert.deepEqual(await host.waitForTerminalExit({ sessionId, terminalId }), { exitCode: 0, signal: null });
     await host.releaseTerminal({ sessionId, terminalId });
     await assertAllGone(pids, "after terminal/release");
   });
 
-  test(`terminal/kill ends the command and every escapee; the output stops at the command's exit${label}`, linuxOnly, async () => {
-    setCgroupContainment(cgroups);
-    const host = terminalHost();
-    const PIDS = pidFile();
-    const script = `${SCRIPT}\nexec sleep 1000`;
-    const { terminalId } = await host.createTerminal({ sessionId, command: "sh", args: ["-c", script], env: [{ name: "PIDS", value: PIDS }] });
-    const pids = await escapedPids(PIDS);
-    await host.killTerminal({ sessionId, terminalId });
-    await assertAllGone(pids, "after terminal/kill");
-    assert.ok((await host.waitForTerminalExit({ sessionId, terminalId })).signal !== null);
-    await host.releaseTerminal({ sessionId, terminalId });
-  });
+  test(
+    `terminal/kill ends the command and every escapee; the output stops at the command's exit${label}`,
+    linuxOnly,
+    async () => {
+      setCgroupContainment(cgroups);
+      const host = terminalHost();
+      const PIDS = pidFile();
+      const script = `${SCRIPT}\nexec sleep 1000`;
+      const { terminalId } = await host.createTerminal({
+        sessionId,
+        command: "sh",
+        args: ["-c", script],
+        env: [{ name: "PIDS", value: PIDS }],
+      });
+      const pids = await escapedPids(PIDS);
+      await host.killTerminal({ sessionId, terminalId });
+      await assertAllGone(pids, "after terminal/kill");
+      assert.ok((await host.waitForTerminalExit({ sessionId, terminalId })).signal !== null);
+      await host.releaseTerminal({ sessionId, terminalId });
+    },
+  );
 
   test(`the agent's stop ends every escapee, including one holding the agent's stdout${label}`, linuxOnly, async () => {
     setCgroupContainment(cgroups);
     const PIDS = pidFile();
-    const agent = await launchAgent({ argv: ["sh", "-c", `${SCRIPT}\nexec sleep 1000`], extraEnv: { PIDS }, stdinGraceMs: 50, stopGraceMs: 500 });
+    const agent = await launchAgent({
+      argv: ["sh", "-c", `${SCRIPT}\nexec sleep 1000`],
+      extraEnv: { PIDS },
+      stdinGraceMs: 50,
+      stopGraceMs: 500,
+    });
     const pids = await escapedPids(PIDS);
     await agent.stop();
     await assertAllGone(pids, "after the agent's stop");
   });
 
-  test(`an agent that exits while an escapee holds its stdout ends the connection (no wait on a pipe not ours)${label}`, linuxOnly, async () => {
-    setCgroupContainment(cgroups);
-    const PIDS = pidFile();
-    const agent = await launchAgent({ argv: ["sh", "-c", `${SCRIPT}\nexit 3`], extraEnv: { PIDS }, stdinGraceMs: 50, stopGraceMs: 500 });
-    const pids = await escapedPids(PIDS);
-    const ended = await new Promise<unknown>((resolve) => {
-      agent.stream.readable.getReader().read().then(
-        () => resolve("end"),
-        (error: unknown) => resolve(error),
-      );
-    });
-    assert.ok(ended !== undefined, "the stream ended");
-    await agent.stop();
-    await assertAllGone(pids, "after the agent's stop");
-  });
+  test(
+    `an agent that exits while an escapee holds its stdout ends the connection (no wait on a pipe not ours)${label}`,
+    linuxOnly,
+    async () => {
+      setCgroupContainment(cgroups);
+      const PIDS = pidFile();
+      const agent = await launchAgent({
+        argv: ["sh", "-c", `${SCRIPT}\nexit 3`],
+        extraEnv: { PIDS },
+        stdinGraceMs: 50,
+        stopGraceMs: 500,
+      });
+      const pids = await escapedPids(PIDS);
+      const ended = await new Promise<unknown>((resolve) => {
+        agent.stream.readable
+          .getReader()
+          .read()
+          .then(
+            () => resolve("end"),
+            (error: unknown) => resolve(error),
+          );
+      });
+      assert.ok(ended !== undefined, "the stream ended");
+      await agent.stop();
+      await assertAllGone(pids, "after the agent's stop");
+    },
+  );
 }
 
-test("with cgroups, even an escapee that clears its environment ends with the terminal", { skip: linuxOnly.skip || (cgroupBase(OWNER_ID) === undefined ? "no writable cgroup v2 here" : false) }, async () => {
-  setCgroupContainment(true);
-  const host = terminalHost();
-  const PIDS = pidFile();
-  const script = 'setsid env -i sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> "$PIDS"\nexec sleep 1000';
-  const { terminalId } = await host.createTerminal({ sessionId, command: "sh", args: ["-c", script], env: [{ name: "PIDS", value: PIDS }] });
-  assert.ok(await waitUntil(() => readPids(PIDS).length === 1, 10_000));
-  const pids = readPids(PIDS);
-  await host.releaseTerminal({ sessionId, terminalId });
-  await assertAllGone(pids, "after terminal/release");
-});
+test(
+  "with cgroups, even an escapee that clears its environment ends with the terminal",
+  { skip: linuxOnly.skip || (cgroupBase(OWNER_ID) === undefined ? "no writable cgroup v2 here" : false) },
+  async () => {
+    setCgroupContainment(true);
+    const host = terminalHost();
+    const PIDS = pidFile();
+    const script = 'setsid env -i sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> "$PIDS"\nexec sleep 1000';
+    const { terminalId } = await host.createTerminal({
+      sessionId,
+      command: "sh",
+      args: ["-c", script],
+      env: [{ name: "PIDS", value: PIDS }],
+    });
+    assert.ok(await waitUntil(() => readPids(PIDS).length === 1, 10_000));
+    const pids = readPids(PIDS);
+    await host.releaseTerminal({ sessionId, terminalId });
+    await assertAllGone(pids, "after terminal/release");
+  },
+);
 
 const launcher = new URL("./terminal-host.js", import.meta.url).href;
 const agentLauncher = new URL("./agent-launcher.js", import.meta.url).href;
@@ -132,7 +172,11 @@ const agentLauncher = new URL("./agent-launcher.js", import.meta.url).href;
  * Runs a client process that starts a terminal (or an agent) whose command leaves escapees, prints "ready" and then
  * exits `how`. Returns the escapees' pids, then the terminal's or agent's own pid.
  */
-async function clientThatExits(how: string, env: NodeJS.ProcessEnv, what: "terminal" | "agent" = "terminal"): Promise<number[]> {
+async function clientThatExits(
+  how: string,
+  env: NodeJS.ProcessEnv,
+  what: "terminal" | "agent" = "terminal",
+): Promise<number[]> {
   const PIDS = pidFile();
   const OWN = `${PIDS}-own`;
   const command = JSON.stringify(`echo $$ > "$PIDS-own"\n${SCRIPT}\nexec sleep 1000`);
@@ -149,7 +193,9 @@ async function clientThatExits(how: string, env: NodeJS.ProcessEnv, what: "termi
     const wait = () => { try { if (readFileSync(${JSON.stringify(PIDS)}, "utf8").split("\\n").filter(Boolean).length >= ${ESCAPES.length}) return true; } catch {} return false; };
     while (!wait()) await new Promise((r) => setTimeout(r, 10));
     process.stdout.write("ready\\n", () => { ${how} });`;
-  await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { env: { ...process.env, ...env } }).catch(() => undefined);
+  await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], {
+    env: { ...process.env, ...env },
+  }).catch(() => undefined);
   return [...readPids(PIDS), ...readPids(OWN)];
 }
 
@@ -158,16 +204,24 @@ for (const [label, env] of [
   [" (environment tag only, no cgroup)", { ACPKIT_NO_CGROUP: "1" }],
 ] as const) {
   for (const what of ["terminal", "agent"] as const) {
-    test(`the client's normal exit ends every escapee of its ${what}s, and the ${what} itself${label}`, linuxOnly, async () => {
-      const pids = await clientThatExits("process.exit(0)", { ...env, ACPKIT_NO_WATCHDOG: "1" }, what);
-      assert.equal(pids.length, ESCAPES.length + 1);
-      await assertAllGone(pids, "after the client exited");
-    });
+    test(
+      `the client's normal exit ends every escapee of its ${what}s, and the ${what} itself${label}`,
+      linuxOnly,
+      async () => {
+        const pids = await clientThatExits("process.exit(0)", { ...env, ACPKIT_NO_WATCHDOG: "1" }, what);
+        assert.equal(pids.length, ESCAPES.length + 1);
+        await assertAllGone(pids, "after the client exited");
+      },
+    );
 
-    test(`the client's death by SIGKILL ends every escapee of its ${what}s, and the ${what} itself (the watchdog)${label}`, linuxOnly, async () => {
-      const pids = await clientThatExits("process.kill(process.pid, 'SIGKILL')", env, what);
-      assert.equal(pids.length, ESCAPES.length + 1);
-      await assertAllGone(pids, "after the client was SIGKILLed");
-    });
+    test(
+      `the client's death by SIGKILL ends every escapee of its ${what}s, and the ${what} itself (the watchdog)${label}`,
+      linuxOnly,
+      async () => {
+        const pids = await clientThatExits("process.kill(process.pid, 'SIGKILL')", env, what);
+        assert.equal(pids.length, ESCAPES.length + 1);
+        await assertAllGone(pids, "after the client was SIGKILLed");
+      },
+    );
   }
 }

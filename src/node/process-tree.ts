@@ -37,7 +37,11 @@ function environHas(pid: string, entry: Buffer): boolean {
   if (environ === undefined) return false;
   for (let at = environ.indexOf(entry); at !== -1; at = environ.indexOf(entry, at + 1)) {
     const end = at + entry.length;
-    if ((at === 0 || environ[at - 1] === 0) && (end === environ.length || environ[end] === 0 || entry[entry.length - 1] === 0x2d)) return true;
+    if (
+      (at === 0 || environ[at - 1] === 0) &&
+      (end === environ.length || environ[end] === 0 || entry[entry.length - 1] === 0x2d)
+    )
+      return true;
   }
   return false;
 }

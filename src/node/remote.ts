@@ -15,7 +15,11 @@ import { importOptional, OptionalDependencyMissingError, requireOptional, WS_PEE
  * `ws`'s WebSocket, as the constructor the remote clients take (it accepts `{ headers }`). `ws` is an optional peer
  * dependency, loaded on the first `new`: without it, `new` throws `OptionalDependencyMissingError`.
  */
-export const nodeWebSocket: WebSocketConstructor = function NodeWebSocket(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
+export const nodeWebSocket: WebSocketConstructor = function NodeWebSocket(
+  url: string,
+  protocols?: string | string[],
+  options?: { headers?: Record<string, string> },
+) {
   const { WebSocket } = requireOptional<typeof import("ws")>(WS_PEER);
   return new WebSocket(url, protocols, options);
 } as unknown as WebSocketConstructor;
@@ -24,13 +28,17 @@ export const nodeWebSocket: WebSocketConstructor = function NodeWebSocket(url: s
  * The WebSocket `connectRemote` uses: the caller's, else `ws`. Without `ws`, a WebSocket URL or profile fails with
  * `OptionalDependencyMissingError` (saying what to install), and `auto` speaks Streamable HTTP.
  */
-async function webSocketFor(url: string, options: RemoteStreamOptions): Promise<Pick<RemoteStreamOptions, "WebSocket" | "profile">> {
+async function webSocketFor(
+  url: string,
+  options: RemoteStreamOptions,
+): Promise<Pick<RemoteStreamOptions, "WebSocket" | "profile">> {
   if (options.WebSocket !== undefined) return { WebSocket: options.WebSocket };
   try {
     await importOptional(WS_PEER);
     return { WebSocket: nodeWebSocket };
   } catch (error) {
-    if (!(error instanceof OptionalDependencyMissingError) || /^wss?:/i.test(url) || options.profile === "websocket") throw error;
+    if (!(error instanceof OptionalDependencyMissingError) || /^wss?:/i.test(url) || options.profile === "websocket")
+      throw error;
     return { profile: "http" };
   }
 }
@@ -48,7 +56,10 @@ export interface ConnectRemoteOptions extends RemoteStreamOptions {
  * Streamable HTTP). With `reconnect`, the stream reopens the
  * link (same URL, same profile, same cookie store) when it drops; see `ReconnectingLink`.
  */
-export async function connectRemote(url: string, options: ConnectRemoteOptions & { reconnect: true | ReconnectOptions }): Promise<RemoteStream & ReconnectingStream>;
+export async function connectRemote(
+  url: string,
+  options: ConnectRemoteOptions & { reconnect: true | ReconnectOptions },
+): Promise<RemoteStream & ReconnectingStream>;
 export async function connectRemote(url: string, options?: ConnectRemoteOptions): Promise<RemoteStream>;
 export async function connectRemote(url: string, options: ConnectRemoteOptions = {}): Promise<RemoteStream> {
   const { reconnect, ...rest } = options;
@@ -60,7 +71,11 @@ export async function connectRemote(url: string, options: ConnectRemoteOptions =
   const first = await openRemoteStream(url, streamOptions);
   if (reconnect === undefined || reconnect === false) return first;
   const again: RemoteStreamOptions = { ...streamOptions, profile: first.profile };
-  const stream = reconnectingStream(() => openRemoteStream(first.profile === "websocket" ? first.url : url, again), reconnect === true ? {} : reconnect, first);
+  const stream = reconnectingStream(
+    () => openRemoteStream(first.profile === "websocket" ? first.url : url, again),
+    reconnect === true ? {} : reconnect,
+    first,
+  );
   return Object.defineProperties(stream, {
     profile: { value: first.profile, enumerable: true },
     url: { value: first.url, enumerable: true },

@@ -83,7 +83,8 @@ export interface ScannedLog {
 
 /** Reads one line's content (no newline, no `\r`). */
 function readLine(content: Buffer): { status: LineStatus; reason?: string; record?: SessionRecord } {
-  if (content.length < PREFIX_LENGTH + 2 || content[content.length - 1] !== 0x5d) return { status: "damaged", reason: "not a record frame" };
+  if (content.length < PREFIX_LENGTH + 2 || content[content.length - 1] !== 0x5d)
+    return { status: "damaged", reason: "not a record frame" };
   const head = content.subarray(0, PREFIX_LENGTH).toString("latin1");
   if (!/^\["[0-9a-f]{8}",$/.test(head)) return { status: "damaged", reason: "not a record frame" };
   const body = content.subarray(PREFIX_LENGTH, content.length - 1);
@@ -127,7 +128,16 @@ export function isTornTail(tail: Buffer): boolean {
 
 /** Reads a whole log. Pure: the store decides what to do with damage. */
 export function scanLog(bytes: Buffer): ScannedLog {
-  const scanned: ScannedLog = { lines: [], records: [], damaged: [], unknown: 0, crlf: 0, tornBytes: 0, tornStart: bytes.length, unterminated: false };
+  const scanned: ScannedLog = {
+    lines: [],
+    records: [],
+    damaged: [],
+    unknown: 0,
+    crlf: 0,
+    tornBytes: 0,
+    tornStart: bytes.length,
+    unterminated: false,
+  };
   let start = 0;
   let number = 0;
   while (start < bytes.length) {

@@ -43,7 +43,12 @@ export async function quarantine(logPath: string, bytes: Buffer): Promise<string
 }
 
 /** The error a load of a damaged log fails with (-32603, `data.reason: "damaged_history"`). */
-export function damagedHistoryError(sessionId: string, logPath: string, copy: string, scanned: ScannedLog): RequestError {
+export function damagedHistoryError(
+  sessionId: string,
+  logPath: string,
+  copy: string,
+  scanned: ScannedLog,
+): RequestError {
   const count = scanned.damaged.length;
   return new RequestError(
     ErrorCodes.internalError,
@@ -57,7 +62,9 @@ export function damagedHistoryError(sessionId: string, logPath: string, copy: st
       quarantine: copy,
       reason: "damaged_history",
       readable: scanned.records.length,
-      damaged: scanned.damaged.slice(0, 20).map((line) => ({ line: line.line, offset: line.start, reason: line.reason })),
+      damaged: scanned.damaged
+        .slice(0, 20)
+        .map((line) => ({ line: line.line, offset: line.start, reason: line.reason })),
     },
   );
 }
@@ -66,7 +73,12 @@ export function damagedHistoryError(sessionId: string, logPath: string, copy: st
  * Quarantines a damaged log and sets its damaged lines aside (the log is rewritten atomically with every record
  * and unknown line it held, the torn tail dropped), then returns the error for the load to fail with.
  */
-export async function setAsideDamage(sessionId: string, logPath: string, bytes: Buffer, scanned: ScannedLog): Promise<RequestError> {
+export async function setAsideDamage(
+  sessionId: string,
+  logPath: string,
+  bytes: Buffer,
+  scanned: ScannedLog,
+): Promise<RequestError> {
   const copy = await quarantine(logPath, bytes);
   await replaceDurably(logPath, keptLines(bytes, scanned));
   return damagedHistoryError(sessionId, logPath, copy, scanned);

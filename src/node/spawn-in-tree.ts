@@ -33,7 +33,12 @@ export function findProgram(command: string, env: NodeJS.ProcessEnv, cwd: string
  * Spawns `command args` in `tree`: the tag added to `options.env`, born in the tree's cgroup where there is one (see
  * the file's comment), and adopted by the tree. `options` must carry the environment to use (`env`).
  */
-export function spawnInTree(tree: ProcessTree, command: string, args: readonly string[], options: SpawnOptions & { env: NodeJS.ProcessEnv }): ChildProcess {
+export function spawnInTree(
+  tree: ProcessTree,
+  command: string,
+  args: readonly string[],
+  options: SpawnOptions & { env: NodeJS.ProcessEnv },
+): ChildProcess {
   const env = { ...options.env, ...tree.env };
   const procs = tree.cgroup?.procsFile;
   const cwd = typeof options.cwd === "string" ? options.cwd : process.cwd();

@@ -164,10 +164,14 @@ export async function checkStoreDirectory(dir: string, create: boolean): Promise
   }
   if (stats.isSymbolicLink()) throw symlinkRefused(dir, "directory");
   if (!stats.isDirectory()) {
-    throw new RequestError(ErrorCodes.internalError, `Internal error: the session store directory ${dir} is not a directory; give another \`dir\`.`, {
-      path: dir,
-      reason: "not_a_directory",
-    });
+    throw new RequestError(
+      ErrorCodes.internalError,
+      `Internal error: the session store directory ${dir} is not a directory; give another \`dir\`.`,
+      {
+        path: dir,
+        reason: "not_a_directory",
+      },
+    );
   }
   return true;
 }

@@ -9,10 +9,18 @@ import { spawn } from "node:child_process";
 import type { AuthMethodTerminal } from "../protocol/index.js";
 
 /** Runs `method` for the agent started as `agentArgv` in `cwd`. Resolves with the exit status; rejects if it cannot start. */
-export function runTerminalAuth(agentArgv: readonly string[], method: AuthMethodTerminal, cwd: string | undefined): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+export function runTerminalAuth(
+  agentArgv: readonly string[],
+  method: AuthMethodTerminal,
+  cwd: string | undefined,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
   const argv = [...agentArgv, ...(method.args ?? [])];
   return new Promise((resolve, reject) => {
-    const child = spawn(argv[0]!, argv.slice(1), { cwd, env: { ...process.env, ...method.env }, stdio: ["inherit", 2, "inherit"] });
+    const child = spawn(argv[0]!, argv.slice(1), {
+      cwd,
+      env: { ...process.env, ...method.env },
+      stdio: ["inherit", 2, "inherit"],
+    });
     child.once("error", reject);
     child.once("exit", (code, signal) => resolve({ code, signal }));
   });

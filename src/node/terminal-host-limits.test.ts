@@ -27,8 +27,14 @@ test("the output kept across a session's terminals stays under the session cap; 
   }
   const kept = ids.map((terminalId) => host.terminalOutput({ sessionId: "s1", terminalId }).output.length);
   assert.ok(kept.reduce((a, b) => a + b) <= 100_000, `kept ${kept.join(" + ")}`);
-  assert.ok(ids.some((terminalId) => host.terminalOutput({ sessionId: "s1", terminalId }).truncated), "the overflow is reported as truncation");
-  assert.equal(host.outputBytes("s1"), kept.reduce((a, b) => a + b));
+  assert.ok(
+    ids.some((terminalId) => host.terminalOutput({ sessionId: "s1", terminalId }).truncated),
+    "the overflow is reported as truncation",
+  );
+  assert.equal(
+    host.outputBytes("s1"),
+    kept.reduce((a, b) => a + b),
+  );
   // Another session has its own budget.
   const other = await host.createTerminal({ sessionId: "s2", ...print(60_000) });
   await host.waitForTerminalExit({ sessionId: "s2", ...other });
@@ -37,7 +43,11 @@ test("the output kept across a session's terminals stays under the session cap; 
   assert.equal(host.outputBytes("s1"), 0);
   const fresh = await host.createTerminal({ sessionId: "s1", ...print(60_000) });
   await host.waitForTerminalExit({ sessionId: "s1", ...fresh });
-  assert.equal(host.terminalOutput({ sessionId: "s1", ...fresh }).output.length, 60_000, "released output no longer counts");
+  assert.equal(
+    host.terminalOutput({ sessionId: "s1", ...fresh }).output.length,
+    60_000,
+    "released output no longer counts",
+  );
   await host.releaseAll();
 });
 
@@ -59,29 +69,58 @@ test("the gate decides each command after the cwd check; a refusal is -32602 and
     gate: (access) => {
       if (access.kind !== "terminal") return false;
       seen.push(`${access.command} ${access.args.join(" ")} in ${access.cwd}`);
-      return access.args[0] === "-e" && access.args[1] === "1" ? true : "terminals are refused by --permissions allow-reads";
+      return access.args[0] === "-e" && access.args[1] === "1"
+        ? true
+        : "terminals are refused by --permissions allow-reads";
     },
   });
   const ok = await host.createTerminal({ sessionId: "s", command: node, args: ["-e", "1"] });
   await host.releaseTerminal({ sessionId: "s", ...ok });
-  await assert.rejects(host.createTerminal({ sessionId: "s", command: node, args: ["-e", "2"] }), (error: unknown) =>
-    error instanceof RequestError && error.code === -32602 && (error.data as { reason?: string }).reason === "denied" && /allow-reads/.test(error.message),
+  await assert.rejects(
+    host.createTerminal({ sessionId: "s", command: node, args: ["-e", "2"] }),
+    (error: unknown) =>
+      error instanceof RequestError &&
+      error.code === -32602 &&
+      (error.data as { reason?: string }).reason === "denied" &&
+      /allow-reads/.test(error.message),
   );
-  await assert.rejects(host.createTerminal({ sessionId: "s", command: node, cwd: "/" }), (error: unknown) => error instanceof RequestError && error.code === -32602);
+  await assert.rejects(
+    host.createTerminal({ sessionId: "s", command: node, cwd: "/" }),
+    (error: unknown) => error instanceof RequestError && error.code === -32602,
+  );
   assert.deepEqual(seen, [`${node} -e 1 in ${base}`, `${node} -e 2 in ${base}`]);
   assert.deepEqual(host.terminals(), []);
 });
 
 test("NUL bytes and malformed args or env get -32602 with a reason, not -32603", async () => {
   const host = new TerminalHost({ roots });
-  const invalid = (reason: string) => (error: unknown) => error instanceof RequestError && error.code === -32602 && (error.data as { reason?: string }).reason === reason;
+  const invalid = (reason: string) => (error: unknown) =>
+    error instanceof RequestError && error.code === -32602 && (error.data as { reason?: string }).reason === reason;
   await assert.rejects(host.createTerminal({ sessionId: "s", command: "ec\0ho" }), invalid("nul_byte"));
   await assert.rejects(host.createTerminal({ sessionId: "s", command: "echo", args: ["a\0b"] }), invalid("nul_byte"));
-  await assert.rejects(host.createTerminal({ sessionId: "s", command: "echo", env: [{ name: "A", value: "b\0" }] }), invalid("nul_byte"));
-  await assert.rejects(host.createTerminal({ sessionId: "s", command: "echo", env: [{ name: "A=B", value: "c" }] }), invalid("bad_env_name"));
-  await assert.rejects(host.createTerminal({ sessionId: "s", command: "echo", args: [3 as unknown as string] }), invalid("bad_args"));
-  await assert.rejects(host.createTerminal({ sessionId: "s", command: "echo", cwd: `${base}/\0` }), invalid("nul_byte"));
-  await assert.rejects(host.createTerminal({ sessionId: "s", command: "x".repeat(5000) }), (error: unknown) => error instanceof RequestError && error.code === -32602);
-  await assert.rejects(host.createTerminal({ sessionId: "unknown-session", command: "echo" }), (error: unknown) => error instanceof RequestError && error.code === -32002 && /unknown-session/.test(error.message));
+  await assert.rejects(
+    host.createTerminal({ sessionId: "s", command: "echo", env: [{ name: "A", value: "b\0" }] }),
+    invalid("nul_byte"),
+  );
+  await assert.rejects(
+    host.createTerminal({ sessionId: "s", command: "echo", env: [{ name: "A=B", value: "c" }] }),
+    invalid("bad_env_name"),
+  );
+  await assert.rejects(
+    host.createTerminal({ sessionId: "s", command: "echo", args: [3 as unknown as string] }),
+    invalid("bad_args"),
+  );
+  await assert.rejects(
+    host.createTerminal({ sessionId: "s", command: "echo", cwd: `${base}/\0` }),
+    invalid("nul_byte"),
+  );
+  await assert.rejects(
+    host.createTerminal({ sessionId: "s", command: "x".repeat(5000) }),
+    (error: unknown) => error instanceof RequestError && error.code === -32602,
+  );
+  await assert.rejects(
+    host.createTerminal({ sessionId: "unknown-session", command: "echo" }),
+    (error: unknown) => error instanceof RequestError && error.code === -32002 && /unknown-session/.test(error.message),
+  );
   assert.deepEqual(host.terminals(), []);
 });

@@ -13,26 +13,40 @@ mkdirSync(join(proj, "sub"), { recursive: true });
 mkdirSync(join(base, "proj-evil"));
 symlinkSync(base, join(proj, "up"));
 const live: TerminalOutputEvent[] = [];
-const host = new TerminalHost({ roots: (id) => (id === "s1" || id === "s2" ? [proj] : undefined), killGraceMs: 300, onOutput: (event) => live.push(event) });
+const host = new TerminalHost({
+  roots: (id) => (id === "s1" || id === "s2" ? [proj] : undefined),
+  killGraceMs: 300,
+  onOutput: (event) => live.push(event),
+});
 after(async () => {
   await host.releaseAll();
   rmSync(base, { recursive: true, force: true });
 });
 const sessionId = "s1";
 const node = process.execPath;
-const run = (script: string, extra: Record<string, unknown> = {}) => host.createTerminal({ sessionId, command: node, args: ["-e", script], ...extra });
-const isCode = (code: number, pattern?: RegExp) => (error: unknown) => error instanceof RequestError && error.code === code && (!pattern || pattern.test(error.message));
+const run = (script: string, extra: Record<string, unknown> = {}) =>
+  host.createTerminal({ sessionId, command: node, args: ["-e", script], ...extra });
+const isCode = (code: number, pattern?: RegExp) => (error: unknown) =>
+  error instanceof RequestError && error.code === code && (!pattern || pattern.test(error.message));
 
 test("runs argv without a shell, with env and cwd (default: the session's cwd), and reports the exit", async () => {
-  const script = "console.log(process.cwd(), process.env.ACP_X, process.argv[1]); console.error('err'); process.exit(4)";
-  const { terminalId } = await host.createTerminal({ sessionId, command: node, args: ["-e", script, "$(id) `x` ;|"], env: [{ name: "ACP_X", value: "hé" }] });
+  const script =
+    "console.log(process.cwd(), process.env.ACP_X, process.argv[1]); console.error('err'); process.exit(4)";
+  const { terminalId } = await host.createTerminal({
+    sessionId,
+    command: node,
+    args: ["-e", script, "$(id) `x` ;|"],
+    env: [{ name: "ACP_X", value: "hé" }],
+  });
   assert.deepEqual(await host.waitForTerminalExit({ sessionId, terminalId }), { exitCode: 4, signal: null });
   const out = host.terminalOutput({ sessionId, terminalId });
   assert.equal(out.truncated, false);
   assert.deepEqual(out.exitStatus, { exitCode: 4, signal: null });
   assert.match(out.output, new RegExp(`^${proj} hé \\$\\(id\\) \`x\` ;\\|\\n`));
   assert.match(out.output, /err\n/);
-  assert.ok(live.some((event) => event.terminalId === terminalId && event.stream === "stderr" && event.text === "err\n"));
+  assert.ok(
+    live.some((event) => event.terminalId === terminalId && event.stream === "stderr" && event.text === "err\n"),
+  );
   const sub = await run("console.log(process.cwd())", { cwd: join(proj, "sub") });
   await host.waitForTerminalExit({ sessionId, ...sub });
   assert.equal(host.terminalOutput({ sessionId, ...sub }).output, `${join(proj, "sub")}\n`);
@@ -52,7 +66,10 @@ test("outputByteLimit truncates from the start at a character boundary (é, 你,
       assert.equal(truncated, true);
       assert.ok(!output.includes("\uFFFD"), JSON.stringify(output));
       assert.ok(output.endsWith(`${char}end`));
-      assert.ok(Buffer.byteLength(output) <= limit && Buffer.byteLength(output) > limit - size, `${char}: ${Buffer.byteLength(output)} bytes for limit ${limit}`);
+      assert.ok(
+        Buffer.byteLength(output) <= limit && Buffer.byteLength(output) > limit - size,
+        `${char}: ${Buffer.byteLength(output)} bytes for limit ${limit}`,
+      );
       await host.releaseTerminal({ sessionId, terminalId });
     }
   }
@@ -66,7 +83,10 @@ test("cwd escapes are refused: .., symlink out, prefix trick, relative; so are u
   await assert.rejects(run("", { cwd: `${proj}-evil` }), outside);
   await assert.rejects(run("", { cwd: "sub" }), isCode(-32602, /absolute/));
   await assert.rejects(run("", { cwd: join(proj, "missing") }), isCode(-32602, /not an existing directory/));
-  await assert.rejects(host.createTerminal({ sessionId, command: "acpkit-no-such-command-xyz" }), isCode(-32602, /could not start/));
+  await assert.rejects(
+    host.createTerminal({ sessionId, command: "acpkit-no-such-command-xyz" }),
+    isCode(-32602, /could not start/),
+  );
   await assert.rejects(host.createTerminal({ sessionId: "nope", command: node }), isCode(-32002));
   assert.equal(host.terminals().length, 0);
 });
@@ -80,7 +100,10 @@ setInterval(() => {}, 1000);`;
 
 async function pidsOf(terminalId: string, session = sessionId): Promise<{ child: number; grandchild: number }> {
   await waitUntil(() => host.terminalOutput({ sessionId: session, terminalId }).output.includes("\n"), 5000);
-  return JSON.parse(host.terminalOutput({ sessionId: session, terminalId }).output) as { child: number; grandchild: number };
+  return JSON.parse(host.terminalOutput({ sessionId: session, terminalId }).output) as {
+    child: number;
+    grandchild: number;
+  };
 }
 
 test("kill reaches the whole group (a grandchild that ignores SIGTERM too); the terminal stays valid", async () => {
@@ -108,7 +131,10 @@ test("release kills a running command; releaseSession and releaseAll kill every 
   assert.ok(!isProcessAlive(pa.child) && !isProcessAlive(pa.grandchild));
   await host.releaseSession("s2");
   assert.ok(!isProcessAlive(pb.child) && !isProcessAlive(pb.grandchild));
-  assert.deepEqual(host.terminals().map((t) => t.terminalId), [c.terminalId]);
+  assert.deepEqual(
+    host.terminals().map((t) => t.terminalId),
+    [c.terminalId],
+  );
   const pc = host.terminals()[0]!.pid;
   let closed!: () => void;
   host.releaseAllWhenClosed({ closed: new Promise<void>((resolve) => (closed = resolve)) });

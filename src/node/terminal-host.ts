@@ -115,7 +115,10 @@ export class TerminalHost {
   constructor(options: TerminalHostOptions) {
     this.options = options;
     this.logger = options.logger ?? silentLogger;
-    this.budget = new OutputBudget(options.maxSessionOutputBytes ?? 64 * 1024 * 1024, options.maxTotalOutputBytes ?? 256 * 1024 * 1024);
+    this.budget = new OutputBudget(
+      options.maxSessionOutputBytes ?? 64 * 1024 * 1024,
+      options.maxTotalOutputBytes ?? 256 * 1024 * 1024,
+    );
     if (options.onOutput) this.outputListeners.add(options.onOutput);
     if (options.onExit) this.exitListeners.add(options.onExit);
   }
@@ -131,7 +134,14 @@ export class TerminalHost {
 
   /** The terminals not yet released. */
   terminals(): TerminalInfo[] {
-    return [...this.terminalsById.values()].map(({ terminalId, sessionId, pid, argv, cwd, exitStatus }) => ({ terminalId, sessionId, pid, argv, cwd, exitStatus }));
+    return [...this.terminalsById.values()].map(({ terminalId, sessionId, pid, argv, cwd, exitStatus }) => ({
+      terminalId,
+      sessionId,
+      pid,
+      argv,
+      cwd,
+      exitStatus,
+    }));
   }
 
   /** Output bytes kept by the terminals of one session, or of all (within `maxSessionOutputBytes`, `maxTotalOutputBytes`). */
@@ -145,16 +155,32 @@ export class TerminalHost {
     const roots = this.options.roots(params.sessionId);
     if (roots === undefined || roots.length === 0) throw unknownSession(params.sessionId, params.cwd);
     const cwd = (await confinePath(params.cwd ?? roots[0]!, roots, "cwd")).real;
-    const isDirectory = await stat(cwd).then((s) => s.isDirectory(), () => false);
-    if (!isDirectory) throw RequestError.invalidParams({ cwd: params.cwd, reason: "not_a_directory" }, `cwd ${cwd} is not an existing directory`);
+    const isDirectory = await stat(cwd).then(
+      (s) => s.isDirectory(),
+      () => false,
+    );
+    if (!isDirectory)
+      throw RequestError.invalidParams(
+        { cwd: params.cwd, reason: "not_a_directory" },
+        `cwd ${cwd} is not an existing directory`,
+      );
     const max = this.options.maxOutputBytes ?? 16 * 1024 * 1024;
     const limit = params.outputByteLimit == null ? max : Math.min(params.outputByteLimit, max);
-    if (!Number.isInteger(limit) || limit < 0) throw RequestError.invalidParams({ outputByteLimit: params.outputByteLimit }, "outputByteLimit must be a non-negative integer");
+    if (!Number.isInteger(limit) || limit < 0)
+      throw RequestError.invalidParams(
+        { outputByteLimit: params.outputByteLimit },
+        "outputByteLimit must be a non-negative integer",
+      );
 
     const args = params.args ?? [];
     const access = { kind: "terminal" as const, sessionId: params.sessionId, command: params.command, args, cwd };
     const verdict = this.options.gate === undefined ? true : await this.options.gate(access);
-    if (verdict !== true) throw denied(cwd, `run ${JSON.stringify(params.command)} in`, typeof verdict === "string" ? verdict : "the client's permission policy refused it");
+    if (verdict !== true)
+      throw denied(
+        cwd,
+        `run ${JSON.stringify(params.command)} in`,
+        typeof verdict === "string" ? verdict : "the client's permission policy refused it",
+      );
 
     const tree = new ProcessTree();
     const env: NodeJS.ProcessEnv = { ...(this.options.env ?? process.env) };
@@ -162,7 +188,13 @@ export class TerminalHost {
     const argv = [params.command, ...args];
     let child: ChildProcess;
     try {
-      child = spawnInTree(tree, params.command, args, { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe"], windowsHide: true });
+      child = spawnInTree(tree, params.command, args, {
+        cwd,
+        env,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+        windowsHide: true,
+      });
       await new Promise<void>((resolve, reject) => {
         child.once("spawn", resolve);
         child.once("error", reject);
@@ -170,7 +202,10 @@ export class TerminalHost {
     } catch (error) {
       tree.release();
       const code = (error as NodeJS.ErrnoException).code;
-      throw RequestError.invalidParams({ command: params.command, code }, `could not start ${JSON.stringify(params.command)}: ${(error as Error).message}`);
+      throw RequestError.invalidParams(
+        { command: params.command, code },
+        `could not start ${JSON.stringify(params.command)}: ${(error as Error).message}`,
+      );
     }
     child.on("error", () => {});
     const pid = child.pid!;
@@ -178,7 +213,18 @@ export class TerminalHost {
     const terminalId = `term_${randomUUID()}`;
     const output = new OutputBuffer(limit);
     this.budget.add(params.sessionId, output);
-    const terminal: Terminal = { terminalId, sessionId: params.sessionId, pid, argv, cwd, exitStatus: undefined, child, tree, output, exited: undefined! };
+    const terminal: Terminal = {
+      terminalId,
+      sessionId: params.sessionId,
+      pid,
+      argv,
+      cwd,
+      exitStatus: undefined,
+      child,
+      tree,
+      output,
+      exited: undefined!,
+    };
     for (const name of ["stdout", "stderr"] as const) {
       const decoder = new StringDecoder("utf8");
       const stream = child[name]!;
@@ -186,7 +232,8 @@ export class TerminalHost {
       stream.on("data", (chunk: Buffer) => {
         this.budget.append(params.sessionId, output, chunk);
         const text = decoder.write(chunk);
-        if (text !== "") this.emit(this.outputListeners, { sessionId: params.sessionId, terminalId, stream: name, text });
+        if (text !== "")
+          this.emit(this.outputListeners, { sessionId: params.sessionId, terminalId, stream: name, text });
       });
     }
     terminal.exited = new Promise((resolve) => {
@@ -217,7 +264,10 @@ export class TerminalHost {
   /** The output so far (within the byte limit), whether some was dropped, and the exit status once exited. */
   terminalOutput(params: schema.TerminalOutputRequest): schema.TerminalOutputResponse {
     const terminal = this.get(params);
-    const response: schema.TerminalOutputResponse = { output: terminal.output.text(terminal.exitStatus !== undefined), truncated: terminal.output.truncated };
+    const response: schema.TerminalOutputResponse = {
+      output: terminal.output.text(terminal.exitStatus !== undefined),
+      truncated: terminal.output.truncated,
+    };
     if (terminal.exitStatus !== undefined) response.exitStatus = terminal.exitStatus;
     return response;
   }
@@ -272,10 +322,14 @@ export class TerminalHost {
   private get(params: { sessionId: string; terminalId: string }): Terminal {
     const terminal = this.terminalsById.get(params.terminalId);
     if (terminal === undefined || terminal.sessionId !== params.sessionId) {
-      throw new RequestError(ErrorCodes.resourceNotFound, `Resource not found: no terminal ${params.terminalId} in session ${params.sessionId}`, {
-        terminalId: params.terminalId,
-        sessionId: params.sessionId,
-      });
+      throw new RequestError(
+        ErrorCodes.resourceNotFound,
+        `Resource not found: no terminal ${params.terminalId} in session ${params.sessionId}`,
+        {
+          terminalId: params.terminalId,
+          sessionId: params.sessionId,
+        },
+      );
     }
     return terminal;
   }
@@ -293,17 +347,30 @@ export class TerminalHost {
 
 /** Checks the request's command, args and env before anything runs: -32602 with a reason, never a spawn crash. */
 function checkCommand(params: schema.CreateTerminalRequest): void {
-  const invalid = (reason: string, message: string) => new RequestError(ErrorCodes.invalidParams, `Invalid params: ${message}`, { command: params.command, reason });
-  if (typeof params.command !== "string" || params.command === "") throw invalid("bad_command", "command must be a non-empty string");
+  const invalid = (reason: string, message: string) =>
+    new RequestError(ErrorCodes.invalidParams, `Invalid params: ${message}`, { command: params.command, reason });
+  if (typeof params.command !== "string" || params.command === "")
+    throw invalid("bad_command", "command must be a non-empty string");
   if (params.command.includes("\0")) throw invalid("nul_byte", "command contains a NUL byte");
-  if (params.args != null && (!Array.isArray(params.args) || params.args.some((arg) => typeof arg !== "string"))) throw invalid("bad_args", "args must be an array of strings");
+  if (params.args != null && (!Array.isArray(params.args) || params.args.some((arg) => typeof arg !== "string")))
+    throw invalid("bad_args", "args must be an array of strings");
   if (params.args?.some((arg) => arg.includes("\0"))) throw invalid("nul_byte", "an argument contains a NUL byte");
-  if (params.cwd != null && typeof params.cwd === "string" && params.cwd.includes("\0")) throw invalid("nul_byte", "cwd contains a NUL byte");
+  if (params.cwd != null && typeof params.cwd === "string" && params.cwd.includes("\0"))
+    throw invalid("nul_byte", "cwd contains a NUL byte");
   for (const variable of params.env ?? []) {
-    if (typeof variable?.name !== "string" || variable.name === "" || variable.name.includes("=") || variable.name.includes("\0")) {
-      throw invalid("bad_env_name", `environment variable names must be non-empty and hold no "=" or NUL, got ${JSON.stringify(variable?.name)}`);
+    if (
+      typeof variable?.name !== "string" ||
+      variable.name === "" ||
+      variable.name.includes("=") ||
+      variable.name.includes("\0")
+    ) {
+      throw invalid(
+        "bad_env_name",
+        `environment variable names must be non-empty and hold no "=" or NUL, got ${JSON.stringify(variable?.name)}`,
+      );
     }
-    if (typeof variable.value !== "string") throw invalid("bad_env_value", `the value of ${variable.name} must be a string`);
+    if (typeof variable.value !== "string")
+      throw invalid("bad_env_value", `the value of ${variable.name} must be a string`);
     if (variable.value.includes("\0")) throw invalid("nul_byte", `the value of ${variable.name} contains a NUL byte`);
   }
 }

@@ -8,7 +8,11 @@ import { ScriptPeer, type ScriptPeerOptions } from "../wire/script-peer.js";
  * A `ScriptPeer` that reads `input` and writes `output`. The peer sees the end of `input` (or its error) as the
  * other side going away; write errors (EPIPE when the other side died) are swallowed: the end of input tells.
  */
-export function scriptPeerOver(input: Readable, output: Writable, options: Omit<ScriptPeerOptions, "write">): ScriptPeer {
+export function scriptPeerOver(
+  input: Readable,
+  output: Writable,
+  options: Omit<ScriptPeerOptions, "write">,
+): ScriptPeer {
   output.on("error", () => {});
   const peer = new ScriptPeer({
     ...options,

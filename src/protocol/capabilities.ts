@@ -12,7 +12,8 @@ import { METHOD_TABLE } from "./generated/methods.unstable.js";
 
 /** The unstable table is a superset of the stable one, the gates of shared methods are identical; NES adds its own. */
 const GATES = new Map<string, MethodEntry>();
-for (const entry of [...METHOD_TABLE, ...NES_METHOD_TABLE]) if (!GATES.has(entry.method)) GATES.set(entry.method, entry);
+for (const entry of [...METHOD_TABLE, ...NES_METHOD_TABLE])
+  if (!GATES.has(entry.method)) GATES.set(entry.method, entry);
 
 /**
  * Whether the value at `path` in `capabilities` advertises support: present and neither `null` nor `false`
@@ -38,7 +39,8 @@ export function peerSupports(method: string, peerCapabilities: unknown, peer?: "
   const gate = GATES.get(method)?.capability;
   if (!gate) return true;
   const entry = GATES.get(method)!;
-  const role = peer ?? (entry.handledBy === "agent" || entry.handledBy === "client" ? entry.handledBy : gate.advertisedBy);
+  const role =
+    peer ?? (entry.handledBy === "agent" || entry.handledBy === "client" ? entry.handledBy : gate.advertisedBy);
   if (role !== gate.advertisedBy) return true;
   return hasCapability(peerCapabilities, gate.path);
 }

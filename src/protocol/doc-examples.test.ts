@@ -24,7 +24,10 @@ for (const [i, example] of DOC_EXAMPLES.entries()) {
     const schema = schemaFor(example);
     const value = structuredClone(example.value);
     if (example.outdated) {
-      assert.deepEqual(schema.check(value).map((issue) => issue.path), [example.outdated]);
+      assert.deepEqual(
+        schema.check(value).map((issue) => issue.path),
+        [example.outdated],
+      );
       return;
     }
     if (value === null) {

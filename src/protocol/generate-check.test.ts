@@ -69,14 +69,21 @@ test("the generator refuses what it cannot compile faithfully, naming where", ()
     for (const [name, attempt] of Object.entries(attempts)) {
       try { attempt(); console.log(name + ": accepted"); } catch (e) { console.log(name + ": " + e.message); }
     }`;
-  const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8" });
+  const result = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  });
   const lines = result.stdout.trim().split("\n");
-  assert.deepEqual(lines, [
-    'keyword: unknown JSON Schema keyword "dependentRequired" at Def/properties/a: teach scripts/generate about it',
-    'format: unsupported format "email" at Def',
-    'gate: f: capability for x/y: AgentCapabilities has no property "nope"',
-    "untaggedOneOf: U: oneOf without a discriminating tag or required keys cannot be checked deterministically",
-    "overlappingOneOf: N: oneOf variants 0 and 1 can match the same value",
-    "requiredLenientEnum: O/properties/k: required default-on-error property without a default or a natural empty value",
-  ], result.stderr);
+  assert.deepEqual(
+    lines,
+    [
+      'keyword: unknown JSON Schema keyword "dependentRequired" at Def/properties/a: teach scripts/generate about it',
+      'format: unsupported format "email" at Def',
+      'gate: f: capability for x/y: AgentCapabilities has no property "nope"',
+      "untaggedOneOf: U: oneOf without a discriminating tag or required keys cannot be checked deterministically",
+      "overlappingOneOf: N: oneOf variants 0 and 1 can match the same value",
+      "requiredLenientEnum: O/properties/k: required default-on-error property without a default or a natural empty value",
+    ],
+    result.stderr,
+  );
 });

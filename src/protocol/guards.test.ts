@@ -9,11 +9,27 @@ import {
 } from "./index.js";
 import * as unstable from "./unstable.js";
 
-const form = { message: "Name?", mode: "form", sessionId: "s", requestedSchema: { type: "object", properties: {} } } as const;
-const url = { message: "Sign in", mode: "url", sessionId: "s", elicitationId: "e1", url: "https://example.com" } as const;
+const form = {
+  message: "Name?",
+  mode: "form",
+  sessionId: "s",
+  requestedSchema: { type: "object", properties: {} },
+} as const;
+const url = {
+  message: "Sign in",
+  mode: "url",
+  sessionId: "s",
+  elicitationId: "e1",
+  url: "https://example.com",
+} as const;
 
 test("guard objects have the official SDK's names and guard functions", () => {
-  for (const [name, ours] of Object.entries({ CreateElicitationRequest, CreateElicitationResponse, ElicitationPropertySchema, MultiSelectItems })) {
+  for (const [name, ours] of Object.entries({
+    CreateElicitationRequest,
+    CreateElicitationResponse,
+    ElicitationPropertySchema,
+    MultiSelectItems,
+  })) {
     const theirs = (official as unknown as Record<string, object>)[name];
     assert.ok(theirs, `the SDK exports ${name}`);
     assert.deepEqual(Object.keys(ours).sort(), Object.keys(theirs).sort(), name);
@@ -23,21 +39,39 @@ test("guard objects have the official SDK's names and guard functions", () => {
 
 test("CreateElicitationRequest: form, url, custom; a malformed known variant matches nothing", () => {
   const req: CreateElicitationRequest = url;
-  if (CreateElicitationRequest.isUrl(req)) assert.equal(req.url, "https://example.com"); // narrows to the url payload
+  if (CreateElicitationRequest.isUrl(req))
+    assert.equal(req.url, "https://example.com"); // narrows to the url payload
   else assert.fail("isUrl");
   assert.equal(CreateElicitationRequest.isForm(form), true);
   assert.equal(CreateElicitationRequest.isUrl(form), false);
   assert.equal(CreateElicitationRequest.isCustom(form), false);
   const custom = { message: "m", mode: "_vendor_oauth", requestId: 7 } as CreateElicitationRequest;
   assert.equal(CreateElicitationRequest.isCustom(custom), true);
-  assert.equal(CreateElicitationRequest.isCustom({ message: "m", mode: "_x" } as CreateElicitationRequest), false, "needs a scope");
+  assert.equal(
+    CreateElicitationRequest.isCustom({ message: "m", mode: "_x" } as CreateElicitationRequest),
+    false,
+    "needs a scope",
+  );
   const broken = { ...url, url: 42 } as unknown as CreateElicitationRequest;
-  assert.deepEqual([CreateElicitationRequest.isUrl(broken), CreateElicitationRequest.isForm(broken), CreateElicitationRequest.isCustom(broken)], [false, false, false]);
+  assert.deepEqual(
+    [
+      CreateElicitationRequest.isUrl(broken),
+      CreateElicitationRequest.isForm(broken),
+      CreateElicitationRequest.isCustom(broken),
+    ],
+    [false, false, false],
+  );
 });
 
 test("CreateElicitationResponse: accept, decline, cancel, custom", () => {
-  assert.equal(CreateElicitationResponse.isAccept({ action: "accept", content: { name: "Ada", n: 3, tags: ["a"] } }), true);
-  assert.equal(CreateElicitationResponse.isAccept({ action: "accept", content: { bad: { nested: 1 } } } as never), false);
+  assert.equal(
+    CreateElicitationResponse.isAccept({ action: "accept", content: { name: "Ada", n: 3, tags: ["a"] } }),
+    true,
+  );
+  assert.equal(
+    CreateElicitationResponse.isAccept({ action: "accept", content: { bad: { nested: 1 } } } as never),
+    false,
+  );
   assert.equal(CreateElicitationResponse.isDecline({ action: "decline" }), true);
   assert.equal(CreateElicitationResponse.isCancel({ action: "decline" }), false);
   assert.equal(CreateElicitationResponse.isCustom({ action: "snooze", until: "later" }), true);

@@ -23,7 +23,13 @@ export {
   type ProtocolNotificationMap,
 } from "./generated/methods.js";
 export { schemas, type Schemas } from "./generated/validators.js";
-export { SchemaValidationError, describeValue, formatPath, type CompiledSchema, type ValidationIssue } from "./validation.js";
+export {
+  SchemaValidationError,
+  describeValue,
+  formatPath,
+  type CompiledSchema,
+  type ValidationIssue,
+} from "./validation.js";
 export type { CapabilityGateEntry, HandledBy, MethodEntry, MethodInfo } from "./method-entry.js";
 export { hasCapability, peerSupports } from "./capabilities.js";
 // Unstable-only names (fork, providers, Usage, plans, subagents...), as types, as the official 1.9.0 root had them.

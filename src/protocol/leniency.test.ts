@@ -48,7 +48,13 @@ describe("x-deserialize-default-on-error", () => {
   });
 
   test("without a default: an invalid optional value is removed", () => {
-    const value = toolCallUpdate({ status: "exploded", title: 42, kind: ["x"], _meta: "not an object", rawOutput: { ok: 1 } });
+    const value = toolCallUpdate({
+      status: "exploded",
+      title: 42,
+      kind: ["x"],
+      _meta: "not an object",
+      rawOutput: { ok: 1 },
+    });
     const { parsed, issues } = both(schemas.SessionNotification, value);
     assert.deepEqual(issues, ["$.update.kind", "$.update.status", "$.update.title", "$.update._meta"]);
     assert.deepEqual(parsed.update, { sessionUpdate: "tool_call_update", toolCallId: "call_1", rawOutput: { ok: 1 } });
@@ -66,7 +72,10 @@ describe("x-deserialize-default-on-error", () => {
 
   test("properties without the annotation stay strict in parse", () => {
     assert.throws(() => schemas.SessionNotification.parse(toolCallUpdate({ toolCallId: 5 })), SchemaValidationError);
-    assert.throws(() => schemas.ListSessionsRequest.parse({ cwd: 5 }), /at \$\.cwd: expected string \| null, received number 5/);
+    assert.throws(
+      () => schemas.ListSessionsRequest.parse({ cwd: 5 }),
+      /at \$\.cwd: expected string \| null, received number 5/,
+    );
   });
 });
 
@@ -87,7 +96,11 @@ describe("x-deserialize-skip-invalid-items", () => {
       "$.update.content[4].content.text",
       "$.update.locations[1].path",
     ]);
-    assert.equal(parsed.update.sessionUpdate === "tool_call_update" && parsed.update.content, content, "same array, compacted");
+    assert.equal(
+      parsed.update.sessionUpdate === "tool_call_update" && parsed.update.content,
+      content,
+      "same array, compacted",
+    );
     assert.deepEqual(content, [
       { type: "content", content: { type: "text", text: "kept 1" } },
       { type: "terminal", terminalId: "t1" },
@@ -95,17 +108,27 @@ describe("x-deserialize-skip-invalid-items", () => {
   });
 
   test("arrays of commands, modes and auth methods", () => {
-    const commands = schemas.AvailableCommandsUpdate.parse({ availableCommands: [{ name: "web" }, { name: "test", description: "Run" }] });
+    const commands = schemas.AvailableCommandsUpdate.parse({
+      availableCommands: [{ name: "web" }, { name: "test", description: "Run" }],
+    });
     assert.deepEqual(commands.availableCommands, [{ name: "test", description: "Run" }]);
-    const init = schemas.InitializeResponse.parse({ protocolVersion: 1, authMethods: [{ id: "a" }, { id: "b", name: "B" }] });
+    const init = schemas.InitializeResponse.parse({
+      protocolVersion: 1,
+      authMethods: [{ id: "a" }, { id: "b", name: "B" }],
+    });
     assert.deepEqual(init.authMethods, [{ id: "b", name: "B" }]);
   });
 
   test("an item with an unknown tag is not invalid: it survives parse (forward compatibility)", () => {
     const value = toolCallUpdate({ content: [{ type: "hologram", frames: 3 }] });
     const parsed = schemas.SessionNotification.parse(value);
-    assert.deepEqual(parsed.update.sessionUpdate === "tool_call_update" && parsed.update.content, [{ type: "hologram", frames: 3 }]);
-    assert.deepEqual(schemas.SessionNotification.check(value).map((i) => i.path), ["$.update.content[0].type"]);
+    assert.deepEqual(parsed.update.sessionUpdate === "tool_call_update" && parsed.update.content, [
+      { type: "hologram", frames: 3 },
+    ]);
+    assert.deepEqual(
+      schemas.SessionNotification.check(value).map((i) => i.path),
+      ["$.update.content[0].type"],
+    );
   });
 
   test("items are repaired by their own leniency before being judged", () => {
@@ -129,15 +152,24 @@ describe("x-deserialize-default-on-null", () => {
     const request = { sessionId: "s", command: "ls", args: null, env: null };
     const parsed = schemas.CreateTerminalRequest.parse(structuredClone(request));
     assert.deepEqual(parsed, { sessionId: "s", command: "ls", args: [], env: [] });
-    assert.deepEqual(schemas.CreateTerminalRequest.check(request).map((i) => i.path), ["$.args", "$.env"]);
+    assert.deepEqual(
+      schemas.CreateTerminalRequest.check(request).map((i) => i.path),
+      ["$.args", "$.env"],
+    );
     assert.equal(schemas.CreateTerminalRequest.is(request), false);
     const session = schemas.NewSessionRequest.parse({ cwd: "/w", mcpServers: null });
     assert.deepEqual(session.mcpServers, []);
   });
 
   test("a missing required property is still an error, and a wrong non-null value still fails", () => {
-    assert.throws(() => schemas.NewSessionRequest.parse({ cwd: "/w" }), /\$\.mcpServers: expected array, received missing/);
-    assert.throws(() => schemas.CreateTerminalRequest.parse({ sessionId: "s", command: "ls", args: [1] }), /\$\.args\[0\]/);
+    assert.throws(
+      () => schemas.NewSessionRequest.parse({ cwd: "/w" }),
+      /\$\.mcpServers: expected array, received missing/,
+    );
+    assert.throws(
+      () => schemas.CreateTerminalRequest.parse({ sessionId: "s", command: "ls", args: [1] }),
+      /\$\.args\[0\]/,
+    );
     assert.throws(() => schemas.CreateTerminalRequest.parse({ sessionId: "s", command: "ls", args: "-l" }), /\$\.args/);
   });
 

@@ -2,12 +2,33 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as stable from "./index.js";
 import type { MethodEntry } from "./method-entry.js";
-import { type JsonSchemaDoc, type MetaDoc, stableMeta, stableSchema, unstableMeta, unstableSchema } from "./testing/repo.js";
+import {
+  type JsonSchemaDoc,
+  type MetaDoc,
+  stableMeta,
+  stableSchema,
+  unstableMeta,
+  unstableSchema,
+} from "./testing/repo.js";
 import * as unstable from "./unstable.js";
 
 const flavours = [
-  { name: "stable", table: stable.METHOD_TABLE, mod: stable, schemas: stable.schemas as Record<string, unknown>, schema: stableSchema(), meta: stableMeta() },
-  { name: "unstable", table: unstable.METHOD_TABLE, mod: unstable, schemas: unstable.unstableSchemas as Record<string, unknown>, schema: unstableSchema(), meta: unstableMeta() },
+  {
+    name: "stable",
+    table: stable.METHOD_TABLE,
+    mod: stable,
+    schemas: stable.schemas as Record<string, unknown>,
+    schema: stableSchema(),
+    meta: stableMeta(),
+  },
+  {
+    name: "unstable",
+    table: unstable.METHOD_TABLE,
+    mod: unstable,
+    schemas: unstable.unstableSchemas as Record<string, unknown>,
+    schema: unstableSchema(),
+    meta: unstableMeta(),
+  },
 ] as const;
 
 function metaSides(meta: MetaDoc): Map<string, { key: string; sides: Set<string> }> {
@@ -31,7 +52,8 @@ function resolve(doc: JsonSchemaDoc, node: any): any {
   for (;;) {
     if (node.$ref) node = doc.$defs[node.$ref.replace("#/$defs/", "")];
     else if (node.allOf?.length === 1 && !node.properties) node = node.allOf[0];
-    else if (node.anyOf?.length === 2 && node.anyOf.some((v: any) => v.type === "null")) node = node.anyOf.find((v: any) => v.type !== "null");
+    else if (node.anyOf?.length === 2 && node.anyOf.some((v: any) => v.type === "null"))
+      node = node.anyOf.find((v: any) => v.type !== "null");
     else return node;
   }
 }
@@ -41,12 +63,21 @@ for (const f of flavours) {
     const sides = metaSides(f.meta);
 
     test("lists exactly the x-method defs of the schema, handled by their x-side, keyed as meta.json keys them", () => {
-      const xMethods = new Set(Object.values(f.schema.$defs).map((d) => d["x-method"]).filter(Boolean));
+      const xMethods = new Set(
+        Object.values(f.schema.$defs)
+          .map((d) => d["x-method"])
+          .filter(Boolean),
+      );
       assert.deepEqual(new Set(f.table.map((e) => e.method)), xMethods);
       for (const e of f.table) {
         const meta = sides.get(e.method);
         if (meta) assert.equal(e.key, meta.key, e.method);
-        else assert.equal(e.key, e.method.replace(/^\$\//, "").replaceAll("/", "_"), `${e.method}: a key derived from its name`);
+        else
+          assert.equal(
+            e.key,
+            e.method.replace(/^\$\//, "").replaceAll("/", "_"),
+            `${e.method}: a key derived from its name`,
+          );
         assert.equal(e.handledBy, f.schema.$defs[e.params]["x-side"], e.method);
       }
       const keys = f.table.map((e) => `${e.method} ${e.kind}`);
@@ -66,7 +97,10 @@ for (const f of flavours) {
         }
         assert.match(e.params, e.kind === "request" ? /Request$/ : /Notification$/);
       }
-      const xMethods = Object.entries(f.schema.$defs).filter(([, d]) => d["x-method"]).map(([n]) => n).sort();
+      const xMethods = Object.entries(f.schema.$defs)
+        .filter(([, d]) => d["x-method"])
+        .map(([n]) => n)
+        .sort();
       const used = f.table.flatMap((e) => [e.params, e.result ?? []].flat()).sort();
       assert.deepEqual(used, xMethods, "every x-method def is in the table exactly once");
     });
@@ -84,7 +118,9 @@ for (const f of flavours) {
     });
 
     test("constants list the methods by the side that handles them, as the official SDK 2.4.0 does", async () => {
-      const official = (await import(f.name === "stable" ? "@agentclientprotocol/sdk" : "@agentclientprotocol/sdk/unstable")) as Record<string, unknown>;
+      const official = (await import(
+        f.name === "stable" ? "@agentclientprotocol/sdk" : "@agentclientprotocol/sdk/unstable"
+      )) as Record<string, unknown>;
       for (const name of ["AGENT_METHODS", "CLIENT_METHODS", "PROTOCOL_METHODS", "PROXY_METHODS"]) {
         const ours = (f.mod as Record<string, unknown>)[name];
         assert.deepEqual(ours && { ...(ours as object) }, official[name] && { ...(official[name] as object) }, name);
@@ -104,9 +140,16 @@ describe("stable and unstable tables", () => {
       assert.deepEqual(u.get(`${e.method} ${e.kind}`), e);
     }
     const stableNames = new Set(stable.METHOD_TABLE.map((e) => e.method));
-    for (const e of unstable.METHOD_TABLE) assert.equal(e.stability, stableNames.has(e.method) ? "stable" : "unstable", e.method);
-    assert.ok(unstable.METHOD_TABLE.some((e) => e.method === "mcp/message" && e.kind === "request" && e.handledBy === "client"));
-    assert.ok(unstable.METHOD_TABLE.some((e) => e.method === "mcp/message" && e.kind === "notification" && e.handledBy === "agent"));
+    for (const e of unstable.METHOD_TABLE)
+      assert.equal(e.stability, stableNames.has(e.method) ? "stable" : "unstable", e.method);
+    assert.ok(
+      unstable.METHOD_TABLE.some((e) => e.method === "mcp/message" && e.kind === "request" && e.handledBy === "client"),
+    );
+    assert.ok(
+      unstable.METHOD_TABLE.some(
+        (e) => e.method === "mcp/message" && e.kind === "notification" && e.handledBy === "agent",
+      ),
+    );
     assert.ok(unstable.METHOD_TABLE.filter((e) => e.method.startsWith("proxy/")).every((e) => e.handledBy === "proxy"));
   });
 
@@ -124,7 +167,8 @@ describe("stable and unstable tables", () => {
     assert.equal(gate("logout"), "agent:auth.logout");
     assert.equal(gate("fs/read_text_file"), "client:fs.readTextFile");
     assert.equal(gate("fs/write_text_file"), "client:fs.writeTextFile");
-    for (const t of ["create", "output", "release", "wait_for_exit", "kill"]) assert.equal(gate(`terminal/${t}`), "client:terminal");
+    for (const t of ["create", "output", "release", "wait_for_exit", "kill"])
+      assert.equal(gate(`terminal/${t}`), "client:terminal");
     assert.equal(gate("elicitation/create"), "client:elicitation");
     assert.equal(gate("providers/list"), "agent:providers");
     assert.equal(gate("session/archive"), "agent:sessionCapabilities.archive");
@@ -133,7 +177,16 @@ describe("stable and unstable tables", () => {
     assert.equal(gate("session/set_title"), "agent:sessionCapabilities.title");
     assert.equal(gate("auth/status"), "agent:auth.status");
     assert.equal(gate("mcp/message"), "agent:mcpCapabilities.acp");
-    for (const baseline of ["initialize", "authenticate", "session/new", "session/prompt", "session/cancel", "session/update", "session/request_permission", "$/cancel_request"]) {
+    for (const baseline of [
+      "initialize",
+      "authenticate",
+      "session/new",
+      "session/prompt",
+      "session/cancel",
+      "session/update",
+      "session/request_permission",
+      "$/cancel_request",
+    ]) {
       assert.equal(gate(baseline), "none", baseline);
     }
   });
@@ -147,7 +200,10 @@ describe("peerSupports", () => {
     assert.equal(stable.peerSupports("session/list", { sessionCapabilities: { list: {} } }), true);
     assert.equal(stable.peerSupports("session/list", { sessionCapabilities: { list: null } }), false);
     assert.equal(stable.peerSupports("fs/read_text_file", { fs: { readTextFile: true, writeTextFile: false } }), true);
-    assert.equal(stable.peerSupports("fs/write_text_file", { fs: { readTextFile: true, writeTextFile: false } }), false);
+    assert.equal(
+      stable.peerSupports("fs/write_text_file", { fs: { readTextFile: true, writeTextFile: false } }),
+      false,
+    );
     assert.equal(stable.peerSupports("terminal/create", { terminal: true }), true);
     assert.equal(stable.peerSupports("session/prompt", {}), true);
     assert.equal(stable.peerSupports("_vendor/custom", {}), true);
@@ -155,7 +211,12 @@ describe("peerSupports", () => {
 
   test("a gate the sender advertises itself does not block it", () => {
     assert.equal(unstable.peerSupports("nes/suggest", {}), false, "NES gates are known to peerSupports");
-    assert.equal(unstable.peerSupports("document/didChange", { nes: { events: { document: { didChange: { syncKind: "full" } } } } }), true);
+    assert.equal(
+      unstable.peerSupports("document/didChange", {
+        nes: { events: { document: { didChange: { syncKind: "full" } } } },
+      }),
+      true,
+    );
     assert.equal(unstable.peerSupports("mcp/message", {}, "agent"), false);
     assert.equal(unstable.peerSupports("mcp/message", { mcpCapabilities: { acp: true } }, "agent"), true);
     assert.equal(unstable.peerSupports("mcp/message", {}, "client"), true);

@@ -37,10 +37,14 @@ export type AgentCapabilities = unstable.AgentCapabilities & {
 };
 
 /** `initialize` params with the NES client capabilities. */
-export type InitializeRequest = Omit<unstable.InitializeRequest, "clientCapabilities"> & { clientCapabilities?: ClientCapabilities };
+export type InitializeRequest = Omit<unstable.InitializeRequest, "clientCapabilities"> & {
+  clientCapabilities?: ClientCapabilities;
+};
 
 /** `initialize` result with the NES agent capabilities. */
-export type InitializeResponse = Omit<unstable.InitializeResponse, "agentCapabilities"> & { agentCapabilities?: AgentCapabilities };
+export type InitializeResponse = Omit<unstable.InitializeResponse, "agentCapabilities"> & {
+  agentCapabilities?: AgentCapabilities;
+};
 
 type Fields = Record<string, unknown>;
 
@@ -52,7 +56,10 @@ interface RetiredField {
   repair(value: unknown): unknown;
 }
 
-const nullable = (schema: CompiledSchema<unknown>): RetiredField["check"] => (value) => (value === null ? [] : schema.check(value));
+const nullable =
+  (schema: CompiledSchema<unknown>): RetiredField["check"] =>
+  (value) =>
+    value === null ? [] : schema.check(value);
 
 function optionalObject(name: string, schema: CompiledSchema<unknown>): RetiredField {
   return {
@@ -73,7 +80,12 @@ const encodingList: RetiredField = {
   name: "positionEncodings",
   check: (value) =>
     Array.isArray(value)
-      ? value.flatMap((item, i) => nesSchemas.PositionEncodingKind.check(item).map((issue) => ({ ...issue, path: `$[${i}]${issue.path.slice(1)}` })))
+      ? value.flatMap((item, i) =>
+          nesSchemas.PositionEncodingKind.check(item).map((issue) => ({
+            ...issue,
+            path: `$[${i}]${issue.path.slice(1)}`,
+          })),
+        )
       : [{ path: "$", expected: "array", received: typeof value }],
   // An array keeps its valid items (skip-invalid-items); anything else becomes [].
   repair: (value) => (Array.isArray(value) ? value.filter((item) => nesSchemas.PositionEncodingKind.is(item)) : []),
@@ -90,7 +102,11 @@ const AGENT_FIELDS: readonly RetiredField[] = [
  * under `key` (an initialize schema): parse repairs them leniently as the official entry does (a bad value is dropped
  * or emptied), check and is judge them strictly.
  */
-function withRetiredFields<T>(base: CompiledSchema<unknown>, key: string | undefined, fields: readonly RetiredField[]): CompiledSchema<T> {
+function withRetiredFields<T>(
+  base: CompiledSchema<unknown>,
+  key: string | undefined,
+  fields: readonly RetiredField[],
+): CompiledSchema<T> {
   const at = (value: unknown): unknown => (key === undefined ? value : (value as Fields | null)?.[key]);
   const prefix = key === undefined ? "$" : `$.${key}`;
   const extraIssues = (value: unknown): ValidationIssue[] => {
@@ -99,7 +115,9 @@ function withRetiredFields<T>(base: CompiledSchema<unknown>, key: string | undef
     return fields.flatMap((field) => {
       const fieldValue = (capabilities as Fields)[field.name];
       if (fieldValue === undefined) return [];
-      return field.check(fieldValue).map((issue) => ({ ...issue, path: `${prefix}.${field.name}${issue.path.slice(1)}` }));
+      return field
+        .check(fieldValue)
+        .map((issue) => ({ ...issue, path: `${prefix}.${field.name}${issue.path.slice(1)}` }));
     });
   };
   return {
@@ -128,13 +146,29 @@ function withRetiredFields<T>(base: CompiledSchema<unknown>, key: string | undef
 }
 
 /** `ClientCapabilities` with the NES fields. */
-export const nesClientCapabilitiesSchema = withRetiredFields<ClientCapabilities>(unstableSchemas.ClientCapabilities, undefined, CLIENT_FIELDS);
+export const nesClientCapabilitiesSchema = withRetiredFields<ClientCapabilities>(
+  unstableSchemas.ClientCapabilities,
+  undefined,
+  CLIENT_FIELDS,
+);
 /** `AgentCapabilities` with the NES fields. */
-export const nesAgentCapabilitiesSchema = withRetiredFields<AgentCapabilities>(unstableSchemas.AgentCapabilities, undefined, AGENT_FIELDS);
+export const nesAgentCapabilitiesSchema = withRetiredFields<AgentCapabilities>(
+  unstableSchemas.AgentCapabilities,
+  undefined,
+  AGENT_FIELDS,
+);
 /** `initialize` params with the NES client capabilities. */
-export const nesInitializeRequestSchema = withRetiredFields<InitializeRequest>(unstableSchemas.InitializeRequest, "clientCapabilities", CLIENT_FIELDS);
+export const nesInitializeRequestSchema = withRetiredFields<InitializeRequest>(
+  unstableSchemas.InitializeRequest,
+  "clientCapabilities",
+  CLIENT_FIELDS,
+);
 /** `initialize` result with the NES agent capabilities. */
-export const nesInitializeResponseSchema = withRetiredFields<InitializeResponse>(unstableSchemas.InitializeResponse, "agentCapabilities", AGENT_FIELDS);
+export const nesInitializeResponseSchema = withRetiredFields<InitializeResponse>(
+  unstableSchemas.InitializeResponse,
+  "agentCapabilities",
+  AGENT_FIELDS,
+);
 
 /** The unstable schemas, the NES ones, and initialize extended with the NES capability fields. */
 export const nesFlavorSchemas: Readonly<Record<string, CompiledSchema<unknown>>> = Object.freeze({
@@ -147,11 +181,15 @@ export const nesFlavorSchemas: Readonly<Record<string, CompiledSchema<unknown>>>
 
 /** The `validate` object of the NES entry: `z<Name>` for every NES definition, as the official entry names them. */
 export type NesValidate = { readonly [K in keyof NesSchemasOf as `z${K & string}`]: ZodLikeSchema<NesSchemasOf[K]> };
-type NesSchemasOf = { [K in keyof typeof nesSchemas]: (typeof nesSchemas)[K] extends CompiledSchema<infer T> ? T : never };
+type NesSchemasOf = {
+  [K in keyof typeof nesSchemas]: (typeof nesSchemas)[K] extends CompiledSchema<infer T> ? T : never;
+};
 
 /** `validate.zStartNesRequest.parse(value)`, `.safeParse(value)`: the NES definitions' compiled validators. */
 export const validate: NesValidate = Object.freeze(
-  Object.fromEntries(Object.entries(nesSchemas).map(([name, schema]) => [`z${name}`, zodLike(schema as CompiledSchema<unknown>)])),
+  Object.fromEntries(
+    Object.entries(nesSchemas).map(([name, schema]) => [`z${name}`, zodLike(schema as CompiledSchema<unknown>)]),
+  ),
 ) as NesValidate;
 
 /** A compiled schema with zod's `parse` / `safeParse` call shapes, for code written against the official `validate`. */

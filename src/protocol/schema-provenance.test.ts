@@ -16,10 +16,16 @@ function recordedHashes(): Map<string, string> {
 test("every vendored schema file matches the hash recorded in schema/SOURCE.md, and none is unrecorded", () => {
   const recorded = recordedHashes();
   assert.equal(recorded.size, 9, "SOURCE.md lists the nine JSON files");
-  const present = ["v1", "v2"].flatMap((dir) => readdirSync(join(schemaDir, dir)).filter((f) => f.endsWith(".json")).map((f) => `${dir}/${f}`));
+  const present = ["v1", "v2"].flatMap((dir) =>
+    readdirSync(join(schemaDir, dir))
+      .filter((f) => f.endsWith(".json"))
+      .map((f) => `${dir}/${f}`),
+  );
   assert.deepEqual([...present].sort(), [...recorded.keys()].sort());
   for (const [file, hash] of recorded) {
-    const actual = createHash("sha256").update(readFileSync(join(schemaDir, file))).digest("hex");
+    const actual = createHash("sha256")
+      .update(readFileSync(join(schemaDir, file)))
+      .digest("hex");
     assert.equal(actual, hash, `${file} differs from the vendored upstream copy: re-vendor it and update SOURCE.md`);
   }
 });

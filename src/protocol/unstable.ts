@@ -28,6 +28,12 @@ export {
   type ProtocolNotificationMap,
 } from "./generated/methods.unstable.js";
 export { unstableSchemas, unstableSchemas as schemas, type UnstableSchemas } from "./generated/validators.unstable.js";
-export { SchemaValidationError, describeValue, formatPath, type CompiledSchema, type ValidationIssue } from "./validation.js";
+export {
+  SchemaValidationError,
+  describeValue,
+  formatPath,
+  type CompiledSchema,
+  type ValidationIssue,
+} from "./validation.js";
 export type { CapabilityGateEntry, HandledBy, MethodEntry, MethodInfo } from "./method-entry.js";
 export { hasCapability, peerSupports } from "./capabilities.js";

@@ -7,7 +7,27 @@
  */
 export type * from "./generated/types.v2.unstable.js";
 export {
-  AuthMethod, AvailableCommand, AvailableCommandInput, BackgroundWork, ContentBlock, CreateElicitationRequest, CreateElicitationResponse, DiffChange, ElicitationPropertySchema, IdleStateUpdate, McpServer, MultiSelectItems, PlanUpdateContent, ReplayFrom, RequestPermissionOutcome, RequestPermissionSubject, SessionConfigOption, SessionUpdate, SetSessionConfigOptionRequest, StateUpdate, ToolCallContent,
+  AuthMethod,
+  AvailableCommand,
+  AvailableCommandInput,
+  BackgroundWork,
+  ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  DiffChange,
+  ElicitationPropertySchema,
+  IdleStateUpdate,
+  McpServer,
+  MultiSelectItems,
+  PlanUpdateContent,
+  ReplayFrom,
+  RequestPermissionOutcome,
+  RequestPermissionSubject,
+  SessionConfigOption,
+  SessionUpdate,
+  SetSessionConfigOptionRequest,
+  StateUpdate,
+  ToolCallContent,
 } from "./generated/guards.v2.unstable.js";
 export {
   AGENT_METHODS,
@@ -24,6 +44,16 @@ export {
   type ProxyNotificationMap,
   type ProxyRequestMap,
 } from "./generated/methods.v2.unstable.js";
-export { v2UnstableSchemas, v2UnstableSchemas as schemas, type V2UnstableSchemas } from "./generated/validators.v2.unstable.js";
-export { SchemaValidationError, describeValue, formatPath, type CompiledSchema, type ValidationIssue } from "./validation.js";
+export {
+  v2UnstableSchemas,
+  v2UnstableSchemas as schemas,
+  type V2UnstableSchemas,
+} from "./generated/validators.v2.unstable.js";
+export {
+  SchemaValidationError,
+  describeValue,
+  formatPath,
+  type CompiledSchema,
+  type ValidationIssue,
+} from "./validation.js";
 export type { CapabilityGateEntry, HandledBy, MethodEntry, MethodInfo } from "./method-entry.js";

@@ -40,7 +40,10 @@ describe("v2 validators", () => {
       assert.equal(zod.zCreateElicitationRequest!.safeParse(value).success, valid, `${name} (official)`);
     }
     const issues = v2Schemas.CreateElicitationRequest.check(form({ sessionId: "s1", requestId: 7 }));
-    assert.ok(issues.some((issue) => /exactly one of `sessionId` or `requestId`/.test(issue.expected)), JSON.stringify(issues));
+    assert.ok(
+      issues.some((issue) => /exactly one of `sessionId` or `requestId`/.test(issue.expected)),
+      JSON.stringify(issues),
+    );
   });
 
   test("the chosen scope is then checked as a whole: a session scope with a bad session id fails", () => {
@@ -50,7 +53,13 @@ describe("v2 validators", () => {
   test("updatedAt must be an RFC 3339 date-time; a bad one is dropped by lenient parsing (default on error)", async () => {
     const zod = await official();
     const good = ["2026-11-26T09:00:00Z", "2026-11-26T09:00:00.123+01:00", "2026-02-28t23:59:60z"];
-    const bad = ["yesterday", "2026-13-01T00:00:00Z", "2026-11-26 09:00:00Z", "2026-11-26T09:00:00", "2026-11-26T25:00:00Z"];
+    const bad = [
+      "yesterday",
+      "2026-13-01T00:00:00Z",
+      "2026-11-26 09:00:00Z",
+      "2026-11-26T09:00:00",
+      "2026-11-26T25:00:00Z",
+    ];
     for (const updatedAt of good) {
       const info = { sessionId: "s1", cwd: "/w", updatedAt };
       assert.equal(v2Schemas.SessionInfo.is(info), true, updatedAt);
@@ -73,9 +82,15 @@ describe("v2 validators", () => {
       { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
       { sessionUpdate: "tool_call_update", toolCallId: "t1", title: "read", status: "in_progress" },
     ];
-    for (const u of valid) assert.deepEqual(v2Schemas.UpdateSessionNotification.check(update(u)), [], JSON.stringify(u));
+    for (const u of valid)
+      assert.deepEqual(v2Schemas.UpdateSessionNotification.check(update(u)), [], JSON.stringify(u));
     // v2 requires the message id on chunks, which v1 did not.
-    assert.equal(v2Schemas.UpdateSessionNotification.is(update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } })), false);
+    assert.equal(
+      v2Schemas.UpdateSessionNotification.is(
+        update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }),
+      ),
+      false,
+    );
   });
 
   test("the unstable set knows MCP-over-ACP servers; the stable one reads an acp server as an unknown variant", () => {

@@ -8,7 +8,27 @@
  */
 export type * from "./generated/types.v2.js";
 export {
-  AuthMethod, AvailableCommand, AvailableCommandInput, BackgroundWork, ContentBlock, CreateElicitationRequest, CreateElicitationResponse, DiffChange, ElicitationPropertySchema, IdleStateUpdate, McpServer, MultiSelectItems, PlanUpdateContent, ReplayFrom, RequestPermissionOutcome, RequestPermissionSubject, SessionConfigOption, SessionUpdate, SetSessionConfigOptionRequest, StateUpdate, ToolCallContent,
+  AuthMethod,
+  AvailableCommand,
+  AvailableCommandInput,
+  BackgroundWork,
+  ContentBlock,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  DiffChange,
+  ElicitationPropertySchema,
+  IdleStateUpdate,
+  McpServer,
+  MultiSelectItems,
+  PlanUpdateContent,
+  ReplayFrom,
+  RequestPermissionOutcome,
+  RequestPermissionSubject,
+  SessionConfigOption,
+  SessionUpdate,
+  SetSessionConfigOptionRequest,
+  StateUpdate,
+  ToolCallContent,
 } from "./generated/guards.v2.js";
 export {
   AGENT_METHODS,
@@ -23,7 +43,13 @@ export {
   type ProtocolNotificationMap,
 } from "./generated/methods.v2.js";
 export { v2Schemas, v2Schemas as schemas, type V2Schemas } from "./generated/validators.v2.js";
-export { SchemaValidationError, describeValue, formatPath, type CompiledSchema, type ValidationIssue } from "./validation.js";
+export {
+  SchemaValidationError,
+  describeValue,
+  formatPath,
+  type CompiledSchema,
+  type ValidationIssue,
+} from "./validation.js";
 export type { CapabilityGateEntry, HandledBy, MethodEntry, MethodInfo } from "./method-entry.js";
 // Unstable-only names, as types, as the official 1.9.0's v2 entry had them.
 export type * from "./generated/v2-unstable-extras.js";

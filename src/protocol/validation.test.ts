@@ -38,17 +38,33 @@ describe("parse, check, is", () => {
 
   test("the error names schema, exact path, expected and received", () => {
     const error = parseError(() => schemas.SessionNotification.parse(chunk({ type: "text", text: 5 })));
-    assert.equal(error.message, "Invalid SessionNotification at $.update.content.text: expected string, received number 5");
+    assert.equal(
+      error.message,
+      "Invalid SessionNotification at $.update.content.text: expected string, received number 5",
+    );
     assert.equal(error.schema, "SessionNotification");
     assert.deepEqual(error.issues, [{ path: "$.update.content.text", expected: "string", received: "number 5" }]);
   });
 
   test("paths index arrays and quote keys that are not identifiers", () => {
-    const prompt = { sessionId: "s", prompt: [{ type: "text", text: "a" }, { type: "image", data: "x" }] };
-    assert.deepEqual(schemas.PromptRequest.check(prompt), [{ path: "$.prompt[1].mimeType", expected: "string", received: "missing" }]);
+    const prompt = {
+      sessionId: "s",
+      prompt: [
+        { type: "text", text: "a" },
+        { type: "image", data: "x" },
+      ],
+    };
+    assert.deepEqual(schemas.PromptRequest.check(prompt), [
+      { path: "$.prompt[1].mimeType", expected: "string", received: "missing" },
+    ]);
     const tool = {
       sessionId: "s",
-      update: { sessionUpdate: "tool_call", toolCallId: "t", title: "x", content: [{ type: "diff", path: "p", newText: "n" }, { type: 7 }] },
+      update: {
+        sessionUpdate: "tool_call",
+        toolCallId: "t",
+        title: "x",
+        content: [{ type: "diff", path: "p", newText: "n" }, { type: 7 }],
+      },
     };
     assert.deepEqual(paths(schemas.SessionNotification.check(tool)), ["$.update.content[1].type"]);
     const form = { type: "object", properties: { "first name": { type: "string", title: 7 } } };
@@ -70,7 +86,11 @@ describe("parse, check, is", () => {
 
   test("check collects every issue (capped at 20), parse stops at the first", () => {
     const value = { sessionId: 1, prompt: [{ type: "text" }, { type: "text", text: 2 }] };
-    assert.deepEqual(paths(schemas.PromptRequest.check(value)), ["$.sessionId", "$.prompt[0].text", "$.prompt[1].text"]);
+    assert.deepEqual(paths(schemas.PromptRequest.check(value)), [
+      "$.sessionId",
+      "$.prompt[0].text",
+      "$.prompt[1].text",
+    ]);
     assert.equal(parseError(() => schemas.PromptRequest.parse(value)).issues.length, 1);
     const many = { sessionId: "s", prompt: Array.from({ length: 50 }, () => ({ type: "text" })) };
     assert.equal(schemas.PromptRequest.check(many).length, 20);
@@ -98,7 +118,9 @@ describe("integers, formats and ranges", () => {
   test("uint16 protocol version, uint64 usage, int64 ids, double amounts", () => {
     assert.equal(schemas.ProtocolVersion.is(65535), true);
     assert.equal(schemas.ProtocolVersion.is(65536), false);
-    assert.deepEqual(schemas.ProtocolVersion.check(-1), [{ path: "$", expected: "integer (uint16)", received: "number -1" }]);
+    assert.deepEqual(schemas.ProtocolVersion.check(-1), [
+      { path: "$", expected: "integer (uint16)", received: "number -1" },
+    ]);
     assert.equal(schemas.UsageUpdate.is({ used: 2 ** 53, size: 0 }), true);
     assert.equal(schemas.UsageUpdate.is({ used: -1, size: 0 }), false);
     assert.equal(schemas.RequestId.is(-(2 ** 63)), true);
@@ -146,7 +168,10 @@ describe("tagged unions", () => {
     const issues = schemas.SessionNotification.check(value);
     assert.equal(issues.length, 1);
     assert.equal(issues[0]!.path, "$.update.sessionUpdate");
-    assert.match(issues[0]!.expected, /^one of "user_message_chunk", "agent_message_chunk", .*"usage_update", "notice", "compaction_update", "compaction_summary_chunk"$/);
+    assert.match(
+      issues[0]!.expected,
+      /^one of "user_message_chunk", "agent_message_chunk", .*"usage_update", "notice", "compaction_update", "compaction_summary_chunk"$/,
+    );
     assert.equal(issues[0]!.received, 'string "brand_new_kind"');
     assert.equal(schemas.SessionNotification.is(value), false);
   });
@@ -176,8 +201,15 @@ describe("tagged unions", () => {
     const stdio = { name: "fs", command: "/bin/mcp", args: [], env: [] };
     assert.deepEqual(schemas.McpServer.check(stdio), []);
     assert.deepEqual(schemas.McpServer.check({ ...stdio, type: "future" }), []);
-    assert.deepEqual(paths(schemas.McpServer.check({ type: "future", name: "x", url: "u", headers: [] })), ["$.command", "$.args", "$.env"]);
-    assert.throws(() => schemas.McpServer.parse({ type: "future", name: "x", url: "u", headers: [] }), SchemaValidationError);
+    assert.deepEqual(paths(schemas.McpServer.check({ type: "future", name: "x", url: "u", headers: [] })), [
+      "$.command",
+      "$.args",
+      "$.env",
+    ]);
+    assert.throws(
+      () => schemas.McpServer.parse({ type: "future", name: "x", url: "u", headers: [] }),
+      SchemaValidationError,
+    );
     assert.deepEqual(schemas.McpServer.check({ type: "http", name: "h", url: 5, headers: [] }), [
       { path: "$.url", expected: "string", received: "number 5" },
     ]);
@@ -197,7 +229,10 @@ describe("tagged unions", () => {
     assert.deepEqual(schemas.CreateElicitationRequest.check({ message: "m", mode: "custom" }), [
       { path: "$.sessionId", expected: "string", received: "missing" },
     ]);
-    assert.throws(() => schemas.CreateElicitationRequest.parse({ message: "m", mode: "custom" }), SchemaValidationError);
+    assert.throws(
+      () => schemas.CreateElicitationRequest.parse({ message: "m", mode: "custom" }),
+      SchemaValidationError,
+    );
     assert.deepEqual(schemas.MultiSelectItems.check({ type: "number-list", step: 2 }), []);
     assert.deepEqual(schemas.MultiSelectItems.check({ anyOf: [{ const: "a", title: "A" }] }), []);
   });
@@ -205,8 +240,14 @@ describe("tagged unions", () => {
   test("SessionConfigOption dispatches on type and checks the shared properties", () => {
     const select = { id: "m", name: "Model", type: "select", currentValue: "a", options: [{ value: "a", name: "A" }] };
     assert.deepEqual(schemas.SessionConfigOption.check(select), []);
-    assert.deepEqual(paths(schemas.SessionConfigOption.check({ ...select, name: 1, currentValue: 2 })), ["$.name", "$.currentValue"]);
-    assert.deepEqual(schemas.SessionConfigOption.check({ id: "b", name: "B", type: "boolean", currentValue: true }), []);
+    assert.deepEqual(paths(schemas.SessionConfigOption.check({ ...select, name: 1, currentValue: 2 })), [
+      "$.name",
+      "$.currentValue",
+    ]);
+    assert.deepEqual(
+      schemas.SessionConfigOption.check({ id: "b", name: "B", type: "boolean", currentValue: true }),
+      [],
+    );
   });
 });
 
@@ -225,8 +266,11 @@ describe("untagged unions", () => {
   });
   test("primitive unions check without mutation", () => {
     for (const ok of [null, 0, -5, "id"]) assert.equal(schemas.RequestId.is(ok), true, String(ok));
-    assert.deepEqual(schemas.RequestId.check(true), [{ path: "$", expected: "null | integer (int64) | string", received: "boolean true" }]);
-    for (const ok of ["s", 1, 1.5, false, ["a"]]) assert.equal(schemas.ElicitationContentValue.is(ok), true, String(ok));
+    assert.deepEqual(schemas.RequestId.check(true), [
+      { path: "$", expected: "null | integer (int64) | string", received: "boolean true" },
+    ]);
+    for (const ok of ["s", 1, 1.5, false, ["a"]])
+      assert.equal(schemas.ElicitationContentValue.is(ok), true, String(ok));
     assert.equal(schemas.ElicitationContentValue.is([1]), false);
     assert.equal(schemas.SessionConfigOptionCategory.is("anything-goes"), true);
     assert.equal(schemas.SessionConfigOptionCategory.check(1)[0]!.expected, "string");

@@ -30,8 +30,12 @@ const RUNS = 25;
 
 /** `parsed` holds every property of `original` with an equal value; it may add properties (defaults), nothing else. */
 function addsOnly(original: unknown, parsed: unknown, path = "$"): string | undefined {
-  if (typeof original !== "object" || original === null) return Object.is(original, parsed) ? undefined : `${path}: ${JSON.stringify(original)} became ${JSON.stringify(parsed)}`;
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(original) !== Array.isArray(parsed)) return `${path}: changed shape`;
+  if (typeof original !== "object" || original === null)
+    return Object.is(original, parsed)
+      ? undefined
+      : `${path}: ${JSON.stringify(original)} became ${JSON.stringify(parsed)}`;
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(original) !== Array.isArray(parsed))
+    return `${path}: changed shape`;
   if (Array.isArray(original)) {
     if (original.length !== (parsed as unknown[]).length) return `${path}: length changed`;
     for (let i = 0; i < original.length; i++) {
@@ -69,7 +73,8 @@ function pathExists(value: unknown, path: string): boolean {
   let here = value;
   for (let i = 0; i < steps.length; i++) {
     const step = steps[i]!;
-    if (typeof here !== "object" || here === null || !(step in here)) return i === steps.length - 1 && typeof here === "object" && here !== null;
+    if (typeof here !== "object" || here === null || !(step in here))
+      return i === steps.length - 1 && typeof here === "object" && here !== null;
     here = (here as Record<string | number, unknown>)[step];
   }
   return true;
@@ -92,60 +97,70 @@ function locations(value: unknown): Array<{ parent: Record<string | number, unkn
 /** A value of a different JSON type than `value`. */
 function wrongType(value: unknown, pick: number): unknown {
   const candidates: unknown[] = [12345.5, "mutated", true, null, [], { zz: 1 }];
-  const other = candidates.filter((c) => typeof c !== typeof value || Array.isArray(c) !== Array.isArray(value) || (c === null) !== (value === null));
+  const other = candidates.filter(
+    (c) => typeof c !== typeof value || Array.isArray(c) !== Array.isArray(value) || (c === null) !== (value === null),
+  );
   return other[pick % other.length];
 }
 
 for (const set of SETS) {
-const defs = (JSON.parse(readFileSync(join(repoRoot, set.file), "utf8")) as { $defs: Defs }).$defs;
-const compiled = set.compiled as unknown as Compiled;
-const names = Object.keys(defs).filter((name) => name in compiled);
+  const defs = (JSON.parse(readFileSync(join(repoRoot, set.file), "utf8")) as { $defs: Defs }).$defs;
+  const compiled = set.compiled as unknown as Compiled;
+  const names = Object.keys(defs).filter((name) => name in compiled);
 
-describe(`generated validators (${set.label}), driven by the schema's $defs`, () => {
-  test("every def has a generator", () => {
-    assert.ok(names.length > 100, `expected the compiled defs (got ${names.length})`);
-    for (const name of names) assert.ok(arbitraryFor(defs, name));
-  });
+  describe(`generated validators (${set.label}), driven by the schema's $defs`, () => {
+    test("every def has a generator", () => {
+      assert.ok(names.length > 100, `expected the compiled defs (got ${names.length})`);
+      for (const name of names) assert.ok(arbitraryFor(defs, name));
+    });
 
-  test("valid values pass check, and parse only adds defaults (and is idempotent)", () => {
-    for (const name of names) {
-      checkProperty(
-        fc.property(arbitraryFor(defs, name), (value) => {
-          const before = structuredClone(value);
-          const issues = compiled[name]!.check(value);
-          assert.deepEqual(issues, [], `${name}: a valid value was refused: ${JSON.stringify(issues)}`);
-          const parsed = compiled[name]!.parse(value);
-          const problem = addsOnly(before, parsed);
-          assert.equal(problem, undefined, `${name}: parse changed the value: ${problem}`);
-          assert.deepEqual(compiled[name]!.parse(structuredClone(parsed)), parsed, `${name}: parse is not idempotent`);
-        }),
-        RUNS,
-      );
-    }
-  });
+    test("valid values pass check, and parse only adds defaults (and is idempotent)", () => {
+      for (const name of names) {
+        checkProperty(
+          fc.property(arbitraryFor(defs, name), (value) => {
+            const before = structuredClone(value);
+            const issues = compiled[name]!.check(value);
+            assert.deepEqual(issues, [], `${name}: a valid value was refused: ${JSON.stringify(issues)}`);
+            const parsed = compiled[name]!.parse(value);
+            const problem = addsOnly(before, parsed);
+            assert.equal(problem, undefined, `${name}: parse changed the value: ${problem}`);
+            assert.deepEqual(
+              compiled[name]!.parse(structuredClone(parsed)),
+              parsed,
+              `${name}: parse is not idempotent`,
+            );
+          }),
+          RUNS,
+        );
+      }
+    });
 
-  test("a mutated value that fails, fails with paths that exist in it", () => {
-    let failed = 0;
-    for (const name of names) {
-      checkProperty(
-        fc.property(arbitraryFor(defs, name), fc.nat(), fc.nat(), fc.boolean(), (value, where, pick, remove) => {
-          const spots = locations(value);
-          let mutated: unknown;
-          if (spots.length === 0) mutated = wrongType(value, pick);
-          else {
-            mutated = structuredClone(value);
-            const { parent, key } = locations(mutated)[where % spots.length]!;
-            if (remove && !Array.isArray(parent)) delete parent[key];
-            else parent[key] = wrongType(parent[key], pick);
-          }
-          const issues = compiled[name]!.check(mutated);
-          if (issues.length > 0) failed++;
-          for (const issue of issues) assert.ok(pathExists(mutated, issue.path), `${name}: issue path ${issue.path} is not in ${JSON.stringify(mutated)}`);
-        }),
-        RUNS,
-      );
-    }
-    assert.ok(failed > names.length, `mutations were caught (${failed})`);
+    test("a mutated value that fails, fails with paths that exist in it", () => {
+      let failed = 0;
+      for (const name of names) {
+        checkProperty(
+          fc.property(arbitraryFor(defs, name), fc.nat(), fc.nat(), fc.boolean(), (value, where, pick, remove) => {
+            const spots = locations(value);
+            let mutated: unknown;
+            if (spots.length === 0) mutated = wrongType(value, pick);
+            else {
+              mutated = structuredClone(value);
+              const { parent, key } = locations(mutated)[where % spots.length]!;
+              if (remove && !Array.isArray(parent)) delete parent[key];
+              else parent[key] = wrongType(parent[key], pick);
+            }
+            const issues = compiled[name]!.check(mutated);
+            if (issues.length > 0) failed++;
+            for (const issue of issues)
+              assert.ok(
+                pathExists(mutated, issue.path),
+                `${name}: issue path ${issue.path} is not in ${JSON.stringify(mutated)}`,
+              );
+          }),
+          RUNS,
+        );
+      }
+      assert.ok(failed > names.length, `mutations were caught (${failed})`);
+    });
   });
-});
 }

@@ -15,7 +15,8 @@ import { applyBreak, samplesFor } from "./testing/samples.js";
 // the same repaired value) and reported by check; unknown tags are rejected by zod and check, accepted by parse.
 // Samples use URL-shaped strings for `format: uri`: zod checks the URL's form, which we deliberately do not.
 const sdkDir = "node_modules/@agentclientprotocol/sdk";
-const loadZod = async (path: string) => (await import(pathToFileURL(join(repoRoot, sdkDir, path)).href)) as Record<string, any>;
+const loadZod = async (path: string) =>
+  (await import(pathToFileURL(join(repoRoot, sdkDir, path)).href)) as Record<string, any>;
 const flavours = [
   {
     name: "stable",
@@ -50,7 +51,11 @@ const flavours = [
 const strip = (n: unknown): unknown => {
   if (Array.isArray(n)) return n.map(strip);
   if (!n || typeof n !== "object") return n;
-  return Object.fromEntries(Object.entries(n).filter(([k]) => k !== "description" && k !== "title").map(([k, v]) => [k, strip(v)]));
+  return Object.fromEntries(
+    Object.entries(n)
+      .filter(([k]) => k !== "description" && k !== "title")
+      .map(([k, v]) => [k, strip(v)]),
+  );
 };
 
 function closure(doc: JsonSchemaDoc, name: string, into = new Set<string>()): Set<string> {
@@ -72,7 +77,9 @@ function eligibleDefs(ours: JsonSchemaDoc, theirs: JsonSchemaDoc, zod: Record<st
 /** Key-order-insensitive JSON, dropping undefined like JSON.stringify does. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_k, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b))) : v,
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
   );
 }
 
@@ -100,11 +107,14 @@ const LENIENT_TAG = /(^|\.)stopReason :=/;
 
 /** Whether `small` is `big` with some object keys left out. */
 function deepSubset(small: unknown, big: unknown): boolean {
-  if (Array.isArray(small)) return Array.isArray(big) && small.length === big.length && small.every((v, i) => deepSubset(v, big[i]));
+  if (Array.isArray(small))
+    return Array.isArray(big) && small.length === big.length && small.every((v, i) => deepSubset(v, big[i]));
   if (small && typeof small === "object") {
     if (!big || typeof big !== "object" || Array.isArray(big)) return false;
     // zod leaves a dropped field as an own key holding undefined (JSON has no such key).
-    return Object.entries(small).every(([k, v]) => v === undefined || deepSubset(v, (big as Record<string, unknown>)[k]));
+    return Object.entries(small).every(
+      ([k, v]) => v === undefined || deepSubset(v, (big as Record<string, unknown>)[k]),
+    );
   }
   return Object.is(small, big);
 }
@@ -122,7 +132,13 @@ for (const f of flavours) {
 
   test(`${f.name}: enough defs are shared with the SDK's schema to make the cross-check meaningful`, () => {
     assert.ok(eligible.length >= 100, `only ${eligible.length} shared defs`);
-    for (const core of ["ContentBlock", "ToolCallContent", "PromptRequest", "RequestPermissionResponse", "SessionConfigOption"]) {
+    for (const core of [
+      "ContentBlock",
+      "ToolCallContent",
+      "PromptRequest",
+      "RequestPermissionResponse",
+      "SessionConfigOption",
+    ]) {
       assert.ok(eligible.includes(core), core);
     }
   });
@@ -133,26 +149,35 @@ for (const f of flavours) {
   });
 }
 
-function compare(ours: JsonSchemaDoc, compiled: Record<string, CompiledSchema<unknown>>, zod: Record<string, any>, eligible: string[]): string[] {
+function compare(
+  ours: JsonSchemaDoc,
+  compiled: Record<string, CompiledSchema<unknown>>,
+  zod: Record<string, any>,
+  eligible: string[],
+): string[] {
   const disagreements: string[] = [];
   let compared = 0;
   for (const name of eligible) {
     const schema = compiled[name]!;
     const z = zod[`z${name}`];
     for (const sample of samplesFor(ours, name, 12)) {
-      const cases = [{ value: sample.value, category: "valid", inLenient: false, where: "sample" }, ...sample.points.map((p) => ({
-        value: applyBreak(sample.value, p),
-        category: p.category,
-        inLenient: p.inLenient,
-        where: `${p.path.join(".") || "$"} := ${p.value === undefined ? "(deleted)" : JSON.stringify(p.value)}`,
-      }))];
+      const cases = [
+        { value: sample.value, category: "valid", inLenient: false, where: "sample" },
+        ...sample.points.map((p) => ({
+          value: applyBreak(sample.value, p),
+          category: p.category,
+          inLenient: p.inLenient,
+          where: `${p.path.join(".") || "$"} := ${p.value === undefined ? "(deleted)" : JSON.stringify(p.value)}`,
+        })),
+      ];
       for (const c of cases) {
         compared++;
         const zr = z.safeParse(structuredClone(c.value));
         const checkOk = schema.check(c.value).length === 0;
         const parsed = ourParse(schema, c.value);
         const say = (what: string) => disagreements.push(`${name} [${c.category}] ${c.where}: ${what}`);
-        if (c.category === "valid" && !(checkOk && parsed.ok && zr.success)) say(`check ${checkOk}, parse ${parsed.ok}, zod ${zr.success}`);
+        if (c.category === "valid" && !(checkOk && parsed.ok && zr.success))
+          say(`check ${checkOk}, parse ${parsed.ok}, zod ${zr.success}`);
         const lenientTag = LENIENT_TAG.test(c.where) && !checkOk && parsed.ok && zr.success;
         if (c.category === "strict" && !(checkOk === zr.success && parsed.ok === zr.success) && !lenientTag) {
           say(`check ${checkOk}, parse ${parsed.ok}, zod ${zr.success}`);
@@ -167,8 +192,11 @@ function compare(ours: JsonSchemaDoc, compiled: Record<string, CompiledSchema<un
           parsed.ok &&
           zr.success &&
           canonical(parsed.out) !== canonical(zr.data) &&
-          !((UNTAGGED_FALLBACK.test(c.where) || (ERROR_DATA_CATCH_ALL.test(c.where.split(" := ")[0]!) && /Error/.test(name))) &&
-            deepSubset(zr.data, parsed.out))
+          !(
+            (UNTAGGED_FALLBACK.test(c.where) ||
+              (ERROR_DATA_CATCH_ALL.test(c.where.split(" := ")[0]!) && /Error/.test(name))) &&
+            deepSubset(zr.data, parsed.out)
+          )
         ) {
           say(`parsed values differ:\n    ours ${canonical(parsed.out)}\n    zod  ${canonical(zr.data)}`);
         }

@@ -17,7 +17,11 @@ import { NdJsonLink } from "./ndjson-link.js";
 import { linkFromStream } from "./stream-link.js";
 
 const tick = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-const note = (i: number, pad = 0): AnyMessage => ({ jsonrpc: "2.0", method: "note", params: { i, pad: "x".repeat(pad) } });
+const note = (i: number, pad = 0): AnyMessage => ({
+  jsonrpc: "2.0",
+  method: "note",
+  params: { i, pad: "x".repeat(pad) },
+});
 const reply = (id: number, pad = 0): AnyMessage => ({ jsonrpc: "2.0", id, result: { pad: "x".repeat(pad) } });
 const request = (id: number): AnyMessage => ({ jsonrpc: "2.0", id, method: "work", params: {} });
 const enc = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -55,7 +59,8 @@ describe("OutputLedger", () => {
   it("maxBufferedBytes accepts a positive integer or Infinity, nothing else", () => {
     assert.equal(resolveMaxBufferedBytes(undefined), 64 * 1024 * 1024);
     assert.equal(resolveMaxBufferedBytes(Number.POSITIVE_INFINITY), Number.POSITIVE_INFINITY);
-    for (const bad of [0, -1, 1.5, Number.NaN]) assert.throws(() => resolveMaxBufferedBytes(bad), /maxBufferedBytes must be/);
+    for (const bad of [0, -1, 1.5, Number.NaN])
+      assert.throws(() => resolveMaxBufferedBytes(bad), /maxBufferedBytes must be/);
   });
 });
 
@@ -140,7 +145,10 @@ describe("NdJsonLink backpressure", () => {
     assert.equal(refused.kind, "output_backlog");
     assert.equal(refused.method, "note");
     assert.equal(refused.maxBufferedBytes, 10_000);
-    assert.match(refused.message, /"note" was not sent: \d+ bytes of output are already queued for the peer, at the 10000-byte limit \(maxBufferedBytes\); the peer is not reading\. Await your sends/);
+    assert.match(
+      refused.message,
+      /"note" was not sent: \d+ bytes of output are already queued for the peer, at the 10000-byte limit \(maxBufferedBytes\); the peer is not reading\. Await your sends/,
+    );
     assert.ok(sent >= 10_000 / 200 && sent <= 10_000 / 100 + 1, `sent ${sent}`);
     assert.throws(() => link.send(request(1)), OutputBacklogError, "requests are refused too");
     assert.doesNotThrow(() => link.send(reply(1, 100)), "a reply is never refused");
@@ -153,7 +161,11 @@ describe("NdJsonLink backpressure", () => {
     const { source, state, push } = manualSource();
     const { sink, completeAll } = heldSink();
     const link = new NdJsonLink(source, sink, { writeHighWaterMark: 4096 });
-    link.start({ message: (m) => link.send(reply((m as { id: number }).id, 200)), problem: () => {}, closed: () => {} });
+    link.start({
+      message: (m) => link.send(reply((m as { id: number }).id, 200)),
+      problem: () => {},
+      closed: () => {},
+    });
     for (let i = 0; i < 10; i++) push(`{"jsonrpc":"2.0","id":${i},"method":"work"}\n`);
     assert.equal(state.paused, false, "10 small replies stay under the mark");
     for (let i = 10; i < 40; i++) push(`{"jsonrpc":"2.0","id":${i},"method":"work"}\n`);
@@ -184,7 +196,11 @@ describe("NdJsonLink backpressure", () => {
     const { source, state, push } = manualSource();
     const { sink, completeAll } = heldSink();
     const link = new NdJsonLink(source, sink, { writeHighWaterMark: 512 });
-    link.start({ message: (m) => link.send(reply((m as { id: number }).id, 600)), problem: () => {}, closed: () => {} });
+    link.start({
+      message: (m) => link.send(reply((m as { id: number }).id, 600)),
+      problem: () => {},
+      closed: () => {},
+    });
     push('{"jsonrpc":"2.0","id":1,"method":"work"}\n');
     assert.equal(state.paused, true);
     link.pauseInput(); // the web reader's queue is full too
@@ -273,7 +289,11 @@ describe("foreign stream adapter backpressure", () => {
     const foreign = foreignStream();
     const link = linkFromStream(foreign.stream, { writeHighWaterMark: 2048, maxBufferedBytes: 30_000 });
     const got: unknown[] = [];
-    link.start({ message: (m) => (got.push(m), link.send(reply((m as { id: number }).id, 1000))), problem: () => {}, closed: () => {} });
+    link.start({
+      message: (m) => (got.push(m), link.send(reply((m as { id: number }).id, 1000))),
+      problem: () => {},
+      closed: () => {},
+    });
     for (let i = 0; i < 10; i++) foreign.controller.enqueue(request(i));
     for (let i = 0; i < 20; i++) await tick();
     assert.ok(got.length <= 4, `read ${got.length} requests while its replies waited`);
@@ -294,7 +314,10 @@ describe("the engine surfaces the cap", () => {
     const { source } = manualSource();
     const { sink, completeAll } = heldSink();
     const link = new NdJsonLink(source, sink, { writeHighWaterMark: 1024, maxBufferedBytes: 50_000 });
-    const connection = new JsonRpcConnection(link, { request: () => RequestError.methodNotFound("x"), notification: () => {} });
+    const connection = new JsonRpcConnection(link, {
+      request: () => RequestError.methodNotFound("x"),
+      notification: () => {},
+    });
     const refused: unknown[] = [];
     let delivered = 0;
     const sends = Array.from({ length: 1000 }, (_, i) =>
@@ -306,7 +329,10 @@ describe("the engine surfaces the cap", () => {
     await tick();
     assert.ok(refused.length > 500, `${refused.length} refused`);
     assert.ok(refused.every((error) => error instanceof OutputBacklogError));
-    assert.ok(delivered < 10, `only the sends made below the high-water mark resolved (${delivered}); the others wait for the peer`);
+    assert.ok(
+      delivered < 10,
+      `only the sends made below the high-water mark resolved (${delivered}); the others wait for the peer`,
+    );
     assert.ok(link.pendingOutput <= 50_000 + 200, `queued ${link.pendingOutput}`);
     await completeAll();
     await Promise.all(sends);

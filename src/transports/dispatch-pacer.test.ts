@@ -7,7 +7,11 @@ const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 describe("DispatchPacer", () => {
   it("delivers at most maxBurst requests per turn, in order, holding the input while the rest waits", async () => {
     const holds: boolean[] = [];
-    const pacer = new DispatchPacer(3, (held) => holds.push(held), () => false);
+    const pacer = new DispatchPacer(
+      3,
+      (held) => holds.push(held),
+      () => false,
+    );
     const seen: number[] = [];
     for (let i = 0; i < 8; i++) pacer.run(() => (seen.push(i), true));
     assert.deepEqual(seen, [0, 1, 2]);
@@ -21,7 +25,11 @@ describe("DispatchPacer", () => {
   });
 
   it("counts only requests: notifications and responses flow, but never overtake a waiting line", async () => {
-    const pacer = new DispatchPacer(1, () => {}, () => false);
+    const pacer = new DispatchPacer(
+      1,
+      () => {},
+      () => false,
+    );
     const seen: string[] = [];
     pacer.run(() => (seen.push("note"), false));
     pacer.run(() => (seen.push("req1"), true));
@@ -36,7 +44,11 @@ describe("DispatchPacer", () => {
 
   it("keeps waiting while the output holds the input, goes on when it releases, runs whenIdle after the last line", async () => {
     let outputHeld = true;
-    const pacer = new DispatchPacer(1, () => {}, () => outputHeld);
+    const pacer = new DispatchPacer(
+      1,
+      () => {},
+      () => outputHeld,
+    );
     const seen: number[] = [];
     for (let i = 0; i < 3; i++) pacer.run(() => (seen.push(i), true));
     let idle = false;
@@ -54,7 +66,11 @@ describe("DispatchPacer", () => {
   });
 
   it("stop() drops what waits and delivers nothing more", async () => {
-    const pacer = new DispatchPacer(1, () => {}, () => false);
+    const pacer = new DispatchPacer(
+      1,
+      () => {},
+      () => false,
+    );
     const seen: number[] = [];
     for (let i = 0; i < 3; i++) pacer.run(() => (seen.push(i), true));
     pacer.stop();

@@ -30,7 +30,10 @@ test("a whole turn queued without waiting goes out in order, in bounded batches,
   await Promise.resolve();
   await completeAll();
   assert.ok(writes.length >= 5, `expected several batches, got ${writes.length}`);
-  assert.ok(writes.every((w) => w.length <= 1024 * 1024), "no batch over the limit");
+  assert.ok(
+    writes.every((w) => w.length <= 1024 * 1024),
+    "no batch over the limit",
+  );
   assert.equal(writes.join(""), Array.from({ length: count }, (_, i) => frame(i)).join(""));
 });
 
@@ -43,7 +46,10 @@ test("a single frame larger than a batch is written alone", async () => {
   writer.push(big);
   writer.push("b\n");
   await completeAll();
-  assert.deepEqual(writes.map((w) => w.length), [2, big.length, 2]);
+  assert.deepEqual(
+    writes.map((w) => w.length),
+    [2, big.length, 2],
+  );
 });
 
 test("drain() waits while output is above the high-water mark, one shared promise for all callers", async () => {

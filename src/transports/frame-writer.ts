@@ -125,7 +125,8 @@ export class FrameWriter {
     const start = this.#head;
     let end = start;
     let size = 0;
-    while (end < parts.length && (end === start || size + parts[end]!.length <= MAX_BATCH)) size += parts[end++]!.length;
+    while (end < parts.length && (end === start || size + parts[end]!.length <= MAX_BATCH))
+      size += parts[end++]!.length;
     const text = end - start === 1 ? parts[start]! : parts.slice(start, end).join("");
     if (end === parts.length) {
       this.#parts = [];

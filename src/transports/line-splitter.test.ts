@@ -9,7 +9,12 @@ function splitter(max = 1 << 20): { s: LineSplitter; events: Event[] } {
   const events: Event[] = [];
   const s = new LineSplitter(max, {
     line: (line) => events.push({ line }),
-    tooLarge: (bytes, head, envelope) => events.push(envelope.kind === "unknown" && Object.keys(envelope).length === 1 ? { tooLarge: bytes, head } : { tooLarge: bytes, head, envelope }),
+    tooLarge: (bytes, head, envelope) =>
+      events.push(
+        envelope.kind === "unknown" && Object.keys(envelope).length === 1
+          ? { tooLarge: bytes, head }
+          : { tooLarge: bytes, head, envelope },
+      ),
   });
   return { s, events };
 }
@@ -34,7 +39,11 @@ describe("LineSplitter", () => {
     assert.deepEqual(feed([bytes]), expected);
     for (let i = 0; i <= bytes.length; i++) {
       for (let j = i; j <= bytes.length; j += 3) {
-        assert.deepEqual(feed([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)]), expected, `split at ${i},${j}`);
+        assert.deepEqual(
+          feed([bytes.subarray(0, i), bytes.subarray(i, j), bytes.subarray(j)]),
+          expected,
+          `split at ${i},${j}`,
+        );
       }
     }
     assert.deepEqual(feed([...bytes].map((b) => Uint8Array.of(b))), expected);
@@ -104,13 +113,22 @@ describe("LineSplitter", () => {
       for (let i = 0; i < wire.length; i += size) {
         s.push(wire.subarray(i, i + size));
         max = Math.max(max, s.bufferedBytes);
-        if (i + size < body.indexOf(',"id":"outer"')) assert.equal(events.length, 0, "the id is not known before it arrives");
+        if (i + size < body.indexOf(',"id":"outer"'))
+          assert.equal(events.length, 0, "the id is not known before it arrives");
       }
       s.end();
       assert.ok(max <= 1001, `buffered ${max}`);
       const reported = events[0] as { tooLarge: number };
       assert.ok(reported.tooLarge > 1000 && reported.tooLarge <= enc(body).length, `size ${reported.tooLarge}`);
-      assert.deepEqual(events[0], { tooLarge: reported.tooLarge, head: body.slice(0, 256), envelope: { kind: "request", id: "outer", method: "session/prompt" } }, `chunks of ${size}`);
+      assert.deepEqual(
+        events[0],
+        {
+          tooLarge: reported.tooLarge,
+          head: body.slice(0, 256),
+          envelope: { kind: "request", id: "outer", method: "session/prompt" },
+        },
+        `chunks of ${size}`,
+      );
       assert.deepEqual(events[1], { line: '{"next":1}' });
     }
   });
@@ -119,7 +137,13 @@ describe("LineSplitter", () => {
     const { s, events } = splitter(10);
     s.push(enc('{"jsonrpc":"2.0","params":[1,2,3,4,5],"method":"m"'));
     s.end();
-    assert.deepEqual(events, [{ tooLarge: 50, head: '{"jsonrpc":"2.0","params":[1,2,3,4,5],"method":"m"', envelope: { kind: "unknown", method: "m" } }]);
+    assert.deepEqual(events, [
+      {
+        tooLarge: 50,
+        head: '{"jsonrpc":"2.0","params":[1,2,3,4,5],"method":"m"',
+        envelope: { kind: "unknown", method: "m" },
+      },
+    ]);
   });
 
   it("handles oversized lines among good ones inside one big chunk", () => {

@@ -127,7 +127,13 @@ export class LineSplitter {
     const scanner = new EnvelopeScanner();
     for (const piece of pieces) scanner.push(piece);
     const last = pieces[pieces.length - 1];
-    const oversized: Oversized = { scanner, head: this.#head(pieces), bytes, lastByte: last?.[last.length - 1], reported: false };
+    const oversized: Oversized = {
+      scanner,
+      head: this.#head(pieces),
+      bytes,
+      lastByte: last?.[last.length - 1],
+      reported: false,
+    };
     this.reset();
     this.#oversized = oversized;
     this.#reportIfSettled(oversized);

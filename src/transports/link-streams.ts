@@ -39,7 +39,10 @@ function errorReply(error: RequestError): AnyMessage {
   return { jsonrpc: "2.0", id: null, error: error.toErrorResponse() };
 }
 
-function makeReadable(link: MessageLink & Partial<LinkControl>, options: LinkStreamOptions): ReadableStream<AnyMessage> {
+function makeReadable(
+  link: MessageLink & Partial<LinkControl>,
+  options: LinkStreamOptions,
+): ReadableStream<AnyMessage> {
   const reply = (message: AnyMessage): void => {
     try {
       link.send(message);
@@ -64,7 +67,15 @@ function makeReadable(link: MessageLink & Partial<LinkControl>, options: LinkStr
             if (problem.kind === "parse" && problem.looksLikeJson) reply(errorReply(RequestError.parseError()));
             // Without an engine, whoever reads waits for these ids: answer them, as the official transports do.
             if (problem.kind === "lost") {
-              for (const id of problem.ids) controller.enqueue({ jsonrpc: "2.0", id, error: RequestError.internalError({ lost: true }, `The response was lost: ${problem.detail}`).toErrorResponse() });
+              for (const id of problem.ids)
+                controller.enqueue({
+                  jsonrpc: "2.0",
+                  id,
+                  error: RequestError.internalError(
+                    { lost: true },
+                    `The response was lost: ${problem.detail}`,
+                  ).toErrorResponse(),
+                });
             }
           },
           closed(cause) {

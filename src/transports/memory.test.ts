@@ -13,7 +13,11 @@ function receive(stream: Stream) {
   const messages: unknown[] = [];
   const closes: unknown[] = [];
   const link = stream[LINK]!;
-  link.start({ message: (m) => messages.push(m), problem: () => assert.fail("no problems in memory"), closed: (c) => closes.push(c) });
+  link.start({
+    message: (m) => messages.push(m),
+    problem: () => assert.fail("no problems in memory"),
+    closed: (c) => closes.push(c),
+  });
   return { link, messages, closes };
 }
 
@@ -32,7 +36,10 @@ describe("createMemoryPair", () => {
     assert.equal(b.messages.length, 101, "one microtask delivers the whole batch");
     assert.deepEqual(b.messages[0], { jsonrpc: "2.0", method: "m", params: { list: [1, 2] } });
     assert.notEqual(b.messages[0], sent);
-    assert.deepEqual(b.messages.slice(1), Array.from({ length: 100 }, (_, i) => note(i)));
+    assert.deepEqual(
+      b.messages.slice(1),
+      Array.from({ length: 100 }, (_, i) => note(i)),
+    );
     b.link.send(note(-1));
     await tick();
     assert.deepEqual(a.messages, [note(-1)]);
@@ -102,7 +109,10 @@ describe("createMemoryPair", () => {
     const reader = right.readable.getReader();
     const got: unknown[] = [];
     for (let i = 0; i < 50; i++) got.push((await reader.read()).value);
-    assert.deepEqual(got, Array.from({ length: 50 }, (_, i) => note(i)));
+    assert.deepEqual(
+      got,
+      Array.from({ length: 50 }, (_, i) => note(i)),
+    );
     await writer.close();
     assert.equal((await reader.read()).done, true);
   });
@@ -117,7 +127,10 @@ describe("createMemoryByteStreams", () => {
     right.link.send(note(99));
     await tick();
     await tick();
-    assert.deepEqual(right.messages, Array.from({ length: 10 }, (_, i) => note(i)));
+    assert.deepEqual(
+      right.messages,
+      Array.from({ length: 10 }, (_, i) => note(i)),
+    );
     assert.deepEqual(left.messages, [note(99)]);
     await left.link.close();
     await tick();

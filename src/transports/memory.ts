@@ -5,7 +5,14 @@
 import { rawIdOf } from "../jsonrpc/envelope-scanner.js";
 import type { LinkReceiver, MessageLink, Stream } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
-import { InputGate, isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
+import {
+  InputGate,
+  isReply,
+  OutputLedger,
+  refuseOverBacklog,
+  resolveMaxBufferedBytes,
+  type BackpressureOptions,
+} from "./backpressure.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK } from "./frame-writer.js";
 import { streamFromLink, type LinkControl, type LinkStreamOptions } from "./link-streams.js";
 import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";

@@ -5,7 +5,13 @@
 import { rawIdOf } from "../jsonrpc/envelope-scanner.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
-import { InputGate, isReply, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
+import {
+  InputGate,
+  isReply,
+  refuseOverBacklog,
+  resolveMaxBufferedBytes,
+  type BackpressureOptions,
+} from "./backpressure.js";
 import type { ByteSink, ByteSource } from "./bytes.js";
 import { DEFAULT_MAX_REQUEST_BURST, DispatchPacer } from "./dispatch-pacer.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK, FrameWriter } from "./frame-writer.js";
@@ -31,7 +37,7 @@ const PREVIEW_CHARS = 200;
 
 function looksLikeJson(line: string): boolean {
   const first = line.trimStart().charCodeAt(0);
-  return first === 0x7b /* { */ || first === 0x5b /* [ */;
+  return first === 0x7b /* { */ || first === 0x5b; /* [ */
 }
 
 /**

@@ -20,11 +20,19 @@ const message = fc
   .record({ value: fc.jsonValue({ maxDepth: 3, stringUnit: "grapheme" }), crlf: fc.boolean() })
   .map(({ value, crlf }) => ({ kind: "message" as const, value: JSON.parse(JSON.stringify(value)) as unknown, crlf }))
   .filter((f) => encoder.encode(JSON.stringify(f.value)).length < LIMIT);
-const oversized = fc.record({ bytes: fc.integer({ min: LIMIT + 1, max: LIMIT * 3 }), crlf: fc.boolean() }).map((f) => ({ kind: "oversized" as const, ...f }));
-const frames = fc.array(fc.oneof({ weight: 8, arbitrary: message }, { weight: 1, arbitrary: oversized }), { minLength: 1, maxLength: 25 });
+const oversized = fc
+  .record({ bytes: fc.integer({ min: LIMIT + 1, max: LIMIT * 3 }), crlf: fc.boolean() })
+  .map((f) => ({ kind: "oversized" as const, ...f }));
+const frames = fc.array(fc.oneof({ weight: 8, arbitrary: message }, { weight: 1, arbitrary: oversized }), {
+  minLength: 1,
+  maxLength: 25,
+});
 
 function lineOf(frame: Frame): string {
-  const body = frame.kind === "message" ? JSON.stringify(frame.value) : JSON.stringify({ id: 1, pad: "é".repeat(Math.ceil(frame.bytes / 2)) });
+  const body =
+    frame.kind === "message"
+      ? JSON.stringify(frame.value)
+      : JSON.stringify({ id: 1, pad: "é".repeat(Math.ceil(frame.bytes / 2)) });
   return body + (frame.crlf ? "\r\n" : "\n");
 }
 
@@ -40,7 +48,9 @@ function chunks(bytes: Uint8Array, cuts: number[]): Uint8Array[] {
   return out;
 }
 
-async function deliver(parts: Uint8Array[]): Promise<{ messages: unknown[]; problems: FrameProblem[]; cause: unknown }> {
+async function deliver(
+  parts: Uint8Array[],
+): Promise<{ messages: unknown[]; problems: FrameProblem[]; cause: unknown }> {
   const input = new ReadableStream<Uint8Array>({
     start(controller) {
       for (const part of parts) controller.enqueue(part);
@@ -51,7 +61,11 @@ async function deliver(parts: Uint8Array[]): Promise<{ messages: unknown[]; prob
   const messages: unknown[] = [];
   const problems: FrameProblem[] = [];
   const cause = await new Promise<unknown>((resolve) =>
-    stream[LINK]!.start({ message: (value) => messages.push(value), problem: (p) => problems.push(p), closed: resolve }),
+    stream[LINK]!.start({
+      message: (value) => messages.push(value),
+      problem: (p) => problems.push(p),
+      closed: resolve,
+    }),
   );
   return { messages, problems, cause };
 }
@@ -63,7 +77,10 @@ test("any frames cut into any chunks come out as the same messages; oversized li
       const parts = everyByte ? Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)) : chunks(bytes, cuts);
       const { messages, problems, cause } = await deliver(parts);
       assert.equal(cause, undefined);
-      assert.deepEqual(messages, sequence.filter((f) => f.kind === "message").map((f) => (f as { value: unknown }).value));
+      assert.deepEqual(
+        messages,
+        sequence.filter((f) => f.kind === "message").map((f) => (f as { value: unknown }).value),
+      );
       assert.deepEqual(
         problems.map((p) => p.kind),
         sequence.filter((f) => f.kind === "oversized").map(() => "too_large"),

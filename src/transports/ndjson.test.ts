@@ -23,15 +23,34 @@ function concat(parts: Uint8Array[]): Uint8Array {
 }
 
 /** A byte input fed by hand. */
-function manualInput(): { input: ReadableStream<Uint8Array>; push(bytes: Uint8Array): void; end(): void; fail(e: unknown): void; cancelled: () => boolean } {
+function manualInput(): {
+  input: ReadableStream<Uint8Array>;
+  push(bytes: Uint8Array): void;
+  end(): void;
+  fail(e: unknown): void;
+  cancelled: () => boolean;
+} {
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let cancelled = false;
-  const input = new ReadableStream<Uint8Array>({ start: (c) => void (controller = c), cancel: () => void (cancelled = true) });
-  return { input, push: (b) => controller.enqueue(b), end: () => controller.close(), fail: (e) => controller.error(e), cancelled: () => cancelled };
+  const input = new ReadableStream<Uint8Array>({
+    start: (c) => void (controller = c),
+    cancel: () => void (cancelled = true),
+  });
+  return {
+    input,
+    push: (b) => controller.enqueue(b),
+    end: () => controller.close(),
+    fail: (e) => controller.error(e),
+    cancelled: () => cancelled,
+  };
 }
 
 /** A byte output that records each write. */
-function recordingOutput(fail?: unknown): { output: WritableStream<Uint8Array>; writes: Uint8Array[]; closed: () => boolean } {
+function recordingOutput(fail?: unknown): {
+  output: WritableStream<Uint8Array>;
+  writes: Uint8Array[];
+  closed: () => boolean;
+} {
   const writes: Uint8Array[] = [];
   let closed = false;
   const output = new WritableStream<Uint8Array>({
@@ -119,7 +138,9 @@ describe("ndJsonStream framing", () => {
 
   it("raises too_large before the oversized line ends, holding at most the limit", async () => {
     const manual = manualInput();
-    const link = new NdJsonLink(webByteSource(manual.input), webByteSink(recordingOutput().output), { maxMessageBytes: 1024 });
+    const link = new NdJsonLink(webByteSource(manual.input), webByteSink(recordingOutput().output), {
+      maxMessageBytes: 1024,
+    });
     const r = receive({ [LINK]: link } as unknown as Stream);
     manual.push(enc('{"id":1,"method":"m","params":{"x":"'));
     let held = 0;
@@ -147,7 +168,12 @@ describe("ndJsonStream framing", () => {
     assert.deepEqual(r.messages, [{ jsonrpc: "2.0", method: "ok" }]);
     assert.deepEqual(
       r.problems.map((p) => p.kind === "parse" && [p.preview, p.looksLikeJson]),
-      [["hello world", false], ["{bad json", true], ["  [1,", true], [long.slice(0, 200), false]],
+      [
+        ["hello world", false],
+        ["{bad json", true],
+        ["  [1,", true],
+        [long.slice(0, 200), false],
+      ],
     );
     assert.ok(r.problems.every((p) => p.kind === "parse" && p.detail.length > 0));
   });
@@ -336,21 +362,35 @@ describe("ndJsonStream web streams", () => {
   it("answers malformed JSON (-32700) and non-object values (-32600) when read as a stream", async () => {
     const out = recordingOutput();
     const problems: FrameProblem[] = [];
-    const input = new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(enc('{oops\nplain log\n42\n{"jsonrpc":"2.0","method":"m"}\n')), c.close()) });
+    const input = new ReadableStream<Uint8Array>({
+      start: (c) => (c.enqueue(enc('{oops\nplain log\n42\n{"jsonrpc":"2.0","method":"m"}\n')), c.close()),
+    });
     const stream = ndJsonStream(out.output, input, { onProblem: (p) => problems.push(p) });
     const got: unknown[] = [];
     for await (const m of stream.readable as unknown as AsyncIterable<unknown>) got.push(m);
     await tick();
     assert.deepEqual(got, [{ jsonrpc: "2.0", method: "m" }]);
     assert.equal(problems.length, 2);
-    const replies = dec(out.writes).trim().split("\n").map((l) => JSON.parse(l));
-    assert.deepEqual(replies.map((r) => [r.id, r.error.code]), [[null, -32700], [null, -32600]]);
+    const replies = dec(out.writes)
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      replies.map((r) => [r.id, r.error.code]),
+      [
+        [null, -32700],
+        [null, -32600],
+      ],
+    );
   });
 
   it("allows only one reader: the link or the readable", () => {
     const one = ndJsonStream(recordingOutput().output, manualInput().input);
     void one.readable;
-    assert.throws(() => one[LINK]!.start({ message() {}, problem() {}, closed() {} }), /already being read through stream.readable/);
+    assert.throws(
+      () => one[LINK]!.start({ message() {}, problem() {}, closed() {} }),
+      /already being read through stream.readable/,
+    );
     const two = ndJsonStream(recordingOutput().output, manualInput().input);
     (two[LINK] as MessageLink).start({ message() {}, problem() {}, closed() {} });
     assert.throws(() => two.readable, /already being read by an acpkit connection/);

@@ -33,6 +33,13 @@ export interface NdJsonStreamOptions extends NdJsonLinkOptions, LinkStreamOption
  * @param output - where encoded messages are written (e.g. the peer's stdin)
  * @param input - where encoded messages are read from (e.g. the peer's stdout)
  */
-export function ndJsonStream(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>, options: NdJsonStreamOptions = {}): Stream {
-  return streamFromLink(new NdJsonLink(webByteSource(input), webByteSink(output, { closeOutput: false }), options), options);
+export function ndJsonStream(
+  output: WritableStream<Uint8Array>,
+  input: ReadableStream<Uint8Array>,
+  options: NdJsonStreamOptions = {},
+): Stream {
+  return streamFromLink(
+    new NdJsonLink(webByteSource(input), webByteSink(output, { closeOutput: false }), options),
+    options,
+  );
 }

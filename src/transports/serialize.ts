@@ -45,7 +45,8 @@ const ENVELOPE_HEAD = '{"jsonrpc":"2.0","id":';
  */
 function withRawId(text: string, id: unknown, rawId: string): string {
   const written = JSON.stringify(id);
-  if (written === undefined || !text.startsWith(ENVELOPE_HEAD) || !text.startsWith(written, ENVELOPE_HEAD.length)) return text;
+  if (written === undefined || !text.startsWith(ENVELOPE_HEAD) || !text.startsWith(written, ENVELOPE_HEAD.length))
+    return text;
   return ENVELOPE_HEAD + rawId + text.slice(ENVELOPE_HEAD.length + written.length);
 }
 
@@ -63,7 +64,10 @@ export function serializeMessage(message: unknown, maxBytes: number, rawId?: str
     throw new UnserializableValueError(describe(message), error);
   }
   if (text === undefined) {
-    throw new UnserializableValueError(describe(message), new TypeError(`JSON.stringify produced nothing for a ${typeof message}`));
+    throw new UnserializableValueError(
+      describe(message),
+      new TypeError(`JSON.stringify produced nothing for a ${typeof message}`),
+    );
   }
   if (rawId !== undefined) text = withRawId(text, (message as { id?: unknown }).id, rawId);
   // UTF-8 needs at least one byte and at most three per UTF-16 unit: only near the limit do we count exactly.

@@ -85,7 +85,10 @@ describe("linkFromStream", () => {
     let closed = false;
     let cancelled = false;
     const written: unknown[] = [];
-    const writable = new WritableStream<AnyMessage>({ write: async (m) => void written.push(m), close: () => void (closed = true) });
+    const writable = new WritableStream<AnyMessage>({
+      write: async (m) => void written.push(m),
+      close: () => void (closed = true),
+    });
     const readable = new ReadableStream<AnyMessage>({ cancel: () => void (cancelled = true) });
     const a = start({ readable, writable });
     a.link.send(note(1));

@@ -4,7 +4,13 @@
  */
 import { LINK, type LinkReceiver, type MessageLink, type Stream } from "../jsonrpc/link.js";
 import type { AnyMessage } from "../jsonrpc/messages.js";
-import { isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "./backpressure.js";
+import {
+  isReply,
+  OutputLedger,
+  refuseOverBacklog,
+  resolveMaxBufferedBytes,
+  type BackpressureOptions,
+} from "./backpressure.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK } from "./frame-writer.js";
 import { serializeMessage } from "./serialize.js";
 

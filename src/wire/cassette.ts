@@ -75,7 +75,10 @@ export interface EntryNotes {
  */
 export function entryLine(from: Side, frame: WireFrame, time: number, raw?: string, notes?: EntryNotes): string {
   const head = `{"time":${Number.isFinite(time) ? time : 0},"from":"${from}",`;
-  const tail = notes === undefined ? "}" : `${notes.rawId === undefined ? "" : `,"rawId":${JSON.stringify(notes.rawId)}`}${notes.note === undefined ? "" : `,"note":${JSON.stringify(notes.note)}`}}`;
+  const tail =
+    notes === undefined
+      ? "}"
+      : `${notes.rawId === undefined ? "" : `,"rawId":${JSON.stringify(notes.rawId)}`}${notes.note === undefined ? "" : `,"note":${JSON.stringify(notes.note)}`}}`;
   switch (frame.kind) {
     case "message":
       return `${head}"message":${raw ?? JSON.stringify(frame.value) ?? "null"}${tail}`;
@@ -101,11 +104,20 @@ export function readCassette(text: string): Cassette {
       if (i === lines.length - 1) break; // a torn last line (the recorder was killed mid-write)
       throw new CassetteFormatError(i + 1, `not JSON (${(error as Error).message})`);
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw new CassetteFormatError(i + 1, "expected a JSON object");
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      throw new CassetteFormatError(i + 1, "expected a JSON object");
     const record = value as Record<string, unknown>;
     if (header === undefined) {
-      if (typeof record.acpCassette !== "number") throw new CassetteFormatError(i + 1, 'the first line must be the header ({"acpCassette":1,...}); is this an ACP cassette?');
-      if (record.acpCassette > CASSETTE_VERSION) throw new CassetteFormatError(i + 1, `cassette format ${record.acpCassette} is newer than this acpkit reads (${CASSETTE_VERSION}); update acpkit`);
+      if (typeof record.acpCassette !== "number")
+        throw new CassetteFormatError(
+          i + 1,
+          'the first line must be the header ({"acpCassette":1,...}); is this an ACP cassette?',
+        );
+      if (record.acpCassette > CASSETTE_VERSION)
+        throw new CassetteFormatError(
+          i + 1,
+          `cassette format ${record.acpCassette} is newer than this acpkit reads (${CASSETTE_VERSION}); update acpkit`,
+        );
       header = record as CassetteHeader;
       continue;
     }
@@ -117,11 +129,14 @@ export function readCassette(text: string): Cassette {
 
 function entryOf(record: Record<string, unknown>, line: number): CassetteEntry {
   const { time, from } = record;
-  if (from !== "client" && from !== "agent") throw new CassetteFormatError(line, `"from" must be "client" or "agent", got ${JSON.stringify(from)}`);
-  if (typeof time !== "number") throw new CassetteFormatError(line, '"time" must be a number (milliseconds since the epoch)');
+  if (from !== "client" && from !== "agent")
+    throw new CassetteFormatError(line, `"from" must be "client" or "agent", got ${JSON.stringify(from)}`);
+  if (typeof time !== "number")
+    throw new CassetteFormatError(line, '"time" must be a number (milliseconds since the epoch)');
   if ("message" in record) return { time, from, frame: { kind: "message", value: record.message } };
   if (typeof record.line === "string") return { time, from, frame: { kind: "unparsable", line: record.line } };
   const oversized = record.oversized as { bytes?: unknown; head?: unknown } | undefined;
-  if (oversized && typeof oversized.bytes === "number") return { time, from, frame: { kind: "oversized", bytes: oversized.bytes, head: String(oversized.head ?? "") } };
+  if (oversized && typeof oversized.bytes === "number")
+    return { time, from, frame: { kind: "oversized", bytes: oversized.bytes, head: String(oversized.head ?? "") } };
   throw new CassetteFormatError(line, 'a frame needs "message", "line" or "oversized"');
 }

@@ -73,7 +73,8 @@ export class Conversation implements ConversationView {
   private followVersion(value: unknown): void {
     const version = isRecord(value) ? value.protocolVersion : undefined;
     if (typeof version !== "number") return;
-    if (version >= 2 && this.version !== 2) this.useFlavor(this.v1Flavor === unstableFlavor ? v2UnstableFlavor : v2Flavor, v2UnstableFlavor);
+    if (version >= 2 && this.version !== 2)
+      this.useFlavor(this.v1Flavor === unstableFlavor ? v2UnstableFlavor : v2Flavor, v2UnstableFlavor);
     else if (version < 2 && this.version !== 1) this.useFlavor(this.v1Flavor, unstableFlavor);
   }
 
@@ -100,11 +101,20 @@ export class Conversation implements ConversationView {
       if (/^\s*[[{]/.test(frame.line)) this.owe(from, null);
       return { index, time, from, type: "unparsable", line: frame.line };
     }
-    if (frame.kind === "oversized") return { index, time, from, type: "oversized", line: frame.head, bytes: frame.bytes };
+    if (frame.kind === "oversized")
+      return { index, time, from, type: "oversized", line: frame.head, bytes: frame.bytes };
     const value = frame.value;
     if (isRecord(value) && !("id" in value) && !("method" in value) && ("result" in value || "error" in value)) {
       this.owe(from, null);
-      return { index, time, from, type: "invalid", value, reason: 'a response without "id": every JSON-RPC 2.0 response carries the id of the request it answers (null when that id could not be read), and a notification gets no response at all' };
+      return {
+        index,
+        time,
+        from,
+        type: "invalid",
+        value,
+        reason:
+          'a response without "id": every JSON-RPC 2.0 response carries the id of the request it answers (null when that id could not be read), and a notification gets no response at all',
+      };
     }
     const envelope = classify(value);
     switch (envelope.kind) {
@@ -113,12 +123,31 @@ export class Conversation implements ConversationView {
         return { index, time, from, type: "invalid", value, reason: envelope.reason, id: envelope.id };
       case "request": {
         if (envelope.method === "initialize" && !this.initialized) this.followVersion(envelope.params);
-        const event: WireEvent = { index, time, from, type: "request", value, method: envelope.method, id: envelope.id, params: envelope.params, entry: this.entryOf(envelope.method) };
+        const event: WireEvent = {
+          index,
+          time,
+          from,
+          type: "request",
+          value,
+          method: envelope.method,
+          id: envelope.id,
+          params: envelope.params,
+          entry: this.entryOf(envelope.method),
+        };
         this.pendingBy[from].set(key(envelope.id), event);
         return event;
       }
       case "notification":
-        return { index, time, from, type: "notification", value, method: envelope.method, params: envelope.params, entry: this.entryOf(envelope.method) };
+        return {
+          index,
+          time,
+          from,
+          type: "notification",
+          value,
+          method: envelope.method,
+          params: envelope.params,
+          entry: this.entryOf(envelope.method),
+        };
       case "response": {
         const requester: Side = from === "agent" ? "client" : "agent";
         const k = key(envelope.id);
@@ -128,7 +157,16 @@ export class Conversation implements ConversationView {
           const owed = this.owedErrors[requester].indexOf(k);
           if (owed !== -1) {
             this.owedErrors[requester].splice(owed, 1);
-            return { index, time, from, type: "response", value, id: envelope.id, error: record.error, answersInvalid: true };
+            return {
+              index,
+              time,
+              from,
+              type: "response",
+              value,
+              id: envelope.id,
+              error: record.error,
+              answersInvalid: true,
+            };
           }
         }
         const duplicate = request === undefined && this.answered[requester].has(k);
@@ -179,9 +217,15 @@ export class Conversation implements ConversationView {
       case "session/load":
       case "session/resume":
       case "session/fork": {
-        const sessionId = request.method === "session/load" || request.method === "session/resume" ? params.sessionId : result.sessionId;
+        const sessionId =
+          request.method === "session/load" || request.method === "session/resume"
+            ? params.sessionId
+            : result.sessionId;
         if (typeof sessionId !== "string") return;
-        const roots = [params.cwd, ...(Array.isArray(params.additionalDirectories) ? params.additionalDirectories : [])].filter((r): r is string => typeof r === "string");
+        const roots = [
+          params.cwd,
+          ...(Array.isArray(params.additionalDirectories) ? params.additionalDirectories : []),
+        ].filter((r): r is string => typeof r === "string");
         this.roots.set(sessionId, roots);
         return;
       }

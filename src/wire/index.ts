@@ -4,10 +4,36 @@
  * players that replay a cassette (`replayAgent`, `replayClient`).
  */
 export { WireChecker, type WireCheckerOptions } from "./wire-checker.js";
-export { ALL_RULES, CANCEL_RACE_MS, type Finding, type Rule, type RuleContext, type RuleState, type Severity } from "./rules/index.js";
+export {
+  ALL_RULES,
+  CANCEL_RACE_MS,
+  type Finding,
+  type Rule,
+  type RuleContext,
+  type RuleState,
+  type Severity,
+} from "./rules/index.js";
 export type { ConversationView } from "./conversation.js";
-export { frameText, sessionIdOf, updateKindOf, TURN_CONTENT_UPDATES, type Side, type WireEvent, type WireEventType, type WireFrame } from "./events.js";
-export { CASSETTE_VERSION, CassetteFormatError, entryLine, readCassette, type Cassette, type CassetteEntry, type CassetteHeader, type EntryNotes } from "./cassette.js";
+export {
+  frameText,
+  sessionIdOf,
+  updateKindOf,
+  TURN_CONTENT_UPDATES,
+  type Side,
+  type WireEvent,
+  type WireEventType,
+  type WireFrame,
+} from "./events.js";
+export {
+  CASSETTE_VERSION,
+  CassetteFormatError,
+  entryLine,
+  readCassette,
+  type Cassette,
+  type CassetteEntry,
+  type CassetteHeader,
+  type EntryNotes,
+} from "./cassette.js";
 export { CassetteRecorder, type CassetteRecorderOptions, type LineSink } from "./recorder.js";
 export { ScriptPeer, PeerClosedError, WaitTimeoutError, type ScriptPeerOptions } from "./script-peer.js";
 export { scriptPeerOverWeb } from "./web-peer.js";

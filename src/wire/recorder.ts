@@ -72,9 +72,18 @@ export class CassetteRecorder {
   tapListener(local: Side): TapListener {
     const remote: Side = local === "client" ? "agent" : "client";
     return (event) => {
-      if ("message" in event) this.message(event.direction === "out" ? local : remote, event.message, event.time, undefined, event.rawId === undefined ? undefined : { rawId: event.rawId });
-      else if (event.problem.kind === "parse") this.frame(remote, { kind: "unparsable", line: event.problem.preview }, event.time);
-      else if (event.problem.kind === "too_large") this.frame(remote, { kind: "oversized", bytes: event.problem.bytes, head: event.problem.head }, event.time);
+      if ("message" in event)
+        this.message(
+          event.direction === "out" ? local : remote,
+          event.message,
+          event.time,
+          undefined,
+          event.rawId === undefined ? undefined : { rawId: event.rawId },
+        );
+      else if (event.problem.kind === "parse")
+        this.frame(remote, { kind: "unparsable", line: event.problem.preview }, event.time);
+      else if (event.problem.kind === "too_large")
+        this.frame(remote, { kind: "oversized", bytes: event.problem.bytes, head: event.problem.head }, event.time);
       // "lost" (responses a broken link could not deliver) is no frame on the wire: nothing to record.
     };
   }
@@ -99,7 +108,12 @@ export class CassetteRecorder {
       if (params.clientCapabilities !== undefined) this.header.clientCapabilities = params.clientCapabilities;
       return true;
     }
-    if (from === "agent" && this.initializeId !== undefined && message.id === this.initializeId && !("method" in message)) {
+    if (
+      from === "agent" &&
+      this.initializeId !== undefined &&
+      message.id === this.initializeId &&
+      !("method" in message)
+    ) {
       const result = message.result as Record<string, unknown> | undefined;
       if (result) {
         this.header.protocolVersion = result.protocolVersion;

@@ -142,9 +142,16 @@ export class ScriptPeer {
   }
 
   /** Sends a request with a fresh id (or `id`); `response` resolves with the other side's answer. */
-  request(method: string, params?: unknown, options: { id?: JsonRpcId; timeoutMs?: number } = {}): { id: JsonRpcId; event: WireEvent; response: Promise<WireEvent> } {
+  request(
+    method: string,
+    params?: unknown,
+    options: { id?: JsonRpcId; timeoutMs?: number } = {},
+  ): { id: JsonRpcId; event: WireEvent; response: Promise<WireEvent> } {
     const id = options.id ?? ++this.nextId;
-    const response = this.waitFor((e) => e.type === "response" && key(e.id) === key(id), { what: `answer to ${method} (id ${key(id)})`, timeoutMs: options.timeoutMs });
+    const response = this.waitFor((e) => e.type === "response" && key(e.id) === key(id), {
+      what: `answer to ${method} (id ${key(id)})`,
+      timeoutMs: options.timeoutMs,
+    });
     response.catch(() => {}); // a caller that never awaits it must not crash the process
     const event = this.send({ jsonrpc: "2.0", id, method, ...(params === undefined ? {} : { params }) });
     return { id, event, response };
@@ -162,14 +169,21 @@ export class ScriptPeer {
 
   /** Answers a request of the other side with an error. */
   respondError(request: WireEvent, code: number, message: string, data?: unknown): WireEvent {
-    return this.send({ jsonrpc: "2.0", id: request.id ?? null, error: { code, message, ...(data === undefined ? {} : { data }) } });
+    return this.send({
+      jsonrpc: "2.0",
+      id: request.id ?? null,
+      error: { code, message, ...(data === undefined ? {} : { data }) },
+    });
   }
 
   /**
    * Waits for a frame of the other side that matches, arriving after event index `since` (default: from now on;
    * pass 0 to include what already came). Rejects with `WaitTimeoutError` or `PeerClosedError`.
    */
-  waitFor(match: (event: WireEvent) => boolean, options: { what: string; timeoutMs?: number | undefined; since?: number }): Promise<WireEvent> {
+  waitFor(
+    match: (event: WireEvent) => boolean,
+    options: { what: string; timeoutMs?: number | undefined; since?: number },
+  ): Promise<WireEvent> {
     if (options.since !== undefined) {
       for (let i = options.since; i < this.events.length; i++) {
         const event = this.events[i]!;
@@ -179,7 +193,11 @@ export class ScriptPeer {
     if (this.ended) return Promise.reject(new PeerClosedError(options.what));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { match, resolve, reject, what: options.what, timer: undefined };
-      if (options.timeoutMs !== undefined) waiter.timer = setTimeout(() => this.settle(waiter, undefined, new WaitTimeoutError(options.what, options.timeoutMs!)), options.timeoutMs);
+      if (options.timeoutMs !== undefined)
+        waiter.timer = setTimeout(
+          () => this.settle(waiter, undefined, new WaitTimeoutError(options.what, options.timeoutMs!)),
+          options.timeoutMs,
+        );
       this.waiters.add(waiter);
     });
   }

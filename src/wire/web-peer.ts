@@ -5,7 +5,11 @@
 import { ScriptPeer, type ScriptPeerOptions } from "./script-peer.js";
 
 /** A peer that reads `input` and writes `output` (UTF-8). Reading starts at once; the end of `input` ends the peer. */
-export function scriptPeerOverWeb(input: ReadableStream<Uint8Array>, output: WritableStream<Uint8Array>, options: Omit<ScriptPeerOptions, "write">): ScriptPeer {
+export function scriptPeerOverWeb(
+  input: ReadableStream<Uint8Array>,
+  output: WritableStream<Uint8Array>,
+  options: Omit<ScriptPeerOptions, "write">,
+): ScriptPeer {
   const writer = output.getWriter();
   const encoder = new TextEncoder();
   const peer = new ScriptPeer({ ...options, write: (text) => void writer.write(encoder.encode(text)).catch(() => {}) });

@@ -28,7 +28,15 @@ test("a clean v2 turn (ack, then user_message, running, chunks, idle) has no fin
   c.agent(update({ sessionUpdate: "user_message", messageId: "u1", content: [{ type: "text", text: "hi" }] }));
   c.agent(update({ sessionUpdate: "state_update", state: "running" }));
   c.agent(update({ sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "hello" } }));
-  c.agent(update({ sessionUpdate: "tool_call_update", toolCallId: "t1", title: "build", status: "in_progress", capabilities: { cancel: {} } }));
+  c.agent(
+    update({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "t1",
+      title: "build",
+      status: "in_progress",
+      capabilities: { cancel: {} },
+    }),
+  );
   c.client({ method: "session/cancel", params: { sessionId: "s1" } });
   c.agent(update({ sessionUpdate: "state_update", state: "idle", stopReason: "cancelled" }));
   assert.deepEqual(c.end(), []);
@@ -40,10 +48,13 @@ test("v2's schema is what is checked: a chunk without messageId, and a v1-shaped
   c.agent({ id: 3, result: { stopReason: "end_turn" } });
   c.agent(update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "x" } }));
   const findings = c.end();
-  assert.deepEqual(findings.map((f) => [f.rule, f.path]), [
-    ["schema", "$.result.messageId"],
-    ["schema", "$.params.update.messageId"],
-  ]);
+  assert.deepEqual(
+    findings.map((f) => [f.rule, f.path]),
+    [
+      ["schema", "$.result.messageId"],
+      ["schema", "$.params.update.messageId"],
+    ],
+  );
 });
 
 test("v2 capabilities are read from `capabilities`: a v2 agent without capabilities.session is not to be asked session/new", () => {
@@ -65,5 +76,8 @@ test("a v2 client meeting a v1 agent: the agent's answer brings the conversation
   c.client({ id: 3, method: "session/prompt", params: { sessionId: "s1", prompt: [{ type: "text", text: "hi" }] } });
   c.agent({ id: 3, result: { stopReason: "end_turn" } });
   c.chunk("late");
-  assert.ok(c.end().some((f) => f.rule === "prompt.update-after-response"), "v1's turn rule applies again");
+  assert.ok(
+    c.end().some((f) => f.rule === "prompt.update-after-response"),
+    "v1's turn rule applies again",
+  );
 });

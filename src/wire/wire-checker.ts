@@ -51,7 +51,15 @@ export class WireChecker {
         conversation: this.state,
         report: (found) => {
           if (!this.judged.has(found.side)) return;
-          const finding: Finding = { rule: rule.id, spec: rule.spec, severity: found.severity ?? rule.severity, side: found.side, message: found.message, ...(found.event ? { event: found.event } : {}), ...(found.path ? { path: found.path } : {}) };
+          const finding: Finding = {
+            rule: rule.id,
+            spec: rule.spec,
+            severity: found.severity ?? rule.severity,
+            side: found.side,
+            message: found.message,
+            ...(found.event ? { event: found.event } : {}),
+            ...(found.path ? { path: found.path } : {}),
+          };
           this.findings.push(finding);
           this.onFinding?.(finding);
         },

@@ -35,7 +35,10 @@ test("ChunkOrder: in order passes; a swap, a swap 64 apart, a loss and a duplica
   const order = seen(swapped);
   assert.equal(order.inOrder, false);
   assert.equal(order.misplaced, 2);
-  assert.equal(order.describe(), "chunk order broken: 2 of 300 chunks out of place, the first at position 10 (it carried chunk 11)");
+  assert.equal(
+    order.describe(),
+    "chunk order broken: 2 of 300 chunks out of place, the first at position 10 (it carried chunk 11)",
+  );
 
   const far = [...straight];
   [far[3], far[3 + 64]] = [far[3 + 64]!, far[3]!];
@@ -59,7 +62,13 @@ function rep(inOrder: boolean | undefined, ms: number, transport: "pipe" | "tap"
     throughput: 1000 / (ms / 1000),
     unit: "msg/s",
     clientRss: { baselineBytes: 0, peakBytes: 0 },
-    checks: { ok: inOrder !== false, ...(inOrder === undefined ? {} : { inOrder }), ...(inOrder === false ? { note: "chunk order broken: 2 of 1000 chunks out of place, the first at position 10 (it carried chunk 11)" } : {}) },
+    checks: {
+      ok: inOrder !== false,
+      ...(inOrder === undefined ? {} : { inOrder }),
+      ...(inOrder === false
+        ? { note: "chunk order broken: 2 of 1000 chunks out of place, the first at position 10 (it carried chunk 11)" }
+        : {}),
+    },
   };
 }
 
@@ -82,7 +91,10 @@ test("tap target: PASS only with every rep in order and the time within 10%; a r
 
   const reordered = target([rep(true, 101, "tap"), rep(false, 101, "tap")]);
   assert.equal(reordered.status, "FAIL");
-  assert.match(reordered.detail, /1 of 2 reps through the tap \(acpkit\) did not deliver every chunk in order: chunk order broken/);
+  assert.match(
+    reordered.detail,
+    /1 of 2 reps through the tap \(acpkit\) did not deliver every chunk in order: chunk order broken/,
+  );
 
   const unchecked = target([rep(undefined, 101, "tap")]);
   assert.equal(unchecked.status, "FAIL");

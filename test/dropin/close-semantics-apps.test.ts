@@ -77,7 +77,10 @@ for (const [name, sdk] of impls) {
       assert.equal(connection.signal.aborted, true);
       assert.ok(closedMessage(connection.signal.reason));
       await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), closedMessage);
-      await assert.rejects(connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }), closedMessage);
+      await assert.rejects(
+        connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }),
+        closedMessage,
+      );
     });
 
     test("requests and notifications never awaited: no unhandled rejection when the connection closes under them", async () => {
@@ -118,7 +121,8 @@ for (const [name, sdk] of impls) {
     });
 
     test("a failing byte output (ndJsonStream): the request rejects with the write's message, the connection closes, later sends reject", async () => {
-      const failingOutput = () => new WritableStream<Uint8Array>({ write: () => Promise.reject(new Error("EPIPE here")) });
+      const failingOutput = () =>
+        new WritableStream<Uint8Array>({ write: () => Promise.reject(new Error("EPIPE here")) });
       const connection = sdk.client().connect(sdk.ndJsonStream(failingOutput(), manualReadable<Uint8Array>().readable));
       await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), /EPIPE here/);
       await connection.closed;
@@ -184,13 +188,17 @@ for (const [name, sdk] of impls) {
 
     test("connectWith: the input ending before op settles rejects with 'ACP connection closed', even if op ignores the connection", async () => {
       const awaiting = messageStream();
-      const first = sdk.client().connectWith(awaiting.stream, (ctx) => ctx.request(sdk.methods.agent.initialize, INITIALIZE));
+      const first = sdk
+        .client()
+        .connectWith(awaiting.stream, (ctx) => ctx.request(sdk.methods.agent.initialize, INITIALIZE));
       awaiting.input.controller.close();
       await assert.rejects(first, closedMessage);
 
       const ignoring = messageStream();
       let release!: () => void;
-      const second = sdk.client().connectWith(ignoring.stream, () => new Promise<string>((resolve) => (release = () => resolve("too late"))));
+      const second = sdk
+        .client()
+        .connectWith(ignoring.stream, () => new Promise<string>((resolve) => (release = () => resolve("too late"))));
       ignoring.input.controller.close();
       await assert.rejects(second, closedMessage);
       release();
@@ -210,7 +218,10 @@ for (const [name, sdk] of impls) {
         handle = connection;
         throw thrown;
       });
-      assert.throws(() => app.connect(messageStream().stream), (error: unknown) => error === thrown);
+      assert.throws(
+        () => app.connect(messageStream().stream),
+        (error: unknown) => error === thrown,
+      );
       assert.equal(handle.signal.aborted, true);
       await handle.closed;
     });
@@ -261,7 +272,12 @@ for (const [name, sdk] of impls) {
           return new Promise<never>(() => {});
         })
         .connect(stream);
-      input.controller.enqueue({ jsonrpc: "2.0", id: 1, method: "session/prompt", params: { sessionId: "s", prompt: [] } });
+      input.controller.enqueue({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "session/prompt",
+        params: { sessionId: "s", prompt: [] },
+      });
       await inHandler;
       input.controller.close();
       await connection.closed;
@@ -269,7 +285,13 @@ for (const [name, sdk] of impls) {
       assert.ok(closedMessage(seen.handlerSignal?.reason));
       await assert.rejects(seen.permission!, closedMessage);
       assert.ok(!sent.some((message) => (message as { id?: unknown }).id === 1), "nothing is answered once closed");
-      await assert.rejects(connection.client.notify(sdk.methods.client.session.update, { sessionId: "s", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "late" } } }), closedMessage);
+      await assert.rejects(
+        connection.client.notify(sdk.methods.client.session.update, {
+          sessionId: "s",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "late" } },
+        }),
+        closedMessage,
+      );
     });
 
     test("an active session: nextUpdate yields what was queued, then rejects once the connection closed", async () => {
@@ -279,7 +301,14 @@ for (const [name, sdk] of impls) {
       await settle();
       input.controller.enqueue({ jsonrpc: "2.0", id: (sent[0] as { id: number }).id, result: { sessionId: "s1" } });
       const session = await starting;
-      input.controller.enqueue({ jsonrpc: "2.0", method: "session/update", params: { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "queued" } } } });
+      input.controller.enqueue({
+        jsonrpc: "2.0",
+        method: "session/update",
+        params: {
+          sessionId: "s1",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "queued" } },
+        },
+      });
       await settle();
       input.controller.close();
       await connection.closed;
@@ -301,7 +330,12 @@ for (const [name, sdk] of impls) {
       await agentSide.closed;
       assert.equal(agentSide.signal.aborted, true);
 
-      const value = await sdk.client().connectWith(agentApp, async (ctx) => (await ctx.request(sdk.methods.agent.initialize, INITIALIZE)).protocolVersion);
+      const value = await sdk
+        .client()
+        .connectWith(
+          agentApp,
+          async (ctx) => (await ctx.request(sdk.methods.agent.initialize, INITIALIZE)).protocolVersion,
+        );
       assert.equal(value, 1);
       await agentSide.closed;
       assert.equal(agentSide.signal.aborted, true);
@@ -331,7 +365,13 @@ describe("2.x apps: acpkit's deliberate differences on close", () => {
     const pending = connection.agent.request(acpkit.methods.agent.initialize, INITIALIZE);
     const reason = new Error("user quit");
     connection.close(reason);
-    await assert.rejects(pending, (error: unknown) => error instanceof acpkit.ConnectionClosedError && error.cause === reason && /^ACP connection closed: user quit/.test(error.message));
+    await assert.rejects(
+      pending,
+      (error: unknown) =>
+        error instanceof acpkit.ConnectionClosedError &&
+        error.cause === reason &&
+        /^ACP connection closed: user quit/.test(error.message),
+    );
     assert.ok(connection.signal.reason instanceof acpkit.ConnectionClosedError);
     assert.equal((connection.signal.reason as acpkit.ConnectionClosedError).cause, reason);
   });
@@ -340,11 +380,23 @@ describe("2.x apps: acpkit's deliberate differences on close", () => {
     const { stream, input } = messageStream();
     const result = acpkit.client().connectWith(stream as acpkit.Stream, () => new Promise(() => {}));
     input.controller.close();
-    await assert.rejects(result, (error: unknown) => error instanceof acpkit.ConnectionClosedError && /the peer closed the connection \(end of input\)/.test(error.message));
+    await assert.rejects(
+      result,
+      (error: unknown) =>
+        error instanceof acpkit.ConnectionClosedError &&
+        /the peer closed the connection \(end of input\)/.test(error.message),
+    );
   });
 
   test("a notification over acpkit's ndJsonStream resolves once queued; the failed write then closes the connection (2.4.0: it rejects)", async () => {
-    const connection = acpkit.client().connect(acpkit.ndJsonStream(new WritableStream({ write: () => Promise.reject(new Error("EPIPE here")) }), manualReadable<Uint8Array>().readable));
+    const connection = acpkit
+      .client()
+      .connect(
+        acpkit.ndJsonStream(
+          new WritableStream({ write: () => Promise.reject(new Error("EPIPE here")) }),
+          manualReadable<Uint8Array>().readable,
+        ),
+      );
     await connection.agent.notify(acpkit.methods.agent.session.cancel, { sessionId: "s" });
     await connection.closed;
     assert.match((connection.signal.reason as Error).message, /the transport failed: EPIPE here/);
@@ -359,9 +411,13 @@ describe("2.x apps: acpkit's deliberate differences on close", () => {
     assert.ok(result instanceof Promise);
     await assert.rejects(result, (error: unknown) => error === thrown);
     assert.throws(
-      () => void official.client().onConnect(() => {
-        throw thrown;
-      }).connectWith(messageStream().stream, () => "never"),
+      () =>
+        void official
+          .client()
+          .onConnect(() => {
+            throw thrown;
+          })
+          .connectWith(messageStream().stream, () => "never"),
       (error: unknown) => error === thrown,
     );
   });

@@ -45,7 +45,10 @@ for (const [name, sdk] of impls) {
       const connection = connect(name, sdk, sdk.ndJsonStream(new WritableStream(), input.readable));
       const pending = connection.newSession({ cwd: "/", mcpServers: [] });
       input.controller.close();
-      await assert.rejects(pending, (error: unknown) => error instanceof Error && /ACP connection closed/.test(error.message));
+      await assert.rejects(
+        pending,
+        (error: unknown) => error instanceof Error && /ACP connection closed/.test(error.message),
+      );
       await connection.closed;
       assert.equal(connection.signal.aborted, true);
       await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /ACP connection closed/);
@@ -82,13 +85,19 @@ for (const [name, sdk] of impls) {
 
     test("a failing write (a foreign message stream): the request and a notification reject with the write's error", async () => {
       const writeError = new Error("write failed");
-      const stream = { readable: manualReadable<officialV1.AnyMessage>().readable, writable: new WritableStream({ write: () => Promise.reject(writeError) }) };
+      const stream = {
+        readable: manualReadable<officialV1.AnyMessage>().readable,
+        writable: new WritableStream({ write: () => Promise.reject(writeError) }),
+      };
       const connection = connect(name, sdk, stream);
       await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /write failed/);
       await connection.closed;
       assert.equal(connection.signal.aborted, true);
 
-      const again = connect(name, sdk, { readable: manualReadable<officialV1.AnyMessage>().readable, writable: new WritableStream({ write: () => Promise.reject(writeError) }) });
+      const again = connect(name, sdk, {
+        readable: manualReadable<officialV1.AnyMessage>().readable,
+        writable: new WritableStream({ write: () => Promise.reject(writeError) }),
+      });
       await assert.rejects(again.cancel({ sessionId: "s" }), /write failed/);
     });
   });
@@ -97,7 +106,11 @@ for (const [name, sdk] of impls) {
 describe("acpkit's extras on close", () => {
   test("the error is a ConnectionClosedError whose cause is the transport error, and says what to do", async () => {
     const input = manualReadable<Uint8Array>();
-    const connection = new acpkit.ClientSideConnection(minimalClient as never, acpkit.ndJsonStream(new WritableStream(), input.readable), { logger: acpkit.silentLogger });
+    const connection = new acpkit.ClientSideConnection(
+      minimalClient as never,
+      acpkit.ndJsonStream(new WritableStream(), input.readable),
+      { logger: acpkit.silentLogger },
+    );
     const pending = connection.newSession({ cwd: "/", mcpServers: [] });
     const cause = new TypeError("pipe broke");
     input.controller.error(cause);
@@ -106,17 +119,29 @@ describe("acpkit's extras on close", () => {
       assert.ok(error instanceof acpkit.LocalError);
       assert.equal(error.cause, cause);
       assert.equal(error.detail, "the transport failed: pipe broke");
-      assert.match(error.message, /^ACP connection closed: the transport failed: pipe broke\. Open a new connection to continue\.$/);
+      assert.match(
+        error.message,
+        /^ACP connection closed: the transport failed: pipe broke\. Open a new connection to continue\.$/,
+      );
       return true;
     });
     assert.ok(connection.signal.reason instanceof acpkit.ConnectionClosedError);
   });
 
   test("close(reason) rejects pending requests with a ConnectionClosedError carrying that reason", async () => {
-    const connection = new acpkit.ClientSideConnection(minimalClient as never, acpkit.ndJsonStream(new WritableStream(), manualReadable<Uint8Array>().readable));
+    const connection = new acpkit.ClientSideConnection(
+      minimalClient as never,
+      acpkit.ndJsonStream(new WritableStream(), manualReadable<Uint8Array>().readable),
+    );
     const pending = connection.newSession({ cwd: "/", mcpServers: [] });
     const reason = new Error("user quit");
     connection.close(reason);
-    await assert.rejects(pending, (error: unknown) => error instanceof acpkit.ConnectionClosedError && error.cause === reason && /ACP connection closed: user quit/.test(error.message));
+    await assert.rejects(
+      pending,
+      (error: unknown) =>
+        error instanceof acpkit.ConnectionClosedError &&
+        error.cause === reason &&
+        /ACP connection closed: user quit/.test(error.message),
+    );
   });
 });

@@ -46,14 +46,21 @@ function agentOn(options: AcpConnectionOptions, overrides: Partial<Agent> = {}) 
 function clientOn(options: AcpConnectionOptions, overrides: Partial<Client> = {}) {
   const peer = rawPeer();
   const connection = new ClientSideConnection(
-    () => ({ requestPermission: async () => ({ outcome: { outcome: "cancelled" } }), sessionUpdate: async () => {}, ...overrides }),
+    () => ({
+      requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
+      sessionUpdate: async () => {},
+      ...overrides,
+    }),
     peer.stream,
     options,
   );
   return { peer, connection };
 }
 
-const newerKind = { sessionId: "s1", update: { sessionUpdate: "brand_new_kind", detail: { x: 1 } } } as unknown as SessionNotification;
+const newerKind = {
+  sessionId: "s1",
+  update: { sessionUpdate: "brand_new_kind", detail: { x: 1 } },
+} as unknown as SessionNotification;
 
 describe("forgiving writer (default)", () => {
   test("an update kind newer than our schema is sent, and the problem is reported with its JSON path", async () => {
@@ -104,14 +111,20 @@ describe("strict writer (opt-in)", () => {
         assert.equal(error.issues[0]!.path, "$.update.sessionUpdate");
         return true;
       });
-      await connection.sessionUpdate({ sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ok" } } });
+      await connection.sessionUpdate({
+        sessionId: "s1",
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "ok" } },
+      });
       await peer.next(isMethod("session/update"));
       assert.equal(peer.received.length, 1, "only the valid update went out");
     });
   }
 
-  test("validateOutgoing: \"strict\" answers an off-schema handler result with -32603", async () => {
-    const { peer } = agentOn({ validateOutgoing: "strict", logger: recordingLogger() }, { newSession: async () => ({ sessionId: 7 }) as never });
+  test('validateOutgoing: "strict" answers an off-schema handler result with -32603', async () => {
+    const { peer } = agentOn(
+      { validateOutgoing: "strict", logger: recordingLogger() },
+      { newSession: async () => ({ sessionId: 7 }) as never },
+    );
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } });
     assert.equal(((await peer.next(isResponse(1))).error as { code: number }).code, -32603);
   });
@@ -141,13 +154,17 @@ describe("tolerant reader", () => {
     const { peer, connection } = clientOn({ logger });
     const answer = connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
     const sent = await peer.next(isMethod("initialize"));
-    await peer.send({ jsonrpc: "2.0", id: sent.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: "yes" } } });
+    await peer.send({
+      jsonrpc: "2.0",
+      id: sent.id,
+      result: { protocolVersion: 1, agentCapabilities: { loadSession: "yes" } },
+    });
     const result = await answer;
     assert.equal(result.agentCapabilities?.loadSession, false, "repaired to the schema's default");
     assert.equal(logger.lines.filter((l) => l.level === "warn" || l.level === "error").length, 0, logger.text());
   });
 
-  test("validateResponses: \"strict\" rejects an off-schema result with InvalidResponseError", async () => {
+  test('validateResponses: "strict" rejects an off-schema result with InvalidResponseError', async () => {
     const { peer, connection } = clientOn({ validateResponses: "strict", logger: recordingLogger() });
     const answer = connection.newSession({ cwd: "/w", mcpServers: [] });
     const sent = await peer.next(isMethod("session/new"));
@@ -159,7 +176,12 @@ describe("tolerant reader", () => {
     const seen: SessionNotification[] = [];
     const { peer } = clientOn({ logger: recordingLogger() }, { sessionUpdate: async (n) => void seen.push(n) });
     await peer.send({ jsonrpc: "2.0", method: "session/update", params: newerKind });
-    await peer.send({ jsonrpc: "2.0", id: 9, method: "session/request_permission", params: { sessionId: "s1", toolCall: { toolCallId: "t" }, options: [] } });
+    await peer.send({
+      jsonrpc: "2.0",
+      id: 9,
+      method: "session/request_permission",
+      params: { sessionId: "s1", toolCall: { toolCallId: "t" }, options: [] },
+    });
     await peer.next(isResponse(9));
     assert.deepEqual(seen, [newerKind]);
   });

@@ -14,11 +14,36 @@ type V1 = typeof officialV1;
 type Reply = { error?: { code: number; message: string; data?: unknown } };
 
 const cases: Array<[string, () => never]> = [
-  ["a plain Error", () => { throw new Error("disk full"); }],
-  ["an Error whose message is JSON", () => { throw new Error('{"reason":"quota"}'); }],
-  ["a thrown string", () => { throw "not an error"; }],
-  ["an object with a message", () => { throw { message: "shaped like an error" }; }],
-  ["an Error without a message", () => { throw new Error(); }],
+  [
+    "a plain Error",
+    () => {
+      throw new Error("disk full");
+    },
+  ],
+  [
+    "an Error whose message is JSON",
+    () => {
+      throw new Error('{"reason":"quota"}');
+    },
+  ],
+  [
+    "a thrown string",
+    () => {
+      throw "not an error";
+    },
+  ],
+  [
+    "an object with a message",
+    () => {
+      throw { message: "shaped like an error" };
+    },
+  ],
+  [
+    "an Error without a message",
+    () => {
+      throw new Error();
+    },
+  ],
 ];
 
 /** The reply a 1.x AgentSideConnection of `sdk` gives to session/new when its handler does `fail`. */
@@ -38,7 +63,9 @@ async function replyFrom(sdk: V1, fail: () => never, options?: unknown): Promise
     options,
   );
   const writer = toAgent.writable.getWriter();
-  void writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}\n'));
+  void writer.write(
+    new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}\n'),
+  );
   const reader = toClient.readable.getReader();
   const { value } = await reader.read();
   return JSON.parse(new TextDecoder().decode(value)) as Reply;
@@ -53,7 +80,10 @@ describe("a throwing request handler", () => {
       assert.deepEqual(ours, theirs);
       assert.equal(ours.error?.code, -32603);
       assert.doesNotMatch(JSON.stringify(ours), /at .*\.js|Error\n/);
-      assert.ok(logger.lines.some((l) => l.level === "error" && /session\/new/.test(JSON.stringify(l))), logger.text());
+      assert.ok(
+        logger.lines.some((l) => l.level === "error" && /session\/new/.test(JSON.stringify(l))),
+        logger.text(),
+      );
     });
   }
 
@@ -65,9 +95,11 @@ describe("a throwing request handler", () => {
         throw new Error("no sessions today");
       });
       await sdk.client().connectWith(app, async (ctx) => {
-        await ctx.request("session/new", { cwd: "/w", mcpServers: [] }).catch((error: { code: number; message: string; data: unknown }) => {
-          answers.push({ code: error.code, message: error.message, data: error.data });
-        });
+        await ctx
+          .request("session/new", { cwd: "/w", mcpServers: [] })
+          .catch((error: { code: number; message: string; data: unknown }) => {
+            answers.push({ code: error.code, message: error.message, data: error.data });
+          });
       });
     }
     assert.equal(answers.length, 2);
@@ -88,7 +120,9 @@ describe("a throwing request handler", () => {
         authenticate: async () => ({}),
         prompt: async (_params, context) => {
           started();
-          await new Promise((_, reject) => context!.signal.addEventListener("abort", () => reject(new Error("aborted"))));
+          await new Promise((_, reject) =>
+            context!.signal.addEventListener("abort", () => reject(new Error("aborted"))),
+          );
           return { stopReason: "end_turn" };
         },
         cancel: async () => {},
@@ -97,7 +131,11 @@ describe("a throwing request handler", () => {
       { logger: recordingLogger() },
     );
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } });
-    assert.deepEqual((await peer.next((m) => m.id === 1)).error, { code: -32002, message: "Resource not found: file:///x", data: { uri: "file:///x" } });
+    assert.deepEqual((await peer.next((m) => m.id === 1)).error, {
+      code: -32002,
+      message: "Resource not found: file:///x",
+      data: { uri: "file:///x" },
+    });
     await peer.send({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId: "s", prompt: [] } });
     await running;
     await peer.send({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 2 } });

@@ -46,7 +46,10 @@ for (const [name, sdk] of classImpls) {
         sdk.ndJsonStream(p.agent.output, p.agent.input),
       );
       const client = new sdk.ClientSideConnection(
-        () => ({ requestPermission: async () => ({ outcome: { outcome: "cancelled" } }), sessionUpdate: async () => {} }),
+        () => ({
+          requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
+          sessionUpdate: async () => {},
+        }),
         sdk.ndJsonStream(p.client.output, p.client.input),
       );
       assert.deepEqual(await client.newSession(newSession), { sessionId: "early" });
@@ -96,7 +99,10 @@ for (const [name, sdk] of appImpls) {
       await sdk.client().connectWith(app, async (ctx) => {
         await assert.rejects(ctx.request("session/new", newSession), (error: unknown) => {
           assert.equal((error as { code?: number }).code, -32600);
-          assert.equal((error as Error).message, "Invalid request: ACP connection must be initialized before 'session/new'");
+          assert.equal(
+            (error as Error).message,
+            "Invalid request: ACP connection must be initialized before 'session/new'",
+          );
           return true;
         });
         await ctx.request("initialize", { protocolVersion: 1 });

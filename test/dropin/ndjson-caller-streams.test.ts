@@ -63,7 +63,10 @@ for (const [name, sdk] of impls) {
     test("the output is not locked between writes, and the caller can close it; the agent then closes", async () => {
       const pipes = bytePipes();
       const agent = new sdk.AgentSideConnection(agentImpl, sdk.ndJsonStream(pipes.agent.output, pipes.agent.input));
-      const client = new sdk.ClientSideConnection(clientImpl, sdk.ndJsonStream(pipes.client.output, pipes.client.input));
+      const client = new sdk.ClientSideConnection(
+        clientImpl,
+        sdk.ndJsonStream(pipes.client.output, pipes.client.input),
+      );
       await client.initialize({ protocolVersion: 1, clientCapabilities: {} });
       assert.equal(await unlocked(pipes.client.output), true, "the client's output is free between writes");
       await pipes.client.output.close(); // what a client does to end an agent: close its stdin
@@ -78,7 +81,9 @@ for (const [name, sdk] of impls) {
       const pipes = bytePipes();
       const agent = new sdk.AgentSideConnection(agentImpl, sdk.ndJsonStream(pipes.agent.output, pipes.agent.input));
       const writer = pipes.client.output.getWriter();
-      void writer.write(new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n'));
+      void writer.write(
+        new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}\n'),
+      );
       const reader = pipes.client.input.getReader();
       const { value } = await reader.read();
       assert.match(new TextDecoder().decode(value), /"id":1,"result"/);
@@ -95,7 +100,10 @@ for (const [name, sdk] of impls) {
 
     test("close() on the connection neither closes nor keeps the output", async () => {
       const pipes = bytePipes();
-      const client = new sdk.ClientSideConnection(clientImpl, sdk.ndJsonStream(pipes.client.output, pipes.client.input));
+      const client = new sdk.ClientSideConnection(
+        clientImpl,
+        sdk.ndJsonStream(pipes.client.output, pipes.client.input),
+      );
       const reader = pipes.agent.input.getReader();
       const pending = client.initialize({ protocolVersion: 1, clientCapabilities: {} });
       pending.catch(() => {});

@@ -16,22 +16,23 @@ type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ?
 function unstablePair(agentImpl: Partial<unstable.Agent>, clientImpl: Partial<unstable.Client> = {}) {
   const [a, c] = unstable.createMemoryPair();
   let agentSide!: unstable.AgentSideConnection;
-  new unstable.AgentSideConnection(
-    (conn) => {
-      agentSide = conn;
-      return {
-        initialize: async () => ({ protocolVersion: 1 }),
-        newSession: async () => ({ sessionId: "s1" }),
-        authenticate: async () => ({}),
-        prompt: async () => ({ stopReason: "end_turn" as const }),
-        cancel: async () => {},
-        ...agentImpl,
-      };
-    },
-    a,
-  );
+  new unstable.AgentSideConnection((conn) => {
+    agentSide = conn;
+    return {
+      initialize: async () => ({ protocolVersion: 1 }),
+      newSession: async () => ({ sessionId: "s1" }),
+      authenticate: async () => ({}),
+      prompt: async () => ({ stopReason: "end_turn" as const }),
+      cancel: async () => {},
+      ...agentImpl,
+    };
+  }, a);
   const client = new unstable.ClientSideConnection(
-    () => ({ requestPermission: async () => ({ outcome: { outcome: "cancelled" as const } }), sessionUpdate: async () => {}, ...clientImpl }),
+    () => ({
+      requestPermission: async () => ({ outcome: { outcome: "cancelled" as const } }),
+      sessionUpdate: async () => {},
+      ...clientImpl,
+    }),
     c,
     { logger: recordingLogger() },
   );
@@ -54,7 +55,9 @@ describe("the new unstable methods, 1.x classes", () => {
     await client.initialize({ protocolVersion: 1 });
     assert.deepEqual(await client.unstable_archiveSession({ sessionId: "s1" }), {});
     assert.deepEqual(await client.unstable_unarchiveSession({ sessionId: "s1" }), {});
-    assert.deepEqual(await client.unstable_setSessionTitle({ sessionId: "s1", title: " Refactor " }), { title: "Refactor" });
+    assert.deepEqual(await client.unstable_setSessionTitle({ sessionId: "s1", title: " Refactor " }), {
+      title: "Refactor",
+    });
     assert.deepEqual(await client.unstable_sessionStatus({ sessionId: "s1" }), { status: "open" });
     assert.deepEqual(await client.unstable_authStatus({}), { state: "authenticated" });
     assert.deepEqual(calls, ["archive s1", "unarchive s1", "title  Refactor "]);
@@ -62,7 +65,10 @@ describe("the new unstable methods, 1.x classes", () => {
 
   test("their params are validated: a title of the wrong type is answered -32602", async () => {
     const { client } = unstablePair({ unstable_setSessionTitle: async (p) => ({ title: p.title }) });
-    await assert.rejects(client.unstable_setSessionTitle({ sessionId: "s1", title: 42 } as never), (e: { code?: number }) => e.code === -32602);
+    await assert.rejects(
+      client.unstable_setSessionTitle({ sessionId: "s1", title: 42 } as never),
+      (e: { code?: number }) => e.code === -32602,
+    );
   });
 
   test("auth/status_update reaches the client; mcp/message goes both ways", async () => {
@@ -76,11 +82,18 @@ describe("the new unstable methods, 1.x classes", () => {
     );
     await client.initialize({ protocolVersion: 1 });
     await agentSide().unstable_authStatusUpdate({ state: "unauthenticated" } as never);
-    const answer = await agentSide().unstable_mcpMessage({ serverId: "srv", requestId: "r1", method: "tools/list" } as never);
+    const answer = await agentSide().unstable_mcpMessage({
+      serverId: "srv",
+      requestId: "r1",
+      method: "tools/list",
+    } as never);
     assert.deepEqual(answer, { result: { echoed: "tools/list" } });
     await client.unstable_mcpMessage({ serverId: "srv", requestId: "r1", method: "notifications/progress" } as never);
     await client.initialize({ protocolVersion: 1 }); // a round trip: what was sent before has been handled
-    assert.deepEqual(seen, [["client got", "unauthenticated"], ["agent got", "notifications/progress"]]);
+    assert.deepEqual(seen, [
+      ["client got", "unauthenticated"],
+      ["agent got", "notifications/progress"],
+    ]);
   });
 });
 
@@ -91,7 +104,10 @@ describe("the new methods, 2.x apps", () => {
       .onRequest("session/set_title", ({ params }) => ({ title: params.title }))
       .onRequest("session/status", () => ({ status: "saved" }));
     await unstable.client().connectWith(app, async (ctx) => {
-      const titled: unstable.SetSessionTitleResponse = await ctx.request("session/set_title", { sessionId: "s", title: "t" });
+      const titled: unstable.SetSessionTitleResponse = await ctx.request("session/set_title", {
+        sessionId: "s",
+        title: "t",
+      });
       assert.deepEqual(titled, { title: "t" });
       assert.deepEqual(await ctx.request("session/status", { sessionId: "s" }), { status: "saved" });
     });
@@ -126,21 +142,53 @@ describe("acpkit/experimental/nes", () => {
     const events: string[] = [];
     const app = nes
       .agent()
-      .onRequest("initialize", () => ({ protocolVersion: 1, agentCapabilities: { nes: { events: { document: { didChange: { syncKind: "full" } } } }, positionEncoding: "utf-16" } }))
+      .onRequest("initialize", () => ({
+        protocolVersion: 1,
+        agentCapabilities: {
+          nes: { events: { document: { didChange: { syncKind: "full" } } } },
+          positionEncoding: "utf-16",
+        },
+      }))
       .onRequest("nes/start", () => ({ sessionId: "nes-1" }))
-      .onRequest("nes/suggest", ({ params }) => ({ suggestions: [{ kind: "jump", id: "j1", uri: params.uri, position: { line: 1, character: 0 } }] }) as never)
+      .onRequest(
+        "nes/suggest",
+        ({ params }) =>
+          ({
+            suggestions: [{ kind: "jump", id: "j1", uri: params.uri, position: { line: 1, character: 0 } }],
+          }) as never,
+      )
       .onRequest("nes/close", () => {})
-      .onNotification("document/didChange", ({ params }) => void events.push(`change ${params.uri} v${params.version}`));
+      .onNotification(
+        "document/didChange",
+        ({ params }) => void events.push(`change ${params.uri} v${params.version}`),
+      );
     await nes.client({ logger: acpkit.silentLogger }).connectWith(app, async (ctx) => {
-      const init = await ctx.request("initialize", { protocolVersion: 1, clientCapabilities: { nes: {}, positionEncodings: ["utf-16", "utf-99" as never] } });
+      const init = await ctx.request("initialize", {
+        protocolVersion: 1,
+        clientCapabilities: { nes: {}, positionEncodings: ["utf-16", "utf-99" as never] },
+      });
       assert.equal(init.agentCapabilities?.positionEncoding, "utf-16");
       const started = await ctx.request("nes/start", { workspaceFolders: [] } as never);
       assert.equal((started as { sessionId: string }).sessionId, "nes-1");
-      await ctx.notify("document/didChange", { sessionId: "nes-1", uri: "file:///a.ts", version: 2, contentChanges: [{ text: "x" }] });
-      const suggested = await ctx.request("nes/suggest", { sessionId: "nes-1", uri: "file:///a.ts", version: 2, position: { line: 0, character: 0 }, triggerKind: "automatic" } as never);
+      await ctx.notify("document/didChange", {
+        sessionId: "nes-1",
+        uri: "file:///a.ts",
+        version: 2,
+        contentChanges: [{ text: "x" }],
+      });
+      const suggested = await ctx.request("nes/suggest", {
+        sessionId: "nes-1",
+        uri: "file:///a.ts",
+        version: 2,
+        position: { line: 0, character: 0 },
+        triggerKind: "automatic",
+      } as never);
       assert.ok(suggested);
       assert.deepEqual(await ctx.request("nes/close", { sessionId: "nes-1" }), {});
-      await assert.rejects(ctx.request("nes/suggest", { sessionId: 5 } as never), (e: { code?: number }) => e.code === -32602);
+      await assert.rejects(
+        ctx.request("nes/suggest", { sessionId: 5 } as never),
+        (e: { code?: number }) => e.code === -32602,
+      );
     });
     assert.deepEqual(events, ["change file:///a.ts v2"]);
   });
@@ -169,7 +217,10 @@ describe("1.x request / notify are typed like 1.9.0's", () => {
     assert.equal(init.protocolVersion, 1);
     const ext = await client.request<{ method: string }>("_acme/echo", { a: 1 });
     assert.deepEqual(ext, { method: "_acme/echo" });
-    await agentSide().notify("session/update", { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } } });
+    await agentSide().notify("session/update", {
+      sessionId: "s1",
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" } },
+    });
   });
 
   test("names 1.9.0 exported from its root compile against acpkit's root", () => {

@@ -22,14 +22,18 @@ before(() => {
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "@agentclientprotocol"), { recursive: true });
   symlinkSync(repoRoot, join(modules, "acpkit"), "dir");
-  for (const name of ["@agentclientprotocol/sdk", "sdk-v1", "ws", "@types"]) symlinkSync(join(repoRoot, "node_modules", name), join(modules, name), "dir");
+  for (const name of ["@agentclientprotocol/sdk", "sdk-v1", "ws", "@types"])
+    symlinkSync(join(repoRoot, "node_modules", name), join(modules, name), "dir");
   writeFileSync(join(project, "package.json"), '{ "name": "typed-consumer", "private": true, "type": "module" }\n');
 });
 after(() => rmSync(project, { recursive: true, force: true }));
 
 /** The program's text with each official import replaced by acpkit's entry of the same subpath. */
 function withAcpkitImports(source: string): string {
-  return source.replace(/from "(?:@agentclientprotocol\/sdk|sdk-v1)((?:\/[\w/-]+)?)"/g, (_, subpath: string) => `from "acpkit${subpath}"`);
+  return source.replace(
+    /from "(?:@agentclientprotocol\/sdk|sdk-v1)((?:\/[\w/-]+)?)"/g,
+    (_, subpath: string) => `from "acpkit${subpath}"`,
+  );
 }
 
 function compile(variant: "official" | "acpkit"): { errors: string[]; files: string[] } {
@@ -55,7 +59,9 @@ function compile(variant: "official" | "acpkit"): { errors: string[]; files: str
     typeRoots: [join(project, "node_modules/@types")],
   });
   const errors = ts.getPreEmitDiagnostics(program).map((diagnostic) => {
-    const where = diagnostic.file ? `${diagnostic.file.fileName.slice(project.length + 1)}(${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1})` : "";
+    const where = diagnostic.file
+      ? `${diagnostic.file.fileName.slice(project.length + 1)}(${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start ?? 0).line + 1})`
+      : "";
     return `${where}: ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`;
   });
   return { errors, files: program.getSourceFiles().map((file) => file.fileName) };
@@ -73,6 +79,14 @@ test("the same programs compile with the import changed to acpkit, without the o
   assert.doesNotMatch(withAcpkitImports(source), /@agentclientprotocol\/sdk"|sdk-v1"/);
   const { errors, files } = compile("acpkit");
   assert.deepEqual(errors, []);
-  assert.ok(files.includes(join(project, "node_modules/acpkit/dist/src/index.d.ts")) || files.some((file) => file.endsWith("/dist/src/index.d.ts")), "acpkit's declarations are used");
-  assert.deepEqual(files.filter((file) => /@agentclientprotocol[\\/]sdk|sdk-v1/.test(file)), [], "no official declaration is loaded");
+  assert.ok(
+    files.includes(join(project, "node_modules/acpkit/dist/src/index.d.ts")) ||
+      files.some((file) => file.endsWith("/dist/src/index.d.ts")),
+    "acpkit's declarations are used",
+  );
+  assert.deepEqual(
+    files.filter((file) => /@agentclientprotocol[\\/]sdk|sdk-v1/.test(file)),
+    [],
+    "no official declaration is loaded",
+  );
 });

@@ -52,7 +52,8 @@ function start(flag: string): { child: ChildProcess; next: (match: (report: Repo
         const report = reports[seen++]!;
         if (match(report)) return report;
       }
-      if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the agent exited (${child.exitCode ?? child.signalCode})`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`the agent exited (${child.exitCode ?? child.signalCode})`);
       await new Promise<void>((resolve) => waiters.push(resolve));
     }
   };
@@ -125,7 +126,10 @@ describe("an agent flooded with requests by a client that does not read the answ
     child.send({ report: true });
     const report = await next((r) => r.report === true);
     const answered = report.answered as number;
-    assert.ok(answered * 64 * 1024 <= 16 * MiB, `the agent answered ${answered} requests (${answered * 64} KiB) to a client that read none`);
+    assert.ok(
+      answered * 64 * 1024 <= 16 * MiB,
+      `the agent answered ${answered} requests (${answered * 64} KiB) to a client that read none`,
+    );
     assert.ok(written < 16_384, "the client could write 1 GiB worth of requests");
     assert.ok(report.peakRss - report.baseline < RSS_BOUND, `RSS grew by ${report.peakRss - report.baseline} bytes`);
 

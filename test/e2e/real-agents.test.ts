@@ -43,43 +43,81 @@ function processesWith(marker: string): number[] {
 
 for (const agent of REAL_AGENTS) {
   const installed = existsSync(join(BIN, agent.bin));
-  const skip = !enabled ? "set ACPKIT_REAL_AGENTS=1 (after npm run real-agents) to run" : !installed ? `${agent.pkg} is not installed: npm run real-agents` : process.platform !== "linux" ? "needs /proc" : false;
-  test(`acp exec against ${agent.pkg}: a session or a reason, within its bound, nothing left behind`, { skip, timeout: LIMIT_MS + 60_000 }, async (t) => {
-    const home = mkdtempSync(join(tmpdir(), `acpkit-real-home-${agent.name}-`));
-    const cwd = mkdtempSync(join(tmpdir(), `acpkit-real-${agent.name}-`));
-    const marker = `ACPKIT_REAL_AGENT_RUN=${randomUUID()}`;
-    const [markerName, markerValue] = marker.split("=") as [string, string];
-    try {
-      const command = [join(BIN, agent.bin), ...agent.args].map((word) => `'${word}'`).join(" ");
-      const args = [ACP, "exec", "--agent", command, "--cwd", cwd, "--format", "ndjson", "--startup-timeout", String(STARTUP_S), "--timeout", String(TIMEOUT_S), ...agent.execArgs, "Say hello."];
-      // A clean environment, as a CI job would have: no sandbox hints from this machine leak into the agent.
-      const env = { PATH: process.env.PATH ?? "", HOME: home, ...agent.env, [markerName]: markerValue };
-      const started = Date.now();
-      const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-      child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-      const code = await new Promise<number | null>((done) => child.once("close", (exitCode) => done(exitCode)));
-      const seconds = (Date.now() - started) / 1000;
-      const lines = stdout.trim().split("\n").filter(Boolean).map((line) => JSON.parse(line) as { type: string; sessionId?: string; error?: string | null; stopReason?: string | null; warnings?: string[] });
-      const session = lines.find((line) => line.type === "session");
-      const result = lines.find((line) => line.type === "result");
-      const reason = (result?.error ?? "").split("\n")[0];
-      t.diagnostic(
-        `${agent.pkg}: exit ${code} in ${seconds.toFixed(1)} s; ${session ? `session ${session.sessionId}` : "no session"}; ` +
-          `stopReason ${result?.stopReason ?? "-"}; ${reason ? `reason: ${reason}` : ""}${result?.warnings?.length ? `; warnings: ${result.warnings.join(" | ")}` : ""}`,
-      );
-      assert.ok(Date.now() - started <= LIMIT_MS, `the run took ${seconds} s`);
-      assert.ok(result !== undefined, `a result line; stderr:\n${stderr}`);
-      assert.equal(result.type, "result");
-      assert.ok([0, 1, 3, 4, 5, 6, 7, 124, 130].includes(code ?? -1), `a documented exit code, got ${code}`);
-      if (session === undefined) assert.match(stderr, /^acp exec: .+/m, "no session: the reason is said");
-      const left = await waitUntil(() => processesWith(marker).length === 0, 5000);
-      assert.ok(left, `processes left behind: ${processesWith(marker).join(", ")}`);
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-      rmSync(cwd, { recursive: true, force: true });
-    }
-  });
+  const skip = !enabled
+    ? "set ACPKIT_REAL_AGENTS=1 (after npm run real-agents) to run"
+    : !installed
+      ? `${agent.pkg} is not installed: npm run real-agents`
+      : process.platform !== "linux"
+        ? "needs /proc"
+        : false;
+  test(
+    `acp exec against ${agent.pkg}: a session or a reason, within its bound, nothing left behind`,
+    { skip, timeout: LIMIT_MS + 60_000 },
+    async (t) => {
+      const home = mkdtempSync(join(tmpdir(), `acpkit-real-home-${agent.name}-`));
+      const cwd = mkdtempSync(join(tmpdir(), `acpkit-real-${agent.name}-`));
+      const marker = `ACPKIT_REAL_AGENT_RUN=${randomUUID()}`;
+      const [markerName, markerValue] = marker.split("=") as [string, string];
+      try {
+        const command = [join(BIN, agent.bin), ...agent.args].map((word) => `'${word}'`).join(" ");
+        const args = [
+          ACP,
+          "exec",
+          "--agent",
+          command,
+          "--cwd",
+          cwd,
+          "--format",
+          "ndjson",
+          "--startup-timeout",
+          String(STARTUP_S),
+          "--timeout",
+          String(TIMEOUT_S),
+          ...agent.execArgs,
+          "Say hello.",
+        ];
+        // A clean environment, as a CI job would have: no sandbox hints from this machine leak into the agent.
+        const env = { PATH: process.env.PATH ?? "", HOME: home, ...agent.env, [markerName]: markerValue };
+        const started = Date.now();
+        const child = spawn(process.execPath, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+        let stdout = "";
+        let stderr = "";
+        child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+        child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+        const code = await new Promise<number | null>((done) => child.once("close", (exitCode) => done(exitCode)));
+        const seconds = (Date.now() - started) / 1000;
+        const lines = stdout
+          .trim()
+          .split("\n")
+          .filter(Boolean)
+          .map(
+            (line) =>
+              JSON.parse(line) as {
+                type: string;
+                sessionId?: string;
+                error?: string | null;
+                stopReason?: string | null;
+                warnings?: string[];
+              },
+          );
+        const session = lines.find((line) => line.type === "session");
+        const result = lines.find((line) => line.type === "result");
+        const reason = (result?.error ?? "").split("\n")[0];
+        t.diagnostic(
+          `${agent.pkg}: exit ${code} in ${seconds.toFixed(1)} s; ${session ? `session ${session.sessionId}` : "no session"}; ` +
+            `stopReason ${result?.stopReason ?? "-"}; ${reason ? `reason: ${reason}` : ""}${result?.warnings?.length ? `; warnings: ${result.warnings.join(" | ")}` : ""}`,
+        );
+        assert.ok(Date.now() - started <= LIMIT_MS, `the run took ${seconds} s`);
+        assert.ok(result !== undefined, `a result line; stderr:\n${stderr}`);
+        assert.equal(result.type, "result");
+        assert.ok([0, 1, 3, 4, 5, 6, 7, 124, 130].includes(code ?? -1), `a documented exit code, got ${code}`);
+        if (session === undefined) assert.match(stderr, /^acp exec: .+/m, "no session: the reason is said");
+        const left = await waitUntil(() => processesWith(marker).length === 0, 5000);
+        assert.ok(left, `processes left behind: ${processesWith(marker).join(", ")}`);
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+        rmSync(cwd, { recursive: true, force: true });
+      }
+    },
+  );
 }

@@ -22,7 +22,9 @@ interface Echo {
 }
 
 function startEcho(): Echo {
-  const child = spawn(process.execPath, [...(fromSource ? ["--import", "tsx"] : []), fixture, "--serve"], { stdio: ["pipe", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [...(fromSource ? ["--import", "tsx"] : []), fixture, "--serve"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
   const link = childProcessStream(child, { maxMessageBytes: 16 * 1024 * 1024 })[LINK]!;
   const messages: unknown[] = [];
   const problems: FrameProblem[] = [];
@@ -65,14 +67,17 @@ describe("stdio echo over real pipes", () => {
       if (i % 1000 === 999) await echo.link.drain();
     }
     await echo.waitFor(count);
-    assert.deepEqual(echo.messages, Array.from({ length: count }, (_, i) => note(i, "hello")));
+    assert.deepEqual(
+      echo.messages,
+      Array.from({ length: count }, (_, i) => note(i, "hello")),
+    );
     assert.equal(await stop(echo), 0);
     assert.equal(await echo.closed, undefined);
   });
 
   it("echoes 5 MiB messages and UTF-8 intact", async () => {
     const echo = startEcho();
-    const big = "é你😀a\u2028b\\\"\n".repeat((5 * 1024 * 1024) / 16);
+    const big = 'é你😀a\u2028b\\"\n'.repeat((5 * 1024 * 1024) / 16);
     const sent = [note(1, big), note(2, "é"), note(3, "你好, 世界"), note(4, "😀🎉"), note(5, big.slice(0, 70_001))];
     for (const m of sent) echo.link.send(m);
     await echo.waitFor(sent.length);

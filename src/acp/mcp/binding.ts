@@ -86,7 +86,10 @@ export interface HasConnectionContext {
 export function connectionOf(context: HasConnectionContext): AcpConnection {
   const connection = (context as Partial<HasConnectionContext> | null | undefined)?.[ACP_CONNECTION];
   if (!connection) {
-    throw new TypeError("expected an ACP app context (connect().agent, connect().client, or a handler's agent/client), not " + typeof context);
+    throw new TypeError(
+      "expected an ACP app context (connect().agent, connect().client, or a handler's agent/client), not " +
+        typeof context,
+    );
   }
   return connection;
 }
@@ -98,7 +101,12 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 
 /** Whether a session's `mcpServers` entry is a server provided over ACP. */
 export function isMcpServerAcp(server: unknown): server is McpServerAcpDeclaration {
-  return isJsonObject(server) && server.type === "acp" && typeof server.name === "string" && typeof server.serverId === "string";
+  return (
+    isJsonObject(server) &&
+    server.type === "acp" &&
+    typeof server.name === "string" &&
+    typeof server.serverId === "string"
+  );
 }
 
 /** An inner MCP error thrown by a server handler: answered in the response's `error` carrier, not as an ACP error. */
@@ -114,7 +122,9 @@ export class McpProtocolError extends Error {
 
   /** This error as an inner MCP error object. */
   toMcpError(): McpErrorObject {
-    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
   }
 }
 
@@ -149,11 +159,15 @@ export function sendableOutcome(outcome: unknown): McpOutcome | undefined {
  * Adds the per-request metadata MCP 2026-07-28 requires (protocol version, client capabilities, client info when
  * given) to inner params, keeping every value the caller already supplied.
  */
-export function withMcpRequestMeta(params: Record<string, unknown> | null | undefined, options: McpCallerOptions = {}): Record<string, unknown> {
+export function withMcpRequestMeta(
+  params: Record<string, unknown> | null | undefined,
+  options: McpCallerOptions = {},
+): Record<string, unknown> {
   const base = params ?? {};
   const meta: Record<string, unknown> = { ...(isJsonObject(base._meta) ? base._meta : {}) };
   if (!Object.hasOwn(meta, MCP_META_PROTOCOL_VERSION)) meta[MCP_META_PROTOCOL_VERSION] = MCP_PROTOCOL_VERSION;
-  if (!Object.hasOwn(meta, MCP_META_CLIENT_CAPABILITIES)) meta[MCP_META_CLIENT_CAPABILITIES] = options.clientCapabilities ?? {};
+  if (!Object.hasOwn(meta, MCP_META_CLIENT_CAPABILITIES))
+    meta[MCP_META_CLIENT_CAPABILITIES] = options.clientCapabilities ?? {};
   if (options.clientInfo && !Object.hasOwn(meta, MCP_META_CLIENT_INFO)) meta[MCP_META_CLIENT_INFO] = options.clientInfo;
   return { ...base, _meta: meta };
 }

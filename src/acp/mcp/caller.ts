@@ -77,13 +77,27 @@ export class McpOverAcpCaller {
     if (!routes) this.routes.set(connection, (routes = new Map()));
     const requestId = options.requestId ?? freshId("mcp-request");
     const key = routeKey(serverId, requestId);
-    if (routes.has(key)) throw new Error(`MCP request ${requestId} is already active for server ${serverId}; use a fresh requestId`);
+    if (routes.has(key))
+      throw new Error(`MCP request ${requestId} is already active for server ${serverId}; use a fresh requestId`);
     routes.set(key, options.onNotification ?? (() => {}));
     try {
-      const envelope = { serverId, requestId, method, params: withMcpRequestMeta(params, this.options), ...(options._meta ? { _meta: options._meta } : {}) };
-      const response = await connection.request(MCP_MESSAGE_METHOD, envelope, options.signal ? { cancellationSignal: options.signal } : undefined);
+      const envelope = {
+        serverId,
+        requestId,
+        method,
+        params: withMcpRequestMeta(params, this.options),
+        ...(options._meta ? { _meta: options._meta } : {}),
+      };
+      const response = await connection.request(
+        MCP_MESSAGE_METHOD,
+        envelope,
+        options.signal ? { cancellationSignal: options.signal } : undefined,
+      );
       const outcome = parseMcpOutcome(response);
-      if (!outcome) throw new RequestError(McpBindingErrorCode.backendFailed, "Invalid MCP-over-ACP response carrier", { response });
+      if (!outcome)
+        throw new RequestError(McpBindingErrorCode.backendFailed, "Invalid MCP-over-ACP response carrier", {
+          response,
+        });
       return outcome;
     } finally {
       routes.delete(key);
@@ -103,7 +117,12 @@ export class McpOverAcpCaller {
     try {
       listener({ method, ...(params == null ? {} : { params }), ...(_meta == null ? {} : { _meta }) });
     } catch (error) {
-      connection.logger.error("MCP-over-ACP notification listener failed", { serverId, requestId, method, detail: error instanceof Error ? error.message : String(error) });
+      connection.logger.error("MCP-over-ACP notification listener failed", {
+        serverId,
+        requestId,
+        method,
+        detail: error instanceof Error ? error.message : String(error),
+      });
     }
   };
 }

@@ -144,11 +144,18 @@ export class McpOverAcpProvider {
     let state = this.connections.get(connection);
     if (!state) this.connections.set(connection, (state = { servers: new Map(), usedIds: new Set() }));
     const serverId = options.serverId ?? freshId(options.name);
-    if (state.usedIds.has(serverId)) throw new Error(`MCP server id ${serverId} was already registered on this connection; pick another one`);
+    if (state.usedIds.has(serverId))
+      throw new Error(`MCP server id ${serverId} was already registered on this connection; pick another one`);
     const maxActiveRequests = options.maxActiveRequests ?? 64;
-    if (!Number.isInteger(maxActiveRequests) || maxActiveRequests < 1) throw new RangeError(`maxActiveRequests must be a positive integer, not ${maxActiveRequests}`);
+    if (!Number.isInteger(maxActiveRequests) || maxActiveRequests < 1)
+      throw new RangeError(`maxActiveRequests must be a positive integer, not ${maxActiveRequests}`);
     state.usedIds.add(serverId);
-    const entry: ServerEntry = { handler: options.handler, maxActiveRequests, active: new Map(), disposed: new AbortController() };
+    const entry: ServerEntry = {
+      handler: options.handler,
+      maxActiveRequests,
+      active: new Map(),
+      disposed: new AbortController(),
+    };
     state.servers.set(serverId, entry);
     const servers = state.servers;
     return new McpServerRegistration(options.name, serverId, async () => {
@@ -169,10 +176,16 @@ export class McpOverAcpProvider {
     const connection = connectionOf(context.agent);
     const { serverId, requestId } = context.params;
     const server = this.connections.get(connection)?.servers.get(serverId);
-    if (!server) throw new RequestError(McpBindingErrorCode.serverUnavailable, "MCP server registration unavailable", { serverId });
-    if (server.active.has(requestId)) throw RequestError.invalidParams({ serverId, requestId }, "duplicate active MCP request ID");
+    if (!server)
+      throw new RequestError(McpBindingErrorCode.serverUnavailable, "MCP server registration unavailable", {
+        serverId,
+      });
+    if (server.active.has(requestId))
+      throw RequestError.invalidParams({ serverId, requestId }, "duplicate active MCP request ID");
     if (server.active.size >= server.maxActiveRequests) {
-      throw new RequestError(McpBindingErrorCode.resourceLimitExceeded, "MCP-over-ACP active request limit exceeded", { serverId });
+      throw new RequestError(McpBindingErrorCode.resourceLimitExceeded, "MCP-over-ACP active request limit exceeded", {
+        serverId,
+      });
     }
     const signal = AbortSignal.any([context.signal, server.disposed.signal]);
     let done = false;
@@ -201,11 +214,19 @@ async function runHandler(
   const meta = isJsonObject(params?._meta) ? params._meta : undefined;
   const protocolVersion = meta?.[MCP_META_PROTOCOL_VERSION];
   const clientCapabilities = meta?.[MCP_META_CLIENT_CAPABILITIES];
-  if (typeof protocolVersion !== "string") return innerInvalidParams(`missing ${MCP_META_PROTOCOL_VERSION} in params._meta`);
+  if (typeof protocolVersion !== "string")
+    return innerInvalidParams(`missing ${MCP_META_PROTOCOL_VERSION} in params._meta`);
   if (protocolVersion !== MCP_PROTOCOL_VERSION) {
-    return { error: { code: -32022, message: "Unsupported protocol version", data: { supported: [MCP_PROTOCOL_VERSION], requested: protocolVersion } } };
+    return {
+      error: {
+        code: -32022,
+        message: "Unsupported protocol version",
+        data: { supported: [MCP_PROTOCOL_VERSION], requested: protocolVersion },
+      },
+    };
   }
-  if (!isJsonObject(clientCapabilities)) return innerInvalidParams(`missing ${MCP_META_CLIENT_CAPABILITIES} in params._meta`);
+  if (!isJsonObject(clientCapabilities))
+    return innerInvalidParams(`missing ${MCP_META_CLIENT_CAPABILITIES} in params._meta`);
   if (signal.aborted) throw signal.reason;
   const { serverId, requestId } = envelope;
   let outcome: unknown;
@@ -222,7 +243,12 @@ async function runHandler(
       signal,
       async notify(method, notificationParams) {
         if (isDone()) return;
-        await connection.notify(MCP_MESSAGE_METHOD, { serverId, requestId, method, ...(notificationParams === undefined ? {} : { params: notificationParams }) });
+        await connection.notify(MCP_MESSAGE_METHOD, {
+          serverId,
+          requestId,
+          method,
+          ...(notificationParams === undefined ? {} : { params: notificationParams }),
+        });
       },
     });
   } catch (error) {
@@ -231,14 +257,17 @@ async function runHandler(
   }
   const sendable = sendableOutcome(outcome);
   if (!sendable) {
-    throw new InvalidOutcome("MCP server handler produced an invalid outcome: expected exactly one of a defined `result` or an `error` with an integer `code` and string `message`");
+    throw new InvalidOutcome(
+      "MCP server handler produced an invalid outcome: expected exactly one of a defined `result` or an `error` with an integer `code` and string `message`",
+    );
   }
   return sendable;
 }
 
 /** The outer ACP error a failed handler is answered with: never the handler's own ACP code. */
 function outerError(error: unknown, signal: AbortSignal): RequestError {
-  if (signal.aborted || (error instanceof RequestError && error.code === McpBindingErrorCode.requestCancelled)) return RequestError.requestCancelled();
+  if (signal.aborted || (error instanceof RequestError && error.code === McpBindingErrorCode.requestCancelled))
+    return RequestError.requestCancelled();
   if (error instanceof InvalidOutcome) return new RequestError(McpBindingErrorCode.backendFailed, error.message);
   return new RequestError(McpBindingErrorCode.backendFailed, "MCP server handler failed", {
     details: error instanceof Error ? error.message : String(error),

@@ -29,7 +29,8 @@ export function isV2RequestId(id: JsonRpcId): boolean {
 
 /** A request whose id v2 does not allow is refused, answered with `id: null` (its id cannot be used). */
 function checkRequestId(id: JsonRpcId): void {
-  if (!isV2RequestId(id)) throw answerWithNullId(RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers"));
+  if (!isV2RequestId(id))
+    throw answerWithNullId(RequestError.invalidRequest(undefined, "ACP v2 request IDs must be strings or integers"));
 }
 
 /** The `protocolVersion` of `initialize` params, or a -32602 saying it is not a valid version. */
@@ -73,7 +74,10 @@ export function parsedOrCopy(schema: CompiledSchema<unknown> | undefined, value:
 }
 
 /** The agent side's rules. The `initialize` params themselves are checked by `initializeParamsParser`. */
-export function agentAdmission(state: InitializationState, schemas: Readonly<Record<string, CompiledSchema<unknown>>>): Admission {
+export function agentAdmission(
+  state: InitializationState,
+  schemas: Readonly<Record<string, CompiledSchema<unknown>>>,
+): Admission {
   return {
     request(method, id) {
       checkRequestId(id);
@@ -113,19 +117,28 @@ export function agentAdmission(state: InitializationState, schemas: Readonly<Rec
  * dropped, a missing or malformed `info` becomes `{ name: "unknown", version: "unknown" }`), answers with
  * `protocolVersion: 2` in the parsed params, and starts the attempt.
  */
-export function initializeParamsParser(schemas: Readonly<Record<string, CompiledSchema<unknown>>>, state: InitializationState) {
+export function initializeParamsParser(
+  schemas: Readonly<Record<string, CompiledSchema<unknown>>>,
+  state: InitializationState,
+) {
   const request = schemas.InitializeRequest!;
   const implementation = schemas.Implementation!;
   return (raw: unknown): unknown => {
     const version = requestedVersion(raw);
     if (version < V2) {
       if (state.phase === "initialized") {
-        throw RequestError.invalidRequest(undefined, `a repeated initialize must request protocol version ${V2} or later`);
+        throw RequestError.invalidRequest(
+          undefined,
+          `a repeated initialize must request protocol version ${V2} or later`,
+        );
       }
       throw RequestError.unsupportedProtocolVersion(version, [V2]);
     }
     const params = raw as Record<string, unknown>;
-    const parsed = version === V2 ? request.parse(structuredClone(params)) : parseNewerInitialize(params, request, implementation).request;
+    const parsed =
+      version === V2
+        ? request.parse(structuredClone(params))
+        : parseNewerInitialize(params, request, implementation).request;
     const normalized = { ...(parsed as Record<string, unknown>), protocolVersion: V2 };
     state.begin(normalized);
     return normalized;
@@ -143,7 +156,10 @@ export function parseNewerInitialize(
   implementation: CompiledSchema<unknown>,
 ): { request: Record<string, unknown>; hasInfo: boolean } {
   const hasInfo = implementation.is(params.info);
-  return { request: parseNewer(params, request, hasInfo ? params.info : UNKNOWN_IMPLEMENTATION) as Record<string, unknown>, hasInfo };
+  return {
+    request: parseNewer(params, request, hasInfo ? params.info : UNKNOWN_IMPLEMENTATION) as Record<string, unknown>,
+    hasInfo,
+  };
 }
 
 function parseNewer(params: Record<string, unknown>, request: CompiledSchema<unknown>, info: unknown): unknown {

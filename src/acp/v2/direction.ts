@@ -15,12 +15,19 @@ function knownMethods(flavor: ProtocolFlavor): ReadonlySet<string> {
 const known = new WeakMap<ProtocolFlavor, ReadonlySet<string>>();
 
 /** Throws when `method` is a method of the protocol that the peer of `side` does not handle as a `kind`. */
-export function assertOutgoingDirection(flavor: ProtocolFlavor, side: Side, kind: "request" | "notification", method: string): void {
+export function assertOutgoingDirection(
+  flavor: ProtocolFlavor,
+  side: Side,
+  kind: "request" | "notification",
+  method: string,
+): void {
   const peer = methodIndex(flavor, side).peer;
   if ((kind === "request" ? peer.requests : peer.notifications).has(method)) return;
   if (kind === "notification" && method === CANCEL_REQUEST) return;
   if (knownMethods(flavor).has(method)) {
-    throw new TypeError(`ACP v2 ${kind} method '${method}' is not valid in this direction (the ${peerOf(side)} does not handle it)`);
+    throw new TypeError(
+      `ACP v2 ${kind} method '${method}' is not valid in this direction (the ${peerOf(side)} does not handle it)`,
+    );
   }
 }
 
@@ -28,7 +35,12 @@ export function assertOutgoingDirection(flavor: ProtocolFlavor, side: Side, kind
  * Throws when a parser is given for a method the protocol defines (its params are parsed by the schema). The message
  * says what to do: register it without a parser when `side` handles it; otherwise nothing can be registered for it.
  */
-export function assertNotBuiltIn(flavor: ProtocolFlavor, side: Side, kind: "request" | "notification", method: string): void {
+export function assertNotBuiltIn(
+  flavor: ProtocolFlavor,
+  side: Side,
+  kind: "request" | "notification",
+  method: string,
+): void {
   if (!knownMethods(flavor).has(method)) return;
   const here = methodIndex(flavor, side).here;
   const why =

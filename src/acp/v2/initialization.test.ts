@@ -98,7 +98,11 @@ test("a repeat: allowed after a completed exchange; while it runs hasInitialized
   const waiting = state.waitUntilInitialized("session/new");
   assert.equal(await outcome(during), "pending");
   state.complete(response("second"));
-  assert.deepEqual(await during, { request: request("second"), response: response("second") }, "the latest is authoritative");
+  assert.deepEqual(
+    await during,
+    { request: request("second"), response: response("second") },
+    "the latest is authoritative",
+  );
   assert.deepEqual(await outcome(waiting), { resolved: undefined });
 });
 
@@ -222,7 +226,10 @@ test("whenAttemptEnds: at once without an attempt; otherwise synchronously when 
 
 test("whenInitialized: sends at once when initialized, at the attempt's end in call order, refuses otherwise", async () => {
   const state = new InitializationState<Request, Response>();
-  await assert.rejects(state.whenInitialized("session/new", () => "sent"), isInvalidRequest(/initialized before 'session\/new'/));
+  await assert.rejects(
+    state.whenInitialized("session/new", () => "sent"),
+    isInvalidRequest(/initialized before 'session\/new'/),
+  );
   const log: string[] = [];
   state.begin(request("a"));
   const first = state.whenInitialized("a", () => log.push("first"));
@@ -231,7 +238,12 @@ test("whenInitialized: sends at once when initialized, at the attempt's end in c
   assert.deepEqual(log, ["first", "second"], "synchronously, before complete() returned");
   assert.deepEqual([await first, await second], [1, 2]);
   assert.equal(await state.whenInitialized("c", () => Promise.resolve("async result")), "async result");
-  await assert.rejects(state.whenInitialized("d", () => { throw new Error("send failed"); }), /send failed/);
+  await assert.rejects(
+    state.whenInitialized("d", () => {
+      throw new Error("send failed");
+    }),
+    /send failed/,
+  );
 
   const failing = new InitializationState<Request, Response>();
   failing.begin(request("a"));
@@ -242,5 +254,8 @@ test("whenInitialized: sends at once when initialized, at the attempt's end in c
   const closed = failing.whenInitialized("x", () => "never");
   failing.fail(new Error("connection closed"));
   await assert.rejects(closed, /connection closed/);
-  await assert.rejects(failing.whenInitialized("y", () => "never"), /connection closed/);
+  await assert.rejects(
+    failing.whenInitialized("y", () => "never"),
+    /connection closed/,
+  );
 });

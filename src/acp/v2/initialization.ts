@@ -12,7 +12,10 @@
 import { RequestError } from "../../jsonrpc/index.js";
 
 /** The validated `initialize` request and response of a v2 connection, once initialized. */
-export type InitializationSnapshot<Request = unknown, Response = unknown> = Readonly<{ request: Request; response: Response }>;
+export type InitializationSnapshot<Request = unknown, Response = unknown> = Readonly<{
+  request: Request;
+  response: Response;
+}>;
 
 export type InitializationPhase = "uninitialized" | "initializing" | "initialized" | "failed";
 
@@ -70,8 +73,10 @@ export class InitializationState<Request = unknown, Response = unknown> {
 
   /** Why `initialize` cannot start now, if it cannot. */
   beginError(): RequestError | undefined {
-    if (this.phaseNow === "initializing") return RequestError.invalidRequest(undefined, "ACP v2 initialize is already in progress");
-    if (this.phaseNow === "failed") return RequestError.invalidRequest(undefined, "ACP v2 connection initialization failed");
+    if (this.phaseNow === "initializing")
+      return RequestError.invalidRequest(undefined, "ACP v2 initialize is already in progress");
+    if (this.phaseNow === "failed")
+      return RequestError.invalidRequest(undefined, "ACP v2 connection initialization failed");
     if (this.phaseNow === "initialized" && this.otherRequestSeen) {
       return RequestError.invalidRequest(undefined, "ACP v2 initialize must not be repeated after other requests");
     }

@@ -14,7 +14,9 @@ function terminalClient(log: string[], exitAfterMs?: number): Partial<Client> {
   let killed = false;
   return {
     createTerminal: (params) => {
-      log.push(`create ${params.command} ${(params.args ?? []).join(" ")} env=${(params.env ?? []).map((e) => `${e.name}=${e.value}`).join(",")} limit=${params.outputByteLimit ?? "-"}`);
+      log.push(
+        `create ${params.command} ${(params.args ?? []).join(" ")} env=${(params.env ?? []).map((e) => `${e.name}=${e.value}`).join(",")} limit=${params.outputByteLimit ?? "-"}`,
+      );
       return { terminalId: "term_1" };
     },
     waitForTerminalExit: () => {
@@ -72,7 +74,10 @@ test("missing capabilities are refused locally, naming the capability; nothing i
   });
   await answer;
   assert.equal(errors.length, 3);
-  assert.ok(errors.every((e) => e instanceof CapabilityMissingError), "refused locally (a sent request would get -32601 from this client)");
+  assert.ok(
+    errors.every((e) => e instanceof CapabilityMissingError),
+    "refused locally (a sent request would get -32601 from this client)",
+  );
   assert.match((errors[0] as Error).message, /clientCapabilities\.fs\.writeTextFile/);
   assert.match((errors[1] as Error).message, /"terminal\/create" needs .*clientCapabilities\.terminal/);
 });
@@ -82,13 +87,28 @@ test("runCommand: create, wait, output, release; env and limits pass through; th
   let result!: RunCommandResult;
   const { h, answer } = await runTurn(allCaps, terminalClient(log, 5), async (turn) => {
     const call = turn.toolCall({ title: "npm test", kind: "execute" });
-    result = await turn.runCommand({ command: "npm", args: ["test"], env: { CI: "1" }, outputByteLimit: 1000, timeoutMs: 5000, toolCall: call });
+    result = await turn.runCommand({
+      command: "npm",
+      args: ["test"],
+      env: { CI: "1" },
+      outputByteLimit: 1000,
+      timeoutMs: 5000,
+      toolCall: call,
+    });
     await call.complete();
   });
   await answer;
-  assert.deepEqual(result, { terminalId: "term_1", exitStatus: { exitCode: 0 }, output: "hello\n", truncated: false, timedOut: false });
+  assert.deepEqual(result, {
+    terminalId: "term_1",
+    exitStatus: { exitCode: 0 },
+    output: "hello\n",
+    truncated: false,
+    timedOut: false,
+  });
   assert.deepEqual(log, ["create npm test env=CI=1 limit=1000", "wait", "output", "release"]);
-  const embedded = h.updates.map((n) => n.update).find((u) => u.sessionUpdate === "tool_call_update" && u.content !== undefined) as { content: unknown[] };
+  const embedded = h.updates
+    .map((n) => n.update)
+    .find((u) => u.sessionUpdate === "tool_call_update" && u.content !== undefined) as { content: unknown[] };
   assert.deepEqual(embedded.content, [{ type: "terminal", terminalId: "term_1" }]);
 });
 

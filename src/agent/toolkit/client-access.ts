@@ -31,7 +31,11 @@ import { terminalContent, type ToolCallHandle } from "./tool-calls.js";
 export interface ClientAccessContext {
   readonly sessionId: string;
   readonly signal: AbortSignal;
-  readonly session: { readonly clientCapabilities: ClientCapabilities; readonly client: ClientPort; readonly logger: Logger };
+  readonly session: {
+    readonly clientCapabilities: ClientCapabilities;
+    readonly client: ClientPort;
+    readonly logger: Logger;
+  };
   request<R = unknown>(method: string, params?: unknown, options?: SendRequestOptions): Promise<R>;
 }
 
@@ -40,13 +44,22 @@ const CLEANUP_TIMEOUT_MS = 10_000;
 
 /** Throws `CapabilityMissingError` naming the capability unless the client advertised it; nothing is sent. */
 export function requireClientCapability(context: ClientAccessContext, method: string, path: readonly string[]): void {
-  if (!hasCapability(context.session.clientCapabilities, path)) throw new CapabilityMissingError(method, `clientCapabilities.${path.join(".")}`);
+  if (!hasCapability(context.session.clientCapabilities, path))
+    throw new CapabilityMissingError(method, `clientCapabilities.${path.join(".")}`);
 }
 
 /** Reads a text file through the client (`fs/read_text_file`); `line` is 1-based, `limit` a line count. */
-export async function readFile(context: ClientAccessContext, path: string, range: { line?: number; limit?: number } = {}): Promise<string> {
+export async function readFile(
+  context: ClientAccessContext,
+  path: string,
+  range: { line?: number; limit?: number } = {},
+): Promise<string> {
   requireClientCapability(context, "fs/read_text_file", ["fs", "readTextFile"]);
-  const response = await context.request<ReadTextFileResponse>("fs/read_text_file", { sessionId: context.sessionId, path, ...range });
+  const response = await context.request<ReadTextFileResponse>("fs/read_text_file", {
+    sessionId: context.sessionId,
+    path,
+    ...range,
+  });
   return response.content;
 }
 
@@ -96,7 +109,10 @@ export class ClientTerminal {
   waitForExit(signal?: AbortSignal): Promise<WaitForTerminalExitResponse> {
     if (signal === undefined) return this.#context.request("terminal/wait_for_exit", this.#ids());
     const both = AbortSignal.any([this.#context.signal, signal]);
-    return this.#context.session.client.request("terminal/wait_for_exit", this.#ids(), { cancellationSignal: both, stopWaitingOnCancel: true });
+    return this.#context.session.client.request("terminal/wait_for_exit", this.#ids(), {
+      cancellationSignal: both,
+      stopWaitingOnCancel: true,
+    });
   }
 
   /** Kills the command, keeping the terminal and its output (`terminal/kill`). Not cancelled with the turn. */
@@ -106,7 +122,9 @@ export class ClientTerminal {
 
   /** Releases the terminal (`terminal/release`; the client kills a command still running). Once; not cancelled with the turn. */
   release(): Promise<void> {
-    return (this.#released ??= this.#context.session.client.request("terminal/release", this.#ids(), { timeoutMs: CLEANUP_TIMEOUT_MS }).then(() => undefined));
+    return (this.#released ??= this.#context.session.client
+      .request("terminal/release", this.#ids(), { timeoutMs: CLEANUP_TIMEOUT_MS })
+      .then(() => undefined));
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
@@ -120,7 +138,9 @@ export class ClientTerminal {
 
 function envList(env: TerminalOptions["env"]): EnvVariable[] | undefined {
   if (env === undefined) return undefined;
-  return Array.isArray(env) ? env.map(({ name, value }) => ({ name, value })) : Object.entries(env).map(([name, value]) => ({ name, value }));
+  return Array.isArray(env)
+    ? env.map(({ name, value }) => ({ name, value }))
+    : Object.entries(env).map(([name, value]) => ({ name, value }));
 }
 
 /** Starts a command in a client terminal (`terminal/create`); the caller must release it. */
@@ -175,11 +195,21 @@ export async function runCommand(context: ClientAccessContext, options: RunComma
     }
     const collected = await terminal.output();
     const status = collected.exitStatus ?? exitStatus;
-    return { terminalId: terminal.id, exitStatus: status ?? null, output: collected.output, truncated: collected.truncated, timedOut };
+    return {
+      terminalId: terminal.id,
+      exitStatus: status ?? null,
+      output: collected.output,
+      truncated: collected.truncated,
+      timedOut,
+    };
   } finally {
     if (handle !== undefined) clearTimeout(handle);
     await terminal.release().catch((error: unknown) => {
-      context.session.logger.warn("could not release a terminal", { sessionId: context.sessionId, terminalId: terminal.id, detail: String(error) });
+      context.session.logger.warn("could not release a terminal", {
+        sessionId: context.sessionId,
+        terminalId: terminal.id,
+        detail: String(error),
+      });
     });
   }
 }

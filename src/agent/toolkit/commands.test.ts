@@ -51,7 +51,11 @@ test("available_commands_update arrives after the session/new response, then aga
   const again = await connectToolkit({ store, commands: commands([]), onPrompt: async () => "end_turn" });
   await again.client.loadSession({ sessionId, ...newParams }).then(() => again.events.push("response:load"));
   await until(() => again.events.length === 2, 2000, "the commands after load");
-  assert.deepEqual(again.events, ["response:load", "update:available_commands_update"], "nothing replayed before, commands after");
+  assert.deepEqual(
+    again.events,
+    ["response:load", "update:available_commands_update"],
+    "nothing replayed before, commands after",
+  );
 });
 
 test("a /command prompt runs the command; plain prompts reach onPrompt; an unknown /x lists the commands", async () => {
@@ -65,12 +69,17 @@ test("a /command prompt runs the command; plain prompts reach onPrompt; an unkno
   });
   const { sessionId } = await h.client.newSession(newParams);
   await until(() => h.updates.length === 1);
-  assert.deepEqual(await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "/web agent client protocol" }] }), { stopReason: "end_turn" });
+  assert.deepEqual(
+    await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "/web agent client protocol" }] }),
+    { stopReason: "end_turn" },
+  );
   await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "/test" }] });
   await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "fix /usr/bin/env" }] });
   assert.deepEqual(ran, ["web:agent client protocol", "test:", "prompt:fix /usr/bin/env"]);
 
-  assert.deepEqual(await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "/deploy now" }] }), { stopReason: "end_turn" });
+  assert.deepEqual(await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "/deploy now" }] }), {
+    stopReason: "end_turn",
+  });
   const reply = h.updates.at(-1)!.update as { sessionUpdate: string; content: { text: string } };
   assert.equal(reply.sessionUpdate, "agent_message_chunk");
   assert.match(reply.content.text, /Unknown command \/deploy/);
@@ -88,7 +97,16 @@ test("commands can change per session; invalid declarations throw", async () => 
   await session.commands!.remove("web");
   await until(() => h.updates.length === 3);
   const last = h.updates[2]!.update as { availableCommands: Array<{ name: string }> };
-  assert.deepEqual(last.availableCommands.map((c) => c.name), ["test", "plan"]);
-  await assert.rejects(async () => session.commands!.add({ name: "bad name", description: "x", run: async () => undefined }), /invalid slash command name/);
-  await assert.rejects(connectToolkit({ commands: [...commands([]), ...commands([])], onPrompt: async () => undefined }), /"web" is declared twice/);
+  assert.deepEqual(
+    last.availableCommands.map((c) => c.name),
+    ["test", "plan"],
+  );
+  await assert.rejects(
+    async () => session.commands!.add({ name: "bad name", description: "x", run: async () => undefined }),
+    /invalid slash command name/,
+  );
+  await assert.rejects(
+    connectToolkit({ commands: [...commands([]), ...commands([])], onPrompt: async () => undefined }),
+    /"web" is declared twice/,
+  );
 });

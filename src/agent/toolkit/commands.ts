@@ -40,7 +40,8 @@ export function parseCommand(text: string): ParsedCommand | undefined {
 export function validateCommands<S>(commands: readonly SlashCommand<S>[]): void {
   const seen = new Set<string>();
   for (const command of commands) {
-    if (parseCommand(`/${command.name}`)?.name !== command.name) throw new Error(`invalid slash command name "${command.name}": no slash, no spaces`);
+    if (parseCommand(`/${command.name}`)?.name !== command.name)
+      throw new Error(`invalid slash command name "${command.name}": no slash, no spaces`);
     if (seen.has(command.name)) throw new Error(`slash command "${command.name}" is declared twice`);
     if (!command.description) throw new Error(`slash command "${command.name}" needs a description`);
     seen.add(command.name);
@@ -118,7 +119,9 @@ export class SessionCommands<S = unknown> {
 
   #unknown(name: string): string {
     if (this.#commands.length === 0) return `Unknown command /${name}: this agent has no slash commands.`;
-    const lines = this.#commands.map((command) => `- /${command.name}${command.input ? ` <${command.input.hint}>` : ""}: ${command.description}`);
+    const lines = this.#commands.map(
+      (command) => `- /${command.name}${command.input ? ` <${command.input.hint}>` : ""}: ${command.description}`,
+    );
     return `Unknown command /${name}. Available commands:\n${lines.join("\n")}`;
   }
 }

@@ -59,14 +59,27 @@ test("new session: modes, a mirrored category mode option first, booleans only f
     ],
   );
   await assert.rejects(
-    plain.client.setSessionConfigOption({ sessionId: response.sessionId, configId: "brave", type: "boolean", value: true }),
+    plain.client.setSessionConfigOption({
+      sessionId: response.sessionId,
+      configId: "brave",
+      type: "boolean",
+      value: true,
+    }),
     (e: RequestError) => e.code === -32602 && /unknown config option "brave"/.test(e.message),
   );
 
   const withBooleans = await connectToolkit(declared(), booleans);
   const full = await withBooleans.client.newSession(newParams);
-  assert.deepEqual(full.configOptions!.map((o) => o.id), ["mode", "model", "brave"]);
-  const set = await withBooleans.client.setSessionConfigOption({ sessionId: full.sessionId, configId: "brave", type: "boolean", value: true });
+  assert.deepEqual(
+    full.configOptions!.map((o) => o.id),
+    ["mode", "model", "brave"],
+  );
+  const set = await withBooleans.client.setSessionConfigOption({
+    sessionId: full.sessionId,
+    configId: "brave",
+    type: "boolean",
+    value: true,
+  });
   assert.equal(set.configOptions.find((o) => o.id === "brave")!.currentValue, true);
 });
 
@@ -117,11 +130,26 @@ test("invalid ids and values get -32602 with a clear message; a hook can refuse 
     }),
   );
   const { sessionId } = await h.client.newSession(newParams);
-  await assert.rejects(h.client.setSessionMode({ sessionId, modeId: "yolo" }), (e: RequestError) => e.code === -32602 && /unknown mode "yolo".*ask, code/.test(e.message));
-  await assert.rejects(h.client.setSessionConfigOption({ sessionId, configId: "nope", value: "x" }), (e: RequestError) => e.code === -32602 && /mode, model/.test(e.message));
-  await assert.rejects(h.client.setSessionConfigOption({ sessionId, configId: "model", value: "huge" }), (e: RequestError) => e.code === -32602 && /"small", "large"/.test(e.message));
-  await assert.rejects(h.client.setSessionConfigOption({ sessionId, configId: "model", value: "large" }), (e: RequestError) => /not available on this plan/.test(e.message));
-  await assert.rejects(h.client.setSessionMode({ sessionId: "sess_unknown", modeId: "ask" }), (e: RequestError) => e.code === -32002);
+  await assert.rejects(
+    h.client.setSessionMode({ sessionId, modeId: "yolo" }),
+    (e: RequestError) => e.code === -32602 && /unknown mode "yolo".*ask, code/.test(e.message),
+  );
+  await assert.rejects(
+    h.client.setSessionConfigOption({ sessionId, configId: "nope", value: "x" }),
+    (e: RequestError) => e.code === -32602 && /mode, model/.test(e.message),
+  );
+  await assert.rejects(
+    h.client.setSessionConfigOption({ sessionId, configId: "model", value: "huge" }),
+    (e: RequestError) => e.code === -32602 && /"small", "large"/.test(e.message),
+  );
+  await assert.rejects(
+    h.client.setSessionConfigOption({ sessionId, configId: "model", value: "large" }),
+    (e: RequestError) => /not available on this plan/.test(e.message),
+  );
+  await assert.rejects(
+    h.client.setSessionMode({ sessionId: "sess_unknown", modeId: "ask" }),
+    (e: RequestError) => e.code === -32002,
+  );
   const state = h.agent.sessions.get(sessionId).settings!;
   assert.equal(state.value("model"), "small", "a refused change does not apply");
   assert.equal(state.modeId, "ask");
@@ -139,13 +167,22 @@ test("load and resume restore the mode and option values", async () => {
   const second = await connectToolkit(declared({ store }), booleans);
   const loaded = await second.client.loadSession({ sessionId, ...newParams });
   assert.equal(loaded.modes!.currentModeId, "code");
-  assert.deepEqual(loaded.configOptions!.map((o) => o.currentValue), ["code", "large", true]);
-  assert.ok(second.updates.every((n) => n.update.sessionUpdate !== "config_option_update"), "settings changes are not replayed");
+  assert.deepEqual(
+    loaded.configOptions!.map((o) => o.currentValue),
+    ["code", "large", true],
+  );
+  assert.ok(
+    second.updates.every((n) => n.update.sessionUpdate !== "config_option_update"),
+    "settings changes are not replayed",
+  );
 
   const third = await connectToolkit(declared({ store }));
   const resumed = await third.client.resumeSession({ sessionId, cwd: newParams.cwd });
   assert.equal(resumed.modes!.currentModeId, "code");
-  assert.deepEqual(resumed.configOptions!.map((o) => o.currentValue), ["code", "large"]);
+  assert.deepEqual(
+    resumed.configOptions!.map((o) => o.currentValue),
+    ["code", "large"],
+  );
 });
 
 test("declarations: a category mode option supplies the modes; author errors throw at setup; no settings, no handlers", async () => {
@@ -161,17 +198,35 @@ test("declarations: a category mode option supplies the modes; author errors thr
     ],
   };
   const resolved = resolveSettings({ configOptions: [modeOption] });
-  assert.deepEqual(resolved.modes.map((m) => m.id), ["ask", "auto"]);
+  assert.deepEqual(
+    resolved.modes.map((m) => m.id),
+    ["ask", "auto"],
+  );
   assert.equal(resolved.defaultModeId, "auto");
   assert.equal(resolved.modeOptionId, "approval");
   assert.throws(() => resolveSettings({ modes: [{ id: "a", name: "A" }], currentModeId: "b" }), /currentModeId "b"/);
-  assert.throws(() => resolveSettings({ modes: [{ id: "a", name: "A" }, { id: "a", name: "again" }] }), /declared twice/);
-  assert.throws(() => resolveSettings({ configOptions: [{ ...model, currentValue: "medium" }] }), /not one of its values/);
+  assert.throws(
+    () =>
+      resolveSettings({
+        modes: [
+          { id: "a", name: "A" },
+          { id: "a", name: "again" },
+        ],
+      }),
+    /declared twice/,
+  );
+  assert.throws(
+    () => resolveSettings({ configOptions: [{ ...model, currentValue: "medium" }] }),
+    /not one of its values/,
+  );
   assert.equal(resolveSettings({ modes: [{ id: "a", name: "A" }], modeOption: false }).options.length, 0);
 
   const bare = await connectToolkit({ onPrompt: async () => "end_turn" });
   const response = await bare.client.newSession(newParams);
   assert.equal(response.modes, undefined);
   assert.equal(response.configOptions, undefined);
-  await assert.rejects(bare.client.setSessionMode({ sessionId: response.sessionId, modeId: "x" }), (e: RequestError) => e.code === -32601);
+  await assert.rejects(
+    bare.client.setSessionMode({ sessionId: response.sessionId, modeId: "x" }),
+    (e: RequestError) => e.code === -32601,
+  );
 });

@@ -11,8 +11,23 @@
  */
 import { RequestError } from "../../jsonrpc/index.js";
 import type { MaybePromise } from "../../jsonrpc/messages.js";
-import { hasCapability, type ClientCapabilities, type SessionConfigOption, type SessionModeState, type SessionUpdate } from "../../protocol/index.js";
-import { checkModeId, modeSelectOption, modeState, modesFromOption, selectValues, validateModes, type ModeDeclaration, type ModeOptionLabel } from "./modes.js";
+import {
+  hasCapability,
+  type ClientCapabilities,
+  type SessionConfigOption,
+  type SessionModeState,
+  type SessionUpdate,
+} from "../../protocol/index.js";
+import {
+  checkModeId,
+  modeSelectOption,
+  modeState,
+  modesFromOption,
+  selectValues,
+  validateModes,
+  type ModeDeclaration,
+  type ModeOptionLabel,
+} from "./modes.js";
 import type { SessionRecord } from "./session-store.js";
 import type { ToolkitSession } from "./session.js";
 
@@ -82,7 +97,8 @@ export function resolveSettings<S>(declaration: SessionSettingsDeclaration<S>): 
   const declaredModeOption = options.find((option) => option.category === "mode" && option.type === "select");
   const modes = declaration.modes ?? (declaredModeOption ? modesFromOption(declaredModeOption) : []);
   validateModes(modes, declaration.currentModeId);
-  const defaultModeId = declaration.currentModeId ?? (declaredModeOption?.currentValue as string | undefined) ?? modes[0]?.id;
+  const defaultModeId =
+    declaration.currentModeId ?? (declaredModeOption?.currentValue as string | undefined) ?? modes[0]?.id;
   let modeOptionId: string | undefined;
   if (declaredModeOption !== undefined) {
     const values = selectValues(declaredModeOption).map((value) => value.value);
@@ -114,7 +130,12 @@ export class SessionSettings<S = unknown> {
   #modeId: string | undefined;
   readonly #values = new Map<string, ConfigValue>();
 
-  constructor(session: ToolkitSession<S>, declaration: SessionSettingsDeclaration<S>, booleans: boolean, resolved = resolveSettings(declaration)) {
+  constructor(
+    session: ToolkitSession<S>,
+    declaration: SessionSettingsDeclaration<S>,
+    booleans: boolean,
+    resolved = resolveSettings(declaration),
+  ) {
     this.#session = session;
     this.#declaration = declaration;
     this.#resolved = resolved;
@@ -156,7 +177,9 @@ export class SessionSettings<S = unknown> {
   configOptions(): SessionConfigOption[] {
     return this.#resolved.options
       .filter((option) => option.type !== "boolean" || this.#booleans)
-      .map((option) => ({ ...structuredClone(option), currentValue: this.#values.get(option.id)! }) as SessionConfigOption);
+      .map(
+        (option) => ({ ...structuredClone(option), currentValue: this.#values.get(option.id)! }) as SessionConfigOption,
+      );
   }
 
   /** The `modes` / `configOptions` fields of a new/load/resume response. */
@@ -174,14 +197,17 @@ export class SessionSettings<S = unknown> {
     for (let i = history.length - 1; i >= 0; i--) {
       const record = history[i]!;
       if (record.kind !== "data" || typeof record.data !== "object" || record.data === null) continue;
-      const saved = (record.data as Record<string, unknown>)[SETTINGS_RECORD_KEY] as { modeId?: unknown; values?: Record<string, unknown> } | undefined;
+      const saved = (record.data as Record<string, unknown>)[SETTINGS_RECORD_KEY] as
+        { modeId?: unknown; values?: Record<string, unknown> } | undefined;
       if (saved === undefined) continue;
-      if (typeof saved.modeId === "string" && this.#resolved.modes.some((mode) => mode.id === saved.modeId)) this.#modeId = saved.modeId;
+      if (typeof saved.modeId === "string" && this.#resolved.modes.some((mode) => mode.id === saved.modeId))
+        this.#modeId = saved.modeId;
       for (const option of this.#resolved.options) {
         const value = saved.values?.[option.id];
         if (value !== undefined && this.#accepts(option, value)) this.#values.set(option.id, value as ConfigValue);
       }
-      if (this.#resolved.modeOptionId !== undefined && this.#modeId !== undefined) this.#values.set(this.#resolved.modeOptionId, this.#modeId);
+      if (this.#resolved.modeOptionId !== undefined && this.#modeId !== undefined)
+        this.#values.set(this.#resolved.modeOptionId, this.#modeId);
       return;
     }
   }
@@ -200,7 +226,8 @@ export class SessionSettings<S = unknown> {
     this.#persist();
     const updates: SessionUpdate[] = [];
     if (source === "agent") updates.push({ sessionUpdate: "current_mode_update", currentModeId: modeId });
-    if (this.#resolved.modeOptionId !== undefined) updates.push({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
+    if (this.#resolved.modeOptionId !== undefined)
+      updates.push({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
     await this.#notify(updates);
   }
 
@@ -209,24 +236,47 @@ export class SessionSettings<S = unknown> {
    * advertise them) or a value that is not one of its values / not a boolean. Returns the complete option list.
    * Setting the mode option changes the mode (and sends `current_mode_update`).
    */
-  async setConfigOption(configId: string, value: ConfigValue, source: ChangeSource = "agent"): Promise<SessionConfigOption[]> {
-    const option = this.#resolved.options.find((candidate) => candidate.id === configId && (candidate.type !== "boolean" || this.#booleans));
+  async setConfigOption(
+    configId: string,
+    value: ConfigValue,
+    source: ChangeSource = "agent",
+  ): Promise<SessionConfigOption[]> {
+    const option = this.#resolved.options.find(
+      (candidate) => candidate.id === configId && (candidate.type !== "boolean" || this.#booleans),
+    );
     if (option === undefined) {
       const known = this.configOptions().map((candidate) => candidate.id);
-      throw RequestError.invalidParams({ configId, configOptions: known }, `unknown config option "${configId}"; this session's options are: ${known.join(", ") || "(none)"}`);
+      throw RequestError.invalidParams(
+        { configId, configOptions: known },
+        `unknown config option "${configId}"; this session's options are: ${known.join(", ") || "(none)"}`,
+      );
     }
     if (!this.#accepts(option, value)) {
-      const expected = option.type === "boolean" ? "a boolean (with type: \"boolean\")" : `one of ${selectValues(option).map((v) => JSON.stringify(v.value)).join(", ")}`;
-      throw RequestError.invalidParams({ configId, value }, `invalid value ${JSON.stringify(value)} for config option "${configId}": expected ${expected}`);
+      const expected =
+        option.type === "boolean"
+          ? 'a boolean (with type: "boolean")'
+          : `one of ${selectValues(option)
+              .map((v) => JSON.stringify(v.value))
+              .join(", ")}`;
+      throw RequestError.invalidParams(
+        { configId, value },
+        `invalid value ${JSON.stringify(value)} for config option "${configId}": expected ${expected}`,
+      );
     }
     if (option.id === this.#resolved.modeOptionId) {
       const previousModeId = this.#modeId!;
       if (value !== previousModeId) {
-        await this.#declaration.onModeChange?.({ session: this.#session, modeId: value as string, previousModeId, source });
+        await this.#declaration.onModeChange?.({
+          session: this.#session,
+          modeId: value as string,
+          previousModeId,
+          source,
+        });
         this.#applyMode(value as string);
         this.#persist();
         const updates: SessionUpdate[] = [{ sessionUpdate: "current_mode_update", currentModeId: value as string }];
-        if (source === "agent") updates.push({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
+        if (source === "agent")
+          updates.push({ sessionUpdate: "config_option_update", configOptions: this.configOptions() });
         await this.#notify(updates);
       }
       return this.configOptions();
@@ -236,7 +286,8 @@ export class SessionSettings<S = unknown> {
       await this.#declaration.onConfigChange?.({ session: this.#session, configId, value, previousValue, source });
       this.#values.set(configId, value);
       this.#persist();
-      if (source === "agent") await this.#notify([{ sessionUpdate: "config_option_update", configOptions: this.configOptions() }]);
+      if (source === "agent")
+        await this.#notify([{ sessionUpdate: "config_option_update", configOptions: this.configOptions() }]);
     }
     return this.configOptions();
   }
@@ -252,11 +303,15 @@ export class SessionSettings<S = unknown> {
   }
 
   #persist(): void {
-    this.#session.record({ kind: "data", data: { [SETTINGS_RECORD_KEY]: { modeId: this.#modeId, values: this.values() } } });
+    this.#session.record({
+      kind: "data",
+      data: { [SETTINGS_RECORD_KEY]: { modeId: this.#modeId, values: this.values() } },
+    });
   }
 
   /** Settings updates are not recorded for replay: the load/resume response carries the current state. */
   async #notify(updates: SessionUpdate[]): Promise<void> {
-    for (const update of updates) await this.#session.client.notify("session/update", { sessionId: this.#session.sessionId, update });
+    for (const update of updates)
+      await this.#session.client.notify("session/update", { sessionId: this.#session.sessionId, update });
   }
 }

@@ -8,7 +8,12 @@
  * @see https://agentclientprotocol.com/protocol/elicitation
  */
 import { CapabilityMissingError } from "../../jsonrpc/index.js";
-import { hasCapability, type ClientCapabilities, type CreateElicitationResponse, type ElicitationSchema } from "../../protocol/index.js";
+import {
+  hasCapability,
+  type ClientCapabilities,
+  type CreateElicitationResponse,
+  type ElicitationSchema,
+} from "../../protocol/index.js";
 import type { ClientAccessContext } from "./client-access.js";
 
 /** A form elicitation: the client renders `requestedSchema` (a flat object of primitive properties). */
@@ -47,7 +52,11 @@ export async function elicit(context: ClientAccessContext, request: ElicitReques
   if (!supportsElicitation(context.session.clientCapabilities, request.mode)) {
     throw new CapabilityMissingError("elicitation/create", `clientCapabilities.elicitation.${request.mode}`);
   }
-  const params: Record<string, unknown> = { sessionId: context.sessionId, mode: request.mode, message: request.message };
+  const params: Record<string, unknown> = {
+    sessionId: context.sessionId,
+    mode: request.mode,
+    message: request.message,
+  };
   if (request.toolCallId !== undefined) params.toolCallId = request.toolCallId;
   if (request.mode === "form") {
     params.requestedSchema = { type: "object", ...request.requestedSchema };
@@ -61,7 +70,10 @@ export async function elicit(context: ClientAccessContext, request: ElicitReques
 }
 
 /** Tells the client a URL elicitation's external interaction finished (`elicitation/complete`). */
-export function completeElicitation(context: Pick<ClientAccessContext, "session">, elicitationId: string): Promise<void> {
+export function completeElicitation(
+  context: Pick<ClientAccessContext, "session">,
+  elicitationId: string,
+): Promise<void> {
   if (!supportsElicitation(context.session.clientCapabilities, "url")) {
     return Promise.reject(new CapabilityMissingError("elicitation/complete", "clientCapabilities.elicitation.url"));
   }

@@ -15,7 +15,8 @@ import { toolkitAgent, type ToolkitAgentOptions } from "./toolkit-agent.js";
 
 const quiet = { logger: silentLogger };
 const newParams = { cwd: "/work/project", mcpServers: [] };
-const isResponse = (message: unknown): boolean => typeof message === "object" && message !== null && !("method" in message);
+const isResponse = (message: unknown): boolean =>
+  typeof message === "object" && message !== null && !("method" in message);
 
 /** A toolkit agent whose end of the wire has `faults`, and a plain client that allows every permission. */
 async function connect(options: ToolkitAgentOptions, faults: LinkFaultOptions) {
@@ -56,7 +57,9 @@ test("duplicated permission answers decide each tool call once; the turn complet
   assert.deepEqual(decisions, [true, true, true]);
   assert.equal(h.asked(), 3);
   assert.ok(h.faults.events.filter((e) => e.kind === "duplicate").length >= 3);
-  const completed = h.updates.filter((u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "completed");
+  const completed = h.updates.filter(
+    (u) => u.update.sessionUpdate === "tool_call_update" && u.update.status === "completed",
+  );
   assert.equal(completed.length, 3, "each tool call completed once");
 });
 
@@ -71,7 +74,12 @@ test("a dropped permission answer does not wedge the turn: the client's cancel e
         return "end_turn";
       },
     },
-    { receive: { drop: (message) => isResponse(message) && typeof (message as { result?: { outcome?: unknown } }).result?.outcome === "object" } },
+    {
+      receive: {
+        drop: (message) =>
+          isResponse(message) && typeof (message as { result?: { outcome?: unknown } }).result?.outcome === "object",
+      },
+    },
   );
   const { sessionId } = await h.client.newSession(newParams);
   const answer = h.client.prompt({ sessionId, prompt: [] });
@@ -126,7 +134,8 @@ test("EPIPE on the agent's output mid-turn: the turn's sends fail as closed, the
   const { sessionId } = await h.client.newSession(newParams);
   void h.client.prompt({ sessionId, prompt: [] }).catch(() => {});
   await h.agentConnection.closed;
-  while (failures.length === 0 && !h.agentConnection.signal.aborted) await new Promise((resolve) => setTimeout(resolve, 2));
+  while (failures.length === 0 && !h.agentConnection.signal.aborted)
+    await new Promise((resolve) => setTimeout(resolve, 2));
   assert.ok(h.agentConnection.signal.aborted);
   if (failures.length > 0) assert.ok(failures[0] instanceof ConnectionClosedError, String(failures[0]));
   assert.ok(h.faults.events.some((e) => e.kind === "write_error"));

@@ -22,7 +22,10 @@ interface UnstableHarness {
 }
 
 /** A `toolkitAgent` behind `acpkit/unstable`'s `AgentSideConnection`, with the unstable client. */
-async function connectUnstable(options: ToolkitAgentOptions<unknown>, clientOverrides: Partial<Client> = {}): Promise<UnstableHarness> {
+async function connectUnstable(
+  options: ToolkitAgentOptions<unknown>,
+  clientOverrides: Partial<Client> = {},
+): Promise<UnstableHarness> {
   const [agentEnd, clientEnd] = createMemoryPair();
   let agent!: ToolkitAgent;
   new unstable.AgentSideConnection((conn) => (agent = toolkitAgent(conn, options)), agentEnd);
@@ -57,7 +60,12 @@ const texts = (updates: SessionNotification[], sessionId: string) =>
   updates
     .filter((n) => n.sessionId === sessionId)
     .map((n) => n.update)
-    .flatMap((u) => ((u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "user_message_chunk") && u.content.type === "text" ? [`${u.sessionUpdate}:${u.content.text}`] : []));
+    .flatMap((u) =>
+      (u.sessionUpdate === "agent_message_chunk" || u.sessionUpdate === "user_message_chunk") &&
+      u.content.type === "text"
+        ? [`${u.sessionUpdate}:${u.content.text}`]
+        : [],
+    );
 
 test("sessionCapabilities.fork is advertised (and session/fork routed) only on the unstable protocol, with a store", async () => {
   const onUnstable = await connectUnstable(echoing());
@@ -70,7 +78,10 @@ test("sessionCapabilities.fork is advertised (and session/fork routed) only on t
   assert.equal("fork" in stableCaps.sessionCapabilities!, false);
   assert.equal(onStable.agent.unstable_forkSession, undefined);
   const { sessionId } = await onStable.client.newSession(newParams);
-  await assert.rejects(onStable.client.connection.request("session/fork", { sessionId, cwd: newParams.cwd }), isCode(-32601));
+  await assert.rejects(
+    onStable.client.connection.request("session/fork", { sessionId, cwd: newParams.cwd }),
+    isCode(-32601),
+  );
 
   const storeless = await connectUnstable(echoing({ store: false }));
   const storelessCaps = (await storeless.client.initialize(init)).agentCapabilities!;
@@ -78,7 +89,11 @@ test("sessionCapabilities.fork is advertised (and session/fork routed) only on t
   assert.equal(storeless.agent.unstable_forkSession, undefined);
 
   const forced = await connectUnstable(echoing({ unstable: false }));
-  assert.equal("fork" in (await forced.client.initialize(init)).agentCapabilities!.sessionCapabilities!, false, "the option overrides detection");
+  assert.equal(
+    "fork" in (await forced.client.initialize(init)).agentCapabilities!.sessionCapabilities!,
+    false,
+    "the option overrides detection",
+  );
 });
 
 test("a fork copies the source's history (loading it replays the source's updates), then diverges", async () => {
@@ -89,10 +104,19 @@ test("a fork copies the source's history (loading it replays the source's update
   await h.agent.sessions.get(source).flush();
   const sourceHistory = await store.history(source);
 
-  const forked = await h.client.unstable_forkSession({ sessionId: source, cwd: "/work/other", additionalDirectories: ["/work/lib"], mcpServers: [] });
+  const forked = await h.client.unstable_forkSession({
+    sessionId: source,
+    cwd: "/work/other",
+    additionalDirectories: ["/work/lib"],
+    mcpServers: [],
+  });
   assert.notEqual(forked.sessionId, source);
   assert.match(forked.sessionId, /^sess_/);
-  assert.deepEqual(await store.history(forked.sessionId), sourceHistory, "the fork's history is a copy of the source's");
+  assert.deepEqual(
+    await store.history(forked.sessionId),
+    sourceHistory,
+    "the fork's history is a copy of the source's",
+  );
   assert.equal(h.updates.filter((n) => n.sessionId === forked.sessionId).length, 0, "a fork replays nothing");
   const stored = (await store.get(forked.sessionId))!;
   assert.equal(stored.cwd, "/work/other", "the fork takes the request's cwd");
@@ -143,16 +167,26 @@ test("a stored (not live) session can be forked; onSessionReady and createState 
   const length = (await store.history(source)).length;
   assert.ok(length >= 2);
   assert.deepEqual(seen, [`state:fork:${length}`, "ready:fork"]);
-  assert.equal(second.agent.sessions.get(forked.sessionId).sessionId, forked.sessionId, "the fork is live on this connection");
+  assert.equal(
+    second.agent.sessions.get(forked.sessionId).sessionId,
+    forked.sessionId,
+    "the fork is live on this connection",
+  );
 });
 
 test("fork errors: unknown source -32002, relative cwd or roots -32602 (checked before the source is looked up)", async () => {
   const h = await connectUnstable(echoing());
-  await assert.rejects(h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: newParams.cwd }), isCode(-32002));
+  await assert.rejects(
+    h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: newParams.cwd }),
+    isCode(-32002),
+  );
   const { sessionId } = await h.client.newSession(newParams);
   await assert.rejects(h.client.unstable_forkSession({ sessionId, cwd: "project" }), isCode(-32602));
   await assert.rejects(h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: "project" }), isCode(-32602));
-  await assert.rejects(h.client.unstable_forkSession({ sessionId, cwd: newParams.cwd, additionalDirectories: ["lib"] }), isCode(-32602));
+  await assert.rejects(
+    h.client.unstable_forkSession({ sessionId, cwd: newParams.cwd, additionalDirectories: ["lib"] }),
+    isCode(-32602),
+  );
   assert.equal(h.agent.sessions.sessions.length, 1, "no session was created by a refused fork");
 });
 
@@ -179,7 +213,12 @@ test("a fork while a turn runs in the source copies the history recorded so far;
   await h.agent.sessions.get(source).flush();
 
   const copied = await store.history(forked.sessionId);
-  const said = (records: typeof copied) => records.flatMap((r) => (r.kind === "update" && r.update.sessionUpdate === "agent_message_chunk" && r.update.content.type === "text" ? [r.update.content.text] : []));
+  const said = (records: typeof copied) =>
+    records.flatMap((r) =>
+      r.kind === "update" && r.update.sessionUpdate === "agent_message_chunk" && r.update.content.type === "text"
+        ? [r.update.content.text]
+        : [],
+    );
   assert.deepEqual(said(copied), ["before the fork"]);
   assert.deepEqual(said(await store.history(source)), ["before the fork", "after the fork"]);
 });
@@ -194,7 +233,17 @@ test("a fork carries the source's mode and config values over, and answers them 
         { id: "code", name: "Code" },
       ],
       configOptions: [
-        { id: "model", name: "Model", category: "model", type: "select", currentValue: "small", options: [{ value: "small", name: "Small" }, { value: "large", name: "Large" }] },
+        {
+          id: "model",
+          name: "Model",
+          category: "model",
+          type: "select",
+          currentValue: "small",
+          options: [
+            { value: "small", name: "Small" },
+            { value: "large", name: "Large" },
+          ],
+        },
       ],
     }),
   );
@@ -217,7 +266,12 @@ test("a fork connects the MCP servers its request names, as session/new does, an
     capabilities: {},
     connect: (servers, context) => {
       connected.push({ sessionId: context.sessionId, cwd: context.cwd, names: servers.map((s) => s.name) });
-      return Promise.resolve({ servers: [], tools: () => [], callTool: () => Promise.reject(new Error("none")), close: () => Promise.resolve(void closed++) });
+      return Promise.resolve({
+        servers: [],
+        tools: () => [],
+        callTool: () => Promise.reject(new Error("none")),
+        close: () => Promise.resolve(void closed++),
+      });
     },
   };
   const h = await connectUnstable(echoing({ mcp }));

@@ -4,10 +4,23 @@
  * store is `FileSessionStore` in `acpkit/node`.
  */
 export { toolkitAgent, type ToolkitAgent, type ToolkitAgentOptions } from "./toolkit-agent.js";
-export { SessionManager, isAbsolutePath, type SessionManagerOptions, type SessionStateContext } from "./session-manager.js";
+export {
+  SessionManager,
+  isAbsolutePath,
+  type SessionManagerOptions,
+  type SessionStateContext,
+} from "./session-manager.js";
 export { ToolkitSession, type ClientPort, type SessionInit, type SessionOrigin } from "./session.js";
 export { replayHistory, REPLAY_META_KEY, type ReplayReport } from "./replay.js";
-export { PromptTurn, TurnSlot, runPromptTurn, type PromptHandler, type RunTurnOptions, type TurnPolicy, type TurnResult } from "./prompt-turn.js";
+export {
+  PromptTurn,
+  TurnSlot,
+  runPromptTurn,
+  type PromptHandler,
+  type RunTurnOptions,
+  type TurnPolicy,
+  type TurnResult,
+} from "./prompt-turn.js";
 export { TurnCancelledError, isAbortError } from "./cancelled.js";
 export {
   ToolCallHandle,
@@ -41,7 +54,17 @@ export {
   type StoredSession,
 } from "./session-store.js";
 export { MemorySessionStore } from "./memory-session-store.js";
-export { MODE_OPTION_ID, checkModeId, modeSelectOption, modeState, modesFromOption, selectValues, validateModes, type ModeDeclaration, type ModeOptionLabel } from "./modes.js";
+export {
+  MODE_OPTION_ID,
+  checkModeId,
+  modeSelectOption,
+  modeState,
+  modesFromOption,
+  selectValues,
+  validateModes,
+  type ModeDeclaration,
+  type ModeOptionLabel,
+} from "./modes.js";
 export {
   SETTINGS_RECORD_KEY,
   SessionSettings,
@@ -53,7 +76,14 @@ export {
   type ModeChange,
   type SessionSettingsDeclaration,
 } from "./config-options.js";
-export { SessionCommands, availableCommand, parseCommand, validateCommands, type ParsedCommand, type SlashCommand } from "./commands.js";
+export {
+  SessionCommands,
+  availableCommand,
+  parseCommand,
+  validateCommands,
+  type ParsedCommand,
+  type SlashCommand,
+} from "./commands.js";
 export {
   ClientTerminal,
   createTerminal,
@@ -66,6 +96,21 @@ export {
   type RunCommandResult,
   type TerminalOptions,
 } from "./client-access.js";
-export { completeElicitation, elicit, supportsElicitation, type ElicitRequest, type ElicitResult, type FormElicitation, type UrlElicitation } from "./elicitation.js";
+export {
+  completeElicitation,
+  elicit,
+  supportsElicitation,
+  type ElicitRequest,
+  type ElicitResult,
+  type FormElicitation,
+  type UrlElicitation,
+} from "./elicitation.js";
 export { UsageMeter, usageUpdate, type UsageReport } from "./usage.js";
-export type { McpConnectContext, McpConnector, McpServerStatus, McpSessionTools, McpToolInfo, McpToolResult } from "./mcp-connector.js";
+export type {
+  McpConnectContext,
+  McpConnector,
+  McpServerStatus,
+  McpSessionTools,
+  McpToolInfo,
+  McpToolResult,
+} from "./mcp-connector.js";

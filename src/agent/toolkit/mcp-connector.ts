@@ -47,7 +47,12 @@ export interface McpSessionTools {
   /** The tools of every connected server. */
   tools(): McpToolInfo[];
   /** Calls a tool; rejects if the server is not connected or the call fails (an `isError` result resolves). */
-  callTool(server: string, tool: string, args?: Record<string, unknown>, options?: { signal?: AbortSignal; timeoutMs?: number }): Promise<McpToolResult>;
+  callTool(
+    server: string,
+    tool: string,
+    args?: Record<string, unknown>,
+    options?: { signal?: AbortSignal; timeoutMs?: number },
+  ): Promise<McpToolResult>;
   /** Closes every connection (stdio servers are stopped). Idempotent. */
   close(): Promise<void>;
 }

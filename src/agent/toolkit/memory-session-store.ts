@@ -16,7 +16,8 @@ export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, { info: StoredSession; records: SessionRecord[] }>();
 
   create(session: StoredSession): Promise<void> {
-    if (this.#sessions.has(session.sessionId)) return Promise.reject(new Error(`session ${session.sessionId} already exists`));
+    if (this.#sessions.has(session.sessionId))
+      return Promise.reject(new Error(`session ${session.sessionId} already exists`));
     this.#sessions.set(session.sessionId, { info: structuredClone(session), records: [] });
     return Promise.resolve();
   }
@@ -39,7 +40,14 @@ export class MemorySessionStore implements SessionStore {
 
   list(query?: SessionListQuery): Promise<SessionPage> {
     try {
-      return Promise.resolve(structuredClone(pageSessions([...this.#sessions.values()].map((e) => e.info), query)));
+      return Promise.resolve(
+        structuredClone(
+          pageSessions(
+            [...this.#sessions.values()].map((e) => e.info),
+            query,
+          ),
+        ),
+      );
     } catch (error) {
       return Promise.reject(error as Error);
     }

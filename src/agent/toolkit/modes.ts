@@ -7,7 +7,12 @@
  * @see https://agentclientprotocol.com/protocol/session-config-options#relationship-to-session-modes
  */
 import { RequestError } from "../../jsonrpc/index.js";
-import type { SessionConfigOption, SessionConfigSelectOption, SessionMode, SessionModeState } from "../../protocol/index.js";
+import type {
+  SessionConfigOption,
+  SessionConfigSelectOption,
+  SessionMode,
+  SessionModeState,
+} from "../../protocol/index.js";
 
 /** A mode the agent can run in. */
 export interface ModeDeclaration {
@@ -54,7 +59,11 @@ export function modeState(modes: readonly ModeDeclaration[], currentModeId: stri
 }
 
 /** The select option (category `mode`) that mirrors `modes`, its current value `currentModeId`. */
-export function modeSelectOption(modes: readonly ModeDeclaration[], currentModeId: string, label: ModeOptionLabel = {}): SessionConfigOption {
+export function modeSelectOption(
+  modes: readonly ModeDeclaration[],
+  currentModeId: string,
+  label: ModeOptionLabel = {},
+): SessionConfigOption {
   const option: SessionConfigOption = {
     id: label.id ?? MODE_OPTION_ID,
     name: label.name ?? "Mode",
@@ -88,5 +97,6 @@ export function validateModes(modes: readonly ModeDeclaration[], currentModeId: 
     if (seen.has(mode.id)) throw new Error(`mode id "${mode.id}" is declared twice`);
     seen.add(mode.id);
   }
-  if (currentModeId !== undefined && !seen.has(currentModeId)) throw new Error(`currentModeId "${currentModeId}" is not one of the declared modes`);
+  if (currentModeId !== undefined && !seen.has(currentModeId))
+    throw new Error(`currentModeId "${currentModeId}" is not one of the declared modes`);
 }

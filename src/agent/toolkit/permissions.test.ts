@@ -28,11 +28,19 @@ test("reject_always is remembered per kind; once answers are not; a cancelled ou
     { outcome: { outcome: "selected", optionId: "allow_once" } },
     { outcome: { outcome: "cancelled" } },
   ]);
-  assert.deepEqual(await askPermission(ctx, { toolCallId: "1", kind: "delete" }), { allowed: false, optionId: "reject_always", kind: "reject_always", remembered: false });
+  assert.deepEqual(await askPermission(ctx, { toolCallId: "1", kind: "delete" }), {
+    allowed: false,
+    optionId: "reject_always",
+    kind: "reject_always",
+    remembered: false,
+  });
   assert.deepEqual(await askPermission(ctx, { toolCallId: "2", kind: "delete" }), { allowed: false, remembered: true });
   assert.equal((await askPermission(ctx, { toolCallId: "3", kind: "read" }, ONCE_PERMISSION_OPTIONS)).allowed, true);
   assert.equal((await askPermission(ctx, { toolCallId: "4", kind: "read" })).remembered, false);
   assert.equal(ctx.asked.length, 3);
-  await assert.rejects(askPermission(ctx, { toolCallId: "5" }), (error) => error instanceof TurnCancelledError && isAbortError(error));
+  await assert.rejects(
+    askPermission(ctx, { toolCallId: "5" }),
+    (error) => error instanceof TurnCancelledError && isAbortError(error),
+  );
   assert.equal(ctx.cancelled, true);
 });

@@ -4,7 +4,13 @@
  * is cancelled the client MUST answer pending requests `cancelled`, so a `cancelled` outcome ends the turn here.
  * @see https://agentclientprotocol.com/protocol/tool-calls#requesting-permission
  */
-import type { PermissionOption, PermissionOptionKind, RequestPermissionResponse, ToolCallUpdate, ToolKind } from "../../protocol/index.js";
+import type {
+  PermissionOption,
+  PermissionOptionKind,
+  RequestPermissionResponse,
+  ToolCallUpdate,
+  ToolKind,
+} from "../../protocol/index.js";
 import { TurnCancelledError } from "./cancelled.js";
 
 /** The four standard options; `optionId` equals `kind`. */
@@ -24,7 +30,10 @@ export const STANDARD_PERMISSION_OPTIONS: readonly PermissionOption[] = [
 ];
 
 /** Allow once or reject: for actions that should never be remembered. */
-export const ONCE_PERMISSION_OPTIONS: readonly PermissionOption[] = [PERMISSION_OPTIONS.allowOnce, PERMISSION_OPTIONS.rejectOnce];
+export const ONCE_PERMISSION_OPTIONS: readonly PermissionOption[] = [
+  PERMISSION_OPTIONS.allowOnce,
+  PERMISSION_OPTIONS.rejectOnce,
+];
 
 /** The remembered `allow_always` / `reject_always` answers of one session, by tool kind (absent kind = "other"). */
 export class PermissionMemory {

@@ -23,7 +23,9 @@ export class PlanTracker {
 
   /** Replaces the plan. Strings become `pending`, `medium` priority entries. */
   set(entries: ReadonlyArray<PlanEntry | string>): Promise<void> {
-    this.#entries = entries.map((entry) => (typeof entry === "string" ? { content: entry, priority: "medium", status: "pending" } : { ...entry }));
+    this.#entries = entries.map((entry) =>
+      typeof entry === "string" ? { content: entry, priority: "medium", status: "pending" } : { ...entry },
+    );
     return this.#send();
   }
 
@@ -58,7 +60,8 @@ export class PlanTracker {
 
   #at(index: number): PlanEntry {
     const entry = this.#entries[index];
-    if (entry === undefined) throw new RangeError(`no plan entry at index ${index} (the plan has ${this.#entries.length})`);
+    if (entry === undefined)
+      throw new RangeError(`no plan entry at index ${index} (the plan has ${this.#entries.length})`);
     return entry;
   }
 

@@ -8,9 +8,26 @@
  * @see https://agentclientprotocol.com/protocol/prompt-turn#cancellation
  */
 import { RequestError, type SendRequestOptions } from "../../jsonrpc/index.js";
-import type { ContentBlock, PermissionOption, PromptRequest, PromptResponse, SessionUpdate, StopReason, ToolCallUpdate } from "../../protocol/index.js";
+import type {
+  ContentBlock,
+  PermissionOption,
+  PromptRequest,
+  PromptResponse,
+  SessionUpdate,
+  StopReason,
+  ToolCallUpdate,
+} from "../../protocol/index.js";
 import { isAbortError, TurnCancelledError } from "./cancelled.js";
-import { createTerminal, readFile, runCommand, writeFile, type ClientTerminal, type RunCommandOptions, type RunCommandResult, type TerminalOptions } from "./client-access.js";
+import {
+  createTerminal,
+  readFile,
+  runCommand,
+  writeFile,
+  type ClientTerminal,
+  type RunCommandOptions,
+  type RunCommandResult,
+  type TerminalOptions,
+} from "./client-access.js";
 import { elicit, type ElicitRequest, type ElicitResult } from "./elicitation.js";
 import { askPermission, type PermissionDecision } from "./permissions.js";
 import { PlanTracker } from "./plan.js";
@@ -155,7 +172,10 @@ export class PromptTurn<S = unknown> {
   }
 
   /** Asks permission for a tool call; see `askPermission`. A `cancelled` outcome ends the turn. */
-  requestPermission(toolCall: ToolCallHandle | ToolCallUpdate, options?: readonly PermissionOption[]): Promise<PermissionDecision> {
+  requestPermission(
+    toolCall: ToolCallHandle | ToolCallUpdate,
+    options?: readonly PermissionOption[],
+  ): Promise<PermissionDecision> {
     const update = "snapshot" in toolCall ? toolCall.snapshot() : toolCall;
     return askPermission(this, update, options);
   }
@@ -167,7 +187,11 @@ export class PromptTurn<S = unknown> {
   request<R = unknown>(method: string, params?: unknown, options: SendRequestOptions = {}): Promise<R> {
     if (this.#closed) return Promise.reject(new Error(`the prompt turn was already answered; not sending ${method}`));
     if (this.signal.aborted) return Promise.reject(new TurnCancelledError());
-    return this.session.client.request<R>(method, params, { ...options, cancellationSignal: this.signal, stopWaitingOnCancel: true });
+    return this.session.client.request<R>(method, params, {
+      ...options,
+      cancellationSignal: this.signal,
+      stopWaitingOnCancel: true,
+    });
   }
 
   /** Reads a text file through the client; `CapabilityMissingError` unless it advertised `fs.readTextFile`. */
@@ -252,7 +276,12 @@ export async function runPromptTurn<S>(
   const leave = await session.turns.enter(turn as PromptTurn<never>);
   try {
     if (turn.signal.aborted) return { stopReason: "cancelled" };
-    session.record(...params.prompt.map((content) => ({ kind: "update" as const, update: { sessionUpdate: "user_message_chunk" as const, content } })));
+    session.record(
+      ...params.prompt.map((content) => ({
+        kind: "update" as const,
+        update: { sessionUpdate: "user_message_chunk" as const, content },
+      })),
+    );
     await options.beforeHandler?.(turn as PromptTurn<never>);
     let response: PromptResponse;
     try {
@@ -280,7 +309,13 @@ async function settle<S>(turn: PromptTurn<S>, handler: PromptHandler<S>, graceMs
     else turn.signal.addEventListener("abort", onAbort, { once: true });
   });
   try {
-    const outcome = await Promise.race([running.then((value) => ({ value }), (error: unknown) => ({ error })), grace]);
+    const outcome = await Promise.race([
+      running.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      ),
+      grace,
+    ]);
     if (outcome === "timed-out") {
       running.catch(() => {});
       turn.session.logger.warn("the prompt handler did not stop within the cancel grace period; answered cancelled", {

@@ -19,7 +19,11 @@ import type { ClientPort } from "./session.js";
 export const NOT_REPLAYABLE = "not_replayable";
 
 /** The update kinds whose text content a replay may cut into several chunks. */
-export const SPLITTABLE_KINDS: ReadonlySet<string> = new Set(["user_message_chunk", "agent_message_chunk", "agent_thought_chunk"]);
+export const SPLITTABLE_KINDS: ReadonlySet<string> = new Set([
+  "user_message_chunk",
+  "agent_message_chunk",
+  "agent_thought_chunk",
+]);
 
 /** The most UTF-8 bytes one character can take in JSON text (`\u001f`); a split never goes below one character. */
 const ONE_CHARACTER = 6;
@@ -42,7 +46,9 @@ export function updateMessageBytes(sessionId: string, update: SessionUpdate, met
 }
 
 /** True for a text chunk that a replay may split (see `replay.ts`). */
-export function isSplittableText(update: SessionUpdate): update is SessionUpdate & { content: { type: "text"; text: string } } {
+export function isSplittableText(
+  update: SessionUpdate,
+): update is SessionUpdate & { content: { type: "text"; text: string } } {
   const content = (update as { content?: { type?: unknown; text?: unknown } }).content;
   return SPLITTABLE_KINDS.has(update.sessionUpdate) && content?.type === "text" && typeof content.text === "string";
 }
@@ -53,7 +59,10 @@ export function isSplittableText(update: SessionUpdate): update is SessionUpdate
  */
 export function smallestReplayBytes(sessionId: string, update: SessionUpdate, meta?: unknown): number {
   if (!isSplittableText(update)) return updateMessageBytes(sessionId, update, meta);
-  return updateMessageBytes(sessionId, { ...update, content: { ...update.content, text: "" } } as SessionUpdate, meta) + ONE_CHARACTER;
+  return (
+    updateMessageBytes(sessionId, { ...update, content: { ...update.content, text: "" } } as SessionUpdate, meta) +
+    ONE_CHARACTER
+  );
 }
 
 /**
@@ -61,7 +70,11 @@ export function smallestReplayBytes(sessionId: string, update: SessionUpdate, me
  * block of `prompt`, stored as a `user_message_chunk`, could not be replayed within `limit`. Nothing to check
  * without a known limit.
  */
-export function refuseUnreplayablePrompt(sessionId: string, prompt: readonly ContentBlock[], limit: number | undefined): void {
+export function refuseUnreplayablePrompt(
+  sessionId: string,
+  prompt: readonly ContentBlock[],
+  limit: number | undefined,
+): void {
   if (limit === undefined) return;
   for (const [index, content] of prompt.entries()) {
     const bytes = smallestReplayBytes(sessionId, { sessionUpdate: "user_message_chunk", content });

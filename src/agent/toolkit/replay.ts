@@ -46,22 +46,37 @@ function halve(text: string): [string, string] | undefined {
  * Sends one update; a text chunk refused as too large is sent as two halves (recursively, in order). Resolves with
  * the number of notifications sent. Other errors propagate (a closed connection ends the replay).
  */
-async function sendSplitting(client: ClientPort, params: Record<string, unknown>, update: SessionUpdate): Promise<number> {
+async function sendSplitting(
+  client: ClientPort,
+  params: Record<string, unknown>,
+  update: SessionUpdate,
+): Promise<number> {
   try {
     await client.notify("session/update", { ...params, update });
     return 1;
   } catch (error) {
-    const halves = error instanceof MessageTooLargeError && isSplittableText(update) ? halve(update.content.text) : undefined;
+    const halves =
+      error instanceof MessageTooLargeError && isSplittableText(update) ? halve(update.content.text) : undefined;
     if (halves === undefined) throw error;
     const [head, tail] = halves;
     const content = (update as TextChunk).content;
-    const first = await sendSplitting(client, params, { ...update, content: { ...content, text: head } } as SessionUpdate);
-    return first + (await sendSplitting(client, params, { ...update, content: { ...content, text: tail } } as SessionUpdate));
+    const first = await sendSplitting(client, params, {
+      ...update,
+      content: { ...content, text: head },
+    } as SessionUpdate);
+    return (
+      first + (await sendSplitting(client, params, { ...update, content: { ...content, text: tail } } as SessionUpdate))
+    );
   }
 }
 
 /** Replays the `update` records of `history` to the client, in order; see the file's comment. */
-export async function replayHistory(client: ClientPort, sessionId: string, history: readonly SessionRecord[], logger: Logger): Promise<ReplayReport> {
+export async function replayHistory(
+  client: ClientPort,
+  sessionId: string,
+  history: readonly SessionRecord[],
+  logger: Logger,
+): Promise<ReplayReport> {
   const report: ReplayReport = { split: 0, skipped: 0 };
   for (const [index, record] of history.entries()) {
     if (record.kind !== "update") continue;
@@ -74,12 +89,15 @@ export async function replayHistory(client: ClientPort, sessionId: string, histo
     } catch (error) {
       if (!(error instanceof SchemaValidationError) && !(error instanceof MessageTooLargeError)) throw error;
       report.skipped++;
-      logger.error("session/load: skipped a stored update that cannot be replayed; the rest of the history is replayed", {
-        sessionId,
-        record: index,
-        sessionUpdate: (record.update as { sessionUpdate?: unknown })?.sessionUpdate,
-        detail: error.message,
-      });
+      logger.error(
+        "session/load: skipped a stored update that cannot be replayed; the rest of the history is replayed",
+        {
+          sessionId,
+          record: index,
+          sessionUpdate: (record.update as { sessionUpdate?: unknown })?.sessionUpdate,
+          detail: error.message,
+        },
+      );
     }
   }
   return report;

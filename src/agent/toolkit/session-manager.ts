@@ -64,7 +64,11 @@ function checkPaths(cwd: string, additionalDirectories: readonly string[] | unde
   if (!isAbsolutePath(cwd)) throw RequestError.invalidParams({ cwd }, `cwd must be an absolute path, got "${cwd}"`);
   const extra = additionalDirectories ?? [];
   for (const dir of extra) {
-    if (!isAbsolutePath(dir)) throw RequestError.invalidParams({ additionalDirectories: extra }, `additionalDirectories entries must be absolute paths, got "${dir}"`);
+    if (!isAbsolutePath(dir))
+      throw RequestError.invalidParams(
+        { additionalDirectories: extra },
+        `additionalDirectories entries must be absolute paths, got "${dir}"`,
+      );
   }
   return [...extra];
 }
@@ -101,12 +105,21 @@ export class SessionManager<S = unknown> {
    */
   capabilities(): Pick<AgentCapabilities, "loadSession" | "sessionCapabilities">;
   capabilities(options: { fork?: boolean }): Pick<UnstableAgentCapabilities, "loadSession" | "sessionCapabilities">;
-  capabilities(options: { fork?: boolean } = {}): Pick<UnstableAgentCapabilities, "loadSession" | "sessionCapabilities"> {
+  capabilities(
+    options: { fork?: boolean } = {},
+  ): Pick<UnstableAgentCapabilities, "loadSession" | "sessionCapabilities"> {
     const persisted = this.store !== undefined;
     return {
       loadSession: persisted,
       sessionCapabilities: persisted
-        ? { list: {}, resume: {}, close: {}, delete: {}, additionalDirectories: {}, ...(options.fork === true ? { fork: {} } : {}) }
+        ? {
+            list: {},
+            resume: {},
+            close: {},
+            delete: {},
+            additionalDirectories: {},
+            ...(options.fork === true ? { fork: {} } : {}),
+          }
         : { close: {}, additionalDirectories: {} },
     };
   }
@@ -221,13 +234,18 @@ export class SessionManager<S = unknown> {
     for (const session of this.#sessions.values()) session.turns.cancelAll(reason);
   }
 
-  async #restorable(params: LoadSessionRequest | ResumeSessionRequest): Promise<{ stored: StoredSession; additionalDirectories: string[] }> {
+  async #restorable(
+    params: LoadSessionRequest | ResumeSessionRequest,
+  ): Promise<{ stored: StoredSession; additionalDirectories: string[] }> {
     const additionalDirectories = checkPaths(params.cwd, params.additionalDirectories);
     if (this.store === undefined) throw RequestError.sessionNotFound(params.sessionId);
     const stored = await this.store.get(params.sessionId);
     if (stored === undefined) throw RequestError.sessionNotFound(params.sessionId);
     if (stored.cwd !== params.cwd) {
-      throw RequestError.invalidParams({ cwd: params.cwd, sessionCwd: stored.cwd }, `session ${params.sessionId} belongs to ${stored.cwd}, not ${params.cwd}`);
+      throw RequestError.invalidParams(
+        { cwd: params.cwd, sessionCwd: stored.cwd },
+        `session ${params.sessionId} belongs to ${stored.cwd}, not ${params.cwd}`,
+      );
     }
     if (this.#sessions.has(params.sessionId)) await this.closeSession(params.sessionId);
     const patch = { additionalDirectories };
@@ -235,7 +253,12 @@ export class SessionManager<S = unknown> {
     return { stored: { ...stored, ...patch }, additionalDirectories };
   }
 
-  async #activate(stored: StoredSession, additionalDirectories: string[], origin: SessionOrigin, history: SessionRecord[]): Promise<ToolkitSession<S>> {
+  async #activate(
+    stored: StoredSession,
+    additionalDirectories: string[],
+    origin: SessionOrigin,
+    history: SessionRecord[],
+  ): Promise<ToolkitSession<S>> {
     const session = new ToolkitSession<S>({
       sessionId: stored.sessionId,
       cwd: stored.cwd,
@@ -247,7 +270,8 @@ export class SessionManager<S = unknown> {
       clientCapabilities: () => this.clientCapabilities,
     });
     await this.#options.onActivate?.({ session, origin, history });
-    if (this.#options.createState !== undefined) session.state = await this.#options.createState({ session, origin, history });
+    if (this.#options.createState !== undefined)
+      session.state = await this.#options.createState({ session, origin, history });
     this.#sessions.set(session.sessionId, session);
     return session;
   }
@@ -256,7 +280,8 @@ export class SessionManager<S = unknown> {
 function toSessionInfo(stored: StoredSession): SessionInfo {
   const info: SessionInfo = { sessionId: stored.sessionId, cwd: stored.cwd, updatedAt: stored.updatedAt };
   if (stored.title !== undefined && stored.title !== null) info.title = stored.title;
-  if (stored.additionalDirectories !== undefined && stored.additionalDirectories.length > 0) info.additionalDirectories = [...stored.additionalDirectories];
+  if (stored.additionalDirectories !== undefined && stored.additionalDirectories.length > 0)
+    info.additionalDirectories = [...stored.additionalDirectories];
   if (stored.meta !== undefined) info._meta = stored.meta;
   return info;
 }

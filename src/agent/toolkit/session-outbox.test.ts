@@ -38,7 +38,10 @@ async function watchedStore(): Promise<WatchedStore> {
   return store;
 }
 
-const chunk = (text: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+const chunk = (text: string): SessionUpdate => ({
+  sessionUpdate: "agent_message_chunk",
+  content: { type: "text", text },
+});
 
 test("group commit: the updates of one tick are appended as one batch, and none is sent before that append resolved", async () => {
   const store = await watchedStore();
@@ -53,7 +56,9 @@ test("group commit: the updates of one tick are appended as one batch, and none 
     },
   });
   store.hold = true;
-  const offered = Array.from({ length: 100 }, (_, i) => outbox.offer({ kind: "update", update: chunk(String(i)) }, true));
+  const offered = Array.from({ length: 100 }, (_, i) =>
+    outbox.offer({ kind: "update", update: chunk(String(i)) }, true),
+  );
   await Promise.all(offered); // accepted (the window is not full): the caller goes on while the batch is written
   await until(() => store.appends.length === 1, 2000, "the batch's append");
   assert.deepEqual(store.appends, [100], "one append for the whole tick");
@@ -61,7 +66,10 @@ test("group commit: the updates of one tick are appended as one batch, and none 
   assert.deepEqual(sent, [], "nothing is sent while its batch is not durable");
   store.release();
   await outbox.sent();
-  assert.deepEqual(sent, Array.from({ length: 100 }, (_, i) => String(i)));
+  assert.deepEqual(
+    sent,
+    Array.from({ length: 100 }, (_, i) => String(i)),
+  );
   assert.equal(store.events[0], "durable:100", "the batch was durable before the first of its updates was sent");
   assert.equal(outbox.busy, false);
 });
@@ -75,7 +83,13 @@ test("a producer awaiting each update still gets batches: at most two windows wa
     durable += records.length;
   };
   const durableAtSend: number[] = [];
-  const outbox = new SessionOutbox({ sessionId: "t", store, logger: silentLogger, window: 64, notify: async () => void durableAtSend.push(durable) });
+  const outbox = new SessionOutbox({
+    sessionId: "t",
+    store,
+    logger: silentLogger,
+    window: 64,
+    notify: async () => void durableAtSend.push(durable),
+  });
   for (let i = 0; i < 2000; i++) {
     await outbox.offer({ kind: "update", update: chunk(String(i)) }, true);
     assert.ok(i + 1 - durableAtSend.length <= 2 * 64 + 1, `update ${i}: no more than two windows wait unsent`);
@@ -83,7 +97,9 @@ test("a producer awaiting each update still gets batches: at most two windows wa
   await outbox.sent();
   assert.equal(durableAtSend.length, 2000);
   assert.ok(store.appends.length <= 2000 / 64 + 2, `group commit: ${store.appends.length} appends for 2000 updates`);
-  durableAtSend.forEach((count, index) => assert.ok(count > index, `update ${index} was sent after ${count} records were durable`));
+  durableAtSend.forEach((count, index) =>
+    assert.ok(count > index, `update ${index} was sent after ${count} records were durable`),
+  );
 });
 
 test("records only (data) keep their place among the updates and resolve once durable", async () => {
@@ -155,9 +171,16 @@ test("a request of the turn never overtakes the updates offered before it; the r
   const at = order.indexOf("permission");
   assert.ok(at > 0, order.join(","));
   const before = order.slice(0, at);
-  assert.ok(before.includes("update:agent_message_chunk") && before.includes("update:tool_call"), `both updates came before the request: ${order.join(",")}`);
+  assert.ok(
+    before.includes("update:agent_message_chunk") && before.includes("update:tool_call"),
+    `both updates came before the request: ${order.join(",")}`,
+  );
   assert.equal(order.at(-1), "response:end_turn");
-  assert.equal(order.filter((event) => event === "update:agent_message_chunk").length, 2, "the answer's chunk came before the response");
+  assert.equal(
+    order.filter((event) => event === "update:agent_message_chunk").length,
+    2,
+    "the answer's chunk came before the response",
+  );
 });
 
 test("an update the link refuses for itself (too large) fails only that update: later offers are still sent", async () => {
@@ -183,7 +206,12 @@ test("an update the link refuses for itself (too large) fails only that update: 
   assert.equal(errors.length, 1, "the refused update is reported");
   // A failure of the connection itself still stops the outbox.
   const gone = new Error("connection closed");
-  const broken = new SessionOutbox({ sessionId: "s", store, logger: silentLogger, notify: async () => Promise.reject(gone) });
+  const broken = new SessionOutbox({
+    sessionId: "s",
+    store,
+    logger: silentLogger,
+    notify: async () => Promise.reject(gone),
+  });
   await broken.offer({ kind: "update", update: chunk("c") }, true);
   await broken.sent();
   await assert.rejects(broken.offer({ kind: "update", update: chunk("d") }, true), /connection closed/);

@@ -129,9 +129,15 @@ export class SessionOutbox {
         this.#taken += batch.length;
         this.#wake();
         try {
-          await store.append(sessionId, batch.map((entry) => entry.record));
+          await store.append(
+            sessionId,
+            batch.map((entry) => entry.record),
+          );
         } catch (error) {
-          logger.error("could not record session history", { sessionId, detail: error instanceof Error ? error.message : String(error) });
+          logger.error("could not record session history", {
+            sessionId,
+            detail: error instanceof Error ? error.message : String(error),
+          });
         }
         this.#durable += batch.length;
         this.#wake();
@@ -155,7 +161,8 @@ export class SessionOutbox {
       // Each is watched (a failure must not go unhandled); the last one is awaited for backpressure. A message the
       // link refused for itself (too large, not serializable) fails that update only: the connection is still up.
       sending.catch((error: unknown) => {
-        if (!(error instanceof MessageTooLargeError) && !(error instanceof UnserializableValueError)) return void (this.#failure ??= error);
+        if (!(error instanceof MessageTooLargeError) && !(error instanceof UnserializableValueError))
+          return void (this.#failure ??= error);
         this.#options.logger.error("a recorded session/update could not be sent; later updates are", {
           sessionId: this.#options.sessionId,
           sessionUpdate: entry.record.kind === "update" ? entry.record.update.sessionUpdate : undefined,

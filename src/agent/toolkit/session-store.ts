@@ -26,15 +26,16 @@ export interface StoredSession {
 }
 
 /** The fields `SessionStore.update` may change. */
-export type SessionMetadataPatch = Partial<Pick<StoredSession, "title" | "updatedAt" | "additionalDirectories" | "meta">>;
+export type SessionMetadataPatch = Partial<
+  Pick<StoredSession, "title" | "updatedAt" | "additionalDirectories" | "meta">
+>;
 
 /**
  * One entry of a session's history, in order. `update` records are the `session/update` notifications the client
  * saw (replayed verbatim by `session/load`); `data` records are the agent's own (e.g. model context), never sent.
  */
 export type SessionRecord =
-  | { kind: "update"; update: SessionUpdate; _meta?: Record<string, unknown> }
-  | { kind: "data"; data: unknown };
+  { kind: "update"; update: SessionUpdate; _meta?: Record<string, unknown> } | { kind: "data"; data: unknown };
 
 /** A `session/list` query: optional absolute `cwd` filter, opaque cursor, page size (the store's default if absent). */
 export interface SessionListQuery {
@@ -90,11 +91,17 @@ function decodeCursor(cursor: string): CursorKey {
   } catch {
     // fall through to the error below
   }
-  throw RequestError.invalidParams({ cursor }, "invalid session/list cursor: pass a nextCursor from an earlier response");
+  throw RequestError.invalidParams(
+    { cursor },
+    "invalid session/list cursor: pass a nextCursor from an earlier response",
+  );
 }
 
 /** Newest first, then by id: the order every store lists in. */
-export function compareSessions(a: Pick<StoredSession, "updatedAt" | "sessionId">, b: Pick<StoredSession, "updatedAt" | "sessionId">): number {
+export function compareSessions(
+  a: Pick<StoredSession, "updatedAt" | "sessionId">,
+  b: Pick<StoredSession, "updatedAt" | "sessionId">,
+): number {
   if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
   return a.sessionId < b.sessionId ? -1 : a.sessionId > b.sessionId ? 1 : 0;
 }

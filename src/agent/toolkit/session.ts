@@ -90,14 +90,15 @@ export class ToolkitSession<S = unknown> {
     this.#store = init.store;
     const raw = init.client;
     this.#raw = raw;
-    const outbox = init.store === undefined
-      ? undefined
-      : new SessionOutbox({
-          sessionId: init.sessionId,
-          store: init.store,
-          logger: init.logger,
-          notify: (update) => raw.notify("session/update", { sessionId: init.sessionId, update }),
-        });
+    const outbox =
+      init.store === undefined
+        ? undefined
+        : new SessionOutbox({
+            sessionId: init.sessionId,
+            store: init.store,
+            logger: init.logger,
+            notify: (update) => raw.notify("session/update", { sessionId: init.sessionId, update }),
+          });
     this.#outbox = outbox;
     this.client = outbox === undefined ? raw : orderedClient(raw, outbox);
     this.#capabilities = init.clientCapabilities;
@@ -105,7 +106,9 @@ export class ToolkitSession<S = unknown> {
 
   /** The client's capabilities from `initialize` (`{}` if unknown): check them before calling gated methods. */
   get clientCapabilities(): ClientCapabilities {
-    return this.#capabilities?.() ?? (this.client as { clientCapabilities?: ClientCapabilities }).clientCapabilities ?? {};
+    return (
+      this.#capabilities?.() ?? (this.client as { clientCapabilities?: ClientCapabilities }).clientCapabilities ?? {}
+    );
   }
 
   /** The connection's outgoing message size limit in UTF-8 bytes, when known (see `messageLimitOf`). */
@@ -115,7 +118,10 @@ export class ToolkitSession<S = unknown> {
 
   /** Registers cleanup to run once when the session closes, is deleted, or the connection ends (last added runs first). */
   onDispose(cleanup: () => unknown): void {
-    if (this.#disposed !== undefined) void Promise.resolve().then(cleanup).catch(() => {});
+    if (this.#disposed !== undefined)
+      void Promise.resolve()
+        .then(cleanup)
+        .catch(() => {});
     else this.#cleanups.push(cleanup);
   }
 
@@ -126,7 +132,10 @@ export class ToolkitSession<S = unknown> {
         try {
           await cleanup();
         } catch (error) {
-          this.logger.error("a session cleanup failed", { sessionId: this.sessionId, detail: error instanceof Error ? error.message : String(error) });
+          this.logger.error("a session cleanup failed", {
+            sessionId: this.sessionId,
+            detail: error instanceof Error ? error.message : String(error),
+          });
         }
       }
     })());
@@ -188,7 +197,10 @@ export class ToolkitSession<S = unknown> {
   async setTitle(title: string | null): Promise<void> {
     this.#title = title;
     const updatedAt = new Date().toISOString();
-    await Promise.all([this.send({ sessionUpdate: "session_info_update", title, updatedAt }), this.touch({ title, updatedAt })]);
+    await Promise.all([
+      this.send({ sessionUpdate: "session_info_update", title, updatedAt }),
+      this.touch({ title, updatedAt }),
+    ]);
   }
 
   /** Updates the stored metadata (`updatedAt` defaults to now). */
@@ -197,7 +209,10 @@ export class ToolkitSession<S = unknown> {
     try {
       await this.#store.update(this.sessionId, { updatedAt: new Date().toISOString(), ...patch });
     } catch (error) {
-      this.logger.error("could not update session metadata", { sessionId: this.sessionId, detail: error instanceof Error ? error.message : String(error) });
+      this.logger.error("could not update session metadata", {
+        sessionId: this.sessionId,
+        detail: error instanceof Error ? error.message : String(error),
+      });
     }
   }
 
@@ -225,9 +240,12 @@ export class ToolkitSession<S = unknown> {
 /** `client`, with every request and notification held until the outbox has sent what was offered before it. */
 function orderedClient(client: ClientPort, outbox: SessionOutbox): ClientPort {
   return {
-    notify: (method, params) => (outbox.busy ? outbox.sent().then(() => client.notify(method, params)) : client.notify(method, params)),
+    notify: (method, params) =>
+      outbox.busy ? outbox.sent().then(() => client.notify(method, params)) : client.notify(method, params),
     request: <R>(method: string, params?: unknown, options?: SendRequestOptions) =>
-      outbox.busy ? outbox.sent().then(() => client.request<R>(method, params, options)) : client.request<R>(method, params, options),
+      outbox.busy
+        ? outbox.sent().then(() => client.request<R>(method, params, options))
+        : client.request<R>(method, params, options),
     get signal() {
       return client.signal;
     },

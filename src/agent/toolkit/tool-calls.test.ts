@@ -13,20 +13,43 @@ function sink() {
 test("a tool call goes pending -> in_progress -> completed, sending only what changed, all schema-valid", async () => {
   const { sent, send } = sink();
   const tracker = new ToolCallTracker(send);
-  const call = tracker.create({ title: "Edit a.ts", kind: "edit", locations: [{ path: "/p/a.ts", line: 3 }], rawInput: { path: "/p/a.ts" } });
+  const call = tracker.create({
+    title: "Edit a.ts",
+    kind: "edit",
+    locations: [{ path: "/p/a.ts", line: 3 }],
+    rawInput: { path: "/p/a.ts" },
+  });
   await call.start();
   await call.addContent(textContent("editing"));
-  await call.complete({ content: [diffContent("/p/a.ts", "a", "b"), diffContent("/p/new.ts", null, "c")], rawOutput: { ok: true } });
+  await call.complete({
+    content: [diffContent("/p/a.ts", "a", "b"), diffContent("/p/new.ts", null, "c")],
+    rawOutput: { ok: true },
+  });
   assert.equal(call.status, "completed");
   assert.deepEqual(sent, [
-    { sessionUpdate: "tool_call", toolCallId: call.id, title: "Edit a.ts", kind: "edit", status: "pending", locations: [{ path: "/p/a.ts", line: 3 }], rawInput: { path: "/p/a.ts" } },
+    {
+      sessionUpdate: "tool_call",
+      toolCallId: call.id,
+      title: "Edit a.ts",
+      kind: "edit",
+      status: "pending",
+      locations: [{ path: "/p/a.ts", line: 3 }],
+      rawInput: { path: "/p/a.ts" },
+    },
     { sessionUpdate: "tool_call_update", toolCallId: call.id, status: "in_progress" },
-    { sessionUpdate: "tool_call_update", toolCallId: call.id, content: [{ type: "content", content: { type: "text", text: "editing" } }] },
+    {
+      sessionUpdate: "tool_call_update",
+      toolCallId: call.id,
+      content: [{ type: "content", content: { type: "text", text: "editing" } }],
+    },
     {
       sessionUpdate: "tool_call_update",
       toolCallId: call.id,
       status: "completed",
-      content: [{ type: "diff", path: "/p/a.ts", oldText: "a", newText: "b" }, { type: "diff", path: "/p/new.ts", newText: "c" }],
+      content: [
+        { type: "diff", path: "/p/a.ts", oldText: "a", newText: "b" },
+        { type: "diff", path: "/p/new.ts", newText: "c" },
+      ],
       rawOutput: { ok: true },
     },
   ]);
@@ -41,7 +64,12 @@ test("a failed call carries its error as text; terminals embed; ids are unique",
   const run = tracker.create({ title: "npm test", kind: "execute", content: [terminalContent("term-1")] });
   assert.deepEqual(tracker.unfinished(), [run]);
   await run.fail(new Error("exit 1"));
-  assert.deepEqual(sent[1], { sessionUpdate: "tool_call_update", toolCallId: run.id, status: "failed", content: [terminalContent("term-1"), textContent("exit 1")] });
+  assert.deepEqual(sent[1], {
+    sessionUpdate: "tool_call_update",
+    toolCallId: run.id,
+    status: "failed",
+    content: [terminalContent("term-1"), textContent("exit 1")],
+  });
   assert.throws(() => tracker.create({ toolCallId: run.id, title: "again" }), /already in use/);
   assert.notEqual(tracker.create({ title: "x" }).id, run.id);
 });

@@ -8,7 +8,15 @@
  */
 import type { Logger } from "../../jsonrpc/logger.js";
 import { silentLogger } from "../../jsonrpc/logger.js";
-import type { SessionUpdate, ToolCall, ToolCallContent, ToolCallLocation, ToolCallStatus, ToolCallUpdate, ToolKind } from "../../protocol/index.js";
+import type {
+  SessionUpdate,
+  ToolCall,
+  ToolCallContent,
+  ToolCallLocation,
+  ToolCallStatus,
+  ToolCallUpdate,
+  ToolKind,
+} from "../../protocol/index.js";
 
 /** Where session updates go (a prompt turn's guarded sender, or a session's). */
 export type UpdateSink = (update: SessionUpdate) => Promise<void>;
@@ -26,7 +34,9 @@ export function textContent(text: string): ToolCallContent {
 
 /** Diff content: a file's change from `oldText` (null or undefined for a new file) to `newText`. `path` must be absolute. */
 export function diffContent(path: string, oldText: string | null | undefined, newText: string): ToolCallContent {
-  return oldText === undefined || oldText === null ? { type: "diff", path, newText } : { type: "diff", path, oldText, newText };
+  return oldText === undefined || oldText === null
+    ? { type: "diff", path, newText }
+    : { type: "diff", path, oldText, newText };
 }
 
 /** Embeds a client terminal (from `terminal/create`) in a tool call: the client shows its live output. */
@@ -107,7 +117,9 @@ export class ToolCallHandle {
     if (!NEXT[this.#status].includes(status)) {
       throw new Error(`tool call ${this.id} cannot go from ${this.#status} to ${status}`);
     }
-    const changed = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as ToolCallPatch;
+    const changed = Object.fromEntries(
+      Object.entries(patch).filter(([, value]) => value !== undefined),
+    ) as ToolCallPatch;
     const update: ToolCallUpdate = { toolCallId: this.id, ...changed };
     if (status !== this.#status) update.status = status;
     this.#status = status;
@@ -129,9 +141,12 @@ export class ToolCallTracker {
 
   /** Starts a call: sends `tool_call` now. */
   create(init: ToolCallInit): ToolCallHandle {
-    if (init.toolCallId !== undefined && this.#calls.has(init.toolCallId)) throw new Error(`tool call id ${init.toolCallId} is already in use`);
+    if (init.toolCallId !== undefined && this.#calls.has(init.toolCallId))
+      throw new Error(`tool call id ${init.toolCallId} is already in use`);
     const handle = new ToolCallHandle(init, this.#sink);
-    handle.started.catch((error: unknown) => this.#logger.warn("could not send a tool_call", { toolCallId: handle.id, detail: String(error) }));
+    handle.started.catch((error: unknown) =>
+      this.#logger.warn("could not send a tool_call", { toolCallId: handle.id, detail: String(error) }),
+    );
     this.#calls.set(handle.id, handle);
     return handle;
   }

@@ -14,7 +14,13 @@ const init = { protocolVersion: 1, clientCapabilities: {} };
 
 function warnings(): Logger & { warned: string[] } {
   const warned: string[] = [];
-  return { warned, debug: () => {}, info: () => {}, warn: (m) => warned.push(m), error: (m) => warned.push(`error: ${m}`) };
+  return {
+    warned,
+    debug: () => {},
+    info: () => {},
+    warn: (m) => warned.push(m),
+    error: (m) => warned.push(`error: ${m}`),
+  };
 }
 
 interface Harness {
@@ -28,7 +34,11 @@ interface Harness {
 async function connect<S>(options: ToolkitAgentOptions<S>, clientOverrides: Partial<Client> = {}): Promise<Harness> {
   const [agentEnd, clientEnd] = createMemoryPair();
   let agent!: ToolkitAgent;
-  const connection = new AgentSideConnection((conn) => (agent = toolkitAgent(conn, options) as ToolkitAgent), agentEnd, quiet);
+  const connection = new AgentSideConnection(
+    (conn) => (agent = toolkitAgent(conn, options) as ToolkitAgent),
+    agentEnd,
+    quiet,
+  );
   const updates: SessionNotification[] = [];
   const taps: Harness["taps"] = [];
   connection.tap((event) => {
@@ -56,7 +66,13 @@ test("initialize advertises what the manager implements: a store gives load, lis
   const withStore = await connect({ onPrompt: async () => "end_turn" });
   const caps = (await withStore.client.initialize(init)).agentCapabilities!;
   assert.equal(caps.loadSession, true);
-  assert.deepEqual(Object.keys(caps.sessionCapabilities!).sort(), ["additionalDirectories", "close", "delete", "list", "resume"]);
+  assert.deepEqual(Object.keys(caps.sessionCapabilities!).sort(), [
+    "additionalDirectories",
+    "close",
+    "delete",
+    "list",
+    "resume",
+  ]);
   const without = await connect({ store: false, onPrompt: async () => "end_turn" });
   const bare = (await without.client.initialize(init)).agentCapabilities!;
   assert.equal(bare.loadSession, false);
@@ -65,8 +81,14 @@ test("initialize advertises what the manager implements: a store gives load, lis
 
 test("relative cwd or additional directories are refused with -32602", async () => {
   const { client } = await connect({ onPrompt: async () => "end_turn" });
-  await assert.rejects(client.newSession({ cwd: "project", mcpServers: [] }), (e: { code?: number }) => e.code === -32602);
-  await assert.rejects(client.newSession({ ...newParams, additionalDirectories: ["lib"] }), (e: { code?: number }) => e.code === -32602);
+  await assert.rejects(
+    client.newSession({ cwd: "project", mcpServers: [] }),
+    (e: { code?: number }) => e.code === -32602,
+  );
+  await assert.rejects(
+    client.newSession({ ...newParams, additionalDirectories: ["lib"] }),
+    (e: { code?: number }) => e.code === -32602,
+  );
   await assert.rejects(client.listSessions({ cwd: "rel" }), (e: { code?: number }) => e.code === -32602);
   const ok = await client.newSession({ ...newParams, additionalDirectories: ["/work/lib", "C:\\lib"] });
   assert.match(ok.sessionId, /^sess_/);
@@ -88,32 +110,48 @@ test("load replays exactly the updates sent (plus the user's prompt), in order, 
     },
   });
   const { sessionId } = await first.client.newSession(newParams);
-  assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "Fix the bug\nplease" }] }), { stopReason: "end_turn" });
+  assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "Fix the bug\nplease" }] }), {
+    stopReason: "end_turn",
+  });
   const seen = first.updates.map((n) => n.update);
   assert.equal(seen[0]!.sessionUpdate, "session_info_update");
   assert.equal((seen[0] as { title?: string }).title, "Fix the bug");
 
   const second = await connect({ store, onPrompt: async () => "end_turn" });
   let answeredAfter = -1;
-  const load = second.client.loadSession({ sessionId, ...newParams }).then(() => (answeredAfter = second.updates.length));
+  const load = second.client
+    .loadSession({ sessionId, ...newParams })
+    .then(() => (answeredAfter = second.updates.length));
   await load;
   const replayed = second.updates.map((n) => n.update);
   assert.equal(answeredAfter, replayed.length, "every replayed update arrived before the load response");
-  assert.deepEqual(replayed, [{ sessionUpdate: "user_message_chunk", content: { type: "text", text: "Fix the bug\nplease" } }, ...seen]);
+  assert.deepEqual(replayed, [
+    { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Fix the bug\nplease" } },
+    ...seen,
+  ]);
   assert.ok(second.updates.every((n) => n.sessionId === sessionId));
 
   const third = await connect({ store, onPrompt: async () => "end_turn" });
   await third.client.resumeSession({ sessionId, cwd: newParams.cwd });
   assert.equal(third.updates.length, 0);
-  assert.deepEqual(await third.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), { stopReason: "end_turn" });
-  await assert.rejects(third.client.loadSession({ sessionId: "sess_nope", ...newParams }), (e: { code?: number }) => e.code === -32002);
-  await assert.rejects(third.client.loadSession({ sessionId, cwd: "/elsewhere", mcpServers: [] }), (e: { code?: number }) => e.code === -32602);
+  assert.deepEqual(await third.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), {
+    stopReason: "end_turn",
+  });
+  await assert.rejects(
+    third.client.loadSession({ sessionId: "sess_nope", ...newParams }),
+    (e: { code?: number }) => e.code === -32002,
+  );
+  await assert.rejects(
+    third.client.loadSession({ sessionId, cwd: "/elsewhere", mcpServers: [] }),
+    (e: { code?: number }) => e.code === -32602,
+  );
 });
 
 test("list pages with a cursor and filters by cwd; delete removes; close frees", async () => {
   const { client } = await connect({ onPrompt: async () => "end_turn" });
   const ids: string[] = [];
-  for (let i = 0; i < 60; i++) ids.push((await client.newSession({ cwd: i % 3 === 0 ? "/a" : "/b", mcpServers: [] })).sessionId);
+  for (let i = 0; i < 60; i++)
+    ids.push((await client.newSession({ cwd: i % 3 === 0 ? "/a" : "/b", mcpServers: [] })).sessionId);
   const all: string[] = [];
   let cursor: string | undefined;
   let pages = 0;
@@ -143,7 +181,10 @@ test("one turn at a time: a second prompt is refused, or queued when asked", asy
   const { client } = await connect({ onPrompt: () => gate.then(() => "end_turn" as const) });
   const { sessionId } = await client.newSession(newParams);
   const running = client.prompt({ sessionId, prompt: [] });
-  await assert.rejects(client.prompt({ sessionId, prompt: [] }), (e: { code?: number; message?: string }) => e.code === -32600);
+  await assert.rejects(
+    client.prompt({ sessionId, prompt: [] }),
+    (e: { code?: number; message?: string }) => e.code === -32600,
+  );
   release();
   assert.deepEqual(await running, { stopReason: "end_turn" });
 
@@ -157,7 +198,10 @@ test("one turn at a time: a second prompt is refused, or queued when asked", asy
     },
   });
   const s = (await queued.client.newSession(newParams)).sessionId;
-  await Promise.all([queued.client.prompt({ sessionId: s, prompt: [{ type: "text", text: "1" }] }), queued.client.prompt({ sessionId: s, prompt: [{ type: "text", text: "2" }] })]);
+  await Promise.all([
+    queued.client.prompt({ sessionId: s, prompt: [{ type: "text", text: "1" }] }),
+    queued.client.prompt({ sessionId: s, prompt: [{ type: "text", text: "2" }] }),
+  ]);
   assert.deepEqual(order, ["start 1", "end 1", "start 2", "end 2"]);
 });
 
@@ -205,7 +249,10 @@ test("cancel of a handler that ignores the signal still answers cancelled within
 });
 
 test("session/close cancels the running turn, then frees the session", async () => {
-  const h = await connect({ onPrompt: (turn) => new Promise((_, reject) => turn.signal.addEventListener("abort", () => reject(turn.signal.reason))) });
+  const h = await connect({
+    onPrompt: (turn) =>
+      new Promise((_, reject) => turn.signal.addEventListener("abort", () => reject(turn.signal.reason))),
+  });
   const { sessionId } = await h.client.newSession(newParams);
   const answer = h.client.prompt({ sessionId, prompt: [] });
   await delay(5);
@@ -252,5 +299,9 @@ test("a handler error that is not an abort becomes an error response", async () 
   });
   const { sessionId } = await h.client.newSession(newParams);
   await assert.rejects(h.client.prompt({ sessionId, prompt: [] }), (e: { code?: number }) => e.code === -32603);
-  await assert.rejects(h.client.prompt({ sessionId, prompt: [] }), (e: { code?: number }) => e.code === -32603, "the slot was released");
+  await assert.rejects(
+    h.client.prompt({ sessionId, prompt: [] }),
+    (e: { code?: number }) => e.code === -32603,
+    "the slot was released",
+  );
 });

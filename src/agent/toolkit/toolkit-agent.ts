@@ -39,7 +39,12 @@ import {
 import type { ForkSessionRequest, ForkSessionResponse } from "../../protocol/unstable.js";
 import type { Agent } from "../../acp/agent-handler.js";
 import { SessionCommands, validateCommands, type SlashCommand } from "./commands.js";
-import { resolveSettings, SessionSettings, supportsBooleanOptions, type SessionSettingsDeclaration } from "./config-options.js";
+import {
+  resolveSettings,
+  SessionSettings,
+  supportsBooleanOptions,
+  type SessionSettingsDeclaration,
+} from "./config-options.js";
 import type { McpConnector } from "./mcp-connector.js";
 import type { MessageMcpNotification } from "../../protocol/unstable.js";
 import { ACP_CONNECTION } from "../../acp/connect.js";
@@ -102,12 +107,18 @@ function speaksUnstable(client: ClientPort): boolean {
 
 /** Builds an `Agent` that implements sessions, persistence, prompt turns and cancellation around `options.onPrompt`. */
 export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAgentOptions<S>): ToolkitAgent<S> {
-  const settings = options.modes !== undefined || options.configOptions !== undefined ? resolveSettings(options) : undefined;
+  const settings =
+    options.modes !== undefined || options.configOptions !== undefined ? resolveSettings(options) : undefined;
   if (options.commands !== undefined) validateCommands(options.commands);
   const activate = async (context: SessionStateContext<S>) => {
     const { session, history } = context;
     if (settings !== undefined) {
-      session.settings = new SessionSettings<S>(session, options, supportsBooleanOptions(session.clientCapabilities), settings);
+      session.settings = new SessionSettings<S>(
+        session,
+        options,
+        supportsBooleanOptions(session.clientCapabilities),
+        settings,
+      );
       session.settings.restore(history);
     }
     if (options.commands !== undefined) session.commands = new SessionCommands<S>(session, options.commands);
@@ -116,7 +127,11 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
   const sessions = new SessionManager<S>(client, { ...options, onActivate: activate });
   const fork = (options.unstable ?? speaksUnstable(client)) && sessions.store !== undefined;
   const titleOf = options.titleFromPrompt === false ? undefined : (options.titleFromPrompt ?? defaultTitle);
-  const ready = async (session: ToolkitSession<S>, origin: SessionOrigin, mcpServers: readonly McpServer[] | undefined) => {
+  const ready = async (
+    session: ToolkitSession<S>,
+    origin: SessionOrigin,
+    mcpServers: readonly McpServer[] | undefined,
+  ) => {
     if (options.mcp !== undefined) await connectMcp(session, options.mcp, mcpServers ?? [], client);
     await options.onSessionReady?.(session, origin);
     afterResponse(session);
@@ -124,10 +139,13 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
   };
   const respond = (session: ToolkitSession<S>) => session.settings?.responseFields() ?? {};
   const onPrompt: PromptHandler<S> =
-    options.commands === undefined ? options.onPrompt : (turn) => turn.session.commands?.dispatch(turn) ?? options.onPrompt(turn);
+    options.commands === undefined
+      ? options.onPrompt
+      : (turn) => turn.session.commands?.dispatch(turn) ?? options.onPrompt(turn);
   const settingsOf = (sessionId: string) => {
     const found = sessions.get(sessionId).settings;
-    if (found === undefined) throw RequestError.invalidParams({ sessionId }, "this agent declares no modes or config options");
+    if (found === undefined)
+      throw RequestError.invalidParams({ sessionId }, "this agent declares no modes or config options");
     return found;
   };
   const setTitle = async (turn: PromptTurn<never>) => {
@@ -146,7 +164,9 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
         agentCapabilities: {
           ...sessions.capabilities({ fork }),
           ...(options.promptCapabilities ? { promptCapabilities: options.promptCapabilities } : {}),
-          ...((options.mcpCapabilities ?? options.mcp?.capabilities) ? { mcpCapabilities: options.mcpCapabilities ?? options.mcp!.capabilities } : {}),
+          ...((options.mcpCapabilities ?? options.mcp?.capabilities)
+            ? { mcpCapabilities: options.mcpCapabilities ?? options.mcp!.capabilities }
+            : {}),
         },
         authMethods: options.authMethods ?? [],
       };
@@ -154,7 +174,8 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
       return response;
     },
     authenticate(params: AuthenticateRequest) {
-      if (options.authenticate === undefined) throw RequestError.invalidParams({ methodId: params.methodId }, "this agent has no authentication methods");
+      if (options.authenticate === undefined)
+        throw RequestError.invalidParams({ methodId: params.methodId }, "this agent has no authentication methods");
       return options.authenticate(params);
     },
     async newSession(params): Promise<NewSessionResponse> {
@@ -165,7 +186,8 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
       const session = await ready(await sessions.loadSession(params), "load", params.mcpServers);
       const response: LoadSessionResponse = respond(session);
       // Records that could not be replayed are reported to the client too, not only in the agent's log.
-      if (session.replay !== undefined && session.replay.skipped > 0) response._meta = { ...response._meta, [REPLAY_META_KEY]: { skipped: session.replay.skipped } };
+      if (session.replay !== undefined && session.replay.skipped > 0)
+        response._meta = { ...response._meta, [REPLAY_META_KEY]: { skipped: session.replay.skipped } };
       return response;
     },
     async resumeSession(params) {
@@ -175,7 +197,11 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
       ? {
           async unstable_forkSession(params: ForkSessionRequest): Promise<ForkSessionResponse> {
             // The unstable McpServer adds MCP-over-ACP servers; the connector gets them as session/new would on this connection.
-            const session = await ready(await sessions.forkSession(params), "fork", params.mcpServers as McpServer[] | undefined);
+            const session = await ready(
+              await sessions.forkSession(params),
+              "fork",
+              params.mcpServers as McpServer[] | undefined,
+            );
             return { sessionId: session.sessionId, ...respond(session) };
           },
         }
@@ -191,7 +217,13 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
     ...(settings !== undefined && settings.options.length > 0
       ? {
           async setSessionConfigOption(params: { sessionId: string; configId: string; value: string | boolean }) {
-            return { configOptions: await settingsOf(params.sessionId).setConfigOption(params.configId, params.value, "client") };
+            return {
+              configOptions: await settingsOf(params.sessionId).setConfigOption(
+                params.configId,
+                params.value,
+                "client",
+              ),
+            };
           },
         }
       : {}),
@@ -213,7 +245,12 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
         ...(options.turnPolicy ? { policy: options.turnPolicy } : {}),
         ...(context ? { requestSignal: context.signal } : {}),
       };
-      return runPromptTurn(session, params, onPrompt, options.cancelGraceMs === undefined ? runOptions : { ...runOptions, cancelGraceMs: options.cancelGraceMs });
+      return runPromptTurn(
+        session,
+        params,
+        onPrompt,
+        options.cancelGraceMs === undefined ? runOptions : { ...runOptions, cancelGraceMs: options.cancelGraceMs },
+      );
     },
     ...(options.mcp?.handleMcpMessage !== undefined && ACP_CONNECTION in client
       ? {
@@ -229,9 +266,18 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
 }
 
 /** Connects the session's MCP servers and closes them with the session. */
-async function connectMcp<S>(session: ToolkitSession<S>, connector: McpConnector, servers: readonly McpServer[], client: ClientPort): Promise<void> {
+async function connectMcp<S>(
+  session: ToolkitSession<S>,
+  connector: McpConnector,
+  servers: readonly McpServer[],
+  client: ClientPort,
+): Promise<void> {
   const connection = ACP_CONNECTION in client ? (client as HasConnectionContext) : undefined;
-  const tools = await connector.connect(servers, { sessionId: session.sessionId, cwd: session.cwd, ...(connection ? { connection } : {}) });
+  const tools = await connector.connect(servers, {
+    sessionId: session.sessionId,
+    cwd: session.cwd,
+    ...(connection ? { connection } : {}),
+  });
   session.mcp = tools;
   session.onDispose(() => tools.close());
 }
@@ -250,9 +296,17 @@ function afterResponse<S>(session: ToolkitSession<S>): void {
       if (failed.length > 0) {
         const lines = failed.map((server) => `- ${server.name} (${server.transport}): ${server.error ?? "failed"}`);
         const text = `${failed.length === 1 ? "An MCP server" : "Some MCP servers"} could not be started; the session continues without ${failed.length === 1 ? "it" : "them"}:\n${lines.join("\n")}`;
-        await session.client.notify("session/update", { sessionId: session.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+        await session.client.notify("session/update", {
+          sessionId: session.sessionId,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+        });
       }
     };
-    report().catch((error: unknown) => session.logger.warn("could not send the session's after-setup updates", { sessionId: session.sessionId, detail: String(error) }));
+    report().catch((error: unknown) =>
+      session.logger.warn("could not send the session's after-setup updates", {
+        sessionId: session.sessionId,
+        detail: String(error),
+      }),
+    );
   }, 0);
 }

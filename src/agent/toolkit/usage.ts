@@ -19,8 +19,13 @@ export interface UsageReport {
 
 /** The `usage_update` session update for `report` (non-negative integers expected for token counts). */
 export function usageUpdate(report: UsageReport): SessionUpdate {
-  if (!(report.used >= 0 && report.size >= 0)) throw new RangeError(`usage needs non-negative used and size, got used=${report.used} size=${report.size}`);
-  const update: UsageUpdate & { sessionUpdate: "usage_update" } = { sessionUpdate: "usage_update", used: report.used, size: report.size };
+  if (!(report.used >= 0 && report.size >= 0))
+    throw new RangeError(`usage needs non-negative used and size, got used=${report.used} size=${report.size}`);
+  const update: UsageUpdate & { sessionUpdate: "usage_update" } = {
+    sessionUpdate: "usage_update",
+    used: report.used,
+    size: report.size,
+  };
   if (report.cost !== undefined) update.cost = { amount: report.cost.amount, currency: report.cost.currency };
   return update;
 }

@@ -38,7 +38,12 @@ test("an update reaches the client only after it is recorded (write-ahead), and 
   for (const resolve of store.held.splice(0)) resolve();
   await until(() => chunks().length === 2, 2000, "both chunks");
   await prompt;
-  assert.deepEqual(chunks().map((u) => (u.update as { content: { text: string } }).content.text), ["one", "two"]);
-  const replayed = (await store.history(sessionId)).filter((r) => r.kind === "update" && r.update.sessionUpdate === "agent_message_chunk");
+  assert.deepEqual(
+    chunks().map((u) => (u.update as { content: { text: string } }).content.text),
+    ["one", "two"],
+  );
+  const replayed = (await store.history(sessionId)).filter(
+    (r) => r.kind === "update" && r.update.sessionUpdate === "agent_message_chunk",
+  );
   assert.equal(replayed.length, 2);
 });

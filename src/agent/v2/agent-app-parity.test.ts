@@ -38,25 +38,50 @@ function shape(answer: Record<string, unknown>) {
   const error = answer.error as { code: number; data?: unknown } | undefined;
   if (!error) return { id: answer.id, result: answer.result };
   const data = error.code === -32022 || error.code === -32602 ? error.data : undefined;
-  return { id: answer.id, code: error.code, ...(error.code === -32022 || /cancel/.test(JSON.stringify(data)) ? { data } : {}) };
+  return {
+    id: answer.id,
+    code: error.code,
+    ...(error.code === -32022 || /cancel/.test(JSON.stringify(data)) ? { data } : {}),
+  };
 }
 
-const call = (peer: WirePeer, id: unknown, method: string, params?: unknown) => peer.call(id, method, params).then(shape);
+const call = (peer: WirePeer, id: unknown, method: string, params?: unknown) =>
+  peer.call(id, method, params).then(shape);
 const notify = (peer: WirePeer, method: string, params: unknown) => peer.send({ jsonrpc: "2.0", method, params });
 
 const scenarios: Record<string, { failFirstInitialize?: boolean; steps: Step }> = {
   "requests and notifications before initialize": {
-    steps: async (p) => [await notify(p, "session/cancel", { sessionId: "x" }), await call(p, 1, "session/new", newSession), await call(p, 2, "initialize", v2)],
+    steps: async (p) => [
+      await notify(p, "session/cancel", { sessionId: "x" }),
+      await call(p, 1, "session/new", newSession),
+      await call(p, 2, "initialize", v2),
+    ],
   },
-  "version 1, then 2": { steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 1 }), await call(p, 2, "initialize", v2)] },
+  "version 1, then 2": {
+    steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 1 }), await call(p, 2, "initialize", v2)],
+  },
   "version 0": { steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 0, info })] },
-  "version 3 without info": { steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 3, capabilities: { elicitation: { url: {} } } })] },
-  "version 3 with malformed capabilities": { steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 3, info, capabilities: { auth: 5, elicitation: "x" } })] },
-  "version 2 without info": { steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 2 }), await call(p, 2, "initialize", v2)] },
-  "invalid versions": {
-    steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 1.5, info }), await call(p, 2, "initialize", { protocolVersion: "2", info }), await call(p, 3, "initialize", null)],
+  "version 3 without info": {
+    steps: async (p) => [
+      await call(p, 1, "initialize", { protocolVersion: 3, capabilities: { elicitation: { url: {} } } }),
+    ],
   },
-  "repeats": {
+  "version 3 with malformed capabilities": {
+    steps: async (p) => [
+      await call(p, 1, "initialize", { protocolVersion: 3, info, capabilities: { auth: 5, elicitation: "x" } }),
+    ],
+  },
+  "version 2 without info": {
+    steps: async (p) => [await call(p, 1, "initialize", { protocolVersion: 2 }), await call(p, 2, "initialize", v2)],
+  },
+  "invalid versions": {
+    steps: async (p) => [
+      await call(p, 1, "initialize", { protocolVersion: 1.5, info }),
+      await call(p, 2, "initialize", { protocolVersion: "2", info }),
+      await call(p, 3, "initialize", null),
+    ],
+  },
+  repeats: {
     steps: async (p) => [
       await call(p, 1, "initialize", v2),
       await call(p, 2, "initialize", { protocolVersion: 2, info: { name: "again", version: "2" } }),
@@ -68,9 +93,14 @@ const scenarios: Record<string, { failFirstInitialize?: boolean; steps: Step }> 
   },
   "a failing first initialize": {
     failFirstInitialize: true,
-    steps: async (p) => [await call(p, 1, "initialize", v2), await call(p, 2, "session/new", newSession), await call(p, 3, "initialize", v2), await call(p, 4, "session/new", newSession)],
+    steps: async (p) => [
+      await call(p, 1, "initialize", v2),
+      await call(p, 2, "session/new", newSession),
+      await call(p, 3, "initialize", v2),
+      await call(p, 4, "session/new", newSession),
+    ],
   },
-  "ids": {
+  ids: {
     steps: async (p) => [
       await call(p, 0.5, "initialize", v2),
       await call(p, null, "initialize", v2),
@@ -122,10 +152,34 @@ test("agent parity: what handlers may register and call is refused alike", () =>
         outcomes.push((error as Error).name);
       }
     };
-    attempt(() => app.onRequest("session/new" as "_x", (raw) => raw, () => ({})));
-    attempt(() => app.onNotification("session/cancel" as "_x", (raw) => raw, () => {}));
-    attempt(() => app.onRequest("session/request_permission" as "_x", (raw) => raw, () => ({})));
-    attempt(() => app.onRequest("_acme/ok", (raw) => raw, () => ({})));
+    attempt(() =>
+      app.onRequest(
+        "session/new" as "_x",
+        (raw) => raw,
+        () => ({}),
+      ),
+    );
+    attempt(() =>
+      app.onNotification(
+        "session/cancel" as "_x",
+        (raw) => raw,
+        () => {},
+      ),
+    );
+    attempt(() =>
+      app.onRequest(
+        "session/request_permission" as "_x",
+        (raw) => raw,
+        () => ({}),
+      ),
+    );
+    attempt(() =>
+      app.onRequest(
+        "_acme/ok",
+        (raw) => raw,
+        () => ({}),
+      ),
+    );
     attempt(() => app.connect(wirePeer().stream));
     const connection = (build(make, []) as ReturnType<typeof agent>).connect(wirePeer().stream);
     attempt(() => connection.client.request("session/new" as "_x", newSession));
@@ -135,5 +189,8 @@ test("agent parity: what handlers may register and call is refused alike", () =>
     connection.close();
     return outcomes;
   };
-  assert.deepEqual(attempts(() => agent()), attempts(() => official.agent()));
+  assert.deepEqual(
+    attempts(() => agent()),
+    attempts(() => official.agent()),
+  );
 });

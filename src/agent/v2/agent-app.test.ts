@@ -61,7 +61,11 @@ test("initialize for a newer version: the handler sees protocolVersion 2, a miss
   const connection = app.connect(peer.stream);
   const answer = await peer.call(1, "initialize", { protocolVersion: 3, capabilities: { elicitation: { form: {} } } });
   assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 2);
-  const seen = { protocolVersion: 2, info: { name: "unknown", version: "unknown" }, capabilities: { elicitation: { form: {} } } };
+  const seen = {
+    protocolVersion: 2,
+    info: { name: "unknown", version: "unknown" },
+    capabilities: { elicitation: { form: {} } },
+  };
   assert.deepEqual(log, [["initialize", seen]]);
   assert.deepEqual((await connection.initialized).request, seen);
 });
@@ -79,7 +83,11 @@ test("a repeated initialize: allowed before other requests (the latest is author
   assert.match((lower.error as { message: string }).message, /repeated initialize must request protocol version 2/);
   const malformed = await peer.call(4, "initialize", { protocolVersion: 2 });
   assert.equal(codeOf(malformed), -32602);
-  assert.deepEqual((await connection.initialized).request.info, second.info, "failed repeats keep the previous exchange");
+  assert.deepEqual(
+    (await connection.initialized).request.info,
+    second.info,
+    "failed repeats keep the previous exchange",
+  );
   await peer.call(5, "session/new", newSession);
   const late = await peer.call(6, "initialize", v2Initialize);
   assert.equal(codeOf(late), -32600);
@@ -98,7 +106,11 @@ test("a repeat whose handler fails leaves the client's capabilities of the excha
   await peer.call(1, "initialize", { ...v2Initialize, capabilities: { elicitation: { form: {} } } });
   assert.equal(connection.peerSupports("elicitation/create"), true);
   assert.equal(codeOf(await peer.call(2, "initialize", { ...v2Initialize, capabilities: {} })), -32000);
-  assert.equal(connection.peerSupports("elicitation/create"), true, "the failed repeat's capabilities are not in effect");
+  assert.equal(
+    connection.peerSupports("elicitation/create"),
+    true,
+    "the failed repeat's capabilities are not in effect",
+  );
   assert.ok("result" in (await peer.call(3, "initialize", { ...v2Initialize, capabilities: {} })));
   assert.equal(connection.peerSupports("elicitation/create"), false, "a successful repeat's are");
 });
@@ -117,8 +129,14 @@ test("while initialize runs: other requests get -32600, another initialize -3260
   app.connect(peer.stream);
   await peer.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: v2Initialize });
   await peer.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "during-first" } });
-  assert.match(((await peer.call(2, "session/new", newSession)).error as { message: string }).message, /initialized before 'session\/new'/);
-  assert.match(((await peer.call(3, "initialize", v2Initialize)).error as { message: string }).message, /already in progress/);
+  assert.match(
+    ((await peer.call(2, "session/new", newSession)).error as { message: string }).message,
+    /initialized before 'session\/new'/,
+  );
+  assert.match(
+    ((await peer.call(3, "initialize", v2Initialize)).error as { message: string }).message,
+    /already in progress/,
+  );
   release();
   assert.equal((await peer.next()).id, 1);
   assert.deepEqual(log, []);
@@ -152,7 +170,12 @@ test("notifications during a repeated initialize are held until it settled, and 
 });
 
 test("an initialize handler that throws (or rejects) leaves the connection uninitialized: initialize can be sent again", async () => {
-  for (const fail of [() => { throw new Error("boom"); }, () => Promise.reject(new RequestError(-32000, "later"))]) {
+  for (const fail of [
+    () => {
+      throw new Error("boom");
+    },
+    () => Promise.reject(new RequestError(-32000, "later")),
+  ]) {
     let calls = 0;
     const app = agent()
       .onRequest("initialize", () => (++calls === 1 ? fail() : { protocolVersion: 2, info: agentInfo }))
@@ -172,13 +195,19 @@ test("an initialize handler that throws (or rejects) leaves the connection unini
 });
 
 test("a handler answering protocolVersion 1 is refused (-32600 with the versions) and nothing is initialized", async () => {
-  for (const handler of [() => ({ protocolVersion: 1, info: agentInfo }), async () => ({ protocolVersion: 1, info: agentInfo })]) {
+  for (const handler of [
+    () => ({ protocolVersion: 1, info: agentInfo }),
+    async () => ({ protocolVersion: 1, info: agentInfo }),
+  ]) {
     const app = agent().onRequest("initialize", handler);
     const peer = wirePeer();
     app.connect(peer.stream);
     const answer = await peer.call(1, "initialize", v2Initialize);
     assert.equal(codeOf(answer), -32600);
-    assert.deepEqual((answer.error as { data: unknown }).data, { expectedProtocolVersion: 2, receivedProtocolVersion: 1 });
+    assert.deepEqual((answer.error as { data: unknown }).data, {
+      expectedProtocolVersion: 2,
+      receivedProtocolVersion: 1,
+    });
     assert.equal(codeOf(await peer.call(2, "_x", {})), -32600, "still uninitialized");
     assert.equal(codeOf(await peer.call(3, "initialize", v2Initialize)), -32600, "the handler answers 1 again");
   }
@@ -199,7 +228,7 @@ test("request ids must be strings or integers: a fractional or null id gets -326
   assert.deepEqual((await peer.call(-7, "session/new", newSession)).result, { sessionId: "s1" });
 });
 
-test("tool_call/cancel and terminal/cancel without a handler: -32602 naming the entity; a \"*\" fallback gets them instead", async () => {
+test('tool_call/cancel and terminal/cancel without a handler: -32602 naming the entity; a "*" fallback gets them instead', async () => {
   const { app } = recordingAgent();
   const peer = wirePeer();
   app.connect(peer.stream);
@@ -216,25 +245,68 @@ test("tool_call/cancel and terminal/cancel without a handler: -32602 naming the 
   const other = wirePeer();
   withFallback.connect(other.stream);
   await other.call(1, "initialize", v2Initialize);
-  assert.deepEqual((await other.call(2, "tool_call/cancel", { sessionId: "s1", toolCallId: "c" })).result, { fallback: "tool_call/cancel" });
-  assert.deepEqual((await other.call(3, "terminal/cancel", { sessionId: "s1", terminalId: "t" })).result, { fallback: "terminal/cancel" });
+  assert.deepEqual((await other.call(2, "tool_call/cancel", { sessionId: "s1", toolCallId: "c" })).result, {
+    fallback: "tool_call/cancel",
+  });
+  assert.deepEqual((await other.call(3, "terminal/cancel", { sessionId: "s1", terminalId: "t" })).result, {
+    fallback: "terminal/cancel",
+  });
 });
 
 test("registration and direction errors: no initialize handler, a parser for a v2 method, a v2 method sent the wrong way", async () => {
   const noInitialize = agent().onRequest("session/new", () => ({ sessionId: "s" }));
   assert.throws(() => noInitialize.connect(wirePeer().stream), /requires an initialize request handler/);
-  await assert.rejects(noInitialize.connectWith(wirePeer().stream, () => 1), /requires an initialize request handler/);
+  await assert.rejects(
+    noInitialize.connectWith(wirePeer().stream, () => 1),
+    /requires an initialize request handler/,
+  );
   assert.throws(() => client().connect(noInitialize), /requires an initialize request handler/);
-  assert.throws(() => agent().onRequest("session/new" as "_x", (raw) => raw, () => ({})), (error: unknown) => {
-    return error instanceof TypeError && /Cannot replace the built-in ACP v2 request parser for 'session\/new'/.test(error.message);
-  });
-  assert.throws(() => agent().onNotification("session/cancel" as "_x", (raw) => raw, () => {}), TypeError);
-  assert.throws(() => agent().onRequest("session/request_permission" as "_x", (raw) => raw, () => ({})), /request the client handles, not the agent/);
-  assert.ok(agent().onRequest("_acme/thing", (raw) => raw, () => ({})));
+  assert.throws(
+    () =>
+      agent().onRequest(
+        "session/new" as "_x",
+        (raw) => raw,
+        () => ({}),
+      ),
+    (error: unknown) => {
+      return (
+        error instanceof TypeError &&
+        /Cannot replace the built-in ACP v2 request parser for 'session\/new'/.test(error.message)
+      );
+    },
+  );
+  assert.throws(
+    () =>
+      agent().onNotification(
+        "session/cancel" as "_x",
+        (raw) => raw,
+        () => {},
+      ),
+    TypeError,
+  );
+  assert.throws(
+    () =>
+      agent().onRequest(
+        "session/request_permission" as "_x",
+        (raw) => raw,
+        () => ({}),
+      ),
+    /request the client handles, not the agent/,
+  );
+  assert.ok(
+    agent().onRequest(
+      "_acme/thing",
+      (raw) => raw,
+      () => ({}),
+    ),
+  );
 
   const { app } = recordingAgent();
   const connection = app.connect(wirePeer().stream);
-  assert.throws(() => connection.client.request("session/new" as "_x", newSession), /'session\/new' is not valid in this direction/);
+  assert.throws(
+    () => connection.client.request("session/new" as "_x", newSession),
+    /'session\/new' is not valid in this direction/,
+  );
   assert.throws(() => connection.client.notify("session/cancel" as "_x", {}), TypeError);
   let settled = false;
   const extension = connection.client.request("_acme/ask", {});
@@ -252,7 +324,11 @@ test("initialized: on the handle, handler contexts and connect contexts, a copy 
       contexts.push(connection.initialized, connection.client.initialized);
       void connection.client.notify("session/update", {
         sessionId: "s1",
-        update: { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: "from onConnect" } },
+        update: {
+          sessionUpdate: "agent_message_chunk",
+          messageId: "m1",
+          content: { type: "text", text: "from onConnect" },
+        },
       });
     })
     .onRequest("initialize", ({ client: context }) => {
@@ -261,11 +337,15 @@ test("initialized: on the handle, handler contexts and connect contexts, a copy 
     });
   const updates: string[] = [];
   const clientApp = client().onNotification("session/update", ({ params }) => {
-    if (params.update.sessionUpdate === "agent_message_chunk") updates.push((params.update.content as { text: string }).text);
+    if (params.update.sessionUpdate === "agent_message_chunk")
+      updates.push((params.update.content as { text: string }).text);
   });
   const connection = clientApp.connect(app);
   await connection.agent.request("initialize", v2Initialize);
-  const expected = { request: { ...v2Initialize, capabilities: {} }, response: { protocolVersion: 2, info: agentInfo, capabilities: {} } };
+  const expected = {
+    request: { ...v2Initialize, capabilities: {} },
+    response: { protocolVersion: 2, info: agentInfo, capabilities: {} },
+  };
   for (const snapshot of await Promise.all(contexts)) assert.deepEqual(snapshot, expected);
   const first = await contexts[0]!;
   (first as { request: { info: { name: string } } }).request.info.name = "mutated";

@@ -17,7 +17,16 @@ import type {
   RequestParamsOf,
   RequestResultOf,
 } from "../../acp/app-types.js";
-import { APP_SIDE, AppCore, connectWith, isStream, OPEN_APP, type AppSide, type ConnectableApp, type OpenedApp } from "../../acp/connect.js";
+import {
+  APP_SIDE,
+  AppCore,
+  connectWith,
+  isStream,
+  OPEN_APP,
+  type AppSide,
+  type ConnectableApp,
+  type OpenedApp,
+} from "../../acp/connect.js";
 import { APP_FLAVOR, type ProtocolFlavor } from "../../acp/flavor.js";
 import type { ParamsParser } from "../../acp/routes.js";
 import { agentAdmission, initializeParamsParser } from "../../acp/v2/admission.js";
@@ -28,20 +37,32 @@ import type { InitializationSnapshot } from "../../acp/v2/initialization.js";
 import { v2Flavor } from "../../acp/v2-flavors.js";
 import { AgentContext } from "./agent-context.js";
 
-type Init<P extends ProtocolTypes> = InitializationSnapshot<RequestParamsOf<P["agentRequests"], "initialize">, RequestResultOf<P["agentRequests"], "initialize">>;
+type Init<P extends ProtocolTypes> = InitializationSnapshot<
+  RequestParamsOf<P["agentRequests"], "initialize">,
+  RequestResultOf<P["agentRequests"], "initialize">
+>;
 
 /** Context of every v2 agent handler: the method, parsed params, a signal, and `client` to call back. */
-export type AgentHandlerContext<Params, P extends ProtocolTypes = V2Protocol> = HandlerContextBase<Params> & { client: AgentContext<P, Init<P>> };
+export type AgentHandlerContext<Params, P extends ProtocolTypes = V2Protocol> = HandlerContextBase<Params> & {
+  client: AgentContext<P, Init<P>>;
+};
 /** Context of a v2 agent request handler: adds `requestId`. */
-export type AgentRequestContext<Params, P extends ProtocolTypes = V2Protocol> = AgentHandlerContext<Params, P> & RequestIdentity;
+export type AgentRequestContext<Params, P extends ProtocolTypes = V2Protocol> = AgentHandlerContext<Params, P> &
+  RequestIdentity;
 /** Context of a v2 agent notification handler. */
 export type AgentNotificationContext<Params, P extends ProtocolTypes = V2Protocol> = AgentHandlerContext<Params, P>;
 /** A request handler of a v2 `AgentApp`. A thrown `RequestError` is sent as is; other throws become -32603. */
-export type AgentRequestHandler<Params, Response, P extends ProtocolTypes = V2Protocol> = (context: AgentRequestContext<Params, P>) => MaybePromise<Response>;
+export type AgentRequestHandler<Params, Response, P extends ProtocolTypes = V2Protocol> = (
+  context: AgentRequestContext<Params, P>,
+) => MaybePromise<Response>;
 /** A notification handler of a v2 `AgentApp`. */
-export type AgentNotificationHandler<Params, P extends ProtocolTypes = V2Protocol> = (context: AgentNotificationContext<Params, P>) => MaybePromise<void>;
+export type AgentNotificationHandler<Params, P extends ProtocolTypes = V2Protocol> = (
+  context: AgentNotificationContext<Params, P>,
+) => MaybePromise<void>;
 /** A handler run when a v2 `AgentApp` opens a connection. */
-export type AgentConnectHandler<P extends ProtocolTypes = V2Protocol> = (connection: AgentConnection<P>) => MaybePromise<void>;
+export type AgentConnectHandler<P extends ProtocolTypes = V2Protocol> = (
+  connection: AgentConnection<P>,
+) => MaybePromise<void>;
 
 /** The requests a v2 agent handles. */
 export type AgentRequestMethod<P extends ProtocolTypes = V2Protocol> = MethodOf<P["agentRequests"]>;
@@ -49,16 +70,24 @@ export type AgentRequestMethod<P extends ProtocolTypes = V2Protocol> = MethodOf<
 export type AgentNotificationMethod<P extends ProtocolTypes = V2Protocol> = MethodOf<P["agentNotifications"]>;
 /** v2 agent request handlers by method; a result without required fields may be omitted (answered `{}`). */
 export type AgentRequestHandlersByMethod<P extends ProtocolTypes = V2Protocol> = {
-  [M in AgentRequestMethod<P>]: AgentRequestHandler<RequestParamsOf<P["agentRequests"], M>, HandlerResult<RequestResultOf<P["agentRequests"], M>>, P>;
+  [M in AgentRequestMethod<P>]: AgentRequestHandler<
+    RequestParamsOf<P["agentRequests"], M>,
+    HandlerResult<RequestResultOf<P["agentRequests"], M>>,
+    P
+  >;
 };
 /** v2 agent notification handlers by method. */
 export type AgentNotificationHandlersByMethod<P extends ProtocolTypes = V2Protocol> = {
   [M in AgentNotificationMethod<P>]: AgentNotificationHandler<NotificationParamsOf<P["agentNotifications"], M>, P>;
 };
 /** Params of the requests a v2 agent handles, by method. */
-export type AgentRequestParamsByMethod<P extends ProtocolTypes = V2Protocol> = { [M in AgentRequestMethod<P>]: RequestParamsOf<P["agentRequests"], M> };
+export type AgentRequestParamsByMethod<P extends ProtocolTypes = V2Protocol> = {
+  [M in AgentRequestMethod<P>]: RequestParamsOf<P["agentRequests"], M>;
+};
 /** Results of the requests a v2 agent handles, by method. */
-export type AgentRequestResponsesByMethod<P extends ProtocolTypes = V2Protocol> = { [M in AgentRequestMethod<P>]: RequestResultOf<P["agentRequests"], M> };
+export type AgentRequestResponsesByMethod<P extends ProtocolTypes = V2Protocol> = {
+  [M in AgentRequestMethod<P>]: RequestResultOf<P["agentRequests"], M>;
+};
 /** Params of the notifications a v2 agent handles, by method. */
 export type AgentNotificationParamsByMethod<P extends ProtocolTypes = V2Protocol> = {
   [M in AgentNotificationMethod<P>]: NotificationParamsOf<P["agentNotifications"], M>;
@@ -74,7 +103,10 @@ export interface AgentConnection<P extends ProtocolTypes = V2Protocol> extends A
   startConnectHandlers?(): void;
 }
 
-class AgentConnectionHandle<P extends ProtocolTypes> extends V2ConnectionHandle<unknown, unknown> implements AgentConnection<P> {
+class AgentConnectionHandle<P extends ProtocolTypes>
+  extends V2ConnectionHandle<unknown, unknown>
+  implements AgentConnection<P>
+{
   readonly client: AgentContext<P, Init<P>>;
 
   constructor(state: V2ConnectionState) {
@@ -107,13 +139,22 @@ function agentSide<P extends ProtocolTypes>(flavor: ProtocolFlavor): AppSide<V2C
       },
       client: new AgentContext(state, request.id),
     }),
-    notificationContext: (state, params, method) => ({ method, params, signal: state.acp.signal, client: new AgentContext(state) }),
+    notificationContext: (state, params, method) => ({
+      method,
+      params,
+      signal: state.acp.signal,
+      client: new AgentContext(state),
+    }),
     configure: (state) => {
       const { acp, init } = state;
       acp.admission = agentAdmission(init, flavor.schemas);
       const routes = acp.routes;
       const initialize = routes.requests.get("initialize");
-      if (initialize) routes.onRequest("initialize", { handler: initialize.handler, parse: initializeParamsParser(flavor.schemas, init) });
+      if (initialize)
+        routes.onRequest("initialize", {
+          handler: initialize.handler,
+          parse: initializeParamsParser(flavor.schemas, init),
+        });
       if (routes.fallbackRequest) return;
       for (const { method, key, label } of ENTITY_CANCELS) {
         if (routes.requests.has(method)) continue;
@@ -121,7 +162,10 @@ function agentSide<P extends ProtocolTypes>(flavor: ProtocolFlavor): AppSide<V2C
           parse: (params) => params,
           handler: (params) => {
             const id = (params as Record<string, unknown> | null)?.[key];
-            throw RequestError.invalidParams(typeof id === "string" ? { [key]: id } : undefined, `the ${label} is unknown or not cancellable`);
+            throw RequestError.invalidParams(
+              typeof id === "string" ? { [key]: id } : undefined,
+              `the ${label} is unknown or not cancellable`,
+            );
           },
         });
       }
@@ -160,7 +204,10 @@ export class AgentApp<P extends ProtocolTypes = V2Protocol> implements Connectab
    * the first message is handled, or, with `deferConnectHandlers` (what a router or remote server passes), when
    * the returned handle's `startConnectHandlers()` is called. Throws without an `initialize` handler.
    */
-  connect(target: Stream | ConnectableApp<"client">, options: { deferConnectHandlers?: boolean } = {}): AgentConnection<P> {
+  connect(
+    target: Stream | ConnectableApp<"client">,
+    options: { deferConnectHandlers?: boolean } = {},
+  ): AgentConnection<P> {
     this.assertInitializeHandler();
     if (options.deferConnectHandlers && isStream(target)) {
       const opened = this.core.open(target);
@@ -176,7 +223,10 @@ export class AgentApp<P extends ProtocolTypes = V2Protocol> implements Connectab
   }
 
   /** Connects (as `connect`), runs `op` with a context for calling the client, then closes the connection. */
-  connectWith<T>(target: Stream | ConnectableApp<"client">, op: (context: AgentContext<P, Init<P>>) => MaybePromise<T>): Promise<T> {
+  connectWith<T>(
+    target: Stream | ConnectableApp<"client">,
+    op: (context: AgentContext<P, Init<P>>) => MaybePromise<T>,
+  ): Promise<T> {
     try {
       this.assertInitializeHandler();
     } catch (error) {
@@ -197,7 +247,11 @@ export class AgentApp<P extends ProtocolTypes = V2Protocol> implements Connectab
    */
   onRequest(method: "*", handler: AgentRequestHandler<unknown, unknown, P>): this;
   onRequest<M extends AgentRequestMethod<P>>(method: M, handler: AgentRequestHandlersByMethod<P>[M]): this;
-  onRequest<Params, Response>(method: V2ExtensionMethod, params: ParamsParser<Params>, handler: AgentRequestHandler<Params, Response, P>): this;
+  onRequest<Params, Response>(
+    method: V2ExtensionMethod,
+    params: ParamsParser<Params>,
+    handler: AgentRequestHandler<Params, Response, P>,
+  ): this;
   onRequest<Params, Response, const M extends string = never>(
     method: UnrecognizedMethod<M, P>,
     params: ParamsParser<Params>,
@@ -211,9 +265,20 @@ export class AgentApp<P extends ProtocolTypes = V2Protocol> implements Connectab
 
   /** Registers a notification handler, with the same shapes as `onRequest`. Handlers start in arrival order. */
   onNotification(method: "*", handler: AgentNotificationHandler<unknown, P>): this;
-  onNotification<M extends AgentNotificationMethod<P>>(method: M, handler: AgentNotificationHandlersByMethod<P>[M]): this;
-  onNotification<Params>(method: V2ExtensionMethod, params: ParamsParser<Params>, handler: AgentNotificationHandler<Params, P>): this;
-  onNotification<Params, const M extends string = never>(method: UnrecognizedMethod<M, P>, params: ParamsParser<Params>, handler: AgentNotificationHandler<Params, P>): this;
+  onNotification<M extends AgentNotificationMethod<P>>(
+    method: M,
+    handler: AgentNotificationHandlersByMethod<P>[M],
+  ): this;
+  onNotification<Params>(
+    method: V2ExtensionMethod,
+    params: ParamsParser<Params>,
+    handler: AgentNotificationHandler<Params, P>,
+  ): this;
+  onNotification<Params, const M extends string = never>(
+    method: UnrecognizedMethod<M, P>,
+    params: ParamsParser<Params>,
+    handler: AgentNotificationHandler<Params, P>,
+  ): this;
   onNotification(method: string, parserOrHandler: unknown, handler?: unknown): this {
     if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "agent", "notification", method);
     this.core.onNotification(method, parserOrHandler, handler);
@@ -222,7 +287,9 @@ export class AgentApp<P extends ProtocolTypes = V2Protocol> implements Connectab
 
   private assertInitializeHandler(): void {
     if (!this.core.hasRequestHandler("initialize")) {
-      throw new Error("AgentApp requires an initialize request handler before connecting (onRequest(\"initialize\", ...)).");
+      throw new Error(
+        'AgentApp requires an initialize request handler before connecting (onRequest("initialize", ...)).',
+      );
     }
   }
 }

@@ -9,7 +9,13 @@ import type { JsonRpcId, SendRequestOptions } from "../../jsonrpc/index.js";
 import { handled } from "../../jsonrpc/handled.js";
 import { ACP_CONNECTION } from "../../acp/connect.js";
 import type { AcpConnection } from "../../acp/acp-connection.js";
-import type { MethodOf, NotificationParamsOf, ProtocolTypes, RequestParamsOf, RequestResultOf } from "../../acp/app-types.js";
+import type {
+  MethodOf,
+  NotificationParamsOf,
+  ProtocolTypes,
+  RequestParamsOf,
+  RequestResultOf,
+} from "../../acp/app-types.js";
 import type { UnrecognizedMethod, V2ExtensionMethod, V2Protocol } from "../../acp/v2/app-types.js";
 import type { V2ConnectionState } from "../../acp/v2/connection-state.js";
 import { assertOutgoingDirection } from "../../acp/v2/direction.js";
@@ -45,7 +51,11 @@ export class AgentContext<P extends ProtocolTypes = V2Protocol, Init = unknown> 
     params: RequestParamsOf<ClientRequests<P>, M>,
     options?: SendRequestOptions,
   ): Promise<RequestResultOf<ClientRequests<P>, M>>;
-  request<Response = unknown, Params = unknown>(method: V2ExtensionMethod, params?: Params, options?: SendRequestOptions): Promise<Response>;
+  request<Response = unknown, Params = unknown>(
+    method: V2ExtensionMethod,
+    params?: Params,
+    options?: SendRequestOptions,
+  ): Promise<Response>;
   request<Response = unknown, Params = unknown, const M extends string = never>(
     method: UnrecognizedMethod<M, P>,
     params?: Params,
@@ -59,10 +69,16 @@ export class AgentContext<P extends ProtocolTypes = V2Protocol, Init = unknown> 
   }
 
   /** Sends a notification to the client, once the connection is initialized. */
-  notify<M extends MethodOf<ClientNotifications<P>>>(method: M, params: NotificationParamsOf<ClientNotifications<P>, M>): Promise<void>;
+  notify<M extends MethodOf<ClientNotifications<P>>>(
+    method: M,
+    params: NotificationParamsOf<ClientNotifications<P>, M>,
+  ): Promise<void>;
   notify(method: "$/cancel_request", params: { requestId: JsonRpcId }): Promise<void>;
   notify<Params = unknown>(method: V2ExtensionMethod, params?: Params): Promise<void>;
-  notify<Params = unknown, const M extends string = never>(method: UnrecognizedMethod<M, P>, params?: Params): Promise<void>;
+  notify<Params = unknown, const M extends string = never>(
+    method: UnrecognizedMethod<M, P>,
+    params?: Params,
+  ): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     assertOutgoingDirection(this.state.acp.flavor, "agent", "notification", method);
     const { acp, init } = this.state;

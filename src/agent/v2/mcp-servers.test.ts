@@ -6,7 +6,12 @@ import { fileURLToPath } from "node:url";
 import * as official from "@agentclientprotocol/sdk/experimental/v2";
 import * as officialUnstable from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { RequestError } from "../../jsonrpc/index.js";
-import { assertSupportedMcpServers, assertSupportedUnstableMcpServers, V2_MCP_TRANSPORTS, V2_UNSTABLE_MCP_TRANSPORTS } from "./mcp-servers.js";
+import {
+  assertSupportedMcpServers,
+  assertSupportedUnstableMcpServers,
+  V2_MCP_TRANSPORTS,
+  V2_UNSTABLE_MCP_TRANSPORTS,
+} from "./mcp-servers.js";
 
 type Check = (servers: never, capabilities: never) => void;
 
@@ -59,7 +64,9 @@ const cases: Array<[string, unknown, unknown]> = [
 ];
 
 test("assertSupportedMcpServers: only advertised (non-null) stable transports, unique names; -32602 naming the problem", () => {
-  const data = Object.fromEntries(cases.map(([name, servers, capabilities]) => [name, outcome(assertSupportedMcpServers, servers, capabilities)]));
+  const data = Object.fromEntries(
+    cases.map(([name, servers, capabilities]) => [name, outcome(assertSupportedMcpServers, servers, capabilities)]),
+  );
   assert.deepEqual(data, {
     "no servers": "ok",
     "servers undefined": "ok",
@@ -80,7 +87,10 @@ test("assertSupportedMcpServers: only advertised (non-null) stable transports, u
     () => assertSupportedMcpServers([stdio("a"), stdio("a")] as never, { stdio: {} }),
     (error: unknown) => error instanceof RequestError && /Duplicate MCP server name a/.test(error.message),
   );
-  assert.throws(() => assertSupportedMcpServers([sse("s")] as never, { sse: {} } as never), /Unsupported MCP server transport sse/);
+  assert.throws(
+    () => assertSupportedMcpServers([sse("s")] as never, { sse: {} } as never),
+    /Unsupported MCP server transport sse/,
+  );
 });
 
 test("the unstable check also takes MCP-over-ACP (acp) when advertised", () => {
@@ -90,8 +100,15 @@ test("the unstable check also takes MCP-over-ACP (acp) when advertised", () => {
 });
 
 test("the same answers as the official assertSupportedMcpServers, stable and unstable", () => {
-  for (const [name, servers, capabilities] of [...cases, ["acp advertised", [acp("x")], { acp: {} }] as [string, unknown, unknown]]) {
-    assert.deepEqual(outcome(assertSupportedMcpServers, servers, capabilities), outcome(official.assertSupportedMcpServers as Check, servers, capabilities), name);
+  for (const [name, servers, capabilities] of [
+    ...cases,
+    ["acp advertised", [acp("x")], { acp: {} }] as [string, unknown, unknown],
+  ]) {
+    assert.deepEqual(
+      outcome(assertSupportedMcpServers, servers, capabilities),
+      outcome(official.assertSupportedMcpServers as Check, servers, capabilities),
+      name,
+    );
     assert.deepEqual(
       outcome(assertSupportedUnstableMcpServers, servers, capabilities),
       outcome(officialUnstable.assertSupportedMcpServers as Check, servers, capabilities),
@@ -102,7 +119,9 @@ test("the same answers as the official assertSupportedMcpServers, stable and uns
 
 test("V2_MCP_TRANSPORTS and V2_UNSTABLE_MCP_TRANSPORTS are McpCapabilities' properties (but _meta) in schema/v2", () => {
   const transports = (file: string) => {
-    const schema = JSON.parse(readFileSync(join(repoRoot(), "schema/v2", file), "utf8")) as { $defs: Record<string, { properties: object }> };
+    const schema = JSON.parse(readFileSync(join(repoRoot(), "schema/v2", file), "utf8")) as {
+      $defs: Record<string, { properties: object }>;
+    };
     return Object.keys(schema.$defs.McpCapabilities!.properties).filter((key) => key !== "_meta");
   };
   assert.deepEqual([...V2_MCP_TRANSPORTS].sort(), transports("schema.json").sort());

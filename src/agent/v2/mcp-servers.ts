@@ -16,7 +16,10 @@ export const V2_UNSTABLE_MCP_TRANSPORTS: readonly string[] = Object.freeze(["std
  * `sse`, unknown and `_`-prefixed types included (an agent with a custom transport handles those first).
  */
 export function assertSupportedMcpServersOf(transports: readonly string[]) {
-  return (mcpServers: ReadonlyArray<{ name?: unknown; type?: unknown }> | null | undefined, capabilities: Record<string, unknown> | null | undefined): void => {
+  return (
+    mcpServers: ReadonlyArray<{ name?: unknown; type?: unknown }> | null | undefined,
+    capabilities: Record<string, unknown> | null | undefined,
+  ): void => {
     const names = new Set<string>();
     for (const server of mcpServers ?? []) {
       const { name, type } = isRecord(server) ? server : { name: undefined, type: undefined };

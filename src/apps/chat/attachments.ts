@@ -49,8 +49,16 @@ export function attach(mentions: readonly string[], cwd: string, embedded: boole
     const uri = pathToFileURL(path).href;
     const mimeType = MIME[extname(path).toLowerCase()];
     const text = embedded && !directory && size <= MAX_EMBED_BYTES ? readText(path) : undefined;
-    if (text !== undefined) blocks.push({ type: "resource", resource: { uri, text, ...(mimeType ? { mimeType } : {}) } });
-    else blocks.push({ type: "resource_link", uri, name: basename(path) || path, ...(directory ? {} : { size }), ...(mimeType ? { mimeType } : {}) });
+    if (text !== undefined)
+      blocks.push({ type: "resource", resource: { uri, text, ...(mimeType ? { mimeType } : {}) } });
+    else
+      blocks.push({
+        type: "resource_link",
+        uri,
+        name: basename(path) || path,
+        ...(directory ? {} : { size }),
+        ...(mimeType ? { mimeType } : {}),
+      });
   }
   return { blocks, missing };
 }

@@ -7,9 +7,27 @@
 import type { Client } from "../../acp/client-handler.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import { supportedMcpServers } from "../../client/mcp-config.js";
-import { brokerGate, interactive, PermissionBroker, SessionRouter, TurnGuard, withMemory, type AskAnswer, type PermissionPolicy, type Transcript, type Turn } from "../../client/toolkit/index.js";
+import {
+  brokerGate,
+  interactive,
+  PermissionBroker,
+  SessionRouter,
+  TurnGuard,
+  withMemory,
+  type AskAnswer,
+  type PermissionPolicy,
+  type Transcript,
+  type Turn,
+} from "../../client/toolkit/index.js";
 import { silentLogger, type TapListener } from "../../jsonrpc/index.js";
-import { authenticateWith, FileSystemHost, initializeWithDeadline, TerminalHost, withAuthentication, type AuthContext } from "../../node/index.js";
+import {
+  authenticateWith,
+  FileSystemHost,
+  initializeWithDeadline,
+  TerminalHost,
+  withAuthentication,
+  type AuthContext,
+} from "../../node/index.js";
 import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "../../node/agent-endpoint.js";
 import type * as schema from "../../protocol/index.js";
 import { PROTOCOL_VERSION } from "../../protocol/index.js";
@@ -84,7 +102,20 @@ export class ChatSession {
   readonly #guard: TurnGuard;
   #authenticatedWith: string | undefined;
 
-  private constructor(options: ChatSessionOptions, agent: AgentEndpoint, connection: ClientSideConnection, init: schema.InitializeResponse, parts: { router: SessionRouter; broker: PermissionBroker; terminalHost: TerminalHost; roots: Map<string, string[]>; clientCapabilities: schema.ClientCapabilities; guard: TurnGuard }) {
+  private constructor(
+    options: ChatSessionOptions,
+    agent: AgentEndpoint,
+    connection: ClientSideConnection,
+    init: schema.InitializeResponse,
+    parts: {
+      router: SessionRouter;
+      broker: PermissionBroker;
+      terminalHost: TerminalHost;
+      roots: Map<string, string[]>;
+      clientCapabilities: schema.ClientCapabilities;
+      guard: TurnGuard;
+    },
+  ) {
     this.#options = options;
     this.#guard = parts.guard;
     this.#agent = agent;
@@ -97,15 +128,21 @@ export class ChatSession {
     this.#clientCapabilities = parts.clientCapabilities;
     const { supported, unsupported } = supportedMcpServers(options.mcpServers ?? [], init.agentCapabilities);
     this.#mcpServers = supported;
-    for (const server of unsupported) options.onNote?.(`MCP server "${server.name}" left out: the agent does not accept ${"type" in server ? server.type : "stdio"} MCP servers`);
+    for (const server of unsupported)
+      options.onNote?.(
+        `MCP server "${server.name}" left out: the agent does not accept ${"type" in server ? server.type : "stdio"} MCP servers`,
+      );
   }
 
   /** Launches and initializes the agent (no session yet: call `newSession` or `load`). */
   static async start(options: ChatSessionOptions): Promise<ChatSession> {
     const roots = new Map<string, string[]>();
     const router = new SessionRouter();
-    const policy = options.policy ?? withMemory(interactive((request, context) => options.ask(request, context.signal)));
-    const broker = new PermissionBroker(policy, { lookupToolCall: (sessionId, id) => router.get(sessionId)?.toolCall(id) });
+    const policy =
+      options.policy ?? withMemory(interactive((request, context) => options.ask(request, context.signal)));
+    const broker = new PermissionBroker(policy, {
+      lookupToolCall: (sessionId, id) => router.get(sessionId)?.toolCall(id),
+    });
     const rootsOf = (sessionId: string) => roots.get(sessionId);
     const policyName = options.policyName ?? "ask";
     const gate = brokerGate(broker, { policyName, reads: policyName === "ask" ? "serve" : "policy" });
@@ -117,10 +154,17 @@ export class ChatSession {
       onOutput: (event) => self?.terminalOutput(event.sessionId, event.terminalId, event.text),
       onExit: (event) => self?.terminalExit(event.sessionId, event.terminalId, event.exitStatus),
     });
-    const agent = await openAgentEndpoint(options.remote ?? { argv: options.argv }, { cwd: options.cwd, startupTimeoutMs: options.startupTimeoutMs ?? 30_000, onStderrLine: options.onStderrLine });
+    const agent = await openAgentEndpoint(options.remote ?? { argv: options.argv }, {
+      cwd: options.cwd,
+      startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
+      onStderrLine: options.onStderrLine,
+    });
     // The guard reaches the connection lazily: the connection's handlers use it.
     const guard = new TurnGuard(
-      { prompt: (params, requestOptions) => connection.prompt(params, requestOptions), cancel: (params) => connection.cancel(params) },
+      {
+        prompt: (params, requestOptions) => connection.prompt(params, requestOptions),
+        cancel: (params) => connection.cancel(params),
+      },
       {
         cancelDeadlineMs: options.cancelDeadlineMs ?? 5000,
         onViolation: (violation) => options.onWarning?.(violation.message),
@@ -150,13 +194,31 @@ export class ChatSession {
     if (options.tap) connection.tap(options.tap);
     terminalHost.releaseAllWhenClosed(connection);
     // No terminal auth methods: the chat owns the terminal while it runs (see `authenticate`).
-    const clientCapabilities: schema.ClientCapabilities = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
+    const clientCapabilities: schema.ClientCapabilities = {
+      fs: { readTextFile: true, writeTextFile: true },
+      terminal: true,
+    };
     try {
-      const init = await initializeWithDeadline(connection, { protocolVersion: PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: "acp-chat", title: "acp chat", version: "0.1.0" } }, agent);
+      const init = await initializeWithDeadline(
+        connection,
+        {
+          protocolVersion: PROTOCOL_VERSION,
+          clientCapabilities,
+          clientInfo: { name: "acp-chat", title: "acp chat", version: "0.1.0" },
+        },
+        agent,
+      );
       const verdict = checkProtocolVersion(PROTOCOL_VERSION, init.protocolVersion);
       if (!verdict.ok) throw new Error(verdict.message);
       if (verdict.warning !== undefined) options.onWarning?.(verdict.warning);
-      self = new ChatSession(options, agent, connection, init, { router, broker, terminalHost, roots, clientCapabilities, guard });
+      self = new ChatSession(options, agent, connection, init, {
+        router,
+        broker,
+        terminalHost,
+        roots,
+        clientCapabilities,
+        guard,
+      });
       return self;
     } catch (error) {
       connection.close(error);
@@ -194,7 +256,9 @@ export class ChatSession {
 
   /** Starts a new session in `cwd` and makes it current; authenticates and retries when the agent answers `auth_required`. */
   async newSession(): Promise<Transcript> {
-    const response = await this.#withAuth(() => this.#bounded("session/new", this.connection.newSession({ cwd: this.cwd, mcpServers: this.#mcpServers })));
+    const response = await this.#withAuth(() =>
+      this.#bounded("session/new", this.connection.newSession({ cwd: this.cwd, mcpServers: this.#mcpServers })),
+    );
     return this.#open(response.sessionId, response);
   }
 
@@ -219,12 +283,22 @@ export class ChatSession {
       this.#roots.set(sessionId, [this.cwd]);
       const transcript = this.router.open(sessionId);
       this.#setCurrent(sessionId, transcript);
-      const response = await this.#withAuth(() => this.#bounded("session/load", this.connection.loadSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers })));
+      const response = await this.#withAuth(() =>
+        this.#bounded(
+          "session/load",
+          this.connection.loadSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers }),
+        ),
+      );
       transcript.setup(response ?? {});
       return transcript;
     }
     if (this.capabilities.sessionCapabilities?.resume) {
-      const response = await this.#withAuth(() => this.#bounded("session/resume", this.connection.resumeSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers })));
+      const response = await this.#withAuth(() =>
+        this.#bounded(
+          "session/resume",
+          this.connection.resumeSession({ sessionId, cwd: this.cwd, mcpServers: this.#mcpServers }),
+        ),
+      );
       return this.#open(sessionId, response ?? {});
     }
     throw new Error("this agent can neither load nor resume sessions");
@@ -277,9 +351,13 @@ export class ChatSession {
   /** Sets a config option (`session/set_config_option`); the answer's options replace the transcript's. */
   async setConfig(configId: string, value: string | boolean): Promise<void> {
     const transcript = this.#requireSession();
-    const params = typeof value === "boolean" ? { sessionId: this.#sessionId!, configId, type: "boolean" as const, value } : { sessionId: this.#sessionId!, configId, value };
+    const params =
+      typeof value === "boolean"
+        ? { sessionId: this.#sessionId!, configId, type: "boolean" as const, value }
+        : { sessionId: this.#sessionId!, configId, value };
     const response = await this.connection.setSessionConfigOption(params);
-    if (response?.configOptions) transcript.apply({ sessionUpdate: "config_option_update", configOptions: response.configOptions });
+    if (response?.configOptions)
+      transcript.apply({ sessionUpdate: "config_option_update", configOptions: response.configOptions });
   }
 
   /**
@@ -318,8 +396,13 @@ export class ChatSession {
     const ms = this.#options.startupTimeoutMs ?? 30_000;
     return withDeadline(request, ms, () => {
       const tail = this.stderrTail();
-      const printed = tail.length === 0 ? "it printed nothing on stderr" : `it printed:\n${tail.map((line) => `  | ${line}`).join("\n")}`;
-      return new Error(`the agent did not answer ${method} within ${ms} ms; ${printed}\n(:restart restarts the agent; --startup-timeout gives it longer)`);
+      const printed =
+        tail.length === 0
+          ? "it printed nothing on stderr"
+          : `it printed:\n${tail.map((line) => `  | ${line}`).join("\n")}`;
+      return new Error(
+        `the agent did not answer ${method} within ${ms} ms; ${printed}\n(:restart restarts the agent; --startup-timeout gives it longer)`,
+      );
     });
   }
 
@@ -356,7 +439,12 @@ export class ChatSession {
   /** Records a terminal's exit (called by the terminal host). */
   private terminalExit(sessionId: string, terminalId: string, status: schema.TerminalExitStatus): void {
     const view = this.terminals.get(terminalId) ?? { sessionId, output: "", exited: false };
-    this.terminals.set(terminalId, { ...view, exited: true, exitCode: status.exitCode ?? null, signal: status.signal ?? null });
+    this.terminals.set(terminalId, {
+      ...view,
+      exited: true,
+      exitCode: status.exitCode ?? null,
+      signal: status.signal ?? null,
+    });
     this.#options.onTerminal?.(terminalId);
   }
 }

@@ -61,9 +61,22 @@ export class ChatUi implements LocalCommandHost {
   constructor(term: ChatTerminal) {
     this.#term = term;
     this.paint = term.paint;
-    this.#view = new LiveView({ write: (text) => term.output.write(text), size: () => ({ columns: term.output.columns ?? 80, rows: term.output.rows ?? 24 }), tty: term.tty });
-    this.#transcriptView = new TranscriptView(this.#view, { paint: term.paint, terminal: (id) => this.#chat?.terminals.get(id), footer: () => this.#footer() });
-    this.#input = new TerminalInput({ input: term.input, output: term.output, tty: term.tty, completer: (line) => this.#complete(line) });
+    this.#view = new LiveView({
+      write: (text) => term.output.write(text),
+      size: () => ({ columns: term.output.columns ?? 80, rows: term.output.rows ?? 24 }),
+      tty: term.tty,
+    });
+    this.#transcriptView = new TranscriptView(this.#view, {
+      paint: term.paint,
+      terminal: (id) => this.#chat?.terminals.get(id),
+      footer: () => this.#footer(),
+    });
+    this.#input = new TerminalInput({
+      input: term.input,
+      output: term.output,
+      tty: term.tty,
+      completer: (line) => this.#complete(line),
+    });
   }
 
   get chat(): ChatSession {
@@ -125,7 +138,11 @@ export class ChatUi implements LocalCommandHost {
    * not still busy with the cancelled one.
    */
   agentIgnoredCancel(): void {
-    this.print([this.paint.yellow("the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)")]);
+    this.print([
+      this.paint.yellow(
+        "the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)",
+      ),
+    ]);
     this.#restartAfterTurn = true;
   }
 
@@ -142,7 +159,10 @@ export class ChatUi implements LocalCommandHost {
       for (;;) {
         if (this.#quitting) return 130;
         if (this.chat.connection.signal.aborted) {
-          this.print([this.paint.red("the agent is gone"), ...this.chat.stderrTail().map((line) => this.paint.dim(`  | ${sanitize(line)}`))]);
+          this.print([
+            this.paint.red("the agent is gone"),
+            ...this.chat.stderrTail().map((line) => this.paint.dim(`  | ${sanitize(line)}`)),
+          ]);
           return 1;
         }
         const result = await this.#input.readLine(this.#promptText());
@@ -170,7 +190,8 @@ export class ChatUi implements LocalCommandHost {
     if (chat.transcript === undefined) return this.print([this.paint.red("no session: try :new")]);
     const embedded = chat.capabilities.promptCapabilities?.embeddedContext === true;
     const { blocks, missing } = attach(parsed.mentions, chat.cwd, embedded);
-    if (missing.length > 0) this.print([this.paint.yellow(`not found, sent as text: ${missing.map((m) => `@${m}`).join(" ")}`)]);
+    if (missing.length > 0)
+      this.print([this.paint.yellow(`not found, sent as text: ${missing.map((m) => `@${m}`).join(" ")}`)]);
     await this.#runTurn([{ type: "text", text: parsed.text }, ...blocks]);
   }
 
@@ -203,7 +224,11 @@ export class ChatUi implements LocalCommandHost {
     try {
       await this.restart();
     } catch (error) {
-      this.print([this.paint.red(sanitize(`could not restart the agent: ${error instanceof Error ? error.message : String(error)}`))]);
+      this.print([
+        this.paint.red(
+          sanitize(`could not restart the agent: ${error instanceof Error ? error.message : String(error)}`),
+        ),
+      ]);
     }
   }
 
@@ -239,7 +264,11 @@ export class ChatUi implements LocalCommandHost {
     const option = ask.request.options.find((o) => o.optionId === optionId);
     const allow = option?.kind.startsWith("allow") ?? false;
     const what = ask.request.toolCall.title ?? ask.request.toolCall.toolCallId;
-    this.print([(allow ? this.paint.green : this.paint.red)(sanitize(`${allow ? "✓" : "✗"} ${option?.name ?? optionId}: ${what}`))]);
+    this.print([
+      (allow ? this.paint.green : this.paint.red)(
+        sanitize(`${allow ? "✓" : "✗"} ${option?.name ?? optionId}: ${what}`),
+      ),
+    ]);
     ask.resolve(optionId);
   }
 
@@ -248,7 +277,10 @@ export class ChatUi implements LocalCommandHost {
     const ask = this.#asks[0];
     if (ask === undefined) return;
     this.#transcriptView.render();
-    this.print([...this.#transcriptView.toolCard(ask.request.toolCall.toolCallId), ...renderPermission(ask.request, this.#view.width, this.paint, false)]);
+    this.print([
+      ...this.#transcriptView.toolCard(ask.request.toolCall.toolCallId),
+      ...renderPermission(ask.request, this.#view.width, this.paint, false),
+    ]);
     const line = await this.#input.nextLine();
     if (!this.#asks.includes(ask)) return;
     if (line === undefined) return ask.resolve(null);
@@ -269,7 +301,18 @@ export class ChatUi implements LocalCommandHost {
     if (ask !== undefined) lines.push(...renderPermission(ask.request, this.#view.width, this.paint, true));
     else {
       const label = turn.cancelling ? "cancelling" : "working";
-      lines.push(statusLine({ tick: turn.tick, elapsedMs: Date.now() - turn.started, label, cancelling: turn.cancelling, ...(this.#term.ascii ? { ascii: true } : {}) }, this.paint));
+      lines.push(
+        statusLine(
+          {
+            tick: turn.tick,
+            elapsedMs: Date.now() - turn.started,
+            label,
+            cancelling: turn.cancelling,
+            ...(this.#term.ascii ? { ascii: true } : {}),
+          },
+          this.paint,
+        ),
+      );
     }
     return lines;
   }
@@ -294,7 +337,10 @@ export class ChatUi implements LocalCommandHost {
 
 function listDir(path: string): DirEntry[] {
   try {
-    return readdirSync(path, { withFileTypes: true }).map((entry) => ({ name: entry.name, directory: entry.isDirectory() }));
+    return readdirSync(path, { withFileTypes: true }).map((entry) => ({
+      name: entry.name,
+      directory: entry.isDirectory(),
+    }));
   } catch {
     return [];
   }

@@ -10,7 +10,11 @@ const tree: Record<string, { name: string; directory: boolean }[]> = {
   ],
   "src/": [{ name: "main.ts", directory: false }],
 };
-const context: CompletionContext = { slashCommands: ["plan", "run", "read"], localCommands: ["mode", "model", "quit"], listDir: (dir) => tree[dir] ?? [] };
+const context: CompletionContext = {
+  slashCommands: ["plan", "run", "read"],
+  localCommands: ["mode", "model", "quit"],
+  listDir: (dir) => tree[dir] ?? [],
+};
 
 test("slash commands complete at the start of the line only", () => {
   assert.deepEqual(complete("/r", context), [["/read ", "/run "], "/r"]);

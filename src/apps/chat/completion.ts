@@ -29,8 +29,22 @@ export interface CompletionContext {
 export function complete(line: string, context: CompletionContext): [string[], string] {
   const { token, start } = lastToken(line);
   const atStart = line.slice(0, start).trim() === "";
-  if (atStart && token.startsWith("/")) return [matching(context.slashCommands.map((name) => `/${name} `), token), token];
-  if (atStart && token.startsWith(":")) return [matching(context.localCommands.map((name) => `:${name} `), token), token];
+  if (atStart && token.startsWith("/"))
+    return [
+      matching(
+        context.slashCommands.map((name) => `/${name} `),
+        token,
+      ),
+      token,
+    ];
+  if (atStart && token.startsWith(":"))
+    return [
+      matching(
+        context.localCommands.map((name) => `:${name} `),
+        token,
+      ),
+      token,
+    ];
   if (token.startsWith("@")) return [completePath(token.slice(1), context).map((path) => `@${path}`), token];
   return [[], token];
 }

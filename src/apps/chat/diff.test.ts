@@ -33,13 +33,19 @@ function apply(old: string[], patches: Hunk[]): string[] {
 
 test("diffLines is a shortest edit script: it keeps a longest common subsequence (random inputs)", () => {
   let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let round = 0; round < 300; round++) {
     const a = Array.from({ length: Math.floor(random() * 12) }, () => "abcd"[Math.floor(random() * 4)]!);
     const b = Array.from({ length: Math.floor(random() * 12) }, () => "abcd"[Math.floor(random() * 4)]!);
     const script = diffLines(a, b);
-    assert.deepEqual(script.filter((l) => l.op !== "+").map((l) => l.text), a);
-    assert.deepEqual(script.filter((l) => l.op !== "-").map((l) => l.text), b);
+    assert.deepEqual(
+      script.filter((l) => l.op !== "+").map((l) => l.text),
+      a,
+    );
+    assert.deepEqual(
+      script.filter((l) => l.op !== "-").map((l) => l.text),
+      b,
+    );
     assert.equal(script.filter((l) => l.op === " ").length, lcs(a, b), `${a.join("")} -> ${b.join("")}`);
     for (const context of [0, 1, 3]) assert.deepEqual(apply(a, hunks(script, context)), b);
   }
@@ -50,14 +56,36 @@ test("unifiedDiff prints what diff -u prints (without timestamps)", () => {
   const now = "one\n2\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\n";
   assert.equal(
     unifiedDiff("n.txt", old, now),
-    ["--- a/n.txt", "+++ b/n.txt", "@@ -1,5 +1,5 @@", " one", "-two", "+2", " three", " four", " five", "@@ -8,3 +8,4 @@", " eight", " nine", " ten", "+eleven", ""].join("\n"),
+    [
+      "--- a/n.txt",
+      "+++ b/n.txt",
+      "@@ -1,5 +1,5 @@",
+      " one",
+      "-two",
+      "+2",
+      " three",
+      " four",
+      " five",
+      "@@ -8,3 +8,4 @@",
+      " eight",
+      " nine",
+      " ten",
+      "+eleven",
+      "",
+    ].join("\n"),
   );
   assert.equal(unifiedDiff("n.txt", old, old), "");
 });
 
 test("a new file is one hunk from 0,0; a deleted file's hunk ends at 0,0; splitLines ignores the final newline", () => {
-  assert.deepEqual(unifiedHunks(null, "a\nb\n").map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines]), [[0, 0, 1, 2]]);
-  assert.deepEqual(unifiedHunks("a\nb", "").map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines]), [[1, 2, 0, 0]]);
+  assert.deepEqual(
+    unifiedHunks(null, "a\nb\n").map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines]),
+    [[0, 0, 1, 2]],
+  );
+  assert.deepEqual(
+    unifiedHunks("a\nb", "").map((h) => [h.oldStart, h.oldLines, h.newStart, h.newLines]),
+    [[1, 2, 0, 0]],
+  );
   assert.deepEqual(splitLines("a\r\nb\n"), ["a", "b"]);
   assert.deepEqual(splitLines(""), []);
 });

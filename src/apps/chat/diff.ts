@@ -53,7 +53,8 @@ function myers(a: readonly string[], b: readonly string[]): DiffLine[] {
   outer: for (let d = 0; d <= max; d++) {
     trace.push(v.slice());
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      let x =
+        k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
       let y = x - k;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
@@ -110,7 +111,13 @@ export function hunks(lines: readonly DiffLine[], context = 3): Hunk[] {
     const body = lines.slice(from, to);
     const oldLines = body.filter((line) => line.op !== "+").length;
     const newLines = body.filter((line) => line.op !== "-").length;
-    result.push({ oldStart: oldLines === 0 ? oldStart - 1 : oldStart, oldLines, newStart: newLines === 0 ? newStart - 1 : newStart, newLines, lines: body });
+    result.push({
+      oldStart: oldLines === 0 ? oldStart - 1 : oldStart,
+      oldLines,
+      newStart: newLines === 0 ? newStart - 1 : newStart,
+      newLines,
+      lines: body,
+    });
   }
   return result;
 }
@@ -128,6 +135,9 @@ export function hunkHeader(hunk: Hunk): string {
 /** A plain unified diff (as `diff -u` prints, without timestamps). */
 export function unifiedDiff(path: string, oldText: string | null | undefined, newText: string, context = 3): string {
   const header = [oldText == null ? "--- /dev/null" : `--- a/${path}`, `+++ b/${path}`];
-  const body = unifiedHunks(oldText, newText, context).flatMap((hunk) => [hunkHeader(hunk), ...hunk.lines.map((line) => line.op + line.text)]);
+  const body = unifiedHunks(oldText, newText, context).flatMap((hunk) => [
+    hunkHeader(hunk),
+    ...hunk.lines.map((line) => line.op + line.text),
+  ]);
   return body.length === 0 ? "" : [...header, ...body].join("\n") + "\n";
 }

@@ -9,7 +9,12 @@ export type ParsedInput =
   /** A chat-local command: `:name arg1 arg2`. */
   | { readonly kind: "local"; readonly name: string; readonly args: readonly string[]; readonly rest: string }
   /** A prompt for the agent; `command` is set for `/name input`; `mentions` are the `@path`s in order. */
-  | { readonly kind: "prompt"; readonly text: string; readonly command?: { readonly name: string; readonly input: string }; readonly mentions: readonly string[] };
+  | {
+      readonly kind: "prompt";
+      readonly text: string;
+      readonly command?: { readonly name: string; readonly input: string };
+      readonly mentions: readonly string[];
+    };
 
 /**
  * Parses one line. `:name args` is a local command (`::text` sends `:text` to the agent); `/name input` is an agent
@@ -27,7 +32,8 @@ export function parseInput(line: string): ParsedInput {
   const prompt = text.startsWith("::") ? text.slice(1) : text;
   const mentions = findMentions(prompt);
   const command = /^\/(\S+)(?:\s+(.*))?$/s.exec(prompt);
-  if (command) return { kind: "prompt", text: prompt, command: { name: command[1]!, input: (command[2] ?? "").trim() }, mentions };
+  if (command)
+    return { kind: "prompt", text: prompt, command: { name: command[1]!, input: (command[2] ?? "").trim() }, mentions };
   return { kind: "prompt", text: prompt, mentions };
 }
 

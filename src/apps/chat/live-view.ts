@@ -73,7 +73,10 @@ export class LiveView {
   #draw(lines: readonly string[]): string {
     if (lines.length === 0) return "";
     const max = Math.max(2, this.#target.size().rows - 1);
-    const shown = lines.length > max ? [`… ${lines.length - max + 1} more lines above`, ...lines.slice(lines.length - max + 1)] : lines;
+    const shown =
+      lines.length > max
+        ? [`… ${lines.length - max + 1} more lines above`, ...lines.slice(lines.length - max + 1)]
+        : lines;
     this.#drawn = shown.length;
     return shown.join("\n");
   }

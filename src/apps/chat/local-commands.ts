@@ -10,7 +10,20 @@ import { errorText, renderUsage } from "./render-entry.js";
 import { sanitize } from "./text-layout.js";
 
 /** The names `:` completes, in help order. */
-export const LOCAL_COMMANDS = ["help", "mode", "model", "config", "sessions", "resume", "new", "thoughts", "usage", "auth", "restart", "quit"] as const;
+export const LOCAL_COMMANDS = [
+  "help",
+  "mode",
+  "model",
+  "config",
+  "sessions",
+  "resume",
+  "new",
+  "thoughts",
+  "usage",
+  "auth",
+  "restart",
+  "quit",
+] as const;
 
 const HELP: Record<(typeof LOCAL_COMMANDS)[number], string> = {
   help: "this help",
@@ -42,7 +55,11 @@ export interface LocalCommandHost {
 }
 
 /** Runs `:name args`. Resolves `"quit"` for `:quit`. Errors are printed, never thrown. */
-export async function runLocalCommand(host: LocalCommandHost, name: string, args: readonly string[]): Promise<"quit" | void> {
+export async function runLocalCommand(
+  host: LocalCommandHost,
+  name: string,
+  args: readonly string[],
+): Promise<"quit" | void> {
   const { chat, paint } = host;
   try {
     switch (name) {
@@ -63,7 +80,11 @@ export async function runLocalCommand(host: LocalCommandHost, name: string, args
       case "sessions": {
         const sessions = await chat.listSessions();
         if (sessions.length === 0) return host.print([paint.dim("no sessions")]);
-        return host.print(sessions.map((s) => `  ${paint.bold(sanitize(s.sessionId))}  ${sanitize(s.title ?? "")}  ${paint.dim(sanitize(s.updatedAt ?? ""))}`.trimEnd()));
+        return host.print(
+          sessions.map((s) =>
+            `  ${paint.bold(sanitize(s.sessionId))}  ${sanitize(s.title ?? "")}  ${paint.dim(sanitize(s.updatedAt ?? ""))}`.trimEnd(),
+          ),
+        );
       }
       case "resume":
       case "load":
@@ -78,7 +99,9 @@ export async function runLocalCommand(host: LocalCommandHost, name: string, args
       case "thoughts":
         return host.print([paint.dim(host.toggleThoughts() ? "thoughts: shown whole" : "thoughts: collapsed")]);
       case "usage":
-        return host.print([renderUsage(chat.transcript?.usage, paint) || paint.dim("the agent has reported no usage yet")]);
+        return host.print([
+          renderUsage(chat.transcript?.usage, paint) || paint.dim("the agent has reported no usage yet"),
+        ]);
       case "auth":
         return await auth(host, args[0]);
       case "restart":
@@ -94,7 +117,9 @@ export async function runLocalCommand(host: LocalCommandHost, name: string, args
 function help(paint: ChatPainter): string[] {
   return [
     paint.bold("Chat commands"),
-    ...LOCAL_COMMANDS.map((name) => (HELP[name].startsWith(":") ? `  ${HELP[name]}` : `  :${name.padEnd(14)} ${HELP[name]}`)),
+    ...LOCAL_COMMANDS.map((name) =>
+      HELP[name].startsWith(":") ? `  ${HELP[name]}` : `  :${name.padEnd(14)} ${HELP[name]}`,
+    ),
     paint.bold("Typing"),
     "  /command …     an agent slash command (Tab completes)",
     "  @path          attach a file (embedded when the agent accepts it, else linked; Tab completes)",
@@ -108,7 +133,12 @@ async function mode(host: LocalCommandHost, id: string | undefined): Promise<voi
   const modes = chat.transcript?.state.modes;
   if (modes === undefined) return host.print([paint.dim("this agent has no session modes")]);
   if (id === undefined) {
-    return host.print(modes.availableModes.map((m) => `  ${m.id === chat.transcript?.currentModeId ? paint.green("●") : " "} ${paint.bold(sanitize(m.id))}  ${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}`));
+    return host.print(
+      modes.availableModes.map(
+        (m) =>
+          `  ${m.id === chat.transcript?.currentModeId ? paint.green("●") : " "} ${paint.bold(sanitize(m.id))}  ${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}`,
+      ),
+    );
   }
   const found = modes.availableModes.find((m) => m.id === id || m.name.toLowerCase() === id.toLowerCase());
   if (found === undefined) return host.print([paint.red(`no mode ${id}; :mode lists them`)]);
@@ -132,19 +162,34 @@ async function config(host: LocalCommandHost, id: string | undefined, value: str
   const { chat, paint } = host;
   const options = chat.transcript?.configOptions ?? [];
   if (options.length === 0) return host.print([paint.dim("this agent has no config options")]);
-  if (id === undefined) return host.print(options.map((o) => `  ${paint.bold(sanitize(o.id))}  ${sanitize(o.name)} = ${paint.cyan(sanitize(String(o.currentValue)))}${o.category ? paint.dim(` (${sanitize(o.category)})`) : ""}`));
+  if (id === undefined)
+    return host.print(
+      options.map(
+        (o) =>
+          `  ${paint.bold(sanitize(o.id))}  ${sanitize(o.name)} = ${paint.cyan(sanitize(String(o.currentValue)))}${o.category ? paint.dim(` (${sanitize(o.category)})`) : ""}`,
+      ),
+    );
   const option = options.find((o) => o.id === id);
   if (option === undefined) return host.print([paint.red(`no config option ${id}; :config lists them`)]);
   if (value === "") {
-    if (option.type === "boolean") return host.print([`  ${sanitize(option.name)} = ${paint.cyan(sanitize(String(option.currentValue)))} (true or false)`]);
-    return host.print(selectValues(option).map((v) => `  ${v.value === option.currentValue ? paint.green("●") : " "} ${paint.bold(sanitize(v.value))}  ${sanitize(v.name)}${v.description ? paint.dim(` — ${sanitize(v.description)}`) : ""}`));
+    if (option.type === "boolean")
+      return host.print([
+        `  ${sanitize(option.name)} = ${paint.cyan(sanitize(String(option.currentValue)))} (true or false)`,
+      ]);
+    return host.print(
+      selectValues(option).map(
+        (v) =>
+          `  ${v.value === option.currentValue ? paint.green("●") : " "} ${paint.bold(sanitize(v.value))}  ${sanitize(v.name)}${v.description ? paint.dim(` — ${sanitize(v.description)}`) : ""}`,
+      ),
+    );
   }
   if (option.type === "boolean") {
     if (value !== "true" && value !== "false") return host.print([paint.red(`${option.id} takes true or false`)]);
     await chat.setConfig(option.id, value === "true");
   } else {
     const found = selectValues(option).find((v) => v.value === value || v.name.toLowerCase() === value.toLowerCase());
-    if (found === undefined) return host.print([paint.red(`${option.id} has no value ${value}; :config ${option.id} lists them`)]);
+    if (found === undefined)
+      return host.print([paint.red(`${option.id} has no value ${value}; :config ${option.id} lists them`)]);
     await chat.setConfig(option.id, found.value);
   }
   const now = chat.transcript?.configOptions?.find((o) => o.id === option.id);
@@ -159,7 +204,14 @@ async function auth(host: LocalCommandHost, id: string | undefined): Promise<voi
     return host.print(
       methods.map((m) => {
         const kind = authMethodKind(m);
-        const type = kind === "unknown" ? paint.yellow(` (type ${sanitize(authMethodType(m))}, unknown to this client: :auth ${sanitize(m.id)} sends it anyway)`) : kind === "terminal" ? paint.dim(" (terminal login)") : "";
+        const type =
+          kind === "unknown"
+            ? paint.yellow(
+                ` (type ${sanitize(authMethodType(m))}, unknown to this client: :auth ${sanitize(m.id)} sends it anyway)`,
+              )
+            : kind === "terminal"
+              ? paint.dim(" (terminal login)")
+              : "";
         return `  ${paint.bold(sanitize(m.id))}  ${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}${type}`;
       }),
     );

@@ -60,7 +60,10 @@ export interface ChatIo {
 }
 
 /** Runs the chat; resolves with the process exit code. */
-export async function runChat(options: ChatOptions, io: ChatIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env }): Promise<number> {
+export async function runChat(
+  options: ChatOptions,
+  io: ChatIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env },
+): Promise<number> {
   const cwd = options.cwd === undefined ? process.cwd() : isAbsolute(options.cwd) ? options.cwd : resolve(options.cwd);
   const env = options.noColor ? { ...io.env, NO_COLOR: "1" } : io.env;
   let ui: ChatUi | undefined;
@@ -80,12 +83,22 @@ export async function runChat(options: ChatOptions, io: ChatIo = { stdin: proces
   }
 }
 
-async function chatWith(options: ChatOptions, setup: ChatSetup, ask: PermissionPolicy, cwd: string, env: NodeJS.ProcessEnv, io: ChatIo, created: (ui: ChatUi) => void): Promise<number> {
+async function chatWith(
+  options: ChatOptions,
+  setup: ChatSetup,
+  ask: PermissionPolicy,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  io: ChatIo,
+  created: (ui: ChatUi) => void,
+): Promise<number> {
   const paint = chatPainterFor(io.stdout, env);
   const tty = Boolean(io.stdin.isTTY && io.stdout.isTTY);
   const ui = new ChatUi({ input: io.stdin, output: io.stdout, tty, paint, ascii: env.TERM === "dumb" });
   created(ui);
-  ui.print([paint.dim(options.remote ? `connecting to ${options.remote.url}` : `starting ${options.agentArgv.join(" ")}`)]);
+  ui.print([
+    paint.dim(options.remote ? `connecting to ${options.remote.url}` : `starting ${options.agentArgv.join(" ")}`),
+  ]);
   let chat: ChatSession;
   try {
     chat = await ChatSession.start({
@@ -112,7 +125,9 @@ async function chatWith(options: ChatOptions, setup: ChatSetup, ask: PermissionP
   ui.attach(chat);
   try {
     const version = chat.init.agentInfo?.version ? ` ${chat.init.agentInfo.version}` : "";
-    ui.print([`${paint.green("connected")} to ${paint.bold(sanitize(chat.agentName))}${sanitize(version)} (protocol v${chat.init.protocolVersion})`]);
+    ui.print([
+      `${paint.green("connected")} to ${paint.bold(sanitize(chat.agentName))}${sanitize(version)} (protocol v${chat.init.protocolVersion})`,
+    ]);
     try {
       if (setup.auth !== undefined) await chat.authenticate(setup.auth);
       if (options.resume !== undefined) await chat.resume(options.resume);
@@ -121,7 +136,8 @@ async function chatWith(options: ChatOptions, setup: ChatSetup, ask: PermissionP
     } catch (error) {
       const [first, ...rest] = errorLines(error);
       ui.print([paint.red(`could not start a session: ${first ?? ""}`), ...rest.map((line) => paint.dim(line))]);
-      if ((chat.init.authMethods ?? []).length > 0) ui.print([paint.yellow("this agent offers authentication: :auth lists the methods, then :new")]);
+      if ((chat.init.authMethods ?? []).length > 0)
+        ui.print([paint.yellow("this agent offers authentication: :auth lists the methods, then :new")]);
     }
     ui.print([paint.dim("Type a message, /command, @file; :help for chat commands; Ctrl-C cancels, Ctrl-D quits.")]);
     return await ui.run();

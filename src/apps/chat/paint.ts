@@ -19,7 +19,8 @@ export interface ChatPainter {
   cyan(text: string): string;
 }
 
-const wrap = (open: number, close: number) => (text: string) => (text === "" ? "" : `\u001b[${open}m${text}\u001b[${close}m`);
+const wrap = (open: number, close: number) => (text: string) =>
+  text === "" ? "" : `\u001b[${open}m${text}\u001b[${close}m`;
 const plain = (text: string) => text;
 
 /** A painter that adds nothing. */

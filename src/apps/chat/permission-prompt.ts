@@ -7,7 +7,12 @@ import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest }
 import type { ChatPainter } from "./paint.js";
 import { sanitize, truncate } from "./text-layout.js";
 
-const LETTERS: Partial<Record<PermissionOptionKind, string>> = { allow_once: "y", allow_always: "a", reject_once: "n", reject_always: "r" };
+const LETTERS: Partial<Record<PermissionOptionKind, string>> = {
+  allow_once: "y",
+  allow_always: "a",
+  reject_once: "n",
+  reject_always: "r",
+};
 
 /** The letter key of an option, if its kind has one and no earlier option of that kind took it. */
 export function letterOf(options: readonly PermissionOption[], index: number): string | undefined {
@@ -17,17 +22,30 @@ export function letterOf(options: readonly PermissionOption[], index: number): s
 }
 
 /** Lines asking for a decision: the tool call's title and the options with their keys. */
-export function renderPermission(request: RequestPermissionRequest, width: number, paint: ChatPainter, interactive: boolean): string[] {
+export function renderPermission(
+  request: RequestPermissionRequest,
+  width: number,
+  paint: ChatPainter,
+  interactive: boolean,
+): string[] {
   const title = sanitize(request.toolCall.title ?? request.toolCall.toolCallId);
   const kind = request.toolCall.kind ? ` [${request.toolCall.kind}]` : "";
   const out = [paint.yellow(paint.bold(truncate(`? Allow${kind} ${title}?`, width)))];
   request.options.forEach((option, index) => {
     const letter = letterOf(request.options, index);
     const keys = index < 9 ? `${index + 1}${letter ? `/${letter}` : ""}` : (letter ?? "");
-    const name = option.kind.startsWith("allow") ? paint.green(sanitize(option.name)) : paint.red(sanitize(option.name));
+    const name = option.kind.startsWith("allow")
+      ? paint.green(sanitize(option.name))
+      : paint.red(sanitize(option.name));
     out.push(`  ${paint.bold(keys.padEnd(3))} ${name} ${paint.dim(`(${option.kind.replace("_", " ")})`)}`);
   });
-  out.push(paint.dim(interactive ? "  press a key · Esc or Ctrl-C cancels the turn" : "  answer with a number or an option name (empty line: reject)"));
+  out.push(
+    paint.dim(
+      interactive
+        ? "  press a key · Esc or Ctrl-C cancels the turn"
+        : "  answer with a number or an option name (empty line: reject)",
+    ),
+  );
   return out;
 }
 
@@ -35,7 +53,10 @@ export function renderPermission(request: RequestPermissionRequest, width: numbe
  * The option a key press selects, `"cancel"` for Esc / Ctrl-C, or undefined for a key that means nothing here.
  * `key` is a readline keypress: `{ name, sequence, ctrl }`.
  */
-export function optionForKey(options: readonly PermissionOption[], key: { name?: string; sequence?: string; ctrl?: boolean }): string | "cancel" | undefined {
+export function optionForKey(
+  options: readonly PermissionOption[],
+  key: { name?: string; sequence?: string; ctrl?: boolean },
+): string | "cancel" | undefined {
   if (key.name === "escape" || (key.ctrl && key.name === "c")) return "cancel";
   const char = key.sequence ?? key.name ?? "";
   if (/^[1-9]$/.test(char)) return options[Number(char) - 1]?.optionId;
@@ -49,10 +70,15 @@ export function optionForKey(options: readonly PermissionOption[], key: { name?:
  */
 export function optionForAnswer(options: readonly PermissionOption[], answer: string): string | undefined {
   const text = answer.trim();
-  if (text === "") return (options.find((option) => option.kind === "reject_once") ?? options.find((option) => option.kind === "reject_always"))?.optionId;
+  if (text === "")
+    return (
+      options.find((option) => option.kind === "reject_once") ??
+      options.find((option) => option.kind === "reject_always")
+    )?.optionId;
   if (/^\d+$/.test(text)) return options[Number(text) - 1]?.optionId;
   const lower = text.toLowerCase();
   const byKey = optionForKey(options, { sequence: lower });
   if (byKey !== undefined && byKey !== "cancel" && lower.length === 1) return byKey;
-  return options.find((option) => option.optionId.toLowerCase() === lower || option.name.toLowerCase() === lower)?.optionId;
+  return options.find((option) => option.optionId.toLowerCase() === lower || option.name.toLowerCase() === lower)
+    ?.optionId;
 }

@@ -26,7 +26,9 @@ export function renderDiff(
   const added = hunks.reduce((sum, hunk) => sum + hunk.lines.filter((line) => line.op === "+").length, 0);
   const removed = hunks.reduce((sum, hunk) => sum + hunk.lines.filter((line) => line.op === "-").length, 0);
   const what = oldText === null ? "new file" : hunks.length === 0 ? "no changes" : "";
-  const stats = [what, added > 0 ? paint.green(`+${added}`) : "", removed > 0 ? paint.red(`-${removed}`) : ""].filter(Boolean).join(" ");
+  const stats = [what, added > 0 ? paint.green(`+${added}`) : "", removed > 0 ? paint.red(`-${removed}`) : ""]
+    .filter(Boolean)
+    .join(" ");
   const out = [`${paint.bold(truncate(sanitize(diff.path), Math.max(10, width - 20)))} ${stats}`.trimEnd()];
   const max = options.maxLines ?? 60;
   const body: string[] = [];

@@ -8,7 +8,18 @@ import { renderToolCall } from "./render-tool.js";
 
 test("a tool call card: kind, title, status, locations, a coloured diff, live terminal output", () => {
   const transcript = new Transcript();
-  transcript.apply({ sessionUpdate: "tool_call", toolCallId: "t", title: "Edit a.txt", kind: "edit", status: "in_progress", locations: [{ path: "/w/a.txt", line: 2 }], content: [{ type: "diff", path: "a.txt", oldText: "x\ny\n", newText: "x\nz\n" }, { type: "terminal", terminalId: "term" }] });
+  transcript.apply({
+    sessionUpdate: "tool_call",
+    toolCallId: "t",
+    title: "Edit a.txt",
+    kind: "edit",
+    status: "in_progress",
+    locations: [{ path: "/w/a.txt", line: 2 }],
+    content: [
+      { type: "diff", path: "a.txt", oldText: "x\ny\n", newText: "x\nz\n" },
+      { type: "terminal", terminalId: "term" },
+    ],
+  });
   const call = transcript.toolCall("t")!;
   const terminal = () => ({ output: "line 1\nline 2\n", exited: true, exitCode: 0 });
   assert.deepEqual(renderToolCall(call, 60, plainPainter, { terminal }), [
@@ -26,19 +37,42 @@ test("a tool call card: kind, title, status, locations, a coloured diff, live te
   const coloured = renderToolCall(call, 60, ansiPainter, { terminal });
   assert.ok(coloured.some((line) => line.includes("\u001b[31m-y")));
   assert.ok(coloured.some((line) => line.includes("\u001b[32m+z")));
-  assert.deepEqual(renderToolCall({ ...call, status: "completed" }, 60, plainPainter, { collapsed: true }), ["┌ [edit] Edit a.txt ✓ completed"]);
+  assert.deepEqual(renderToolCall({ ...call, status: "completed" }, 60, plainPainter, { collapsed: true }), [
+    "┌ [edit] Edit a.txt ✓ completed",
+  ]);
 });
 
 test("messages, thoughts (collapsed or whole), plans; nothing is coloured with the plain painter", () => {
   const transcript = new Transcript();
   transcript.beginTurn([{ type: "text", text: "hi" }]);
-  transcript.apply({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "first idea\nsecond idea" } });
-  transcript.apply({ sessionUpdate: "plan", entries: [{ content: "Read", priority: "high", status: "completed" }, { content: "Write", priority: "low", status: "in_progress" }] });
+  transcript.apply({
+    sessionUpdate: "agent_thought_chunk",
+    content: { type: "text", text: "first idea\nsecond idea" },
+  });
+  transcript.apply({
+    sessionUpdate: "plan",
+    entries: [
+      { content: "Read", priority: "high", status: "completed" },
+      { content: "Write", priority: "low", status: "in_progress" },
+    ],
+  });
   transcript.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "**Done**." } });
   const lines = transcript.entries.flatMap((entry) => renderEntry(entry, 60, plainPainter));
-  assert.deepEqual(lines, ["› hi", "┊ thinking: first idea (+1 lines, :thoughts to expand)", "Plan 1/2", "  [x] Read", "  [>] Write", "Done."]);
-  assert.deepEqual(renderThought("first idea\nsecond idea", 60, plainPainter, { expandThoughts: true }), ["┊ first idea", "┊ second idea"]);
-  assert.deepEqual(renderThought("first idea\nsecond idea", 60, plainPainter, { live: true }), ["┊ thinking: second idea (+1 lines, :thoughts to expand)"]);
+  assert.deepEqual(lines, [
+    "› hi",
+    "┊ thinking: first idea (+1 lines, :thoughts to expand)",
+    "Plan 1/2",
+    "  [x] Read",
+    "  [>] Write",
+    "Done.",
+  ]);
+  assert.deepEqual(renderThought("first idea\nsecond idea", 60, plainPainter, { expandThoughts: true }), [
+    "┊ first idea",
+    "┊ second idea",
+  ]);
+  assert.deepEqual(renderThought("first idea\nsecond idea", 60, plainPainter, { live: true }), [
+    "┊ thinking: second idea (+1 lines, :thoughts to expand)",
+  ]);
   for (const line of lines) assert.doesNotMatch(line, /\u001b/);
 });
 
@@ -49,5 +83,8 @@ test("turn ends and usage", () => {
   assert.deepEqual(renderTurnEnd(transcript.endTurn("end_turn")!, plainPainter), ["⊘ cancelled"]);
   transcript.beginTurn([]);
   assert.deepEqual(renderTurnEnd(transcript.failTurn(new Error("boom\nstack"))!, plainPainter), ["✗ error: boom"]);
-  assert.equal(renderUsage({ used: 1500, size: 200000, cost: { amount: 0.0123, currency: "USD" } }, plainPainter), "context 1,500 / 200,000 tokens (0.8%) · $0.0123");
+  assert.equal(
+    renderUsage({ used: 1500, size: 200000, cost: { amount: 0.0123, currency: "USD" } }, plainPainter),
+    "context 1,500 / 200,000 tokens (0.8%) · $0.0123",
+  );
 });

@@ -19,7 +19,12 @@ export interface RenderEntryOptions extends RenderToolOptions {
 }
 
 /** Lines of one entry. */
-export function renderEntry(entry: TranscriptEntry, width: number, paint: ChatPainter, options: RenderEntryOptions = {}): string[] {
+export function renderEntry(
+  entry: TranscriptEntry,
+  width: number,
+  paint: ChatPainter,
+  options: RenderEntryOptions = {},
+): string[] {
   switch (entry.kind) {
     case "plan":
       return renderPlan(entry.entries, width, paint);
@@ -40,24 +45,43 @@ export function renderEntry(entry: TranscriptEntry, width: number, paint: ChatPa
 export function renderNotice(entry: TranscriptEntry & { kind: "notice" }, width: number, paint: ChatPainter): string[] {
   const colour = entry.severity === "error" ? paint.red : entry.severity === "warning" ? paint.yellow : paint.blue;
   const marker = paint.colour ? "! " : `! [${sanitize(entry.severity)}] `;
-  const lines = indent(wrapText(sanitize(entry.title), width - 2, colour), colour(marker.slice(0, 2)) + marker.slice(2), "  ");
-  if (entry.description !== undefined) lines.push(...indent(wrapText(sanitize(entry.description), width - 2, paint.dim), "  ", "  "));
+  const lines = indent(
+    wrapText(sanitize(entry.title), width - 2, colour),
+    colour(marker.slice(0, 2)) + marker.slice(2),
+    "  ",
+  );
+  if (entry.description !== undefined)
+    lines.push(...indent(wrapText(sanitize(entry.description), width - 2, paint.dim), "  ", "  "));
   return lines;
 }
 
 /** A context compaction: its status on one line, then the summary (once there is one) or the error, dimmed. */
-export function renderCompaction(entry: TranscriptEntry & { kind: "compaction" }, width: number, paint: ChatPainter): string[] {
-  const status = entry.status === "in_progress" ? "compacting the context…" : `context compaction ${sanitize(entry.status)}`;
+export function renderCompaction(
+  entry: TranscriptEntry & { kind: "compaction" },
+  width: number,
+  paint: ChatPainter,
+): string[] {
+  const status =
+    entry.status === "in_progress" ? "compacting the context…" : `context compaction ${sanitize(entry.status)}`;
   const lines = [paint.dim(`⟲ ${status}`)];
   const detail = entry.error ?? entry.text;
-  if (detail !== "") lines.push(...indent(wrapText(sanitize(detail), width - 2, entry.error !== undefined ? paint.red : paint.dim), "  ", "  "));
+  if (detail !== "")
+    lines.push(
+      ...indent(wrapText(sanitize(detail), width - 2, entry.error !== undefined ? paint.red : paint.dim), "  ", "  "),
+    );
   return lines;
 }
 
 /** The user's prompt: `›` and the text in bold, then any attachments. */
 export function renderUser(content: readonly ContentBlock[], width: number, paint: ChatPainter): string[] {
-  const text = content.filter((block) => block.type === "text").map((block) => (block as { text: string }).text).join("");
-  return [...indent(wrapText(sanitize(text), width - 2, paint.bold), paint.cyan("› "), "  "), ...attachments(content, width, paint)];
+  const text = content
+    .filter((block) => block.type === "text")
+    .map((block) => (block as { text: string }).text)
+    .join("");
+  return [
+    ...indent(wrapText(sanitize(text), width - 2, paint.bold), paint.cyan("› "), "  "),
+    ...attachments(content, width, paint),
+  ];
 }
 
 function attachments(content: readonly ContentBlock[], width: number, paint: ChatPainter): string[] {
@@ -71,7 +95,12 @@ function attachments(content: readonly ContentBlock[], width: number, paint: Cha
 }
 
 /** A thought: dimmed; collapsed to one summary line unless `expandThoughts`. */
-export function renderThought(text: string, width: number, paint: ChatPainter, options: RenderEntryOptions = {}): string[] {
+export function renderThought(
+  text: string,
+  width: number,
+  paint: ChatPainter,
+  options: RenderEntryOptions = {},
+): string[] {
   const clean = sanitize(text).trim();
   const lines = clean.split("\n").filter((line) => line.trim() !== "");
   if (options.expandThoughts) return indent(wrapText(clean, width - 2, paint.dim), paint.dim("┊ "));
@@ -98,9 +127,12 @@ export function renderTurnEnd(turn: Turn, paint: ChatPainter): string[] {
 /** The usage line: context used of its size (and a percentage), and the cost when given. */
 export function renderUsage(usage: Usage | undefined, paint: ChatPainter): string {
   if (usage === undefined) return "";
-  const percent = usage.size > 0 ? ` (${((100 * usage.used) / usage.size).toFixed(usage.used * 1000 < usage.size ? 2 : 1)}%)` : "";
+  const percent =
+    usage.size > 0 ? ` (${((100 * usage.used) / usage.size).toFixed(usage.used * 1000 < usage.size ? 2 : 1)}%)` : "";
   const cost = usage.cost ? ` · ${formatCost(usage.cost.amount, usage.cost.currency)}` : "";
-  return paint.dim(`context ${usage.used.toLocaleString("en-US")} / ${usage.size.toLocaleString("en-US")} tokens${percent}${cost}`);
+  return paint.dim(
+    `context ${usage.used.toLocaleString("en-US")} / ${usage.size.toLocaleString("en-US")} tokens${percent}${cost}`,
+  );
 }
 
 function formatCost(amount: number, currency: string): string {

@@ -5,7 +5,20 @@ import { ansiPainter, plainPainter } from "./paint.js";
 import { renderMarkdown } from "./render-markdown.js";
 import { stripAnsi } from "./text-layout.js";
 
-const md = ["# Title", "", "Some **bold** and `code` and a [link](https://x.dev).", "", "- one", "- two that is long enough to wrap around", "  1. nested", "", "```ts", "const x = 1;", "```", "> quoted"].join("\n");
+const md = [
+  "# Title",
+  "",
+  "Some **bold** and `code` and a [link](https://x.dev).",
+  "",
+  "- one",
+  "- two that is long enough to wrap around",
+  "  1. nested",
+  "",
+  "```ts",
+  "const x = 1;",
+  "```",
+  "> quoted",
+].join("\n");
 
 test("Markdown renders to plain lines without colour (markers kept where they carry meaning)", () => {
   assert.deepEqual(renderMarkdown(md, 30, plainPainter), [

@@ -38,7 +38,10 @@ export function renderMarkdown(markdown: string, width: number, paint: ChatPaint
     if (heading) {
       flush();
       const text = heading[2]!.replace(/\s+#+\s*$/, "");
-      append(out, wrapInline(text, width, paint).map((l) => paint.bold(paint.colour ? l : heading[1] + " " + l)));
+      append(
+        out,
+        wrapInline(text, width, paint).map((l) => paint.bold(paint.colour ? l : heading[1] + " " + l)),
+      );
       continue;
     }
     if (/^\s*([-*_])(\s*\1){2,}\s*$/.test(line)) {
@@ -60,7 +63,13 @@ export function renderMarkdown(markdown: string, width: number, paint: ChatPaint
     const quote = /^\s*>\s?(.*)$/.exec(line);
     if (quote) {
       flush();
-      append(out, indent(wrapInline(quote[1]!, width - 2, paint).map((l) => paint.dim(l)), paint.dim("│ ")));
+      append(
+        out,
+        indent(
+          wrapInline(quote[1]!, width - 2, paint).map((l) => paint.dim(l)),
+          paint.dim("│ "),
+        ),
+      );
       continue;
     }
     paragraph.push(line.trim());
@@ -78,13 +87,15 @@ export function wrapInline(text: string, width: number, paint: ChatPainter): str
 /** Splits inline Markdown into styled segments (markers removed; kept as text in plain mode for code). */
 export function parseInline(text: string, paint: ChatPainter): Segment[] {
   const segments: Segment[] = [];
-  const pattern = /`([^`]+)`|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|\[([^\]]+)\]\(([^)\s]+)\)/g;
+  const pattern =
+    /`([^`]+)`|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|(?<![\w])_([^_\s][^_]*)_(?![\w])|\[([^\]]+)\]\(([^)\s]+)\)/g;
   let last = 0;
   for (const match of text.matchAll(pattern)) {
     if (match.index! > last) segments.push({ text: text.slice(last, match.index) });
     const [, code, strong1, strong2, em1, em2, linkText, url] = match;
     if (code !== undefined) segments.push(paint.colour ? { text: code, style: paint.cyan } : { text: `\`${code}\`` });
-    else if (strong1 !== undefined || strong2 !== undefined) segments.push({ text: (strong1 ?? strong2)!, style: paint.bold });
+    else if (strong1 !== undefined || strong2 !== undefined)
+      segments.push({ text: (strong1 ?? strong2)!, style: paint.bold });
     else if (em1 !== undefined || em2 !== undefined) segments.push({ text: (em1 ?? em2)!, style: paint.italic });
     else if (linkText !== undefined) {
       segments.push({ text: linkText, style: paint.blue });

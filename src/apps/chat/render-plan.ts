@@ -10,7 +10,8 @@ export function renderPlan(entries: readonly PlanEntry[], width: number, paint: 
   const done = entries.filter((entry) => entry.status === "completed").length;
   const out = [`${paint.bold("Plan")} ${paint.dim(`${done}/${entries.length}`)}`];
   for (const entry of entries) {
-    const box = entry.status === "completed" ? paint.green("[x]") : entry.status === "in_progress" ? paint.yellow("[>]") : "[ ]";
+    const box =
+      entry.status === "completed" ? paint.green("[x]") : entry.status === "in_progress" ? paint.yellow("[>]") : "[ ]";
     const style = entry.status === "completed" ? paint.dim : entry.priority === "high" ? paint.bold : undefined;
     out.push(...indent(wrapText(sanitize(entry.content), width - 6, style), `  ${box} `, "      "));
   }

@@ -29,7 +29,13 @@ export interface RenderToolOptions {
   collapsed?: boolean;
 }
 
-const ICONS: Record<ToolCallStatus | "cancelled", string> = { pending: "○", in_progress: "◐", completed: "✓", failed: "✗", cancelled: "⊘" };
+const ICONS: Record<ToolCallStatus | "cancelled", string> = {
+  pending: "○",
+  in_progress: "◐",
+  completed: "✓",
+  failed: "✗",
+  cancelled: "⊘",
+};
 
 /** The status label and its colour. */
 export function statusLabel(call: Pick<ToolCallState, "status" | "cancelled">, paint: ChatPainter): string {
@@ -42,7 +48,12 @@ export function statusLabel(call: Pick<ToolCallState, "status" | "cancelled">, p
 }
 
 /** Lines of a tool call card, `width` columns wide. */
-export function renderToolCall(call: ToolCallState, width: number, paint: ChatPainter, options: RenderToolOptions = {}): string[] {
+export function renderToolCall(
+  call: ToolCallState,
+  width: number,
+  paint: ChatPainter,
+  options: RenderToolOptions = {},
+): string[] {
   const title = sanitize(call.title || call.toolCallId);
   const kind = sanitize(call.kind);
   const head = `${paint.magenta(`[${kind}]`)} ${paint.bold(truncate(title, Math.max(10, width - kind.length - 18)))} ${statusLabel(call, paint)}`;
@@ -51,13 +62,20 @@ export function renderToolCall(call: ToolCallState, width: number, paint: ChatPa
   const inner = Math.max(10, width - 2);
   const body: string[] = [];
   for (const location of call.locations) {
-    body.push(paint.dim(truncate(sanitize(`${location.path}${location.line != null ? `:${location.line}` : ""}`), inner)));
+    body.push(
+      paint.dim(truncate(sanitize(`${location.path}${location.line != null ? `:${location.line}` : ""}`), inner)),
+    );
   }
   for (const content of call.content) append(body, renderContent(content, inner, paint, options));
   return [...out, ...indent(body, paint.dim("│ "))];
 }
 
-function renderContent(content: ToolCallContent, width: number, paint: ChatPainter, options: RenderToolOptions): string[] {
+function renderContent(
+  content: ToolCallContent,
+  width: number,
+  paint: ChatPainter,
+  options: RenderToolOptions,
+): string[] {
   switch (content.type) {
     case "diff":
       return renderDiff(content, width, paint);
@@ -68,7 +86,10 @@ function renderContent(content: ToolCallContent, width: number, paint: ChatPaint
       const lines = sanitize(view.output).replace(/\n$/, "").split("\n");
       const shown = view.output === "" ? [] : lines.slice(-max);
       const out = lines.length > max ? [paint.dim(`… ${lines.length - max} earlier lines`)] : [];
-      append(out, shown.map((line) => truncate(line, width)));
+      append(
+        out,
+        shown.map((line) => truncate(line, width)),
+      );
       if (view.exited) {
         const how = view.signal ? `killed by ${view.signal}` : `exit ${view.exitCode ?? "?"}`;
         out.push(view.exitCode === 0 ? paint.green(`$ ${how}`) : paint.red(`$ ${how}`));
@@ -80,7 +101,8 @@ function renderContent(content: ToolCallContent, width: number, paint: ChatPaint
       const max = options.textLines ?? 20;
       let lines: string[];
       if (block.type === "text") lines = renderMarkdown(block.text, width, paint);
-      else if (block.type === "resource_link") lines = wrapText(sanitize(`${block.name} <${block.uri}>`), width, paint.blue);
+      else if (block.type === "resource_link")
+        lines = wrapText(sanitize(`${block.name} <${block.uri}>`), width, paint.blue);
       else if (block.type === "resource") lines = wrapText(sanitize(block.resource.uri), width, paint.blue);
       else lines = [paint.dim(`[${sanitize(block.type)}]`)];
       return lines.length > max ? [...lines.slice(0, max), paint.dim(`… ${lines.length - max} more lines`)] : lines;

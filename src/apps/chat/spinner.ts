@@ -21,7 +21,10 @@ export function formatElapsed(ms: number): string {
 }
 
 /** The status line under a running turn: spinner, what is happening, elapsed time, and the Ctrl-C hint. */
-export function statusLine(options: { tick: number; elapsedMs: number; label: string; ascii?: boolean; cancelling?: boolean }, paint: ChatPainter): string {
+export function statusLine(
+  options: { tick: number; elapsedMs: number; label: string; ascii?: boolean; cancelling?: boolean },
+  paint: ChatPainter,
+): string {
   const frame = paint.cyan(spinnerFrame(options.tick, options.ascii));
   const hint = options.cancelling ? "cancelling… (Ctrl-C again quits)" : "Ctrl-C cancels";
   return `${frame} ${options.label} ${paint.dim(`${formatElapsed(options.elapsedMs)} · ${hint}`)}`;

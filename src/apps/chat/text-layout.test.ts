@@ -2,7 +2,17 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ansiPainter } from "./paint.js";
-import { append, indent, paintSegments, sanitize, stripAnsi, truncate, visibleWidth, wrapSegments, wrapText } from "./text-layout.js";
+import {
+  append,
+  indent,
+  paintSegments,
+  sanitize,
+  stripAnsi,
+  truncate,
+  visibleWidth,
+  wrapSegments,
+  wrapText,
+} from "./text-layout.js";
 
 test("wrapText breaks at spaces, cuts long words, keeps blank lines", () => {
   assert.deepEqual(wrapText("the quick brown fox jumps", 10), ["the quick", "brown fox", "jumps"]);
@@ -12,7 +22,10 @@ test("wrapText breaks at spaces, cuts long words, keeps blank lines", () => {
 });
 
 test("styled segments wrap without splitting an escape sequence, and lines fit the width", () => {
-  const lines = wrapSegments([{ text: "plain words then " }, { text: "bold words here", style: ansiPainter.bold }], 12).map(paintSegments);
+  const lines = wrapSegments(
+    [{ text: "plain words then " }, { text: "bold words here", style: ansiPainter.bold }],
+    12,
+  ).map(paintSegments);
   for (const line of lines) assert.ok(visibleWidth(line) <= 12, line);
   assert.deepEqual(lines.map(stripAnsi), ["plain words", "then bold", "words here"]);
   assert.match(lines[1]!, /\u001b\[1mbold\u001b\[22m$/);

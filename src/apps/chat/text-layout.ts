@@ -96,7 +96,9 @@ export function wrapSegments(segments: readonly Segment[], width: number): Segme
 
 /** Wraps plain text (which may hold newlines) to `width`, each line painted with `style`. */
 export function wrapText(text: string, width: number, style?: (text: string) => string): string[] {
-  return text.split("\n").flatMap((line) => wrapSegments([style ? { text: line, style } : { text: line }], width).map(paintSegments));
+  return text
+    .split("\n")
+    .flatMap((line) => wrapSegments([style ? { text: line, style } : { text: line }], width).map(paintSegments));
 }
 
 /** Prefixes every line: `first` on the first one, `rest` on the others (hanging indent). */

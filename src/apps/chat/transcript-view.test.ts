@@ -10,12 +10,22 @@ import { TranscriptView } from "./transcript-view.js";
 function setup(tty: boolean, rows = 24) {
   const screen = new VirtualScreen(60, rows);
   let written = "";
-  const view = new LiveView({ write: (text) => ((written += text), screen.write(text)), size: () => ({ columns: 60, rows }), tty });
+  const view = new LiveView({
+    write: (text) => ((written += text), screen.write(text)),
+    size: () => ({ columns: 60, rows }),
+    tty,
+  });
   let footer: string[] = [];
   const transcriptView = new TranscriptView(view, { paint: plainPainter, footer: () => footer });
   const transcript = new Transcript();
   transcriptView.attach(transcript);
-  return { screen, transcript, transcriptView, setFooter: (lines: string[]) => (footer = lines), written: () => written };
+  return {
+    screen,
+    transcript,
+    transcriptView,
+    setFooter: (lines: string[]) => (footer = lines),
+    written: () => written,
+  };
 }
 
 function streamTurn(transcript: Transcript, transcriptView: TranscriptView, step: () => void) {
@@ -26,7 +36,13 @@ function streamTurn(transcript: Transcript, transcriptView: TranscriptView, step
     transcriptView.render();
     step();
   }
-  transcript.apply({ sessionUpdate: "tool_call", toolCallId: "t", title: "Edit a.txt", kind: "edit", status: "in_progress" });
+  transcript.apply({
+    sessionUpdate: "tool_call",
+    toolCallId: "t",
+    title: "Edit a.txt",
+    kind: "edit",
+    status: "in_progress",
+  });
   transcriptView.render();
   step();
   transcript.apply({ sessionUpdate: "tool_call_update", toolCallId: "t", status: "completed" });
@@ -36,7 +52,14 @@ function streamTurn(transcript: Transcript, transcriptView: TranscriptView, step
   transcript.endTurn("end_turn");
 }
 
-const expected = ["› do it", "Working on it.", "┌ [edit] Edit a.txt ✓ completed", "All done.", "Plan 1/1", "  [x] Edit"];
+const expected = [
+  "› do it",
+  "Working on it.",
+  "┌ [edit] Edit a.txt ✓ completed",
+  "All done.",
+  "Plan 1/1",
+  "  [x] Edit",
+];
 
 test("on a TTY the live region streams in place and the final screen holds each entry once, no spinner left", () => {
   const { screen, transcript, transcriptView, setFooter } = setup(true);
@@ -60,12 +83,18 @@ test("without a TTY only settled entries are written, in order, once, with no es
 test("a live region taller than the screen shows its tail; nothing is lost once committed", () => {
   const { screen, transcript, transcriptView } = setup(true, 6);
   transcript.beginTurn([{ type: "text", text: "go" }]);
-  transcript.apply({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n\n") } });
+  transcript.apply({
+    sessionUpdate: "agent_message_chunk",
+    content: { type: "text", text: Array.from({ length: 10 }, (_, i) => `line ${i}`).join("\n\n") },
+  });
   transcriptView.render();
   assert.equal(screen.lines().length, 6);
   assert.match(screen.lines()[1]!, /more lines above/);
   transcript.endTurn("end_turn");
-  assert.deepEqual(screen.history().filter((line) => line.startsWith("line")), Array.from({ length: 10 }, (_, i) => `line ${i}`));
+  assert.deepEqual(
+    screen.history().filter((line) => line.startsWith("line")),
+    Array.from({ length: 10 }, (_, i) => `line ${i}`),
+  );
   assert.ok(!screen.history().some((line) => /more lines above/.test(line)));
 });
 

@@ -3,7 +3,13 @@
  * order; the rest of the running turn, the plan, a pending permission prompt and the spinner line form the live
  * region. Without a TTY, entries are printed once they settle, and the turn's end settles everything.
  */
-import { isFinished, type Transcript, type TranscriptChange, type TranscriptEntry, type Turn } from "../../client/toolkit/index.js";
+import {
+  isFinished,
+  type Transcript,
+  type TranscriptChange,
+  type TranscriptEntry,
+  type Turn,
+} from "../../client/toolkit/index.js";
 import type { LiveView } from "./live-view.js";
 import type { ChatPainter } from "./paint.js";
 import { renderEntry, renderTurnEnd, renderUsage, type RenderEntryOptions } from "./render-entry.js";
@@ -60,7 +66,12 @@ export class TranscriptView {
   toolCard(toolCallId: string): string[] {
     const call = this.#transcript?.toolCall(toolCallId);
     if (call === undefined) return [];
-    return renderToolCall(call, this.#view.width, this.#options.paint, this.#options.terminal ? { terminal: this.#options.terminal } : {});
+    return renderToolCall(
+      call,
+      this.#view.width,
+      this.#options.paint,
+      this.#options.terminal ? { terminal: this.#options.terminal } : {},
+    );
   }
 
   /** Stops listening. */
@@ -84,7 +95,8 @@ export class TranscriptView {
     }
     this.#view.commit(commit);
     const live: string[] = [];
-    for (let index = this.#committed; index < entries.length; index++) append(live, this.#renderFlow(entries[index]!, width, true));
+    for (let index = this.#committed; index < entries.length; index++)
+      append(live, this.#renderFlow(entries[index]!, width, true));
     const turn = transcript.currentTurn;
     if (turn !== undefined && transcript.plan !== undefined && transcript.plan.length > 0 && this.#turnHasPlan(turn)) {
       live.push(...renderPlan(transcript.plan, width, paint));
@@ -135,10 +147,25 @@ export class TranscriptView {
 
   #lateUpdate(entry: TranscriptEntry, previous: TranscriptEntry): void {
     this.render();
-    if (entry.kind === "tool_call" && previous.kind === "tool_call" && entry.toolCall.status !== previous.toolCall.status) {
+    if (
+      entry.kind === "tool_call" &&
+      previous.kind === "tool_call" &&
+      entry.toolCall.status !== previous.toolCall.status
+    ) {
       this.#view.commit(renderToolCall(entry.toolCall, this.#view.width, this.#options.paint, { collapsed: true }));
-    } else if (entry.kind === "message" && previous.kind === "message" && entry.text.startsWith(previous.text) && entry.text !== previous.text) {
-      this.#view.commit(renderEntry({ ...entry, text: entry.text.slice(previous.text.length).replace(/^\s+/, "") }, this.#view.width, this.#options.paint));
+    } else if (
+      entry.kind === "message" &&
+      previous.kind === "message" &&
+      entry.text.startsWith(previous.text) &&
+      entry.text !== previous.text
+    ) {
+      this.#view.commit(
+        renderEntry(
+          { ...entry, text: entry.text.slice(previous.text.length).replace(/^\s+/, "") },
+          this.#view.width,
+          this.#options.paint,
+        ),
+      );
     }
   }
 
@@ -162,7 +189,11 @@ export class TranscriptView {
   #renderFlow(entry: TranscriptEntry, width: number, live: boolean): string[] {
     // A turn's plan stays in the live region while the turn runs and is printed once, final, when it ends.
     if (entry.kind === "plan" && entry.turn !== undefined) return [];
-    const options: RenderEntryOptions = { expandThoughts: this.expandThoughts, live, ...(this.#options.terminal ? { terminal: this.#options.terminal } : {}) };
+    const options: RenderEntryOptions = {
+      expandThoughts: this.expandThoughts,
+      live,
+      ...(this.#options.terminal ? { terminal: this.#options.terminal } : {}),
+    };
     return renderEntry(entry, width, this.#options.paint, options);
   }
 

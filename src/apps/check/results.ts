@@ -74,7 +74,14 @@ export class Skipped extends Error {
 
 /** Counts results by status. */
 export function summarize(results: readonly ScenarioResult[]): Record<Status, number> {
-  const summary: Record<Status, number> = { passed: 0, failed: 0, skipped: 0, "not-exercised": 0, "expected-failure": 0, "unexpected-pass": 0 };
+  const summary: Record<Status, number> = {
+    passed: 0,
+    failed: 0,
+    skipped: 0,
+    "not-exercised": 0,
+    "expected-failure": 0,
+    "unexpected-pass": 0,
+  };
   for (const result of results) summary[result.status]++;
   return summary;
 }
@@ -89,15 +96,30 @@ export function failures(summary: Record<Status, number>): number {
  * pass `unexpected-pass`; a listed scenario that was skipped or not exercised keeps its status, with a warning that
  * the list could not be confirmed.
  */
-export function applyExpected(result: ScenarioResult, expected: ReadonlyMap<string, string> | undefined): ScenarioResult {
+export function applyExpected(
+  result: ScenarioResult,
+  expected: ReadonlyMap<string, string> | undefined,
+): ScenarioResult {
   const reason = expected?.get(result.id);
   if (reason === undefined) return result;
   if (result.status === "failed") return { ...result, status: "expected-failure", expectedReason: reason };
   if (result.status === "passed") {
     const note = result.message ? ` (${result.message})` : "";
-    return { ...result, status: "unexpected-pass", message: `passed${note}, but --expected-failures lists it as failing ("${reason}"): the fault is fixed; remove its line from the list`, expectedReason: reason };
+    return {
+      ...result,
+      status: "unexpected-pass",
+      message: `passed${note}, but --expected-failures lists it as failing ("${reason}"): the fault is fixed; remove its line from the list`,
+      expectedReason: reason,
+    };
   }
-  return { ...result, warnings: [...result.warnings, `--expected-failures lists it as failing ("${reason}"), but it was ${result.status === "skipped" ? "skipped" : "not exercised"}: the list was not confirmed`], expectedReason: reason };
+  return {
+    ...result,
+    warnings: [
+      ...result.warnings,
+      `--expected-failures lists it as failing ("${reason}"), but it was ${result.status === "skipped" ? "skipped" : "not exercised"}: the list was not confirmed`,
+    ],
+    expectedReason: reason,
+  };
 }
 
 /** Renders a rule finding for a report. */

@@ -8,7 +8,12 @@ import { readFileSync } from "node:fs";
 export function matchesAny(id: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) => {
     if (!pattern.includes("*")) return id === pattern || id.startsWith(`${pattern}.`);
-    const regex = new RegExp(`^${pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&")).join(".*")}$`);
+    const regex = new RegExp(
+      `^${pattern
+        .split("*")
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"))
+        .join(".*")}$`,
+    );
     return regex.test(id);
   });
 }
@@ -26,8 +31,10 @@ export function readExpectedFailures(path: string, ids: readonly string[]): Map<
     const line = raw.replace(/#.*$/, "").trim();
     if (line === "") return;
     const match = /^(\S+)\s+(.+)$/.exec(line);
-    if (!match) throw new Error(`${path}:${i + 1}: expected "<scenario id> <reason>", got "${line}" (a reason is required)`);
-    if (!ids.includes(match[1]!)) throw new Error(`${path}:${i + 1}: unknown scenario id "${match[1]}" (known: ${ids.join(", ")})`);
+    if (!match)
+      throw new Error(`${path}:${i + 1}: expected "<scenario id> <reason>", got "${line}" (a reason is required)`);
+    if (!ids.includes(match[1]!))
+      throw new Error(`${path}:${i + 1}: unknown scenario id "${match[1]}" (known: ${ids.join(", ")})`);
     expected.set(match[1]!, match[2]!);
   });
   return expected;

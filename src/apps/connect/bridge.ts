@@ -50,7 +50,10 @@ export interface BridgeOptions {
 }
 
 /** What the bridge needs of the link to the remote: a plain remote link, or a reconnecting one. */
-type BridgeLink = Pick<RemoteStream["link"], "start" | "send" | "drain" | "close" | "pauseInput" | "resumeInput" | "pendingOutput">;
+type BridgeLink = Pick<
+  RemoteStream["link"],
+  "start" | "send" | "drain" | "close" | "pauseInput" | "resumeInput" | "pendingOutput"
+>;
 
 /** The process streams (injectable for tests). */
 export interface BridgeIo {
@@ -60,7 +63,10 @@ export interface BridgeIo {
 }
 
 /** Runs the bridge until stdin ends or the remote goes away; resolves with the exit code. */
-export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function runBridge(
+  options: BridgeOptions,
+  io: BridgeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const note = (text: string) => void io.stderr.write(`acp connect: ${text}\n`);
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   // Flow control: while stdout is full, the link stops reading from the remote.
@@ -76,7 +82,8 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
     flow.paused = false;
     flow.link?.resumeInput();
   });
-  const answer = (id: unknown, error: RequestError) => writeFrame(JSON.stringify({ jsonrpc: "2.0", id, error: error.toErrorResponse() }));
+  const answer = (id: unknown, error: RequestError) =>
+    writeFrame(JSON.stringify({ jsonrpc: "2.0", id, error: error.toErrorResponse() }));
 
   let stream: RemoteStream;
   let link: BridgeLink;
@@ -97,7 +104,10 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
         note(text);
         if (session !== undefined) writeFrame(noticeFrame(session.sessionId, session.text));
       };
-      const reconnecting = await connectRemote(options.url, { ...common, reconnect: { ...(options.reconnect === true ? {} : options.reconnect), onEvent } });
+      const reconnecting = await connectRemote(options.url, {
+        ...common,
+        reconnect: { ...(options.reconnect === true ? {} : options.reconnect), onEvent },
+      });
       stream = reconnecting;
       link = reconnecting.reconnecting;
       sendLine = (_line, value) => reconnecting.reconnecting.send(value);
@@ -121,7 +131,13 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
       problem: (problem) => reportProblem(problem, note, answer),
       closed: (cause) => {
         if (closing) return resolve(0);
-        note(cause === undefined ? "the remote agent closed the connection" : cause instanceof Error ? cause.message : String(cause));
+        note(
+          cause === undefined
+            ? "the remote agent closed the connection"
+            : cause instanceof Error
+              ? cause.message
+              : String(cause),
+        );
         resolve(1);
       },
     });
@@ -139,7 +155,13 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
     }
     if (!isRecord(value)) {
       note("a line from the editor is not a JSON-RPC object (batches are not used by ACP) and was not sent");
-      answer(null, RequestError.invalidRequest(undefined, Array.isArray(value) ? "JSON-RPC batches are not supported" : "not a JSON-RPC message"));
+      answer(
+        null,
+        RequestError.invalidRequest(
+          undefined,
+          Array.isArray(value) ? "JSON-RPC batches are not supported" : "not a JSON-RPC message",
+        ),
+      );
       return;
     }
     try {
@@ -147,7 +169,8 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
     } catch (error) {
       // Only a refusal for backlog can land here (stdin is paused well before): say so, answer a request.
       note((error as Error).message);
-      if ("id" in value && "method" in value) answer(value.id, RequestError.internalError(undefined, (error as Error).message));
+      if ("id" in value && "method" in value)
+        answer(value.id, RequestError.internalError(undefined, (error as Error).message));
       return;
     }
     // The remote is not taking what we send: stop reading stdin until it does.
@@ -163,7 +186,8 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
   let holdingStdin = false;
   const splitter = new LineSplitter(maxBytes, {
     line: forward,
-    tooLarge: (bytes) => note(`a line of ${bytes} bytes from the editor is over the ${maxBytes}-byte limit and was not sent`),
+    tooLarge: (bytes) =>
+      note(`a line of ${bytes} bytes from the editor is over the ${maxBytes}-byte limit and was not sent`),
   });
   const stopReading = () => {
     io.stdin.off("data", onData);
@@ -189,15 +213,27 @@ export async function runBridge(options: BridgeOptions, io: BridgeIo = { stdin: 
   return code;
 }
 
-function reportProblem(problem: FrameProblem, note: (text: string) => void, answer: (id: unknown, error: RequestError) => void): void {
-  if (problem.kind === "parse") note(`the agent sent a frame that is not JSON (${problem.detail}): ${problem.preview.slice(0, 120)}`);
+function reportProblem(
+  problem: FrameProblem,
+  note: (text: string) => void,
+  answer: (id: unknown, error: RequestError) => void,
+): void {
+  if (problem.kind === "parse")
+    note(`the agent sent a frame that is not JSON (${problem.detail}): ${problem.preview.slice(0, 120)}`);
   else if (problem.kind === "too_large") {
     note(`a message of ${problem.bytes} bytes from the agent is over the ${problem.limit}-byte limit and was dropped`);
     const { id, kind } = problem.envelope ?? sketchEnvelope(problem.head);
-    if (id !== undefined && kind !== "request" && kind !== "notification") answer(id, RequestError.internalError({ maxMessageBytes: problem.limit }, `the response is ${problem.bytes} bytes, over the bridge's ${problem.limit}-byte limit`));
-  }
-  else {
+    if (id !== undefined && kind !== "request" && kind !== "notification")
+      answer(
+        id,
+        RequestError.internalError(
+          { maxMessageBytes: problem.limit },
+          `the response is ${problem.bytes} bytes, over the bridge's ${problem.limit}-byte limit`,
+        ),
+      );
+  } else {
     note(`lost the responses to ${problem.ids.length} request(s): ${problem.detail}`);
-    for (const id of problem.ids) answer(id, RequestError.internalError({ lost: true }, `The response was lost: ${problem.detail}`));
+    for (const id of problem.ids)
+      answer(id, RequestError.internalError({ lost: true }, `The response was lost: ${problem.detail}`));
   }
 }

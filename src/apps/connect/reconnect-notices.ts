@@ -22,13 +22,19 @@ export function reattachFailedNotice(reason: string): string {
 }
 
 /** The stderr line for `event`, and the session notice it calls for (if any). */
-export function describeReconnectEvent(event: ReconnectEvent): { note: string; session?: { sessionId: string; text: string } } {
+export function describeReconnectEvent(event: ReconnectEvent): {
+  note: string;
+  session?: { sessionId: string; text: string };
+} {
   const reason = (error: unknown) => (error instanceof Error ? error.message : String(error));
   switch (event.type) {
     case "disconnected":
       return {
-        note: `the remote agent went away (${event.error === undefined ? "it closed the connection" : reason(event.error)}); reconnecting` +
-          (event.lostRequests.length > 0 ? `, ${event.lostRequests.length} request(s) in flight failed (${event.lostRequests.join(", ")})` : ""),
+        note:
+          `the remote agent went away (${event.error === undefined ? "it closed the connection" : reason(event.error)}); reconnecting` +
+          (event.lostRequests.length > 0
+            ? `, ${event.lostRequests.length} request(s) in flight failed (${event.lostRequests.join(", ")})`
+            : ""),
       };
     case "reconnecting":
       return { note: `reconnect attempt ${event.attempt} in ${event.delayMs} ms` };
@@ -37,9 +43,15 @@ export function describeReconnectEvent(event: ReconnectEvent): { note: string; s
     case "reconnected":
       return { note: `reconnected (attempt ${event.attempt}); initialized again` };
     case "reattached":
-      return { note: `session ${event.sessionId} reattached with ${event.method}`, session: { sessionId: event.sessionId, text: reattachedNotice(event.method) } };
+      return {
+        note: `session ${event.sessionId} reattached with ${event.method}`,
+        session: { sessionId: event.sessionId, text: reattachedNotice(event.method) },
+      };
     case "reattach_failed":
-      return { note: `session ${event.sessionId} could not be reattached: ${reason(event.error)}`, session: { sessionId: event.sessionId, text: reattachFailedNotice(reason(event.error)) } };
+      return {
+        note: `session ${event.sessionId} could not be reattached: ${reason(event.error)}`,
+        session: { sessionId: event.sessionId, text: reattachFailedNotice(reason(event.error)) },
+      };
     case "gave_up":
       return { note: `gave up reconnecting after ${event.attempts} attempts: ${reason(event.error)}` };
   }
@@ -47,5 +59,9 @@ export function describeReconnectEvent(event: ReconnectEvent): { note: string; s
 
 /** The `session/update` frame carrying `text` as an agent message in `sessionId`. */
 export function noticeFrame(sessionId: string, text: string): string {
-  return JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    method: "session/update",
+    params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+  });
 }

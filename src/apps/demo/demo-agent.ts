@@ -54,17 +54,39 @@ class DemoAgent implements Agent {
       });
 
     await plan("in_progress", "pending");
-    await say({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: `The user said: "${text}". I will read notes.txt first.` } });
+    await say({
+      sessionUpdate: "agent_thought_chunk",
+      content: { type: "text", text: `The user said: "${text}". I will read notes.txt first.` },
+    });
     const notesPath = `${session.cwd}/notes.txt`;
-    await say({ sessionUpdate: "tool_call", toolCallId: "read-1", title: "Read notes.txt", kind: "read", status: "in_progress", locations: [{ path: notesPath }] });
+    await say({
+      sessionUpdate: "tool_call",
+      toolCallId: "read-1",
+      title: "Read notes.txt",
+      kind: "read",
+      status: "in_progress",
+      locations: [{ path: notesPath }],
+    });
     const { content } = await this.client.readTextFile({ sessionId: params.sessionId, path: notesPath });
     const lines = content.split("\n").filter((line) => line.trim() !== "");
-    await say({ sessionUpdate: "tool_call_update", toolCallId: "read-1", status: "completed", content: [{ type: "content", content: { type: "text", text: `${lines.length} lines` } }] });
+    await say({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "read-1",
+      status: "completed",
+      content: [{ type: "content", content: { type: "text", text: `${lines.length} lines` } }],
+    });
     await plan("completed", "in_progress");
 
     const summaryPath = `${session.cwd}/summary.md`;
     const summary = `# Summary\n\n${lines.map((line) => `- ${line}`).join("\n")}\n`;
-    await say({ sessionUpdate: "tool_call", toolCallId: "write-1", title: "Write summary.md", kind: "edit", status: "pending", content: [{ type: "diff", path: summaryPath, oldText: null, newText: summary }] });
+    await say({
+      sessionUpdate: "tool_call",
+      toolCallId: "write-1",
+      title: "Write summary.md",
+      kind: "edit",
+      status: "pending",
+      content: [{ type: "diff", path: summaryPath, oldText: null, newText: summary }],
+    });
     const permission = await this.client.requestPermission({
       sessionId: params.sessionId,
       toolCall: { toolCallId: "write-1", title: "Write summary.md", kind: "edit" },
@@ -82,7 +104,8 @@ class DemoAgent implements Agent {
     const answer = allowed
       ? `I read ${lines.length} lines from notes.txt and wrote summary.md with one bullet per line.`
       : "I read notes.txt but did not write summary.md, as you asked.";
-    for (const word of answer.split(/(?<= )/)) await say({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: word } });
+    for (const word of answer.split(/(?<= )/))
+      await say({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: word } });
     await say({ sessionUpdate: "usage_update", used: 1200 + text.length, size: 200_000 });
     return { stopReason: "end_turn" };
   }

@@ -14,11 +14,16 @@ import type { Painter } from "./painter.js";
 class DemoClient implements Client {
   private inMessage = false;
 
-  constructor(private readonly paint: Painter, private readonly out: (text: string) => void) {}
+  constructor(
+    private readonly paint: Painter,
+    private readonly out: (text: string) => void,
+  ) {}
 
   requestPermission(params: schema.RequestPermissionRequest): schema.RequestPermissionResponse {
     const choice = params.options.find((option) => option.kind === "allow_once") ?? params.options[0]!;
-    this.line(`${this.paint.yellow("? permission")} ${params.toolCall.title ?? params.toolCall.toolCallId}: ${params.options.map((o) => o.name).join(" / ")} -> ${choice.name} (auto)`);
+    this.line(
+      `${this.paint.yellow("? permission")} ${params.toolCall.title ?? params.toolCall.toolCallId}: ${params.options.map((o) => o.name).join(" / ")} -> ${choice.name} (auto)`,
+    );
     return { outcome: { outcome: "selected", optionId: choice.optionId } };
   }
 
@@ -35,10 +40,14 @@ class DemoClient implements Client {
         if (update.content.type === "text") this.line(this.paint.dim(`thinking: ${update.content.text}`));
         return;
       case "plan":
-        this.line(`${this.paint.cyan("plan")} ${update.entries.map((e) => `[${e.status === "completed" ? "x" : e.status === "in_progress" ? ">" : " "}] ${e.content}`).join("  ")}`);
+        this.line(
+          `${this.paint.cyan("plan")} ${update.entries.map((e) => `[${e.status === "completed" ? "x" : e.status === "in_progress" ? ">" : " "}] ${e.content}`).join("  ")}`,
+        );
         return;
       case "tool_call":
-        this.line(`${this.paint.cyan("tool")} ${update.kind ?? "other"}: ${update.title} (${update.status ?? "pending"})`);
+        this.line(
+          `${this.paint.cyan("tool")} ${update.kind ?? "other"}: ${update.title} (${update.status ?? "pending"})`,
+        );
         return;
       case "tool_call_update":
         this.line(`${this.paint.cyan("tool")} ${update.toolCallId} -> ${update.status ?? "updated"}`);
@@ -75,7 +84,10 @@ class DemoClient implements Client {
  */
 export async function runDemo(paint: Painter, out: (text: string) => void): Promise<number> {
   const workspace = mkdtempSync(join(tmpdir(), "acpkit-demo-"));
-  writeFileSync(join(workspace, "notes.txt"), "ACP is JSON-RPC between editors and agents\nacpkit speaks both sides\nIt is a drop-in for the official SDK\n");
+  writeFileSync(
+    join(workspace, "notes.txt"),
+    "ACP is JSON-RPC between editors and agents\nacpkit speaks both sides\nIt is a drop-in for the official SDK\n",
+  );
   const agentScript = join(dirname(fileURLToPath(import.meta.url)), "demo-agent.js");
   const { stream, child } = spawnAgentStream(process.execPath, [agentScript], { cwd: workspace });
   const client = new DemoClient(paint, out);
@@ -87,11 +99,16 @@ export async function runDemo(paint: Painter, out: (text: string) => void): Prom
       clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
       clientInfo: { name: "acp-demo-client", version: "0.1.0" },
     });
-    out(`${paint.green("initialized")} ${init.agentInfo?.title ?? init.agentInfo?.name ?? "agent"}, protocol v${init.protocolVersion}\n`);
+    out(
+      `${paint.green("initialized")} ${init.agentInfo?.title ?? init.agentInfo?.name ?? "agent"}, protocol v${init.protocolVersion}\n`,
+    );
     const { sessionId } = await connection.newSession({ cwd: workspace, mcpServers: [] });
     out(`${paint.green("session")} ${sessionId}\n${paint.bold("you: ")}Summarise notes.txt into summary.md\n`);
     const started = performance.now();
-    const response = await connection.prompt({ sessionId, prompt: [{ type: "text", text: "Summarise notes.txt into summary.md" }] });
+    const response = await connection.prompt({
+      sessionId,
+      prompt: [{ type: "text", text: "Summarise notes.txt into summary.md" }],
+    });
     out(`\n${paint.green("stop")} ${response.stopReason} after ${(performance.now() - started).toFixed(1)} ms\n`);
     out(`${paint.dim("summary.md now reads:")}\n${readFileSync(join(workspace, "summary.md"), "utf8")}`);
     return response.stopReason === "end_turn" ? 0 : 1;

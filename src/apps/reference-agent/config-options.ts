@@ -16,8 +16,11 @@ export const SCRIPTED = "scripted";
 
 /** The `model` option; its default is the configured model if any, else scripted. */
 export function modelOption(model: ModelConfig | undefined): SessionConfigOption {
-  const options = [{ value: SCRIPTED, name: "Scripted (no model)", description: "Deterministic replies and slash commands only." }];
-  if (model !== undefined) options.push({ value: model.model, name: model.model, description: `The model at ${model.url}.` });
+  const options = [
+    { value: SCRIPTED, name: "Scripted (no model)", description: "Deterministic replies and slash commands only." },
+  ];
+  if (model !== undefined)
+    options.push({ value: model.model, name: model.model, description: `The model at ${model.url}.` });
   return {
     id: MODEL_OPTION,
     name: "Model",

@@ -14,7 +14,10 @@ export function parseLogLevel(value: string | undefined): LogLevel | undefined {
 }
 
 /** A logger writing `acp agent: <level> <message> <fields as JSON>` lines to `write` (default: stderr). */
-export function stderrLogger(level: LogLevel = "warn", write: (line: string) => void = (line) => process.stderr.write(line)): Logger {
+export function stderrLogger(
+  level: LogLevel = "warn",
+  write: (line: string) => void = (line) => process.stderr.write(line),
+): Logger {
   const threshold = LEVELS.indexOf(level);
   const at = (name: Exclude<LogLevel, "silent">) => (message: string, fields?: Record<string, unknown>) => {
     if (LEVELS.indexOf(name) < threshold) return;

@@ -33,12 +33,28 @@ export const DEFAULT_RUN_TIMEOUT_MS = 30_000;
 /** Serves the reference agent on stdio; resolves when the client has gone and the store is flushed. */
 export async function runReferenceAgent(options: ReferenceAgentOptions = {}): Promise<void> {
   const logger = stderrLogger(options.logLevel ?? "warn");
-  const store = new FileSessionStore({ ...(options.dataDir ? { dir: path.join(options.dataDir, "sessions") } : {}), logger });
-  const mcp = referenceMcpConnector(logger, { name: AGENT_INFO.name, version: AGENT_INFO.version }, options.unstable === true);
-  const settings = { model: options.model, runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS, grepTimeLimitMs: options.grepTimeLimitMs, logger, mcp };
+  const store = new FileSessionStore({
+    ...(options.dataDir ? { dir: path.join(options.dataDir, "sessions") } : {}),
+    logger,
+  });
+  const mcp = referenceMcpConnector(
+    logger,
+    { name: AGENT_INFO.name, version: AGENT_INFO.version },
+    options.unstable === true,
+  );
+  const settings = {
+    model: options.model,
+    runTimeoutMs: options.runTimeoutMs ?? DEFAULT_RUN_TIMEOUT_MS,
+    grepTimeLimitMs: options.grepTimeLimitMs,
+    logger,
+    mcp,
+  };
   const Connection = options.unstable ? UnstableAgentSideConnection : AgentSideConnection;
   const connection = new Connection((conn) => referenceAgent(conn, store, settings), stdioStream(), { logger });
-  logger.info("the reference agent is listening on stdio", { sessions: store.dir, model: options.model?.model ?? null });
+  logger.info("the reference agent is listening on stdio", {
+    sessions: store.dir,
+    model: options.model?.model ?? null,
+  });
   await connection.closed;
   await store.close();
 }

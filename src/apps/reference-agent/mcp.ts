@@ -12,7 +12,11 @@ import { createMcpConnector } from "../../node/mcp-servers.js";
  * The connector of the reference agent: stdio, Streamable HTTP and SSE servers, and with `acp` (the unstable
  * protocol) the servers the client serves over ACP.
  */
-export function referenceMcpConnector(logger: Logger, clientInfo: { name: string; version: string }, acp = false): McpConnector {
+export function referenceMcpConnector(
+  logger: Logger,
+  clientInfo: { name: string; version: string },
+  acp = false,
+): McpConnector {
   return createMcpConnector({ logger, clientInfo, acp });
 }
 
@@ -33,7 +37,9 @@ export function sessionMcp<S>(turn: PromptTurn<S>): McpSessionTools {
 
 /** A tool result as text: its text blocks joined (other blocks named), else its structured content as JSON. */
 export function mcpResultText(result: McpToolResult): string {
-  const parts = (result.content ?? []).map((block) => (block.type === "text" && typeof block.text === "string" ? block.text : `[${String(block.type)} content]`));
+  const parts = (result.content ?? []).map((block) =>
+    block.type === "text" && typeof block.text === "string" ? block.text : `[${String(block.type)} content]`,
+  );
   if (parts.length === 0 && result.structuredContent !== undefined) return JSON.stringify(result.structuredContent);
   return parts.join("\n");
 }

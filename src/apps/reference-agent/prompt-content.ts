@@ -49,6 +49,7 @@ export function describePrompt(blocks: readonly ContentBlock[]): string | undefi
 /** The text the model sees for a non-text block (embedded text resources are inlined). */
 export function blockForModel(block: ContentBlock): string {
   if (block.type === "text") return block.text;
-  if (block.type === "resource" && "text" in block.resource) return `<resource uri="${block.resource.uri}">\n${block.resource.text}\n</resource>`;
+  if (block.type === "resource" && "text" in block.resource)
+    return `<resource uri="${block.resource.uri}">\n${block.resource.text}\n</resource>`;
   return `[${describeBlock(block)}]`;
 }

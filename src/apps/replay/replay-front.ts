@@ -8,7 +8,16 @@ import { sanitizeTerminalText, terminalSafeJson } from "../../client/toolkit/ter
 import { resolve } from "node:path";
 import { launchAgent } from "../../node/index.js";
 import { scriptPeerOver } from "../../node/wire-peer.js";
-import { firstCwd, readCassette, replayAgent, replayClient, WireChecker, type Cassette, type Divergence, type ReplayResult } from "../../wire/index.js";
+import {
+  firstCwd,
+  readCassette,
+  replayAgent,
+  replayClient,
+  WireChecker,
+  type Cassette,
+  type Divergence,
+  type ReplayResult,
+} from "../../wire/index.js";
 
 /** Reads a cassette file; the error names the file and the line. */
 export function loadCassette(path: string): Cassette {
@@ -29,7 +38,10 @@ export function loadCassette(path: string): Cassette {
 export function divergenceText(d: Divergence): string {
   const where = d.entry >= 0 ? `#${d.entry + 1} ` : "";
   const lines = [`  ${d.kind.padEnd(10)} ${where}${sanitizeTerminalText(d.frame)}: ${sanitizeTerminalText(d.message)}`];
-  for (const difference of d.differences ?? []) lines.push(`             ${sanitizeTerminalText(difference.path)}: expected ${show(difference.expected)}, got ${show(difference.actual)}`);
+  for (const difference of d.differences ?? [])
+    lines.push(
+      `             ${sanitizeTerminalText(difference.path)}: expected ${show(difference.expected)}, got ${show(difference.actual)}`,
+    );
   return `${lines.join("\n")}\n`;
 }
 
@@ -49,7 +61,10 @@ export interface ReplayAgentOptions {
 
 /** Plays the agent's side on stdio until the client closes stdin. Resolves with the result. */
 export async function replayAsAgent(options: ReplayAgentOptions): Promise<ReplayResult> {
-  const peer = scriptPeerOver(process.stdin, process.stdout, { side: "agent", checker: new WireChecker({ judge: [] }) });
+  const peer = scriptPeerOver(process.stdin, process.stdout, {
+    side: "agent",
+    checker: new WireChecker({ judge: [] }),
+  });
   const result = await replayAgent(options.cassette, peer, {
     timing: options.timing,
     timeoutMs: options.timeoutMs,
@@ -73,9 +88,17 @@ export async function replayAsClient(options: ReplayClientFrontOptions): Promise
   const recorded = firstCwd(options.cassette);
   const cwd = options.cwd !== undefined ? resolve(options.cwd) : recorded;
   const launched = await launchAgent({ argv: options.argv, cwd: process.cwd() });
-  const peer = scriptPeerOver(launched.child.stdout!, launched.child.stdin!, { side: "client", checker: new WireChecker({ judge: [] }) });
+  const peer = scriptPeerOver(launched.child.stdout!, launched.child.stdin!, {
+    side: "client",
+    checker: new WireChecker({ judge: [] }),
+  });
   try {
-    return await replayClient(options.cassette, peer, { timing: options.timing, timeoutMs: options.timeoutMs, ignore: options.ignore, ...(cwd !== undefined ? { cwd } : {}) });
+    return await replayClient(options.cassette, peer, {
+      timing: options.timing,
+      timeoutMs: options.timeoutMs,
+      ignore: options.ignore,
+      ...(cwd !== undefined ? { cwd } : {}),
+    });
   } finally {
     await launched.stop();
   }

@@ -35,7 +35,9 @@ function short(connectionId: string | undefined): string {
 /** Logs the library's warnings and errors (and info with --verbose) on stderr. */
 function stderrLogger(io: ServeIo, verbose: boolean): Logger {
   const line = (level: string, message: string, fields?: Record<string, unknown>) =>
-    io.stderr(`${timestamp()} ${level} ${message}${fields && Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : ""}\n`);
+    io.stderr(
+      `${timestamp()} ${level} ${message}${fields && Object.keys(fields).length ? ` ${JSON.stringify(fields)}` : ""}\n`,
+    );
   return {
     debug: () => {},
     info: (message, fields) => verbose && line("info", message, fields),
@@ -56,12 +58,17 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
   const logger = stderrLogger(io, options.verbose);
   const cwd = options.cwd === undefined ? process.cwd() : resolve(options.cwd);
   if (options.agent !== undefined) checkProgram(options.agent, cwd);
-  const tls = options.cert === undefined ? undefined : { cert: readPem(options.cert, "--cert"), key: readPem(options.key!, "--key") };
+  const tls =
+    options.cert === undefined
+      ? undefined
+      : { cert: readPem(options.cert, "--cert"), key: readPem(options.key!, "--key") };
   const connector = stdioAgentConnector({
     ...(options.agent === undefined ? { argv: io.defaultAgentArgv } : { command: options.agent }),
     cwd,
     logger,
-    onStderrLine: options.verbose ? (line, connectionId) => io.stderr(`${timestamp()} agent ${short(connectionId)} | ${line}\n`) : undefined,
+    onStderrLine: options.verbose
+      ? (line, connectionId) => io.stderr(`${timestamp()} agent ${short(connectionId)} | ${line}\n`)
+      : undefined,
   });
   let listening: ListeningAcpServer;
   try {
@@ -77,7 +84,10 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       http2: !options.http1,
       h2c: options.h2c,
       allowedOrigins: options.allowOrigins,
-      allowedHosts: options.allowHosts === undefined || options.allowHosts === "any" ? options.allowHosts : [...defaultAllowedHosts(options.host), ...options.allowHosts],
+      allowedHosts:
+        options.allowHosts === undefined || options.allowHosts === "any"
+          ? options.allowHosts
+          : [...defaultAllowedHosts(options.host), ...options.allowHosts],
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
       maxRequestBodyBytes: options.maxBodyBytes,
@@ -87,9 +97,16 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE") throw new ServeUsageError(`port ${options.port} on ${options.host} is in use: pick another with --port (0 picks a free one)`);
-    if (code === "EACCES") throw new ServeUsageError(`not allowed to bind ${options.host}:${options.port}: use a port above 1023, or another --host`);
-    if (code === "EADDRNOTAVAIL") throw new ServeUsageError(`${options.host} is not an address of this machine: pick another --host`);
+    if (code === "EADDRINUSE")
+      throw new ServeUsageError(
+        `port ${options.port} on ${options.host} is in use: pick another with --port (0 picks a free one)`,
+      );
+    if (code === "EACCES")
+      throw new ServeUsageError(
+        `not allowed to bind ${options.host}:${options.port}: use a port above 1023, or another --host`,
+      );
+    if (code === "EADDRNOTAVAIL")
+      throw new ServeUsageError(`${options.host} is not an address of this machine: pick another --host`);
     throw error;
   }
   // Listening for signals before telling anyone where we are: a client (or a supervisor) may act at once.
@@ -97,13 +114,20 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     for (const name of SIGNALS) process.once(name, () => resolveSignal(name));
   });
   // One write, so a reader that saw the URL has the token too.
-  io.stdout(`url: ${listening.url}\nwebsocket: ${listening.webSocketUrl}\n${listening.tokenGenerated ? `token: ${listening.token}\n` : ""}`);
+  io.stdout(
+    `url: ${listening.url}\nwebsocket: ${listening.webSocketUrl}\n${listening.tokenGenerated ? `token: ${listening.token}\n` : ""}`,
+  );
   const agentLine = options.agent ?? "the reference agent (acp agent)";
-  io.stderr(`${timestamp()} acp serve: ${agentLine} at ${listening.url}${listening.token ? " (bearer token required)" : " WITHOUT a token"}\n`);
-  if (listening.tokenGenerated) io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
+  io.stderr(
+    `${timestamp()} acp serve: ${agentLine} at ${listening.url}${listening.token ? " (bearer token required)" : " WITHOUT a token"}\n`,
+  );
+  if (listening.tokenGenerated)
+    io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
 
   const signal = await stopSignal;
-  io.stderr(`${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`);
+  io.stderr(
+    `${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`,
+  );
   const force = () => {
     io.stderr(`${timestamp()} acp serve: stopping the agents now\n`);
     void listening.server.close({ graceMs: 0 });
@@ -125,7 +149,13 @@ function checkProgram(command: string, cwd: string): void {
   }
   const program = argv[0];
   if (program === undefined) throw new ServeUsageError('--agent needs a command line, e.g. --agent "my-agent --stdio"');
-  const candidates = isAbsolute(program) || program.includes("/") ? [resolve(cwd, program)] : (process.env.PATH ?? "").split(delimiter).filter(Boolean).map((dir) => join(dir, program));
+  const candidates =
+    isAbsolute(program) || program.includes("/")
+      ? [resolve(cwd, program)]
+      : (process.env.PATH ?? "")
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, program));
   const runnable = candidates.some((candidate) => {
     try {
       return statSync(candidate).isFile() && (accessSync(candidate, constants.X_OK), true);
@@ -134,7 +164,9 @@ function checkProgram(command: string, cwd: string): void {
     }
   });
   if (!runnable) {
-    throw new ServeUsageError(`--agent: cannot run "${program}": ${candidates.length > 1 ? "not found on PATH" : "no such executable file"}. Install it, or give its path.`);
+    throw new ServeUsageError(
+      `--agent: cannot run "${program}": ${candidates.length > 1 ? "not found on PATH" : "no such executable file"}. Install it, or give its path.`,
+    );
   }
 }
 
@@ -142,6 +174,8 @@ function readPem(path: string, flag: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw new ServeUsageError(`${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new ServeUsageError(
+      `${flag} ${path}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
   }
 }

@@ -14,8 +14,34 @@ test("defaults: loopback, port 8765, /acp, a token from $ACP_TOKEN or none (then
 
 test("every flag, in both spellings", () => {
   const options = parseServeArgs(
-    ["--agent", "my-agent --stdio", "--host=0.0.0.0", "--port", "0", "--cert", "c.pem", "--key=k.pem", "--allow-origin", "https://a.example", "--allow-origin", "https://b.example",
-      "--allow-host", "agents.example", "--max-connections", "8", "--idle-timeout", "1000", "--max-body-bytes", "1024", "--grace", "0", "--http1", "--verbose", "--path", "/x"],
+    [
+      "--agent",
+      "my-agent --stdio",
+      "--host=0.0.0.0",
+      "--port",
+      "0",
+      "--cert",
+      "c.pem",
+      "--key=k.pem",
+      "--allow-origin",
+      "https://a.example",
+      "--allow-origin",
+      "https://b.example",
+      "--allow-host",
+      "agents.example",
+      "--max-connections",
+      "8",
+      "--idle-timeout",
+      "1000",
+      "--max-body-bytes",
+      "1024",
+      "--grace",
+      "0",
+      "--http1",
+      "--verbose",
+      "--path",
+      "/x",
+    ],
     {},
   );
   assert.equal(options.agent, "my-agent --stdio");
@@ -24,7 +50,10 @@ test("every flag, in both spellings", () => {
   assert.deepEqual([options.cert, options.key], ["c.pem", "k.pem"]);
   assert.deepEqual(options.allowOrigins, ["https://a.example", "https://b.example"]);
   assert.deepEqual(options.allowHosts, ["agents.example"]);
-  assert.deepEqual([options.maxConnections, options.idleTimeoutMs, options.maxBodyBytes, options.graceMs], [8, 1000, 1024, 0]);
+  assert.deepEqual(
+    [options.maxConnections, options.idleTimeoutMs, options.maxBodyBytes, options.graceMs],
+    [8, 1000, 1024, 0],
+  );
   assert.equal(options.http1, true);
   assert.equal(options.verbose, true);
   assert.equal(options.path, "/x");
@@ -48,7 +77,10 @@ test("mistakes name the flag and say what to do", () => {
 
 test("no token on a non-loopback host needs --allow-insecure as well; on loopback --insecure-no-token alone is enough", () => {
   for (const host of ["0.0.0.0", "::", "192.168.1.10", "agents.example"]) {
-    assert.throws(() => parseServeArgs(["--host", host, "--insecure-no-token"], {}), new RegExp(`refusing to serve ${host.replace(/\./g, "\\.")} without a token.*--allow-insecure`));
+    assert.throws(
+      () => parseServeArgs(["--host", host, "--insecure-no-token"], {}),
+      new RegExp(`refusing to serve ${host.replace(/\./g, "\\.")} without a token.*--allow-insecure`),
+    );
     const allowed = parseServeArgs(["--host", host, "--insecure-no-token", "--allow-insecure"], {});
     assert.deepEqual([allowed.insecureNoToken, allowed.allowInsecure], [true, true]);
   }
@@ -56,7 +88,13 @@ test("no token on a non-loopback host needs --allow-insecure as well; on loopbac
     assert.equal(parseServeArgs(["--host", host, "--insecure-no-token"], {}).insecureNoToken, true, host);
   }
   assert.throws(() => parseServeArgs(["--allow-insecure"], {}), /--allow-insecure only goes with --insecure-no-token/);
-  assert.throws(() => parseServeArgs(["--host", "0.0.0.0", "--allow-insecure"], {}), /--allow-insecure only goes with --insecure-no-token/);
+  assert.throws(
+    () => parseServeArgs(["--host", "0.0.0.0", "--allow-insecure"], {}),
+    /--allow-insecure only goes with --insecure-no-token/,
+  );
   // A token from the environment and --insecure-no-token still contradict, whatever the host.
-  assert.throws(() => parseServeArgs(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"], { ACP_TOKEN: "t" }), /contradict/);
+  assert.throws(
+    () => parseServeArgs(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"], { ACP_TOKEN: "t" }),
+    /contradict/,
+  );
 });

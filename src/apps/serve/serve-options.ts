@@ -81,18 +81,31 @@ const VALUE_FLAGS = new Set([
   "--max-body-bytes",
   "--grace",
 ]);
-const BOOLEAN_FLAGS = new Set(["--insecure-no-token", "--allow-insecure", "--http1", "--h2c", "--verbose", "--help", "-h"]);
+const BOOLEAN_FLAGS = new Set([
+  "--insecure-no-token",
+  "--allow-insecure",
+  "--http1",
+  "--h2c",
+  "--verbose",
+  "--help",
+  "-h",
+]);
 
 function positiveInteger(flag: string, text: string, allowZero = false): number {
   const value = Number(text);
   if (!Number.isSafeInteger(value) || value < (allowZero ? 0 : 1)) {
-    throw new ServeUsageError(`${flag} must be a ${allowZero ? "non-negative" : "positive"} whole number, got "${text}"`);
+    throw new ServeUsageError(
+      `${flag} must be a ${allowZero ? "non-negative" : "positive"} whole number, got "${text}"`,
+    );
   }
   return value;
 }
 
 /** Parses `acp serve`'s arguments (without the `serve`). Throws `ServeUsageError`. */
-export function parseServeArgs(argv: readonly string[], env: Record<string, string | undefined> = process.env): ServeOptions {
+export function parseServeArgs(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+): ServeOptions {
   const options: ServeOptions = {
     agent: undefined,
     cwd: undefined,
@@ -129,19 +142,25 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
       else options.help = true;
       continue;
     }
-    if (!VALUE_FLAGS.has(flag)) throw new ServeUsageError(`unknown argument "${arg}" (acp serve --help lists the options)`);
+    if (!VALUE_FLAGS.has(flag))
+      throw new ServeUsageError(`unknown argument "${arg}" (acp serve --help lists the options)`);
     const value = flag !== arg ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new ServeUsageError(`${flag} needs a value`);
     setValue(options, flag, value);
   }
-  if ((options.cert === undefined) !== (options.key === undefined)) throw new ServeUsageError("--cert and --key go together: give both, or neither");
-  if (options.h2c && options.cert !== undefined) throw new ServeUsageError("--h2c is for cleartext; with --cert, HTTP/2 is already on");
-  if (options.http1 && options.cert === undefined) throw new ServeUsageError("--http1 only makes sense with --cert (cleartext is HTTP/1.1 unless --h2c)");
+  if ((options.cert === undefined) !== (options.key === undefined))
+    throw new ServeUsageError("--cert and --key go together: give both, or neither");
+  if (options.h2c && options.cert !== undefined)
+    throw new ServeUsageError("--h2c is for cleartext; with --cert, HTTP/2 is already on");
+  if (options.http1 && options.cert === undefined)
+    throw new ServeUsageError("--http1 only makes sense with --cert (cleartext is HTTP/1.1 unless --h2c)");
   if (options.insecureNoToken && options.token !== undefined) {
     throw new ServeUsageError("--insecure-no-token and a token (--token or $ACP_TOKEN) contradict each other");
   }
   if (options.allowInsecure && !options.insecureNoToken) {
-    throw new ServeUsageError("--allow-insecure only goes with --insecure-no-token (without it, a token is required anyway)");
+    throw new ServeUsageError(
+      "--allow-insecure only goes with --insecure-no-token (without it, a token is required anyway)",
+    );
   }
   if (options.insecureNoToken && !options.allowInsecure && !isLoopbackHost(options.host)) {
     throw new ServeUsageError(
@@ -156,7 +175,8 @@ export function parseServeArgs(argv: readonly string[], env: Record<string, stri
 function setValue(options: ServeOptions, flag: string, value: string): void {
   switch (flag) {
     case "--agent":
-      if (value.trim() === "") throw new ServeUsageError('--agent needs a command line, e.g. --agent "my-agent --stdio"');
+      if (value.trim() === "")
+        throw new ServeUsageError('--agent needs a command line, e.g. --agent "my-agent --stdio"');
       options.agent = value;
       return;
     case "--cwd":
@@ -180,10 +200,12 @@ function setValue(options: ServeOptions, flag: string, value: string): void {
       options.key = value;
       return;
     case "--allow-origin":
-      options.allowOrigins = value === "any" ? "any" : options.allowOrigins === "any" ? "any" : [...options.allowOrigins, value];
+      options.allowOrigins =
+        value === "any" ? "any" : options.allowOrigins === "any" ? "any" : [...options.allowOrigins, value];
       return;
     case "--allow-host":
-      options.allowHosts = value === "any" ? "any" : options.allowHosts === "any" ? "any" : [...(options.allowHosts ?? []), value];
+      options.allowHosts =
+        value === "any" ? "any" : options.allowHosts === "any" ? "any" : [...(options.allowHosts ?? []), value];
       return;
     case "--path":
       options.path = value;

@@ -23,19 +23,26 @@ test("without chrt the analyzer is plain node; with it, chrt --idle 0 runs node"
   assert.equal(findChrt("/nonexistent-dir"), undefined);
 });
 
-test("the analyzer runs under SCHED_IDLE (policy 5) at nice 19 where chrt exists, and reads its input", { skip: process.platform !== "linux" || !findChrt() ? "needs Linux and chrt" : false }, async () => {
-  const script = join(tmpdir(), `analyzer-probe-${process.pid}.mjs`);
-  writeFileSync(script, 'let n = 0; process.stdin.on("data", (c) => (n += c.length)); process.stdin.on("end", () => { process.stderr.write(""); process.exit(n === 5 ? 0 : 1); });\n');
-  const analyzer = spawnAnalyzer(script);
-  try {
-    await new Promise((resolve) => setTimeout(resolve, 300)); // chrt has exec'd node by now
-    const { policy, nice } = scheduling(analyzer.pid!);
-    assert.equal(policy, 5, "SCHED_IDLE");
-    assert.equal(nice, 19);
-    analyzer.stdin!.end("hello");
-    const code = await new Promise<number | null>((resolve) => analyzer.once("exit", resolve));
-    assert.equal(code, 0, "the analyzer got its input");
-  } finally {
-    analyzer.kill("SIGKILL");
-  }
-});
+test(
+  "the analyzer runs under SCHED_IDLE (policy 5) at nice 19 where chrt exists, and reads its input",
+  { skip: process.platform !== "linux" || !findChrt() ? "needs Linux and chrt" : false },
+  async () => {
+    const script = join(tmpdir(), `analyzer-probe-${process.pid}.mjs`);
+    writeFileSync(
+      script,
+      'let n = 0; process.stdin.on("data", (c) => (n += c.length)); process.stdin.on("end", () => { process.stderr.write(""); process.exit(n === 5 ? 0 : 1); });\n',
+    );
+    const analyzer = spawnAnalyzer(script);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // chrt has exec'd node by now
+      const { policy, nice } = scheduling(analyzer.pid!);
+      assert.equal(policy, 5, "SCHED_IDLE");
+      assert.equal(nice, 19);
+      analyzer.stdin!.end("hello");
+      const code = await new Promise<number | null>((resolve) => analyzer.once("exit", resolve));
+      assert.equal(code, 0, "the analyzer got its input");
+    } finally {
+      analyzer.kill("SIGKILL");
+    }
+  },
+);

@@ -27,7 +27,10 @@ export function findChrt(path = process.env.PATH ?? ""): string | undefined {
 }
 
 /** The command line that runs `script` with Node at the lowest priority this machine offers (`chrt`: null for none). */
-export function analyzerCommand(script: string, chrt: string | null = findChrt() ?? null): { command: string; args: string[] } {
+export function analyzerCommand(
+  script: string,
+  chrt: string | null = findChrt() ?? null,
+): { command: string; args: string[] } {
   if (chrt) return { command: chrt, args: ["--idle", "0", process.execPath, script] };
   return { command: process.execPath, args: [script] };
 }

@@ -9,7 +9,9 @@ import { frameText, type Finding } from "../../wire/index.js";
 
 /** Lines for stderr: what was wrong, the frame, the JSON path and the spec (peer text without control sequences). */
 export function findingLines(finding: Finding, tool: string): string {
-  const frame = finding.event ? `\n    frame #${finding.event.index} ${finding.event.from}->${finding.event.from === "agent" ? "client" : "agent"}: ${oneLine(frameText(finding.event, 240))}` : "";
+  const frame = finding.event
+    ? `\n    frame #${finding.event.index} ${finding.event.from}->${finding.event.from === "agent" ? "client" : "agent"}: ${oneLine(frameText(finding.event, 240))}`
+    : "";
   const path = finding.path ? `\n    at ${sanitizeTerminalText(finding.path)}` : "";
   return `${tool}: ${finding.severity} [${finding.rule}] ${sanitizeTerminalText(finding.message)}${frame}${path}\n    spec: ${finding.spec}\n`;
 }
@@ -29,6 +31,8 @@ export function findingRecord(finding: Finding): string {
     message: finding.message,
     spec: finding.spec,
     ...(finding.path ? { path: finding.path } : {}),
-    ...(finding.event ? { frame: { index: finding.event.index, from: finding.event.from, text: frameText(finding.event, 2000) } } : {}),
+    ...(finding.event
+      ? { frame: { index: finding.event.index, from: finding.event.from, text: frameText(finding.event, 2000) } }
+      : {}),
   });
 }

@@ -31,14 +31,43 @@ export interface CheckArgs {
   help: boolean;
 }
 
-const VALUE = new Set(["--format", "--only", "--skip", "--expected-failures", "--prompts", "--auth", "--env", "--timeout", "--startup-timeout", "--stdin", "--cancel-signal"]);
+const VALUE = new Set([
+  "--format",
+  "--only",
+  "--skip",
+  "--expected-failures",
+  "--prompts",
+  "--auth",
+  "--env",
+  "--timeout",
+  "--startup-timeout",
+  "--stdin",
+  "--cancel-signal",
+]);
 const AGENT_ONLY = new Set(["--prompts", "--auth", "--env"]);
 const CLIENT_ONLY = new Set(["--stdin", "--cancel-signal"]);
 const FORMATS: readonly CheckFormat[] = ["table", "json", "junit"];
 
 /** Parses the arguments after `acp check agent|client`. Throws `UsageError`. */
 export function parseCheckArgs(kind: "agent" | "client", argv: readonly string[]): CheckArgs {
-  const args: CheckArgs = { kind, command: [], format: "table", only: [], skip: [], expectedFailures: undefined, prompts: undefined, auth: undefined, env: {}, turnTimeoutMs: 30_000, startupTimeoutMs: 30_000, stdin: undefined, cancelSignal: "SIGINT", list: false, verbose: false, help: false };
+  const args: CheckArgs = {
+    kind,
+    command: [],
+    format: "table",
+    only: [],
+    skip: [],
+    expectedFailures: undefined,
+    prompts: undefined,
+    auth: undefined,
+    env: {},
+    turnTimeoutMs: 30_000,
+    startupTimeoutMs: 30_000,
+    stdin: undefined,
+    cancelSignal: "SIGINT",
+    list: false,
+    verbose: false,
+    help: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--") {
@@ -51,8 +80,16 @@ export function parseCheckArgs(kind: "agent" | "client", argv: readonly string[]
     else {
       const eq = arg.indexOf("=");
       const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-      if (!VALUE.has(flag) || (kind === "agent" && CLIENT_ONLY.has(flag)) || (kind === "client" && AGENT_ONLY.has(flag))) {
-        throw new UsageError(arg.startsWith("-") ? `unknown option ${flag}. Run "acp check ${kind} --help" to see the options.` : `unexpected argument "${arg}": put the ${kind}'s command after --, e.g. acp check ${kind} -- ${kind === "agent" ? "my-agent --acp" : 'my-client --agent "{agent}"'}`);
+      if (
+        !VALUE.has(flag) ||
+        (kind === "agent" && CLIENT_ONLY.has(flag)) ||
+        (kind === "client" && AGENT_ONLY.has(flag))
+      ) {
+        throw new UsageError(
+          arg.startsWith("-")
+            ? `unknown option ${flag}. Run "acp check ${kind} --help" to see the options.`
+            : `unexpected argument "${arg}": put the ${kind}'s command after --, e.g. acp check ${kind} -- ${kind === "agent" ? "my-agent --acp" : 'my-client --agent "{agent}"'}`,
+        );
       }
       const value = flag !== arg ? arg.slice(eq + 1) : argv[++i];
       if (value === undefined) throw new UsageError(`${flag} needs a value`);
@@ -67,28 +104,40 @@ export function parseCheckArgs(kind: "agent" | "client", argv: readonly string[]
     }
   }
   if (args.help || args.list) return args;
-  if (args.command.length === 0) throw new UsageError(`no ${kind} command: acp check ${kind} [options] -- ${kind === "agent" ? "<agent command>" : "<client command containing {agent}>"}`);
+  if (args.command.length === 0)
+    throw new UsageError(
+      `no ${kind} command: acp check ${kind} [options] -- ${kind === "agent" ? "<agent command>" : "<client command containing {agent}>"}`,
+    );
   if (kind === "client" && !args.command.some((part) => part.includes("{agent}") || part.includes("{agent-argv}"))) {
-    throw new UsageError('the client command must contain {agent} where the agent\'s command line goes, e.g. acp check client -- acp exec --agent {agent} "hi"');
+    throw new UsageError(
+      'the client command must contain {agent} where the agent\'s command line goes, e.g. acp check client -- acp exec --agent {agent} "hi"',
+    );
   }
   return args;
 }
 
 function seconds(flag: string, value: string): number {
   const s = Number(value);
-  if (!Number.isFinite(s) || s <= 0) throw new UsageError(`${flag} takes a positive number of seconds, e.g. ${flag} 20; got "${value}"`);
+  if (!Number.isFinite(s) || s <= 0)
+    throw new UsageError(`${flag} takes a positive number of seconds, e.g. ${flag} 20; got "${value}"`);
   return Math.round(s * 1000);
 }
 
 function set(args: CheckArgs, flag: string, value: string): void {
   switch (flag) {
     case "--format":
-      if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}; got "${value}"`);
+      if (!(FORMATS as readonly string[]).includes(value))
+        throw new UsageError(`--format must be one of ${FORMATS.join(", ")}; got "${value}"`);
       args.format = value as CheckFormat;
       return;
     case "--only":
     case "--skip":
-      (flag === "--only" ? args.only : args.skip).push(...value.split(",").map((s) => s.trim()).filter(Boolean));
+      (flag === "--only" ? args.only : args.skip).push(
+        ...value
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
       return;
     case "--expected-failures":
       args.expectedFailures = value;
@@ -102,7 +151,10 @@ function set(args: CheckArgs, flag: string, value: string): void {
       return;
     case "--env": {
       const eq = value.indexOf("=");
-      if (eq <= 0) throw new UsageError(`--env takes NAME=VALUE (added to the agent's environment), e.g. --env API_KEY=...; got "${value}"`);
+      if (eq <= 0)
+        throw new UsageError(
+          `--env takes NAME=VALUE (added to the agent's environment), e.g. --env API_KEY=...; got "${value}"`,
+        );
       args.env[value.slice(0, eq)] = value.slice(eq + 1);
       return;
     }
@@ -116,7 +168,8 @@ function set(args: CheckArgs, flag: string, value: string): void {
       args.stdin = value;
       return;
     case "--cancel-signal":
-      if (!/^SIG[A-Z0-9]+$/.test(value)) throw new UsageError(`--cancel-signal takes a signal name such as SIGINT; got "${value}"`);
+      if (!/^SIG[A-Z0-9]+$/.test(value))
+        throw new UsageError(`--cancel-signal takes a signal name such as SIGINT; got "${value}"`);
       args.cancelSignal = value as NodeJS.Signals;
       return;
   }

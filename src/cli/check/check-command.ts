@@ -45,7 +45,8 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
     out(kind === "agent" ? CHECK_AGENT_USAGE : CHECK_CLIENT_USAGE);
     return 0;
   }
-  const catalogue = kind === "agent" ? AGENT_SCENARIOS.map((s) => ({ id: s.id, title: s.title, spec: s.spec })) : CLIENT_SCENARIO_LIST;
+  const catalogue =
+    kind === "agent" ? AGENT_SCENARIOS.map((s) => ({ id: s.id, title: s.title, spec: s.spec })) : CLIENT_SCENARIO_LIST;
   if (args.list) {
     const width = Math.max(...catalogue.map((s) => s.id.length));
     out(catalogue.map((s) => `${s.id.padEnd(width)}  ${s.title}\n${" ".repeat(width)}  ${s.spec}\n`).join(""));
@@ -55,14 +56,24 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
   let expected: Map<string, string> | undefined;
   try {
     const typos = unknownPatterns([...args.only, ...args.skip], ids);
-    if (typos.length > 0) throw new UsageError(`no scenario matches ${typos.map((t) => JSON.stringify(t)).join(", ")} (acp check ${kind} --list shows them)`);
+    if (typos.length > 0)
+      throw new UsageError(
+        `no scenario matches ${typos.map((t) => JSON.stringify(t)).join(", ")} (acp check ${kind} --list shows them)`,
+      );
     if (args.expectedFailures !== undefined) expected = readExpectedFailures(args.expectedFailures, ids);
   } catch (error) {
     err(`acp check ${kind}: ${(error as Error).message}\n`);
     return 2;
   }
-  const progress = args.verbose || process.stderr.isTTY ? (result: ScenarioResult) => err(`acp check ${kind}: ${result.id}: ${result.status}${result.status === "passed" ? "" : ` (${sanitizeTerminalText(firstLine(result.message))})`}\n`) : undefined;
-  if (kind === "client") return runClientCheckCommand(args, version, expected, progress, (report) => print(args, report));
+  const progress =
+    args.verbose || process.stderr.isTTY
+      ? (result: ScenarioResult) =>
+          err(
+            `acp check ${kind}: ${result.id}: ${result.status}${result.status === "passed" ? "" : ` (${sanitizeTerminalText(firstLine(result.message))})`}\n`,
+          )
+      : undefined;
+  if (kind === "client")
+    return runClientCheckCommand(args, version, expected, progress, (report) => print(args, report));
 
   let prompts = new PromptBook();
   try {
@@ -72,7 +83,14 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
     return 2;
   }
   const outcome = await runAgentCheck({
-    target: { argv: args.command, startupTimeoutMs: args.startupTimeoutMs, turnTimeoutMs: args.turnTimeoutMs, version, ...(args.auth !== undefined ? { auth: args.auth } : {}), extraEnv: args.env },
+    target: {
+      argv: args.command,
+      startupTimeoutMs: args.startupTimeoutMs,
+      turnTimeoutMs: args.turnTimeoutMs,
+      version,
+      ...(args.auth !== undefined ? { auth: args.auth } : {}),
+      extraEnv: args.env,
+    },
     prompts,
     only: args.only,
     skip: args.skip,

@@ -3,9 +3,21 @@
  * flags it shares with `acp chat` (--trace, --mcp-config, --mcp, --auth, --permissions) live in
  * ../shared/agent-setup-flags.ts.
  */
-import { AGENT_SETUP_HINTS, AGENT_SETUP_USAGE, noAgentSetupFlags, setAgentSetupFlag, type AgentSetupFlags } from "../shared/agent-setup-flags.js";
+import {
+  AGENT_SETUP_HINTS,
+  AGENT_SETUP_USAGE,
+  noAgentSetupFlags,
+  setAgentSetupFlag,
+  type AgentSetupFlags,
+} from "../shared/agent-setup-flags.js";
 import type { PermissionsFlag } from "../shared/permissions.js";
-import { noRemoteAgentFlags, REMOTE_AGENT_HINTS, REMOTE_AGENT_USAGE, setRemoteAgentFlag, type RemoteAgentFlags } from "../shared/remote-agent-flags.js";
+import {
+  noRemoteAgentFlags,
+  REMOTE_AGENT_HINTS,
+  REMOTE_AGENT_USAGE,
+  setRemoteAgentFlag,
+  type RemoteAgentFlags,
+} from "../shared/remote-agent-flags.js";
 import { UsageError } from "../shared/usage-error.js";
 
 export { UsageError, type PermissionsFlag };
@@ -61,7 +73,22 @@ export interface ExecArgs extends AgentSetupFlags, RemoteAgentFlags {
   prompt: string | undefined;
 }
 
-const VALUE_FLAGS = new Set(["--agent", "--cwd", "--session", "--permissions", "--format", "--trace", "--timeout", "--startup-timeout", "--mcp-config", "--mcp", "--auth", "--token", "--header", "--profile"]);
+const VALUE_FLAGS = new Set([
+  "--agent",
+  "--cwd",
+  "--session",
+  "--permissions",
+  "--format",
+  "--trace",
+  "--timeout",
+  "--startup-timeout",
+  "--mcp-config",
+  "--mcp",
+  "--auth",
+  "--token",
+  "--header",
+  "--profile",
+]);
 const BOOLEAN_FLAGS = new Set(["--resume", "--logout", "--verbose", "--help", "-h"]);
 const FORMATS = ["text", "json", "ndjson"] as const;
 
@@ -103,7 +130,8 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
       else args.help = true;
       continue;
     }
-    if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown option ${flag}. Run "acp exec --help" to see the options.`);
+    if (!VALUE_FLAGS.has(flag))
+      throw new UsageError(`unknown option ${flag}. Run "acp exec --help" to see the options.`);
     let value: string;
     if (flag !== arg) value = arg.slice(eq + 1);
     else {
@@ -115,10 +143,17 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
     setValue(args, flag, value);
   }
   if (args.help) return args;
-  if (args.session !== undefined && args.resume) throw new UsageError("--session and --resume exclude each other: give --session ID for one session, or --resume for the latest one");
-  if (positional.length > 1) throw new UsageError(`expected one prompt, got ${positional.length} arguments; quote the prompt: acp exec "${positional.join(" ")}"`);
+  if (args.session !== undefined && args.resume)
+    throw new UsageError(
+      "--session and --resume exclude each other: give --session ID for one session, or --resume for the latest one",
+    );
+  if (positional.length > 1)
+    throw new UsageError(
+      `expected one prompt, got ${positional.length} arguments; quote the prompt: acp exec "${positional.join(" ")}"`,
+    );
   args.prompt = positional[0];
-  if (args.prompt === undefined && !args.logout) throw new UsageError('no prompt given: acp exec "<prompt>", or acp exec - to read it from stdin');
+  if (args.prompt === undefined && !args.logout)
+    throw new UsageError('no prompt given: acp exec "<prompt>", or acp exec - to read it from stdin');
   if (args.prompt !== undefined && args.prompt.trim() === "") throw new UsageError("the prompt is empty");
   return args;
 }
@@ -137,13 +172,15 @@ function setValue(args: ExecArgs, flag: string, value: string): void {
       args.session = value;
       return;
     case "--format":
-      if (!(FORMATS as readonly string[]).includes(value)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}; got "${value}"`);
+      if (!(FORMATS as readonly string[]).includes(value))
+        throw new UsageError(`--format must be one of ${FORMATS.join(", ")}; got "${value}"`);
       args.format = value as OutputFormat;
       return;
     case "--timeout":
     case "--startup-timeout": {
       const seconds = Number(value);
-      if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`${flag} takes a positive number of seconds, e.g. ${flag} 10; got "${value}"`);
+      if (!Number.isFinite(seconds) || seconds <= 0)
+        throw new UsageError(`${flag} takes a positive number of seconds, e.g. ${flag} 10; got "${value}"`);
       if (flag === "--timeout") args.timeoutMs = Math.round(seconds * 1000);
       else args.startupTimeoutMs = Math.round(seconds * 1000);
       return;

@@ -8,7 +8,10 @@ import { fileURLToPath } from "node:url";
 export const ACP_MAIN = fileURLToPath(new URL("../main.js", import.meta.url));
 
 /** The demo agent's argv (the default before the reference agent existed). */
-export const DEMO_AGENT_ARGV: readonly string[] = [process.execPath, fileURLToPath(new URL("../../apps/demo/demo-agent.js", import.meta.url))];
+export const DEMO_AGENT_ARGV: readonly string[] = [
+  process.execPath,
+  fileURLToPath(new URL("../../apps/demo/demo-agent.js", import.meta.url)),
+];
 
 /** The default agent's argv. */
 export const DEFAULT_AGENT_ARGV: readonly string[] = [process.execPath, ACP_MAIN, "agent"];

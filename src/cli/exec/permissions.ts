@@ -19,10 +19,15 @@ export function execPolicy(flag: PermissionsFlag | undefined, promptFromStdin: b
 }
 
 /** Asks on the terminal: lists the agent's options, reads a number or an option id. */
-async function askOnTerminal(request: RequestPermissionRequest, context: { signal: AbortSignal }): Promise<string | null> {
+async function askOnTerminal(
+  request: RequestPermissionRequest,
+  context: { signal: AbortSignal },
+): Promise<string | null> {
   const tool = request.toolCall;
   const lines = request.options.map((option, i) => `  ${i + 1}) ${safe(option.name)} [${safe(option.kind)}]`);
-  process.stderr.write(`\nThe agent asks permission: ${safe(`${tool.title ?? tool.toolCallId}${tool.kind ? ` (${tool.kind})` : ""}`)}\n${lines.join("\n")}\n`);
+  process.stderr.write(
+    `\nThe agent asks permission: ${safe(`${tool.title ?? tool.toolCallId}${tool.kind ? ` (${tool.kind})` : ""}`)}\n${lines.join("\n")}\n`,
+  );
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {
     for (;;) {
@@ -37,7 +42,8 @@ async function askOnTerminal(request: RequestPermissionRequest, context: { signa
       });
       if (answer === null) return null;
       const index = Number(answer);
-      if (Number.isInteger(index) && index >= 1 && index <= request.options.length) return request.options[index - 1]!.optionId;
+      if (Number.isInteger(index) && index >= 1 && index <= request.options.length)
+        return request.options[index - 1]!.optionId;
       if (request.options.some((option) => option.optionId === answer)) return answer;
       process.stderr.write(`Type a number from 1 to ${request.options.length}.\n`);
     }

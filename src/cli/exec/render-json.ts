@@ -14,7 +14,10 @@ import type { ExecRenderer, ExecResult, SessionStarted, UpdatePlacement } from "
 
 /** `JSON.stringify`, with DEL and C1 controls (U+007F to U+009F) escaped as well: the same JSON value. */
 export function terminalSafeJson(value: unknown, indent?: number): string {
-  return JSON.stringify(value, null, indent).replace(/[\u007f-\u009f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(value, null, indent).replace(
+    /[\u007f-\u009f]/g,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 /** The summary both formats end with. */
@@ -37,7 +40,8 @@ export interface ResultObject {
 export function resultObject(result: ExecResult): ResultObject {
   const transcript: Transcript | undefined = result.transcript;
   const turn = transcript?.turns[transcript.turns.length - 1]?.index;
-  const entries = transcript === undefined || turn === undefined ? [] : transcript.entries.filter((entry) => entry.turn === turn);
+  const entries =
+    transcript === undefined || turn === undefined ? [] : transcript.entries.filter((entry) => entry.turn === turn);
   return {
     type: "result",
     exitCode: result.exitCode,
@@ -49,7 +53,15 @@ export function resultObject(result: ExecResult): ResultObject {
       .join("\n\n"),
     toolCalls: entries.flatMap((entry) =>
       entry.kind === "tool_call"
-        ? [{ toolCallId: entry.toolCall.toolCallId, title: entry.toolCall.title, kind: entry.toolCall.kind, status: entry.toolCall.status, ...(entry.toolCall.cancelled ? { cancelled: true } : {}) }]
+        ? [
+            {
+              toolCallId: entry.toolCall.toolCallId,
+              title: entry.toolCall.title,
+              kind: entry.toolCall.kind,
+              status: entry.toolCall.status,
+              ...(entry.toolCall.cancelled ? { cancelled: true } : {}),
+            },
+          ]
         : [],
     ),
     plan: transcript?.plan ? [...transcript.plan] : null,

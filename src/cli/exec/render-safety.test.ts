@@ -20,12 +20,23 @@ function feedEverything(renderer: ExecRenderer, route: (n: SessionNotification) 
     route(notification);
     renderer.update(notification, placement);
   };
-  renderer.session({ sessionId: t("session"), how: "new", agent: { name: t("name"), title: t("title"), version: t("version") }, protocolVersion: 1 });
+  renderer.session({
+    sessionId: t("session"),
+    how: "new",
+    agent: { name: t("name"), title: t("title"), version: t("version") },
+    protocolVersion: 1,
+  });
   send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: t("thought") } });
   send({ sessionUpdate: "plan", entries: [{ content: t("plan"), priority: "high", status: "pending" }] });
   send({ sessionUpdate: "tool_call", toolCallId: "t1", title: t("tool"), kind: "edit", status: "in_progress" });
   send({ sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed" });
-  send({ sessionUpdate: "tool_call", toolCallId: "t2", title: t("tool2"), kind: t("kind") as "edit", status: t("status") as "pending" });
+  send({
+    sessionUpdate: "tool_call",
+    toolCallId: "t2",
+    title: t("tool2"),
+    kind: t("kind") as "edit",
+    status: t("status") as "pending",
+  });
   // A sequence split across two chunks of the message stream.
   const half = Math.ceil(sequence.length / 2);
   send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `message<${sequence.slice(0, half)}` } });
@@ -53,18 +64,29 @@ test("text format, colours on: every display path, every sequence; only text and
     const transcript = router.open("s");
     transcript.beginTurn([]);
     const colours = painterFor({ isTTY: true }, {});
-    const renderer = new TextRenderer({ out: (x) => (out += x), err: (x) => (err += x), outPaint: colours, errPaint: colours, verbose: true, transcript: () => transcript });
+    const renderer = new TextRenderer({
+      out: (x) => (out += x),
+      err: (x) => (err += x),
+      outPaint: colours,
+      errPaint: colours,
+      verbose: true,
+      transcript: () => transcript,
+    });
     feedEverything(renderer, (n) => router.route(n), sequence);
     // Our own colours are SGR sequences we wrote; take them out, then nothing else may remain.
     // eslint-disable-next-line no-control-regex
     const ours = /\u001b\[(?:1|2|22|32|33|36|39)m/g;
-    for (const [stream, text] of [["stdout", out], ["stderr", err]] as const) {
+    for (const [stream, text] of [
+      ["stdout", out],
+      ["stderr", err],
+    ] as const) {
       const rest = text.replace(ours, "");
       assert.ok(!CONTROL.test(rest), `${name} reached ${stream}: ${JSON.stringify(rest)}`);
     }
     assert.match(out, /message<> late<>/, name);
     for (const label of ["tool<>", "tool2<>", "kind<>"]) assert.ok(out.includes(label), `${name}: ${label} shown`);
-    for (const label of ["thought<>", "plan<>", "asks<>", "option<>", "policy<>", "stderr<>", "note<>", "title<>"]) assert.ok(err.includes(label), `${name}: ${label} shown`);
+    for (const label of ["thought<>", "plan<>", "asks<>", "option<>", "policy<>", "stderr<>", "note<>", "title<>"])
+      assert.ok(err.includes(label), `${name}: ${label} shown`);
     assert.ok(out.includes("\u001b[36m"), "our colours still work");
   }
 });
@@ -77,11 +99,20 @@ test("json and ndjson stay faithful: the agent's text is JSON-escaped as sent; d
     const router = new SessionRouter();
     const transcript = router.open("s");
     transcript.beginTurn([]);
-    const renderer = new Renderer((x) => (out += x), (x) => (err += x));
+    const renderer = new Renderer(
+      (x) => (out += x),
+      (x) => (err += x),
+    );
     feedEverything(renderer, (n) => router.route(n), sequence);
     assert.ok(!CONTROL.test(out), "JSON escapes every control character");
     assert.ok(!CONTROL.test(err), "diagnostics are safe");
-    const values = out.trim().split(Renderer === JsonRenderer ? /^(?![\s\S])/ : "\n").map((line) => JSON.parse(line) as unknown);
-    assert.ok(JSON.stringify(values).includes(JSON.stringify(`error<${sequence}>`).slice(1, -1)), `${Renderer.name}: the error is kept as sent`);
+    const values = out
+      .trim()
+      .split(Renderer === JsonRenderer ? /^(?![\s\S])/ : "\n")
+      .map((line) => JSON.parse(line) as unknown);
+    assert.ok(
+      JSON.stringify(values).includes(JSON.stringify(`error<${sequence}>`).slice(1, -1)),
+      `${Renderer.name}: the error is kept as sent`,
+    );
   }
 });

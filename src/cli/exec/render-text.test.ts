@@ -11,7 +11,14 @@ function setup(verbose = false) {
   const router = new SessionRouter();
   const transcript = router.open("s");
   const plain = painterFor({ isTTY: false });
-  const renderer = new TextRenderer({ out: (t) => (out += t), err: (t) => (err += t), outPaint: plain, errPaint: plain, verbose, transcript: () => transcript });
+  const renderer = new TextRenderer({
+    out: (t) => (out += t),
+    err: (t) => (err += t),
+    outPaint: plain,
+    errPaint: plain,
+    verbose,
+    transcript: () => transcript,
+  });
   const send = (update: SessionNotification["update"], beforeTurn = false) => {
     const notification = { sessionId: "s", update };
     router.route(notification);
@@ -40,9 +47,22 @@ test("verbose: thoughts, plans, allowed permissions and agent stderr on stderr",
   const t = setup(true);
   t.transcript.beginTurn([]);
   t.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } });
-  t.send({ sessionUpdate: "plan", entries: [{ content: "A", priority: "high", status: "completed" }, { content: "B", priority: "low", status: "pending" }] });
-  const request = { sessionId: "s", toolCall: { toolCallId: "w", title: "Write f", kind: "edit" as const }, options: [{ optionId: "y", name: "Allow", kind: "allow_once" as const }] };
+  t.send({
+    sessionUpdate: "plan",
+    entries: [
+      { content: "A", priority: "high", status: "completed" },
+      { content: "B", priority: "low", status: "pending" },
+    ],
+  });
+  const request = {
+    sessionId: "s",
+    toolCall: { toolCallId: "w", title: "Write f", kind: "edit" as const },
+    options: [{ optionId: "y", name: "Allow", kind: "allow_once" as const }],
+  };
   t.renderer.permission(request, { outcome: { outcome: "selected", optionId: "y" } }, "allow-all");
   t.renderer.stderr("debug: hi");
-  assert.equal(t.err(), "thinking: hmm\nplan [x] A  [ ] B\npermission Write f (edit): Allow [allow_once] (allow-all)\nagent| debug: hi\n");
+  assert.equal(
+    t.err(),
+    "thinking: hmm\nplan [x] A  [ ] B\npermission Write f (edit): Allow [allow_once] (allow-all)\nagent| debug: hi\n",
+  );
 });

@@ -39,7 +39,11 @@ export class TextRenderer implements ExecRenderer {
   session(started: SessionStarted): void {
     if (!this.#sinks.verbose) return;
     const agent = started.agent ? `${started.agent.title ?? started.agent.name} ${started.agent.version}` : "the agent";
-    this.#noteStyled(this.#sinks.errPaint.dim(safe(`${agent}, protocol v${started.protocolVersion}, session ${started.sessionId} (${started.how})`)));
+    this.#noteStyled(
+      this.#sinks.errPaint.dim(
+        safe(`${agent}, protocol v${started.protocolVersion}, session ${started.sessionId} (${started.how})`),
+      ),
+    );
   }
 
   update(notification: SessionNotification, placement: UpdatePlacement): void {
@@ -58,11 +62,15 @@ export class TextRenderer implements ExecRenderer {
         return;
       }
       case "agent_thought_chunk":
-        if (verbose && update.content.type === "text") this.#noteStyled(errPaint.dim(`thinking: ${safe(update.content.text)}`));
+        if (verbose && update.content.type === "text")
+          this.#noteStyled(errPaint.dim(`thinking: ${safe(update.content.text)}`));
         return;
       case "plan":
         if (verbose) {
-          const marks = update.entries.map((entry) => `[${entry.status === "completed" ? "x" : entry.status === "in_progress" ? ">" : " "}] ${safe(entry.content)}`);
+          const marks = update.entries.map(
+            (entry) =>
+              `[${entry.status === "completed" ? "x" : entry.status === "in_progress" ? ">" : " "}] ${safe(entry.content)}`,
+          );
           this.#noteStyled(`${errPaint.cyan("plan")} ${marks.join("  ")}`);
         }
         return;
@@ -75,7 +83,10 @@ export class TextRenderer implements ExecRenderer {
         return;
       }
       case "compaction_update":
-        if (verbose) this.#noteStyled(errPaint.dim(`context compaction ${safe(update.status)}${update.error ? `: ${safe(update.error)}` : ""}`));
+        if (verbose)
+          this.#noteStyled(
+            errPaint.dim(`context compaction ${safe(update.status)}${update.error ? `: ${safe(update.error)}` : ""}`),
+          );
         return;
       default:
         return;
@@ -84,10 +95,15 @@ export class TextRenderer implements ExecRenderer {
 
   permission(request: RequestPermissionRequest, response: RequestPermissionResponse, policy: string): void {
     const outcome = response.outcome;
-    const chosen = outcome.outcome === "selected" ? request.options.find((option) => option.optionId === outcome.optionId) : undefined;
+    const chosen =
+      outcome.outcome === "selected"
+        ? request.options.find((option) => option.optionId === outcome.optionId)
+        : undefined;
     const allowed = chosen?.kind === "allow_once" || chosen?.kind === "allow_always";
     if (!this.#sinks.verbose && allowed) return;
-    const what = safe(`${request.toolCall.title ?? request.toolCall.toolCallId}${request.toolCall.kind ? ` (${request.toolCall.kind})` : ""}`);
+    const what = safe(
+      `${request.toolCall.title ?? request.toolCall.toolCallId}${request.toolCall.kind ? ` (${request.toolCall.kind})` : ""}`,
+    );
     const answer = chosen === undefined ? "cancelled" : safe(`${chosen.name} [${chosen.kind}]`);
     this.#noteStyled(`${this.#sinks.errPaint.yellow("permission")} ${what}: ${answer} (${safe(policy)})`);
   }
@@ -119,9 +135,17 @@ export class TextRenderer implements ExecRenderer {
     this.#printedTools.add(toolCallId);
     const paint = this.#sinks.outPaint;
     const mark =
-      state.status === "completed" ? paint.green("✓") : state.status === "failed" ? paint.yellow("✗ failed") : state.cancelled ? paint.yellow("cancelled") : paint.dim(safe(state.status));
+      state.status === "completed"
+        ? paint.green("✓")
+        : state.status === "failed"
+          ? paint.yellow("✗ failed")
+          : state.cancelled
+            ? paint.yellow("cancelled")
+            : paint.dim(safe(state.status));
     if (!this.#atLineStart) this.#write("\n");
-    this.#write(`${paint.cyan("•")} ${safe(state.title || state.toolCallId)} ${paint.dim(`(${safe(state.kind)})`)} ${mark}\n`);
+    this.#write(
+      `${paint.cyan("•")} ${safe(state.title || state.toolCallId)} ${paint.dim(`(${safe(state.kind)})`)} ${mark}\n`,
+    );
   }
 
   #write(text: string): void {

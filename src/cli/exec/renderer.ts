@@ -2,7 +2,12 @@
  * What `acp exec` shows, whatever the format: the run calls a renderer at each step.
  */
 import type { Transcript } from "../../client/toolkit/index.js";
-import type { Implementation, RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "../../protocol/index.js";
+import type {
+  Implementation,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  SessionNotification,
+} from "../../protocol/index.js";
 
 /** The session the turn runs in. */
 export interface SessionStarted {

@@ -11,7 +11,13 @@ import { SessionRouter, PermissionBroker, TurnGuard, brokerGate, type Transcript
 import { silentLogger } from "../../jsonrpc/index.js";
 import { ClientSideConnection } from "../../client/client-side-connection.js";
 import type { Client } from "../../acp/client-handler.js";
-import { AgentStartupTimeoutError, initializeWithDeadline, splitCommandLine, FileSystemHost, TerminalHost } from "../../node/index.js";
+import {
+  AgentStartupTimeoutError,
+  initializeWithDeadline,
+  splitCommandLine,
+  FileSystemHost,
+  TerminalHost,
+} from "../../node/index.js";
 import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "../../node/agent-endpoint.js";
 import { remoteAgentSpec } from "../shared/remote-agent-flags.js";
 import { PROTOCOL_VERSION, type ClientCapabilities, type McpServer } from "../../protocol/index.js";
@@ -78,7 +84,8 @@ export async function runExec(argv: readonly string[], version: string): Promise
 
 async function prepare(args: ExecArgs): Promise<Prepared> {
   const cwd = resolve(args.cwd ?? process.cwd());
-  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory()) throw new UsageError(`--cwd ${cwd} is not an existing directory`);
+  if (!statSync(cwd, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(`--cwd ${cwd} is not an existing directory`);
   let prompt = args.prompt ?? "";
   if (prompt === "-") {
     prompt = await readStdin();
@@ -111,7 +118,14 @@ function readStdin(): Promise<string> {
 function makeRenderer(args: ExecArgs, transcript: () => Transcript | undefined): ExecRenderer {
   if (args.format === "json") return new JsonRenderer(out, (text) => err(`${text}\n`));
   if (args.format === "ndjson") return new NdjsonRenderer(out, (text) => err(`${text}\n`));
-  return new TextRenderer({ out, err, outPaint: painterFor(process.stdout), errPaint: painterFor(process.stderr), verbose: args.verbose, transcript });
+  return new TextRenderer({
+    out,
+    err,
+    outPaint: painterFor(process.stdout),
+    errPaint: painterFor(process.stderr),
+    verbose: args.verbose,
+    transcript,
+  });
 }
 
 async function execute(prepared: Prepared, version: string): Promise<number> {
@@ -148,10 +162,15 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   }
 
   const router = new SessionRouter();
-  const broker = new PermissionBroker(prepared.policy.policy, { lookupToolCall: (s, id) => router.get(s)?.toolCall(id) });
+  const broker = new PermissionBroker(prepared.policy.policy, {
+    lookupToolCall: (s, id) => router.get(s)?.toolCall(id),
+  });
   // The hosts serve only the session this run set up, under the same --permissions policy (see brokerGate).
   const roots = (id: string) => (id === sessionId ? [cwd] : undefined);
-  const gate = brokerGate(broker, { policyName: prepared.policy.name, reads: prepared.policy.name === "ask" ? "serve" : "policy" });
+  const gate = brokerGate(broker, {
+    policyName: prepared.policy.name,
+    reads: prepared.policy.name === "ask" ? "serve" : "policy",
+  });
   const fsHost = new FileSystemHost({ roots, gate });
   const terminals = new TerminalHost({ roots, gate });
   // The guard reaches the connection lazily: it exists before the connection whose handlers use it.
@@ -161,7 +180,9 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
       cancelDeadlineMs: CANCEL_GRACE_MS,
       onViolation: (violation) => warn(violation.message),
       onCancelIgnored: () => {
-        renderer.note(`acp exec: the agent did not end the turn within ${CANCEL_GRACE_MS} ms of the cancel; stopping it`);
+        renderer.note(
+          `acp exec: the agent did not end the turn within ${CANCEL_GRACE_MS} ms of the cancel; stopping it`,
+        );
         void launched.stop();
       },
     },
@@ -200,8 +221,16 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     broker.cancelSession(sessionId);
     return turnGuard.cancel(sessionId);
   };
-  const interrupts = handleInterrupts({ cancel: cancelTurn, stop: () => void launched.stop(), note: (text) => renderer.note(text) });
-  const interrupted = (message: string) => fail(ExitCode.cancelled, interrupts.stopped ? `stopped (${interrupts.signal ?? "interrupt"}): ${message}` : message);
+  const interrupts = handleInterrupts({
+    cancel: cancelTurn,
+    stop: () => void launched.stop(),
+    note: (text) => renderer.note(text),
+  });
+  const interrupted = (message: string) =>
+    fail(
+      ExitCode.cancelled,
+      interrupts.stopped ? `stopped (${interrupts.signal ?? "interrupt"}): ${message}` : message,
+    );
   let timedOut = false;
   /** What the agent had left unanswered when the run's bound ran out. */
   let waitingOn = "";
@@ -230,20 +259,38 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     };
     let init;
     try {
-      init = await initializeWithDeadline(connection, { protocolVersion: PROTOCOL_VERSION, clientCapabilities, clientInfo: { name: "acp-exec", title: "acp exec", version } }, launched, { timeoutMs: clock.startupMs });
+      init = await initializeWithDeadline(
+        connection,
+        {
+          protocolVersion: PROTOCOL_VERSION,
+          clientCapabilities,
+          clientInfo: { name: "acp-exec", title: "acp exec", version },
+        },
+        launched,
+        { timeoutMs: clock.startupMs },
+      );
     } catch (error) {
       if (interrupts.interrupted) return interrupted("the agent was stopped before it started");
       const message = (error as Error).message;
-      return fail(ExitCode.startup, error instanceof AgentStartupTimeoutError ? message.replace("raise startupTimeoutMs", "raise --startup-timeout") : message);
+      return fail(
+        ExitCode.startup,
+        error instanceof AgentStartupTimeoutError
+          ? message.replace("raise startupTimeoutMs", "raise --startup-timeout")
+          : message,
+      );
     }
     const verdict = checkProtocolVersion(PROTOCOL_VERSION, init.protocolVersion);
     if (!verdict.ok) return fail(ExitCode.startup, verdict.message);
     if (verdict.warning !== undefined) warn(verdict.warning);
 
     if (args.logout) {
-      if (!connection.peerSupports("logout")) return fail(ExitCode.auth, "the agent does not support logout (it does not advertise auth.logout)");
+      if (!connection.peerSupports("logout"))
+        return fail(ExitCode.auth, "the agent does not support logout (it does not advertise auth.logout)");
       try {
-        await clock.withinStartup(connection.logout({}), () => `the agent did not answer logout within ${seconds(clock.startupMs)}; ${agentStderr()}`);
+        await clock.withinStartup(
+          connection.logout({}),
+          () => `the agent did not answer logout within ${seconds(clock.startupMs)}; ${agentStderr()}`,
+        );
       } catch (error) {
         return fail(ExitCode.auth, `logout failed: ${(error as Error).message}`);
       }
@@ -253,7 +300,9 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
 
     const { supported, unsupported } = supportedMcpServers(prepared.mcpServers, init.agentCapabilities);
     for (const server of unsupported) {
-      renderer.note(`acp exec: MCP server "${server.name}" left out: the agent does not accept ${"type" in server ? server.type : "stdio"} MCP servers`);
+      renderer.note(
+        `acp exec: MCP server "${server.name}" left out: the agent does not accept ${"type" in server ? server.type : "stdio"} MCP servers`,
+      );
     }
 
     let setup;
@@ -285,13 +334,20 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     }
     sessionId = setup.sessionId;
     transcript = router.open(sessionId, setup);
-    renderer.session({ sessionId, how: setup.how, agent: init.agentInfo ?? null, protocolVersion: init.protocolVersion });
+    renderer.session({
+      sessionId,
+      how: setup.how,
+      agent: init.agentInfo ?? null,
+      protocolVersion: init.protocolVersion,
+    });
 
     // Startup is under the startup bound (never longer than the whole run's); from here on, the whole run's.
     clock.onTotal(() => {
       timedOut = true;
       waitingOn = unanswered.describe();
-      renderer.note(`acp exec: the run reached --timeout ${seconds(clock.totalMs)}; ${cancelTurn() ? "cancelling the turn" : "stopping the agent"}`);
+      renderer.note(
+        `acp exec: the run reached --timeout ${seconds(clock.totalMs)}; ${cancelTurn() ? "cancelling the turn" : "stopping the agent"}`,
+      );
       if (sessionId === undefined || !turnGuard.isRunning(sessionId)) void launched.stop();
     });
     const outcome = await runTurn({ guard: turnGuard, transcript, sessionId, text: prepared.prompt });
@@ -303,7 +359,10 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
         `${stopped ? ` and the agent, which did not end it within ${CANCEL_GRACE_MS} ms, was stopped` : ""}. ` +
         "Raise --timeout if the agent needs longer; --verbose shows its stderr";
       renderer.note(`acp exec: ${message}`);
-      return result(ExitCode.timedOut, { error: message, ...(outcome.response ? { stopReason: outcome.response.stopReason } : {}) });
+      return result(ExitCode.timedOut, {
+        error: message,
+        ...(outcome.response ? { stopReason: outcome.response.stopReason } : {}),
+      });
     }
     if (outcome.error !== undefined) {
       if (interrupts.interrupted) return interrupted("the turn was cancelled and the agent stopped");
@@ -311,7 +370,9 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     }
     const stopReason = outcome.response!.stopReason;
     if (interrupts.interrupted) {
-      return outcome.endedLocally ? interrupted("the turn was cancelled and the agent stopped") : result(ExitCode.cancelled, { stopReason });
+      return outcome.endedLocally
+        ? interrupted("the turn was cancelled and the agent stopped")
+        : result(ExitCode.cancelled, { stopReason });
     }
     const code = exitCodeFor(stopReason);
     if (code !== ExitCode.endTurn) renderer.note(`acp exec: the turn ended with stop reason "${stopReason}"`);
@@ -323,5 +384,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
 
 /** The agent's last stderr lines, for messages. */
 function describeStderr(lines: readonly string[]): string {
-  return lines.length === 0 ? "it printed nothing on stderr" : `it printed:\n${lines.map((line) => `  | ${line}`).join("\n")}\n`;
+  return lines.length === 0
+    ? "it printed nothing on stderr"
+    : `it printed:\n${lines.map((line) => `  | ${line}`).join("\n")}\n`;
 }

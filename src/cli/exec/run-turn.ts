@@ -17,7 +17,12 @@ export interface TurnOutcome {
 }
 
 /** Runs one turn with `text` as the prompt and folds its end into `transcript`. Never rejects. */
-export async function runTurn(input: { guard: TurnGuard; transcript: Transcript; sessionId: string; text: string }): Promise<TurnOutcome> {
+export async function runTurn(input: {
+  guard: TurnGuard;
+  transcript: Transcript;
+  sessionId: string;
+  text: string;
+}): Promise<TurnOutcome> {
   const prompt = [{ type: "text" as const, text: input.text }];
   input.transcript.beginTurn(prompt);
   try {
@@ -41,7 +46,9 @@ export function agentErrorText(error: unknown): string {
     typeof data === "string"
       ? data
       : typeof data === "object" && data !== null
-        ? [(data as { details?: unknown }).details, (data as { message?: unknown }).message].find((value): value is string => typeof value === "string")
+        ? [(data as { details?: unknown }).details, (data as { message?: unknown }).message].find(
+            (value): value is string => typeof value === "string",
+          )
         : undefined;
   return detail !== undefined && detail !== "" && !message.includes(detail) ? `${message} (${detail})` : message;
 }

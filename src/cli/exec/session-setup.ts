@@ -5,7 +5,14 @@
  */
 import { describeAuthMethods } from "../../client/auth.js";
 import type { ClientSideConnection } from "../../client/client-side-connection.js";
-import type { AuthMethod, ClientCapabilities, InitializeResponse, McpServer, SessionConfigOption, SessionModeState } from "../../protocol/index.js";
+import type {
+  AuthMethod,
+  ClientCapabilities,
+  InitializeResponse,
+  McpServer,
+  SessionConfigOption,
+  SessionModeState,
+} from "../../protocol/index.js";
 import { ExitCode } from "./exit-codes.js";
 import { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "../../node/authenticate.js";
 
@@ -77,15 +84,25 @@ async function openSession(input: SetupInput): Promise<SetupResult> {
     const response = await connection.loadSession({ sessionId, cwd, mcpServers });
     return { sessionId, how: "load", modes: response.modes, configOptions: response.configOptions };
   }
-  throw new ExecFailure(ExitCode.startup, "the agent cannot continue a session (it advertises neither session/resume nor session/load); drop --session/--resume");
+  throw new ExecFailure(
+    ExitCode.startup,
+    "the agent cannot continue a session (it advertises neither session/resume nor session/load); drop --session/--resume",
+  );
 }
 
 async function latestSession(input: SetupInput): Promise<string> {
   if (!input.connection.peerSupports("session/list")) {
-    throw new ExecFailure(ExitCode.startup, "--resume needs an agent that lists its sessions (session/list); give --session ID instead");
+    throw new ExecFailure(
+      ExitCode.startup,
+      "--resume needs an agent that lists its sessions (session/list); give --session ID instead",
+    );
   }
   const { sessions } = await input.connection.listSessions({ cwd: input.cwd });
-  if (sessions.length === 0) throw new ExecFailure(ExitCode.startup, `the agent has no earlier session for ${input.cwd}; run without --resume to start one`);
+  if (sessions.length === 0)
+    throw new ExecFailure(
+      ExitCode.startup,
+      `the agent has no earlier session for ${input.cwd}; run without --resume to start one`,
+    );
   const time = (updatedAt: string | null | undefined) => (updatedAt ? Date.parse(updatedAt) || 0 : 0);
   const latest = sessions.reduce((best, session) => (time(session.updatedAt) > time(best.updatedAt) ? session : best));
   return latest.sessionId;

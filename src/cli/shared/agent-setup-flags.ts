@@ -45,7 +45,8 @@ export const AGENT_SETUP_HINTS: Readonly<Record<string, string>> = {
 /** Sets `flag` to `value` when it is a shared flag; false when it is not one. Throws `UsageError` on a bad value. */
 export function setAgentSetupFlag(flags: AgentSetupFlags, flag: string, value: string): boolean {
   if (!(flag in AGENT_SETUP_HINTS)) return false;
-  if (value === "" && flag !== "--mcp") throw new UsageError(`${flag} needs a non-empty value: ${AGENT_SETUP_HINTS[flag]}`);
+  if (value === "" && flag !== "--mcp")
+    throw new UsageError(`${flag} needs a non-empty value: ${AGENT_SETUP_HINTS[flag]}`);
   switch (flag) {
     case "--trace":
       flags.trace = value;
@@ -71,7 +72,8 @@ export function setAgentSetupFlag(flags: AgentSetupFlags, flag: string, value: s
 export function parsePermissionsFlag(value: string): PermissionsFlag {
   if (value.startsWith("rules:")) {
     const rulesFile = value.slice("rules:".length);
-    if (rulesFile === "") throw new UsageError("--permissions rules: needs a file, e.g. --permissions rules:acp-rules.json");
+    if (rulesFile === "")
+      throw new UsageError("--permissions rules: needs a file, e.g. --permissions rules:acp-rules.json");
     return { rulesFile };
   }
   if ((POLICIES as readonly string[]).includes(value)) return value as PermissionsFlag;

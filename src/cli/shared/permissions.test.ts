@@ -33,7 +33,10 @@ test("no flag: ask when the command can ask, else allow-reads", async () => {
 });
 
 test("ask where the command cannot ask is a usage error saying why", () => {
-  assert.throws(() => buildPolicy("ask", { ask: undefined, cannotAsk: "needs a terminal" }), (error) => error instanceof UsageError && /^--permissions ask needs a terminal; use allow-all/.test(error.message));
+  assert.throws(
+    () => buildPolicy("ask", { ask: undefined, cannotAsk: "needs a terminal" }),
+    (error) => error instanceof UsageError && /^--permissions ask needs a terminal; use allow-all/.test(error.message),
+  );
 });
 
 test("rules files: the first matching rule decides, otherwise the rest; bad files are usage errors", async () => {
@@ -43,8 +46,14 @@ test("rules files: the first matching rule decides, otherwise the rest; bad file
   assert.equal(named.name, `rules:${file}`);
   assert.deepEqual([await chosen(named.policy, "edit"), await chosen(named.policy, "execute")], ["yes", "no"]);
   writeFileSync(file, JSON.stringify([{ kind: "edit", decision: "maybe" }]));
-  assert.throws(() => buildPolicy({ rulesFile: file }, { ask: undefined }), /rules\[0\]\.decision must be "allow", "reject" or "ask"/);
+  assert.throws(
+    () => buildPolicy({ rulesFile: file }, { ask: undefined }),
+    /rules\[0\]\.decision must be "allow", "reject" or "ask"/,
+  );
   writeFileSync(file, JSON.stringify({ rules: [], otherwise: "ask" }));
-  assert.throws(() => buildPolicy({ rulesFile: file }, { ask: undefined, cannotAsk: "needs a terminal" }), /--permissions ask needs a terminal/);
+  assert.throws(
+    () => buildPolicy({ rulesFile: file }, { ask: undefined, cannotAsk: "needs a terminal" }),
+    /--permissions ask needs a terminal/,
+  );
   assert.throws(() => buildPolicy({ rulesFile: join(dir, "missing.json") }, { ask: undefined }), UsageError);
 });

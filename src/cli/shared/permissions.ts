@@ -6,7 +6,14 @@
  *   (or just the array); first matching rule decides, `otherwise` (default `deny-all`) decides the rest.
  */
 import { readFileSync } from "node:fs";
-import { allowAll, allowReads, denyAll, rules, type PermissionPolicy, type PermissionRule } from "../../client/toolkit/index.js";
+import {
+  allowAll,
+  allowReads,
+  denyAll,
+  rules,
+  type PermissionPolicy,
+  type PermissionRule,
+} from "../../client/toolkit/index.js";
 import { UsageError } from "./usage-error.js";
 
 /** The policy names `--permissions` takes (besides `rules:FILE.json`). */
@@ -32,7 +39,8 @@ export interface Asking {
 /** Builds the policy for a flag (undefined: `ask` when the user can be asked, else `allow-reads`). Throws `UsageError`. */
 export function buildPolicy(flag: PermissionsFlag | undefined, asking: Asking): NamedPolicy {
   const chosen = flag ?? (asking.ask !== undefined ? "ask" : "allow-reads");
-  if (typeof chosen === "object") return { name: `rules:${chosen.rulesFile}`, policy: rulesPolicy(chosen.rulesFile, asking) };
+  if (typeof chosen === "object")
+    return { name: `rules:${chosen.rulesFile}`, policy: rulesPolicy(chosen.rulesFile, asking) };
   return { name: chosen, policy: simplePolicy(chosen, asking) };
 }
 
@@ -45,7 +53,10 @@ function simplePolicy(name: Exclude<PermissionsFlag, object>, asking: Asking): P
     case "allow-reads":
       return allowReads();
     case "ask":
-      if (asking.ask === undefined) throw new UsageError(`--permissions ask ${asking.cannotAsk ?? "cannot ask here"}; use allow-all, deny-all, allow-reads or rules:FILE.json`);
+      if (asking.ask === undefined)
+        throw new UsageError(
+          `--permissions ask ${asking.cannotAsk ?? "cannot ask here"}; use allow-all, deny-all, allow-reads or rules:FILE.json`,
+        );
       return asking.ask();
   }
 }
@@ -58,7 +69,8 @@ function rulesPolicy(file: string, asking: Asking): PermissionPolicy {
     throw new UsageError(`--permissions rules:${file}: ${(error as Error).message}`);
   }
   const list = Array.isArray(parsed) ? parsed : (parsed as { rules?: unknown } | null)?.rules;
-  if (!Array.isArray(list)) throw new UsageError(`--permissions rules:${file}: expected {"rules": [...]} or an array of rules`);
+  if (!Array.isArray(list))
+    throw new UsageError(`--permissions rules:${file}: expected {"rules": [...]} or an array of rules`);
   list.forEach((rule, i) => {
     const decision = (rule as { decision?: unknown } | null)?.decision;
     if (decision !== "allow" && decision !== "reject" && decision !== "ask") {

@@ -52,7 +52,8 @@ export function setRemoteAgentFlag(flags: RemoteAgentFlags, flag: string, value:
     return true;
   }
   if (flag === "--profile") {
-    if (!(REMOTE_PROFILES as readonly string[]).includes(value)) throw new UsageError(`--profile must be one of ${REMOTE_PROFILES.join(", ")}; got "${value}"`);
+    if (!(REMOTE_PROFILES as readonly string[]).includes(value))
+      throw new UsageError(`--profile must be one of ${REMOTE_PROFILES.join(", ")}; got "${value}"`);
     flags.profile = value as RemoteProfile;
     return true;
   }
@@ -75,10 +76,16 @@ export function parseHeader(line: string): [string, string] {
  * The remote agent `agent` names, when it is a URL (undefined for a command line). Without `--token`, the token
  * comes from `ACP_TOKEN`. `--token`/`--header` without a URL agent is a usage error: they would be ignored.
  */
-export function remoteAgentSpec(agent: string | undefined, flags: RemoteAgentFlags, env: NodeJS.ProcessEnv = process.env): Extract<AgentSpec, { url: string }> | undefined {
+export function remoteAgentSpec(
+  agent: string | undefined,
+  flags: RemoteAgentFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Extract<AgentSpec, { url: string }> | undefined {
   if (!isAgentUrl(agent)) {
     if (flags.token !== undefined || flags.headers.length > 0 || flags.profile !== undefined) {
-      throw new UsageError("--token, --header and --profile are for a remote agent: give its URL with --agent http(s)://HOST/acp or ws(s)://HOST/acp");
+      throw new UsageError(
+        "--token, --header and --profile are for a remote agent: give its URL with --agent http(s)://HOST/acp or ws(s)://HOST/acp",
+      );
     }
     return undefined;
   }

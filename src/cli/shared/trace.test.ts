@@ -30,9 +30,17 @@ test("a message that cannot be serialized is still recorded, with markers and a 
   const trace = openTrace(path, (text) => warnings.push(text));
   const cyclic: Record<string, unknown> = { a: 1 };
   cyclic.self = cyclic;
-  trace.listener({ time: 1, direction: "in", message: { jsonrpc: "2.0", method: "session/update", params: { _meta: { deep: deeplyNested(200_000) } } } });
+  trace.listener({
+    time: 1,
+    direction: "in",
+    message: { jsonrpc: "2.0", method: "session/update", params: { _meta: { deep: deeplyNested(200_000) } } },
+  });
   trace.listener({ time: 2, direction: "out", message: { jsonrpc: "2.0", id: 3, method: "x/y", params: { cyclic } } });
-  trace.listener({ time: 3, direction: "out", message: { jsonrpc: "2.0", id: 4, method: "x/z", params: { big: 10n ** 30n } } });
+  trace.listener({
+    time: 3,
+    direction: "out",
+    message: { jsonrpc: "2.0", id: 4, method: "x/z", params: { big: 10n ** 30n } },
+  });
   trace.listener({ time: 4, direction: "in", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
   trace.close();
 
@@ -53,15 +61,29 @@ test("a message that cannot be serialized is still recorded, with markers and a 
   assert.equal(cycle!.from, "client");
   assert.deepEqual(fine, { time: 4, from: "agent", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
   assert.equal(warnings.length, 3);
-  assert.match(warnings[0]!, /^acp: --trace: message 1 \(from the agent, session\/update\) could not be serialized as is \(Maximum call stack size exceeded\); recorded with markers$/);
-  assert.match(warnings[1]!, /message 2 \(to the agent, x\/y\) could not be serialized as is \(Converting circular structure/);
-  assert.match(warnings[2]!, /message 3 \(to the agent, x\/z\) could not be serialized as is \(Do not know how to serialize a BigInt\)/);
+  assert.match(
+    warnings[0]!,
+    /^acp: --trace: message 1 \(from the agent, session\/update\) could not be serialized as is \(Maximum call stack size exceeded\); recorded with markers$/,
+  );
+  assert.match(
+    warnings[1]!,
+    /message 2 \(to the agent, x\/y\) could not be serialized as is \(Converting circular structure/,
+  );
+  assert.match(
+    warnings[2]!,
+    /message 3 \(to the agent, x\/z\) could not be serialized as is \(Do not know how to serialize a BigInt\)/,
+  );
 });
 
 test("an id's exact text is recorded beside the message", () => {
   const path = join(dir, "raw-id.ndjson");
   const trace = openTrace(path, () => assert.fail("no warning expected"));
-  trace.listener({ time: 0, direction: "in", message: { jsonrpc: "2.0", id: 9007199254740992, method: "m" }, rawId: "9007199254740993" });
+  trace.listener({
+    time: 0,
+    direction: "in",
+    message: { jsonrpc: "2.0", id: 9007199254740992, method: "m" },
+    rawId: "9007199254740993",
+  });
   trace.close();
   assert.equal(records(path)[0]!.rawId, "9007199254740993");
 });

@@ -26,7 +26,9 @@ const toStderr = (text: string) => void process.stderr.write(`${text}\n`);
 
 function version(): string {
   try {
-    return (JSON.parse(readFileSync(new URL("../../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+    return (
+      JSON.parse(readFileSync(new URL("../../../../package.json", import.meta.url), "utf8")) as { version: string }
+    ).version;
   } catch {
     return "unknown";
   }
@@ -42,7 +44,8 @@ export function openTrace(path: string, warn: (text: string) => void = toStderr,
       writeFailed = false;
     } catch (error) {
       // Warn once per run of failures (a full disk fails every write), and keep trying.
-      if (!writeFailed) warn(`acp: --trace ${path}: could not write a record (${(error as Error).message}); tracing carries on`);
+      if (!writeFailed)
+        warn(`acp: --trace ${path}: could not write a record (${(error as Error).message}); tracing carries on`);
       writeFailed = true;
     }
   };
@@ -59,8 +62,16 @@ export function openTrace(path: string, warn: (text: string) => void = toStderr,
         const reason = error instanceof Error ? error.message : String(error);
         const note = `not serializable as is (${reason}); markers replace what could not be written`;
         const notes = event.rawId === undefined ? { note } : { note, rawId: event.rawId };
-        recorder.message(event.direction === "out" ? "client" : "agent", traceableCopy(event.message), event.time, undefined, notes);
-        warn(`acp: --trace: message ${count} (${describe(event)}) could not be serialized as is (${reason}); recorded with markers`);
+        recorder.message(
+          event.direction === "out" ? "client" : "agent",
+          traceableCopy(event.message),
+          event.time,
+          undefined,
+          notes,
+        );
+        warn(
+          `acp: --trace: message ${count} (${describe(event)}) could not be serialized as is (${reason}); recorded with markers`,
+        );
       }
     },
     close() {
@@ -76,6 +87,7 @@ export function openTrace(path: string, warn: (text: string) => void = toStderr,
 
 function describe(event: TapEvent): string {
   const message = "message" in event ? (event.message as { method?: unknown; id?: unknown } | null) : null;
-  const method = typeof message?.method === "string" ? message.method : message && "id" in message ? "a response" : "a frame";
+  const method =
+    typeof message?.method === "string" ? message.method : message && "id" in message ? "a response" : "a frame";
   return `${event.direction === "in" ? "from" : "to"} the agent, ${method}`;
 }

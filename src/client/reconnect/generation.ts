@@ -6,7 +6,13 @@
  */
 import type { FrameProblem, MessageLink } from "../../jsonrpc/link.js";
 import { ConnectionClosedError, RequestTimeoutError } from "../../jsonrpc/local-errors.js";
-import { isRecord, type AnyMessage, type AnyResponse, type ErrorResponse, type JsonRpcId } from "../../jsonrpc/messages.js";
+import {
+  isRecord,
+  type AnyMessage,
+  type AnyResponse,
+  type ErrorResponse,
+  type JsonRpcId,
+} from "../../jsonrpc/messages.js";
 import { RequestError } from "../../jsonrpc/request-error.js";
 
 /** Where a generation's traffic goes. */
@@ -31,7 +37,10 @@ export class Generation {
   readonly link: MessageLink;
   readonly #sink: GenerationSink;
   /** Our own requests on this link, by id. */
-  readonly #waiting = new Map<string, { resolve: (result: unknown) => void; reject: (error: unknown) => void; method: string }>();
+  readonly #waiting = new Map<
+    string,
+    { resolve: (result: unknown) => void; reject: (error: unknown) => void; method: string }
+  >();
   /** Agent requests delivered to the application, by the id it saw -> the agent's id (identity in generation 0). */
   readonly #incoming = new Map<string, JsonRpcId>();
   readonly #outgoingIds = new Map<string, string>();
@@ -50,7 +59,12 @@ export class Generation {
       problem: (problem) => this.#sink.problem(problem),
       closed: (cause) => {
         this.#closed = true;
-        const error = new ConnectionClosedError(cause === undefined ? "the link ended" : `the link ended: ${cause instanceof Error ? cause.message : String(cause)}`, cause);
+        const error = new ConnectionClosedError(
+          cause === undefined
+            ? "the link ended"
+            : `the link ended: ${cause instanceof Error ? cause.message : String(cause)}`,
+          cause,
+        );
         for (const waiter of this.#waiting.values()) waiter.reject(error);
         this.#waiting.clear();
         this.#sink.closed(this, cause);
@@ -70,10 +84,12 @@ export class Generation {
       const timer = setTimeout(() => {
         if (this.#waiting.delete(key(id)!)) reject(new RequestTimeoutError(method, timeoutMs));
       }, timeoutMs);
-      const settle = <T>(fn: (value: T) => void) => (value: T) => {
-        clearTimeout(timer);
-        fn(value);
-      };
+      const settle =
+        <T>(fn: (value: T) => void) =>
+        (value: T) => {
+          clearTimeout(timer);
+          fn(value);
+        };
       this.#waiting.set(key(id)!, { resolve: settle(resolve), reject: settle(reject), method });
       try {
         this.link.send({ jsonrpc: "2.0", id, method, params } as AnyMessage);
@@ -126,20 +142,31 @@ export class Generation {
         if ("result" in value) waiter.resolve(value.result);
         else {
           const error = value.error as ErrorResponse | undefined;
-          waiter.reject(isRecord(error) && typeof error.code === "number" ? RequestError.fromErrorResponse(error) : new RequestError(-32603, `malformed answer to ${waiter.method}`));
+          waiter.reject(
+            isRecord(error) && typeof error.code === "number"
+              ? RequestError.fromErrorResponse(error)
+              : new RequestError(-32603, `malformed answer to ${waiter.method}`),
+          );
         }
         return;
       }
       return this.#sink.message(value);
     }
-    if (method === "session/update" && this.#muted.size > 0 && isRecord(value.params) && typeof value.params.sessionId === "string" && this.#muted.has(value.params.sessionId)) {
+    if (
+      method === "session/update" &&
+      this.#muted.size > 0 &&
+      isRecord(value.params) &&
+      typeof value.params.sessionId === "string" &&
+      this.#muted.has(value.params.sessionId)
+    ) {
       this.#muted.set(value.params.sessionId, this.#muted.get(value.params.sessionId)! + 1);
       return;
     }
     if ("id" in value) return this.#sink.message(this.#mapIncoming(value));
     if (method === "$/cancel_request" && this.number > 0 && isRecord(value.params)) {
       const mapped = this.#outgoingIds.get(key(value.params.requestId) ?? "");
-      if (mapped !== undefined) return this.#sink.message({ ...value, params: { ...value.params, requestId: this.#mappedId(mapped) } });
+      if (mapped !== undefined)
+        return this.#sink.message({ ...value, params: { ...value.params, requestId: this.#mappedId(mapped) } });
     }
     this.#sink.message(value);
   }

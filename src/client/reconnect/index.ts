@@ -20,7 +20,14 @@ export type ReconnectingStream = Stream & { readonly reconnecting: ReconnectingL
  * const stream = reconnectingStream(() => openRemoteStream(url, { token }), { onEvent: console.error });
  * const connection = new ClientSideConnection(() => client, stream);
  */
-export function reconnectingStream(open: () => Stream | Promise<Stream>, options: ReconnectOptions & LinkStreamOptions = {}, first?: Stream): ReconnectingStream {
+export function reconnectingStream(
+  open: () => Stream | Promise<Stream>,
+  options: ReconnectOptions & LinkStreamOptions = {},
+  first?: Stream,
+): ReconnectingStream {
   const link = new ReconnectingLink(open, options, first);
-  return Object.defineProperty(streamFromLink(link, options), "reconnecting", { value: link, enumerable: true }) as ReconnectingStream;
+  return Object.defineProperty(streamFromLink(link, options), "reconnecting", {
+    value: link,
+    enumerable: true,
+  }) as ReconnectingStream;
 }

@@ -64,8 +64,22 @@ function agentReplies(capabilities: Record<string, unknown>) {
       case "session/new":
         return answer({ sessionId: "s1" });
       case "session/load":
-        agent.send({ jsonrpc: "2.0", method: "session/update", params: { sessionId: params.sessionId, update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "old" } } } });
-        agent.send({ jsonrpc: "2.0", method: "session/update", params: { sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old answer" } } } });
+        agent.send({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "old" } },
+          },
+        });
+        agent.send({
+          jsonrpc: "2.0",
+          method: "session/update",
+          params: {
+            sessionId: params.sessionId,
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old answer" } },
+          },
+        });
         return answer({});
       case "session/resume":
         return answer({});
@@ -78,7 +92,10 @@ function agentReplies(capabilities: Record<string, unknown>) {
   };
 }
 
-function harness(capabilities: Record<string, unknown>, options: { failOpens?: number; maxAttempts?: number; holdFirstPermission?: Promise<void> } = {}) {
+function harness(
+  capabilities: Record<string, unknown>,
+  options: { failOpens?: number; maxAttempts?: number; holdFirstPermission?: Promise<void> } = {},
+) {
   const agents: RawAgent[] = [];
   const events: ReconnectEvent[] = [];
   const updates: unknown[] = [];
@@ -91,7 +108,12 @@ function harness(capabilities: Record<string, unknown>, options: { failOpens?: n
     agents.push(new RawAgent(agentSide, agentReplies(capabilities)));
     return clientSide;
   };
-  const stream = reconnectingStream(open, { initialDelayMs: 1, maxDelayMs: 5, maxAttempts: options.maxAttempts ?? 3, onEvent: (event) => events.push(event) });
+  const stream = reconnectingStream(open, {
+    initialDelayMs: 1,
+    maxDelayMs: 5,
+    maxAttempts: options.maxAttempts ?? 3,
+    onEvent: (event) => events.push(event),
+  });
   const client: Client = {
     sessionUpdate: async (update) => void updates.push(update),
     requestPermission: async (request) => {
@@ -115,7 +137,11 @@ function until(test: () => boolean): Promise<void> {
   });
 }
 
-const INIT = { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true } }, clientInfo: { name: "t", version: "1" } };
+const INIT = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true } },
+  clientInfo: { name: "t", version: "1" },
+};
 
 describe("ReconnectingLink", () => {
   it("a drop mid-turn: the turn fails with ResponseLostError, the link comes back, initialize is resent, the session is loaded again", async () => {
@@ -125,19 +151,37 @@ describe("ReconnectingLink", () => {
     const turn = h.connection.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "slow" }] });
     await h.agents[0]!.until(() => h.agents[0]!.methods().includes("session/prompt"));
     h.agents[0]!.drop();
-    await assert.rejects(turn, (error: Error) => error instanceof ResponseLostError && /session\/prompt/.test(error.message));
+    await assert.rejects(
+      turn,
+      (error: Error) => error instanceof ResponseLostError && /session\/prompt/.test(error.message),
+    );
     await h.waitFor("reattached");
     const second = h.agents[1]!;
     assert.deepEqual(second.methods(), ["initialize", "session/load"]);
-    assert.deepEqual((second.received[0] as { params: unknown }).params, INIT, "the application's own initialize, again");
-    assert.deepEqual((second.received[1] as { params: unknown }).params, { sessionId: "s1", cwd: "/work", mcpServers: [{ name: "m", command: "x", args: [], env: [] }] });
+    assert.deepEqual(
+      (second.received[0] as { params: unknown }).params,
+      INIT,
+      "the application's own initialize, again",
+    );
+    assert.deepEqual((second.received[1] as { params: unknown }).params, {
+      sessionId: "s1",
+      cwd: "/work",
+      mcpServers: [{ name: "m", command: "x", args: [], env: [] }],
+    });
     assert.deepEqual(
       h.events.map((e) => e.type),
       ["disconnected", "reconnecting", "reconnected", "reattached"],
     );
-    assert.deepEqual(h.events.at(-1), { type: "reattached", sessionId: "s1", method: "session/load", heldBackUpdates: 2 });
+    assert.deepEqual(h.events.at(-1), {
+      type: "reattached",
+      sessionId: "s1",
+      method: "session/load",
+      heldBackUpdates: 2,
+    });
     assert.deepEqual(h.updates, [], "the replayed history was held back");
-    assert.deepEqual(await h.connection.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "quick" }] }), { stopReason: "end_turn" });
+    assert.deepEqual(await h.connection.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "quick" }] }), {
+      stopReason: "end_turn",
+    });
     h.connection.close();
   });
 
@@ -170,7 +214,17 @@ describe("ReconnectingLink", () => {
     const h = harness({ loadSession: true }, { holdFirstPermission: new Promise((resolve) => (release = resolve)) });
     await h.connection.initialize(INIT);
     await h.connection.newSession({ cwd: "/w", mcpServers: [] });
-    const ask = (agent: RawAgent) => agent.send({ jsonrpc: "2.0", id: 0, method: "session/request_permission", params: { sessionId: "s1", toolCall: { toolCallId: "t" }, options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] } });
+    const ask = (agent: RawAgent) =>
+      agent.send({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "session/request_permission",
+        params: {
+          sessionId: "s1",
+          toolCall: { toolCallId: "t" },
+          options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }],
+        },
+      });
     ask(h.agents[0]!); // held by the application while the link drops
     await until(() => h.asked.length === 1);
     h.agents[0]!.drop();
@@ -180,7 +234,9 @@ describe("ReconnectingLink", () => {
     release(); // the old link's answer goes nowhere
     await new Promise((resolve) => setImmediate(resolve));
     const answers = h.agents[1]!.received.filter((m) => !("method" in m));
-    assert.deepEqual(answers, [{ jsonrpc: "2.0", id: 0, result: { outcome: { outcome: "selected", optionId: "allow" } } }]);
+    assert.deepEqual(answers, [
+      { jsonrpc: "2.0", id: 0, result: { outcome: { outcome: "selected", optionId: "allow" } } },
+    ]);
     h.connection.close();
   });
 
@@ -192,10 +248,16 @@ describe("ReconnectingLink", () => {
     await assert.rejects(h.connection.newSession({ cwd: "/", mcpServers: [] }), (error: Error) => {
       const cause = (error as { cause?: unknown }).cause;
       assert.ok(cause instanceof TransportFailedError);
-      assert.match(cause.message, /Gave up reconnecting to the agent after 2 attempts; the last one failed: refused \(open 3\)/);
+      assert.match(
+        cause.message,
+        /Gave up reconnecting to the agent after 2 attempts; the last one failed: refused \(open 3\)/,
+      );
       return true;
     });
-    assert.deepEqual(h.events.map((e) => e.type), ["disconnected", "reconnecting", "attempt_failed", "reconnecting", "attempt_failed", "gave_up"]);
+    assert.deepEqual(
+      h.events.map((e) => e.type),
+      ["disconnected", "reconnecting", "attempt_failed", "reconnecting", "attempt_failed", "gave_up"],
+    );
   });
 
   it("a session the agent cannot reattach is reported and forgotten; the link still comes back", async () => {
@@ -211,7 +273,10 @@ describe("ReconnectingLink", () => {
 
   it("the first link is not retried: if it cannot be opened, the connection closes with that error", async () => {
     const stream = reconnectingStream(() => Promise.reject(new Error("no route to host")), { initialDelayMs: 1 });
-    const connection = new ClientSideConnection(() => ({ sessionUpdate: async () => {}, requestPermission: async () => ({ outcome: { outcome: "cancelled" } }) }), stream);
+    const connection = new ClientSideConnection(
+      () => ({ sessionUpdate: async () => {}, requestPermission: async () => ({ outcome: { outcome: "cancelled" } }) }),
+      stream,
+    );
     await assert.rejects(connection.initialize(INIT), /no route to host/);
   });
   it("pauseInput/resumeInput reach the live link, and a link opened while paused starts paused", async () => {
@@ -235,8 +300,15 @@ describe("ReconnectingLink", () => {
       };
       return { [LINK]: link } as unknown as Stream;
     };
-    const stream = reconnectingStream(open, { initialDelayMs: 1, maxDelayMs: 5, onEvent: (event) => events.push(event) });
-    const connection = new ClientSideConnection(() => ({ sessionUpdate: async () => {}, requestPermission: async () => ({ outcome: { outcome: "cancelled" } }) }), stream);
+    const stream = reconnectingStream(open, {
+      initialDelayMs: 1,
+      maxDelayMs: 5,
+      onEvent: (event) => events.push(event),
+    });
+    const connection = new ClientSideConnection(
+      () => ({ sessionUpdate: async () => {}, requestPermission: async () => ({ outcome: { outcome: "cancelled" } }) }),
+      stream,
+    );
     await connection.initialize(INIT);
     await connection.newSession({ cwd: "/work", mcpServers: [] });
     const link = stream.reconnecting;

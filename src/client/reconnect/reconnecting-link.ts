@@ -111,7 +111,9 @@ export class ReconnectingLink implements MessageLink {
     else {
       const max = this.#options.maxQueuedMessages ?? 1000;
       if (this.#queue.length >= max) {
-        throw new TransportFailedError(`The link to the agent is reconnecting and ${max} messages are already queued; wait for it (see the reconnect events) or raise maxQueuedMessages.`);
+        throw new TransportFailedError(
+          `The link to the agent is reconnecting and ${max} messages are already queued; wait for it (see the reconnect events) or raise maxQueuedMessages.`,
+        );
       }
       this.#queue.push(message);
     }
@@ -183,7 +185,13 @@ export class ReconnectingLink implements MessageLink {
       try {
         this.#live!.forward(message);
       } catch (error) {
-        if ("id" in message) this.#receiver?.problem({ kind: "lost", ids: [message.id], detail: `it could not be sent after reconnecting (${String(error)})`, cause: error });
+        if ("id" in message)
+          this.#receiver?.problem({
+            kind: "lost",
+            ids: [message.id],
+            detail: `it could not be sent after reconnecting (${String(error)})`,
+            cause: error,
+          });
       }
     }
   }
@@ -194,8 +202,15 @@ export class ReconnectingLink implements MessageLink {
     this.#state = "reconnecting";
     const lostRequests = this.#ledger.outstandingMethods();
     const lost = this.#ledger.takeOutstanding();
-    const reason = cause === undefined ? "the agent ended the connection" : cause instanceof Error ? cause.message : String(cause);
-    if (lost.length > 0) this.#receiver?.problem({ kind: "lost", ids: lost, detail: `the link to the agent dropped while it was in flight (${reason}); reconnecting`, cause });
+    const reason =
+      cause === undefined ? "the agent ended the connection" : cause instanceof Error ? cause.message : String(cause);
+    if (lost.length > 0)
+      this.#receiver?.problem({
+        kind: "lost",
+        ids: lost,
+        detail: `the link to the agent dropped while it was in flight (${reason}); reconnecting`,
+        cause,
+      });
     this.#emit({ type: "disconnected", error: cause, lostRequests });
     void this.#reconnect();
   }
@@ -221,13 +236,22 @@ export class ReconnectingLink implements MessageLink {
     }
     this.#emit({ type: "gave_up", attempts: maxAttempts, error: lastError });
     const detail = lastError instanceof Error ? lastError.message : String(lastError);
-    this.#finish(new TransportFailedError(`Gave up reconnecting to the agent after ${maxAttempts} attempts; the last one failed: ${detail}`, { cause: lastError }));
+    this.#finish(
+      new TransportFailedError(
+        `Gave up reconnecting to the agent after ${maxAttempts} attempts; the last one failed: ${detail}`,
+        { cause: lastError },
+      ),
+    );
   }
 
   /** One attempt: a new link, initialize, authenticate, reattach every session. Rejects when the link fails. */
   async #attempt(attempt: number): Promise<Generation> {
     const timeoutMs = this.#options.attemptTimeoutMs ?? 30_000;
-    const stream = await withTimeout(Promise.resolve().then(() => this.#open()), timeoutMs, "opening the link");
+    const stream = await withTimeout(
+      Promise.resolve().then(() => this.#open()),
+      timeoutMs,
+      "opening the link",
+    );
     const generation = this.#adopt(stream);
     this.#live = generation;
     try {
@@ -235,21 +259,33 @@ export class ReconnectingLink implements MessageLink {
         this.#emit({ type: "reconnected", attempt });
         return generation;
       }
-      const init = (await generation.request("initialize", this.#ledger.initializeParams, timeoutMs)) as { agentCapabilities?: unknown };
+      const init = (await generation.request("initialize", this.#ledger.initializeParams, timeoutMs)) as {
+        agentCapabilities?: unknown;
+      };
       this.#emit({ type: "reconnected", attempt });
-      if (this.#ledger.authenticateParams !== undefined) await generation.request("authenticate", this.#ledger.authenticateParams, timeoutMs);
+      if (this.#ledger.authenticateParams !== undefined)
+        await generation.request("authenticate", this.#ledger.authenticateParams, timeoutMs);
       for (const session of [...this.#ledger.sessions.values()]) {
         const method = this.#reattachMethod(init?.agentCapabilities);
         if (method === undefined) {
           this.#ledger.sessions.delete(session.sessionId);
-          this.#emit({ type: "reattach_failed", sessionId: session.sessionId, error: new Error("the agent advertises neither session/resume nor session/load (or reattach is off)") });
+          this.#emit({
+            type: "reattach_failed",
+            sessionId: session.sessionId,
+            error: new Error("the agent advertises neither session/resume nor session/load (or reattach is off)"),
+          });
           continue;
         }
         const hold = method === "session/load" && this.#options.replayHistory !== true;
         if (hold) generation.mute(session.sessionId);
         try {
           await generation.request(method, SessionLedger.attachParams(session), timeoutMs);
-          this.#emit({ type: "reattached", sessionId: session.sessionId, method, heldBackUpdates: hold ? generation.unmute(session.sessionId) : 0 });
+          this.#emit({
+            type: "reattached",
+            sessionId: session.sessionId,
+            method,
+            heldBackUpdates: hold ? generation.unmute(session.sessionId) : 0,
+          });
         } catch (error) {
           if (hold) generation.unmute(session.sessionId);
           if (generation.isClosed) throw error;

@@ -61,13 +61,20 @@ export class SessionLedger {
     const result = isRecord(message.result) ? message.result : {};
     if (request.method === "authenticate") this.authenticateParams = request.params;
     if (OPENING.has(request.method)) {
-      const sessionId = typeof result.sessionId === "string" ? result.sessionId : typeof params.sessionId === "string" ? params.sessionId : undefined;
+      const sessionId =
+        typeof result.sessionId === "string"
+          ? result.sessionId
+          : typeof params.sessionId === "string"
+            ? params.sessionId
+            : undefined;
       if (sessionId !== undefined && typeof params.cwd === "string") {
         this.sessions.set(sessionId, {
           sessionId,
           cwd: params.cwd,
           mcpServers: Array.isArray(params.mcpServers) ? params.mcpServers : [],
-          ...(params.additionalDirectories === undefined ? {} : { additionalDirectories: params.additionalDirectories }),
+          ...(params.additionalDirectories === undefined
+            ? {}
+            : { additionalDirectories: params.additionalDirectories }),
         });
       }
     }

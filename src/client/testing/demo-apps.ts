@@ -32,8 +32,15 @@ export function demoAgent(options: AppOptions = {}) {
     .onRequest("session/new", async ({ client }) => {
       const sessionId = `session-${++sessions}`;
       // Sent before the response: an ActiveSession must still see it.
-      await client.notify("session/update", { sessionId, update: { sessionUpdate: "available_commands_update", availableCommands: [] } });
-      return { sessionId, modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] }, _meta: { demo: true } };
+      await client.notify("session/update", {
+        sessionId,
+        update: { sessionUpdate: "available_commands_update", availableCommands: [] },
+      });
+      return {
+        sessionId,
+        modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] },
+        _meta: { demo: true },
+      };
     })
     .onRequest("session/load", async ({ params, client }) => {
       await say(client, params.sessionId, `replayed ${params.sessionId}`);
@@ -60,7 +67,11 @@ export function demoAgent(options: AppOptions = {}) {
         }
         case "fs": {
           const { content } = await client.request("fs/read_text_file", { sessionId, path: "/work/in.txt" });
-          await client.request("fs/write_text_file", { sessionId, path: "/work/out.txt", content: content.toUpperCase() });
+          await client.request("fs/write_text_file", {
+            sessionId,
+            path: "/work/out.txt",
+            content: content.toUpperCase(),
+          });
           await say(client, sessionId, content);
           return { stopReason: "end_turn" };
         }
@@ -71,7 +82,11 @@ export function demoAgent(options: AppOptions = {}) {
           await terminal.kill();
           const after = await terminal.currentOutput();
           await terminal[Symbol.asyncDispose]();
-          await say(client, sessionId, JSON.stringify({ id: terminal.id, before: before.output, exit, after: after.exitStatus }));
+          await say(
+            client,
+            sessionId,
+            JSON.stringify({ id: terminal.id, before: before.output, exit, after: after.exitStatus }),
+          );
           return { stopReason: "end_turn" };
         }
         case "wait":
@@ -87,7 +102,10 @@ export function demoAgent(options: AppOptions = {}) {
           }, 1);
           return { stopReason: "end_turn" };
         case "unknown":
-          await client.notify("session/update", { sessionId, update: { sessionUpdate: "future_update", detail: 42 } as never });
+          await client.notify("session/update", {
+            sessionId,
+            update: { sessionUpdate: "future_update", detail: 42 } as never,
+          });
           await say(client, sessionId, "known");
           return { stopReason: "end_turn" };
         default:

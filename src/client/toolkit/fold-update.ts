@@ -27,7 +27,14 @@ import type { CompactionEntry, Meta, SessionInfo, ToolCallState, Usage } from ".
  * A new call starts as `{ title: "", kind: "other", status: "pending", content: [], locations: [] }` (schema defaults).
  */
 export function mergeToolCall(previous: ToolCallState | undefined, update: ToolCall | ToolCallUpdate): ToolCallState {
-  const base: ToolCallState = previous ?? { toolCallId: update.toolCallId, title: "", kind: "other", status: "pending", content: [], locations: [] };
+  const base: ToolCallState = previous ?? {
+    toolCallId: update.toolCallId,
+    title: "",
+    kind: "other",
+    status: "pending",
+    content: [],
+    locations: [],
+  };
   const next: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(update)) {
     if (key === "sessionUpdate" || key === "toolCallId" || value === undefined || value === null) continue;
@@ -73,7 +80,10 @@ export function patchInfo(previous: SessionInfo, update: SessionInfoUpdate): Ses
 
 /** The usage an `usage_update` reports (each update is complete: `used` and `size` are required; `cost: null` = none). */
 export function toUsage(update: UsageUpdate): Usage {
-  const usage: { used: number; size: number; cost?: Usage["cost"]; _meta?: Meta } = { used: update.used, size: update.size };
+  const usage: { used: number; size: number; cost?: Usage["cost"]; _meta?: Meta } = {
+    used: update.used,
+    size: update.size,
+  };
   if (update.cost != null) usage.cost = update.cost;
   if (update._meta != null) usage._meta = update._meta;
   return usage;
@@ -91,7 +101,9 @@ export function isFinished(state: ToolCallState): boolean {
  */
 export function foldCompaction(
   previous: CompactionEntry | undefined,
-  update: (CompactionUpdate & { sessionUpdate: "compaction_update" }) | (CompactionSummaryChunk & { sessionUpdate: "compaction_summary_chunk" }),
+  update:
+    | (CompactionUpdate & { sessionUpdate: "compaction_update" })
+    | (CompactionSummaryChunk & { sessionUpdate: "compaction_summary_chunk" }),
 ): Omit<CompactionEntry, "id" | "turn" | "late"> {
   let summary: readonly ContentBlock[] = previous?.summary ?? [];
   let error = previous?.error;

@@ -38,10 +38,13 @@ test("an interactive policy is asked about writes and commands (a request descri
   assert.equal(await gate(read), true);
   assert.match(String(await gate(write)), /refused/);
   assert.match(String(await gate(terminal)), /refused/);
-  assert.deepEqual(asked.map((r) => [r.toolCall.kind, r.toolCall.title, r.toolCall.locations]), [
-    ["edit", "Write /w/a.txt", [{ path: "/w/a.txt" }]],
-    ["execute", "Run make test (in /w)", [{ path: "/w" }]],
-  ]);
+  assert.deepEqual(
+    asked.map((r) => [r.toolCall.kind, r.toolCall.title, r.toolCall.locations]),
+    [
+      ["edit", "Write /w/a.txt", [{ path: "/w/a.txt" }]],
+      ["execute", "Run make test (in /w)", [{ path: "/w" }]],
+    ],
+  );
 });
 
 test("a permission the agent obtained covers the matching host access (same session, kind and path), without asking again", async () => {

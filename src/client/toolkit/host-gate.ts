@@ -17,7 +17,12 @@
  * Browser-safe: the hosts that call a gate live in `acpkit/node`.
  * @see https://agentclientprotocol.com/protocol/tool-calls#requesting-permission
  */
-import type { PermissionOption, RequestPermissionRequest, RequestPermissionResponse, ToolKind } from "../../protocol/index.js";
+import type {
+  PermissionOption,
+  RequestPermissionRequest,
+  RequestPermissionResponse,
+  ToolKind,
+} from "../../protocol/index.js";
 import type { PermissionBroker } from "./permission-broker.js";
 import { selectedKind } from "./permission-policy.js";
 import { normalizePath, requestPaths } from "./permission-rules.js";
@@ -76,7 +81,8 @@ function covers(grant: Grant, access: HostAccess): boolean {
 /** The paths a permission request names: its locations and path-like `rawInput` keys, and the paths of its diffs. */
 function grantedPaths(request: RequestPermissionRequest): string[] {
   const paths = new Set(requestPaths(request));
-  for (const item of request.toolCall.content ?? []) if (item.type === "diff" && typeof item.path === "string") paths.add(normalizePath(item.path));
+  for (const item of request.toolCall.content ?? [])
+    if (item.type === "diff" && typeof item.path === "string") paths.add(normalizePath(item.path));
   return [...paths];
 }
 
@@ -86,7 +92,10 @@ export function hostAccessRequest(access: HostAccess, toolCallId: string): Reque
     access.kind === "terminal"
       ? `Run ${[access.command, ...access.args].join(" ")} (in ${access.cwd})`
       : `${access.kind === "read" ? "Read" : "Write"} ${access.path}`;
-  const rawInput = access.kind === "terminal" ? { command: access.command, args: [...access.args], cwd: access.cwd } : { path: access.path };
+  const rawInput =
+    access.kind === "terminal"
+      ? { command: access.command, args: [...access.args], cwd: access.cwd }
+      : { path: access.path };
   return {
     sessionId: access.sessionId,
     toolCall: {
@@ -110,17 +119,32 @@ export function brokerGate(broker: PermissionBroker, options: BrokerGateOptions 
     if (request.toolCall.toolCallId.startsWith(HOST_CALL_PREFIX)) return; // the gate's own question: "once" means once
     const kind = selectedKind(request, response);
     if (kind !== "allow_once" && kind !== "allow_always") return;
-    grants.push({ sessionId: request.sessionId, kind: request.toolCall.kind ?? "other", paths: grantedPaths(request), at: Date.now() });
+    grants.push({
+      sessionId: request.sessionId,
+      kind: request.toolCall.kind ?? "other",
+      paths: grantedPaths(request),
+      at: Date.now(),
+    });
   });
-  const by = options.policyName === undefined ? "the client's permission policy" : `the client's permission policy (${options.policyName})`;
+  const by =
+    options.policyName === undefined
+      ? "the client's permission policy"
+      : `the client's permission policy (${options.policyName})`;
   return async (access) => {
     if (access.kind === "read" && options.reads === "serve") return true;
     const now = Date.now();
     while (grants.length > 0 && now - grants[0]!.at > coverMs) grants.shift();
     if (grants.some((grant) => covers(grant, access))) return true;
-    const response: RequestPermissionResponse = await broker.request(hostAccessRequest(access, `${HOST_CALL_PREFIX}${++counter}`));
-    const kind = response.outcome.outcome === "selected" ? OPTIONS.find((option) => option.optionId === (response.outcome as { optionId: string }).optionId)?.kind : undefined;
+    const response: RequestPermissionResponse = await broker.request(
+      hostAccessRequest(access, `${HOST_CALL_PREFIX}${++counter}`),
+    );
+    const kind =
+      response.outcome.outcome === "selected"
+        ? OPTIONS.find((option) => option.optionId === (response.outcome as { optionId: string }).optionId)?.kind
+        : undefined;
     if (kind === "allow_once" || kind === "allow_always") return true;
-    return response.outcome.outcome === "cancelled" ? `the turn was cancelled before ${by} answered` : `${by} refused it`;
+    return response.outcome.outcome === "cancelled"
+      ? `the turn was cancelled before ${by} answered`
+      : `${by} refused it`;
   };
 }

@@ -2,7 +2,13 @@
  * The client toolkit's browser-safe pieces: a session model folded from `session/update` (`Transcript`, routed per
  * session by `SessionRouter`) and permission policies run by a `PermissionBroker`. No I/O, no `node:*`.
  */
-export { Transcript, Transcript as SessionModel, type BeginTurnOptions, type SessionSetup, type TranscriptOptions } from "./transcript.js";
+export {
+  Transcript,
+  Transcript as SessionModel,
+  type BeginTurnOptions,
+  type SessionSetup,
+  type TranscriptOptions,
+} from "./transcript.js";
 export type {
   EntryBase,
   MessageEntry,
@@ -45,8 +51,30 @@ export {
   type PermissionDecision,
   type PermissionPolicy,
 } from "./permission-policy.js";
-export { globToRegExp, normalizePath, pathMatcher, requestPaths, rules, type PermissionRule, type RulesOptions } from "./permission-rules.js";
+export {
+  globToRegExp,
+  normalizePath,
+  pathMatcher,
+  requestPaths,
+  rules,
+  type PermissionRule,
+  type RulesOptions,
+} from "./permission-rules.js";
 export { PermissionBroker, type PendingPermission, type PermissionBrokerOptions } from "./permission-broker.js";
-export { brokerGate, hostAccessRequest, HOST_CALL_PREFIX, type BrokerGateOptions, type HostAccess, type HostGate } from "./host-gate.js";
-export { TurnGuard, type GuardedConnection, type GuardedPromptResponse, type TurnGuardOptions, type TurnViolation, type UpdatePlacement } from "./turn-guard.js";
+export {
+  brokerGate,
+  hostAccessRequest,
+  HOST_CALL_PREFIX,
+  type BrokerGateOptions,
+  type HostAccess,
+  type HostGate,
+} from "./host-gate.js";
+export {
+  TurnGuard,
+  type GuardedConnection,
+  type GuardedPromptResponse,
+  type TurnGuardOptions,
+  type TurnViolation,
+  type UpdatePlacement,
+} from "./turn-guard.js";
 export { sanitizeTerminalText, terminalSafeJson, TerminalTextFilter } from "./terminal-text.js";

@@ -18,7 +18,8 @@ function request(sessionId: string, toolCallId = "c", kind?: "read" | "edit"): R
 /** A policy that waits for the test to answer, recording each signal. */
 function manual() {
   const waiting: { request: RequestPermissionRequest; signal: AbortSignal; answer: (optionId: string) => void }[] = [];
-  const policy: PermissionPolicy = (req, { signal }) => new Promise((resolve) => waiting.push({ request: req, signal, answer: (id) => resolve(selectOption(id)) }));
+  const policy: PermissionPolicy = (req, { signal }) =>
+    new Promise((resolve) => waiting.push({ request: req, signal, answer: (id) => resolve(selectOption(id)) }));
   return { policy, waiting };
 }
 
@@ -37,7 +38,10 @@ test("cancelSession answers that session's pending requests cancelled and aborts
   assert.deepEqual(await a2, CANCELLED_RESPONSE);
   assert.ok(waiting.filter((w) => w.request.sessionId === "A").every((w) => w.signal.aborted));
   waiting[0]!.answer("allow"); // late answer: ignored
-  assert.deepEqual(broker.pending().map((p) => p.request.sessionId), ["B"]);
+  assert.deepEqual(
+    broker.pending().map((p) => p.request.sessionId),
+    ["B"],
+  );
   waiting.find((w) => w.request.sessionId === "B")!.answer("allow");
   assert.deepEqual(await b1, selectOption("allow"));
   assert.equal(broker.pending().length, 0);
@@ -63,7 +67,10 @@ test("a throwing policy or an answer naming an option the agent did not offer fa
   const inventing = new PermissionBroker(async () => selectOption("yes please"));
   assert.deepEqual(await inventing.request(request("s")), selectOption("reject"));
   const noReject = new PermissionBroker(async () => selectOption("x"));
-  assert.deepEqual(await noReject.request({ ...request("s"), options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] }), CANCELLED_RESPONSE);
+  assert.deepEqual(
+    await noReject.request({ ...request("s"), options: [{ optionId: "allow", name: "Allow", kind: "allow_once" }] }),
+    CANCELLED_RESPONSE,
+  );
 });
 
 test("the caller's signal and close() answer cancelled", async () => {
@@ -83,10 +90,20 @@ test("the caller's signal and close() answer cancelled", async () => {
 });
 
 test("lookupToolCall lets the policy see what the client already knows of the call", async () => {
-  const known = { toolCallId: "c", title: "Read a.ts", kind: "read", status: "pending", content: [], locations: [], cancelled: true };
+  const known = {
+    toolCallId: "c",
+    title: "Read a.ts",
+    kind: "read",
+    status: "pending",
+    content: [],
+    locations: [],
+    cancelled: true,
+  };
   const seen: RequestPermissionRequest[] = [];
   const reads = allowReads();
-  const broker = new PermissionBroker((req, ctx) => (seen.push(req), reads(req, ctx)), { lookupToolCall: (s, id) => (s === "s" && id === "c" ? known : undefined) });
+  const broker = new PermissionBroker((req, ctx) => (seen.push(req), reads(req, ctx)), {
+    lookupToolCall: (s, id) => (s === "s" && id === "c" ? known : undefined),
+  });
   assert.deepEqual(await broker.request(request("s", "c")), selectOption("allow"));
   assert.equal(seen[0]!.toolCall.title, "Read a.ts");
   assert.equal("cancelled" in seen[0]!.toolCall, false);

@@ -48,7 +48,9 @@ export class PermissionBroker {
   readonly #policy: PermissionPolicy;
   readonly #options: PermissionBrokerOptions;
   readonly #pending = new Map<string, Set<Pending>>();
-  readonly #answerListeners = new Set<(request: RequestPermissionRequest, response: RequestPermissionResponse) => void>();
+  readonly #answerListeners = new Set<
+    (request: RequestPermissionRequest, response: RequestPermissionResponse) => void
+  >();
 
   constructor(policy: PermissionPolicy, options: PermissionBrokerOptions = {}) {
     this.#policy = policy;
@@ -109,13 +111,15 @@ export class PermissionBroker {
     const set = this.#pending.get(sessionId);
     if (set === undefined) return 0;
     const entries = [...set];
-    for (const entry of entries) this.#cancel(entry, new Error(`The prompt turn of session ${sessionId} was cancelled.`));
+    for (const entry of entries)
+      this.#cancel(entry, new Error(`The prompt turn of session ${sessionId} was cancelled.`));
     return entries.length;
   }
 
   /** The pending requests of one session, or of all sessions. */
   pending(sessionId?: string): PendingPermission[] {
-    const sets = sessionId === undefined ? [...this.#pending.values()] : [this.#pending.get(sessionId) ?? new Set<Pending>()];
+    const sets =
+      sessionId === undefined ? [...this.#pending.values()] : [this.#pending.get(sessionId) ?? new Set<Pending>()];
     return sets.flatMap((set) => [...set].map(({ request, since }) => ({ request, since })));
   }
 
@@ -140,7 +144,8 @@ export class PermissionBroker {
     const known = this.#options.lookupToolCall?.(request.sessionId, request.toolCall.toolCallId);
     if (known === undefined) return request;
     const toolCall: Record<string, unknown> = { ...known };
-    for (const [key, value] of Object.entries(request.toolCall)) if (value !== undefined && value !== null) toolCall[key] = value;
+    for (const [key, value] of Object.entries(request.toolCall))
+      if (value !== undefined && value !== null) toolCall[key] = value;
     delete toolCall.cancelled;
     return { ...request, toolCall: toolCall as ToolCallUpdate };
   }

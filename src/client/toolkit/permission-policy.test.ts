@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import type { PermissionOption, PermissionOptionKind, RequestPermissionRequest, ToolKind } from "../../protocol/index.js";
+import type {
+  PermissionOption,
+  PermissionOptionKind,
+  RequestPermissionRequest,
+  ToolKind,
+} from "../../protocol/index.js";
 import {
   CANCELLED_RESPONSE,
   PermissionTimeoutError,
@@ -17,7 +22,11 @@ import {
 const ALL_KINDS: PermissionOptionKind[] = ["allow_once", "allow_always", "reject_once", "reject_always"];
 const option = (kind: PermissionOptionKind): PermissionOption => ({ optionId: `opt-${kind}`, name: kind, kind });
 
-function request(kind: ToolKind | undefined, kinds: PermissionOptionKind[] = ALL_KINDS, sessionId = "s1"): RequestPermissionRequest {
+function request(
+  kind: ToolKind | undefined,
+  kinds: PermissionOptionKind[] = ALL_KINDS,
+  sessionId = "s1",
+): RequestPermissionRequest {
   return {
     sessionId,
     toolCall: { toolCallId: `call-${Math.random()}`, title: `a ${kind ?? "kindless"} call`, ...(kind ? { kind } : {}) },
@@ -42,7 +51,8 @@ test("allowAll picks allow_once, else allow_always, else rejects; denyAll picks 
 });
 
 test("allowReads allows read, search, think and fetch; the rest goes to the fallback (default reject)", async () => {
-  for (const kind of ["read", "search", "think", "fetch"] as const) assert.equal(await chosen(allowReads(), request(kind)), "opt-allow_once");
+  for (const kind of ["read", "search", "think", "fetch"] as const)
+    assert.equal(await chosen(allowReads(), request(kind)), "opt-allow_once");
   for (const kind of ["edit", "delete", "move", "execute", "switch_mode", "other", undefined] as const) {
     assert.equal(await chosen(allowReads(), request(kind)), "opt-reject_once");
   }
@@ -62,7 +72,13 @@ test("interactive maps option ids, decisions, whole responses and dismissals; un
   assert.equal(await chosen(ask(null), request("edit")), "cancelled");
   assert.equal(await chosen(ask("made-up"), request("edit")), "opt-reject_once");
   assert.equal(await chosen(ask(selectOption("made-up")), request("edit")), "opt-reject_once");
-  assert.equal(await chosen(interactive(async () => "opt-allow_once"), request("edit")), "opt-allow_once");
+  assert.equal(
+    await chosen(
+      interactive(async () => "opt-allow_once"),
+      request("edit"),
+    ),
+    "opt-allow_once",
+  );
   assert.equal(asked.length, 6);
 });
 
@@ -113,7 +129,10 @@ test("withTimeout fails closed: reject option if offered, else cancelled, and ab
     });
   assert.equal(await chosen(withTimeout(never, 5), request("edit")), "opt-reject_once");
   assert.ok(reason instanceof PermissionTimeoutError);
-  assert.equal(await chosen(withTimeout(never, 5), request("edit", ["allow_once", "reject_always"])), "opt-reject_always");
+  assert.equal(
+    await chosen(withTimeout(never, 5), request("edit", ["allow_once", "reject_always"])),
+    "opt-reject_always",
+  );
   assert.deepEqual(await withTimeout(never, 5)(request("edit", ["allow_once"]), context()), CANCELLED_RESPONSE);
   // in time: the inner answer stands
   assert.equal(await chosen(withTimeout(allowAll(), 1000), request("edit")), "opt-allow_once");
@@ -122,7 +141,13 @@ test("withTimeout fails closed: reject option if offered, else cancelled, and ab
     throw new Error("no UI");
   };
   assert.equal(await chosen(withTimeout(throwing, 1000), request("edit")), "opt-reject_once");
-  assert.equal(await chosen(withTimeout(async () => selectOption("nope"), 1000), request("edit")), "opt-reject_once");
+  assert.equal(
+    await chosen(
+      withTimeout(async () => selectOption("nope"), 1000),
+      request("edit"),
+    ),
+    "opt-reject_once",
+  );
 });
 
 test("withTimeout passes the caller's abort on to the inner policy", async () => {

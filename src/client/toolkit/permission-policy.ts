@@ -22,13 +22,18 @@ export interface PermissionContext {
  * Answers one permission request. The answer must select one of `request.options` by id, or be `cancelled`
  * (which the spec reserves for a cancelled turn). Policies should stop work when `context.signal` aborts.
  */
-export type PermissionPolicy = (request: RequestPermissionRequest, context: PermissionContext) => Promise<RequestPermissionResponse>;
+export type PermissionPolicy = (
+  request: RequestPermissionRequest,
+  context: PermissionContext,
+) => Promise<RequestPermissionResponse>;
 
 /** A decision, before it is mapped onto the agent's options. */
 export type PermissionDecision = "allow" | "reject";
 
 /** The `cancelled` outcome. */
-export const CANCELLED_RESPONSE: RequestPermissionResponse = Object.freeze({ outcome: Object.freeze({ outcome: "cancelled" as const }) });
+export const CANCELLED_RESPONSE: RequestPermissionResponse = Object.freeze({
+  outcome: Object.freeze({ outcome: "cancelled" as const }),
+});
 
 /** Tool kinds `allowReads` allows: they only look. */
 export const READ_KINDS: readonly ToolKind[] = ["read", "search", "think", "fetch"];
@@ -39,7 +44,10 @@ export function selectOption(optionId: string): RequestPermissionResponse {
 }
 
 /** The first offered option whose kind is the first of `kinds` offered, if any. */
-export function findOption(options: readonly PermissionOption[], kinds: readonly PermissionOptionKind[]): PermissionOption | undefined {
+export function findOption(
+  options: readonly PermissionOption[],
+  kinds: readonly PermissionOptionKind[],
+): PermissionOption | undefined {
   for (const kind of kinds) {
     const option = options.find((candidate) => candidate.kind === kind);
     if (option !== undefined) return option;
@@ -69,14 +77,20 @@ export function failClosed(request: RequestPermissionRequest): RequestPermission
 }
 
 /** Whether `response` is a valid answer to `request`: `cancelled`, or one of its option ids selected. */
-export function isValidAnswer(request: RequestPermissionRequest, response: unknown): response is RequestPermissionResponse {
+export function isValidAnswer(
+  request: RequestPermissionRequest,
+  response: unknown,
+): response is RequestPermissionResponse {
   const outcome = (response as RequestPermissionResponse | undefined)?.outcome;
   if (outcome?.outcome === "cancelled") return true;
   return outcome?.outcome === "selected" && request.options.some((option) => option.optionId === outcome.optionId);
 }
 
 /** The kind of the option a response selected (undefined for `cancelled` or an unknown id). */
-export function selectedKind(request: RequestPermissionRequest, response: RequestPermissionResponse): PermissionOptionKind | undefined {
+export function selectedKind(
+  request: RequestPermissionRequest,
+  response: RequestPermissionResponse,
+): PermissionOptionKind | undefined {
   const outcome = response.outcome;
   if (outcome.outcome !== "selected") return undefined;
   return request.options.find((option) => option.optionId === outcome.optionId)?.kind;
@@ -114,11 +128,14 @@ export type AskAnswer = string | RequestPermissionResponse | { decision: Permiss
  * its prompt when `context.signal` aborts (the answer is then no longer used). An option id not offered by the agent
  * is answered fail-closed (see `failClosed`).
  */
-export function interactive(ask: (request: RequestPermissionRequest, context: PermissionContext) => AskAnswer | Promise<AskAnswer>): PermissionPolicy {
+export function interactive(
+  ask: (request: RequestPermissionRequest, context: PermissionContext) => AskAnswer | Promise<AskAnswer>,
+): PermissionPolicy {
   return async (request, context) => {
     const answer = await ask(request, context);
     if (answer == null) return CANCELLED_RESPONSE;
-    if (typeof answer === "string") return request.options.some((option) => option.optionId === answer) ? selectOption(answer) : failClosed(request);
+    if (typeof answer === "string")
+      return request.options.some((option) => option.optionId === answer) ? selectOption(answer) : failClosed(request);
     if ("decision" in answer) return decide(request, answer.decision);
     return isValidAnswer(request, answer) ? answer : failClosed(request);
   };
@@ -145,11 +162,15 @@ export interface MemoryPolicy extends PermissionPolicy {
 export function withMemory(policy: PermissionPolicy): MemoryPolicy {
   const memory = new Map<string, Map<ToolKind, PermissionDecision>>();
   const remembered = (sessionId: string, kind: ToolKind) => memory.get(sessionId)?.get(kind);
-  const wrapped = async (request: RequestPermissionRequest, context: PermissionContext): Promise<RequestPermissionResponse> => {
+  const wrapped = async (
+    request: RequestPermissionRequest,
+    context: PermissionContext,
+  ): Promise<RequestPermissionResponse> => {
     const kind = request.toolCall.kind ?? "other";
     const decision = remembered(request.sessionId, kind);
     if (decision !== undefined) {
-      const kinds: PermissionOptionKind[] = decision === "allow" ? ["allow_always", "allow_once"] : ["reject_always", "reject_once"];
+      const kinds: PermissionOptionKind[] =
+        decision === "allow" ? ["allow_always", "allow_once"] : ["reject_always", "reject_once"];
       const option = findOption(request.options, kinds);
       if (option !== undefined) return selectOption(option.optionId);
     }
@@ -199,7 +220,10 @@ export function withTimeout(policy: PermissionPolicy, ms: number): PermissionPol
     });
     const answered = Promise.resolve()
       .then(() => policy(request, { ...context, signal: inner.signal }))
-      .then((response) => (isValidAnswer(request, response) ? response : failClosed(request)), () => failClosed(request));
+      .then(
+        (response) => (isValidAnswer(request, response) ? response : failClosed(request)),
+        () => failClosed(request),
+      );
     try {
       return await Promise.race([answered, timedOut]);
     } finally {

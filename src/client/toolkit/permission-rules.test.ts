@@ -48,7 +48,8 @@ test("allow path rules need every path inside; reject path rules fire on any pat
     ],
     denyAll(),
   );
-  const edit = (paths: string[], rawInput?: unknown) => request({ kind: "edit", locations: paths.map((path) => ({ path })), rawInput });
+  const edit = (paths: string[], rawInput?: unknown) =>
+    request({ kind: "edit", locations: paths.map((path) => ({ path })), rawInput });
   assert.equal(await answer(policy, edit(["/work/app/a.ts", "/tmp/x/y"])), "yes");
   assert.equal(await answer(policy, edit(["/work/app/a.ts", "/etc/passwd"])), "no");
   assert.equal(await answer(policy, edit(["/work/app/../../etc/passwd"])), "no");
@@ -59,7 +60,10 @@ test("allow path rules need every path inside; reject path rules fire on any pat
 
 test("ask rules without options.ask go to the fallback", async () => {
   let asked = 0;
-  const policy = rules([{ kind: "execute", decision: "ask" }, { decision: "allow" }], interactive(() => (asked++, "no")));
+  const policy = rules(
+    [{ kind: "execute", decision: "ask" }, { decision: "allow" }],
+    interactive(() => (asked++, "no")),
+  );
   assert.equal(await answer(policy, request({ kind: "execute" })), "no");
   assert.equal(await answer(policy, request({ kind: "read" })), "yes");
   assert.equal(asked, 1);
@@ -69,7 +73,14 @@ test("requestPaths reads locations and path-like rawInput keys", () => {
   const paths = requestPaths(
     request({
       locations: [{ path: "/a/b.ts", line: 2 }],
-      rawInput: { path: "/a/./c.ts", paths: ["/d", 3], abs_path: "/e", targetPath: "/f", command: "/not/a/path", cwd: "/w" },
+      rawInput: {
+        path: "/a/./c.ts",
+        paths: ["/d", 3],
+        abs_path: "/e",
+        targetPath: "/f",
+        command: "/not/a/path",
+        cwd: "/w",
+      },
     }),
   );
   assert.deepEqual(paths.sort(), ["/a/b.ts", "/a/c.ts", "/d", "/e", "/f", "/w"]);

@@ -32,7 +32,11 @@ export interface RulesOptions {
  * Decides by the first matching rule: `allow` and `reject` map onto the agent's options with `decide`; `ask` and no
  * match hand the request on (`options.ask` or `fallback`).
  */
-export function rules(list: readonly PermissionRule[], fallback: PermissionPolicy, options: RulesOptions = {}): PermissionPolicy {
+export function rules(
+  list: readonly PermissionRule[],
+  fallback: PermissionPolicy,
+  options: RulesOptions = {},
+): PermissionPolicy {
   const compiled = list.map(compileRule);
   return async (request, context) => {
     const paths = requestPaths(request);
@@ -51,14 +55,16 @@ interface CompiledRule {
 function compileRule(rule: PermissionRule): CompiledRule {
   const kinds = rule.kind === undefined ? undefined : typeof rule.kind === "string" ? [rule.kind] : rule.kind;
   const title = rule.title;
-  const patterns = rule.path === undefined ? undefined : (typeof rule.path === "string" ? [rule.path] : rule.path).map(pathMatcher);
+  const patterns =
+    rule.path === undefined ? undefined : (typeof rule.path === "string" ? [rule.path] : rule.path).map(pathMatcher);
   return {
     decision: rule.decision,
     matches(request, paths) {
       if (kinds !== undefined && !kinds.includes(request.toolCall.kind ?? "other")) return false;
       if (title !== undefined) {
         const text = request.toolCall.title ?? "";
-        if (typeof title === "string" ? !text.toLowerCase().includes(title.toLowerCase()) : !testRegExp(title, text)) return false;
+        if (typeof title === "string" ? !text.toLowerCase().includes(title.toLowerCase()) : !testRegExp(title, text))
+          return false;
       }
       if (patterns === undefined) return true;
       const inside = (path: string) => patterns.some((matches) => matches(path));
@@ -81,12 +87,14 @@ const PATH_KEY = /^(path|paths|file|files|filename|cwd|dir|directory|destination
  */
 export function requestPaths(request: RequestPermissionRequest): string[] {
   const found = new Set<string>();
-  for (const location of request.toolCall.locations ?? []) if (typeof location.path === "string") found.add(normalizePath(location.path));
+  for (const location of request.toolCall.locations ?? [])
+    if (typeof location.path === "string") found.add(normalizePath(location.path));
   const raw = request.toolCall.rawInput;
   if (raw !== null && typeof raw === "object" && !Array.isArray(raw)) {
     for (const [key, value] of Object.entries(raw)) {
       if (!PATH_KEY.test(key)) continue;
-      for (const item of Array.isArray(value) ? value : [value]) if (typeof item === "string" && item !== "") found.add(normalizePath(item));
+      for (const item of Array.isArray(value) ? value : [value])
+        if (typeof item === "string" && item !== "") found.add(normalizePath(item));
     }
   }
   return [...found];

@@ -11,7 +11,10 @@ const chunk = (sessionId: string, text: string): SessionNotification => ({
 
 test("updates before the session/new response are buffered and replayed on open, then the response's setup applies", () => {
   const router = new SessionRouter();
-  router.route({ sessionId: "s1", update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "init", description: "Init" }] } });
+  router.route({
+    sessionId: "s1",
+    update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "init", description: "Init" }] },
+  });
   router.route({ sessionId: "s1", update: { sessionUpdate: "current_mode_update", currentModeId: "early" } });
   router.route(chunk("s1", "hello "));
   router.route(chunk("other", "x"));
@@ -20,7 +23,9 @@ test("updates before the session/new response are buffered and replayed on open,
   assert.equal(router.bufferedFor("s1"), 3);
   const seen: string[] = [];
   const router2Sessions: string[] = [];
-  const transcript = router.open("s1", { modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] } });
+  const transcript = router.open("s1", {
+    modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] },
+  });
   router2Sessions.push(...router.sessionIds);
   transcript.onChange((change) => seen.push(change.type));
   router.route(chunk("s1", "world"));

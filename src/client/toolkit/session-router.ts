@@ -66,7 +66,9 @@ export class SessionRouter {
   /** Folds one notification into its session's transcript, or buffers it (see the class contract). */
   route(notification: SessionNotification): void {
     const { sessionId, update } = notification;
-    const transcript = this.#sessions.get(sessionId) ?? (this.#options.unknownSessions === "create" ? this.#create(sessionId) : undefined);
+    const transcript =
+      this.#sessions.get(sessionId) ??
+      (this.#options.unknownSessions === "create" ? this.#create(sessionId) : undefined);
     if (transcript !== undefined) {
       transcript.apply(update);
       return;

@@ -3,7 +3,6 @@ import { test } from "node:test";
 import { sanitizeTerminalText, terminalSafeJson, TerminalTextFilter } from "./terminal-text.js";
 import { ANY_CONTROL, CONTROL_SEQUENCES, HOSTILE_TEXT } from "./testing/hostile-text.js";
 
-
 test("every control sequence is removed, the text around it kept", () => {
   for (const [name, sequence] of CONTROL_SEQUENCES) assert.equal(sanitizeTerminalText(`a${sequence}b`), "ab", name);
 });
@@ -39,5 +38,9 @@ test("terminalSafeJson: the same value when parsed, with no raw control characte
     assert.doesNotMatch(json, ANY_CONTROL);
     assert.deepEqual(JSON.parse(json), value);
   }
-  assert.equal(terminalSafeJson({ plain: "café" }), JSON.stringify({ plain: "café" }), "nothing to escape: JSON.stringify's text");
+  assert.equal(
+    terminalSafeJson({ plain: "café" }),
+    JSON.stringify({ plain: "café" }),
+    "nothing to escape: JSON.stringify's text",
+  );
 });

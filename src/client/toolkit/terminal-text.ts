@@ -83,7 +83,8 @@ export class TerminalTextFilter {
     this.#length = 0;
     if (code === ESC) this.#state = State.Escape;
     else if (code === 0x9b) this.#state = State.Csi;
-    else if (code === 0x9d || code === 0x90 || code === 0x98 || code === 0x9e || code === 0x9f) this.#state = State.String;
+    else if (code === 0x9d || code === 0x90 || code === 0x98 || code === 0x9e || code === 0x9f)
+      this.#state = State.String;
   }
 
   /** One character inside a sequence; returns true when it is a newline or tab that ended it (to be kept). */
@@ -101,7 +102,8 @@ export class TerminalTextFilter {
     switch (this.#state) {
       case State.Escape:
         if (code === 0x5b) this.#state = State.Csi;
-        else if (code === 0x5d || code === 0x50 || code === 0x58 || code === 0x5e || code === 0x5f) this.#state = State.String;
+        else if (code === 0x5d || code === 0x50 || code === 0x58 || code === 0x5e || code === 0x5f)
+          this.#state = State.String;
         else if (code >= 0x20 && code <= 0x2f) this.#state = State.EscapeIntermediate;
         else this.#state = State.Ground; // a final byte (or anything else) ends the escape
         return false;

@@ -22,14 +22,32 @@ function scriptedAgent(connection: AgentSideConnection): Agent {
     initialize: () => ({ protocolVersion: 1, agentCapabilities: {} }),
     authenticate: () => {},
     async newSession() {
-      await send("S", { sessionUpdate: "available_commands_update", availableCommands: [{ name: "review", description: "Review changes" }] });
-      return { sessionId: "S", modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }, { id: "code", name: "Code" }] } };
+      await send("S", {
+        sessionUpdate: "available_commands_update",
+        availableCommands: [{ name: "review", description: "Review changes" }],
+      });
+      return {
+        sessionId: "S",
+        modes: {
+          currentModeId: "ask",
+          availableModes: [
+            { id: "ask", name: "Ask" },
+            { id: "code", name: "Code" },
+          ],
+        },
+      };
     },
     async prompt({ sessionId }) {
       turns++;
       if (turns === 2) {
         // the turn the client cancels: a permission left pending, then (wrongly) end_turn
-        await send(sessionId, { sessionUpdate: "tool_call", toolCallId: "t2", title: "Run build", kind: "execute", status: "pending" });
+        await send(sessionId, {
+          sessionUpdate: "tool_call",
+          toolCallId: "t2",
+          title: "Run build",
+          kind: "execute",
+          status: "pending",
+        });
         const stop = new Promise<void>((resolve) => (cancelled = resolve));
         const answer = await connection.requestPermission({
           sessionId,
@@ -44,19 +62,63 @@ function scriptedAgent(connection: AgentSideConnection): Agent {
         return { stopReason: "end_turn" };
       }
       await send(sessionId, { sessionUpdate: "agent_thought_chunk", content: text("Planning the edit.") });
-      await send(sessionId, { sessionUpdate: "plan", entries: [{ content: "Read config", priority: "high", status: "in_progress" }, { content: "Edit config", priority: "high", status: "pending" }] });
+      await send(sessionId, {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read config", priority: "high", status: "in_progress" },
+          { content: "Edit config", priority: "high", status: "pending" },
+        ],
+      });
       await send(sessionId, agentText("Reading ", "m1"));
       await send(sessionId, agentText("the config.", "m1"));
-      await send(sessionId, { sessionUpdate: "tool_call", toolCallId: "t1", title: "Read config.json", kind: "read", status: "pending", locations: [{ path: "/work/config.json" }] });
-      const read = await connection.requestPermission({ sessionId, toolCall: { toolCallId: "t1" }, options: permissionOptions });
+      await send(sessionId, {
+        sessionUpdate: "tool_call",
+        toolCallId: "t1",
+        title: "Read config.json",
+        kind: "read",
+        status: "pending",
+        locations: [{ path: "/work/config.json" }],
+      });
+      const read = await connection.requestPermission({
+        sessionId,
+        toolCall: { toolCallId: "t1" },
+        options: permissionOptions,
+      });
       assert.deepEqual(read.outcome, { outcome: "selected", optionId: "once" });
       await send(sessionId, { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "in_progress" });
-      await send(sessionId, { sessionUpdate: "tool_call_update", toolCallId: "t1", status: "completed", content: [{ type: "content", content: text("{}") }] });
-      await send(sessionId, { sessionUpdate: "tool_call", toolCallId: "t1b", title: "Edit config.json", kind: "edit", status: "pending", locations: [{ path: "/work/config.json" }] });
-      const edit = await connection.requestPermission({ sessionId, toolCall: { toolCallId: "t1b", title: "Edit config.json" }, options: permissionOptions });
+      await send(sessionId, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1",
+        status: "completed",
+        content: [{ type: "content", content: text("{}") }],
+      });
+      await send(sessionId, {
+        sessionUpdate: "tool_call",
+        toolCallId: "t1b",
+        title: "Edit config.json",
+        kind: "edit",
+        status: "pending",
+        locations: [{ path: "/work/config.json" }],
+      });
+      const edit = await connection.requestPermission({
+        sessionId,
+        toolCall: { toolCallId: "t1b", title: "Edit config.json" },
+        options: permissionOptions,
+      });
       assert.deepEqual(edit.outcome, { outcome: "selected", optionId: "always" });
-      await send(sessionId, { sessionUpdate: "tool_call_update", toolCallId: "t1b", status: "completed", content: [{ type: "diff", path: "/work/config.json", oldText: "{}", newText: '{"a":1}' }] });
-      await send(sessionId, { sessionUpdate: "plan", entries: [{ content: "Read config", priority: "high", status: "completed" }, { content: "Edit config", priority: "high", status: "completed" }] });
+      await send(sessionId, {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "t1b",
+        status: "completed",
+        content: [{ type: "diff", path: "/work/config.json", oldText: "{}", newText: '{"a":1}' }],
+      });
+      await send(sessionId, {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read config", priority: "high", status: "completed" },
+          { content: "Edit config", priority: "high", status: "completed" },
+        ],
+      });
       await send(sessionId, { sessionUpdate: "current_mode_update", currentModeId: "code" });
       await send(sessionId, { sessionUpdate: "usage_update", used: 5000, size: 128000 });
       await send(sessionId, { sessionUpdate: "session_info_update", title: "Edit the config" });
@@ -112,7 +174,10 @@ test("a ClientSideConnection with router, transcript and policies, against an Ag
     lookupToolCall: (sessionId, toolCallId) => router.get(sessionId)?.toolCall(toolCallId),
   });
   const connection = new ClientSideConnection(
-    () => ({ sessionUpdate: (notification) => router.route(notification), requestPermission: (params) => broker.request(params) }),
+    () => ({
+      sessionUpdate: (notification) => router.route(notification),
+      requestPermission: (params) => broker.request(params),
+    }),
     clientStream,
   );
   await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
@@ -162,7 +227,10 @@ test("a ClientSideConnection with router, transcript and policies, against an Ag
   assert.equal(transcript.state.modes?.currentModeId, "code");
   assert.deepEqual(transcript.usage, { used: 5000, size: 128000 });
   assert.equal(transcript.info.title, "Edit the config");
-  assert.equal(transcript.plan?.every((entry) => entry.status === "completed"), true);
+  assert.equal(
+    transcript.plan?.every((entry) => entry.status === "completed"),
+    true,
+  );
   assert.equal(router.buffered, 0);
   connection.close();
   await agentSide.closed;

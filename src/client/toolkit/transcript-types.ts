@@ -179,7 +179,12 @@ export type StateField = "plan" | "modes" | "configOptions" | "availableCommands
 /** What one change did; listeners get one per change, synchronously, after the transcript is consistent. */
 export type TranscriptChange =
   | { readonly type: "entry_added"; readonly entry: TranscriptEntry; readonly index: number }
-  | { readonly type: "entry_updated"; readonly entry: TranscriptEntry; readonly index: number; readonly previous: TranscriptEntry }
+  | {
+      readonly type: "entry_updated";
+      readonly entry: TranscriptEntry;
+      readonly index: number;
+      readonly previous: TranscriptEntry;
+    }
   | { readonly type: "turn_started"; readonly turn: Turn }
   | { readonly type: "turn_updated"; readonly turn: Turn }
   | { readonly type: "turn_ended"; readonly turn: Turn }

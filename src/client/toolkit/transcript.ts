@@ -195,7 +195,8 @@ export class Transcript {
       case "plan":
         return this.#plan(known.entries);
       case "current_mode_update": {
-        const modes = this.#state.modes === undefined ? undefined : { ...this.#state.modes, currentModeId: known.currentModeId };
+        const modes =
+          this.#state.modes === undefined ? undefined : { ...this.#state.modes, currentModeId: known.currentModeId };
         return this.#setState({ currentModeId: known.currentModeId, modes }, "modes");
       }
       case "config_option_update":
@@ -218,7 +219,10 @@ export class Transcript {
       case "compaction_summary_chunk":
         return this.#compaction(known);
       default:
-        this.#unknown.push({ turn: this.#turns.length === 0 ? undefined : this.#turns.length - 1, update: update as UnknownUpdate["update"] });
+        this.#unknown.push({
+          turn: this.#turns.length === 0 ? undefined : this.#turns.length - 1,
+          update: update as UnknownUpdate["update"],
+        });
         return this.#emit({ type: "state_changed", field: "unknown" });
     }
   }
@@ -228,7 +232,8 @@ export class Transcript {
    * `endTurn` or `failTurn`).
    */
   beginTurn(prompt: readonly ContentBlock[], options: BeginTurnOptions = {}): Turn {
-    if (this.currentTurn !== undefined) throw new Error("A prompt turn is still running in this session: end it before beginning another.");
+    if (this.currentTurn !== undefined)
+      throw new Error("A prompt turn is still running in this session: end it before beginning another.");
     const turn: Turn = { index: this.#turns.length, prompt, state: "running", cancelRequested: false, lateUpdates: 0 };
     this.#turns.push(turn);
     this.#emit({ type: "turn_started", turn });
@@ -247,7 +252,13 @@ export class Transcript {
     if (turn === undefined) return false;
     if (!turn.cancelRequested) this.#replaceTurn({ ...turn, cancelRequested: true }, "turn_updated");
     this.#entries.forEach((entry, index) => {
-      if (entry.kind !== "tool_call" || entry.turn !== turn.index || entry.toolCall.cancelled || isFinished(entry.toolCall)) return;
+      if (
+        entry.kind !== "tool_call" ||
+        entry.turn !== turn.index ||
+        entry.toolCall.cancelled ||
+        isFinished(entry.toolCall)
+      )
+        return;
       this.#replace(index, { ...entry, toolCall: { ...entry.toolCall, cancelled: true } });
     });
     return true;
@@ -257,14 +268,20 @@ export class Transcript {
   endTurn(stopReason: StopReason): Turn | undefined {
     const turn = this.currentTurn;
     if (turn === undefined) return undefined;
-    return this.#replaceTurn({ ...turn, state: "ended", stopReason, outcome: turn.cancelRequested ? "cancelled" : stopReason }, "turn_ended");
+    return this.#replaceTurn(
+      { ...turn, state: "ended", stopReason, outcome: turn.cancelRequested ? "cancelled" : stopReason },
+      "turn_ended",
+    );
   }
 
   /** Ends the running turn because its `session/prompt` failed. No-op without one. */
   failTurn(error: unknown): Turn | undefined {
     const turn = this.currentTurn;
     if (turn === undefined) return undefined;
-    return this.#replaceTurn({ ...turn, state: "ended", error, outcome: turn.cancelRequested ? "cancelled" : "error" }, "turn_ended");
+    return this.#replaceTurn(
+      { ...turn, state: "ended", error, outcome: turn.cancelRequested ? "cancelled" : "error" },
+      "turn_ended",
+    );
   }
 
   #chunk(role: MessageRole, chunk: ContentChunk): void {
@@ -343,7 +360,8 @@ export class Transcript {
     if (entry.kind === "tool_call") this.#toolCalls.set(entry.toolCall.toolCallId, index);
     else if (entry.kind === "plan") this.#plans.set(entry.turn, index);
     else if (entry.kind === "compaction") this.#compactions.set(entry.compactionId, index);
-    else if (entry.kind === "message" && entry.messageId !== undefined) this.#messages.set(`${entry.role}:${entry.messageId}`, index);
+    else if (entry.kind === "message" && entry.messageId !== undefined)
+      this.#messages.set(`${entry.role}:${entry.messageId}`, index);
     this.#emit({ type: "entry_added", entry, index });
   }
 

@@ -10,7 +10,10 @@ import { ClientSideConnection } from "../client-side-connection.js";
 import { Transcript } from "./transcript.js";
 import { TurnGuard, type TurnViolation } from "./turn-guard.js";
 
-const chunk = (text: string): schema.SessionUpdate => ({ sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+const chunk = (text: string): schema.SessionUpdate => ({
+  sessionUpdate: "agent_message_chunk",
+  content: { type: "text", text },
+});
 
 /** An in-process agent whose prompt behaviour is chosen by the prompt's text (each a quirk of real agents). */
 function quirkyAgent(connection: AgentSideConnection): Agent {
@@ -37,7 +40,13 @@ function quirkyAgent(connection: AgentSideConnection): Agent {
       }
       if (text === "ignore-cancel") return new Promise(() => {});
       if (text === "late") {
-        setTimeout(() => void connection.sessionUpdate({ sessionId, update: chunk(" late one.") }).then(() => connection.sessionUpdate({ sessionId, update: chunk(" late two.") })), 5);
+        setTimeout(
+          () =>
+            void connection
+              .sessionUpdate({ sessionId, update: chunk(" late one.") })
+              .then(() => connection.sessionUpdate({ sessionId, update: chunk(" late two.") })),
+          5,
+        );
       }
       return { stopReason: "end_turn" };
     },
@@ -51,15 +60,26 @@ function setup(cancelDeadlineMs = 60_000) {
   const ignored: string[] = [];
   const transcript = new Transcript({ sessionId: "S" });
   const placements: Array<{ text: string; turn: number | undefined; late: boolean }> = [];
-  const lazy = { prompt: (...args: Parameters<ClientSideConnection["prompt"]>) => connection.prompt(...args), cancel: (params: schema.CancelNotification) => connection.cancel(params) };
-  const guard = new TurnGuard(lazy, { cancelDeadlineMs, onViolation: (v) => violations.push(v), onCancelIgnored: (sessionId) => ignored.push(sessionId) });
+  const lazy = {
+    prompt: (...args: Parameters<ClientSideConnection["prompt"]>) => connection.prompt(...args),
+    cancel: (params: schema.CancelNotification) => connection.cancel(params),
+  };
+  const guard = new TurnGuard(lazy, {
+    cancelDeadlineMs,
+    onViolation: (v) => violations.push(v),
+    onCancelIgnored: (sessionId) => ignored.push(sessionId),
+  });
   const connection = new ClientSideConnection(
     () => ({
       requestPermission: () => ({ outcome: { outcome: "cancelled" } }),
       sessionUpdate: (notification) => {
         const placement = guard.observe(notification);
         const update = notification.update;
-        placements.push({ text: update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : "", ...placement });
+        placements.push({
+          text:
+            update.sessionUpdate === "agent_message_chunk" && update.content.type === "text" ? update.content.text : "",
+          ...placement,
+        });
         transcript.apply(update);
       },
     }),
@@ -100,8 +120,14 @@ test("end_turn answered after a cancel is reported as cancelled, with a violatio
   s.guard.cancel("S");
   assert.deepEqual(await answer, { stopReason: "cancelled", agentStopReason: "end_turn" });
   assert.equal(s.violations.length, 1);
-  assert.deepEqual({ ...s.violations[0], message: undefined }, { kind: "stop_reason_after_cancel", sessionId: "S", turn: 0, agentStopReason: "end_turn", message: undefined });
-  assert.match(s.violations[0]!.message, /answered "end_turn" to a cancelled turn; the protocol says it MUST answer "cancelled"/);
+  assert.deepEqual(
+    { ...s.violations[0], message: undefined },
+    { kind: "stop_reason_after_cancel", sessionId: "S", turn: 0, agentStopReason: "end_turn", message: undefined },
+  );
+  assert.match(
+    s.violations[0]!.message,
+    /answered "end_turn" to a cancelled turn; the protocol says it MUST answer "cancelled"/,
+  );
 });
 
 test("an error answered after a cancel is reported as cancelled too; other errors pass through", async () => {
@@ -142,16 +168,26 @@ test("updates after the answer are placed in the turn that produced them (late),
     });
   });
   s.transcript.beginTurn([{ type: "text", text: "next" }]);
-  assert.deepEqual(await s.guard.prompt({ sessionId: "S", prompt: [{ type: "text", text: "next" }] }), { stopReason: "end_turn" });
+  assert.deepEqual(await s.guard.prompt({ sessionId: "S", prompt: [{ type: "text", text: "next" }] }), {
+    stopReason: "end_turn",
+  });
   assert.deepEqual(s.placements, [
     { text: "late: working.", turn: 0, late: false },
     { text: " late one.", turn: 0, late: true },
     { text: " late two.", turn: 0, late: true },
     { text: "next: working.", turn: 1, late: false },
   ]);
-  assert.deepEqual(s.violations.map((v) => [v.kind, v.turn]), [["update_after_response", 0]]);
-  assert.match(s.violations[0]!.message, /sent a session\/update \(agent_message_chunk\) after answering session\/prompt/);
-  const agentTexts = s.transcript.entries.filter((entry) => entry.kind === "message" && entry.role === "agent").map((entry) => [entry.turn, entry.kind === "message" ? entry.text : ""]);
+  assert.deepEqual(
+    s.violations.map((v) => [v.kind, v.turn]),
+    [["update_after_response", 0]],
+  );
+  assert.match(
+    s.violations[0]!.message,
+    /sent a session\/update \(agent_message_chunk\) after answering session\/prompt/,
+  );
+  const agentTexts = s.transcript.entries
+    .filter((entry) => entry.kind === "message" && entry.role === "agent")
+    .map((entry) => [entry.turn, entry.kind === "message" ? entry.text : ""]);
   assert.deepEqual(agentTexts, [
     [0, "late: working. late one. late two."],
     [1, "next: working."],

@@ -18,7 +18,13 @@
  */
 import type { SendRequestOptions } from "../../jsonrpc/connection.js";
 import { RequestError } from "../../jsonrpc/request-error.js";
-import type { CancelNotification, PromptRequest, PromptResponse, SessionNotification, StopReason } from "../../protocol/index.js";
+import type {
+  CancelNotification,
+  PromptRequest,
+  PromptResponse,
+  SessionNotification,
+  StopReason,
+} from "../../protocol/index.js";
 
 /** What the guard needs of a connection: a `ClientSideConnection`, or anything shaped like it. */
 export interface GuardedConnection {
@@ -106,9 +112,17 @@ export class TurnGuard {
   prompt(params: PromptRequest, options: SendRequestOptions = {}): Promise<GuardedPromptResponse> {
     const previous = this.#turns.get(params.sessionId);
     if (previous !== undefined && !previous.answered) {
-      return Promise.reject(new Error(`a prompt turn is still running in session ${params.sessionId}: wait for it (or cancel it) first`));
+      return Promise.reject(
+        new Error(`a prompt turn is still running in session ${params.sessionId}: wait for it (or cancel it) first`),
+      );
     }
-    const turn: SessionTurn = { index: previous === undefined ? 0 : previous.index + 1, answered: false, cancelRequested: false, endedLocally: false, lateReported: false };
+    const turn: SessionTurn = {
+      index: previous === undefined ? 0 : previous.index + 1,
+      answered: false,
+      cancelRequested: false,
+      endedLocally: false,
+      lateReported: false,
+    };
     this.#turns.set(params.sessionId, turn);
     const onResponse = options.onResponse;
     const answer = this.#connection.prompt(params, {
@@ -156,7 +170,9 @@ export class TurnGuard {
       turn.lateReported = true;
       const kind = (notification.update as { sessionUpdate?: unknown }).sessionUpdate;
       const sessionUpdate = typeof kind === "string" ? kind : "unknown";
-      const when = turn.endedLocally ? "after its turn was ended here (it ignored the cancel)" : "after answering session/prompt; the protocol says every update of a turn comes before the answer";
+      const when = turn.endedLocally
+        ? "after its turn was ended here (it ignored the cancel)"
+        : "after answering session/prompt; the protocol says every update of a turn comes before the answer";
       this.#report({
         kind: "update_after_response",
         sessionId: notification.sessionId,

@@ -10,8 +10,18 @@ import type { SessionUpdate } from "../../protocol/v2.js";
 import { agent } from "../../agent/v2/agent-app.js";
 import { client } from "./client-app.js";
 
-const option = (value: string) => ({ type: "select", configId: "mode", name: "Mode", currentValue: value, options: [{ value, name: value }] });
-const chunk = (messageId: string, text: string) => ({ sessionUpdate: "agent_message_chunk", messageId, content: { type: "text", text } });
+const option = (value: string) => ({
+  type: "select",
+  configId: "mode",
+  name: "Mode",
+  currentValue: value,
+  options: [{ value, name: value }],
+});
+const chunk = (messageId: string, text: string) => ({
+  sessionUpdate: "agent_message_chunk",
+  messageId,
+  content: { type: "text", text },
+});
 
 /** Each prompt text names a list of updates the agent sends before answering. */
 const scripts: Record<string, unknown[]> = {
@@ -20,11 +30,22 @@ const scripts: Record<string, unknown[]> = {
     chunk("m1", "Hel"),
     { sessionUpdate: "agent_thought_chunk", messageId: "t1", content: { type: "text", text: "hmm" } },
     chunk("m1", "lo"),
-    { sessionUpdate: "tool_call_update", toolCallId: "c1", title: "Run", status: "in_progress", capabilities: { cancel: {} } },
+    {
+      sessionUpdate: "tool_call_update",
+      toolCallId: "c1",
+      title: "Run",
+      status: "in_progress",
+      capabilities: { cancel: {} },
+    },
     { sessionUpdate: "terminal_update", terminalId: "t1", capabilities: { cancel: {} } },
     { sessionUpdate: "agent_message", messageId: "m2", content: [{ type: "text", text: " world" }] },
     { sessionUpdate: "config_option_update", configOptions: [option("plan")] },
-    { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn", background: [{ type: "tool_call", toolCallId: "c1" }] },
+    {
+      sessionUpdate: "state_update",
+      state: "idle",
+      stopReason: "end_turn",
+      background: [{ type: "tool_call", toolCallId: "c1" }],
+    },
   ],
   two: [
     { sessionUpdate: "tool_call_update", toolCallId: "c1", status: "completed", capabilities: null },
@@ -38,7 +59,11 @@ const scripts: Record<string, unknown[]> = {
 
 function scriptedAgent() {
   return agent({ validateOutgoing: "off" })
-    .onRequest("initialize", () => ({ protocolVersion: 2, info: { name: "scripted", version: "1" }, capabilities: { session: {} } }))
+    .onRequest("initialize", () => ({
+      protocolVersion: 2,
+      info: { name: "scripted", version: "1" },
+      capabilities: { session: {} },
+    }))
     .onRequest("session/new", () => ({ sessionId: "s1", configOptions: [option("ask")] }))
     .onRequest("session/set_config_option", ({ params }) => ({ configOptions: [option(String(params.value))] }))
     .onRequest("session/prompt", async ({ params, client: peer }) => {
@@ -71,7 +96,12 @@ async function observe(session: AnySession): Promise<unknown[]> {
     configOptions: session.configOptions,
     tool: session.canCancelToolCall("c1"),
     terminal: session.canCancelTerminal("t1"),
-    forBackground: session.isForBackgroundWork({ sessionId: "s1", title: "t", options: [], subject: { type: "tool_call", toolCall: { toolCallId: "c1" } } }),
+    forBackground: session.isForBackgroundWork({
+      sessionId: "s1",
+      title: "t",
+      options: [],
+      subject: { type: "tool_call", toolCall: { toolCallId: "c1" } },
+    }),
   });
   seen.push(state());
   await session.prompt("one");
@@ -100,15 +130,23 @@ async function observe(session: AnySession): Promise<unknown[]> {
 }
 
 test("ActiveSession parity: the same script read through acpkit's and the official client", async () => {
-  const run = async (makeClient: () => { connectWith: (stream: never, op: (ctx: never) => Promise<unknown>) => Promise<unknown> }) => {
+  const run = async (
+    makeClient: () => { connectWith: (stream: never, op: (ctx: never) => Promise<unknown>) => Promise<unknown> },
+  ) => {
     const toAgent = new TransformStream();
     const toClient = new TransformStream();
     scriptedAgent().connect({ readable: toAgent.readable, writable: toClient.writable });
-    return makeClient().connectWith({ readable: toClient.readable, writable: toAgent.writable } as never, async (ctx: never) => {
-      const context = ctx as { request(method: string, params: unknown): Promise<unknown>; buildSession(cwd: string): { start(): Promise<AnySession> } };
-      await context.request("initialize", { protocolVersion: 2, info: { name: "c", version: "1" } });
-      return observe(await context.buildSession("/work").start());
-    });
+    return makeClient().connectWith(
+      { readable: toClient.readable, writable: toAgent.writable } as never,
+      async (ctx: never) => {
+        const context = ctx as {
+          request(method: string, params: unknown): Promise<unknown>;
+          buildSession(cwd: string): { start(): Promise<AnySession> };
+        };
+        await context.request("initialize", { protocolVersion: 2, info: { name: "c", version: "1" } });
+        return observe(await context.buildSession("/work").start());
+      },
+    );
   };
   const theirs = await run(() => official.client() as never);
   const ours = await run(() => client() as never);

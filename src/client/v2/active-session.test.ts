@@ -19,9 +19,18 @@ const modelOption = (value: string): SessionConfigOption => ({
   ],
 });
 const text = (value: string) => ({ type: "text" as const, text: value });
-const chunk = (messageId: string, value: string): SessionUpdate => ({ sessionUpdate: "agent_message_chunk", messageId, content: text(value) });
+const chunk = (messageId: string, value: string): SessionUpdate => ({
+  sessionUpdate: "agent_message_chunk",
+  messageId,
+  content: text(value),
+});
 const idle = (stopReason?: string, background?: unknown): SessionUpdate =>
-  ({ sessionUpdate: "state_update", state: "idle", ...(stopReason ? { stopReason } : {}), ...(background !== undefined ? { background } : {}) }) as SessionUpdate;
+  ({
+    sessionUpdate: "state_update",
+    state: "idle",
+    ...(stopReason ? { stopReason } : {}),
+    ...(background !== undefined ? { background } : {}),
+  }) as SessionUpdate;
 
 type Emit = (update: SessionUpdate) => Promise<void>;
 
@@ -37,14 +46,22 @@ function scriptedAgent(options: {
 }) {
   const calls: unknown[] = [];
   const app = agent()
-    .onRequest("initialize", () => ({ protocolVersion: 2, info: { name: "scripted", version: "1" }, capabilities: { session: {} } }))
+    .onRequest("initialize", () => ({
+      protocolVersion: 2,
+      info: { name: "scripted", version: "1" },
+      capabilities: { session: {} },
+    }))
     .onRequest("session/new", ({ client: peer }) => {
       const response = { sessionId: "s1", ...(options.configOptions ? { configOptions: options.configOptions } : {}) };
       const before = options.beforeResponse ?? [];
-      if (before.length > 0) return Promise.all(before.map((update) => peer.notify("session/update", { sessionId: "s1", update }))).then(() => response);
+      if (before.length > 0)
+        return Promise.all(before.map((update) => peer.notify("session/update", { sessionId: "s1", update }))).then(
+          () => response,
+        );
       // Answered synchronously, these go out right behind the response, delivered with it (the memory pair delivers
       // what one turn sent together): they arrive before the client's session/new call has resumed.
-      for (const update of options.afterResponse ?? []) queueMicrotask(() => void peer.notify("session/update", { sessionId: "s1", update }));
+      for (const update of options.afterResponse ?? [])
+        queueMicrotask(() => void peer.notify("session/update", { sessionId: "s1", update }));
       return response;
     })
     .onRequest("session/prompt", async ({ params, client: peer }) => {
@@ -104,7 +121,11 @@ test("readTextUntilIdle: agent_message replaces its message's content, chunks ap
       go: async (emit) => {
         await emit(chunk("m1", "draft "));
         await emit(chunk("m2", "second"));
-        await emit({ sessionUpdate: "agent_message", messageId: "m1", content: [text("final "), { type: "image", data: "AA==", mimeType: "image/png" }] });
+        await emit({
+          sessionUpdate: "agent_message",
+          messageId: "m1",
+          content: [text("final "), { type: "image", data: "AA==", mimeType: "image/png" }],
+        });
         await emit(chunk("m1", "and more "));
         await emit({ sessionUpdate: "agent_thought_chunk", messageId: "t", content: text("thinking") });
         await emit({ sessionUpdate: "agent_message", messageId: "m3" });
@@ -126,27 +147,50 @@ test("readTextUntilIdle: agent_message replaces its message's content, chunks ap
 
 test("background work: the latest list, reset by a snapshot without one; isForBackgroundWork by tool call or command subject", async () => {
   const request = (subject?: unknown) =>
-    ({ sessionId: "s1", title: "t", options: [{ optionId: "a", name: "A", kind: "allow_once" }], ...(subject ? { subject } : {}) }) as never;
+    ({
+      sessionId: "s1",
+      title: "t",
+      options: [{ optionId: "a", name: "A", kind: "allow_once" }],
+      ...(subject ? { subject } : {}),
+    }) as never;
   const toolCall = request({ type: "tool_call", toolCall: { toolCallId: "bg-call" } });
   const command = (ids: Record<string, string>) => request({ type: "command", command: "make", cwd: "/work", ...ids });
   const { app } = scriptedAgent({
     scripts: {
-      list: (emit) => emit(idle("end_turn", [{ type: "tool_call", toolCallId: "bg-call" }, { type: "terminal", terminalId: "bg-term" }])),
+      list: (emit) =>
+        emit(
+          idle("end_turn", [
+            { type: "tool_call", toolCallId: "bg-call" },
+            { type: "terminal", terminalId: "bg-term" },
+          ]),
+        ),
       empty: (emit) => emit(idle("end_turn", [])),
       none: (emit) => emit({ sessionUpdate: "state_update", state: "running" } as SessionUpdate),
-      custom: (emit) => emit({ sessionUpdate: "state_update", state: "paused_by_future", background: [] } as unknown as SessionUpdate),
+      custom: (emit) =>
+        emit({ sessionUpdate: "state_update", state: "paused_by_future", background: [] } as unknown as SessionUpdate),
     },
   });
   await withSession(app, async (session) => {
     assert.equal(session.background, undefined);
     assert.equal(session.isForBackgroundWork(toolCall), false, "not reported yet");
     await session.prompt("list");
-    assert.deepEqual(session.background, [{ type: "tool_call", toolCallId: "bg-call" }, { type: "terminal", terminalId: "bg-term" }], "applied on arrival");
+    assert.deepEqual(
+      session.background,
+      [
+        { type: "tool_call", toolCallId: "bg-call" },
+        { type: "terminal", terminalId: "bg-term" },
+      ],
+      "applied on arrival",
+    );
     assert.equal(session.isForBackgroundWork(toolCall), true);
     assert.equal(session.isForBackgroundWork(command({ toolCallId: "bg-call" })), true);
     assert.equal(session.isForBackgroundWork(command({ terminalId: "bg-term" })), true);
     assert.equal(session.isForBackgroundWork(command({ terminalId: "other" })), false);
-    assert.equal(session.isForBackgroundWork(request({ type: "tool_call", toolCall: { toolCallId: "bg-term" } })), false, "ids are per kind");
+    assert.equal(
+      session.isForBackgroundWork(request({ type: "tool_call", toolCall: { toolCallId: "bg-term" } })),
+      false,
+      "ids are per kind",
+    );
     assert.equal(session.isForBackgroundWork(request()), false, "no subject");
     await session.prompt("empty");
     assert.deepEqual(session.background, []);
@@ -162,9 +206,17 @@ test("background work: the latest list, reset by a snapshot without one; isForBa
 
 test("cancellable tool calls and terminals follow capabilities patches: omitted keeps, null or no cancel clears", async () => {
   const toolUpdate = (capabilities?: unknown) =>
-    ({ sessionUpdate: "tool_call_update", toolCallId: "call-1", ...(capabilities !== undefined ? { capabilities } : {}) }) as SessionUpdate;
+    ({
+      sessionUpdate: "tool_call_update",
+      toolCallId: "call-1",
+      ...(capabilities !== undefined ? { capabilities } : {}),
+    }) as SessionUpdate;
   const terminalUpdate = (capabilities?: unknown) =>
-    ({ sessionUpdate: "terminal_update", terminalId: "term-1", ...(capabilities !== undefined ? { capabilities } : {}) }) as SessionUpdate;
+    ({
+      sessionUpdate: "terminal_update",
+      terminalId: "term-1",
+      ...(capabilities !== undefined ? { capabilities } : {}),
+    }) as SessionUpdate;
   const steps: Array<[string, SessionUpdate[], boolean]> = [
     ["advertise", [toolUpdate({ cancel: {} }), terminalUpdate({ cancel: {} })], true],
     ["omit", [toolUpdate(), terminalUpdate()], true],
@@ -174,11 +226,16 @@ test("cancellable tool calls and terminals follow capabilities patches: omitted 
     ["again2", [toolUpdate({ cancel: {} }), terminalUpdate({ cancel: {} })], true],
     ["cancel-null", [toolUpdate({ cancel: null }), terminalUpdate({ cancel: null })], false],
   ];
-  const scripts = Object.fromEntries(steps.map(([name, updates]) => [name, async (emit: Emit) => void (await Promise.all(updates.map(emit)))]));
+  const scripts = Object.fromEntries(
+    steps.map(([name, updates]) => [name, async (emit: Emit) => void (await Promise.all(updates.map(emit)))]),
+  );
   const { app, calls } = scriptedAgent({ scripts });
   await withSession(app, async (session) => {
     assert.equal(session.canCancelToolCall("call-1"), false);
-    await assert.rejects(session.cancelToolCall("call-1"), (error: unknown) => error instanceof TypeError && /"call-1" does not advertise cancel/.test(error.message));
+    await assert.rejects(
+      session.cancelToolCall("call-1"),
+      (error: unknown) => error instanceof TypeError && /"call-1" does not advertise cancel/.test(error.message),
+    );
     await assert.rejects(session.cancelTerminal("term-1"), TypeError);
     for (const [name, , cancellable] of steps) {
       await session.prompt(name);
@@ -219,12 +276,18 @@ test("nextUpdate(signal): an abort ends that read only, and the update it would 
     const late = new AbortController();
     const queued = await session.nextUpdate(late.signal);
     late.abort();
-    assert.equal((queued.update as { content: { text: string } }).content.text, "second", "an already queued update is read at once");
+    assert.equal(
+      (queued.update as { content: { text: string } }).content.text,
+      "second",
+      "an already queued update is read at once",
+    );
   });
 });
 
 test("updates sent before the session/new response are the session's first", async () => {
-  const { app } = scriptedAgent({ beforeResponse: [{ sessionUpdate: "available_commands_update", availableCommands: [] }, chunk("m0", "early")] });
+  const { app } = scriptedAgent({
+    beforeResponse: [{ sessionUpdate: "available_commands_update", availableCommands: [] }, chunk("m0", "early")],
+  });
   await withSession(app, async (session) => {
     assert.equal((await session.nextUpdate()).update.sessionUpdate, "available_commands_update");
     assert.equal((await session.nextUpdate()).update.sessionUpdate, "agent_message_chunk");
@@ -234,7 +297,9 @@ test("updates sent before the session/new response are the session's first", asy
 test("configOptions: from session/new, replaced by each config_option_update on arrival and by setConfigOption's answer", async () => {
   const { app, calls } = scriptedAgent({
     configOptions: [modelOption("fast")],
-    scripts: { switch: (emit) => emit({ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }) },
+    scripts: {
+      switch: (emit) => emit({ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }),
+    },
   });
   await withSession(app, async (session) => {
     assert.deepEqual(session.configOptions, [modelOption("fast")]);
@@ -243,32 +308,58 @@ test("configOptions: from session/new, replaced by each config_option_update on 
     const response = await session.setConfigOption({ configId: "model", type: "id", value: "fast" });
     assert.deepEqual(response.configOptions, [modelOption("fast")]);
     assert.deepEqual(session.configOptions, [modelOption("fast")]);
-    assert.deepEqual(session.newSessionResponse.configOptions, [modelOption("fast")], "the session/new response is kept as it was");
-    assert.deepEqual(calls.at(-1), ["set_config_option", { sessionId: "s1", configId: "model", type: "id", value: "fast" }]);
+    assert.deepEqual(
+      session.newSessionResponse.configOptions,
+      [modelOption("fast")],
+      "the session/new response is kept as it was",
+    );
+    assert.deepEqual(calls.at(-1), [
+      "set_config_option",
+      { sessionId: "s1", configId: "model", type: "id", value: "fast" },
+    ]);
   });
 });
 
 test("configOptions around the session/new response: a config_option_update sent before it is older, one sent after it newer", async () => {
-  const before = scriptedAgent({ configOptions: [modelOption("fast")], beforeResponse: [{ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }] });
+  const before = scriptedAgent({
+    configOptions: [modelOption("fast")],
+    beforeResponse: [{ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }],
+  });
   await withSession(before.app, async (session) => {
     assert.deepEqual(session.configOptions, [modelOption("fast")], "the response is the later state");
-    assert.equal((await session.nextUpdate()).update.sessionUpdate, "config_option_update", "the update is still delivered");
+    assert.equal(
+      (await session.nextUpdate()).update.sessionUpdate,
+      "config_option_update",
+      "the update is still delivered",
+    );
   });
-  const after = scriptedAgent({ configOptions: [modelOption("fast")], afterResponse: [{ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }] });
+  const after = scriptedAgent({
+    configOptions: [modelOption("fast")],
+    afterResponse: [{ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }],
+  });
   await withSession(after.app, async (session) => {
     await session.nextUpdate();
     assert.deepEqual(session.configOptions, [modelOption("deep")]);
   });
-  const without = scriptedAgent({ beforeResponse: [{ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }] });
+  const without = scriptedAgent({
+    beforeResponse: [{ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] }],
+  });
   await withSession(without.app, async (session) => {
-    assert.deepEqual(session.configOptions, [modelOption("deep")], "a response without configOptions keeps the earlier update's");
+    assert.deepEqual(
+      session.configOptions,
+      [modelOption("deep")],
+      "a response without configOptions keeps the earlier update's",
+    );
   });
 });
 
 test("prompt: a string or one block is wrapped; an empty array is a TypeError and nothing is sent", async () => {
   const { app, calls } = scriptedAgent({});
   await withSession(app, async (session) => {
-    await assert.rejects(session.prompt([]), (error: unknown) => error instanceof TypeError && /at least one content block/.test(error.message));
+    await assert.rejects(
+      session.prompt([]),
+      (error: unknown) => error instanceof TypeError && /at least one content block/.test(error.message),
+    );
     assert.deepEqual(await session.prompt("plain"), { messageId: "user-1" });
     await session.prompt(text("block"));
     await session.prompt([text("a"), text("b")]);
@@ -282,26 +373,31 @@ test("prompt: a string or one block is wrapped; an empty array is a TypeError an
 
 test("dispose: queued updates are still read, then reads fail; later updates are not applied; closing fails reads too", async () => {
   let emitLater!: Emit;
-  const { app } = scriptedAgent({ configOptions: [modelOption("fast")], scripts: { go: async (emit) => void (emitLater = emit) } });
-  await client().connectWith(app, async (ctx) => {
-    await ctx.request("initialize", { protocolVersion: 2, info });
-    const session = await ctx.buildSession("/work").start();
-    await session.prompt("go");
-    await emitLater(chunk("m1", "queued"));
-    await tick();
-    session.dispose();
-    assert.equal((await session.nextUpdate()).update.sessionUpdate, "agent_message_chunk");
-    await assert.rejects(session.nextUpdate(), /Active session disposed/);
-    await emitLater({ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] });
-    await tick();
-    assert.deepEqual(session.configOptions, [modelOption("fast")]);
-    const other = await ctx.buildSession({ cwd: "/work", mcpServers: [] }).start();
-    const pending = other.nextUpdate();
-    pending.catch(() => undefined);
-    return { pending };
-  }).then(async ({ pending }) => {
-    await assert.rejects(pending, /closed/i, "the connection closing fails a waiting read");
+  const { app } = scriptedAgent({
+    configOptions: [modelOption("fast")],
+    scripts: { go: async (emit) => void (emitLater = emit) },
   });
+  await client()
+    .connectWith(app, async (ctx) => {
+      await ctx.request("initialize", { protocolVersion: 2, info });
+      const session = await ctx.buildSession("/work").start();
+      await session.prompt("go");
+      await emitLater(chunk("m1", "queued"));
+      await tick();
+      session.dispose();
+      assert.equal((await session.nextUpdate()).update.sessionUpdate, "agent_message_chunk");
+      await assert.rejects(session.nextUpdate(), /Active session disposed/);
+      await emitLater({ sessionUpdate: "config_option_update", configOptions: [modelOption("deep")] });
+      await tick();
+      assert.deepEqual(session.configOptions, [modelOption("fast")]);
+      const other = await ctx.buildSession({ cwd: "/work", mcpServers: [] }).start();
+      const pending = other.nextUpdate();
+      pending.catch(() => undefined);
+      return { pending };
+    })
+    .then(async ({ pending }) => {
+      await assert.rejects(pending, /closed/i, "the connection closing fails a waiting read");
+    });
 });
 
 test("SessionBuilder: toRequest is a copy; additional directories and MCP servers go into session/new", async () => {
@@ -325,5 +421,11 @@ test("SessionBuilder: toRequest is a copy; additional directories and MCP server
     session[Symbol.dispose]();
     await assert.rejects(session.nextUpdate(), /disposed/);
   });
-  assert.deepEqual(seen, [{ cwd: "/work", additionalDirectories: ["/extra"], mcpServers: [{ type: "http", name: "docs", url: "https://example.test/mcp", headers: [] }] }]);
+  assert.deepEqual(seen, [
+    {
+      cwd: "/work",
+      additionalDirectories: ["/extra"],
+      mcpServers: [{ type: "http", name: "docs", url: "https://example.test/mcp", headers: [] }],
+    },
+  ]);
 });

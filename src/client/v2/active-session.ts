@@ -89,7 +89,10 @@ export class SessionBuilder {
       options?.onResponse?.();
     };
     try {
-      const response = (await this.requester.request("session/new", this.toRequest(), { ...options, onResponse })) as NewSessionResponse;
+      const response = (await this.requester.request("session/new", this.toRequest(), {
+        ...options,
+        onResponse,
+      })) as NewSessionResponse;
       return new ActiveSession(this.requester, response, responsePosition);
     } finally {
       ended();
@@ -110,7 +113,10 @@ export class SessionBuilder {
 /** Applies a `capabilities` patch: omitted leaves it, `null` clears it, an object replaces it. */
 function applyCancelCapability(cancellable: Set<string>, id: string, capabilities: unknown): void {
   if (capabilities === undefined) return;
-  const cancel = capabilities !== null && typeof capabilities === "object" ? (capabilities as { cancel?: unknown }).cancel : undefined;
+  const cancel =
+    capabilities !== null && typeof capabilities === "object"
+      ? (capabilities as { cancel?: unknown }).cancel
+      : undefined;
   if (cancel !== undefined && cancel !== null) cancellable.add(id);
   else cancellable.delete(id);
 }
@@ -144,7 +150,8 @@ export class ActiveSession implements SessionListener {
     if (signal.aborted) this.onClose();
     else signal.addEventListener("abort", this.onClose, { once: true });
     this.detach = requester.router.attach(response.sessionId, this, responsePosition, () => {
-      if (response.configOptions !== undefined && response.configOptions !== null) this.currentConfigOptions = response.configOptions;
+      if (response.configOptions !== undefined && response.configOptions !== null)
+        this.currentConfigOptions = response.configOptions;
     });
   }
 
@@ -183,7 +190,8 @@ export class ActiveSession implements SessionListener {
       this.currentConfigOptions = update.configOptions;
     } else if (SessionUpdate.isStateUpdate(update)) {
       const background = (update as { background?: unknown }).background;
-      this.latestBackground = !StateUpdate.isCustom(update) && Array.isArray(background) ? (background as BackgroundWork[]) : undefined;
+      this.latestBackground =
+        !StateUpdate.isCustom(update) && Array.isArray(background) ? (background as BackgroundWork[]) : undefined;
     } else if (SessionUpdate.isToolCallUpdate(update)) {
       applyCancelCapability(this.cancellableToolCalls, update.toolCallId, update.capabilities);
     } else if (SessionUpdate.isTerminalUpdate(update)) {
@@ -229,8 +237,13 @@ export class ActiveSession implements SessionListener {
    * `cancel`. The answer means the agent accepted; a `tool_call_update` to a final status confirms it.
    */
   cancelToolCall(toolCallId: string, options?: SendRequestOptions): Promise<CancelToolCallResponse> {
-    if (!this.canCancelToolCall(toolCallId)) return Promise.reject(new TypeError(`Tool call ${JSON.stringify(toolCallId)} does not advertise cancel`));
-    return this.requester.request("tool_call/cancel", { sessionId: this.sessionId, toolCallId }, options) as Promise<CancelToolCallResponse>;
+    if (!this.canCancelToolCall(toolCallId))
+      return Promise.reject(new TypeError(`Tool call ${JSON.stringify(toolCallId)} does not advertise cancel`));
+    return this.requester.request(
+      "tool_call/cancel",
+      { sessionId: this.sessionId, toolCallId },
+      options,
+    ) as Promise<CancelToolCallResponse>;
   }
 
   /**
@@ -238,8 +251,13 @@ export class ActiveSession implements SessionListener {
    * advertises `cancel`. A `terminal_update` with `exitStatus` confirms it; the terminal is not released.
    */
   cancelTerminal(terminalId: string, options?: SendRequestOptions): Promise<CancelTerminalResponse> {
-    if (!this.canCancelTerminal(terminalId)) return Promise.reject(new TypeError(`Terminal ${JSON.stringify(terminalId)} does not advertise cancel`));
-    return this.requester.request("terminal/cancel", { sessionId: this.sessionId, terminalId }, options) as Promise<CancelTerminalResponse>;
+    if (!this.canCancelTerminal(terminalId))
+      return Promise.reject(new TypeError(`Terminal ${JSON.stringify(terminalId)} does not advertise cancel`));
+    return this.requester.request(
+      "terminal/cancel",
+      { sessionId: this.sessionId, terminalId },
+      options,
+    ) as Promise<CancelTerminalResponse>;
   }
 
   /**
@@ -248,13 +266,25 @@ export class ActiveSession implements SessionListener {
    * withdrawn by aborting `options.cancellationSignal`. Updates have no fixed order relative to this answer.
    */
   prompt(prompt: string | ContentBlock | ContentBlock[], options?: SendRequestOptions): Promise<PromptResponse> {
-    const blocks = typeof prompt === "string" ? [{ type: "text", text: prompt } as ContentBlock] : Array.isArray(prompt) ? prompt : [prompt];
+    const blocks =
+      typeof prompt === "string"
+        ? [{ type: "text", text: prompt } as ContentBlock]
+        : Array.isArray(prompt)
+          ? prompt
+          : [prompt];
     if (blocks.length === 0) return Promise.reject(new TypeError("A prompt must contain at least one content block"));
-    return this.requester.request("session/prompt", { sessionId: this.sessionId, prompt: blocks }, options) as Promise<PromptResponse>;
+    return this.requester.request(
+      "session/prompt",
+      { sessionId: this.sessionId, prompt: blocks },
+      options,
+    ) as Promise<PromptResponse>;
   }
 
   /** Sets a config option (`session/set_config_option`); the answer's complete list replaces `configOptions`. */
-  async setConfigOption(request: ActiveSessionSetConfigOptionRequest, options?: SendRequestOptions): Promise<SetSessionConfigOptionResponse> {
+  async setConfigOption(
+    request: ActiveSessionSetConfigOptionRequest,
+    options?: SendRequestOptions,
+  ): Promise<SetSessionConfigOptionResponse> {
     const response = (await this.requester.request(
       "session/set_config_option",
       { ...request, sessionId: this.sessionId },

@@ -25,8 +25,14 @@ const v2Result = { protocolVersion: 2, info: agentInfo, capabilities: { session:
 test("before initialize: requests and notifications reject -32600 naming the method, and nothing is sent", async () => {
   const peer = wirePeer();
   const connection = client().connect(peer.stream);
-  await assert.rejects(connection.agent.request("session/new", { cwd: "/w", mcpServers: [] }), isCode(-32600, /initialized before 'session\/new'/));
-  await assert.rejects(connection.agent.notify("session/cancel", { sessionId: "s" }), isCode(-32600, /'session\/cancel'/));
+  await assert.rejects(
+    connection.agent.request("session/new", { cwd: "/w", mcpServers: [] }),
+    isCode(-32600, /initialized before 'session\/new'/),
+  );
+  await assert.rejects(
+    connection.agent.notify("session/cancel", { sessionId: "s" }),
+    isCode(-32600, /'session\/cancel'/),
+  );
   const initializing = connection.agent.request("initialize", { protocolVersion: 2, info });
   assert.equal((await peer.next()).method, "initialize", "the first message on the wire is initialize");
   connection.close();
@@ -54,13 +60,19 @@ test("an agent answering protocolVersion 1: ProtocolVersionError, and the connec
   const result = connection.agent.request("initialize", { protocolVersion: 2, info });
   const waiting = connection.agent.request("session/new", { cwd: "/w", mcpServers: [] });
   await answerNext(peer, { protocolVersion: 1, agentCapabilities: {} });
-  await assert.rejects(result, (error: unknown) => error instanceof ProtocolVersionError && error.requested === 2 && error.received === 1);
+  await assert.rejects(
+    result,
+    (error: unknown) => error instanceof ProtocolVersionError && error.requested === 2 && error.received === 1,
+  );
   await assert.rejects(connection.initialized, ProtocolVersionError);
   await assert.rejects(waiting);
   await connection.closed;
   assert.ok(connection.signal.aborted);
   assert.ok((connection.signal.reason as Error).cause instanceof ProtocolVersionError, "closed with it");
-  assert.throws(() => connection.agent.request("initialize", { protocolVersion: 2, info }), isCode(-32600, /initialization failed/));
+  assert.throws(
+    () => connection.agent.request("initialize", { protocolVersion: 2, info }),
+    isCode(-32600, /initialization failed/),
+  );
 });
 
 test("an error answer (or a timeout) leaves the connection uninitialized: initialize may be sent again", async () => {
@@ -74,7 +86,11 @@ test("an error answer (or a timeout) leaves the connection uninitialized: initia
   const timedOut = connection.agent.request("initialize", { protocolVersion: 2, info }, { timeoutMs: 1 });
   const unanswered = await peer.next();
   await assert.rejects(timedOut, (error: unknown) => error instanceof Error && error.name === "RequestTimeoutError");
-  assert.deepEqual(await peer.next(), { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: unanswered.id } });
+  assert.deepEqual(await peer.next(), {
+    jsonrpc: "2.0",
+    method: "$/cancel_request",
+    params: { requestId: unanswered.id },
+  });
   assert.equal(connection.signal.aborted, false);
   const third = connection.agent.request("initialize", { protocolVersion: 2, info });
   await answerNext(peer, v2Result);
@@ -86,7 +102,10 @@ test("repeat rules: a second initialize throws -32600 synchronously while one ru
   const peer = wirePeer();
   const connection = client().connect(peer.stream);
   const first = connection.agent.request("initialize", { protocolVersion: 2, info });
-  assert.throws(() => connection.agent.request("initialize", { protocolVersion: 2, info }), isCode(-32600, /already in progress/));
+  assert.throws(
+    () => connection.agent.request("initialize", { protocolVersion: 2, info }),
+    isCode(-32600, /already in progress/),
+  );
   await answerNext(peer, { ...v2Result, capabilities: { session: { delete: {} } } });
   await first;
   assert.equal(connection.peerSupports("session/delete"), true);
@@ -100,7 +119,10 @@ test("repeat rules: a second initialize throws -32600 synchronously while one ru
   assert.equal(connection.peerSupports("session/delete"), true, "and its capabilities");
   assert.deepEqual((await connection.initialized).request.info, info);
   const session = connection.agent.request("session/new", { cwd: "/w", mcpServers: [] });
-  assert.throws(() => connection.agent.request("initialize", { protocolVersion: 2, info }), isCode(-32600, /after other requests/));
+  assert.throws(
+    () => connection.agent.request("initialize", { protocolVersion: 2, info }),
+    isCode(-32600, /after other requests/),
+  );
   await answerNext(peer, { sessionId: "s1" });
   assert.deepEqual(await session, { sessionId: "s1" });
   connection.close();
@@ -191,7 +213,10 @@ test("the agent's notifications: ignored before initialize, held while it runs, 
   const update = (sessionId: string) => ({
     jsonrpc: "2.0",
     method: "session/update",
-    params: { sessionId, update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text: "x" } } },
+    params: {
+      sessionId,
+      update: { sessionUpdate: "agent_message_chunk", messageId: "m", content: { type: "text", text: "x" } },
+    },
   });
   const peer = wirePeer();
   const connection = app.connect(peer.stream);
@@ -212,10 +237,29 @@ test("the agent's notifications: ignored before initialize, held while it runs, 
 
 test("direction and registration: v2 agent methods only, a parser for a built-in method refused", () => {
   const connection = client().connect(wirePeer().stream);
-  assert.throws(() => connection.agent.request("session/request_permission" as "_x", {}), /not valid in this direction/);
+  assert.throws(
+    () => connection.agent.request("session/request_permission" as "_x", {}),
+    /not valid in this direction/,
+  );
   assert.throws(() => connection.agent.notify("session/update" as "_x", {}), TypeError);
-  assert.throws(() => client().onRequest("session/request_permission" as "_x", (raw) => raw, () => ({})), /register it without a parser/);
-  assert.throws(() => client().onRequest("session/new" as "_x", (raw) => raw, () => ({})), /the agent handles, not the client/);
+  assert.throws(
+    () =>
+      client().onRequest(
+        "session/request_permission" as "_x",
+        (raw) => raw,
+        () => ({}),
+      ),
+    /register it without a parser/,
+  );
+  assert.throws(
+    () =>
+      client().onRequest(
+        "session/new" as "_x",
+        (raw) => raw,
+        () => ({}),
+      ),
+    /the agent handles, not the client/,
+  );
   assert.throws(() => client().connect(client() as never), /only connect to an app of the other side/);
   connection.close();
 });
@@ -227,20 +271,33 @@ test("the same client flow against acpkit's and the official agent: initialize, 
       .onRequest("session/new", () => ({ sessionId: "s1", configOptions: [] }))
       .onRequest("session/prompt", async ({ params, client: peer }) => {
         const text = (params.prompt[0] as { text: string }).text;
-        await peer.notify("session/update", { sessionId: "s1", update: { sessionUpdate: "agent_message_chunk", messageId: "m1", content: { type: "text", text: `echo ${text}` } } });
-        await peer.notify("session/update", { sessionId: "s1", update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" } });
+        await peer.notify("session/update", {
+          sessionId: "s1",
+          update: {
+            sessionUpdate: "agent_message_chunk",
+            messageId: "m1",
+            content: { type: "text", text: `echo ${text}` },
+          },
+        });
+        await peer.notify("session/update", {
+          sessionId: "s1",
+          update: { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" },
+        });
         return { messageId: "u1" };
       });
     const toAgent = new TransformStream();
     const toClient = new TransformStream();
     app.connect({ readable: toAgent.readable, writable: toClient.writable });
-    const text = await client().connectWith({ readable: toClient.readable, writable: toAgent.writable }, async (ctx) => {
-      await ctx.request("initialize", { protocolVersion: 2, info });
-      return ctx.buildSession("/work").withSession(async (session) => {
-        assert.deepEqual(await session.prompt("hello"), { messageId: "u1" });
-        return session.readTextUntilIdle();
-      });
-    });
+    const text = await client().connectWith(
+      { readable: toClient.readable, writable: toAgent.writable },
+      async (ctx) => {
+        await ctx.request("initialize", { protocolVersion: 2, info });
+        return ctx.buildSession("/work").withSession(async (session) => {
+          assert.deepEqual(await session.prompt("hello"), { messageId: "u1" });
+          return session.readTextUntilIdle();
+        });
+      },
+    );
     assert.equal(text, "echo hello");
   }
 });
@@ -251,10 +308,20 @@ test("an agent that advertises no capabilities.session supports no session metho
   const result = connection.agent.request("initialize", { protocolVersion: 2, info });
   await answerNext(peer, { protocolVersion: 2, info: agentInfo, capabilities: {} });
   await result;
-  for (const method of ["session/new", "session/list", "session/resume", "session/close", "session/prompt", "session/cancel"]) {
+  for (const method of [
+    "session/new",
+    "session/list",
+    "session/resume",
+    "session/close",
+    "session/prompt",
+    "session/cancel",
+  ]) {
     assert.equal(connection.peerSupports(method), false, method);
   }
-  await assert.rejects(connection.agent.request("session/new", { cwd: "/w", mcpServers: [] }), (error: unknown) => (error as Error).name === "CapabilityMissingError");
+  await assert.rejects(
+    connection.agent.request("session/new", { cwd: "/w", mcpServers: [] }),
+    (error: unknown) => (error as Error).name === "CapabilityMissingError",
+  );
   assert.equal(connection.peerSupports("_vendor/thing"), true);
   connection.close();
 });

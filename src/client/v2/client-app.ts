@@ -16,7 +16,15 @@ import type {
   RequestParamsOf,
   RequestResultOf,
 } from "../../acp/app-types.js";
-import { APP_SIDE, AppCore, connectWith, OPEN_APP, type AppSide, type ConnectableApp, type OpenedApp } from "../../acp/connect.js";
+import {
+  APP_SIDE,
+  AppCore,
+  connectWith,
+  OPEN_APP,
+  type AppSide,
+  type ConnectableApp,
+  type OpenedApp,
+} from "../../acp/connect.js";
 import { APP_FLAVOR, type ProtocolFlavor } from "../../acp/flavor.js";
 import type { ParamsParser } from "../../acp/routes.js";
 import { clientAdmission } from "../../acp/v2/admission.js";
@@ -29,20 +37,32 @@ import type { UpdateSessionNotification } from "../../protocol/v2.js";
 import { ClientContext, type V2ClientState } from "./client-context.js";
 import { V2SessionRouter } from "./session-router.js";
 
-type Init<P extends ProtocolTypes> = InitializationSnapshot<RequestParamsOf<P["agentRequests"], "initialize">, RequestResultOf<P["agentRequests"], "initialize">>;
+type Init<P extends ProtocolTypes> = InitializationSnapshot<
+  RequestParamsOf<P["agentRequests"], "initialize">,
+  RequestResultOf<P["agentRequests"], "initialize">
+>;
 
 /** Context of every v2 client handler: the method, parsed params, a signal, and `agent` to call back. */
-export type ClientHandlerContext<Params, P extends ProtocolTypes = V2Protocol> = HandlerContextBase<Params> & { agent: ClientContext<P, Init<P>> };
+export type ClientHandlerContext<Params, P extends ProtocolTypes = V2Protocol> = HandlerContextBase<Params> & {
+  agent: ClientContext<P, Init<P>>;
+};
 /** Context of a v2 client request handler: adds `requestId`. */
-export type ClientRequestContext<Params, P extends ProtocolTypes = V2Protocol> = ClientHandlerContext<Params, P> & RequestIdentity;
+export type ClientRequestContext<Params, P extends ProtocolTypes = V2Protocol> = ClientHandlerContext<Params, P> &
+  RequestIdentity;
 /** Context of a v2 client notification handler. */
 export type ClientNotificationContext<Params, P extends ProtocolTypes = V2Protocol> = ClientHandlerContext<Params, P>;
 /** A request handler of a v2 `ClientApp`. */
-export type ClientRequestHandler<Params, Response, P extends ProtocolTypes = V2Protocol> = (context: ClientRequestContext<Params, P>) => MaybePromise<Response>;
+export type ClientRequestHandler<Params, Response, P extends ProtocolTypes = V2Protocol> = (
+  context: ClientRequestContext<Params, P>,
+) => MaybePromise<Response>;
 /** A notification handler of a v2 `ClientApp`. */
-export type ClientNotificationHandler<Params, P extends ProtocolTypes = V2Protocol> = (context: ClientNotificationContext<Params, P>) => MaybePromise<void>;
+export type ClientNotificationHandler<Params, P extends ProtocolTypes = V2Protocol> = (
+  context: ClientNotificationContext<Params, P>,
+) => MaybePromise<void>;
 /** A handler run when a v2 `ClientApp` opens a connection. */
-export type ClientConnectHandler<P extends ProtocolTypes = V2Protocol> = (connection: ClientConnection<P>) => MaybePromise<void>;
+export type ClientConnectHandler<P extends ProtocolTypes = V2Protocol> = (
+  connection: ClientConnection<P>,
+) => MaybePromise<void>;
 
 /** The requests a v2 client handles. */
 export type ClientRequestMethod<P extends ProtocolTypes = V2Protocol> = MethodOf<P["clientRequests"]>;
@@ -50,16 +70,24 @@ export type ClientRequestMethod<P extends ProtocolTypes = V2Protocol> = MethodOf
 export type ClientNotificationMethod<P extends ProtocolTypes = V2Protocol> = MethodOf<P["clientNotifications"]>;
 /** v2 client request handlers by method. */
 export type ClientRequestHandlersByMethod<P extends ProtocolTypes = V2Protocol> = {
-  [M in ClientRequestMethod<P>]: ClientRequestHandler<RequestParamsOf<P["clientRequests"], M>, HandlerResult<RequestResultOf<P["clientRequests"], M>>, P>;
+  [M in ClientRequestMethod<P>]: ClientRequestHandler<
+    RequestParamsOf<P["clientRequests"], M>,
+    HandlerResult<RequestResultOf<P["clientRequests"], M>>,
+    P
+  >;
 };
 /** v2 client notification handlers by method. */
 export type ClientNotificationHandlersByMethod<P extends ProtocolTypes = V2Protocol> = {
   [M in ClientNotificationMethod<P>]: ClientNotificationHandler<NotificationParamsOf<P["clientNotifications"], M>, P>;
 };
 /** Params of the requests a v2 client handles, by method. */
-export type ClientRequestParamsByMethod<P extends ProtocolTypes = V2Protocol> = { [M in ClientRequestMethod<P>]: RequestParamsOf<P["clientRequests"], M> };
+export type ClientRequestParamsByMethod<P extends ProtocolTypes = V2Protocol> = {
+  [M in ClientRequestMethod<P>]: RequestParamsOf<P["clientRequests"], M>;
+};
 /** Results of the requests a v2 client handles, by method. */
-export type ClientRequestResponsesByMethod<P extends ProtocolTypes = V2Protocol> = { [M in ClientRequestMethod<P>]: RequestResultOf<P["clientRequests"], M> };
+export type ClientRequestResponsesByMethod<P extends ProtocolTypes = V2Protocol> = {
+  [M in ClientRequestMethod<P>]: RequestResultOf<P["clientRequests"], M>;
+};
 /** Params of the notifications a v2 client handles, by method. */
 export type ClientNotificationParamsByMethod<P extends ProtocolTypes = V2Protocol> = {
   [M in ClientNotificationMethod<P>]: NotificationParamsOf<P["clientNotifications"], M>;
@@ -73,7 +101,10 @@ export interface ClientConnection<P extends ProtocolTypes = V2Protocol> extends 
   readonly agent: ClientContext<P, Init<P>>;
 }
 
-class ClientConnectionHandle<P extends ProtocolTypes> extends V2ConnectionHandle<unknown, unknown> implements ClientConnection<P> {
+class ClientConnectionHandle<P extends ProtocolTypes>
+  extends V2ConnectionHandle<unknown, unknown>
+  implements ClientConnection<P>
+{
   readonly agent: ClientContext<P, Init<P>>;
 
   constructor(state: V2ClientState) {
@@ -100,7 +131,12 @@ function clientSide<P extends ProtocolTypes>(): AppSide<V2ClientState, ClientCon
       },
       agent: new ClientContext(state, request.id),
     }),
-    notificationContext: (state, params, method) => ({ method, params, signal: state.acp.signal, agent: new ClientContext(state) }),
+    notificationContext: (state, params, method) => ({
+      method,
+      params,
+      signal: state.acp.signal,
+      agent: new ClientContext(state),
+    }),
     configure: (state) => {
       const { acp, init, router } = state;
       acp.admission = clientAdmission(init);
@@ -147,7 +183,10 @@ export class ClientApp<P extends ProtocolTypes = V2Protocol> implements Connecta
   }
 
   /** Connects (as `connect`), runs `op` with a context for calling the agent, then closes the connection. */
-  connectWith<T>(target: Stream | ConnectableApp<"agent">, op: (context: ClientContext<P, Init<P>>) => MaybePromise<T>): Promise<T> {
+  connectWith<T>(
+    target: Stream | ConnectableApp<"agent">,
+    op: (context: ClientContext<P, Init<P>>) => MaybePromise<T>,
+  ): Promise<T> {
     return connectWith(this.core, target, (handle) => op(handle.agent));
   }
 
@@ -160,7 +199,11 @@ export class ClientApp<P extends ProtocolTypes = V2Protocol> implements Connecta
   /** Registers a request handler (v2 methods typed by the schema; custom ones need a parser; `"*"` is the fallback). */
   onRequest(method: "*", handler: ClientRequestHandler<unknown, unknown, P>): this;
   onRequest<M extends ClientRequestMethod<P>>(method: M, handler: ClientRequestHandlersByMethod<P>[M]): this;
-  onRequest<Params, Response>(method: V2ExtensionMethod, params: ParamsParser<Params>, handler: ClientRequestHandler<Params, Response, P>): this;
+  onRequest<Params, Response>(
+    method: V2ExtensionMethod,
+    params: ParamsParser<Params>,
+    handler: ClientRequestHandler<Params, Response, P>,
+  ): this;
   onRequest<Params, Response, const M extends string = never>(
     method: UnrecognizedMethod<M, P>,
     params: ParamsParser<Params>,
@@ -177,9 +220,20 @@ export class ClientApp<P extends ProtocolTypes = V2Protocol> implements Connecta
    * a session's updates in order yourself (`ActiveSession` queues them in order).
    */
   onNotification(method: "*", handler: ClientNotificationHandler<unknown, P>): this;
-  onNotification<M extends ClientNotificationMethod<P>>(method: M, handler: ClientNotificationHandlersByMethod<P>[M]): this;
-  onNotification<Params>(method: V2ExtensionMethod, params: ParamsParser<Params>, handler: ClientNotificationHandler<Params, P>): this;
-  onNotification<Params, const M extends string = never>(method: UnrecognizedMethod<M, P>, params: ParamsParser<Params>, handler: ClientNotificationHandler<Params, P>): this;
+  onNotification<M extends ClientNotificationMethod<P>>(
+    method: M,
+    handler: ClientNotificationHandlersByMethod<P>[M],
+  ): this;
+  onNotification<Params>(
+    method: V2ExtensionMethod,
+    params: ParamsParser<Params>,
+    handler: ClientNotificationHandler<Params, P>,
+  ): this;
+  onNotification<Params, const M extends string = never>(
+    method: UnrecognizedMethod<M, P>,
+    params: ParamsParser<Params>,
+    handler: ClientNotificationHandler<Params, P>,
+  ): this;
   onNotification(method: string, parserOrHandler: unknown, handler?: unknown): this {
     if (handler !== undefined && method !== "*") assertNotBuiltIn(this.core.flavor, "client", "notification", method);
     this.core.onNotification(method, parserOrHandler, handler);

@@ -7,7 +7,13 @@
 import { LocalError, RequestError, isRecord, type JsonRpcId, type SendRequestOptions } from "../../jsonrpc/index.js";
 import { handled } from "../../jsonrpc/handled.js";
 import type { AcpConnection } from "../../acp/acp-connection.js";
-import type { MethodOf, NotificationParamsOf, ProtocolTypes, RequestParamsOf, RequestResultOf } from "../../acp/app-types.js";
+import type {
+  MethodOf,
+  NotificationParamsOf,
+  ProtocolTypes,
+  RequestParamsOf,
+  RequestResultOf,
+} from "../../acp/app-types.js";
 import { ACP_CONNECTION } from "../../acp/connect.js";
 import { V2, parsedOrCopy } from "../../acp/v2/admission.js";
 import type { UnrecognizedMethod, V2ExtensionMethod, V2Protocol } from "../../acp/v2/app-types.js";
@@ -59,7 +65,10 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
   buildSession(cwd: string): SessionBuilder;
   buildSession(request: NewSessionRequest): SessionBuilder;
   buildSession(cwdOrRequest: string | NewSessionRequest): SessionBuilder {
-    return new SessionBuilder(this, typeof cwdOrRequest === "string" ? { cwd: cwdOrRequest, mcpServers: [] } : cwdOrRequest);
+    return new SessionBuilder(
+      this,
+      typeof cwdOrRequest === "string" ? { cwd: cwdOrRequest, mcpServers: [] } : cwdOrRequest,
+    );
   }
 
   /**
@@ -72,7 +81,11 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
     params: RequestParamsOf<AgentRequests<P>, M>,
     options?: SendRequestOptions,
   ): Promise<RequestResultOf<AgentRequests<P>, M>>;
-  request<Response = unknown, Params = unknown>(method: V2ExtensionMethod, params?: Params, options?: SendRequestOptions): Promise<Response>;
+  request<Response = unknown, Params = unknown>(
+    method: V2ExtensionMethod,
+    params?: Params,
+    options?: SendRequestOptions,
+  ): Promise<Response>;
   request<Response = unknown, Params = unknown, const M extends string = never>(
     method: UnrecognizedMethod<M, P>,
     params?: Params,
@@ -99,10 +112,16 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
   }
 
   /** Sends a notification to the agent, once the connection is initialized. */
-  notify<M extends MethodOf<AgentNotifications<P>>>(method: M, params: NotificationParamsOf<AgentNotifications<P>, M>): Promise<void>;
+  notify<M extends MethodOf<AgentNotifications<P>>>(
+    method: M,
+    params: NotificationParamsOf<AgentNotifications<P>, M>,
+  ): Promise<void>;
   notify(method: "$/cancel_request", params: { requestId: JsonRpcId }): Promise<void>;
   notify<Params = unknown>(method: V2ExtensionMethod, params?: Params): Promise<void>;
-  notify<Params = unknown, const M extends string = never>(method: UnrecognizedMethod<M, P>, params?: Params): Promise<void>;
+  notify<Params = unknown, const M extends string = never>(
+    method: UnrecognizedMethod<M, P>,
+    params?: Params,
+  ): Promise<void>;
   notify(method: string, params?: unknown): Promise<void> {
     assertOutgoingDirection(this.state.acp.flavor, "client", "notification", method);
     const { acp, init } = this.state;

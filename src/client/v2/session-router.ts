@@ -75,7 +75,12 @@ export class V2SessionRouter {
    * Routes `sessionId`'s updates to `listener` (each observed on arrival, then queued), starting with those kept for
    * it; `atResponse` runs among them where the `session/new` response arrived (`responsePosition`).
    */
-  attach(sessionId: string, listener: SessionListener, responsePosition = Number.POSITIVE_INFINITY, atResponse?: () => void): () => void {
+  attach(
+    sessionId: string,
+    listener: SessionListener,
+    responsePosition = Number.POSITIVE_INFINITY,
+    atResponse?: () => void,
+  ): () => void {
     return this.routing.attach(
       sessionId,
       (message) => {

@@ -17,7 +17,13 @@ import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { RequestError } from "../../jsonrpc/index.js";
-import { McpBindingErrorCode, MCP_PROTOCOL_VERSION, type McpOperationContext, type McpOutcome, type McpRequestHandler } from "../../acp/mcp/index.js";
+import {
+  McpBindingErrorCode,
+  MCP_PROTOCOL_VERSION,
+  type McpOperationContext,
+  type McpOutcome,
+  type McpRequestHandler,
+} from "../../acp/mcp/index.js";
 
 /** The session-based MCP revision the in-process session is opened with (the SDK's newest). */
 const SESSION_PROTOCOL_VERSION = "2025-11-25";
@@ -40,7 +46,13 @@ export type McpServerAdapter = {
   close(): Promise<void>;
 };
 
-type Message = JSONRPCMessage & { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+type Message = JSONRPCMessage & {
+  id?: string | number;
+  method?: string;
+  params?: Record<string, unknown>;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 /** An in-process transport: what the server sends is handed to `deliver`; `receive` feeds it a message. */
 class InProcessTransport implements Transport {
@@ -92,14 +104,25 @@ export function fromMcpServer(factory: McpServerFactory, options: FromMcpServerO
   };
 }
 
-async function serveOne(server: McpServer | Server, context: McpOperationContext, options: FromMcpServerOptions): Promise<McpOutcome> {
+async function serveOne(
+  server: McpServer | Server,
+  context: McpOperationContext,
+  options: FromMcpServerOptions,
+): Promise<McpOutcome> {
   const waiting = new Map<string | number, (message: Message) => void>();
   const transport = new InProcessTransport((message) => {
     if (message.id !== undefined && message.method === undefined) {
       waiting.get(message.id)?.(message);
     } else if (message.id !== undefined) {
       // A request back to the caller: stateless MCP has no channel for it.
-      transport.receive({ jsonrpc: "2.0", id: message.id, error: { code: -32601, message: `${message.method} is not available over MCP-over-ACP (stateless MCP ${MCP_PROTOCOL_VERSION})` } } as Message);
+      transport.receive({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: {
+          code: -32601,
+          message: `${message.method} is not available over MCP-over-ACP (stateless MCP ${MCP_PROTOCOL_VERSION})`,
+        },
+      } as Message);
     } else if (message.method) {
       void context.notify(message.method, message.params ?? undefined).catch(() => {});
     }
@@ -109,7 +132,12 @@ async function serveOne(server: McpServer | Server, context: McpOperationContext
     new Promise<Message>((resolve, reject) => {
       const onAbort = () => {
         waiting.delete(request.id!);
-        if (request.id !== INIT_ID) transport.receive({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: request.id, reason: "cancelled by the caller" } } as Message);
+        if (request.id !== INIT_ID)
+          transport.receive({
+            jsonrpc: "2.0",
+            method: "notifications/cancelled",
+            params: { requestId: request.id, reason: "cancelled by the caller" },
+          } as Message);
         reject(context.signal.reason ?? RequestError.requestCancelled());
       };
       if (context.signal.aborted) return onAbort();
@@ -129,16 +157,27 @@ async function serveOne(server: McpServer | Server, context: McpOperationContext
     method: "initialize",
     params: { protocolVersion: SESSION_PROTOCOL_VERSION, capabilities: context.clientCapabilities, clientInfo },
   } as Message);
-  if (init.error) throw new RequestError(McpBindingErrorCode.backendFailed, `the MCP server refused to start: ${init.error.message}`);
+  if (init.error)
+    throw new RequestError(McpBindingErrorCode.backendFailed, `the MCP server refused to start: ${init.error.message}`);
   transport.receive({ jsonrpc: "2.0", method: "notifications/initialized" } as Message);
   if (context.method === "server/discover") {
     const { serverInfo, capabilities, instructions } = init.result as Record<string, unknown>;
     return { result: { serverInfo, capabilities, ...(instructions === undefined ? {} : { instructions }) } };
   }
-  const answer = await ask({ jsonrpc: "2.0", id: context.requestId, method: context.method, ...(context.params === undefined ? {} : { params: context.params }) } as Message);
+  const answer = await ask({
+    jsonrpc: "2.0",
+    id: context.requestId,
+    method: context.method,
+    ...(context.params === undefined ? {} : { params: context.params }),
+  } as Message);
   return answer.error ? { error: answer.error } : { result: answer.result };
 }
 
 function isInfo(value: unknown): value is { name: string; version: string } {
-  return typeof value === "object" && value !== null && typeof (value as { name?: unknown }).name === "string" && typeof (value as { version?: unknown }).version === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { name?: unknown }).name === "string" &&
+    typeof (value as { version?: unknown }).version === "string"
+  );
 }

@@ -31,12 +31,24 @@ export function acceptsJsonAndSse(accept: string | undefined): boolean {
  * Content-Type. Authentication is checked by the caller, which knows the server's token.
  */
 export function transportRefusal(req: IncomingMessage, port: number): Refusal | undefined {
-  if (req.headers.host !== `127.0.0.1:${port}`) return { status: 403, code: -32600, message: `Forbidden: Host must be 127.0.0.1:${port}` };
-  if (req.headers.origin !== undefined) return { status: 403, code: -32600, message: "Forbidden: browser origins are not accepted" };
+  if (req.headers.host !== `127.0.0.1:${port}`)
+    return { status: 403, code: -32600, message: `Forbidden: Host must be 127.0.0.1:${port}` };
+  if (req.headers.origin !== undefined)
+    return { status: 403, code: -32600, message: "Forbidden: browser origins are not accepted" };
   if (req.method !== "POST") {
-    return { status: 405, code: -32600, message: "Method Not Allowed: this endpoint serves POST only (no GET stream, no session to delete)", headers: { Allow: "POST" } };
+    return {
+      status: 405,
+      code: -32600,
+      message: "Method Not Allowed: this endpoint serves POST only (no GET stream, no session to delete)",
+      headers: { Allow: "POST" },
+    };
   }
-  if (!acceptsJsonAndSse(req.headers.accept)) return { status: 406, code: -32600, message: "Not Acceptable: Accept must include application/json and text/event-stream" };
+  if (!acceptsJsonAndSse(req.headers.accept))
+    return {
+      status: 406,
+      code: -32600,
+      message: "Not Acceptable: Accept must include application/json and text/event-stream",
+    };
   if (!(req.headers["content-type"] ?? "").toLowerCase().startsWith("application/json")) {
     return { status: 415, code: -32600, message: "Unsupported Media Type: Content-Type must be application/json" };
   }
@@ -44,13 +56,23 @@ export function transportRefusal(req: IncomingMessage, port: number): Refusal | 
 }
 
 /** Answers with a JSON-RPC error body (the request is drained so the socket can be reused). */
-export function sendError(req: IncomingMessage, res: ServerResponse, refusal: Refusal, id: string | number | null = null, data?: unknown): void {
+export function sendError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  refusal: Refusal,
+  id: string | number | null = null,
+  data?: unknown,
+): void {
   req.resume();
   if (res.headersSent) {
     res.end();
     return;
   }
-  const body = JSON.stringify({ jsonrpc: "2.0", id, error: { code: refusal.code, message: refusal.message, ...(data === undefined ? {} : { data }) } });
+  const body = JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    error: { code: refusal.code, message: refusal.message, ...(data === undefined ? {} : { data }) },
+  });
   res.writeHead(refusal.status, { "Content-Type": "application/json", ...refusal.headers });
   res.end(body);
 }

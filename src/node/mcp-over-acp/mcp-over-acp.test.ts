@@ -24,11 +24,17 @@ import { fromMcpServer } from "./from-mcp-server.js";
 
 function projectTools() {
   const server = new McpServer({ name: "project-tools", version: "1.2.3" }, { instructions: "use echo" });
-  server.registerTool("echo", { description: "echoes", inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: "text", text: `echo: ${message}` }] }));
+  server.registerTool("echo", { description: "echoes", inputSchema: { message: z.string() } }, async ({ message }) => ({
+    content: [{ type: "text", text: `echo: ${message}` }],
+  }));
   server.registerTool("slow", { inputSchema: { steps: z.number() } }, async ({ steps }, extra) => {
     for (let i = 1; i <= steps; i++) {
       const token = extra._meta?.progressToken;
-      if (token !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: steps } });
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: steps },
+        });
     }
     return { content: [{ type: "text", text: `done after ${steps}` }] };
   });
@@ -40,8 +46,12 @@ function pair(handler: McpRequestHandler, options: { maxActiveRequests?: number 
   const caller = new McpOverAcpCaller({ clientInfo: { name: "test-agent", version: "1" } });
   const provider = new McpOverAcpProvider();
   const [agentStream, clientStream] = createMemoryPair();
-  const agentConnection = unstableAgent({ logger: silentLogger }).onNotification("mcp/message", caller.handleNotification).connect(agentStream);
-  const clientConnection = unstableClient({ logger: silentLogger }).onRequest("mcp/message", provider.handleRequest).connect(clientStream);
+  const agentConnection = unstableAgent({ logger: silentLogger })
+    .onNotification("mcp/message", caller.handleNotification)
+    .connect(agentStream);
+  const clientConnection = unstableClient({ logger: silentLogger })
+    .onRequest("mcp/message", provider.handleRequest)
+    .connect(clientStream);
   const registration = provider.registerServer(clientConnection.agent, { name: "tools", handler, ...options });
   return { caller, provider, registration, agentSide: agentConnection.client, clientConnection, agentConnection };
 }
@@ -54,23 +64,51 @@ test("an agent lists and calls the tools of an MCP SDK server its client serves 
 
   const discovered = await caller.request(agentSide, registration.serverId, "server/discover");
   assert.ok("result" in discovered);
-  assert.deepEqual((discovered.result as { serverInfo: unknown }).serverInfo, { name: "project-tools", version: "1.2.3" });
+  assert.deepEqual((discovered.result as { serverInfo: unknown }).serverInfo, {
+    name: "project-tools",
+    version: "1.2.3",
+  });
   assert.equal((discovered.result as { instructions: string }).instructions, "use echo");
 
   const listed = await caller.request(agentSide, registration.serverId, "tools/list", {});
   assert.ok("result" in listed);
-  assert.deepEqual((listed.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name), ["echo", "slow"]);
+  assert.deepEqual(
+    (listed.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
+    ["echo", "slow"],
+  );
 
-  const echoed = await caller.request(agentSide, registration.serverId, "tools/call", { name: "echo", arguments: { message: "hi" } });
+  const echoed = await caller.request(agentSide, registration.serverId, "tools/call", {
+    name: "echo",
+    arguments: { message: "hi" },
+  });
   assert.deepEqual(echoed, { result: { content: [{ type: "text", text: "echo: hi" }] } });
 
   const progress: McpNotification[] = [];
-  const slow = await caller.request(agentSide, registration.serverId, "tools/call", { name: "slow", arguments: { steps: 3 }, _meta: { progressToken: "p1" } }, { onNotification: (n) => progress.push(n) });
+  const slow = await caller.request(
+    agentSide,
+    registration.serverId,
+    "tools/call",
+    { name: "slow", arguments: { steps: 3 }, _meta: { progressToken: "p1" } },
+    { onNotification: (n) => progress.push(n) },
+  );
   assert.deepEqual(slow, { result: { content: [{ type: "text", text: "done after 3" }] } });
-  assert.deepEqual(progress.map((n) => [n.method, n.params?.progress]), [["notifications/progress", 1], ["notifications/progress", 2], ["notifications/progress", 3]]);
+  assert.deepEqual(
+    progress.map((n) => [n.method, n.params?.progress]),
+    [
+      ["notifications/progress", 1],
+      ["notifications/progress", 2],
+      ["notifications/progress", 3],
+    ],
+  );
 
-  const unknownTool = await caller.request(agentSide, registration.serverId, "tools/call", { name: "nope", arguments: {} });
-  assert.ok("result" in unknownTool && (unknownTool.result as { isError?: boolean }).isError, "an unknown tool is an MCP tool error");
+  const unknownTool = await caller.request(agentSide, registration.serverId, "tools/call", {
+    name: "nope",
+    arguments: {},
+  });
+  assert.ok(
+    "result" in unknownTool && (unknownTool.result as { isError?: boolean }).isError,
+    "an unknown tool is an MCP tool error",
+  );
   const unknownMethod = await caller.request(agentSide, registration.serverId, "prompts/list", {});
   assert.ok("error" in unknownMethod && unknownMethod.error.code === -32601, "inner MCP errors travel in the carrier");
   await tools.close();
@@ -81,10 +119,14 @@ test("binding failures are outer ACP errors with the binding's codes; inner erro
   const held = new Promise<void>((resolve) => (release = resolve));
   const handler: McpRequestHandler = async ({ method, params, signal }) => {
     if (method === "hold") {
-      await Promise.race([held, new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }))]);
+      await Promise.race([
+        held,
+        new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+      ]);
       return { result: null };
     }
-    if (method === "forever") return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
+    if (method === "forever")
+      return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
     if (method === "inner") throw new McpProtocolError(-32001, "tool exploded", { why: 1 });
     if (method === "crash") throw new Error("disk on fire");
     if (method === "acp-error") throw new RequestError(-32000, "auth required");
@@ -95,14 +137,26 @@ test("binding failures are outer ACP errors with the binding's codes; inner erro
   t.after(() => clientConnection.close());
   const id = registration.serverId;
 
-  assert.deepEqual(await caller.request(agentSide, id, "inner"), { error: { code: -32001, message: "tool exploded", data: { why: 1 } } });
-  await assert.rejects(caller.request(agentSide, "no-such-server", "x"), { code: McpBindingErrorCode.serverUnavailable });
-  await assert.rejects(caller.request(agentSide, id, "crash"), (error: RequestError) => error.code === -33002 && (error.data as { details: string }).details === "disk on fire");
-  await assert.rejects(caller.request(agentSide, id, "acp-error"), (error: RequestError) => error.code === -33002 && (error.data as { code: number }).code === -32000);
+  assert.deepEqual(await caller.request(agentSide, id, "inner"), {
+    error: { code: -32001, message: "tool exploded", data: { why: 1 } },
+  });
+  await assert.rejects(caller.request(agentSide, "no-such-server", "x"), {
+    code: McpBindingErrorCode.serverUnavailable,
+  });
+  await assert.rejects(
+    caller.request(agentSide, id, "crash"),
+    (error: RequestError) => error.code === -33002 && (error.data as { details: string }).details === "disk on fire",
+  );
+  await assert.rejects(
+    caller.request(agentSide, id, "acp-error"),
+    (error: RequestError) => error.code === -33002 && (error.data as { code: number }).code === -32000,
+  );
   await assert.rejects(caller.request(agentSide, id, "bad"), { code: -33002, message: /invalid outcome/ });
 
   // Missing or wrong MCP metadata is an inner error.
-  const wrongVersion = await caller.request(agentSide, id, "echo", { _meta: { [MCP_META_PROTOCOL_VERSION]: "2025-06-18" } });
+  const wrongVersion = await caller.request(agentSide, id, "echo", {
+    _meta: { [MCP_META_PROTOCOL_VERSION]: "2025-06-18" },
+  });
   assert.ok("error" in wrongVersion && wrongVersion.error.code === -32022);
 
   // One active request allowed: a second is over the limit; the same request id twice is refused by the caller.
@@ -132,10 +186,14 @@ test("disposing a registration cancels its active requests and waits for them", 
   const handler: McpRequestHandler = ({ signal }) =>
     new Promise((_, reject) => {
       started();
-      signal.addEventListener("abort", () => {
-        sawAbort = true;
-        reject(signal.reason);
-      }, { once: true });
+      signal.addEventListener(
+        "abort",
+        () => {
+          sawAbort = true;
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   const { caller, provider, registration, agentSide, clientConnection } = pair(handler);
   t.after(() => clientConnection.close());
@@ -144,6 +202,9 @@ test("disposing a registration cancels its active requests and waits for them", 
   await registration.dispose();
   assert.equal(sawAbort, true);
   await assert.rejects(pending, { code: -32800 });
-  assert.throws(() => provider.registerServer(clientConnection.agent, { name: "again", serverId: registration.serverId, handler }), /already registered/);
+  assert.throws(
+    () => provider.registerServer(clientConnection.agent, { name: "again", serverId: registration.serverId, handler }),
+    /already registered/,
+  );
   assert.throws(() => provider.registerServer({} as never, { name: "x", handler }), /ACP app context/);
 });

@@ -37,7 +37,11 @@ async function run(acp: boolean) {
     const server = new McpServer({ name: "project-tools", version: "1" });
     server.registerTool("count", { description: "counts", inputSchema: { to: z.number() } }, async ({ to }, extra) => {
       for (let i = 1; i <= to; i++) {
-        if (extra._meta?.progressToken !== undefined) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: extra._meta.progressToken, progress: i, total: to } });
+        if (extra._meta?.progressToken !== undefined)
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: extra._meta.progressToken, progress: i, total: to },
+          });
       }
       return { content: [{ type: "text", text: `counted to ${to}` }] };
     });
@@ -49,7 +53,8 @@ async function run(acp: boolean) {
     .client({ logger: silentLogger })
     .onRequest("mcp/message", provider.handleRequest)
     .onNotification("session/update", ({ params }) => {
-      if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text") said.push(params.update.content.text);
+      if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text")
+        said.push(params.update.content.text);
     })
     .connect(clientEnd);
   const registration = provider.registerServer(connection.agent, { name: "project-tools", handler: tools.handler });
@@ -61,24 +66,40 @@ test("a toolkit agent connects and calls a server its client serves over ACP", a
   const { connection, registration, init, said, tools } = await run(true);
   t.after(() => connection.close());
   assert.equal(init.agentCapabilities?.mcpCapabilities?.acp, true);
-  const { sessionId } = await connection.agent.request("session/new", { cwd: "/work/project", mcpServers: [registration.declaration] });
+  const { sessionId } = await connection.agent.request("session/new", {
+    cwd: "/work/project",
+    mcpServers: [registration.declaration],
+  });
   await connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "count" }] });
   assert.deepEqual(said, ["counted to 2"]);
   const [status] = tools()!.servers;
-  assert.deepEqual({ name: status!.name, transport: status!.transport, state: status!.state, tools: status!.tools.map((tool) => tool.name) }, {
-    name: "project-tools",
-    transport: "acp",
-    state: "connected",
-    tools: ["count"],
-  });
+  assert.deepEqual(
+    {
+      name: status!.name,
+      transport: status!.transport,
+      state: status!.state,
+      tools: status!.tools.map((tool) => tool.name),
+    },
+    {
+      name: "project-tools",
+      transport: "acp",
+      state: "connected",
+      tools: ["count"],
+    },
+  );
 });
 
 test("without acp the agent does not advertise it and reports the server failed, saying why", async (t) => {
   const { connection, registration, init, tools } = await run(false);
   t.after(() => connection.close());
   assert.notEqual(init.agentCapabilities?.mcpCapabilities?.acp, true);
-  const { sessionId } = await connection.agent.request("session/new", { cwd: "/work/project", mcpServers: [registration.declaration] });
-  await assert.rejects(connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "count" }] }));
+  const { sessionId } = await connection.agent.request("session/new", {
+    cwd: "/work/project",
+    mcpServers: [registration.declaration],
+  });
+  await assert.rejects(
+    connection.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "count" }] }),
+  );
   const [status] = tools()!.servers;
   assert.equal(status!.state, "failed");
   assert.match(status!.error!, /not supported by this agent \(mcpCapabilities\.acp is off\)/);

@@ -6,8 +6,18 @@
  *
  * Spec: RFC 9113 section 3.3 (prior knowledge), https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
-import { createServer as createHttp1Server, type IncomingMessage, type Server as Http1Server, type ServerResponse } from "node:http";
-import { createServer as createHttp2Server, type Http2Server, type Http2ServerRequest, type Http2ServerResponse } from "node:http2";
+import {
+  createServer as createHttp1Server,
+  type IncomingMessage,
+  type Server as Http1Server,
+  type ServerResponse,
+} from "node:http";
+import {
+  createServer as createHttp2Server,
+  type Http2Server,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+} from "node:http2";
 import { createServer as createNetServer, type Server as NetServer, type Socket } from "node:net";
 import { Duplex } from "node:stream";
 

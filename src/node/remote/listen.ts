@@ -105,7 +105,10 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
           "Give a token, bind to 127.0.0.1, or pass allowInsecure: true as well if the network is yours alone.",
       );
     }
-    process.emitWarning(`ACP server on ${host} without a token: anyone who can reach it can run the agent and everything it can do.`, { code: "ACP_INSECURE" });
+    process.emitWarning(
+      `ACP server on ${host} without a token: anyone who can reach it can run the agent and everything it can do.`,
+      { code: "ACP_INSECURE" },
+    );
   }
   // `ws` is an optional peer dependency: without it, listening fails here with what to install.
   const { WebSocketServer } = await importOptional<typeof import("ws")>(WS_PEER);

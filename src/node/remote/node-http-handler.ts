@@ -19,15 +19,24 @@ export interface NodeHttpHandlerOptions {
 const DISCARD_MS = 5_000;
 
 /** A request listener that hands every request to `server.handleRequest` and writes its answer. */
-export function createNodeHttpHandler(server: AcpServer, options: NodeHttpHandlerOptions = {}): (request: NodeRequest, response: NodeResponse) => void {
+export function createNodeHttpHandler(
+  server: AcpServer,
+  options: NodeHttpHandlerOptions = {},
+): (request: NodeRequest, response: NodeResponse) => void {
   const maxBytes = options.maxRequestBodyBytes ?? server.limits.maxRequestBodyBytes;
-  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) throw new RangeError(`maxRequestBodyBytes must be a non-negative safe integer, got ${String(maxBytes)}`);
+  if (!Number.isSafeInteger(maxBytes) || maxBytes < 0)
+    throw new RangeError(`maxRequestBodyBytes must be a non-negative safe integer, got ${String(maxBytes)}`);
   return (request, response) => {
     void handle(server, request, response, maxBytes);
   };
 }
 
-async function handle(server: AcpServer, request: NodeRequest, response: NodeResponse, maxBytes: number): Promise<void> {
+async function handle(
+  server: AcpServer,
+  request: NodeRequest,
+  response: NodeResponse,
+  maxBytes: number,
+): Promise<void> {
   const abort = new AbortController();
   const onClose = () => {
     if (!response.writableFinished) abort.abort(new Error("the client closed the request"));

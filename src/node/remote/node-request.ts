@@ -13,7 +13,9 @@ export type NodeRequest = IncomingMessage | Http2ServerRequest;
 /** The body was larger than the limit; the handler answers 413. */
 export class RequestBodyTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
-    super(`Payload Too Large: the body is over ${maxBytes} bytes (maxRequestBodyBytes); send smaller messages or raise the limit`);
+    super(
+      `Payload Too Large: the body is over ${maxBytes} bytes (maxRequestBodyBytes); send smaller messages or raise the limit`,
+    );
     this.name = "RequestBodyTooLargeError";
   }
 }

@@ -82,12 +82,18 @@ export async function writeWebResponse(response: NodeResponse, web: Response): P
 }
 
 /** Writes a short plain-text error response, if the status was not sent yet. */
-export function writeTextError(response: NodeResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+export function writeTextError(
+  response: NodeResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
   if (isGone(response)) return;
   if (!response.headersSent) {
     response.statusCode = status;
     response.setHeader("Content-Type", "text/plain; charset=utf-8");
-    for (const [name, value] of Object.entries(headers)) if (!(isHttp2(response) && HOP_BY_HOP.has(name.toLowerCase()))) response.setHeader(name, value);
+    for (const [name, value] of Object.entries(headers))
+      if (!(isHttp2(response) && HOP_BY_HOP.has(name.toLowerCase()))) response.setHeader(name, value);
   }
   response.end(message);
 }

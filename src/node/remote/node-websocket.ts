@@ -41,7 +41,12 @@ export interface UpgradedWebSocket {
 export interface NodeWebSocketUpgradeServer {
   on(event: "headers", listener: HeadersListener): void;
   off(event: "headers", listener: HeadersListener): void;
-  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer, callback: (webSocket: UpgradedWebSocket) => void): void;
+  handleUpgrade(
+    request: IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    callback: (webSocket: UpgradedWebSocket) => void,
+  ): void;
 }
 
 /** Options of the upgrade handler (acpkit's). */

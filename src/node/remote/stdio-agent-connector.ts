@@ -22,7 +22,12 @@ export interface StdioAgentConnectorOptions extends Omit<LaunchAgentOptions, "lo
   /** Each agent's stderr lines, with the connection they belong to. Never printed by the library. */
   onStderrLine?: (line: string, connectionId: string | undefined) => void;
   /** Called when an agent process started or stopped (for logs and tests). */
-  onProcess?: (event: { type: "started" | "stopped"; pid: number; connectionId: string | undefined; status?: ExitStatus }) => void;
+  onProcess?: (event: {
+    type: "started" | "stopped";
+    pid: number;
+    connectionId: string | undefined;
+    status?: ExitStatus;
+  }) => void;
 }
 
 /** A stdio connector, and the agents it is running now. */
@@ -43,9 +48,16 @@ export function stdioAgentConnector(options: StdioAgentConnectorOptions): StdioA
       const closed = (async () => {
         let agent: LaunchedAgent;
         try {
-          agent = await launchAgent({ ...launch, logger, onStderrLine: onStderrLine && ((line) => onStderrLine(line, connectionId)) });
+          agent = await launchAgent({
+            ...launch,
+            logger,
+            onStderrLine: onStderrLine && ((line) => onStderrLine(line, connectionId)),
+          });
         } catch (error) {
-          logger.warn("could not start the agent for a remote connection", { connectionId, error: (error as Error).message });
+          logger.warn("could not start the agent for a remote connection", {
+            connectionId,
+            error: (error as Error).message,
+          });
           relay.fail();
           return;
         }
@@ -107,7 +119,9 @@ class ProcessRelay {
         try {
           this.#server.send(value as AnyMessage);
         } catch (error) {
-          this.logger.warn("dropped a message from the agent that the connection refused", { error: (error as Error).message });
+          this.logger.warn("dropped a message from the agent that the connection refused", {
+            error: (error as Error).message,
+          });
           return;
         }
         // The client is behind: stop reading the agent's stdout until it catches up (the agent's writes then block).
@@ -119,9 +133,12 @@ class ProcessRelay {
         }
       },
       problem: (problem) => {
-        if (problem.kind === "too_large") this.logger.warn("the agent wrote a line over the size limit; it was skipped", { bytes: problem.bytes });
-        else if (problem.kind === "parse" && !problem.looksLikeJson) this.logger.debug("the agent wrote a line that is not JSON on stdout", { preview: problem.preview });
-        else if (problem.kind === "lost") this.logger.warn("a message from the agent was lost", { detail: problem.detail });
+        if (problem.kind === "too_large")
+          this.logger.warn("the agent wrote a line over the size limit; it was skipped", { bytes: problem.bytes });
+        else if (problem.kind === "parse" && !problem.looksLikeJson)
+          this.logger.debug("the agent wrote a line that is not JSON on stdout", { preview: problem.preview });
+        else if (problem.kind === "lost")
+          this.logger.warn("a message from the agent was lost", { detail: problem.detail });
       },
       closed: () => this.#finish(),
     };

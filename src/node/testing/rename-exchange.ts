@@ -68,9 +68,14 @@ function swapperCommand(): string[] | undefined {
 
 /** Starts swapping `a` and `b`; resolves with the process once the first exchange succeeded, or with why not. */
 export async function startSwapper(a: string, b: string): Promise<ChildProcess | SwapperUnavailable> {
-  if (process.platform !== "linux") return { unavailable: `renameat2(RENAME_EXCHANGE) is Linux-only (this is ${process.platform})` };
+  if (process.platform !== "linux")
+    return { unavailable: `renameat2(RENAME_EXCHANGE) is Linux-only (this is ${process.platform})` };
   const argv = swapperCommand();
-  if (argv === undefined) return { unavailable: "neither cc nor python3 (with ctypes and renameat2 in libc) can build the swapper: install a C compiler or python3" };
+  if (argv === undefined)
+    return {
+      unavailable:
+        "neither cc nor python3 (with ctypes and renameat2 in libc) can build the swapper: install a C compiler or python3",
+    };
   const child = spawn(argv[0]!, [...argv.slice(1), a, b], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.setEncoding("utf8").on("data", (text: string) => (stderr += text));
@@ -81,7 +86,9 @@ export async function startSwapper(a: string, b: string): Promise<ChildProcess |
   });
   if (!ready) {
     child.kill("SIGKILL");
-    return { unavailable: `the swapper (${argv.join(" ")}) could not exchange ${a} and ${b}${stderr.trim() ? `: ${stderr.trim()}` : ""} (does this file system support RENAME_EXCHANGE?)` };
+    return {
+      unavailable: `the swapper (${argv.join(" ")}) could not exchange ${a} and ${b}${stderr.trim() ? `: ${stderr.trim()}` : ""} (does this file system support RENAME_EXCHANGE?)`,
+    };
   }
   return child;
 }

@@ -35,8 +35,18 @@ interface Ctx {
   points: BreakPoint[];
 }
 
-const ANNOTATIONS = new Set(["description", "title", "default", "discriminator", "x-side", "x-method", "x-docs-ignore",
-  "x-deserialize-default-on-error", "x-deserialize-skip-invalid-items", "$schema"]);
+const ANNOTATIONS = new Set([
+  "description",
+  "title",
+  "default",
+  "discriminator",
+  "x-side",
+  "x-method",
+  "x-docs-ignore",
+  "x-deserialize-default-on-error",
+  "x-deserialize-skip-invalid-items",
+  "$schema",
+]);
 
 export function samplesFor(doc: JsonSchemaDoc, def: string, seeds = 4): Sample[] {
   const out = new Map<string, Sample>();
@@ -121,7 +131,12 @@ function synth(raw: any, c: Ctx): unknown {
       const item = synth(node.items, child(c, 0, skip));
       const bad = wrongFor(c.doc, node.items);
       if (bad !== NO_WRONG) {
-        c.points.push({ path: [...c.path, 0], value: bad, category: c.lenient || skip ? "lenient" : "strict", inLenient: c.lenient || skip });
+        c.points.push({
+          path: [...c.path, 0],
+          value: bad,
+          category: c.lenient || skip ? "lenient" : "strict",
+          inLenient: c.lenient || skip,
+        });
       }
       return [item];
     }
@@ -153,7 +168,12 @@ function fill(raw: any, c: Ctx, obj: Record<string, unknown>, tagOwner?: { fallb
     const bad = wrongFor(c.doc, prop);
     if (bad !== NO_WRONG) c.points.push({ path: [...c.path, key], value: bad, category, inLenient });
     if (required.has(key)) {
-      c.points.push({ path: [...c.path, key], value: undefined, category: c.lenient ? "lenient" : "strict", inLenient: c.lenient });
+      c.points.push({
+        path: [...c.path, key],
+        value: undefined,
+        category: c.lenient ? "lenient" : "strict",
+        inLenient: c.lenient,
+      });
     }
   }
   if (node.additionalProperties && typeof node.additionalProperties === "object") {
@@ -169,7 +189,9 @@ function fill(raw: any, c: Ctx, obj: Record<string, unknown>, tagOwner?: { fallb
 
 function hasConstTag(doc: JsonSchemaDoc, v: any): boolean {
   const d = deref(doc, v);
-  return Object.entries<any>(d.properties ?? {}).some(([k, p]) => typeof p.const === "string" && (d.required ?? []).includes(k));
+  return Object.entries<any>(d.properties ?? {}).some(
+    ([k, p]) => typeof p.const === "string" && (d.required ?? []).includes(k),
+  );
 }
 
 const NO_WRONG = Symbol("no wrong value");

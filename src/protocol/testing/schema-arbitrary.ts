@@ -70,7 +70,9 @@ export function arbitraryFor(defs: Defs, name: string, maxDepth = 4): fc.Arbitra
       case "string": {
         if (schema.format === "date-time") {
           // RFC 3339, as toISOString writes it (years kept to four digits).
-          return fc.date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-12-31T23:59:59Z"), noInvalidDate: true }).map((d) => d.toISOString());
+          return fc
+            .date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("2100-12-31T23:59:59Z"), noInvalidDate: true })
+            .map((d) => d.toISOString());
         }
         const minLength = typeof schema.minLength === "number" ? schema.minLength : 0;
         const maxLength = typeof schema.maxLength === "number" ? schema.maxLength : Math.max(12, minLength);
@@ -79,7 +81,11 @@ export function arbitraryFor(defs: Defs, name: string, maxDepth = 4): fc.Arbitra
           return fc.string({ minLength, maxLength, unit: "binary-ascii" }).filter((text) => pattern.test(text));
         }
         // A bounded length is counted in UTF-16 units: ASCII keeps the count exact; otherwise any graphemes.
-        return fc.string({ minLength, maxLength, unit: typeof schema.maxLength === "number" ? "binary-ascii" : "grapheme" });
+        return fc.string({
+          minLength,
+          maxLength,
+          unit: typeof schema.maxLength === "number" ? "binary-ascii" : "grapheme",
+        });
       }
       case "integer": {
         const [lo, hi] = INTEGER_FORMATS[schema.format as string] ?? [-1e6, 1e6];
@@ -95,7 +101,10 @@ export function arbitraryFor(defs: Defs, name: string, maxDepth = 4): fc.Arbitra
       case "array": {
         const items = schema.items as Schema | undefined;
         const minLength = typeof schema.minItems === "number" ? schema.minItems : 0;
-        const maxLength = Math.max(minLength, typeof schema.maxItems === "number" ? Math.min(schema.maxItems, 3) : depth > maxDepth ? 0 : 3);
+        const maxLength = Math.max(
+          minLength,
+          typeof schema.maxItems === "number" ? Math.min(schema.maxItems, 3) : depth > maxDepth ? 0 : 3,
+        );
         return fc.array(items ? of(items, depth + 1) : smallJson, { minLength, maxLength });
       }
       case "object":
@@ -116,7 +125,11 @@ export function arbitraryFor(defs: Defs, name: string, maxDepth = 4): fc.Arbitra
     const extra = schema.additionalProperties;
     if (extra === false) return known;
     const extraValue = typeof extra === "object" && extra !== null ? of(extra as Schema, depth + 1) : smallJson;
-    const extraKeys = fc.dictionary(fc.string({ minLength: 1, maxLength: 6 }).map((k) => `zz_${k}`), extraValue, { maxKeys: depth > maxDepth ? 0 : 2 });
+    const extraKeys = fc.dictionary(
+      fc.string({ minLength: 1, maxLength: 6 }).map((k) => `zz_${k}`),
+      extraValue,
+      { maxKeys: depth > maxDepth ? 0 : 2 },
+    );
     return fc.tuple(known, extraKeys).map(([a, b]) => ({ ...b, ...a }));
   };
   return of({ $ref: `#/$defs/${name}` }, 0);

@@ -59,10 +59,16 @@ export class SeededRandom {
 }
 
 /** Whether `rule` hits `frame`. An absent rule never does. */
-export function hits<Frame>(rule: FaultRule<Frame> | undefined, frame: Frame, index: number, random: SeededRandom): boolean {
+export function hits<Frame>(
+  rule: FaultRule<Frame> | undefined,
+  frame: Frame,
+  index: number,
+  random: SeededRandom,
+): boolean {
   if (rule === undefined) return false;
   if (typeof rule === "function") return rule(frame, index);
-  if (!(rule >= 0 && rule <= 1)) throw new RangeError(`A fault probability must be between 0 and 1 (got ${String(rule)}).`);
+  if (!(rule >= 0 && rule <= 1))
+    throw new RangeError(`A fault probability must be between 0 and 1 (got ${String(rule)}).`);
   return rule > 0 && random.next() < rule;
 }
 
@@ -79,12 +85,18 @@ export function delayOf(latency: Latency | undefined, random: SeededRandom): num
  * with `code: "EPIPE"`, marked as injected so that a test can tell it from a real one.
  */
 export function injectedWriteError(detail: string): Error & { code: string; injected: true } {
-  return Object.assign(new Error(`write EPIPE (injected fault: ${detail})`), { code: "EPIPE", injected: true as const });
+  return Object.assign(new Error(`write EPIPE (injected fault: ${detail})`), {
+    code: "EPIPE",
+    injected: true as const,
+  });
 }
 
 /** The error a read from a reset connection raises: `code: "ECONNRESET"`, marked as injected. */
 export function injectedReadError(detail: string): Error & { code: string; injected: true } {
-  return Object.assign(new Error(`read ECONNRESET (injected fault: ${detail})`), { code: "ECONNRESET", injected: true as const });
+  return Object.assign(new Error(`read ECONNRESET (injected fault: ${detail})`), {
+    code: "ECONNRESET",
+    injected: true as const,
+  });
 }
 
 /** Resolves after `ms` milliseconds (at once, in a macrotask, for 0). */

@@ -40,9 +40,15 @@ test("the seeded random source repeats its sequence for a seed and refuses a non
   const a = new SeededRandom(42);
   const b = new SeededRandom(42);
   const seqA = Array.from({ length: 50 }, () => a.next());
-  assert.deepEqual(seqA, Array.from({ length: 50 }, () => b.next()));
+  assert.deepEqual(
+    seqA,
+    Array.from({ length: 50 }, () => b.next()),
+  );
   assert.ok(seqA.every((x) => x >= 0 && x < 1));
-  assert.notDeepEqual(seqA, Array.from({ length: 50 }, () => new SeededRandom(43).next()));
+  assert.notDeepEqual(
+    seqA,
+    Array.from({ length: 50 }, () => new SeededRandom(43).next()),
+  );
   assert.throws(() => new SeededRandom(1.5), /must be an integer/);
 });
 
@@ -61,8 +67,14 @@ test("faultyLink drops and duplicates by predicate in both directions and record
   for (let n = 0; n < 4; n++) faulty.send(note(n));
   for (let n = 10; n < 13; n++) b[LINK]!.send(note(n));
   await new Promise((resolve) => setTimeout(resolve, 20));
-  assert.deepEqual(atB.messages.map((m) => (m as { params: { n: number } }).params.n), [0, 2, 2, 3]);
-  assert.deepEqual(atA.messages.map((m) => (m as { params: { n: number } }).params.n), [11, 11, 12]);
+  assert.deepEqual(
+    atB.messages.map((m) => (m as { params: { n: number } }).params.n),
+    [0, 2, 2, 3],
+  );
+  assert.deepEqual(
+    atA.messages.map((m) => (m as { params: { n: number } }).params.n),
+    [11, 11, 12],
+  );
   assert.deepEqual(
     events.map((e) => `${e.direction}:${e.kind}:${e.index}`),
     ["send:drop:1", "send:duplicate:2", "receive:drop:0", "receive:duplicate:1"],
@@ -96,7 +108,10 @@ test("faultyLink delays incoming messages in order and ends the input after endA
   for (let n = 0; n < 6; n++) b[LINK]!.send(note(n));
   assert.equal(atA.messages.length, 0, "nothing is delivered before its latency");
   assert.equal(await atA.closed, undefined, "a clean end of input, as a dead peer gives");
-  assert.deepEqual(atA.messages.map((m) => (m as { params: { n: number } }).params.n), [0, 1, 2]);
+  assert.deepEqual(
+    atA.messages.map((m) => (m as { params: { n: number } }).params.n),
+    [0, 1, 2],
+  );
   assert.equal(atA.closes.length, 1);
 });
 
@@ -114,7 +129,10 @@ test("faultyLink breaks the output with EPIPE after failAfter messages: the link
   assert.match(cause.message, /after 2 messages/);
   await faulty.drain();
   await atB.closed;
-  assert.deepEqual(atB.messages.map((m) => (m as { params: { n: number } }).params.n), [0, 1]);
+  assert.deepEqual(
+    atB.messages.map((m) => (m as { params: { n: number } }).params.n),
+    [0, 1],
+  );
 });
 
 test("withFaults wraps a foreign stream and exposes its fault log", async () => {
@@ -150,15 +168,22 @@ test("faultyReadable fragments at every byte, keeps every byte in order, and hon
 
 test("faultyReadable cut into random pieces is the same for the same seed", async () => {
   const make = () => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new Uint8Array(1000)), c.close()) });
-  const sizes = async (seed: number) => (await readAll(faultyReadable(make(), { seed, fragment: 17 }))).map((c) => c.length);
+  const sizes = async (seed: number) =>
+    (await readAll(faultyReadable(make(), { seed, fragment: 17 }))).map((c) => c.length);
   const first = await sizes(3);
   assert.deepEqual(await sizes(3), first);
-  assert.equal(first.reduce((x, y) => x + y, 0), 1000);
+  assert.equal(
+    first.reduce((x, y) => x + y, 0),
+    1000,
+  );
   assert.ok(first.every((n) => n >= 1 && n <= 17));
 });
 
 test("faultyReadable ends mid-frame after endAfterBytes, and errors with ECONNRESET after errorAfterBytes", async () => {
-  const make = () => new ReadableStream<Uint8Array>({ start: (c) => (c.enqueue(new TextEncoder().encode('{"a":1}\n{"b":2}\n')), c.close()) });
+  const make = () =>
+    new ReadableStream<Uint8Array>({
+      start: (c) => (c.enqueue(new TextEncoder().encode('{"a":1}\n{"b":2}\n')), c.close()),
+    });
   const ended = await readAll(faultyReadable(make(), { endAfterBytes: 11 }));
   assert.equal(new TextDecoder().decode(new Uint8Array(bytesOf(ended))), '{"a":1}\n{"b');
   const reader = faultyReadable(make(), { errorAfterBytes: 3 }).getReader();
@@ -174,7 +199,10 @@ test("faultyWritable writes in pieces, then fails with EPIPE after failAfterByte
   const writer = stream.getWriter();
   await writer.write(new Uint8Array([1, 2, 3]));
   assert.equal(writes, 3, "partial writes: one per byte");
-  await assert.rejects(writer.write(new Uint8Array([4, 5, 6, 7])), (error: Error & { code?: string }) => error.code === "EPIPE");
+  await assert.rejects(
+    writer.write(new Uint8Array([4, 5, 6, 7])),
+    (error: Error & { code?: string }) => error.code === "EPIPE",
+  );
   assert.deepEqual(written, [1, 2, 3, 4, 5]);
   assert.equal(stream.faults.events.at(-1)?.kind, "write_error");
 });

@@ -4,7 +4,16 @@
  * that fails with EPIPE, a peer that dies in the middle of a frame. Seeded: the same seed gives the same pieces.
  * Browser-safe (web streams and timers only).
  */
-import { delayOf, injectedReadError, injectedWriteError, SeededRandom, sleep, type FaultEvent, type FaultLog, type Latency } from "./fault-plan.js";
+import {
+  delayOf,
+  injectedReadError,
+  injectedWriteError,
+  SeededRandom,
+  sleep,
+  type FaultEvent,
+  type FaultLog,
+  type Latency,
+} from "./fault-plan.js";
 
 /** How chunks are cut: into single bytes, or into random pieces of 1 to `n` bytes. */
 export type Fragmentation = "every-byte" | number;
@@ -62,7 +71,7 @@ function cut(bytes: Uint8Array, fragment: Fragmentation | undefined, random: See
   if (fragment === undefined || bytes.length <= 1) return [bytes];
   const max = fragment === "every-byte" ? 1 : Math.max(1, Math.floor(fragment));
   const pieces: Uint8Array[] = [];
-  for (let at = 0; at < bytes.length; ) {
+  for (let at = 0; at < bytes.length;) {
     const size = max === 1 ? 1 : random.between(1, max);
     pieces.push(bytes.subarray(at, at + size));
     at += size;
@@ -74,7 +83,10 @@ function cut(bytes: Uint8Array, fragment: Fragmentation | undefined, random: See
  * A readable that yields `input`'s bytes with the faults of `options`. Reading is pulled (the wrapper reads
  * `input` only when its own consumer wants more), so backpressure passes through. The result has a `faults` log.
  */
-export function faultyReadable(input: ReadableStream<Uint8Array>, options: ReadableFaultOptions = {}): ReadableStream<Uint8Array> & { faults: FaultLog } {
+export function faultyReadable(
+  input: ReadableStream<Uint8Array>,
+  options: ReadableFaultOptions = {},
+): ReadableStream<Uint8Array> & { faults: FaultLog } {
   const log = new Recorder(options.seed, options.onFault);
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let pending: Uint8Array[] = [];
@@ -91,7 +103,13 @@ export function faultyReadable(input: ReadableStream<Uint8Array>, options: Reada
             return;
           }
           pending = cut(value, options.fragment, log.random);
-          if (pending.length > 1) log.record({ direction: "receive", kind: "fragment", index, detail: `${value.length} bytes in ${pending.length} pieces` });
+          if (pending.length > 1)
+            log.record({
+              direction: "receive",
+              kind: "fragment",
+              index,
+              detail: `${value.length} bytes in ${pending.length} pieces`,
+            });
         }
         let piece = pending.shift()!;
         const ms = delayOf(options.latencyMs, log.random);
@@ -128,7 +146,10 @@ export function faultyReadable(input: ReadableStream<Uint8Array>, options: Reada
  * A writable that writes to `output` with the faults of `options`. A write settles once all its pieces were
  * written (so a slow reader holds the writer, as a full pipe does). The result has a `faults` log.
  */
-export function faultyWritable(output: WritableStream<Uint8Array>, options: WritableFaultOptions = {}): WritableStream<Uint8Array> & { faults: FaultLog } {
+export function faultyWritable(
+  output: WritableStream<Uint8Array>,
+  options: WritableFaultOptions = {},
+): WritableStream<Uint8Array> & { faults: FaultLog } {
   const log = new Recorder(options.seed, options.onFault);
   let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   let written = 0;
@@ -138,11 +159,20 @@ export function faultyWritable(output: WritableStream<Uint8Array>, options: Writ
     async write(chunk) {
       if (broken) throw broken;
       writer ??= output.getWriter();
-      const bytes = typeof (chunk as unknown) === "string" ? new TextEncoder().encode(chunk as unknown as string) : chunk;
+      const bytes =
+        typeof (chunk as unknown) === "string" ? new TextEncoder().encode(chunk as unknown as string) : chunk;
       const pieces = cut(bytes, options.fragment, log.random);
-      if (pieces.length > 1) log.record({ direction: "send", kind: "fragment", index, detail: `${bytes.length} bytes in ${pieces.length} pieces` });
+      if (pieces.length > 1)
+        log.record({
+          direction: "send",
+          kind: "fragment",
+          index,
+          detail: `${bytes.length} bytes in ${pieces.length} pieces`,
+        });
       for (let piece of pieces) {
-        const ms = delayOf(options.latencyMs, log.random) + (options.bytesPerSecond ? (piece.length * 1000) / options.bytesPerSecond : 0);
+        const ms =
+          delayOf(options.latencyMs, log.random) +
+          (options.bytesPerSecond ? (piece.length * 1000) / options.bytesPerSecond : 0);
         if (ms > 0) await sleep(ms);
         const limit = options.failAfterBytes ?? Infinity;
         if (written + piece.length > limit) {

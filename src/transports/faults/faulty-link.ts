@@ -7,7 +7,18 @@ import type { LinkReceiver, MessageLink, Stream } from "../../jsonrpc/link.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../link-streams.js";
 import { linkFromStream } from "../stream-link.js";
-import { delayOf, describeMessage, hits, injectedWriteError, SeededRandom, sleep, type FaultEvent, type FaultLog, type FaultRule, type Latency } from "./fault-plan.js";
+import {
+  delayOf,
+  describeMessage,
+  hits,
+  injectedWriteError,
+  SeededRandom,
+  sleep,
+  type FaultEvent,
+  type FaultLog,
+  type FaultRule,
+  type Latency,
+} from "./fault-plan.js";
 
 /** Faults applied to the messages going one way. */
 export interface MessageFaults {

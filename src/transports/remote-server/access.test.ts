@@ -32,7 +32,10 @@ test("no token: 401 with WWW-Authenticate: Bearer; a wrong token: 401 invalid_to
   const right = await send(acp, init({ authorization: "bearer s3cret-token" }));
   assert.equal(right.status, 200, "the scheme is case-insensitive");
   for (const method of ["GET", "DELETE"]) {
-    const refused = await send(acp, { method, headers: { accept: "text/event-stream", "acp-connection-id": right.headers.get("acp-connection-id")! } });
+    const refused = await send(acp, {
+      method,
+      headers: { accept: "text/event-stream", "acp-connection-id": right.headers.get("acp-connection-id")! },
+    });
     assert.equal(refused.status, 401, `${method} needs the token too`);
   }
 });
@@ -56,7 +59,10 @@ test("a foreign Origin is 403; no Origin, the server's own origin and listed ori
   assert.equal(listed.status, 200);
   assert.equal(listed.headers.get("access-control-allow-origin"), "https://app.example.com");
   assert.equal(listed.headers.get("access-control-expose-headers"), "Acp-Connection-Id");
-  const preflight = await send(acp, { method: "OPTIONS", headers: { origin: "https://app.example.com", "access-control-request-method": "POST" } });
+  const preflight = await send(acp, {
+    method: "OPTIONS",
+    headers: { origin: "https://app.example.com", "access-control-request-method": "POST" },
+  });
   assert.equal(preflight.status, 204);
   assert.match(preflight.headers.get("access-control-allow-headers")!, /Acp-Session-Id/);
   const foreignPreflight = await send(acp, { method: "OPTIONS", headers: { origin: "https://evil.example" } });
@@ -77,7 +83,10 @@ test("Host on a non-loopback socket is not checked by default, and is when allow
   const open = server();
   assert.equal((await open.handleRequest(request(init({ host: "agents.example.com" })), { socket: lan })).status, 200);
   const listed = server({ allowedHosts: ["agents.example.com", "192.168.1.20:8123"] });
-  assert.equal((await listed.handleRequest(request(init({ host: "agents.example.com" })), { socket: lan })).status, 200);
+  assert.equal(
+    (await listed.handleRequest(request(init({ host: "agents.example.com" })), { socket: lan })).status,
+    200,
+  );
   assert.equal((await listed.handleRequest(request(init({ host: "192.168.1.20:8123" })), { socket: lan })).status, 200);
   assert.equal((await listed.handleRequest(request(init({ host: "192.168.1.20:9999" })), { socket: lan })).status, 403);
   assert.equal((await listed.handleRequest(request(init({ host: "evil.example" })), { socket: lan })).status, 403);
@@ -85,21 +94,35 @@ test("Host on a non-loopback socket is not checked by default, and is when allow
 
 test("a WebSocket upgrade is refused without the token and accepted with it in a header or the acp.bearer subprotocol", async () => {
   const acp = server({ token: "tok/with+odd=chars" });
-  const upgrade = (headers: Record<string, string>) => request({ method: "GET", headers: { upgrade: "websocket", connection: "upgrade", ...headers } });
+  const upgrade = (headers: Record<string, string>) =>
+    request({ method: "GET", headers: { upgrade: "websocket", connection: "upgrade", ...headers } });
   const bare = acp.checkWebSocketUpgrade(upgrade({}), { localAddress: "127.0.0.1" });
   assert.equal(bare.ok, false);
   assert.equal(!bare.ok && bare.response.status, 401);
-  const wrong = acp.checkWebSocketUpgrade(upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("nope")}` }), { localAddress: "127.0.0.1" });
+  const wrong = acp.checkWebSocketUpgrade(upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("nope")}` }), {
+    localAddress: "127.0.0.1",
+  });
   assert.equal(!wrong.ok && wrong.response.status, 401);
-  const viaProtocol = acp.checkWebSocketUpgrade(upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("tok/with+odd=chars")}` }), { localAddress: "127.0.0.1" });
+  const viaProtocol = acp.checkWebSocketUpgrade(
+    upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("tok/with+odd=chars")}` }),
+    { localAddress: "127.0.0.1" },
+  );
   assert.ok(viaProtocol.ok);
   assert.equal(viaProtocol.ok && viaProtocol.protocol, "acp", "acp is selected, never the bearer subprotocol");
-  const onlyBearer = acp.checkWebSocketUpgrade(upgrade({ "sec-websocket-protocol": bearerSubprotocol("tok/with+odd=chars") }), { localAddress: "127.0.0.1" });
+  const onlyBearer = acp.checkWebSocketUpgrade(
+    upgrade({ "sec-websocket-protocol": bearerSubprotocol("tok/with+odd=chars") }),
+    { localAddress: "127.0.0.1" },
+  );
   assert.ok(onlyBearer.ok);
   assert.equal(onlyBearer.ok && onlyBearer.protocol, undefined);
-  const viaHeader = acp.checkWebSocketUpgrade(upgrade({ authorization: "Bearer tok/with+odd=chars" }), { localAddress: "127.0.0.1" });
+  const viaHeader = acp.checkWebSocketUpgrade(upgrade({ authorization: "Bearer tok/with+odd=chars" }), {
+    localAddress: "127.0.0.1",
+  });
   assert.ok(viaHeader.ok);
-  const foreign = acp.checkWebSocketUpgrade(upgrade({ authorization: "Bearer tok/with+odd=chars", origin: "https://evil.example" }), { localAddress: "127.0.0.1" });
+  const foreign = acp.checkWebSocketUpgrade(
+    upgrade({ authorization: "Bearer tok/with+odd=chars", origin: "https://evil.example" }),
+    { localAddress: "127.0.0.1" },
+  );
   assert.equal(!foreign.ok && foreign.response.status, 403);
 });
 
@@ -121,8 +144,10 @@ test("helpers: constant-time comparison, loopback addresses, host names", () => 
   assert.equal(constantTimeEqual("abcd", "abc"), false);
   assert.equal(constantTimeEqual("", "abc"), false);
   assert.equal(constantTimeEqual("ü", "ü"), true);
-  for (const address of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "[::1]"]) assert.equal(isLoopbackAddress(address), true, address);
-  for (const address of ["0.0.0.0", "10.0.0.1", "::", "::ffff:10.0.0.1", "128.0.0.1"]) assert.equal(isLoopbackAddress(address), false, address);
+  for (const address of ["127.0.0.1", "127.8.9.10", "::1", "::ffff:127.0.0.1", "[::1]"])
+    assert.equal(isLoopbackAddress(address), true, address);
+  for (const address of ["0.0.0.0", "10.0.0.1", "::", "::ffff:10.0.0.1", "128.0.0.1"])
+    assert.equal(isLoopbackAddress(address), false, address);
   assert.equal(hostnameOf("Example.COM:80"), "example.com");
   assert.equal(hostnameOf("[::1]:8080"), "::1");
   assert.equal(hostnameOf("localhost"), "localhost");

@@ -35,7 +35,8 @@ export interface SocketInfo {
 }
 
 /** An access decision: allowed, or refused with a status, a message for the client and extra headers. */
-export type AccessDecision = { ok: true } | { ok: false; status: number; message: string; headers?: Record<string, string> };
+export type AccessDecision =
+  { ok: true } | { ok: false; status: number; message: string; headers?: Record<string, string> };
 
 const ALLOWED: AccessDecision = { ok: true };
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
@@ -73,7 +74,8 @@ export class AccessPolicy {
   readonly #origins: readonly string[] | "any";
 
   constructor(options: AccessOptions = {}) {
-    const tokens = options.token === undefined ? [] : typeof options.token === "string" ? [options.token] : [...options.token];
+    const tokens =
+      options.token === undefined ? [] : typeof options.token === "string" ? [options.token] : [...options.token];
     if (tokens.some((token) => token.length === 0)) throw new TypeError("a bearer token must not be empty");
     this.#tokens = tokens;
     const hosts = options.allowedHosts ?? "auto";
@@ -105,7 +107,15 @@ export class AccessPolicy {
       const value = host.trim().toLowerCase();
       const name = hostnameOf(value);
       const bracketed = name.includes(":") ? `[${name}]` : name;
-      if (allowed.some((entry) => entry === value || entry === name || entry === bracketed || (entry === "*.localhost" && name.endsWith(".localhost")))) {
+      if (
+        allowed.some(
+          (entry) =>
+            entry === value ||
+            entry === name ||
+            entry === bracketed ||
+            (entry === "*.localhost" && name.endsWith(".localhost")),
+        )
+      ) {
         return ALLOWED;
       }
     }
@@ -162,7 +172,9 @@ export class AccessPolicy {
         given === undefined
           ? "Unauthorized: this server needs a bearer token. Send Authorization: Bearer <token> (browsers: the acp.bearer.<base64url token> WebSocket subprotocol)."
           : "Unauthorized: the bearer token is not valid for this server.",
-      headers: { "WWW-Authenticate": given === undefined ? 'Bearer realm="acp"' : 'Bearer realm="acp", error="invalid_token"' },
+      headers: {
+        "WWW-Authenticate": given === undefined ? 'Bearer realm="acp"' : 'Bearer realm="acp", error="invalid_token"',
+      },
     };
   }
 

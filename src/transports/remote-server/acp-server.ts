@@ -23,7 +23,9 @@ import type { ServerWebSocket } from "./websocket-like.js";
 import { WebSocketSession } from "./websocket-session.js";
 
 /** Exactly one source of agents: one connector for every connection, or a factory called per connection. */
-export type AgentSource = { readonly agent: AgentConnector; readonly createAgent?: never } | { readonly agent?: never; readonly createAgent: AgentFactory };
+export type AgentSource =
+  | { readonly agent: AgentConnector; readonly createAgent?: never }
+  | { readonly agent?: never; readonly createAgent: AgentFactory };
 
 /** What `responseHeaders` is told about a response it may add headers to. */
 export interface ResponseHeadersContext {
@@ -47,7 +49,12 @@ export interface ConnectionStats {
 
 /** A connection opened (initialized) or closed. */
 export type ConnectionEvent =
-  | { readonly type: "open"; readonly connectionId: string; readonly transport: ConnectionTransport; readonly remoteAddress?: string }
+  | {
+      readonly type: "open";
+      readonly connectionId: string;
+      readonly transport: ConnectionTransport;
+      readonly remoteAddress?: string;
+    }
   | {
       readonly type: "close";
       readonly connectionId: string;
@@ -76,7 +83,10 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
 export type AcpServerOptions = AgentSource & AcpServerSettings;
 
 /** Per-request options: the official per-request agent override, and what the adapter knows of the socket. */
-export type HandleRequestOptions = ({ readonly agent?: AgentConnector; readonly createAgent?: never } | { readonly agent?: never; readonly createAgent?: AgentFactory }) & {
+export type HandleRequestOptions = (
+  | { readonly agent?: AgentConnector; readonly createAgent?: never }
+  | { readonly agent?: never; readonly createAgent?: AgentFactory }
+) & {
   readonly socket?: SocketInfo;
 };
 export type PrepareWebSocketUpgradeOptions = HandleRequestOptions;
@@ -89,7 +99,8 @@ export interface PreparedWebSocketUpgrade {
 }
 
 /** The outcome of `checkWebSocketUpgrade`: the subprotocol to select and headers for the 101, or the refusal. */
-export type WebSocketUpgradeCheck = { ok: true; protocol: string | undefined; headers: Headers } | { ok: false; response: Response };
+export type WebSocketUpgradeCheck =
+  { ok: true; protocol: string | undefined; headers: Headers } | { ok: false; response: Response };
 
 export class AcpServer {
   readonly limits: ResolvedLimits;
@@ -113,7 +124,8 @@ export class AcpServer {
     this.#context = {
       limits: this.limits,
       logger: this.#logger,
-      openConnection: (transport, connector, remoteAddress) => this.#openConnection(transport, connector, remoteAddress),
+      openConnection: (transport, connector, remoteAddress) =>
+        this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
       find: (connectionId) => {
         const connection = this.#open.get(connectionId);
@@ -153,12 +165,18 @@ export class AcpServer {
   async handleRequest(request: Request, options: HandleRequestOptions = {}): Promise<Response> {
     const pathname = safePathname(request.url);
     const { healthPath, path } = this.#settings;
-    if (healthPath !== undefined && pathname === healthPath && (request.method === "GET" || request.method === "HEAD")) {
+    if (
+      healthPath !== undefined &&
+      pathname === healthPath &&
+      (request.method === "GET" || request.method === "HEAD")
+    ) {
       return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
     }
     if (path !== undefined && pathname !== path) return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
     const origin = request.headers.get("origin");
-    const refused = this.#refusal(this.#access.checkHost(request, options.socket)) ?? this.#refusal(this.#access.checkOrigin(request));
+    const refused =
+      this.#refusal(this.#access.checkHost(request, options.socket)) ??
+      this.#refusal(this.#access.checkOrigin(request));
     if (refused) return refused;
     const cors = origin !== null && this.#access.isListedOrigin(origin) ? corsHeaders(origin) : undefined;
     if (request.method === "OPTIONS") {
@@ -179,9 +197,14 @@ export class AcpServer {
         response = handleDelete(this.#context, request);
         break;
       default:
-        response = textResponse(405, `Method Not Allowed: the ACP endpoint answers ${ALLOWED_METHODS}`, { Allow: ALLOWED_METHODS });
+        response = textResponse(405, `Method Not Allowed: the ACP endpoint answers ${ALLOWED_METHODS}`, {
+          Allow: ALLOWED_METHODS,
+        });
     }
-    return withHeaders(withHeaders(response, cors), this.#extraHeaders(request, response.headers.get(HEADER_CONNECTION_ID)));
+    return withHeaders(
+      withHeaders(response, cors),
+      this.#extraHeaders(request, response.headers.get(HEADER_CONNECTION_ID)),
+    );
   }
 
   /**
@@ -191,18 +214,30 @@ export class AcpServer {
    */
   checkWebSocketUpgrade(request: Request, socket?: SocketInfo): WebSocketUpgradeCheck {
     const { path } = this.#settings;
-    if (path !== undefined && safePathname(request.url) !== path) return { ok: false, response: textResponse(404, `Not Found: the ACP endpoint is ${path}`) };
-    const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((protocol) => protocol.trim()).filter(Boolean);
+    if (path !== undefined && safePathname(request.url) !== path)
+      return { ok: false, response: textResponse(404, `Not Found: the ACP endpoint is ${path}`) };
+    const offered = (request.headers.get("sec-websocket-protocol") ?? "")
+      .split(",")
+      .map((protocol) => protocol.trim())
+      .filter(Boolean);
     const refused = this.#refusal(this.#access.check(request, socket, offered));
     if (refused) return { ok: false, response: refused };
     const full = this.#capacityProblem();
     if (full) return { ok: false, response: textResponse(503, `Service Unavailable: ${full}`, { "Retry-After": "5" }) };
-    return { ok: true, protocol: offered.includes(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : undefined, headers: new Headers(this.#extraHeaders(request, undefined)) };
+    return {
+      ok: true,
+      protocol: offered.includes(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : undefined,
+      headers: new Headers(this.#extraHeaders(request, undefined)),
+    };
   }
 
   /** Creates a WebSocket connection before the upgrade is accepted. Throws when the server is full or closing. */
   prepareWebSocketUpgrade(options: PrepareWebSocketUpgradeOptions = {}): PreparedWebSocketUpgrade {
-    const opened = this.#openConnection("websocket", resolveAgent(options, false) ?? this.#agent, options.socket?.remoteAddress);
+    const opened = this.#openConnection(
+      "websocket",
+      resolveAgent(options, false) ?? this.#agent,
+      options.socket?.remoteAddress,
+    );
     if (typeof opened === "string") throw new Error(`cannot accept the WebSocket: ${opened}`);
     const connection = opened;
     let settled = false;
@@ -246,7 +281,11 @@ export class AcpServer {
     await Promise.all([...this.#sockets].map((session) => session.closed));
   }
 
-  #openConnection(transport: ConnectionTransport, connector: AgentConnector, remoteAddress?: string): ServerConnection | string {
+  #openConnection(
+    transport: ConnectionTransport,
+    connector: AgentConnector,
+    remoteAddress?: string,
+  ): ServerConnection | string {
     const problem = this.#capacityProblem();
     if (problem) {
       this.#logger.warn("refusing a remote connection", { reason: problem });
@@ -266,7 +305,8 @@ export class AcpServer {
 
   #capacityProblem(): string | undefined {
     if (this.#closing) return "the server is shutting down";
-    if (this.#all.size >= this.limits.maxConnections) return `the server has ${this.#all.size} connections, its maximum (maxConnections); retry later`;
+    if (this.#all.size >= this.limits.maxConnections)
+      return `the server has ${this.#all.size} connections, its maximum (maxConnections); retry later`;
     return undefined;
   }
 
@@ -274,8 +314,17 @@ export class AcpServer {
     if (connection.ended) return;
     this.#open.set(connection.id, connection);
     const remoteAddress = this.#remote.get(connection);
-    this.#logger.info("remote connection opened", { connectionId: connection.id, transport: connection.transport, remoteAddress });
-    this.#settings.onConnectionEvent?.({ type: "open", connectionId: connection.id, transport: connection.transport, ...(remoteAddress ? { remoteAddress } : {}) });
+    this.#logger.info("remote connection opened", {
+      connectionId: connection.id,
+      transport: connection.transport,
+      remoteAddress,
+    });
+    this.#settings.onConnectionEvent?.({
+      type: "open",
+      connectionId: connection.id,
+      transport: connection.transport,
+      ...(remoteAddress ? { remoteAddress } : {}),
+    });
   }
 
   #ended(connection: ServerConnection, end: ConnectionEnd): void {
@@ -284,7 +333,12 @@ export class AcpServer {
     if (!wasOpen) return;
     const remoteAddress = this.#remote.get(connection);
     const durationMs = Date.now() - connection.openedAt;
-    this.#logger.info("remote connection closed", { connectionId: connection.id, transport: connection.transport, reason: end.reason, durationMs });
+    this.#logger.info("remote connection closed", {
+      connectionId: connection.id,
+      transport: connection.transport,
+      reason: end.reason,
+      durationMs,
+    });
     this.#settings.onConnectionEvent?.({
       type: "close",
       connectionId: connection.id,
@@ -320,16 +374,28 @@ export function createAcpServer(options: AcpServerOptions & { readonly insecureN
   return new AcpServer({ path: "/acp", healthPath: "/healthz", ...options } as AcpServerOptions);
 }
 
-function resolveAgent(options: { agent?: AgentConnector; createAgent?: AgentFactory }, required: boolean): AgentConnector | undefined {
-  if ("createLegacyAgent" in options) throw new TypeError("createLegacyAgent is not supported (it was removed in the official SDK too); use agent or createAgent.");
+function resolveAgent(
+  options: { agent?: AgentConnector; createAgent?: AgentFactory },
+  required: boolean,
+): AgentConnector | undefined {
+  if ("createLegacyAgent" in options)
+    throw new TypeError(
+      "createLegacyAgent is not supported (it was removed in the official SDK too); use agent or createAgent.",
+    );
   const { agent, createAgent } = options;
-  if (agent !== undefined && createAgent !== undefined) throw new TypeError("Give either agent or createAgent, not both.");
+  if (agent !== undefined && createAgent !== undefined)
+    throw new TypeError("Give either agent or createAgent, not both.");
   if (agent !== undefined) {
-    if (typeof agent?.connect !== "function") throw new TypeError("agent must have a connect(stream) method (an agent() app, or a connector).");
+    if (typeof agent?.connect !== "function")
+      throw new TypeError("agent must have a connect(stream) method (an agent() app, or a connector).");
     return agent;
   }
-  if (createAgent !== undefined) return { connect: (stream, connectOptions) => createAgent().connect(stream, connectOptions ?? {}) };
-  if (required) throw new TypeError("AcpServer needs an agent: give options.agent (an agent() app or a connector) or options.createAgent.");
+  if (createAgent !== undefined)
+    return { connect: (stream, connectOptions) => createAgent().connect(stream, connectOptions ?? {}) };
+  if (required)
+    throw new TypeError(
+      "AcpServer needs an agent: give options.agent (an agent() app or a connector) or options.createAgent.",
+    );
   return undefined;
 }
 

@@ -57,7 +57,10 @@ export function lifecycleOf(value: unknown): AgentConnectionLifecycle {
   const closed = lifecycle.closed;
   const start = lifecycle.startConnectHandlers;
   return {
-    closed: closed !== undefined && typeof (closed as PromiseLike<void>).then === "function" ? Promise.resolve(closed as Promise<void>) : undefined,
+    closed:
+      closed !== undefined && typeof (closed as PromiseLike<void>).then === "function"
+        ? Promise.resolve(closed as Promise<void>)
+        : undefined,
     startConnectHandlers: typeof start === "function" ? () => (start as () => void).call(value) : undefined,
   };
 }

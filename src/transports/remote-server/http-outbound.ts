@@ -215,7 +215,9 @@ export class HttpOutbound implements OutputSink {
         this.#readerless++;
         if (this.#readerless > this.limits.maxBufferedSessionStreams) {
           this.hooks.onLimit(
-            new ConnectionLimitError(`the client left ${this.#readerless} session streams with output waiting (maxBufferedSessionStreams ${this.limits.maxBufferedSessionStreams})`),
+            new ConnectionLimitError(
+              `the client left ${this.#readerless} session streams with output waiting (maxBufferedSessionStreams ${this.limits.maxBufferedSessionStreams})`,
+            ),
           );
         }
       }

@@ -19,10 +19,17 @@ const prompt = (id: number, sessionId: string, text: string) => ({
   method: "session/prompt",
   params: { sessionId, prompt: [{ type: "text", text }] },
 });
-const newSession = (id: number) => ({ jsonrpc: "2.0", id, method: "session/new", params: { cwd: "/work", mcpServers: [] } });
+const newSession = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "session/new",
+  params: { cwd: "/work", mcpServers: [] },
+});
 
 /** initialize, the connection stream, session/new: a session ready for prompts. */
-async function session(acp: AcpServer): Promise<{ connectionId: string; conn: SseReader; sessionId: string; stream: SseReader }> {
+async function session(
+  acp: AcpServer,
+): Promise<{ connectionId: string; conn: SseReader; sessionId: string; stream: SseReader }> {
   const { connectionId } = await initialize(acp);
   const conn = await openStream(acp, connectionId);
   assert.equal((await post(acp, connectionId, newSession(1))).status, 202);
@@ -77,15 +84,30 @@ test("GET statuses: 406 without Accept: text/event-stream, 400 without the id, 4
   const { server: acp } = server();
   const { connectionId } = await initialize(acp);
   assert.equal((await send(acp, { method: "GET", headers: { "acp-connection-id": connectionId } })).status, 406);
-  assert.equal((await send(acp, { method: "GET", headers: { "acp-connection-id": connectionId, accept: "*/*" } })).status, 406);
+  assert.equal(
+    (await send(acp, { method: "GET", headers: { "acp-connection-id": connectionId, accept: "*/*" } })).status,
+    406,
+  );
   assert.equal((await send(acp, { method: "GET", headers: { accept: "text/event-stream" } })).status, 400);
-  assert.equal((await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": "nope" } })).status, 404);
-  const first = await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId } });
+  assert.equal(
+    (await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": "nope" } })).status,
+    404,
+  );
+  const first = await send(acp, {
+    method: "GET",
+    headers: { accept: "text/event-stream", "acp-connection-id": connectionId },
+  });
   assert.equal(first.status, 200);
   assert.equal(first.headers.get("content-type"), "text/event-stream");
-  const second = await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId } });
+  const second = await send(acp, {
+    method: "GET",
+    headers: { accept: "text/event-stream", "acp-connection-id": connectionId },
+  });
   assert.equal(second.status, 409);
-  assert.equal((await send(acp, { method: "GET", headers: { upgrade: "websocket", "acp-connection-id": connectionId } })).status, 426);
+  assert.equal(
+    (await send(acp, { method: "GET", headers: { upgrade: "websocket", "acp-connection-id": connectionId } })).status,
+    426,
+  );
   await first.body!.cancel();
 });
 
@@ -151,7 +173,12 @@ test("session/load on a new connection: its session stream may be opened first; 
   const { connectionId } = await initialize(acp);
   const conn = await openStream(acp, connectionId);
   const stream = await openStream(acp, connectionId, "sess-earlier");
-  const load = { jsonrpc: "2.0", id: 7, method: "session/load", params: { sessionId: "sess-earlier", cwd: "/work", mcpServers: [] } };
+  const load = {
+    jsonrpc: "2.0",
+    id: 7,
+    method: "session/load",
+    params: { sessionId: "sess-earlier", cwd: "/work", mcpServers: [] },
+  };
   assert.equal((await post(acp, connectionId, load, "sess-earlier")).status, 202);
   const replay = await stream.next();
   assert.equal(replay.method, "session/update");
@@ -180,9 +207,17 @@ test("messages for a session whose stream is not open yet wait for it, in order"
 
 test("path and health: other paths are 404; the health endpoint answers without auth, 503 once closing", async () => {
   const { server: acp } = server({ path: "/acp", healthPath: "/healthz", token: "secret" });
-  const elsewhere = await send(acp, { method: "GET", url: "http://127.0.0.1:8123/other", headers: { accept: "text/event-stream" } });
+  const elsewhere = await send(acp, {
+    method: "GET",
+    url: "http://127.0.0.1:8123/other",
+    headers: { accept: "text/event-stream" },
+  });
   assert.equal(elsewhere.status, 404);
-  const health = await send(acp, { method: "GET", url: "http://127.0.0.1:8123/healthz", headers: { host: "evil.example" } });
+  const health = await send(acp, {
+    method: "GET",
+    url: "http://127.0.0.1:8123/healthz",
+    headers: { host: "evil.example" },
+  });
   assert.equal(health.status, 200);
   assert.equal(await health.text(), "ok\n");
   await acp.close();
@@ -193,7 +228,8 @@ test("path and health: other paths are 404; the health endpoint answers without 
 
 test("responseHeaders adds headers (an affinity cookie) to every response, the initialize answer included", async () => {
   const { server: acp } = server({
-    responseHeaders: ({ connectionId }) => (connectionId ? { "Set-Cookie": `affinity=${connectionId.slice(0, 8)}; Path=/; HttpOnly` } : undefined),
+    responseHeaders: ({ connectionId }) =>
+      connectionId ? { "Set-Cookie": `affinity=${connectionId.slice(0, 8)}; Path=/; HttpOnly` } : undefined,
   });
   const { connectionId, response } = await initialize(acp);
   assert.equal(response.headers.get("set-cookie"), `affinity=${connectionId.slice(0, 8)}; Path=/; HttpOnly`);
@@ -216,7 +252,10 @@ test("close({ graceMs }) cancels running turns first: the client sees its prompt
 test("an idle SSE stream carries keep-alive comments, which clients ignore", async () => {
   const { server: acp } = server({ keepAliveMs: 30 });
   const { connectionId } = await initialize(acp);
-  const response = await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId } });
+  const response = await send(acp, {
+    method: "GET",
+    headers: { accept: "text/event-stream", "acp-connection-id": connectionId },
+  });
   const reader = response.body!.getReader();
   const { value } = await reader.read();
   assert.equal(new TextDecoder().decode(value), ":\n\n");

@@ -28,8 +28,18 @@ function setup(options: Record<string, unknown> = {}) {
 }
 after(() => Promise.all(servers.map((s) => s.close())));
 
-const newSession = (id: number) => ({ jsonrpc: "2.0", id, method: "session/new", params: { cwd: "/work", mcpServers: [] } });
-const prompt = (id: number, sessionId: string, text: string) => ({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text }] } });
+const newSession = (id: number) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "session/new",
+  params: { cwd: "/work", mcpServers: [] },
+});
+const prompt = (id: number, sessionId: string, text: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "session/prompt",
+  params: { sessionId, prompt: [{ type: "text", text }] },
+});
 
 async function sessionOn(acp: AcpServer) {
   const { connectionId } = await initialize(acp);
@@ -75,7 +85,9 @@ test("maxConnections: one more initialize gets 503 until a connection ends", asy
   await send(acp, { method: "DELETE", headers: { "acp-connection-id": first.connectionId } });
   await closed(1);
   assert.equal((await send(acp, { body: initializeMessage() })).status, 200);
-  const upgrade = acp.checkWebSocketUpgrade(request({ method: "GET", headers: { upgrade: "websocket" } }), { localAddress: "127.0.0.1" });
+  const upgrade = acp.checkWebSocketUpgrade(request({ method: "GET", headers: { upgrade: "websocket" } }), {
+    localAddress: "127.0.0.1",
+  });
   assert.equal(!upgrade.ok && upgrade.response.status, 503, "WebSocket upgrades count too");
 });
 
@@ -83,12 +95,18 @@ test("a client that stops reading holds the agent back, then is disconnected aft
   const { acp, agent, closed } = setup({ maxBufferedBytes: 20_000, maxOutputStallMs: 300 });
   const { connectionId, sessionId } = await sessionOn(acp);
   // The session stream is opened but never read: everything the agent sends stays queued on the server.
-  const response = await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": sessionId } });
+  const response = await send(acp, {
+    method: "GET",
+    headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": sessionId },
+  });
   assert.equal(response.status, 200);
   await post(acp, connectionId, prompt(2, sessionId, "stream 100000"), sessionId);
   const event = await closed(1);
   assert.equal(event.type === "close" && event.reason, "limit");
-  assert.match(String(event.type === "close" && (event.error as Error).message), /read none of its .* output for 300 ms/);
+  assert.match(
+    String(event.type === "close" && (event.error as Error).message),
+    /read none of its .* output for 300 ms/,
+  );
   await agent.closedCount(1);
   await response.body!.cancel();
 });
@@ -147,7 +165,15 @@ test("maxIdLength: an over-long session id or request id is 400", async () => {
   const { connectionId } = await initialize(acp);
   const long = "s".repeat(17);
   assert.equal((await post(acp, connectionId, prompt(1, long, "hi"), long)).status, 400);
-  assert.equal((await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": long } })).status, 400);
+  assert.equal(
+    (
+      await send(acp, {
+        method: "GET",
+        headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": long },
+      })
+    ).status,
+    400,
+  );
   assert.equal((await post(acp, connectionId, { ...newSession(1), id: "r".repeat(17) })).status, 400);
 });
 
@@ -156,7 +182,15 @@ test("maxOpenSessionStreams: one more session GET is 429; maxPendingRequests: on
   const { connectionId, sessionId } = await sessionOn(acp);
   const a = await openStream(acp, connectionId, "a");
   const b = await openStream(acp, connectionId, "b");
-  assert.equal((await send(acp, { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": "c" } })).status, 429);
+  assert.equal(
+    (
+      await send(acp, {
+        method: "GET",
+        headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": "c" },
+      })
+    ).status,
+    429,
+  );
   await a.cancel();
   await b.cancel();
   assert.equal((await post(acp, connectionId, prompt(2, sessionId, "slow"), sessionId)).status, 202);
@@ -174,7 +208,8 @@ test("maxBufferedSessionStreams: output for more sessions than that, none of the
     await conn.next();
   }
   const sessions = ["sess-1", "sess-2", "sess-3"];
-  for (const [index, sessionId] of sessions.entries()) await post(acp, connectionId, prompt(10 + index, sessionId, "hello"), sessionId);
+  for (const [index, sessionId] of sessions.entries())
+    await post(acp, connectionId, prompt(10 + index, sessionId, "hello"), sessionId);
   const event = await closed(1);
   assert.equal(event.type === "close" && event.reason, "limit");
   assert.match(String(event.type === "close" && (event.error as Error).message), /maxBufferedSessionStreams/);

@@ -95,10 +95,12 @@ export function resolveLimits(options: ServerLimits = {}): ResolvedLimits {
     maxOpenSessionStreams: options.maxOpenSessionStreams ?? DEFAULT_MAX_OPEN_SESSION_STREAMS,
   };
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isSafeInteger(value) || value <= 0) throw new RangeError(`${name} must be a positive safe integer, got ${String(value)}`);
+    if (!Number.isSafeInteger(value) || value <= 0)
+      throw new RangeError(`${name} must be a positive safe integer, got ${String(value)}`);
   }
   for (const name of ["maxOutputStallMs", "idleTimeoutMs", "keepAliveMs", "initializeTimeoutMs"] as const) {
-    if (limits[name] > MAX_TIMER_MS) throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${limits[name]}`);
+    if (limits[name] > MAX_TIMER_MS)
+      throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${limits[name]}`);
   }
   return limits;
 }

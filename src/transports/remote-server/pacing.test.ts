@@ -40,7 +40,11 @@ const text = (chars: number) => "x".repeat(chars);
 test("WebSocket: an agent awaiting its sends waits from the pacing mark until the socket drained", async () => {
   const socket = heldSocket();
   const limits: ConnectionLimitError[] = [];
-  const outbound = new WebSocketOutbound(socket as ServerWebSocket, resolveLimits({}), (error) => void limits.push(error));
+  const outbound = new WebSocketOutbound(
+    socket as ServerWebSocket,
+    resolveLimits({}),
+    (error) => void limits.push(error),
+  );
   outbound.deliver(text(PACE_HIGH_WATER_BYTES - 1));
   assert.equal(await settled(outbound.whenRoom()), true, "below the mark: room at once");
   outbound.deliver(text(10));
@@ -57,10 +61,14 @@ test("WebSocket: a client that reads none of the paced output is disconnected af
   let limit: ConnectionLimitError | undefined;
   let onLimit!: () => void;
   const hit = new Promise<void>((resolve) => (onLimit = resolve));
-  const outbound = new WebSocketOutbound(socket as ServerWebSocket, resolveLimits({ maxOutputStallMs: 100 }), (error) => {
-    limit = error;
-    onLimit();
-  });
+  const outbound = new WebSocketOutbound(
+    socket as ServerWebSocket,
+    resolveLimits({ maxOutputStallMs: 100 }),
+    (error) => {
+      limit = error;
+      onLimit();
+    },
+  );
   outbound.deliver(text(PACE_HIGH_WATER_BYTES));
   const waiting = outbound.whenRoom();
   await hit;
@@ -70,11 +78,18 @@ test("WebSocket: a client that reads none of the paced output is disconnected af
 });
 
 test("Streamable HTTP: paced while a response reads, until its next take; unpaced while nobody reads (up to the hard limit)", async () => {
-  const outbound = new HttpOutbound(resolveLimits({}), { onLimit: () => assert.fail("no limit is hit"), onOpenStreams: () => {} });
+  const outbound = new HttpOutbound(resolveLimits({}), {
+    onLimit: () => assert.fail("no limit is hit"),
+    onOpenStreams: () => {},
+  });
   const queue = outbound.openStream("s1");
   assert.ok(typeof queue === "object");
   for (let i = 0; i < 4; i++) outbound.deliver(text(PACE_HIGH_WATER_CHARS / 2), "s1");
-  assert.equal(await settled(outbound.whenRoom()), true, "no response reads this session yet: output buffers for a client that may come");
+  assert.equal(
+    await settled(outbound.whenRoom()),
+    true,
+    "no response reads this session yet: output buffers for a client that may come",
+  );
   queue.attach({ wake() {} });
   const waiting = outbound.whenRoom();
   assert.equal(await settled(waiting), false, "a response reads: the agent waits for it");

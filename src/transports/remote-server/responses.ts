@@ -6,7 +6,10 @@ import { HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "../remo
 
 /** A `text/plain` response. */
 export function textResponse(status: number, body: string, headers?: Record<string, string>): Response {
-  return new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers } });
+  return new Response(body, {
+    status,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store", ...headers },
+  });
 }
 
 /** A JSON response (a JSON-RPC message). */
@@ -16,12 +19,19 @@ export function jsonResponse(status: number, value: unknown, headers?: Record<st
 
 /** A JSON response from text already serialized. */
 export function jsonTextResponse(status: number, text: string, headers?: Record<string, string>): Response {
-  return new Response(text, { status, headers: { "Content-Type": JSON_MIME_TYPE, "Cache-Control": "no-store", ...headers } });
+  return new Response(text, {
+    status,
+    headers: { "Content-Type": JSON_MIME_TYPE, "Cache-Control": "no-store", ...headers },
+  });
 }
 
 /** A JSON-RPC error response with `id: null` (the id could not be read) as the body of an HTTP error. */
 export function jsonRpcErrorResponse(status: number, code: number, message: string, data?: unknown): Response {
-  return jsonResponse(status, { jsonrpc: "2.0", id: null, error: { code, message, ...(data === undefined ? {} : { data }) } });
+  return jsonResponse(status, {
+    jsonrpc: "2.0",
+    id: null,
+    error: { code, message, ...(data === undefined ? {} : { data }) },
+  });
 }
 
 /** A response with no body. */

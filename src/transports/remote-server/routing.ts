@@ -18,13 +18,23 @@ export type ClientRoute = { ok: true; sessionId: string | undefined } | { ok: fa
  * The session a client request or notification belongs to. A session-scoped method, or any message whose params
  * carry a `sessionId`, MUST come with `Acp-Session-Id`, and the two must agree (as the official SDK 2.4.0 checks).
  */
-export function routeOfClientMessage(method: string, params: unknown, headerSessionId: string | undefined): ClientRoute {
+export function routeOfClientMessage(
+  method: string,
+  params: unknown,
+  headerSessionId: string | undefined,
+): ClientRoute {
   const paramsSessionId = sessionIdOfParams(params);
   if ((methodRequiresSessionHeader(method) || paramsSessionId !== undefined) && !headerSessionId) {
-    return { ok: false, reason: `Missing Acp-Session-Id: a "${method}" POST must name its session in the Acp-Session-Id header` };
+    return {
+      ok: false,
+      reason: `Missing Acp-Session-Id: a "${method}" POST must name its session in the Acp-Session-Id header`,
+    };
   }
   if (headerSessionId && paramsSessionId !== undefined && headerSessionId !== paramsSessionId) {
-    return { ok: false, reason: `Mismatched Acp-Session-Id: the header says "${headerSessionId}", the params say "${paramsSessionId}"` };
+    return {
+      ok: false,
+      reason: `Mismatched Acp-Session-Id: the header says "${headerSessionId}", the params say "${paramsSessionId}"`,
+    };
   }
   return { ok: true, sessionId: headerSessionId || paramsSessionId };
 }
@@ -54,5 +64,7 @@ export function isInitializeRequest(message: unknown): boolean {
 
 /** The `sessionId` in a response's result, if any (`session/new`, `session/fork`). */
 export function sessionIdOfResponse(message: Record<string, unknown>): string | undefined {
-  return isRecord(message.result) && typeof message.result.sessionId === "string" ? message.result.sessionId : undefined;
+  return isRecord(message.result) && typeof message.result.sessionId === "string"
+    ? message.result.sessionId
+    : undefined;
 }

@@ -10,7 +10,13 @@ import type { Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../link-streams.js";
 import { idKey } from "../remote/http-protocol.js";
-import { lifecycleOf, REMOTE_AGENT_CONTROL, type AgentConnectionLifecycle, type AgentConnector, type RemoteAgentControl } from "./agent-connector.js";
+import {
+  lifecycleOf,
+  REMOTE_AGENT_CONTROL,
+  type AgentConnectionLifecycle,
+  type AgentConnector,
+  type RemoteAgentControl,
+} from "./agent-connector.js";
 import { AgentLink, type AgentOutput } from "./agent-link.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import type { ResolvedLimits } from "./limits.js";
@@ -92,7 +98,8 @@ export class ServerConnection implements AgentOutput {
   /** Session ids with a `session/prompt` the agent has not answered yet. */
   get runningPrompts(): string[] {
     const sessions = new Set<string>();
-    for (const request of this.#pending.values()) if (request.method === "session/prompt" && request.sessionId) sessions.add(request.sessionId);
+    for (const request of this.#pending.values())
+      if (request.method === "session/prompt" && request.sessionId) sessions.add(request.sessionId);
     return [...sessions];
   }
 
@@ -142,7 +149,10 @@ export class ServerConnection implements AgentOutput {
     });
     const timeoutMs = this.options.limits.initializeTimeoutMs;
     const timer = setTimeout(
-      () => this.#initWaiter?.reject(new InitializeFailure(504, `the agent did not answer initialize within ${timeoutMs} ms`)),
+      () =>
+        this.#initWaiter?.reject(
+          new InitializeFailure(504, `the agent did not answer initialize within ${timeoutMs} ms`),
+        ),
       timeoutMs,
     );
     const onAbort = () => this.#initWaiter?.reject(new InitializeFailure(499, "the client gave up on initialize"));
@@ -178,7 +188,8 @@ export class ServerConnection implements AgentOutput {
     const { maxIdLength, maxPendingRequests } = this.options.limits;
     if ("id" in message) {
       const { id } = message;
-      if (typeof id === "string" && id.length > maxIdLength) return { status: 400, message: `Bad Request: the request id is longer than maxIdLength (${maxIdLength})` };
+      if (typeof id === "string" && id.length > maxIdLength)
+        return { status: 400, message: `Bad Request: the request id is longer than maxIdLength (${maxIdLength})` };
       const key = idKey(id);
       if (key !== undefined && typeof message.method === "string") {
         if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
@@ -198,7 +209,11 @@ export class ServerConnection implements AgentOutput {
    * Forwards a client's response to an agent request. With `headerSessionId` (HTTP; `null` skips the check), a
    * response to a request that came on a session stream must name that session. Returns a refusal or undefined.
    */
-  forwardResponse(message: Record<string, unknown>, chars: number, headerSessionId: string | undefined | null): Refusal | undefined {
+  forwardResponse(
+    message: Record<string, unknown>,
+    chars: number,
+    headerSessionId: string | undefined | null,
+  ): Refusal | undefined {
     const key = idKey(message.id);
     if (key !== undefined && this.#clientRoutes.has(key)) {
       const route = this.#clientRoutes.get(key);
@@ -258,7 +273,10 @@ export class ServerConnection implements AgentOutput {
     this.#end = end;
     if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
     this.#initWaiter?.reject(
-      new InitializeFailure(502, `the agent ended before answering initialize (it may have failed to start; the server's log says why)${end.error ? `: ${errorText(end.error)}` : ""}`),
+      new InitializeFailure(
+        502,
+        `the agent ended before answering initialize (it may have failed to start; the server's log says why)${end.error ? `: ${errorText(end.error)}` : ""}`,
+      ),
     );
     if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
     else if (end.reason === "server closing") this.#output?.finish(1001, "the server is shutting down");
@@ -282,7 +300,10 @@ export class ServerConnection implements AgentOutput {
       this.#route(message as unknown as Record<string, unknown>, text);
     } catch (error) {
       if (!(error instanceof ConnectionLimitError)) throw error;
-      this.options.logger.warn("closing a remote connection: a limit was exceeded", { connectionId: this.id, reason: error.message });
+      this.options.logger.warn("closing a remote connection: a limit was exceeded", {
+        connectionId: this.id,
+        reason: error.message,
+      });
       void this.end({ reason: "limit", error });
     }
   }
@@ -297,7 +318,10 @@ export class ServerConnection implements AgentOutput {
 
   /** Closes the connection for a broken limit (called by the output sinks). */
   readonly limitExceeded = (error: ConnectionLimitError): void => {
-    this.options.logger.warn("closing a remote connection: a limit was exceeded", { connectionId: this.id, reason: error.message });
+    this.options.logger.warn("closing a remote connection: a limit was exceeded", {
+      connectionId: this.id,
+      reason: error.message,
+    });
     void this.end({ reason: "limit", error });
   };
 
@@ -314,13 +338,15 @@ export class ServerConnection implements AgentOutput {
       const pending = key === undefined ? undefined : this.#pending.get(key);
       if (pending) this.#pending.delete(key!);
       const issued = sessionIdOfResponse(message);
-      if (issued !== undefined && issued.length > maxIdLength) throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
+      if (issued !== undefined && issued.length > maxIdLength)
+        throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
       this.#output!.deliver(text, pending ? responseStreamOf(pending.method, pending.sessionId) : undefined);
       if (pending?.method === "session/prompt") this.#promptsSettled.wakeAll();
       return;
     }
     const sessionId = sessionOfAgentMessage(message);
-    if (sessionId !== undefined && sessionId.length > maxIdLength) throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
+    if (sessionId !== undefined && sessionId.length > maxIdLength)
+      throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
     if ("id" in message) {
       const key = idKey(message.id);
       if (key !== undefined) this.#clientRoutes.set(key, sessionId);
@@ -338,7 +364,10 @@ export class ServerConnection implements AgentOutput {
     if (this.#idleTimer !== undefined) return;
     const idleMs = this.options.limits.idleTimeoutMs;
     this.#idleTimer = setTimeout(() => {
-      this.options.logger.info("closing an idle remote connection: no stream open and no request for the idle timeout", { connectionId: this.id, idleMs });
+      this.options.logger.info(
+        "closing an idle remote connection: no stream open and no request for the idle timeout",
+        { connectionId: this.id, idleMs },
+      );
       void this.end({ reason: "idle" });
     }, idleMs);
   }

@@ -11,7 +11,11 @@ export interface ServerContext {
   readonly limits: ResolvedLimits;
   readonly logger: Logger;
   /** A new connection (counted against `maxConnections` until it ends), or the reason it cannot be opened (503). */
-  openConnection(transport: ConnectionTransport, connector: AgentConnector, remoteAddress?: string): ServerConnection | string;
+  openConnection(
+    transport: ConnectionTransport,
+    connector: AgentConnector,
+    remoteAddress?: string,
+  ): ServerConnection | string;
   /** Makes an initialized connection reachable by its id, and reports it opened. */
   register(connection: ServerConnection): void;
   /** An open HTTP connection by `Acp-Connection-Id`. */

@@ -44,7 +44,9 @@ export function onSocket(socket: WebSocketLike, type: string, listener: (...args
     socket.addEventListener(type, handler);
     return () => socket.removeEventListener?.(type, handler);
   }
-  throw new TypeError("This WebSocket has neither on() nor addEventListener(): pass a ws WebSocket or a platform WebSocket.");
+  throw new TypeError(
+    "This WebSocket has neither on() nor addEventListener(): pass a ws WebSocket or a platform WebSocket.",
+  );
 }
 
 const decoder = new TextDecoder();

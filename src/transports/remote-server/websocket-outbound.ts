@@ -124,7 +124,11 @@ export class WebSocketOutbound implements OutputSink {
       clearTimeout(timer);
       this.#watching = false;
       if (stalled && this.#behind) {
-        this.onLimit(new ConnectionLimitError(`the client read none of its output for ${this.limits.maxOutputStallMs} ms (maxOutputStallMs)`));
+        this.onLimit(
+          new ConnectionLimitError(
+            `the client read none of its output for ${this.limits.maxOutputStallMs} ms (maxOutputStallMs)`,
+          ),
+        );
       }
       this.#room.wakeAll();
     })();

@@ -61,13 +61,21 @@ function accepted(options: Record<string, unknown> = {}) {
 }
 after(() => Promise.all(servers.map((s) => s.close())));
 
-const prompt = (id: number, sessionId: string, text: string) => ({ jsonrpc: "2.0", id, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text }] } });
+const prompt = (id: number, sessionId: string, text: string) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "session/prompt",
+  params: { sessionId, prompt: [{ type: "text", text }] },
+});
 
 test("initialize first, then every message of a turn, in order, one text frame each", async () => {
   const { socket, upgrade, events } = accepted();
   socket.receive(initializeMessage(1));
   assert.equal((await socket.untilMessage((m) => m.id === 1)).result.agentInfo.name, "remote-test-agent");
-  assert.deepEqual(events.map((e) => [e.type, e.connectionId, e.transport]), [["open", upgrade.connectionId, "websocket"]]);
+  assert.deepEqual(
+    events.map((e) => [e.type, e.connectionId, e.transport]),
+    [["open", upgrade.connectionId, "websocket"]],
+  );
   socket.receive({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/", mcpServers: [] } });
   const sessionId = (await socket.untilMessage((m) => m.id === 2)).result.sessionId;
   socket.receive(prompt(3, sessionId, "stream 4"));

@@ -12,13 +12,24 @@ import type { ServerConnection } from "./server-connection.js";
 import { onSocket, textOfMessage, type ServerWebSocket } from "./websocket-like.js";
 import { WebSocketOutbound } from "./websocket-outbound.js";
 
-const PARSE_ERROR = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error: the frame is not valid JSON" } });
+const PARSE_ERROR = JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32700, message: "Parse error: the frame is not valid JSON" },
+});
 const BATCH_ERROR = JSON.stringify({
   jsonrpc: "2.0",
   id: null,
-  error: { code: -32600, message: "Invalid Request: JSON-RPC batches are not supported by ACP; send one message per frame" },
+  error: {
+    code: -32600,
+    message: "Invalid Request: JSON-RPC batches are not supported by ACP; send one message per frame",
+  },
 });
-const NOT_AN_OBJECT = JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "Invalid Request: a JSON-RPC message is a JSON object" } });
+const NOT_AN_OBJECT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: null,
+  error: { code: -32600, message: "Invalid Request: a JSON-RPC message is a JSON object" },
+});
 
 /** One accepted WebSocket and the connection it carries. */
 export class WebSocketSession {
@@ -39,7 +50,9 @@ export class WebSocketSession {
     // A socket that never says initialize does not hold a connection slot forever.
     const deadline = setTimeout(() => {
       if (this.#state !== "awaiting-initialize") return;
-      this.context.logger.warn("closing a WebSocket that sent no initialize in time", { connectionId: this.connection.id });
+      this.context.logger.warn("closing a WebSocket that sent no initialize in time", {
+        connectionId: this.connection.id,
+      });
       this.#closeSocket(1008, "no initialize within initializeTimeoutMs");
       void this.connection.end({ reason: "protocol error", error: new Error("no initialize in time") });
     }, this.context.limits.initializeTimeoutMs);
@@ -49,7 +62,8 @@ export class WebSocketSession {
     this.#detach.push(onSocket(this.socket, "error", () => this.#onSocketGone("socket error")));
     // A connection that ends before its output exists (never initialized) closes the socket itself.
     void this.connection.done.then(() => {
-      if (this.#state === "awaiting-initialize") this.#closeSocket(1011, this.connection.ended?.reason ?? "connection ended");
+      if (this.#state === "awaiting-initialize")
+        this.#closeSocket(1011, this.connection.ended?.reason ?? "connection ended");
       this.#onSocketGone("connection ended");
     });
   }
@@ -75,7 +89,9 @@ export class WebSocketSession {
     if (this.#state === "closed") return;
     const text = textOfMessage(args);
     if (text === undefined) {
-      this.context.logger.debug("ignoring a binary WebSocket frame (ACP messages are text frames)", { connectionId: this.connection.id });
+      this.context.logger.debug("ignoring a binary WebSocket frame (ACP messages are text frames)", {
+        connectionId: this.connection.id,
+      });
       return;
     }
     let value: unknown;
@@ -93,9 +109,14 @@ export class WebSocketSession {
 
   #initialize(message: Record<string, unknown>, chars: number): void {
     if (!isInitializeRequest(message) || message.id === null) {
-      this.context.logger.warn("closing a WebSocket whose first message is not initialize", { connectionId: this.connection.id });
+      this.context.logger.warn("closing a WebSocket whose first message is not initialize", {
+        connectionId: this.connection.id,
+      });
       this.#closeSocket(1002, "the first message must be an initialize request with an id");
-      void this.connection.end({ reason: "protocol error", error: new Error("the first message must be an initialize request with an id") });
+      void this.connection.end({
+        reason: "protocol error",
+        error: new Error("the first message must be an initialize request with an id"),
+      });
       return;
     }
     this.#state = "running";
@@ -116,8 +137,17 @@ export class WebSocketSession {
 
   #failInitialize(message: Record<string, unknown>, error: unknown): void {
     const failure = error instanceof InitializeFailure ? error : new InitializeFailure(500, errorText(error));
-    this.context.logger.warn("a WebSocket connection failed to initialize", { connectionId: this.connection.id, reason: failure.message });
-    this.#reply(JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: "Initialize failed", data: failure.message } }));
+    this.context.logger.warn("a WebSocket connection failed to initialize", {
+      connectionId: this.connection.id,
+      reason: failure.message,
+    });
+    this.#reply(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: message.id,
+        error: { code: -32603, message: "Initialize failed", data: failure.message },
+      }),
+    );
     void this.connection.end({ reason: "initialize failed", error: failure });
   }
 
@@ -126,16 +156,28 @@ export class WebSocketSession {
     if (connection.ended) return;
     const kind = kindOf(message);
     if (kind === "request" && message.method === "initialize") {
-      this.#reply(JSON.stringify({ jsonrpc: "2.0", id: message.id, error: { code: -32600, message: "Invalid Request: this connection is already initialized" } }));
+      this.#reply(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id: message.id,
+          error: { code: -32600, message: "Invalid Request: this connection is already initialized" },
+        }),
+      );
       return;
     }
     const sessionId = sessionIdOf(message);
     const { maxIdLength } = this.context.limits;
     if (sessionId !== undefined && sessionId.length > maxIdLength) {
-      void connection.end({ reason: "limit", error: new Error(`the session id is longer than maxIdLength (${maxIdLength})`) });
+      void connection.end({
+        reason: "limit",
+        error: new Error(`the session id is longer than maxIdLength (${maxIdLength})`),
+      });
       return;
     }
-    const refusal = kind === "response" ? connection.forwardResponse(message, chars, null) : connection.forwardCall(message, chars, sessionId);
+    const refusal =
+      kind === "response"
+        ? connection.forwardResponse(message, chars, null)
+        : connection.forwardCall(message, chars, sessionId);
     if (refusal) {
       void connection.end({ reason: "limit", error: new Error(refusal.message) });
       return;
@@ -152,7 +194,10 @@ export class WebSocketSession {
     if (inbox <= maxBufferedBytes && !behind) return;
     if (typeof this.socket.pause !== "function") {
       if (inbox > maxBufferedBytes + maxMessageBytes) {
-        void connection.end({ reason: "limit", error: new Error(`the client sent more than maxBufferedBytes (${maxBufferedBytes}) the agent has not taken`) });
+        void connection.end({
+          reason: "limit",
+          error: new Error(`the client sent more than maxBufferedBytes (${maxBufferedBytes}) the agent has not taken`),
+        });
       }
       return;
     }

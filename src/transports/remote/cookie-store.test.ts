@@ -41,7 +41,14 @@ test("Max-Age=0, a negative Max-Age and a past Expires delete the cookie", () =>
 test("a cookie expires when its Max-Age or Expires passes; Max-Age wins over Expires", () => {
   let now = Date.parse("2030-01-01T00:00:00Z");
   const store = new MemoryAcpCookieStore({ now: () => now });
-  store.store(response("short=1; Max-Age=10", "dated=2; Expires=Tue, 01 Jan 2030 00:01:00 GMT", "both=3; Max-Age=120; Expires=Tue, 01 Jan 2030 00:00:01 GMT", "session=4"));
+  store.store(
+    response(
+      "short=1; Max-Age=10",
+      "dated=2; Expires=Tue, 01 Jan 2030 00:01:00 GMT",
+      "both=3; Max-Age=120; Expires=Tue, 01 Jan 2030 00:00:01 GMT",
+      "session=4",
+    ),
+  );
   assert.equal(cookieHeader(store), "short=1; dated=2; both=3; session=4");
   now += 11_000;
   assert.equal(cookieHeader(store), "dated=2; both=3; session=4");
@@ -55,11 +62,17 @@ test("malformed Set-Cookie lines are ignored", () => {
   for (const line of ["novalue", "=value", "bad name=1", "semi=a\u0001b", ""]) {
     assert.equal(parseSetCookie(line, 0), undefined, JSON.stringify(line));
   }
-  assert.deepEqual(parseSetCookie(' q="quoted value" ; Max-Age=oops', 0), { name: "q", value: '"quoted value"', expires: undefined });
+  assert.deepEqual(parseSetCookie(' q="quoted value" ; Max-Age=oops', 0), {
+    name: "q",
+    value: '"quoted value"',
+    expires: undefined,
+  });
 });
 
 test("a folded Set-Cookie header splits per cookie, not at the comma of an Expires date", () => {
-  const folded = { get: (name: string) => (name === "Set-Cookie" ? "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT, b=2" : null) } as unknown as Headers;
+  const folded = {
+    get: (name: string) => (name === "Set-Cookie" ? "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT, b=2" : null),
+  } as unknown as Headers;
   assert.deepEqual(setCookieLines(folded), ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT", "b=2"]);
 });
 

@@ -81,7 +81,8 @@ export class MemoryAcpCookieStore implements AcpCookieStore {
 
   #dropExpired(): void {
     const now = this.#now();
-    for (const [name, cookie] of this.#cookies) if (cookie.expires !== undefined && cookie.expires <= now) this.#cookies.delete(name);
+    for (const [name, cookie] of this.#cookies)
+      if (cookie.expires !== undefined && cookie.expires <= now) this.#cookies.delete(name);
   }
 }
 
@@ -91,11 +92,19 @@ export function setCookieLines(headers: Headers): string[] {
   if (typeof getSetCookie === "function") return getSetCookie.call(headers);
   const joined = headers.get("Set-Cookie");
   // Folded into one value: split at commas that start a new `name=` (the comma in an Expires date does not).
-  return joined === null ? [] : joined.split(/,(?=\s*[^;,\s]+=)/).map((line) => line.trim()).filter((line) => line !== "");
+  return joined === null
+    ? []
+    : joined
+        .split(/,(?=\s*[^;,\s]+=)/)
+        .map((line) => line.trim())
+        .filter((line) => line !== "");
 }
 
 /** Parses one `Set-Cookie` line (RFC 6265 §5.2); undefined when it is not a usable cookie. */
-export function parseSetCookie(line: string, now: number): { name: string; value: string; expires: number | undefined } | undefined {
+export function parseSetCookie(
+  line: string,
+  now: number,
+): { name: string; value: string; expires: number | undefined } | undefined {
   const [pair = "", ...attributes] = line.split(";");
   const equals = pair.indexOf("=");
   if (equals <= 0) return undefined;
@@ -115,7 +124,8 @@ export function parseSetCookie(line: string, now: number): { name: string; value
     }
   }
   // Max-Age wins over Expires (RFC 6265 §5.3 step 3).
-  if (maxAge !== undefined) return { name, value, expires: maxAge <= 0 ? Number.NEGATIVE_INFINITY : now + maxAge * 1000 };
+  if (maxAge !== undefined)
+    return { name, value, expires: maxAge <= 0 ? Number.NEGATIVE_INFINITY : now + maxAge * 1000 };
   return { name, value, expires };
 }
 

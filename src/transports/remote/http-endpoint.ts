@@ -54,8 +54,12 @@ export class HttpEndpoint {
 
   constructor(url: string, options: HttpEndpointOptions) {
     this.url = url;
-    const fetchImpl = options.fetch ?? (typeof globalThis.fetch === "function" ? globalThis.fetch.bind(globalThis) : undefined);
-    if (fetchImpl === undefined) throw new TypeError("createHttpStream needs a fetch: this platform has no globalThis.fetch, so pass options.fetch.");
+    const fetchImpl =
+      options.fetch ?? (typeof globalThis.fetch === "function" ? globalThis.fetch.bind(globalThis) : undefined);
+    if (fetchImpl === undefined)
+      throw new TypeError(
+        "createHttpStream needs a fetch: this platform has no globalThis.fetch, so pass options.fetch.",
+      );
     this.#fetch = fetchImpl;
     this.#headers = { ...options.headers };
     if (options.token !== undefined) this.#headers.Authorization = `Bearer ${options.token}`;
@@ -75,7 +79,12 @@ export class HttpEndpoint {
    * Sends one request with the endpoint's headers and cookies, storing the cookies of the answer. A failure to
    * reach the server (not an HTTP status) rejects with a `TransportFailedError`; an abort rejects as fetch does.
    */
-  async request(method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal | undefined): Promise<Response> {
+  async request(
+    method: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
     const requestHeaders = new Headers(this.#headers);
     for (const [name, value] of Object.entries(headers)) requestHeaders.set(name, value);
     this.#cookies?.apply(requestHeaders);
@@ -110,7 +119,10 @@ export function unreachable(url: string, error: unknown): TransportFailedError {
     .map((e) => (e instanceof Error ? e.message : e === undefined ? "" : String(e)))
     .filter((text) => text !== "")
     .join(": ");
-  return new TransportFailedError(`Could not reach the ACP server at ${url} (${detail}). Check the URL and that the server is running.`, { cause: error });
+  return new TransportFailedError(
+    `Could not reach the ACP server at ${url} (${detail}). Check the URL and that the server is running.`,
+    { cause: error },
+  );
 }
 
 /** Reads a failed answer's body, at most `MAX_ERROR_BODY_BYTES` of it (cut at a character boundary). */
@@ -142,7 +154,10 @@ export async function readText(response: Response, maxBytes: number, truncate = 
         const room = maxBytes - bytes;
         void reader.cancel().catch(() => {});
         if (truncate) return text + decoder.decode(value.subarray(0, room), { stream: true });
-        throw Object.assign(new RangeError(`the body is over ${maxBytes} bytes`), { bytes: bytes + value.length, head: text.slice(0, 256) + decoder.decode(value.subarray(0, Math.max(0, 256 - bytes)), { stream: true }) });
+        throw Object.assign(new RangeError(`the body is over ${maxBytes} bytes`), {
+          bytes: bytes + value.length,
+          head: text.slice(0, 256) + decoder.decode(value.subarray(0, Math.max(0, 256 - bytes)), { stream: true }),
+        });
       }
       bytes += value.length;
       text += decoder.decode(value, { stream: true });
@@ -162,9 +177,12 @@ export function describeFailure(failure: HttpFailure, what: string): string {
 
 function adviceFor(status: number): string {
   if (status === 401) return "It wants credentials: check the token (Authorization: Bearer) or the headers you send";
-  if (status === 403) return "It refused these credentials or this origin: check the token and the server's allowed hosts and origins";
-  if (status === 404 || status === 410) return "It does not know this URL or this connection (wrong path, or the connection ended): check the URL, then reconnect";
-  if (status === 409) return "The session's stream is taken or the session must be loaded again (session/load or session/resume)";
+  if (status === 403)
+    return "It refused these credentials or this origin: check the token and the server's allowed hosts and origins";
+  if (status === 404 || status === 410)
+    return "It does not know this URL or this connection (wrong path, or the connection ended): check the URL, then reconnect";
+  if (status === 409)
+    return "The session's stream is taken or the session must be loaded again (session/load or session/resume)";
   if (status >= 500) return "The server failed; it may have processed the request anyway";
   return "";
 }

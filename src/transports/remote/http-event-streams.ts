@@ -16,7 +16,13 @@ import type { FrameProblem } from "../../jsonrpc/link.js";
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
 import { readEventStream } from "./event-stream-reader.js";
-import { failureAsRequestError, failureAsTransportError, readFailure, type HttpEndpoint, type HttpFailure } from "./http-endpoint.js";
+import {
+  failureAsRequestError,
+  failureAsTransportError,
+  readFailure,
+  type HttpEndpoint,
+  type HttpFailure,
+} from "./http-endpoint.js";
 import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "./http-protocol.js";
 import type { HttpRoutes } from "./http-routes.js";
 
@@ -67,7 +73,10 @@ export class HttpEventStreams {
       const response = await this.#open({ [HEADER_CONNECTION_ID]: connectionId }, this.#stopped, what);
       if (response === undefined) return;
       await this.#read(response, undefined, this.#stopped);
-      if (!this.#owner.finished) this.#owner.fail(new TransportFailedError(`The ACP server closed ${what}: the server went away or ended the connection.`));
+      if (!this.#owner.finished)
+        this.#owner.fail(
+          new TransportFailedError(`The ACP server closed ${what}: the server went away or ended the connection.`),
+        );
     } catch (error) {
       if (!this.#owner.finished) this.#owner.fail(asTransportError(error, what, this.#owner.endpoint.url));
     }
@@ -89,15 +98,21 @@ export class HttpEventStreams {
     this.#sessions.set(sessionId, entry);
     void (async () => {
       try {
-        const response = await this.#open({ [HEADER_CONNECTION_ID]: this.#connectionId, [HEADER_SESSION_ID]: sessionId }, abort.signal, what);
+        const response = await this.#open(
+          { [HEADER_CONNECTION_ID]: this.#connectionId, [HEADER_SESSION_ID]: sessionId },
+          abort.signal,
+          what,
+        );
         if (response === undefined) return refused(new TransportFailedError("the link is closed"));
         opened();
         await this.#read(response, sessionId, abort.signal);
-        if (!this.#owner.finished && !abort.signal.aborted) this.#lose(this.#owner.routes.streamEnded(sessionId), `the ACP server closed ${what}`);
+        if (!this.#owner.finished && !abort.signal.aborted)
+          this.#lose(this.#owner.routes.streamEnded(sessionId), `the ACP server closed ${what}`);
       } catch (error) {
         if (this.#owner.finished || abort.signal.aborted) return refused(error);
         // A 409 fails this session only (until it is reattached); any other refusal ends the transport.
-        if (error instanceof HttpRefusal && error.failure.status === 409) this.failSession(sessionId, failureAsRequestError(error.failure, what));
+        if (error instanceof HttpRefusal && error.failure.status === 409)
+          this.failSession(sessionId, failureAsRequestError(error.failure, what));
         else this.#owner.fail(asTransportError(error, what, this.#owner.endpoint.url));
         refused(error);
       } finally {
@@ -121,13 +136,19 @@ export class HttpEventStreams {
 
   /** GETs an event stream; undefined when the link finished meanwhile. Rejects with `HttpRefusal` for a status. */
   async #open(headers: Record<string, string>, signal: AbortSignal, what: string): Promise<Response | undefined> {
-    const response = await this.#owner.endpoint.request("GET", { Accept: EVENT_STREAM_MIME_TYPE, ...headers }, undefined, signal);
+    const response = await this.#owner.endpoint.request(
+      "GET",
+      { Accept: EVENT_STREAM_MIME_TYPE, ...headers },
+      undefined,
+      signal,
+    );
     if (this.#owner.finished) {
       void response.body?.cancel().catch(() => {});
       return undefined;
     }
     if (!response.ok) throw new HttpRefusal(await readFailure(response), what);
-    if (response.body === null) throw new TransportFailedError(`The ACP server answered the GET of ${what} without a body.`);
+    if (response.body === null)
+      throw new TransportFailedError(`The ACP server answered the GET of ${what} without a body.`);
     return response;
   }
 
@@ -160,7 +181,8 @@ export class HttpEventStreams {
       return;
     }
     const decision = this.#owner.routes.arrived(value, sessionId);
-    if (decision.newSession !== undefined && !this.#sessions.has(decision.newSession)) void this.session(decision.newSession).catch(() => {});
+    if (decision.newSession !== undefined && !this.#sessions.has(decision.newSession))
+      void this.session(decision.newSession).catch(() => {});
     if (!decision.afterPendingInput) return this.#owner.message(value, data);
     return afterPendingInput().then(() => {
       if (!this.#owner.finished) this.#owner.message(value, data);
@@ -182,6 +204,12 @@ export class HttpRefusal extends TransportFailedError {
 function asTransportError(error: unknown, what: string, url: string): Error {
   if (error instanceof TransportFailedError) return error;
   const cause = (error as { cause?: unknown })?.cause;
-  const detail = [error, cause].map((e) => (e instanceof Error ? e.message : e === undefined ? "" : String(e))).filter((t) => t !== "").join(": ");
-  return new TransportFailedError(`Reading ${what} from ${url} broke off (${detail}): the server went away or the network dropped.`, { cause: error });
+  const detail = [error, cause]
+    .map((e) => (e instanceof Error ? e.message : e === undefined ? "" : String(e)))
+    .filter((t) => t !== "")
+    .join(": ");
+  return new TransportFailedError(
+    `Reading ${what} from ${url} broke off (${detail}): the server went away or the network dropped.`,
+    { cause: error },
+  );
 }

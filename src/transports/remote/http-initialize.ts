@@ -8,7 +8,14 @@
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import { isResponseMessage, type AnyResponse, type JsonRpcId } from "../../jsonrpc/messages.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
-import { CONNECTION_FATAL_STATUSES, failureAsRequestError, failureAsTransportError, readFailure, readText, type HttpEndpoint } from "./http-endpoint.js";
+import {
+  CONNECTION_FATAL_STATUSES,
+  failureAsRequestError,
+  failureAsTransportError,
+  readFailure,
+  readText,
+  type HttpEndpoint,
+} from "./http-endpoint.js";
 import { HEADER_CONNECTION_ID, idKey, JSON_MIME_TYPE } from "./http-protocol.js";
 
 /** What came of an `initialize` POST. */
@@ -23,7 +30,13 @@ export type InitializeOutcome =
   | { kind: "failed"; error: Error; answer: RequestError | undefined };
 
 /** POSTs `text` (the `initialize` request `id`) and reads the answer. Rejects only when `signal` aborts. */
-export async function postInitialize(endpoint: HttpEndpoint, id: JsonRpcId, text: string, maxBytes: number, signal: AbortSignal): Promise<InitializeOutcome> {
+export async function postInitialize(
+  endpoint: HttpEndpoint,
+  id: JsonRpcId,
+  text: string,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<InitializeOutcome> {
   let response: Response;
   try {
     response = await endpoint.request("POST", { "Content-Type": JSON_MIME_TYPE, Accept: JSON_MIME_TYPE }, text, signal);
@@ -34,9 +47,12 @@ export async function postInitialize(endpoint: HttpEndpoint, id: JsonRpcId, text
   if (!response.ok) {
     const failure = await readFailure(response);
     const body = jsonOf(failure.body);
-    const fatal = CONNECTION_FATAL_STATUSES.has(failure.status) ? failureAsTransportError(failure, "initialize") : undefined;
+    const fatal = CONNECTION_FATAL_STATUSES.has(failure.status)
+      ? failureAsTransportError(failure, "initialize")
+      : undefined;
     // The official server answers a failed initialize with a JSON-RPC error for it: that is the agent's answer.
-    if (fatal === undefined && isResponseMessage(body) && idKey(body.id) === idKey(id) && "error" in body) return { kind: "answered", response: body, text: failure.body, connectionId: undefined };
+    if (fatal === undefined && isResponseMessage(body) && idKey(body.id) === idKey(id) && "error" in body)
+      return { kind: "answered", response: body, text: failure.body, connectionId: undefined };
     return { kind: "refused", error: failureAsRequestError(failure, "initialize"), fatal };
   }
   const connectionId = response.headers.get(HEADER_CONNECTION_ID);
@@ -47,7 +63,13 @@ export async function postInitialize(endpoint: HttpEndpoint, id: JsonRpcId, text
     const { bytes, head } = error as { bytes?: number; head?: string };
     if (bytes !== undefined) return { kind: "too_large", bytes, head: head ?? "" };
     if (signal.aborted) throw error;
-    return { kind: "failed", error: new TransportFailedError(`The ACP server's answer to initialize broke off: ${String(error)}`, { cause: error }), answer: undefined };
+    return {
+      kind: "failed",
+      error: new TransportFailedError(`The ACP server's answer to initialize broke off: ${String(error)}`, {
+        cause: error,
+      }),
+      answer: undefined,
+    };
   }
   const value = jsonOf(body);
   const problem =
@@ -57,13 +79,24 @@ export async function postInitialize(endpoint: HttpEndpoint, id: JsonRpcId, text
         ? "its body is not the JSON-RPC response to that initialize"
         : undefined;
   if (problem !== undefined) {
-    const error = new TransportFailedError(`The ACP server's 200 answer to initialize is not usable: ${problem}. Is ${endpoint.url} an ACP endpoint?`, { status: response.status });
-    const answer = failureAsRequestError({ status: response.status, statusText: "", body: body.slice(0, 512) }, "initialize");
+    const error = new TransportFailedError(
+      `The ACP server's 200 answer to initialize is not usable: ${problem}. Is ${endpoint.url} an ACP endpoint?`,
+      { status: response.status },
+    );
+    const answer = failureAsRequestError(
+      { status: response.status, statusText: "", body: body.slice(0, 512) },
+      "initialize",
+    );
     answer.message = error.message;
     return { kind: "failed", error, answer };
   }
   const answered = value as AnyResponse;
-  return { kind: "answered", response: answered, text: body, connectionId: "error" in answered ? undefined : connectionId! };
+  return {
+    kind: "answered",
+    response: answered,
+    text: body,
+    connectionId: "error" in answered ? undefined : connectionId!,
+  };
 }
 
 /** The JSON value of `text`, or undefined when it is not JSON. */

@@ -25,7 +25,14 @@ import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage, JsonRpcId } from "../../jsonrpc/messages.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
-import { InputGate, isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "../backpressure.js";
+import {
+  InputGate,
+  isReply,
+  OutputLedger,
+  refuseOverBacklog,
+  resolveMaxBufferedBytes,
+  type BackpressureOptions,
+} from "../backpressure.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../serialize.js";
 import { HttpEventStreams } from "./http-event-streams.js";
 import { postInitialize, type InitializeOutcome } from "./http-initialize.js";
@@ -213,9 +220,15 @@ export class HttpLink implements MessageLink {
 
   async #delete(connectionId: string): Promise<void> {
     try {
-      const response = await this.#endpoint.request("DELETE", { [HEADER_CONNECTION_ID]: connectionId }, undefined, AbortSignal.timeout(this.#closeTimeoutMs));
+      const response = await this.#endpoint.request(
+        "DELETE",
+        { [HEADER_CONNECTION_ID]: connectionId },
+        undefined,
+        AbortSignal.timeout(this.#closeTimeoutMs),
+      );
       void response.body?.cancel().catch(() => {});
-      if (!response.ok && response.status !== 404) this.#logger.debug("the server refused the DELETE of the connection", { status: response.status });
+      if (!response.ok && response.status !== 404)
+        this.#logger.debug("the server refused the DELETE of the connection", { status: response.status });
     } catch (error) {
       this.#logger.debug("could not DELETE the connection", { error: String(error) });
     }
@@ -273,7 +286,10 @@ export class HttpLink implements MessageLink {
       if (failure !== undefined) return this.#answerRequest(message, failure as RequestError);
     }
     this.#routes.sending(message, sessionId);
-    const headers: Record<string, string> = { "Content-Type": JSON_MIME_TYPE, Accept: `${JSON_MIME_TYPE}, ${EVENT_STREAM_MIME_TYPE}` };
+    const headers: Record<string, string> = {
+      "Content-Type": JSON_MIME_TYPE,
+      Accept: `${JSON_MIME_TYPE}, ${EVENT_STREAM_MIME_TYPE}`,
+    };
     if (this.#connectionId !== undefined) headers[HEADER_CONNECTION_ID] = this.#connectionId;
     if (sessionId !== undefined) headers[HEADER_SESSION_ID] = sessionId;
     let response: Response;
@@ -324,7 +340,12 @@ export class HttpLink implements MessageLink {
         if (outcome.fatal) this.#fail(outcome.fatal);
         return;
       case "too_large":
-        return this.#receiver?.problem({ kind: "too_large", bytes: outcome.bytes, limit: this.#maxBytes, head: outcome.head });
+        return this.#receiver?.problem({
+          kind: "too_large",
+          bytes: outcome.bytes,
+          limit: this.#maxBytes,
+          head: outcome.head,
+        });
       case "failed":
         if (outcome.answer) this.#answer(id, outcome.answer);
         return this.#fail(outcome.error);
@@ -333,7 +354,11 @@ export class HttpLink implements MessageLink {
 
   #answer(id: JsonRpcId, error: RequestError): void {
     if (this.#finished) return;
-    this.#deliver({ jsonrpc: "2.0", id, error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) } });
+    this.#deliver({
+      jsonrpc: "2.0",
+      id,
+      error: { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) },
+    });
   }
 
   /** Hands an incoming message on: to `deliverText` with its exact text when set, else to the receiver. */

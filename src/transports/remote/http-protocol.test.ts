@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { bearerSubprotocol, idKey, methodRequiresSessionHeader, sessionIdOfParams, tokenFromSubprotocols, WEBSOCKET_SUBPROTOCOL } from "./http-protocol.js";
+import {
+  bearerSubprotocol,
+  idKey,
+  methodRequiresSessionHeader,
+  sessionIdOfParams,
+  tokenFromSubprotocols,
+  WEBSOCKET_SUBPROTOCOL,
+} from "./http-protocol.js";
 
 test("a bearer token survives the subprotocol round trip, whatever its characters", () => {
   for (const token of ["abc", "with space/and+plus=", "ünïcødé 🔑", ""]) {

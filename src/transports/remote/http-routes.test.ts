@@ -3,7 +3,12 @@ import { test } from "node:test";
 import { RequestError } from "../../jsonrpc/request-error.js";
 import { HttpRoutes } from "./http-routes.js";
 
-const request = (id: number | string, method: string, params?: unknown) => ({ jsonrpc: "2.0" as const, id, method, params });
+const request = (id: number | string, method: string, params?: unknown) => ({
+  jsonrpc: "2.0" as const,
+  id,
+  method,
+  params,
+});
 const response = (id: number | string, result: unknown = {}) => ({ jsonrpc: "2.0" as const, id, result });
 
 test("requests and notifications go to the session their params name; others to the connection", () => {
@@ -28,11 +33,20 @@ test("an answer to an agent request goes with the session whose stream carried t
 
 test("a session/new or session/fork result makes its session known; a session/load response waits for input already received", () => {
   const routes = new HttpRoutes();
-  assert.deepEqual(routes.arrived(response(1, { sessionId: "s9" }), undefined), { afterPendingInput: false, newSession: "s9" });
+  assert.deepEqual(routes.arrived(response(1, { sessionId: "s9" }), undefined), {
+    afterPendingInput: false,
+    newSession: "s9",
+  });
   routes.sending(request(2, "session/load", { sessionId: "s9" }), "s9");
-  assert.deepEqual(routes.arrived(response(2, { modes: null }), undefined), { afterPendingInput: true, newSession: undefined });
+  assert.deepEqual(routes.arrived(response(2, { modes: null }), undefined), {
+    afterPendingInput: true,
+    newSession: undefined,
+  });
   routes.sending(request(3, "session/prompt", { sessionId: "s9" }), "s9");
-  assert.deepEqual(routes.arrived(response(3, { stopReason: "end_turn" }), "s9"), { afterPendingInput: false, newSession: undefined });
+  assert.deepEqual(routes.arrived(response(3, { stopReason: "end_turn" }), "s9"), {
+    afterPendingInput: false,
+    newSession: undefined,
+  });
 });
 
 test("a session stream that ends loses exactly its own waiting requests", () => {
@@ -57,7 +71,11 @@ test("a refused POST: a session request still waiting is answered once; a connec
   routes.arrived(response(2), "a");
   assert.equal(routes.refused(answered), false, "its response arrived first");
   assert.equal(routes.refused(request(3, "session/new", {})), true);
-  assert.equal(routes.refused({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "a" } }), false, "a notification has no one to tell");
+  assert.equal(
+    routes.refused({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "a" } }),
+    false,
+    "a notification has no one to tell",
+  );
 });
 
 test("a session failed with 409 refuses its messages until session/load or session/resume reattaches it", () => {
@@ -67,7 +85,11 @@ test("a session failed with 409 refuses its messages until session/load or sessi
   assert.deepEqual(routes.failSession("a", conflict), [1]);
   assert.equal(routes.failureOf(request(2, "session/prompt", { sessionId: "a" }), "a"), conflict);
   assert.equal(routes.failureOf(request(3, "session/load", { sessionId: "a" }), "a"), undefined);
-  assert.equal(routes.failureOf(request(4, "session/prompt", { sessionId: "a" }), "a"), undefined, "cleared by the reattach");
+  assert.equal(
+    routes.failureOf(request(4, "session/prompt", { sessionId: "a" }), "a"),
+    undefined,
+    "cleared by the reattach",
+  );
   routes.failSession("b", conflict);
   assert.equal(routes.failureOf(request(5, "session/resume", { sessionId: "b" }), "b"), undefined);
 });

@@ -4,7 +4,13 @@
  */
 export { createHttpStream, type HttpStreamOptions } from "./http-stream.js";
 export { createWebSocketStream, type WebSocketStreamOptions } from "./websocket-stream.js";
-export { openRemoteStream, webSocketUrl, type RemoteProfile, type RemoteStream, type RemoteStreamOptions } from "./open-remote.js";
+export {
+  openRemoteStream,
+  webSocketUrl,
+  type RemoteProfile,
+  type RemoteStream,
+  type RemoteStreamOptions,
+} from "./open-remote.js";
 export { MemoryAcpCookieStore, type AcpCookieStore, type MemoryAcpCookieStoreOptions } from "./cookie-store.js";
 export { HttpLink, type HttpLinkOptions } from "./http-link.js";
 export { WebSocketLink, type WebSocketLinkOptions } from "./websocket-link.js";

@@ -21,7 +21,8 @@ import type { WebSocketStreamOptions } from "./websocket-stream.js";
 export type RemoteProfile = "auto" | "websocket" | "http";
 
 /** Options of `openRemoteStream`: those of both clients, and the profile. */
-export interface RemoteStreamOptions extends Omit<HttpStreamOptions, "writeHighWaterMark">, Omit<WebSocketStreamOptions, "writeHighWaterMark"> {
+export interface RemoteStreamOptions
+  extends Omit<HttpStreamOptions, "writeHighWaterMark">, Omit<WebSocketStreamOptions, "writeHighWaterMark"> {
   /** Default `auto`. A `ws(s)://` URL always uses WebSocket. */
   profile?: RemoteProfile;
 }
@@ -49,7 +50,9 @@ function schemeOf(url: string): string {
   try {
     return new URL(url).protocol;
   } catch {
-    throw new TypeError(`Not a URL: ${JSON.stringify(url)}. Give the agent's endpoint, e.g. http://127.0.0.1:8080/acp or ws://host/acp.`);
+    throw new TypeError(
+      `Not a URL: ${JSON.stringify(url)}. Give the agent's endpoint, e.g. http://127.0.0.1:8080/acp or ws://host/acp.`,
+    );
   }
 }
 
@@ -61,11 +64,17 @@ export async function openRemoteStream(url: string, options: RemoteStreamOptions
   const scheme = schemeOf(url);
   const profile = options.profile ?? "auto";
   const isWs = scheme === "ws:" || scheme === "wss:";
-  if (!isWs && scheme !== "http:" && scheme !== "https:") throw new TypeError(`Unsupported URL scheme ${scheme} in ${url}: use http(s):// or ws(s)://.`);
-  if (isWs && profile === "http") throw new TypeError(`${url} is a WebSocket URL, but the profile is "http": use an http(s):// URL for Streamable HTTP.`);
+  if (!isWs && scheme !== "http:" && scheme !== "https:")
+    throw new TypeError(`Unsupported URL scheme ${scheme} in ${url}: use http(s):// or ws(s)://.`);
+  if (isWs && profile === "http")
+    throw new TypeError(
+      `${url} is a WebSocket URL, but the profile is "http": use an http(s):// URL for Streamable HTTP.`,
+    );
   const cookieStore = options.cookieStore ?? (options.cookies === "omit" ? undefined : new MemoryAcpCookieStore());
   const shared = cookieStore === undefined ? options : { ...options, cookieStore };
-  const hasWebSocket = options.WebSocket !== undefined || typeof (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket === "function";
+  const hasWebSocket =
+    options.WebSocket !== undefined ||
+    typeof (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket === "function";
 
   if (isWs || profile === "websocket" || (profile === "auto" && hasWebSocket)) {
     const wsUrl = isWs ? url : webSocketUrl(url);
@@ -81,12 +90,22 @@ export async function openRemoteStream(url: string, options: RemoteStreamOptions
   return httpStream(url, shared, undefined);
 }
 
-function httpStream(url: string, options: RemoteStreamOptions, fallbackReason: TransportFailedError | undefined): RemoteStream {
+function httpStream(
+  url: string,
+  options: RemoteStreamOptions,
+  fallbackReason: TransportFailedError | undefined,
+): RemoteStream {
   const link = new HttpLink(url, options);
   return remote(streamFromLink(link, options), link, "http", url, fallbackReason);
 }
 
-function remote(stream: Stream, link: HttpLink | WebSocketLink, profile: "websocket" | "http", url: string, fallbackReason: TransportFailedError | undefined): RemoteStream {
+function remote(
+  stream: Stream,
+  link: HttpLink | WebSocketLink,
+  profile: "websocket" | "http",
+  url: string,
+  fallbackReason: TransportFailedError | undefined,
+): RemoteStream {
   return Object.defineProperties(stream, {
     profile: { value: profile, enumerable: true },
     url: { value: url, enumerable: true },

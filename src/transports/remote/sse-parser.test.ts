@@ -6,7 +6,10 @@ type Seen = Array<{ data: string } | { tooLarge: number; head: string }>;
 
 function parse(chunks: Uint8Array[], max = 1 << 20): { seen: Seen; parser: SseParser } {
   const seen: Seen = [];
-  const parser = new SseParser(max, { data: (data) => seen.push({ data }), tooLarge: (bytes, head) => seen.push({ tooLarge: bytes, head }) });
+  const parser = new SseParser(max, {
+    data: (data) => seen.push({ data }),
+    tooLarge: (bytes, head) => seen.push({ tooLarge: bytes, head }),
+  });
   for (const chunk of chunks) parser.push(chunk);
   parser.end();
   return { seen, parser };
@@ -17,7 +20,12 @@ const encode = (text: string) => new TextEncoder().encode(text);
 /** The same stream written with each line ending the standard allows. */
 function withEndings(lines: string[]): Record<string, string> {
   const mixed = lines.map((line, i) => line + ["\n", "\r\n", "\r"][i % 3]).join("");
-  return { LF: lines.map((l) => l + "\n").join(""), CRLF: lines.map((l) => l + "\r\n").join(""), CR: lines.map((l) => l + "\r").join(""), mixed };
+  return {
+    LF: lines.map((l) => l + "\n").join(""),
+    CRLF: lines.map((l) => l + "\r\n").join(""),
+    CR: lines.map((l) => l + "\r").join(""),
+    mixed,
+  };
 }
 
 // A stream that exercises every rule: BOM, comments, ignored fields, multi-line data, a value without its
@@ -65,7 +73,11 @@ describe("SseParser", () => {
     const bytes = encode(withEndings(LINES).CRLF);
     for (let a = 0; a <= bytes.length; a += 3) {
       for (let b = a; b <= bytes.length; b += 5) {
-        assert.deepEqual(parse([bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]).seen, EXPECTED, `cuts at ${a}, ${b}`);
+        assert.deepEqual(
+          parse([bytes.subarray(0, a), bytes.subarray(a, b), bytes.subarray(b)]).seen,
+          EXPECTED,
+          `cuts at ${a}, ${b}`,
+        );
       }
     }
   });
@@ -94,7 +106,10 @@ describe("SseParser", () => {
   test("an endless data line is not buffered past the limit, and parsing resumes after it", () => {
     const max = 64;
     const seen: Seen = [];
-    const parser = new SseParser(max, { data: (data) => seen.push({ data }), tooLarge: (bytes, head) => seen.push({ tooLarge: bytes, head: head.slice(0, 4) }) });
+    const parser = new SseParser(max, {
+      data: (data) => seen.push({ data }),
+      tooLarge: (bytes, head) => seen.push({ tooLarge: bytes, head: head.slice(0, 4) }),
+    });
     parser.push(encode("data: "));
     for (let i = 0; i < 1000; i++) {
       parser.push(encode("x".repeat(100)));
@@ -107,7 +122,10 @@ describe("SseParser", () => {
 
   test("many data lines adding up past the limit are not kept", () => {
     const seen: Seen = [];
-    const parser = new SseParser(20, { data: (data) => seen.push({ data }), tooLarge: (bytes) => seen.push({ tooLarge: bytes, head: "" }) });
+    const parser = new SseParser(20, {
+      data: (data) => seen.push({ data }),
+      tooLarge: (bytes) => seen.push({ tooLarge: bytes, head: "" }),
+    });
     for (let i = 0; i < 100; i++) parser.push(encode("data: abcde\n"));
     assert.ok(parser.bufferedChars <= 24);
     parser.push(encode("\n"));

@@ -176,7 +176,10 @@ export class SseParser {
   #overflow(line: string, valueStart: number): void {
     if (!this.#oversized) {
       const before = this.#values.length > 0 ? this.#values.join("\n") + "\n" : "";
-      this.#oversized = { head: (before + line.slice(valueStart, valueStart + HEAD_CHARS)).slice(0, HEAD_CHARS), bytes: utf8Length(before) };
+      this.#oversized = {
+        head: (before + line.slice(valueStart, valueStart + HEAD_CHARS)).slice(0, HEAD_CHARS),
+        bytes: utf8Length(before),
+      };
       this.#values = [];
       this.#valueChars = 0;
     }
@@ -184,7 +187,8 @@ export class SseParser {
   }
 
   #countDiscarded(text: string, from: number, to: number): void {
-    if (this.#discardingLine === "data" && this.#oversized && to > from) this.#oversized.bytes += utf8Length(to - from === text.length ? text : text.slice(from, to));
+    if (this.#discardingLine === "data" && this.#oversized && to > from)
+      this.#oversized.bytes += utf8Length(to - from === text.length ? text : text.slice(from, to));
   }
 
   #dispatch(): void {

@@ -68,7 +68,9 @@ export function listen(socket: WebSocketLike, events: SocketEvents): () => void 
     });
     on("error", (event) => events.error((event as { error?: unknown }).error ?? event));
   } else {
-    throw new TypeError("This WebSocket has neither on() nor addEventListener(): pass a browser WebSocket or Node's ws.");
+    throw new TypeError(
+      "This WebSocket has neither on() nor addEventListener(): pass a browser WebSocket or Node's ws.",
+    );
   }
   return () => {
     for (const off of offs.splice(0)) off();

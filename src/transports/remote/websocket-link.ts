@@ -24,12 +24,25 @@
 import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
-import { InputGate, isReply, OutputLedger, refuseOverBacklog, resolveMaxBufferedBytes, type BackpressureOptions } from "../backpressure.js";
+import {
+  InputGate,
+  isReply,
+  OutputLedger,
+  refuseOverBacklog,
+  resolveMaxBufferedBytes,
+  type BackpressureOptions,
+} from "../backpressure.js";
 import { resolveMaxMessageBytes, serializeMessage, utf8Length } from "../serialize.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import type { RemoteEndpointOptions } from "./http-endpoint.js";
 import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "./http-protocol.js";
-import { describeCloseCode, listen, refusedStatus, type WebSocketConstructor, type WebSocketLike } from "./websocket-like.js";
+import {
+  describeCloseCode,
+  listen,
+  refusedStatus,
+  type WebSocketConstructor,
+  type WebSocketLike,
+} from "./websocket-like.js";
 
 /** Options of the WebSocket link. */
 export interface WebSocketLinkOptions extends RemoteEndpointOptions, BackpressureOptions {
@@ -97,22 +110,27 @@ export class WebSocketLink implements MessageLink {
     const platform = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     const Socket = options.WebSocket ?? platform;
     if (Socket === undefined) {
-      throw new TypeError("createWebSocketStream needs a WebSocket: this platform has none (Node < 22), so pass options.WebSocket (e.g. the ws package's) or use acpkit/node.");
+      throw new TypeError(
+        "createWebSocketStream needs a WebSocket: this platform has none (Node < 22), so pass options.WebSocket (e.g. the ws package's) or use acpkit/node.",
+      );
     }
     const takesHeaders = options.WebSocket !== undefined && options.WebSocket !== platform;
-    this.#cookies = options.cookies === "omit" || !takesHeaders ? undefined : (options.cookieStore ?? new MemoryAcpCookieStore());
+    this.#cookies =
+      options.cookies === "omit" || !takesHeaders ? undefined : (options.cookieStore ?? new MemoryAcpCookieStore());
     this.#ownsCookies = options.cookieStore === undefined;
     const headers: Record<string, string> = { ...options.headers };
     let protocols = options.protocols ? [...options.protocols] : undefined;
     if (options.token !== undefined) {
-      if ((options.tokenVia ?? (takesHeaders ? "header" : "subprotocol")) === "header") headers.Authorization = `Bearer ${options.token}`;
+      if ((options.tokenVia ?? (takesHeaders ? "header" : "subprotocol")) === "header")
+        headers.Authorization = `Bearer ${options.token}`;
       else protocols = [...(protocols ?? [WEBSOCKET_SUBPROTOCOL]), bearerSubprotocol(options.token)];
     }
     if (this.#cookies !== undefined) {
       const withCookies = new Headers(headers);
       this.#cookies.apply(withCookies);
       const cookie = withCookies.get("Cookie");
-      if (cookie !== null) headers[Object.keys(headers).find((name) => name.toLowerCase() === "cookie") ?? "Cookie"] = cookie;
+      if (cookie !== null)
+        headers[Object.keys(headers).find((name) => name.toLowerCase() === "cookie") ?? "Cookie"] = cookie;
     }
     this.#opened = new Promise<void>((resolve, reject) => (this.#openSettled = { resolve, reject }));
     this.#opened.catch(() => {});
@@ -130,7 +148,12 @@ export class WebSocketLink implements MessageLink {
     });
     const openTimeoutMs = options.openTimeoutMs ?? 30_000;
     this.#openTimer = setTimeout(() => {
-      if (!this.#open) this.#fail(new TransportFailedError(`The ACP server at ${url} did not accept the WebSocket within ${openTimeoutMs} ms. Check the URL, or raise openTimeoutMs.`));
+      if (!this.#open)
+        this.#fail(
+          new TransportFailedError(
+            `The ACP server at ${url} did not accept the WebSocket within ${openTimeoutMs} ms. Check the URL, or raise openTimeoutMs.`,
+          ),
+        );
     }, openTimeoutMs);
   }
 
@@ -251,7 +274,9 @@ export class WebSocketLink implements MessageLink {
     try {
       for (const text of backlog) this.#socket.send(text);
     } catch (error) {
-      this.#fail(new TransportFailedError(`Could not send on the WebSocket to ${this.url}: ${String(error)}`, { cause: error }));
+      this.#fail(
+        new TransportFailedError(`Could not send on the WebSocket to ${this.url}: ${String(error)}`, { cause: error }),
+      );
     }
     this.#openSettled.resolve();
   }
@@ -293,17 +318,38 @@ export class WebSocketLink implements MessageLink {
     if (this.#finished) return;
     if (!this.#open) return this.#fail(this.#openError(undefined, code));
     const why = reason === "" ? "" : `: ${reason}`;
-    this.#fail(new TransportFailedError(`The ACP server closed the WebSocket (${code} ${describeCloseCode(code)}${why}). The agent went away or the server ended the connection.`, { closeCode: code }));
+    this.#fail(
+      new TransportFailedError(
+        `The ACP server closed the WebSocket (${code} ${describeCloseCode(code)}${why}). The agent went away or the server ended the connection.`,
+        { closeCode: code },
+      ),
+    );
   }
 
   #openError(error: unknown, code?: number): TransportFailedError {
     const status = this.#refusedStatus;
     if (status !== undefined) {
-      const advice = status === 401 || status === 403 ? " Check the token and headers." : status === 426 || status === 400 || status === 404 || status === 405 ? " The server may not offer WebSocket here: try Streamable HTTP." : "";
-      return new TransportFailedError(`The ACP server at ${this.url} refused the WebSocket upgrade with HTTP ${status}.${advice}`, { status, cause: error });
+      const advice =
+        status === 401 || status === 403
+          ? " Check the token and headers."
+          : status === 426 || status === 400 || status === 404 || status === 405
+            ? " The server may not offer WebSocket here: try Streamable HTTP."
+            : "";
+      return new TransportFailedError(
+        `The ACP server at ${this.url} refused the WebSocket upgrade with HTTP ${status}.${advice}`,
+        { status, cause: error },
+      );
     }
-    const detail = error instanceof Error ? error.message : code !== undefined ? `closed with ${code} ${describeCloseCode(code)}` : "it failed";
-    return new TransportFailedError(`Could not open a WebSocket to the ACP server at ${this.url} (${detail}). Check the URL and that the server is running.`, { ...(code === undefined ? {} : { closeCode: code }), cause: error });
+    const detail =
+      error instanceof Error
+        ? error.message
+        : code !== undefined
+          ? `closed with ${code} ${describeCloseCode(code)}`
+          : "it failed";
+    return new TransportFailedError(
+      `Could not open a WebSocket to the ACP server at ${this.url} (${detail}). Check the URL and that the server is running.`,
+      { ...(code === undefined ? {} : { closeCode: code }), cause: error },
+    );
   }
 
   #fail(error: TransportFailedError): void {
@@ -325,7 +371,8 @@ export class WebSocketLink implements MessageLink {
     this.#backlogChars = 0;
     this.#ledger.clear();
     clearTimeout(this.#openTimer);
-    if (!this.#open && cause === undefined) this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
+    if (!this.#open && cause === undefined)
+      this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
     if (this.#ownsCookies) this.#cookies?.clear();
     if (!this.#receiver) return;
     if (deferred) queueMicrotask(() => this.#deliverClosed());

@@ -17,6 +17,12 @@ export interface WebSocketStreamOptions extends WebSocketLinkOptions, LinkStream
  * messages written before it is open are sent when it opens. In Node 20, pass `ws`'s constructor as `WebSocket`
  * (or use `connectRemote` from `acpkit/node`). See `WebSocketLink` for credentials, cookies and closing.
  */
-export function createWebSocketStream<Message extends AnyMessage = AnyMessage>(serverUrl: string, options: WebSocketStreamOptions = {}): Stream & { readable: ReadableStream<Message>; writable: WritableStream<Message> } {
-  return streamFromLink(new WebSocketLink(serverUrl, options), options) as Stream & { readable: ReadableStream<Message>; writable: WritableStream<Message> };
+export function createWebSocketStream<Message extends AnyMessage = AnyMessage>(
+  serverUrl: string,
+  options: WebSocketStreamOptions = {},
+): Stream & { readable: ReadableStream<Message>; writable: WritableStream<Message> } {
+  return streamFromLink(new WebSocketLink(serverUrl, options), options) as Stream & {
+    readable: ReadableStream<Message>;
+    writable: WritableStream<Message>;
+  };
 }

@@ -55,7 +55,10 @@ export function describeEntry(entry: CassetteEntry, methodOf?: (id: JsonRpcId) =
 export function describeMessage(value: unknown, methodOf?: (id: JsonRpcId) => string | undefined): string {
   const m = (value ?? {}) as { method?: unknown; id?: JsonRpcId; params?: { update?: { sessionUpdate?: unknown } } };
   if (typeof m.method === "string") {
-    const kind = m.method === "session/update" && typeof m.params?.update?.sessionUpdate === "string" ? ` ${m.params.update.sessionUpdate}` : "";
+    const kind =
+      m.method === "session/update" && typeof m.params?.update?.sessionUpdate === "string"
+        ? ` ${m.params.update.sessionUpdate}`
+        : "";
     return `${m.method}${kind}${"id" in m ? ` (id ${JSON.stringify(m.id)})` : ""}`;
   }
   const method = m.id !== undefined ? methodOf?.(m.id) : undefined;

@@ -8,12 +8,25 @@ import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { Cassette, CassetteEntry } from "../cassette.js";
 import type { WireEvent } from "../events.js";
 import { PeerClosedError, WaitTimeoutError, type ScriptPeer } from "../script-peer.js";
-import { body, delay, describeEntry, describeMessage, idKey, type Divergence, type ReplayOptions, type ReplayResult } from "./common.js";
+import {
+  body,
+  delay,
+  describeEntry,
+  describeMessage,
+  idKey,
+  type Divergence,
+  type ReplayOptions,
+  type ReplayResult,
+} from "./common.js";
 import { Correspondence } from "./volatile.js";
 
 /** Replays the agent's side to the client on the other end of `peer` (a `ScriptPeer` playing the agent). */
-export async function replayAgent(cassette: Cassette, peer: ScriptPeer, options: ReplayOptions = {}): Promise<ReplayResult> {
-  if (peer.side !== "agent") throw new TypeError("replayAgent needs a ScriptPeer playing the agent (side: \"agent\")");
+export async function replayAgent(
+  cassette: Cassette,
+  peer: ScriptPeer,
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
+  if (peer.side !== "agent") throw new TypeError('replayAgent needs a ScriptPeer playing the agent (side: "agent")');
   const player = new AgentPlayer(cassette, peer, options);
   return player.play();
 }
@@ -42,7 +55,8 @@ class AgentPlayer {
         if (entry.frame.kind !== "message") continue;
         if (!(await this.expect(i, entry))) return this.result;
       } else {
-        if (this.options.timing && previous !== undefined) await delay(Math.min(Math.max(0, entry.time - previous), this.options.maxGapMs ?? 10_000));
+        if (this.options.timing && previous !== undefined)
+          await delay(Math.min(Math.max(0, entry.time - previous), this.options.maxGapMs ?? 10_000));
         this.send(entry);
       }
       previous = entry.time;
@@ -58,10 +72,24 @@ class AgentPlayer {
     for (;;) {
       let live: WireEvent;
       try {
-        live = await this.peer.waitFor((e) => e.index >= this.cursor, { what: describeEntry(entry), timeoutMs: this.options.timeoutMs ?? 30_000, since: this.cursor });
+        live = await this.peer.waitFor((e) => e.index >= this.cursor, {
+          what: describeEntry(entry),
+          timeoutMs: this.options.timeoutMs ?? 30_000,
+          since: this.cursor,
+        });
       } catch (error) {
-        const why = error instanceof WaitTimeoutError ? `did not come within ${error.timeoutMs} ms` : error instanceof PeerClosedError ? "never came: the client closed the connection" : String(error);
-        this.diverge({ kind: "missing", entry: i, frame: describeEntry(entry), message: `the client's ${describeMessage(recorded)} ${why}` });
+        const why =
+          error instanceof WaitTimeoutError
+            ? `did not come within ${error.timeoutMs} ms`
+            : error instanceof PeerClosedError
+              ? "never came: the client closed the connection"
+              : String(error);
+        this.diverge({
+          kind: "missing",
+          entry: i,
+          frame: describeEntry(entry),
+          message: `the client's ${describeMessage(recorded)} ${why}`,
+        });
         return false;
       }
       this.cursor = live.index + 1;
@@ -75,7 +103,8 @@ class AgentPlayer {
   }
 
   private matches(recorded: Record<string, unknown>, live: WireEvent): boolean {
-    if (typeof recorded.method === "string") return (live.type === "request") === "id" in recorded && live.method === recorded.method;
+    if (typeof recorded.method === "string")
+      return (live.type === "request") === "id" in recorded && live.method === recorded.method;
     return live.type === "response" && idKey(live.id) === idKey(recorded.id as JsonRpcId);
   }
 
@@ -86,17 +115,32 @@ class AgentPlayer {
     }
     const params = (recorded.params ?? {}) as { cwd?: unknown };
     const liveParams = (live.params ?? {}) as { cwd?: unknown };
-    if (typeof params.cwd === "string" && typeof liveParams.cwd === "string") this.correspondence.mapPrefix(params.cwd, liveParams.cwd);
+    if (typeof params.cwd === "string" && typeof liveParams.cwd === "string")
+      this.correspondence.mapPrefix(params.cwd, liveParams.cwd);
     const differences = this.correspondence.compare(body(recorded), body(live.value));
     if (differences.length > 0 && live.type !== "response") {
       // The client may word its prompt differently: worth knowing, not a reason to stop.
-      this.diverge({ kind: "differs", entry: -1, frame: `client ${describeMessage(live.value)}`, message: "the client's frame differs from the recording", differences });
+      this.diverge({
+        kind: "differs",
+        entry: -1,
+        frame: `client ${describeMessage(live.value)}`,
+        message: "the client's frame differs from the recording",
+        differences,
+      });
     }
   }
 
   private unexpected(i: number, live: WireEvent): void {
-    this.diverge({ kind: "unexpected", entry: i, frame: `client ${describeMessage(live.value)}`, message: "the client sent a frame the recording does not have here" });
-    if (live.type === "request") this.peer.respondError(live, -32603, `acp replay: the cassette has no answer to ${live.method} here`, { cassetteEntry: i });
+    this.diverge({
+      kind: "unexpected",
+      entry: i,
+      frame: `client ${describeMessage(live.value)}`,
+      message: "the client sent a frame the recording does not have here",
+    });
+    if (live.type === "request")
+      this.peer.respondError(live, -32603, `acp replay: the cassette has no answer to ${live.method} here`, {
+        cassetteEntry: i,
+      });
   }
 
   private send(entry: CassetteEntry): void {
@@ -105,7 +149,8 @@ class AgentPlayer {
     else if (frame.kind === "message") {
       const recorded = frame.value as Record<string, unknown>;
       const message = this.correspondence.toLive(recorded);
-      if (!("method" in recorded) && "id" in recorded) message.id = this.clientIds.get(idKey(recorded.id as JsonRpcId)) ?? recorded.id;
+      if (!("method" in recorded) && "id" in recorded)
+        message.id = this.clientIds.get(idKey(recorded.id as JsonRpcId)) ?? recorded.id;
       else if ("id" in recorded) message.id = recorded.id;
       this.peer.send(message);
     } else return;
@@ -115,7 +160,9 @@ class AgentPlayer {
   /** After the recording: requests the client still sends are answered with an error until it leaves. */
   private async answerExtras(end: number): Promise<void> {
     for (;;) {
-      const live = await this.peer.waitFor((e) => e.index >= this.cursor, { what: "more frames", since: this.cursor }).catch(() => undefined);
+      const live = await this.peer
+        .waitFor((e) => e.index >= this.cursor, { what: "more frames", since: this.cursor })
+        .catch(() => undefined);
       if (!live) return;
       this.cursor = live.index + 1;
       this.unexpected(end, live);

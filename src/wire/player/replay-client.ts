@@ -12,7 +12,16 @@ import type { JsonRpcId } from "../../jsonrpc/messages.js";
 import type { Cassette, CassetteEntry } from "../cassette.js";
 import type { WireEvent } from "../events.js";
 import { WaitTimeoutError, type ScriptPeer } from "../script-peer.js";
-import { body, delay, describeEntry, describeMessage, idKey, type Divergence, type ReplayOptions, type ReplayResult } from "./common.js";
+import {
+  body,
+  delay,
+  describeEntry,
+  describeMessage,
+  idKey,
+  type Divergence,
+  type ReplayOptions,
+  type ReplayResult,
+} from "./common.js";
 import { Correspondence } from "./volatile.js";
 
 /** Options of `replayClient`: those of any replay, and where the recorded cwd is now. */
@@ -22,8 +31,13 @@ export interface ReplayClientOptions extends ReplayOptions {
 }
 
 /** Replays the client's side against the agent on the other end of `peer` (a `ScriptPeer` playing the client). */
-export async function replayClient(cassette: Cassette, peer: ScriptPeer, options: ReplayClientOptions = {}): Promise<ReplayResult> {
-  if (peer.side !== "client") throw new TypeError("replayClient needs a ScriptPeer playing the client (side: \"client\")");
+export async function replayClient(
+  cassette: Cassette,
+  peer: ScriptPeer,
+  options: ReplayClientOptions = {},
+): Promise<ReplayResult> {
+  if (peer.side !== "client")
+    throw new TypeError('replayClient needs a ScriptPeer playing the client (side: "client")');
   return new ClientPlayer(cassette, peer, options).play();
 }
 
@@ -62,13 +76,15 @@ class ClientPlayer {
           break;
         }
       } else {
-        if (this.options.timing && previous !== undefined) await delay(Math.min(Math.max(0, entry.time - previous), this.options.maxGapMs ?? 10_000));
+        if (this.options.timing && previous !== undefined)
+          await delay(Math.min(Math.max(0, entry.time - previous), this.options.maxGapMs ?? 10_000));
         this.send(entry);
       }
       previous = entry.time;
     }
     this.result.completed = completed;
-    for (const extra of this.peer.received(this.cursor)) if (extra.type !== "response") this.unexpected(entries.length, extra);
+    for (const extra of this.peer.received(this.cursor))
+      if (extra.type !== "response") this.unexpected(entries.length, extra);
     return this.result;
   }
 
@@ -92,7 +108,12 @@ class ClientPlayer {
   /** Waits for the agent frame of recorded entry `i` and compares it; false when the agent is gone. */
   private async expect(i: number, entry: CassetteEntry): Promise<boolean> {
     if (this.peer.closed && !this.pendingLive()) {
-      this.diverge({ kind: "missing", entry: i, frame: describeEntry(entry, (id) => this.sentMethods.get(idKey(id))), message: "the agent closed the connection before sending it" });
+      this.diverge({
+        kind: "missing",
+        entry: i,
+        frame: describeEntry(entry, (id) => this.sentMethods.get(idKey(id))),
+        message: "the agent closed the connection before sending it",
+      });
       return false;
     }
     const timeoutMs = this.stalled ? 1000 : (this.options.timeoutMs ?? 30_000);
@@ -102,7 +123,11 @@ class ClientPlayer {
     try {
       if (isAnswer) {
         const key = idKey(recorded.id as JsonRpcId);
-        const live = await this.peer.waitFor((e) => e.type === "response" && idKey(e.id) === key, { what, timeoutMs, since: 0 });
+        const live = await this.peer.waitFor((e) => e.type === "response" && idKey(e.id) === key, {
+          what,
+          timeoutMs,
+          since: 0,
+        });
         this.answered.add(key);
         // Frames the agent sent before this answer that the recording does not have.
         for (const extra of this.peer.received(this.cursor)) {
@@ -114,13 +139,22 @@ class ClientPlayer {
         this.compare(i, entry, recorded, live);
         return true;
       }
-      const live = await this.peer.waitFor((e) => e.index >= this.cursor && (e.type !== "response" || this.laterAnswer(e)), { what, timeoutMs, since: this.cursor });
+      const live = await this.peer.waitFor(
+        (e) => e.index >= this.cursor && (e.type !== "response" || this.laterAnswer(e)),
+        { what, timeoutMs, since: this.cursor },
+      );
       if (live.type === "response") {
-        this.diverge({ kind: "missing", entry: i, frame: what, message: `the agent did not send it: ${describeMessage(live.value, (id) => this.sentMethods.get(idKey(id)))} came first` });
+        this.diverge({
+          kind: "missing",
+          entry: i,
+          frame: what,
+          message: `the agent did not send it: ${describeMessage(live.value, (id) => this.sentMethods.get(idKey(id)))} came first`,
+        });
         return true;
       }
       this.cursor = live.index + 1;
-      if (recorded !== undefined && typeof recorded.method === "string" && "id" in recorded && live.type === "request") this.agentIds.set(idKey(recorded.id as JsonRpcId), live.id!);
+      if (recorded !== undefined && typeof recorded.method === "string" && "id" in recorded && live.type === "request")
+        this.agentIds.set(idKey(recorded.id as JsonRpcId), live.id!);
       this.compare(i, entry, recorded, live);
       return true;
     } catch (error) {
@@ -129,7 +163,12 @@ class ClientPlayer {
         this.diverge({ kind: "missing", entry: i, frame: what, message: `not received within ${timeoutMs} ms` });
         return true;
       }
-      this.diverge({ kind: "missing", entry: i, frame: what, message: "the agent closed the connection before sending it" });
+      this.diverge({
+        kind: "missing",
+        entry: i,
+        frame: what,
+        message: "the agent closed the connection before sending it",
+      });
       return false;
     }
   }
@@ -144,12 +183,23 @@ class ClientPlayer {
     return this.peer.received(this.cursor).length > 0;
   }
 
-  private compare(i: number, entry: CassetteEntry, recorded: Record<string, unknown> | undefined, live: WireEvent): void {
+  private compare(
+    i: number,
+    entry: CassetteEntry,
+    recorded: Record<string, unknown> | undefined,
+    live: WireEvent,
+  ): void {
     this.stalled = false;
     this.result.compared++;
     const what = describeEntry(entry, (id) => this.sentMethods.get(idKey(id)));
     if (entry.frame.kind === "unparsable") {
-      if (live.type !== "unparsable" || live.line !== entry.frame.line) this.diverge({ kind: "differs", entry: i, frame: what, message: `expected the line ${JSON.stringify(entry.frame.line)}, got ${describeLive(live)}` });
+      if (live.type !== "unparsable" || live.line !== entry.frame.line)
+        this.diverge({
+          kind: "differs",
+          entry: i,
+          frame: what,
+          message: `expected the line ${JSON.stringify(entry.frame.line)}, got ${describeLive(live)}`,
+        });
       return;
     }
     if (recorded === undefined) return;
@@ -162,11 +212,23 @@ class ClientPlayer {
       return;
     }
     const differences = this.correspondence.compare(body(recorded), body(live.value));
-    if (differences.length > 0) this.diverge({ kind: "differs", entry: i, frame: what, message: `${differences.length} difference${differences.length === 1 ? "" : "s"}`, differences });
+    if (differences.length > 0)
+      this.diverge({
+        kind: "differs",
+        entry: i,
+        frame: what,
+        message: `${differences.length} difference${differences.length === 1 ? "" : "s"}`,
+        differences,
+      });
   }
 
   private unexpected(i: number, live: WireEvent): void {
-    this.diverge({ kind: "unexpected", entry: i, frame: `agent ${describeLive(live)}`, message: "the agent sent a frame the recording does not have here" });
+    this.diverge({
+      kind: "unexpected",
+      entry: i,
+      frame: `agent ${describeLive(live)}`,
+      message: "the agent sent a frame the recording does not have here",
+    });
   }
 
   private diverge(divergence: Divergence): void {
@@ -186,7 +248,11 @@ export function firstCwd(cassette: Cassette): string | undefined {
   for (const entry of cassette.entries) {
     if (entry.from !== "client" || entry.frame.kind !== "message") continue;
     const message = entry.frame.value as { method?: unknown; params?: { cwd?: unknown } };
-    if ((message.method === "session/new" || message.method === "session/load" || message.method === "session/resume") && typeof message.params?.cwd === "string") return message.params.cwd;
+    if (
+      (message.method === "session/new" || message.method === "session/load" || message.method === "session/resume") &&
+      typeof message.params?.cwd === "string"
+    )
+      return message.params.cwd;
   }
   return undefined;
 }

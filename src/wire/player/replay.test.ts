@@ -22,16 +22,37 @@ const CWD = "/work/recorded";
 /** An agent with generated ids; `word` changes what it says. */
 function makeAgent(word: string) {
   return (connection: AgentSideConnection): Agent => ({
-    initialize: async () => ({ protocolVersion: 1, agentCapabilities: { loadSession: false }, authMethods: [], agentInfo: { name: "test-agent", version: "1" } }),
+    initialize: async () => ({
+      protocolVersion: 1,
+      agentCapabilities: { loadSession: false },
+      authMethods: [],
+      agentInfo: { name: "test-agent", version: "1" },
+    }),
     authenticate: async () => ({}),
     newSession: async () => ({ sessionId: `sess-${Math.random().toString(36).slice(2)}` }),
     cancel: async () => {},
     prompt: async (params) => {
       const toolCallId = `call-${Math.random().toString(36).slice(2)}`;
-      await connection.sessionUpdate({ sessionId: params.sessionId, update: { sessionUpdate: "tool_call", toolCallId, title: "Read notes", kind: "read", status: "in_progress", locations: [{ path: `${CWD}/notes.txt` }] } });
+      await connection.sessionUpdate({
+        sessionId: params.sessionId,
+        update: {
+          sessionUpdate: "tool_call",
+          toolCallId,
+          title: "Read notes",
+          kind: "read",
+          status: "in_progress",
+          locations: [{ path: `${CWD}/notes.txt` }],
+        },
+      });
       const file = await connection.readTextFile({ sessionId: params.sessionId, path: `${CWD}/notes.txt` });
-      await connection.sessionUpdate({ sessionId: params.sessionId, update: { sessionUpdate: "tool_call_update", toolCallId, status: "completed" } });
-      await connection.sessionUpdate({ sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${word}: ${file.content}` } } });
+      await connection.sessionUpdate({
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "tool_call_update", toolCallId, status: "completed" },
+      });
+      await connection.sessionUpdate({
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `${word}: ${file.content}` } },
+      });
       return { stopReason: "end_turn" };
     },
   });
@@ -42,7 +63,8 @@ function makeClient(seen: { text: string; reads: string[] }): () => Client {
   return () => ({
     requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
     sessionUpdate: async (n) => {
-      if (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text") seen.text += n.update.content.text;
+      if (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text")
+        seen.text += n.update.content.text;
     },
     readTextFile: async (p) => {
       seen.reads.push(p.path);
@@ -52,7 +74,10 @@ function makeClient(seen: { text: string; reads: string[] }): () => Client {
 }
 
 async function turn(client: ClientSideConnection, cwd: string): Promise<string> {
-  await client.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } } });
+  await client.initialize({
+    protocolVersion: 1,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
+  });
   const { sessionId } = await client.newSession({ cwd, mcpServers: [] });
   const response = await client.prompt({ sessionId, prompt: [{ type: "text", text: "read my notes" }] });
   return response.stopReason;
@@ -82,7 +107,11 @@ test("replay --as agent: a fresh client gets the recorded turn; its request ids 
   assert.equal(result.completed, true);
   assert.deepEqual(result.divergences, []);
   assert.equal(seen.text, "hello: the notes");
-  assert.deepEqual(seen.reads, ["/work/elsewhere/notes.txt"], "recorded paths under the recorded cwd are moved to the live one");
+  assert.deepEqual(
+    seen.reads,
+    ["/work/elsewhere/notes.txt"],
+    "recorded paths under the recorded cwd are moved to the live one",
+  );
   assert.deepEqual(peer.checker.end(), [], "the replayed conversation breaks no rule");
 });
 
@@ -91,13 +120,19 @@ test("replay --as agent: a client that strays is told, and the divergence says w
   const [mine, theirs] = createMemoryByteStreams();
   const peer = scriptPeerOverWeb(mine.input, mine.output, { side: "agent" });
   const playing = replayAgent(cassette, peer, { timeoutMs: 2000 });
-  const client = new ClientSideConnection(makeClient({ text: "", reads: [] }), ndJsonStream(theirs.output, theirs.input));
+  const client = new ClientSideConnection(
+    makeClient({ text: "", reads: [] }),
+    ndJsonStream(theirs.output, theirs.input),
+  );
   await client.initialize({ protocolVersion: 1, clientCapabilities: {} });
   await assert.rejects(client.listSessions({}), /the cassette has no answer to session\/list/);
   await client.newSession({ cwd: CWD, mcpServers: [] });
   const result = await playing;
   assert.equal(result.completed, false);
-  assert.deepEqual(result.divergences.map((d) => d.kind), ["differs", "unexpected", "missing"]);
+  assert.deepEqual(
+    result.divergences.map((d) => d.kind),
+    ["differs", "unexpected", "missing"],
+  );
   assert.match(result.divergences[1]!.frame, /client session\/list/);
   assert.match(result.divergences[2]!.message, /session\/prompt .*did not come within 2000 ms/);
 });
@@ -123,5 +158,7 @@ test("replay --as client: a changed agent's differences are reported with their 
   const [divergence] = result.divergences;
   assert.equal(divergence!.kind, "differs");
   assert.match(divergence!.frame, /agent session\/update agent_message_chunk/);
-  assert.deepEqual(divergence!.differences, [{ path: "$.params.update.content.text", expected: "hello: the notes", actual: "goodbye: the notes" }]);
+  assert.deepEqual(divergence!.differences, [
+    { path: "$.params.update.content.text", expected: "hello: the notes", actual: "goodbye: the notes" },
+  ]);
 });

@@ -6,9 +6,25 @@
  */
 
 /** Keys whose string values are generated ids: compared through the correspondence, not literally. */
-export const ID_KEYS: ReadonlySet<string> = new Set(["sessionId", "toolCallId", "terminalId", "messageId", "requestId", "optionId", "elicitationId"]);
+export const ID_KEYS: ReadonlySet<string> = new Set([
+  "sessionId",
+  "toolCallId",
+  "terminalId",
+  "messageId",
+  "requestId",
+  "optionId",
+  "elicitationId",
+]);
 /** Keys whose values are times: ignored. */
-export const TIME_KEYS: ReadonlySet<string> = new Set(["updatedAt", "createdAt", "timestamp", "time", "startedAt", "endedAt", "lastUpdated"]);
+export const TIME_KEYS: ReadonlySet<string> = new Set([
+  "updatedAt",
+  "createdAt",
+  "timestamp",
+  "time",
+  "startedAt",
+  "endedAt",
+  "lastUpdated",
+]);
 
 /** One difference between a recorded and a live frame. */
 export interface Difference {
@@ -42,7 +58,8 @@ export class Correspondence {
     const id = this.ids.get(value);
     if (id !== undefined) return id;
     for (const [recorded, live] of this.prefixes) {
-      if (value === recorded || value.startsWith(`${recorded}/`) || value.startsWith(`${recorded}\\`)) return live + value.slice(recorded.length);
+      if (value === recorded || value.startsWith(`${recorded}/`) || value.startsWith(`${recorded}\\`))
+        return live + value.slice(recorded.length);
     }
     return value;
   }
@@ -95,9 +112,11 @@ export class Correspondence {
       for (const k of new Set([...Object.keys(recorded), ...Object.keys(live)])) {
         const child = /^[A-Za-z_$][\w$]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`;
         if (!(k in live)) {
-          if (!TIME_KEYS.has(k) && !this.ignored.has(k)) out.push({ path: child, expected: recorded[k], actual: undefined });
+          if (!TIME_KEYS.has(k) && !this.ignored.has(k))
+            out.push({ path: child, expected: recorded[k], actual: undefined });
         } else if (!(k in recorded)) {
-          if (!TIME_KEYS.has(k) && !this.ignored.has(k)) out.push({ path: child, expected: undefined, actual: live[k] });
+          if (!TIME_KEYS.has(k) && !this.ignored.has(k))
+            out.push({ path: child, expected: undefined, actual: live[k] });
         } else this.walk(recorded[k], live[k], child, k, out);
       }
       return;

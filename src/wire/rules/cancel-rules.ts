@@ -19,7 +19,8 @@ const idKey = (id: JsonRpcId | undefined) => JSON.stringify(id);
 export const cancelStopReasonRule: Rule = {
   id: "cancel.stop-reason",
   spec: `${SPEC}/prompt-turn#cancellation`,
-  description: "A turn cancelled with session/cancel (or ended by session/close) is answered with stopReason \"cancelled\"",
+  description:
+    'A turn cancelled with session/cancel (or ended by session/close) is answered with stopReason "cancelled"',
   severity: "error",
   judges: ["agent"],
   create(context) {
@@ -32,7 +33,9 @@ export const cancelStopReasonRule: Rule = {
           const sessionId = sessionIdOf(event);
           if (sessionId === undefined) return;
           if (event.type === "request" && event.method === "session/prompt") prompts.set(sessionId, event);
-          const cancelling = (event.type === "notification" && event.method === "session/cancel") || (event.type === "request" && event.method === "session/close");
+          const cancelling =
+            (event.type === "notification" && event.method === "session/cancel") ||
+            (event.type === "request" && event.method === "session/close");
           const prompt = prompts.get(sessionId);
           if (cancelling && prompt && !cancels.has(idKey(prompt.id))) cancels.set(idKey(prompt.id), event);
           return;
@@ -72,7 +75,8 @@ export const cancelStopReasonRule: Rule = {
 export const cancelPendingPermissionRule: Rule = {
   id: "cancel.pending-permission",
   spec: `${SPEC}/prompt-turn#cancellation`,
-  description: "After session/cancel the client answers every pending session/request_permission with outcome \"cancelled\"",
+  description:
+    'After session/cancel the client answers every pending session/request_permission with outcome "cancelled"',
   severity: "error",
   judges: ["client"],
   create(context) {

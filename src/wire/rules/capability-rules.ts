@@ -24,7 +24,12 @@ export const capabilityRule: Rule = {
         if (hasCapability(capabilities, gate.path)) return;
         const flag = gate.path.join(".");
         // v1: agentCapabilities / clientCapabilities; v2: capabilities on both sides.
-        const where = context.conversation.version === 2 ? "capabilities" : gate.advertisedBy === "agent" ? "agentCapabilities" : "clientCapabilities";
+        const where =
+          context.conversation.version === 2
+            ? "capabilities"
+            : gate.advertisedBy === "agent"
+              ? "agentCapabilities"
+              : "clientCapabilities";
         context.report({
           side: event.from,
           event,

@@ -7,7 +7,8 @@ export const other = (side: Side): Side => (side === "agent" ? "client" : "agent
 
 /** `session/prompt (id 3)`, `session/update`, `a line that is not JSON`. */
 export function what(event: WireEvent): string {
-  if (event.type === "request" || (event.type === "response" && event.method)) return `${event.method} (id ${JSON.stringify(event.id)})`;
+  if (event.type === "request" || (event.type === "response" && event.method))
+    return `${event.method} (id ${JSON.stringify(event.id)})`;
   if (event.type === "notification") return event.method ?? "a notification";
   if (event.type === "response") return `a response (id ${JSON.stringify(event.id)})`;
   return frameText(event, 80);

@@ -18,11 +18,22 @@ export const messageRule: Rule = {
     return {
       onEvent(event) {
         const stream = event.from === "agent" ? "its stdout" : "the agent's stdin";
-        const must = event.from === "agent" ? "The agent MUST NOT write anything to its stdout that is not a valid ACP message (logs go to stderr)." : "The client MUST NOT write anything to the agent's stdin that is not a valid ACP message.";
+        const must =
+          event.from === "agent"
+            ? "The agent MUST NOT write anything to its stdout that is not a valid ACP message (logs go to stderr)."
+            : "The client MUST NOT write anything to the agent's stdin that is not a valid ACP message.";
         if (event.type === "unparsable") {
-          context.report({ side: event.from, event, message: `${The(event.from)} wrote a line that is not JSON on ${stream}: ${JSON.stringify(frameText(event, 120))}. ${must}` });
+          context.report({
+            side: event.from,
+            event,
+            message: `${The(event.from)} wrote a line that is not JSON on ${stream}: ${JSON.stringify(frameText(event, 120))}. ${must}`,
+          });
         } else if (event.type === "invalid") {
-          context.report({ side: event.from, event, message: `${The(event.from)} wrote JSON that is not a JSON-RPC 2.0 message on ${stream} (${event.reason}). ${must}` });
+          context.report({
+            side: event.from,
+            event,
+            message: `${The(event.from)} wrote JSON that is not a JSON-RPC 2.0 message on ${stream} (${event.reason}). ${must}`,
+          });
         }
       },
     };
@@ -62,7 +73,7 @@ export const responseRule: Rule = {
 export const methodRule: Rule = {
   id: "method.known",
   spec: `${SPEC}/extensibility#extension-methods`,
-  description: "Methods are sent by the side the schema says, as the kind it says; custom methods start with \"_\"",
+  description: 'Methods are sent by the side the schema says, as the kind it says; custom methods start with "_"',
   severity: "error",
   judges: ["agent", "client"],
   versions: [1, 2],
@@ -84,7 +95,12 @@ export const methodRule: Rule = {
           return;
         }
         if (entry.handledBy === event.from) {
-          context.report({ side: event.from, event, path: "$.method", message: `${The(event.from)} sent ${method}, which only ${the(other(event.from))} sends. ACP methods go in the direction the schema gives them.` });
+          context.report({
+            side: event.from,
+            event,
+            path: "$.method",
+            message: `${The(event.from)} sent ${method}, which only ${the(other(event.from))} sends. ACP methods go in the direction the schema gives them.`,
+          });
         } else if (entry.kind !== event.type) {
           context.report({
             side: event.from,
@@ -97,4 +113,3 @@ export const methodRule: Rule = {
     };
   },
 };
-

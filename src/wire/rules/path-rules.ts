@@ -11,9 +11,21 @@ const PATH_FIELDS: Record<string, { side: Side; fields: readonly string[]; spec:
   "fs/read_text_file": { side: "agent", fields: ["path"], spec: `${SPEC}/file-system#reading-files` },
   "fs/write_text_file": { side: "agent", fields: ["path"], spec: `${SPEC}/file-system#writing-files` },
   "terminal/create": { side: "agent", fields: ["cwd"], spec: `${SPEC}/terminals#executing-commands` },
-  "session/new": { side: "client", fields: ["cwd", "additionalDirectories"], spec: `${SPEC}/session-setup#working-directory` },
-  "session/load": { side: "client", fields: ["cwd", "additionalDirectories"], spec: `${SPEC}/session-setup#working-directory` },
-  "session/resume": { side: "client", fields: ["cwd", "additionalDirectories"], spec: `${SPEC}/session-setup#working-directory` },
+  "session/new": {
+    side: "client",
+    fields: ["cwd", "additionalDirectories"],
+    spec: `${SPEC}/session-setup#working-directory`,
+  },
+  "session/load": {
+    side: "client",
+    fields: ["cwd", "additionalDirectories"],
+    spec: `${SPEC}/session-setup#working-directory`,
+  },
+  "session/resume": {
+    side: "client",
+    fields: ["cwd", "additionalDirectories"],
+    spec: `${SPEC}/session-setup#working-directory`,
+  },
   "session/list": { side: "client", fields: ["cwd"], spec: `${SPEC}/session-list` },
 };
 
@@ -26,7 +38,10 @@ function pathsOf(event: WireEvent): Array<{ path: string; value: string }> {
   for (const field of spec.fields) {
     const value = params[field];
     if (typeof value === "string") out.push({ path: `$.params.${field}`, value });
-    else if (Array.isArray(value)) value.forEach((item, i) => typeof item === "string" && out.push({ path: `$.params.${field}[${i}]`, value: item }));
+    else if (Array.isArray(value))
+      value.forEach(
+        (item, i) => typeof item === "string" && out.push({ path: `$.params.${field}[${i}]`, value: item }),
+      );
   }
   return out;
 }
@@ -60,7 +75,8 @@ export const absolutePathRule: Rule = {
 export const withinRootsRule: Rule = {
   id: "path.within-roots",
   spec: `${SPEC}/session-setup#working-directory`,
-  description: "The agent's fs and terminal requests name paths inside the session's roots (cwd, additionalDirectories)",
+  description:
+    "The agent's fs and terminal requests name paths inside the session's roots (cwd, additionalDirectories)",
   severity: "warning",
   judges: ["agent"],
   create(context) {

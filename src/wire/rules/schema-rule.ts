@@ -22,18 +22,36 @@ export const schemaRule: Rule = {
         if (event.type === "request" || event.type === "notification") {
           const entry = event.entry;
           if (!entry || entry.kind !== event.type || entry.handledBy === event.from) return;
-          check(context, event, entry.params, event.params ?? {}, "$.params", entry.stability === "unstable", `${event.method} ${event.type === "request" ? "request" : "notification"}`);
+          check(
+            context,
+            event,
+            entry.params,
+            event.params ?? {},
+            "$.params",
+            entry.stability === "unstable",
+            `${event.method} ${event.type === "request" ? "request" : "notification"}`,
+          );
         } else if (event.type === "response" && event.entry) {
           const unstable = event.entry.stability === "unstable";
-          if (event.error !== undefined) check(context, event, "Error", event.error, "$.error", unstable, `error answering ${event.method}`);
-          else if (event.entry.result) check(context, event, event.entry.result, event.result, "$.result", unstable, `result of ${event.method}`);
+          if (event.error !== undefined)
+            check(context, event, "Error", event.error, "$.error", unstable, `error answering ${event.method}`);
+          else if (event.entry.result)
+            check(context, event, event.entry.result, event.result, "$.result", unstable, `result of ${event.method}`);
         }
       },
     };
   },
 };
 
-function check(context: RuleContext, event: WireEvent, def: string, value: unknown, prefix: string, unstableMethod: boolean, subject: string): void {
+function check(
+  context: RuleContext,
+  event: WireEvent,
+  def: string,
+  value: unknown,
+  prefix: string,
+  unstableMethod: boolean,
+  subject: string,
+): void {
   const own = context.conversation.flavor.schemas[def] as CompiledSchema<unknown> | undefined;
   const fallback = context.conversation.fallbackFlavor.schemas[def] as CompiledSchema<unknown> | undefined;
   const schema = unstableMethod || own === undefined ? fallback : own;

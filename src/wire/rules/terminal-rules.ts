@@ -15,7 +15,12 @@ export const terminalReleaseRule: Rule = {
     const terminalOf = (event: WireEvent) => (event.params as { terminalId?: unknown } | undefined)?.terminalId;
     return {
       onEvent(event) {
-        if (event.from === "client" && event.type === "response" && event.method === "terminal/create" && event.error === undefined) {
+        if (
+          event.from === "client" &&
+          event.type === "response" &&
+          event.method === "terminal/create" &&
+          event.error === undefined
+        ) {
           const id = (event.result as { terminalId?: unknown } | undefined)?.terminalId;
           if (typeof id === "string") open.set(id, event);
           return;
@@ -27,7 +32,13 @@ export const terminalReleaseRule: Rule = {
           open.delete(id);
           released.add(id);
         } else if (released.has(id)) {
-          context.report({ side: "agent", event, path: "$.params.terminalId", severity: "warning", message: `The agent called ${event.method} on terminal ${id} after releasing it. A released terminal's id is no longer valid.` });
+          context.report({
+            side: "agent",
+            event,
+            path: "$.params.terminalId",
+            severity: "warning",
+            message: `The agent called ${event.method} on terminal ${id} after releasing it. A released terminal's id is no longer valid.`,
+          });
         }
       },
       onEnd() {

@@ -7,7 +7,10 @@ import { sessionIdOf, TURN_CONTENT_UPDATES, updateKindOf, type WireEvent } from 
 import { SPEC, type Rule, type RuleContext } from "./types.js";
 
 /** A session's state as far as the timing of its updates goes. */
-type Phase = { kind: "after-prompt"; response: WireEvent } | { kind: "after-load"; response: WireEvent } | { kind: "resuming"; request: WireEvent };
+type Phase =
+  | { kind: "after-prompt"; response: WireEvent }
+  | { kind: "after-load"; response: WireEvent }
+  | { kind: "resuming"; request: WireEvent };
 
 function stopReasonOf(response: WireEvent): string {
   if (response.error !== undefined) return "an error";
@@ -20,7 +23,11 @@ function stopReasonOf(response: WireEvent): string {
  * the phase; a prompt response starts `after-prompt`, a load response `after-load`, a resume request `resuming`
  * (until its response).
  */
-function sessionPhases(context: RuleContext, phase: Phase["kind"], message: (event: WireEvent, kind: string, state: Phase) => string) {
+function sessionPhases(
+  context: RuleContext,
+  phase: Phase["kind"],
+  message: (event: WireEvent, kind: string, state: Phase) => string,
+) {
   const phases = new Map<string, Phase>();
   const reported = new Set<string>();
   return {
@@ -38,7 +45,8 @@ function sessionPhases(context: RuleContext, phase: Phase["kind"], message: (eve
         const sessionId = sessionIdOf(event);
         if (sessionId === undefined) return;
         if (event.method === "session/prompt") phases.set(sessionId, { kind: "after-prompt", response: event });
-        else if (event.method === "session/load" && event.error === undefined) phases.set(sessionId, { kind: "after-load", response: event });
+        else if (event.method === "session/load" && event.error === undefined)
+          phases.set(sessionId, { kind: "after-load", response: event });
         else if (event.method === "session/resume") phases.delete(sessionId);
         return;
       }
@@ -48,7 +56,12 @@ function sessionPhases(context: RuleContext, phase: Phase["kind"], message: (eve
       const state = phases.get(sessionId);
       if (state?.kind !== phase || reported.has(sessionId)) return;
       reported.add(sessionId);
-      context.report({ side: "agent", event, path: "$.params.update.sessionUpdate", message: message(event, kind, state) });
+      context.report({
+        side: "agent",
+        event,
+        path: "$.params.update.sessionUpdate",
+        message: message(event, kind, state),
+      });
     },
   };
 }
@@ -91,6 +104,11 @@ export const resumeNoReplayRule: Rule = {
   severity: "error",
   judges: ["agent"],
   create(context) {
-    return sessionPhases(context, "resuming", (event, kind) => `The agent sent an update (${kind}) for session ${sessionIdOf(event)} while answering session/resume. Unlike session/load, the agent MUST NOT replay the conversation history on session/resume.`);
+    return sessionPhases(
+      context,
+      "resuming",
+      (event, kind) =>
+        `The agent sent an update (${kind}) for session ${sessionIdOf(event)} while answering session/resume. Unlike session/load, the agent MUST NOT replay the conversation history on session/resume.`,
+    );
   },
 };

@@ -29,7 +29,10 @@ export function conversation(options: WireCheckerOptions = {}) {
       return c;
     },
     /** initialize + session/new (session "s1" in CWD). */
-    setUp(clientCapabilities: Record<string, unknown> = { fs: { readTextFile: true, writeTextFile: true }, terminal: true }, agentCapabilities: Record<string, unknown> = { loadSession: true, sessionCapabilities: { resume: {} } }) {
+    setUp(
+      clientCapabilities: Record<string, unknown> = { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+      agentCapabilities: Record<string, unknown> = { loadSession: true, sessionCapabilities: { resume: {} } },
+    ) {
       const init = ++nextId;
       c.client({ id: init, method: "initialize", params: { protocolVersion: 1, clientCapabilities } });
       c.agent({ id: init, result: { protocolVersion: 1, agentCapabilities } });
@@ -42,7 +45,10 @@ export function conversation(options: WireCheckerOptions = {}) {
       return ++nextId;
     },
     chunk(text: string, sessionId = "s1") {
-      return c.agent({ method: "session/update", params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } } });
+      return c.agent({
+        method: "session/update",
+        params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
+      });
     },
     rules(): string[] {
       return checker.findings.map((f) => f.rule);

@@ -51,7 +51,8 @@ export interface LogLine {
 /** A logger that keeps every line. */
 export function recordingLogger(): Logger & { lines: LogLine[]; text(): string } {
   const lines: LogLine[] = [];
-  const at = (level: LogLine["level"]) => (message: string, fields?: Record<string, unknown>) => void lines.push({ level, message, fields });
+  const at = (level: LogLine["level"]) => (message: string, fields?: Record<string, unknown>) =>
+    void lines.push({ level, message, fields });
   return {
     lines,
     debug: at("debug"),

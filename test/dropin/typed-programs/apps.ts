@@ -9,7 +9,11 @@ import * as acp from "@agentclientprotocol/sdk";
 type PromptHandler = acp.AgentRequestHandlersByMethod["session/prompt"];
 
 async function showFile(client: acp.AgentContext, sessionId: string, cwd: string): Promise<string> {
-  const file: acp.ReadTextFileResponse = await client.request(acp.methods.client.fs.readTextFile, { sessionId, path: `${cwd}/README.md`, limit: 10 });
+  const file: acp.ReadTextFileResponse = await client.request(acp.methods.client.fs.readTextFile, {
+    sessionId,
+    path: `${cwd}/README.md`,
+    limit: 10,
+  });
   const terminal = await client.createTerminal({ sessionId, command: "ls", args: ["-l"], cwd });
   const exit = await terminal.waitForExit();
   const output = await terminal.currentOutput();
@@ -47,16 +51,25 @@ export function serveAgent(stream: acp.Stream): acp.AgentConnection {
     .onConnect((connection: acp.AgentConnection) => {
       void connection.closed.then(() => undefined);
     })
-    .onRequest(acp.methods.agent.initialize, ({ params }): acp.InitializeResponse => ({ protocolVersion: params.protocolVersion, agentCapabilities: { loadSession: false } }))
+    .onRequest(acp.methods.agent.initialize, ({ params }): acp.InitializeResponse => ({
+      protocolVersion: params.protocolVersion,
+      agentCapabilities: { loadSession: false },
+    }))
     .onRequest(acp.methods.agent.session.new, (): acp.NewSessionResponse => ({ sessionId: "s1" }))
     .onRequest(acp.methods.agent.session.prompt, prompt)
     .onNotification(acp.methods.agent.session.cancel, cancel)
-    .onRequest("_typed/echo", (raw: unknown) => raw as { text: string }, ({ params }) => ({ echoed: params.text }));
+    .onRequest(
+      "_typed/echo",
+      (raw: unknown) => raw as { text: string },
+      ({ params }) => ({ echoed: params.text }),
+    );
   return app.connect(stream);
 }
 
 export async function runClient(stream: acp.Stream): Promise<acp.PromptResponse> {
-  const onPermission: acp.ClientRequestHandler<acp.RequestPermissionRequest, acp.RequestPermissionResponse> = ({ params }) => ({
+  const onPermission: acp.ClientRequestHandler<acp.RequestPermissionRequest, acp.RequestPermissionResponse> = ({
+    params,
+  }) => ({
     outcome: { outcome: "selected", optionId: params.options[0]!.optionId },
   });
   const seen: acp.SessionUpdate[] = [];
@@ -64,11 +77,17 @@ export async function runClient(stream: acp.Stream): Promise<acp.PromptResponse>
     .client({ name: "typed-client" })
     .onRequest(acp.methods.client.session.requestPermission, onPermission)
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => ({ content: `contents of ${params.path}` }))
-    .onNotification(acp.methods.client.session.update, (context: acp.ClientNotificationContext<acp.SessionNotification>) => {
-      seen.push(context.params.update);
-    });
+    .onNotification(
+      acp.methods.client.session.update,
+      (context: acp.ClientNotificationContext<acp.SessionNotification>) => {
+        seen.push(context.params.update);
+      },
+    );
   return app.connectWith(stream, async (agent: acp.ClientContext) => {
-    const init = await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true } } });
+    const init = await agent.request(acp.methods.agent.initialize, {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      clientCapabilities: { fs: { readTextFile: true } },
+    });
     if (init.protocolVersion !== acp.PROTOCOL_VERSION) throw new acp.RequestError(-32600, "protocol version");
     const echoed = await agent.request<{ echoed: string }>("_typed/echo", { text: "hi" });
     void echoed.echoed;
@@ -85,8 +104,14 @@ export async function runClient(stream: acp.Stream): Promise<acp.PromptResponse>
 }
 
 export function connectInMemory(): Promise<string> {
-  const agentApp = acp.agent().onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION }));
-  return acp.client().connectWith(agentApp, async (agent) => String((await agent.request(acp.methods.agent.initialize, { protocolVersion: 1 })).protocolVersion));
+  const agentApp = acp
+    .agent()
+    .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION }));
+  return acp
+    .client()
+    .connectWith(agentApp, async (agent) =>
+      String((await agent.request(acp.methods.agent.initialize, { protocolVersion: 1 })).protocolVersion),
+    );
 }
 
 export function closeOnError(connection: acp.ClientConnection): Promise<void> {

@@ -23,7 +23,10 @@ class TypedAgent implements acp.Agent {
   async authenticate(_params: acp.AuthenticateRequest): Promise<acp.AuthenticateResponse | void> {}
 
   async prompt(params: acp.PromptRequest): Promise<acp.PromptResponse> {
-    await this.connection.sessionUpdate({ sessionId: params.sessionId, update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "thinking" } } });
+    await this.connection.sessionUpdate({
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "thinking" } },
+    });
     const answer = await this.connection.requestPermission({
       sessionId: params.sessionId,
       toolCall: { toolCallId: "t1", title: "Write", kind: "edit", status: "pending" },
@@ -32,7 +35,10 @@ class TypedAgent implements acp.Agent {
     if (answer.outcome.outcome === "selected") {
       await this.connection.writeTextFile({ sessionId: params.sessionId, path: "/work/out.txt", content: "done" });
     }
-    const terminal: acp.TerminalHandle = await this.connection.createTerminal({ sessionId: params.sessionId, command: "true" });
+    const terminal: acp.TerminalHandle = await this.connection.createTerminal({
+      sessionId: params.sessionId,
+      command: "true",
+    });
     await terminal.waitForExit();
     await terminal.release();
     return { stopReason: "end_turn" };
@@ -69,10 +75,19 @@ export function serve(stream: acp.Stream): acp.AgentSideConnection {
   return new acp.AgentSideConnection((connection) => new TypedAgent(connection), stream);
 }
 
-export async function drive(output: WritableStream<Uint8Array>, input: ReadableStream<Uint8Array>): Promise<acp.StopReason> {
+export async function drive(
+  output: WritableStream<Uint8Array>,
+  input: ReadableStream<Uint8Array>,
+): Promise<acp.StopReason> {
   const client = new TypedClient();
-  const connection: acp.ClientSideConnection = new acp.ClientSideConnection(() => client, acp.ndJsonStream(output, input));
-  const init = await connection.initialize({ protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
+  const connection: acp.ClientSideConnection = new acp.ClientSideConnection(
+    () => client,
+    acp.ndJsonStream(output, input),
+  );
+  const init = await connection.initialize({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+  });
   if (!init.agentCapabilities?.loadSession) throw new acp.RequestError(-32601, "no load");
   const { sessionId } = await connection.newSession({ cwd: "/work", mcpServers: [] });
   const { stopReason } = await connection.prompt({ sessionId, prompt: [{ type: "text", text: "hi" }] });

@@ -5,15 +5,26 @@
  */
 import { createServer, type Server } from "node:http";
 import * as acp from "@agentclientprotocol/sdk";
-import { createHttpStream, MemoryAcpCookieStore, type HttpStreamOptions } from "@agentclientprotocol/sdk/experimental/http-client";
-import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler, type NodeHttpHandlerOptions } from "@agentclientprotocol/sdk/experimental/node";
+import {
+  createHttpStream,
+  MemoryAcpCookieStore,
+  type HttpStreamOptions,
+} from "@agentclientprotocol/sdk/experimental/http-client";
+import {
+  createNodeHttpHandler,
+  createNodeWebSocketUpgradeHandler,
+  type NodeHttpHandlerOptions,
+} from "@agentclientprotocol/sdk/experimental/node";
 import { AcpServer, type AcpServerOptions } from "@agentclientprotocol/sdk/experimental/server";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { WebSocket, WebSocketServer } from "ws";
 
 export function listen(port: number): { http: Server; server: AcpServer } {
   const options: AcpServerOptions = {
-    createAgent: () => acp.agent({ name: "remote" }).onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION })),
+    createAgent: () =>
+      acp
+        .agent({ name: "remote" })
+        .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION })),
   };
   const server = new AcpServer(options);
   const handlerOptions: NodeHttpHandlerOptions = { maxRequestBodyBytes: 1 << 20 };
@@ -26,7 +37,17 @@ export function listen(port: number): { http: Server; server: AcpServer } {
 }
 
 export async function call(url: string, webSocket: boolean): Promise<number> {
-  const options: HttpStreamOptions = { cookieStore: new MemoryAcpCookieStore(), headers: { authorization: "Bearer x" } };
-  const stream: acp.Stream = webSocket ? createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket: WebSocket as never }) : createHttpStream(url, options);
-  return acp.client().connectWith(stream, async (agent) => (await agent.request(acp.methods.agent.initialize, { protocolVersion: 1 })).protocolVersion);
+  const options: HttpStreamOptions = {
+    cookieStore: new MemoryAcpCookieStore(),
+    headers: { authorization: "Bearer x" },
+  };
+  const stream: acp.Stream = webSocket
+    ? createWebSocketStream(url.replace(/^http/, "ws"), { WebSocket: WebSocket as never })
+    : createHttpStream(url, options);
+  return acp
+    .client()
+    .connectWith(
+      stream,
+      async (agent) => (await agent.request(acp.methods.agent.initialize, { protocolVersion: 1 })).protocolVersion,
+    );
 }

@@ -21,11 +21,15 @@ let n = 0;
 async function chatProbe(policy: string): Promise<{ cwd: string; results: Record<string, string> }> {
   const cwd = realpathSync(mkdtempSync(join(base, `ws-${++n}-`)));
   writeFileSync(join(cwd, "notes.txt"), "notes\n");
-  const child = spawn(process.execPath, [cli, "chat", "--cwd", cwd, "--permissions", policy, "--", process.execPath, probe, "--host-probe"], {
-    cwd,
-    env: { ...process.env, NO_COLOR: "1" },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [cli, "chat", "--cwd", cwd, "--permissions", policy, "--", process.execPath, probe, "--host-probe"],
+    {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["pipe", "pipe", "pipe"],
+    },
+  );
   child.stdin.end("go\n");
   let out = "";
   let err = "";
@@ -39,12 +43,21 @@ async function chatProbe(policy: string): Promise<{ cwd: string; results: Record
   return { cwd, results: JSON.parse(report[0].replace(/\n/g, " ")) as Record<string, string> };
 }
 
-test("acp chat --permissions deny-all: the chat itself serves no reads, no writes and no terminals", { timeout: 60_000 }, async () => {
-  const { cwd, results } = await chatProbe("deny-all");
-  assert.deepEqual(results, { read: "-32602 denied", write: "-32602 denied", terminal: "-32602 denied", otherSession: "-32002" });
-  assert.ok(!existsSync(join(cwd, "out.txt")), "nothing written");
-  assert.ok(!existsSync(join(cwd, "ran.txt")), "nothing run");
-});
+test(
+  "acp chat --permissions deny-all: the chat itself serves no reads, no writes and no terminals",
+  { timeout: 60_000 },
+  async () => {
+    const { cwd, results } = await chatProbe("deny-all");
+    assert.deepEqual(results, {
+      read: "-32602 denied",
+      write: "-32602 denied",
+      terminal: "-32602 denied",
+      otherSession: "-32002",
+    });
+    assert.ok(!existsSync(join(cwd, "out.txt")), "nothing written");
+    assert.ok(!existsSync(join(cwd, "ran.txt")), "nothing run");
+  },
+);
 
 test("acp chat --permissions allow-reads: reads only", { timeout: 60_000 }, async () => {
   const { cwd, results } = await chatProbe("allow-reads");
@@ -52,9 +65,13 @@ test("acp chat --permissions allow-reads: reads only", { timeout: 60_000 }, asyn
   assert.ok(!existsSync(join(cwd, "out.txt")) && !existsSync(join(cwd, "ran.txt")));
 });
 
-test("acp chat --permissions allow-all: the same agent is served (the refusals above are the policy's)", { timeout: 60_000 }, async () => {
-  const { cwd, results } = await chatProbe("allow-all");
-  assert.deepEqual(results, { read: "ok", write: "ok", terminal: "ok", otherSession: "-32002" });
-  assert.equal(readFileSync(join(cwd, "out.txt"), "utf8"), "written\n");
-  assert.equal(readFileSync(join(cwd, "ran.txt"), "utf8"), "ran\n");
-});
+test(
+  "acp chat --permissions allow-all: the same agent is served (the refusals above are the policy's)",
+  { timeout: 60_000 },
+  async () => {
+    const { cwd, results } = await chatProbe("allow-all");
+    assert.deepEqual(results, { read: "ok", write: "ok", terminal: "ok", otherSession: "-32002" });
+    assert.equal(readFileSync(join(cwd, "out.txt"), "utf8"), "written\n");
+    assert.equal(readFileSync(join(cwd, "ran.txt"), "utf8"), "ran\n");
+  },
+);

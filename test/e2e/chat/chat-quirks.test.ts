@@ -19,8 +19,28 @@ const cwd = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-chat-quirks-")));
 after(() => rmSync(cwd, { recursive: true, force: true }));
 
 /** A piped `acp chat` with the quirk agent; `until(text)` waits for output. */
-function chat(...agentFlags: string[]): { child: ChildProcessWithoutNullStreams; out: () => string; until: (text: string | RegExp) => Promise<void>; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [cli, "chat", "--verbose", "--startup-timeout", "4000", "--", process.execPath, quirkAgent, "--quirk-agent", ...agentFlags], { cwd, env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+function chat(...agentFlags: string[]): {
+  child: ChildProcessWithoutNullStreams;
+  out: () => string;
+  until: (text: string | RegExp) => Promise<void>;
+  exited: Promise<number | null>;
+} {
+  const child = spawn(
+    process.execPath,
+    [
+      cli,
+      "chat",
+      "--verbose",
+      "--startup-timeout",
+      "4000",
+      "--",
+      process.execPath,
+      quirkAgent,
+      "--quirk-agent",
+      ...agentFlags,
+    ],
+    { cwd, env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] },
+  );
   let out = "";
   const waiters: Array<() => void> = [];
   const onData = (text: string) => {
@@ -48,7 +68,9 @@ function chat(...agentFlags: string[]): { child: ChildProcessWithoutNullStreams;
 
 test("session/new never answered: the chat says so (quoting the agent) instead of waiting forever", async () => {
   const run = chat("--new-never");
-  await run.until(/could not start a session: the agent did not answer session\/new within 4000 ms; it printed:\n {2}\| quirk: session\/new is never answered/);
+  await run.until(
+    /could not start a session: the agent did not answer session\/new within 4000 ms; it printed:\n {2}\| quirk: session\/new is never answered/,
+  );
   run.child.stdin.end();
   assert.equal(await run.exited, 0);
 });
@@ -62,8 +84,12 @@ test("a cancel the agent ignores: the turn ends here after the deadline, the age
   run.child.stdin.write("never\n");
   await run.until("agent| quirk: this turn never ends");
   run.child.kill("SIGINT");
-  await run.until(/warning: the agent did not end the turn within 5000 ms of the cancel \(the protocol says it MUST answer "cancelled"\); the turn was ended here\./);
-  await run.until("the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)");
+  await run.until(
+    /warning: the agent did not end the turn within 5000 ms of the cancel \(the protocol says it MUST answer "cancelled"\); the turn was ended here\./,
+  );
+  await run.until(
+    "the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)",
+  );
   // Nobody types :restart.
   await run.until("restarted quirk-agent; session q");
   const second = Number(readFileSync(pidFile, "utf8"));
@@ -100,6 +126,26 @@ test("terminal escape injection: every display path of the chat shows agent text
   assert.equal(await run.exited, 0);
   const out = run.out();
   assert.ok(!ANY_CONTROL.test(out), `a control character reached the terminal: ${JSON.stringify(out)}`);
-  const labels = ["agent-title", "session", "mode-name", "option-name", "value-name", "value-description", "auth-name", "auth-description", "stderr", "thought", "plan", "tool-title-2", "tool-content", "old", "new", "asks", "option", "message", "error"];
+  const labels = [
+    "agent-title",
+    "session",
+    "mode-name",
+    "option-name",
+    "value-name",
+    "value-description",
+    "auth-name",
+    "auth-description",
+    "stderr",
+    "thought",
+    "plan",
+    "tool-title-2",
+    "tool-content",
+    "old",
+    "new",
+    "asks",
+    "option",
+    "message",
+    "error",
+  ];
   for (const label of labels) assert.ok(out.includes(`${label}<`), `${label} shown in:\n${out}`);
 });

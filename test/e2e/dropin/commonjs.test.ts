@@ -22,7 +22,11 @@ before(() => {
   mkdirSync(join(project, "node_modules"));
   symlinkSync(repoRoot, join(project, "node_modules", "acpkit"), "dir");
   mkdirSync(join(project, "node_modules", "@agentclientprotocol"));
-  symlinkSync(join(repoRoot, "node_modules", "@agentclientprotocol", "sdk"), join(project, "node_modules", "@agentclientprotocol", "sdk"), "dir");
+  symlinkSync(
+    join(repoRoot, "node_modules", "@agentclientprotocol", "sdk"),
+    join(project, "node_modules", "@agentclientprotocol", "sdk"),
+    "dir",
+  );
   symlinkSync(join(repoRoot, "node_modules", "ws"), join(project, "node_modules", "ws"), "dir");
   writeFileSync(join(project, "package.json"), '{ "name": "consumer", "private": true }\n');
 });
@@ -76,7 +80,12 @@ console.log(JSON.stringify({
 }));
 `,
   );
-  assert.deepEqual(JSON.parse(out), { fork: "session/fork", nesSuggest: "nes/suggest", validate: "function", defs: [true, true, true] });
+  assert.deepEqual(JSON.parse(out), {
+    fork: "session/fork",
+    nesSuggest: "nes/suggest",
+    validate: "function",
+    defs: [true, true, true],
+  });
 });
 
 test("ESM import still resolves to the ESM build, and JSON imports work with an import attribute", async () => {
@@ -96,8 +105,12 @@ console.log(JSON.stringify({ esm: typeof AgentSideConnection, cjsPath: require.r
 type Probe = { loads: true; names: string[]; file: string } | { loads: false; code: string; message: string };
 
 test("every subpath the official SDK lets you require(), acpkit lets you require() too, with at least its names, from the CommonJS build", async () => {
-  const officialManifest = JSON.parse(readFileSync(join(repoRoot, "node_modules/@agentclientprotocol/sdk/package.json"), "utf8")) as { exports: Record<string, unknown> };
-  const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { exports: Record<string, unknown> };
+  const officialManifest = JSON.parse(
+    readFileSync(join(repoRoot, "node_modules/@agentclientprotocol/sdk/package.json"), "utf8"),
+  ) as { exports: Record<string, unknown> };
+  const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+    exports: Record<string, unknown>;
+  };
   const subpaths = Object.keys(officialManifest.exports).filter((subpath) => subpath !== "./package.json");
   assert.ok(subpaths.length >= 15, `the official manifest lists ${subpaths.length} subpaths`);
   const out = await node(
@@ -123,14 +136,32 @@ console.log(JSON.stringify(subpaths.map((subpath) => [subpath, probe("@agentclie
     // yet); once exported, it must be require()-able here too.
     if (!(subpath in ourManifest.exports)) continue;
     required.push(subpath);
-    assert.ok(ours.loads, `require("acpkit${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) where the official one loads`);
+    assert.ok(
+      ours.loads,
+      `require("acpkit${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) where the official one loads`,
+    );
     const missing = official.names.filter((name) => !ours.names.includes(name));
     assert.deepEqual(missing, [], `require("acpkit${subpath.slice(1)}") lacks names the official one has`);
-    if (!subpath.endsWith(".json")) assert.match(ours.file, /[\\/]dist[\\/]cjs[\\/]/, `require("acpkit${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`);
+    if (!subpath.endsWith(".json"))
+      assert.match(
+        ours.file,
+        /[\\/]dist[\\/]cjs[\\/]/,
+        `require("acpkit${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`,
+      );
   }
   // The official entries this Node can require, at least: the root, unstable, nes, the four remote entries, mcp-http
   // and the schema files (mcp-server needs its optional peer @modelcontextprotocol/server, not installed here).
-  for (const subpath of [".", "./unstable", "./experimental/nes", "./experimental/http-client", "./experimental/ws-client", "./experimental/server", "./experimental/node", "./experimental/mcp-http", "./schema/v1/schema.json"]) {
+  for (const subpath of [
+    ".",
+    "./unstable",
+    "./experimental/nes",
+    "./experimental/http-client",
+    "./experimental/ws-client",
+    "./experimental/server",
+    "./experimental/node",
+    "./experimental/mcp-http",
+    "./schema/v1/schema.json",
+  ]) {
     assert.ok(required.includes(subpath), `${subpath} was not checked: the official one did not load`);
   }
 });
@@ -187,6 +218,11 @@ listener.listen(0, "127.0.0.1", async () => {
 });
 `,
   );
-  const expected = { sessionId: "cjs-session", stopReason: "end_turn", chunks: ["hello from require()"], refused: -32601 };
+  const expected = {
+    sessionId: "cjs-session",
+    stopReason: "end_turn",
+    chunks: ["hello from require()"],
+    refused: -32601,
+  };
   assert.deepEqual(JSON.parse(out), { http: expected, websocket: expected });
 });

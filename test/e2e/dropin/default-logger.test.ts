@@ -37,10 +37,15 @@ async function run(extraArgs: string[]): Promise<{ stdout: string; stderr: strin
 test("by default, warnings and errors go to stderr and stdout carries only protocol frames", async () => {
   const { stdout, stderr, code } = await run([]);
   assert.equal(code, 0);
-  for (const line of stdout.trim().split("\n")) assert.doesNotThrow(() => JSON.parse(line), `stdout line is a frame: ${line}`);
+  for (const line of stdout.trim().split("\n"))
+    assert.doesNotThrow(() => JSON.parse(line), `stdout line is a frame: ${line}`);
   assert.match(stderr, /acpkit warn: .*not JSON/, stderr);
   assert.match(stderr, /acpkit warn: .*unknown request id[\s\S]*12345/, stderr);
-  assert.match(stderr, /acpkit error: a notification handler failed[\s\S]*_test\/throw[\s\S]*the notification handler broke/, stderr);
+  assert.match(
+    stderr,
+    /acpkit error: a notification handler failed[\s\S]*_test\/throw[\s\S]*the notification handler broke/,
+    stderr,
+  );
   assert.doesNotMatch(stderr, /acpkit (debug|info):/);
 });
 

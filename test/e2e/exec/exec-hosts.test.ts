@@ -28,7 +28,12 @@ async function probeWith(policy: string, prompt = "go", env: NodeJS.ProcessEnv =
 
 test("--permissions deny-all: the client itself serves no reads, no writes and no terminals", async () => {
   const { cwd, results } = await probeWith("deny-all");
-  assert.deepEqual(results, { read: "-32602 denied", write: "-32602 denied", terminal: "-32602 denied", otherSession: "-32002" });
+  assert.deepEqual(results, {
+    read: "-32602 denied",
+    write: "-32602 denied",
+    terminal: "-32602 denied",
+    otherSession: "-32002",
+  });
   assert.ok(!existsSync(join(cwd, "out.txt")) && !existsSync(join(cwd, "ran.txt")));
 });
 
@@ -47,28 +52,47 @@ test("--permissions allow-all: everything inside the session, nothing for anothe
 
 test("rules: a permission the agent obtained covers the host write it names, and nothing else", async () => {
   const rulesFile = join(base, "rules.json");
-  writeFileSync(rulesFile, JSON.stringify({ rules: [{ kind: "edit", title: "Write out.txt", decision: "allow" }], otherwise: "deny-all" }));
+  writeFileSync(
+    rulesFile,
+    JSON.stringify({ rules: [{ kind: "edit", title: "Write out.txt", decision: "allow" }], otherwise: "deny-all" }),
+  );
   const { cwd, results } = await probeWith(`rules:${rulesFile}`, "ask first");
   assert.deepEqual(results, { read: "-32602 denied", write: "ok", terminal: "-32602 denied", otherSession: "-32002" });
   assert.equal(readFileSync(join(cwd, "out.txt"), "utf8"), "written\n");
 });
 
-test("an escaped process holding a terminal's pipes neither hangs exec nor outlives it", { skip: process.platform !== "linux" ? "checked through /proc" : false }, async () => {
-  const PIDS = join(base, "escaped-pids");
-  const { results } = await probeWith("allow-all", "escape", { PIDS });
-  assert.equal(results.terminal, "ok");
-  const pids = readFileSync(PIDS, "utf8").split("\n").filter(Boolean).map(Number);
-  assert.equal(pids.length, 1);
-  assert.ok(await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 5000), `still alive: ${pids.filter(isProcessAlive).join(", ")}`);
-});
+test(
+  "an escaped process holding a terminal's pipes neither hangs exec nor outlives it",
+  { skip: process.platform !== "linux" ? "checked through /proc" : false },
+  async () => {
+    const PIDS = join(base, "escaped-pids");
+    const { results } = await probeWith("allow-all", "escape", { PIDS });
+    assert.equal(results.terminal, "ok");
+    const pids = readFileSync(PIDS, "utf8").split("\n").filter(Boolean).map(Number);
+    assert.equal(pids.length, 1);
+    assert.ok(
+      await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 5000),
+      `still alive: ${pids.filter(isProcessAlive).join(", ")}`,
+    );
+  },
+);
 
-test("an agent that dies mid-turn leaving a daemon on its stdout: exec ends at once with the agent's exit code, the daemon is killed", { skip: process.platform !== "linux" ? "checked through /proc" : false }, async () => {
-  const PIDS = join(base, "crash-pids");
-  const cwd = realpathSync(mkdtempSync(join(base, "crash-")));
-  const run = await runExec(["--agent", probe, "--cwd", cwd, "--permissions", "allow-all", "crash"], { env: { PIDS } });
-  assert.notEqual(run.code, 0);
-  assert.match(run.stderr, /exited with code 9/);
-  const pids = readFileSync(PIDS, "utf8").split("\n").filter(Boolean).map(Number);
-  assert.equal(pids.length, 1);
-  assert.ok(await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 5000), `still alive: ${pids.filter(isProcessAlive).join(", ")}`);
-});
+test(
+  "an agent that dies mid-turn leaving a daemon on its stdout: exec ends at once with the agent's exit code, the daemon is killed",
+  { skip: process.platform !== "linux" ? "checked through /proc" : false },
+  async () => {
+    const PIDS = join(base, "crash-pids");
+    const cwd = realpathSync(mkdtempSync(join(base, "crash-")));
+    const run = await runExec(["--agent", probe, "--cwd", cwd, "--permissions", "allow-all", "crash"], {
+      env: { PIDS },
+    });
+    assert.notEqual(run.code, 0);
+    assert.match(run.stderr, /exited with code 9/);
+    const pids = readFileSync(PIDS, "utf8").split("\n").filter(Boolean).map(Number);
+    assert.equal(pids.length, 1);
+    assert.ok(
+      await waitUntil(() => pids.every((pid) => !isProcessAlive(pid)), 5000),
+      `still alive: ${pids.filter(isProcessAlive).join(", ")}`,
+    );
+  },
+);

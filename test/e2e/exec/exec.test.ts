@@ -15,7 +15,10 @@ test("text: the demo agent's answer and compact tool lines on stdout, exit 0, th
   writeFileSync(join(cwd, "notes.txt"), "one\ntwo\nthree\n");
   const run = await runExec(["--agent", demo, "--cwd", cwd, "--permissions", "allow-all", "Summarise notes.txt"]);
   assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "• Read notes.txt (read) ✓\n• Write summary.md (edit) ✓\nI read 3 lines from notes.txt and wrote summary.md with one bullet per line.\n");
+  assert.equal(
+    run.stdout,
+    "• Read notes.txt (read) ✓\n• Write summary.md (edit) ✓\nI read 3 lines from notes.txt and wrote summary.md with one bullet per line.\n",
+  );
   assert.equal(readFileSync(join(cwd, "summary.md"), "utf8"), "# Summary\n\n- one\n- two\n- three\n");
 });
 
@@ -35,17 +38,32 @@ test("ndjson: a session line, every update as it came, a result line", async () 
   writeFileSync(join(cwd, "notes.txt"), "x\n");
   const run = await runExec(["--agent", demo, "--cwd", cwd, "--permissions", "allow-all", "--format", "ndjson", "hi"]);
   assert.equal(run.code, 0, run.stderr);
-  const lines = run.stdout.trimEnd().split("\n").map((line) => JSON.parse(line) as { type: string; [key: string]: any });
-  assert.deepEqual(lines[0], { type: "session", sessionId: "demo-1", how: "new", agent: { name: "acpkit-demo-agent", title: "acpkit demo agent", version: "0.1.0" }, protocolVersion: 1 });
+  const lines = run.stdout
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as { type: string; [key: string]: any });
+  assert.deepEqual(lines[0], {
+    type: "session",
+    sessionId: "demo-1",
+    how: "new",
+    agent: { name: "acpkit-demo-agent", title: "acpkit demo agent", version: "0.1.0" },
+    protocolVersion: 1,
+  });
   const kinds = lines.filter((line) => line.type === "update").map((line) => line.update.sessionUpdate);
-  assert.deepEqual([...new Set(kinds)], ["plan", "agent_thought_chunk", "tool_call", "tool_call_update", "agent_message_chunk", "usage_update"]);
+  assert.deepEqual(
+    [...new Set(kinds)],
+    ["plan", "agent_thought_chunk", "tool_call", "tool_call_update", "agent_message_chunk", "usage_update"],
+  );
   assert.equal(lines.filter((line) => line.type === "permission").length, 1);
   const result = lines[lines.length - 1]!;
   assert.equal(result.type, "result");
   assert.equal(result.stopReason, "end_turn");
   assert.equal(result.exitCode, 0);
   assert.equal(result.text, "I read 1 lines from notes.txt and wrote summary.md with one bullet per line.");
-  assert.deepEqual(result.toolCalls.map((call: { status: string }) => call.status), ["completed", "completed"]);
+  assert.deepEqual(
+    result.toolCalls.map((call: { status: string }) => call.status),
+    ["completed", "completed"],
+  );
 });
 
 test("the default agent (the reference agent, acp agent) answers a prompt", async () => {
@@ -87,9 +105,22 @@ test("startup failures: no such program, an agent that never answers initialize 
   assert.equal(missing.code, 3);
   assert.match(missing.stderr, /could not start the agent "acpkit-no-such-agent"/);
   assert.match(missing.stderr, /installed and on PATH/, "the error says what to do");
-  const mute = await runExec(["--agent", fixtureAgent("--mute"), "--cwd", base, "--startup-timeout", "4", "--format", "json", "hi"]);
+  const mute = await runExec([
+    "--agent",
+    fixtureAgent("--mute"),
+    "--cwd",
+    base,
+    "--startup-timeout",
+    "4",
+    "--format",
+    "json",
+    "hi",
+  ]);
   assert.equal(mute.code, 3);
-  assert.match(mute.stderr, /did not answer initialize within 4 s; it printed:\n {2}\| warming up the model\n[\s\S]*raise --startup-timeout/);
+  assert.match(
+    mute.stderr,
+    /did not answer initialize within 4 s; it printed:\n {2}\| warming up the model\n[\s\S]*raise --startup-timeout/,
+  );
   assert.equal(JSON.parse(mute.stdout).exitCode, 3);
   // The old meaning of --timeout (a startup bound) still holds: the whole run's bound covers startup too.
   const short = await runExec(["--agent", fixtureAgent("--mute"), "--cwd", base, "--timeout", "0.5", "hi"]);
@@ -120,14 +151,27 @@ test("usage errors name the flag (exit 2)", async () => {
 
 test("the prompt from stdin (-) and --trace: every message both ways, timestamped, as a cassette", async () => {
   const trace = join(base, "trace.ndjson");
-  const run = await runExec(["--agent", fixtureAgent(), "--cwd", base, "--trace", trace, "-"], { stdin: "from stdin\n" });
+  const run = await runExec(["--agent", fixtureAgent(), "--cwd", base, "--trace", trace, "-"], {
+    stdin: "from stdin\n",
+  });
   assert.equal(run.code, 0, run.stderr);
   assert.equal(run.stdout, "echo: from stdin\n");
-  const [header, ...events] = readFileSync(trace, "utf8").trimEnd().split("\n").map((line) => JSON.parse(line));
+  const [header, ...events] = readFileSync(trace, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line));
   assert.equal(header.acpCassette, 1);
   assert.equal(header.clientInfo.name, "acp-exec");
   const summary = events.map((event) => `${event.from} ${event.message.method ?? `#${event.message.id}`}`);
-  assert.deepEqual(summary, ["client initialize", "agent #0", "client session/new", "agent #1", "client session/prompt", "agent session/update", "agent #2"]);
+  assert.deepEqual(summary, [
+    "client initialize",
+    "agent #0",
+    "client session/new",
+    "agent #1",
+    "client session/prompt",
+    "agent session/update",
+    "agent #2",
+  ]);
   for (const event of events) assert.ok(event.time > 1.6e12 && event.time < Date.now() + 1000);
   assert.deepEqual(events[4].message.params.prompt, [{ type: "text", text: "from stdin\n" }]);
 });
@@ -144,11 +188,31 @@ test("--mcp-config (editor shape) and --mcp reach session/new as ACP McpServer o
       },
     }),
   );
-  const run = await runExec(["--agent", fixtureAgent(), "--cwd", base, "--mcp-config", config, "--mcp", "extra=/bin/echo hi", "mcp"]);
+  const run = await runExec([
+    "--agent",
+    fixtureAgent(),
+    "--cwd",
+    base,
+    "--mcp-config",
+    config,
+    "--mcp",
+    "extra=/bin/echo hi",
+    "mcp",
+  ]);
   assert.equal(run.code, 0, run.stderr);
   assert.deepEqual(JSON.parse(run.stdout), [
-    { name: "files", command: JSON.parse(run.stdout)[0].command, args: ["server.js"], env: [{ name: "DEBUG", value: "1" }] },
-    { type: "http", name: "remote", url: "https://example.com/mcp", headers: [{ name: "Authorization", value: "Bearer x" }] },
+    {
+      name: "files",
+      command: JSON.parse(run.stdout)[0].command,
+      args: ["server.js"],
+      env: [{ name: "DEBUG", value: "1" }],
+    },
+    {
+      type: "http",
+      name: "remote",
+      url: "https://example.com/mcp",
+      headers: [{ name: "Authorization", value: "Bearer x" }],
+    },
     { name: "extra", command: "/bin/echo", args: ["hi"], env: [] },
   ]);
   assert.match(JSON.parse(run.stdout)[0].command, /^\/.*node$/);
@@ -159,10 +223,16 @@ test("auth_required: one method is used at once; several need --auth; --logout",
   const one = await runExec(["--agent", fixtureAgent("--require-auth", "--one-method"), "--cwd", base, "auth"]);
   assert.equal(one.code, 0, one.stderr);
   assert.equal(one.stdout, "authenticated with token\n");
-  assert.match(one.stderr, /the agent requires authentication \(.*log in first.*\)\nacp exec: authenticating with "token" \(API token\)/);
+  assert.match(
+    one.stderr,
+    /the agent requires authentication \(.*log in first.*\)\nacp exec: authenticating with "token" \(API token\)/,
+  );
   const two = await runExec(["--agent", fixtureAgent("--require-auth"), "--cwd", base, "auth"]);
   assert.equal(two.code, 4);
-  assert.match(two.stderr, /choose a method with --auth ID\. The agent offers:\n {2}token \(agent\): API token — reads EXEC_TOKEN\n {2}other \(agent\): Other login/);
+  assert.match(
+    two.stderr,
+    /choose a method with --auth ID\. The agent offers:\n {2}token \(agent\): API token — reads EXEC_TOKEN\n {2}other \(agent\): Other login/,
+  );
   const chosen = await runExec(["--agent", fixtureAgent("--require-auth"), "--cwd", base, "--auth", "other", "auth"]);
   assert.equal(chosen.code, 0, chosen.stderr);
   assert.equal(chosen.stdout, "authenticated with other\n");

@@ -25,7 +25,10 @@ export interface ExecRun {
   waitFor(text: string, stream?: "stdout" | "stderr", timeoutMs?: number): Promise<void>;
 }
 
-export function startExec(args: readonly string[], options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}): ExecRun {
+export function startExec(
+  args: readonly string[],
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): ExecRun {
   const child = spawn(process.execPath, [ACP, "exec", ...args], {
     cwd: options.cwd,
     env: { ...process.env, NO_COLOR: "1", ...options.env },
@@ -45,9 +48,11 @@ export function startExec(args: readonly string[], options: { stdin?: string; cw
   });
   if (options.stdin !== undefined) child.stdin!.end(options.stdin);
   else child.stdin!.end();
-  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>((resolve) => {
-    child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>(
+    (resolve) => {
+      child.once("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
+    },
+  );
   return {
     child,
     done,
@@ -55,7 +60,15 @@ export function startExec(args: readonly string[], options: { stdin?: string; cw
     stderr: () => stderr,
     waitFor(text, stream = "stdout", timeoutMs = 10_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${JSON.stringify(text)} on ${stream}; stdout: ${stdout}\nstderr: ${stderr}`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(
+                `timed out waiting for ${JSON.stringify(text)} on ${stream}; stdout: ${stdout}\nstderr: ${stderr}`,
+              ),
+            ),
+          timeoutMs,
+        );
         const waiter = () => {
           if ((stream === "stdout" ? stdout : stderr).includes(text)) {
             clearTimeout(timer);
@@ -71,7 +84,10 @@ export function startExec(args: readonly string[], options: { stdin?: string; cw
 }
 
 /** Runs `acp exec` to its end. */
-export function runExec(args: readonly string[], options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {}) {
+export function runExec(
+  args: readonly string[],
+  options: { stdin?: string; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+) {
   return startExec(args, options).done;
 }
 

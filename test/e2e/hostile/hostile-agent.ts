@@ -15,11 +15,15 @@ if (mode !== undefined) {
   const idOf = (event: WireEvent) => (event.value as { id: number | string }).id;
   const paramsOf = (event: WireEvent) => (event.value as { params: Record<string, unknown> }).params;
   const update = (sessionId: string, text: string) =>
-    peer.notify("session/update", { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
+    peer.notify("session/update", {
+      sessionId,
+      update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
+    });
   let prompts = 0;
   peer.onRequest((event) => {
     const method = (event.value as { method: string }).method;
-    if (method === "initialize") return void peer.respond(event, { protocolVersion: 1, agentCapabilities: {}, authMethods: [] });
+    if (method === "initialize")
+      return void peer.respond(event, { protocolVersion: 1, agentCapabilities: {}, authMethods: [] });
     if (method === "session/new") return void peer.respond(event, { sessionId: "s1" });
     if (method !== "session/prompt") return void peer.respondError(event, -32601, "Method not found");
     prompts++;
@@ -73,7 +77,10 @@ if (mode !== undefined) {
       case "escape": {
         // A detached grandchild in its own session, still holding our stdout, then an answer.
         const marker = paramsOf(event)._meta as { marker: string } | undefined;
-        const child = spawn("setsid", ["sh", "-c", `exec sleep 600 # ${marker?.marker ?? "hostile"}`], { stdio: ["ignore", "inherit", "ignore"], detached: true });
+        const child = spawn("setsid", ["sh", "-c", `exec sleep 600 # ${marker?.marker ?? "hostile"}`], {
+          stdio: ["ignore", "inherit", "ignore"],
+          detached: true,
+        });
         child.unref();
         peer.sendRaw(endTurn);
         return;

@@ -10,7 +10,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { ClientSideConnection, ConnectionClosedError, MessageTooLargeError, type SessionNotification } from "../../../src/index.js";
+import {
+  ClientSideConnection,
+  ConnectionClosedError,
+  MessageTooLargeError,
+  type SessionNotification,
+} from "../../../src/index.js";
 import { FileSystemHost, launchAgent, type LaunchedAgent } from "../../../src/node/index.js";
 
 const fromSource = import.meta.url.endsWith(".ts");
@@ -25,7 +30,9 @@ after(async () => {
 /** Fails instead of hanging: most bugs under test are waits without end. */
 function within<T>(promise: Promise<T>, what: string, ms = 60_000): Promise<T> {
   let timer: ReturnType<typeof setTimeout>;
-  const bound = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${ms} ms`)), ms)));
+  const bound = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`${what}: no outcome within ${ms} ms`)), ms)),
+  );
   return Promise.race([promise, bound]).finally(() => clearTimeout(timer));
 }
 
@@ -48,9 +55,16 @@ async function connect(mode: string, maxMessageBytes?: number) {
     }),
     agent.stream,
   );
-  await within(connection.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } }), "initialize");
+  await within(
+    connection.initialize({
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } },
+    }),
+    "initialize",
+  );
   const { sessionId } = await within(connection.newSession({ cwd: root, mcpServers: [] }), "session/new");
-  const prompt = (meta?: Record<string, unknown>) => connection.prompt({ sessionId, prompt: [{ type: "text", text: "go" }], ...(meta ? { _meta: meta } : {}) });
+  const prompt = (meta?: Record<string, unknown>) =>
+    connection.prompt({ sessionId, prompt: [{ type: "text", text: "go" }], ...(meta ? { _meta: meta } : {}) });
   const texts = () => updates.map((n) => (n.update as { content?: { text?: string } }).content?.text ?? "");
   return { agent, connection, prompt, texts, updates };
 }
@@ -72,7 +86,10 @@ describe("hostile agents against the client library", () => {
 
   it("an answer over the size limit, its id after the body: the waiting prompt is told (MessageTooLargeError)", async () => {
     const { prompt } = await connect("huge", 1024 * 1024);
-    await assert.rejects(within(prompt(), "prompt"), (error: unknown) => error instanceof MessageTooLargeError && /limit/i.test(error.message));
+    await assert.rejects(
+      within(prompt(), "prompt"),
+      (error: unknown) => error instanceof MessageTooLargeError && /limit/i.test(error.message),
+    );
   });
 
   it("a prompt never answered: stopping the agent rejects it with a local error saying the connection closed", async () => {
@@ -110,7 +127,10 @@ describe("hostile agents against the client library", () => {
 
   it("an agent dying in the middle of a frame: the prompt rejects (closed), the half frame is not delivered", async () => {
     const { prompt } = await connect("die-mid-frame");
-    await assert.rejects(within(prompt(), "prompt"), (error: unknown) => error instanceof ConnectionClosedError && /agent process/.test(error.message));
+    await assert.rejects(
+      within(prompt(), "prompt"),
+      (error: unknown) => error instanceof ConnectionClosedError && /agent process/.test(error.message),
+    );
   });
 
   it("fs requests outside the roots, relative or with NUL bytes are refused with -32602 and a reason", async () => {

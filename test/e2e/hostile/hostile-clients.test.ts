@@ -34,7 +34,8 @@ function startAgent(): { child: ChildProcess; peer: ScriptPeer } {
   return { child, peer };
 }
 
-const errorOf = (event: WireEvent) => (event.value as { error?: { code: number; message: string; data?: unknown } } | undefined)?.error;
+const errorOf = (event: WireEvent) =>
+  (event.value as { error?: { code: number; message: string; data?: unknown } } | undefined)?.error;
 const idOf = (event: WireEvent) => (event.value as { id?: unknown } | undefined)?.id;
 
 async function initialize(peer: ScriptPeer): Promise<void> {
@@ -54,7 +55,11 @@ describe("hostile clients against the reference agent", () => {
     const parseErrors = peer.received().filter((e) => errorOf(e)?.code === -32700);
     // A line that looks like JSON but is not gets -32700; other noise is logged and skipped (the tolerant reader).
     assert.ok(parseErrors.length >= 1, `parse errors answered: ${parseErrors.length}`);
-    const invalid = await peer.waitFor((e) => e.from === "agent" && idOf(e) === 77, { what: "the answer to the invalid envelope", since: 0, ...WAIT });
+    const invalid = await peer.waitFor((e) => e.from === "agent" && idOf(e) === 77, {
+      what: "the answer to the invalid envelope",
+      since: 0,
+      ...WAIT,
+    });
     assert.equal(errorOf(invalid)?.code, -32600);
     const session = await peer.request("session/new", { cwd: dataDir, mcpServers: [] }, WAIT).response;
     assert.ok((session.result as { sessionId?: string }).sessionId);
@@ -68,7 +73,11 @@ describe("hostile clients against the reference agent", () => {
     const a = peer.request("session/new", { cwd: dataDir, mcpServers: [] }, { id: 9, ...WAIT });
     const b = peer.request("session/new", { cwd: dataDir, mcpServers: [] }, { id: 9, ...WAIT });
     await a.response;
-    await peer.waitFor((e) => e.type === "response" && e.id === 9, { what: "a second answer to id 9", since: a.event.index + 2, ...WAIT });
+    await peer.waitFor((e) => e.type === "response" && e.id === 9, {
+      what: "a second answer to id 9",
+      since: a.event.index + 2,
+      ...WAIT,
+    });
     void b;
     assert.equal(child.exitCode, null, "the agent is still running");
   });
@@ -77,8 +86,14 @@ describe("hostile clients against the reference agent", () => {
     const { peer } = startAgent();
     await initialize(peer);
     const pad = "p".repeat(80 * 1024 * 1024);
-    peer.sendRaw(`{"jsonrpc":"2.0","method":"session/new","params":{"cwd":"/","mcpServers":[],"_meta":{"pad":"${pad}"}},"id":31337}\n`);
-    const answer = await peer.waitFor((e) => e.type === "response" && e.id === 31337, { what: "the answer to the oversized request", since: 0, ...WAIT });
+    peer.sendRaw(
+      `{"jsonrpc":"2.0","method":"session/new","params":{"cwd":"/","mcpServers":[],"_meta":{"pad":"${pad}"}},"id":31337}\n`,
+    );
+    const answer = await peer.waitFor((e) => e.type === "response" && e.id === 31337, {
+      what: "the answer to the oversized request",
+      since: 0,
+      ...WAIT,
+    });
     assert.ok(errorOf(answer), "an error answer");
     assert.match(errorOf(answer)!.message, /too large|limit/i);
     const session = await peer.request("session/new", { cwd: dataDir, mcpServers: [] }, WAIT).response;
@@ -87,12 +102,17 @@ describe("hostile clients against the reference agent", () => {
 
   it("a request dripped one byte per write is answered", async () => {
     const { child, peer } = startAgent();
-    const text = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n';
+    const text =
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n';
     for (const char of text) {
       if (!child.stdin!.write(char)) await once(child.stdin!, "drain");
       await new Promise((resolve) => setImmediate(resolve));
     }
-    const answer = await peer.waitFor((e) => e.type === "response" && e.id === 1, { what: "initialize", since: 0, ...WAIT });
+    const answer = await peer.waitFor((e) => e.type === "response" && e.id === 1, {
+      what: "initialize",
+      since: 0,
+      ...WAIT,
+    });
     assert.equal(errorOf(answer), undefined);
   });
 
@@ -100,13 +120,23 @@ describe("hostile clients against the reference agent", () => {
     const { peer } = startAgent();
     await initialize(peer);
     let text = "";
-    for (let i = 0; i < 5_000; i++) text += `{"jsonrpc":"2.0","id":${100_000 + i},"method":"_acpkit/nothing","params":{}}\n`;
+    for (let i = 0; i < 5_000; i++)
+      text += `{"jsonrpc":"2.0","id":${100_000 + i},"method":"_acpkit/nothing","params":{}}\n`;
     peer.sendRaw(text);
-    await peer.waitFor((e) => e.type === "response" && e.id === 104_999, { what: "the last answer", since: 0, ...WAIT });
+    await peer.waitFor((e) => e.type === "response" && e.id === 104_999, {
+      what: "the last answer",
+      since: 0,
+      ...WAIT,
+    });
     const answered = new Map<unknown, number>();
-    for (const e of peer.received()) if (e.type === "response" && typeof e.id === "number" && e.id >= 100_000) answered.set(e.id, (answered.get(e.id) ?? 0) + 1);
+    for (const e of peer.received())
+      if (e.type === "response" && typeof e.id === "number" && e.id >= 100_000)
+        answered.set(e.id, (answered.get(e.id) ?? 0) + 1);
     assert.equal(answered.size, 5_000);
-    assert.ok([...answered.values()].every((n) => n === 1), "one answer each");
+    assert.ok(
+      [...answered.values()].every((n) => n === 1),
+      "one answer each",
+    );
   });
 
   it("a client dying in the middle of a frame: the agent exits cleanly on the end of its input", async () => {

@@ -6,5 +6,8 @@ import { classDriver } from "./support/class-driver.js";
 import { COMBINATIONS, describeInterop } from "./support/scenario.js";
 
 for (const combo of COMBINATIONS) {
-  describeInterop({ api: "classes", fixture: "interop-agent-classes", driver: classDriver, requestCancellation: false }, combo);
+  describeInterop(
+    { api: "classes", fixture: "interop-agent-classes", driver: classDriver, requestCancellation: false },
+    combo,
+  );
 }

@@ -12,15 +12,29 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { describe, test } from "node:test";
-import { ClientSideConnection, client as acpClient, ndJsonStream, silentLogger, type Client } from "../../../src/index.js";
+import {
+  ClientSideConnection,
+  client as acpClient,
+  ndJsonStream,
+  silentLogger,
+  type Client,
+} from "../../../src/index.js";
 import { repoRoot } from "../../../src/protocol/testing/repo.js";
 
 const register = join(repoRoot, "dist/test/e2e/interop/support/official-programs/register.js");
 const exampleAgent = join(repoRoot, "node_modules/sdk-v1/dist/examples/agent.js");
 type Sdk = "acpkit" | "official";
 
-function startAgent(sdk: Sdk): { child: ChildProcess; output: WritableStream<Uint8Array>; input: ReadableStream<Uint8Array>; exited: Promise<unknown> } {
-  const child = spawn(process.execPath, ["--import", register, exampleAgent], { env: { ...process.env, ACP_PROGRAM_SDK: sdk }, stdio: ["pipe", "pipe", "ignore"] });
+function startAgent(sdk: Sdk): {
+  child: ChildProcess;
+  output: WritableStream<Uint8Array>;
+  input: ReadableStream<Uint8Array>;
+  exited: Promise<unknown>;
+} {
+  const child = spawn(process.execPath, ["--import", register, exampleAgent], {
+    env: { ...process.env, ACP_PROGRAM_SDK: sdk },
+    stdio: ["pipe", "pipe", "ignore"],
+  });
   const exited = once(child, "exit");
   const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
   void exited.then(() => clearTimeout(timer));
@@ -41,7 +55,9 @@ for (const sdk of ["official", "acpkit"] as const) {
   describe(`against the example agent on ${sdk === "acpkit" ? "acpkit" : "the official SDK"}`, () => {
     test("fault 1: a 1.x acpkit client closes the agent's stdin through the stream it gave ndJsonStream; the agent exits", async () => {
       const agent = startAgent(sdk);
-      const connection = new ClientSideConnection(() => handlers, ndJsonStream(agent.output, agent.input), { logger: silentLogger });
+      const connection = new ClientSideConnection(() => handlers, ndJsonStream(agent.output, agent.input), {
+        logger: silentLogger,
+      });
       const init = await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
       assert.equal(init.protocolVersion, 1);
       await agent.output.close();
@@ -60,14 +76,19 @@ for (const sdk of ["official", "acpkit"] as const) {
 
     test("fault 5: a handler's plain Error comes back as -32603 with the message in data.details", async () => {
       const agent = startAgent(sdk);
-      const connection = new ClientSideConnection(() => handlers, ndJsonStream(agent.output, agent.input), { logger: silentLogger });
-      await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
-      await assert.rejects(connection.prompt({ sessionId: "nope", prompt: [] }), (error: { code?: number; message?: string; data?: unknown }) => {
-        assert.equal(error.code, -32603);
-        assert.equal(error.message, "Internal error");
-        assert.deepEqual(error.data, { details: "Session nope not found" });
-        return true;
+      const connection = new ClientSideConnection(() => handlers, ndJsonStream(agent.output, agent.input), {
+        logger: silentLogger,
       });
+      await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
+      await assert.rejects(
+        connection.prompt({ sessionId: "nope", prompt: [] }),
+        (error: { code?: number; message?: string; data?: unknown }) => {
+          assert.equal(error.code, -32603);
+          assert.equal(error.message, "Internal error");
+          assert.deepEqual(error.data, { details: "Session nope not found" });
+          return true;
+        },
+      );
       await agent.output.close();
       await agent.exited;
     });

@@ -21,7 +21,11 @@ const register = join(repoRoot, "dist/test/e2e/interop/support/official-programs
 const exampleClient = join(repoRoot, "node_modules/sdk-v1/dist/examples/client.js");
 
 type Sdk = "acpkit" | "official" | "official-2.4.0";
-const SDK_NAME: Record<Sdk, string> = { acpkit: "acpkit", official: "the official SDK 1.9.0", "official-2.4.0": "the official SDK 2.4.0" };
+const SDK_NAME: Record<Sdk, string> = {
+  acpkit: "acpkit",
+  official: "the official SDK 1.9.0",
+  "official-2.4.0": "the official SDK 2.4.0",
+};
 
 async function runExample(client: Sdk, agent: Sdk): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ["--import", register, exampleClient], {

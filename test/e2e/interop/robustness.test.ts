@@ -44,7 +44,10 @@ async function withAgent(impl: Impl, factory: DriverFactory, body: (session: Ses
   const host = new ClientHost(work);
   const logs: LogLine[] = [];
   const logger: Logger = Object.fromEntries(
-    (["debug", "info", "warn", "error"] as const).map((level) => [level, (message: string, fields?: Record<string, unknown>) => logs.push({ level, message, fields })]),
+    (["debug", "info", "warn", "error"] as const).map((level) => [
+      level,
+      (message: string, fields?: Record<string, unknown>) => logs.push({ level, message, fields }),
+    ]),
   ) as unknown as Logger;
   let driver: Driver | undefined;
   try {
@@ -99,97 +102,146 @@ async function killMidPrompt(session: Session, t: TestContext): Promise<unknown>
   const exit = await within(agent.exited, 5000, "the killed agent to exit");
   assert.equal(exit.signal, "SIGKILL");
   assert.equal(processAlive(agent.child.pid), false, "the agent process is gone");
-  if ("resolved" in outcome) assert.fail(`the prompt resolved after the agent was killed: ${JSON.stringify(outcome.resolved)}`);
+  if ("resolved" in outcome)
+    assert.fail(`the prompt resolved after the agent was killed: ${JSON.stringify(outcome.resolved)}`);
   const error = outcome.rejected as Error & { kind?: string };
   t.diagnostic(`${driver.impl} client, pending prompt rejected with ${error?.name}: ${error?.message}`);
   return error;
 }
 
-describe("robustness: the acpkit client over a real, misbehaving agent process", { skip: acpkitMissing ? `acpkit is not loadable yet: ${acpkitMissing}` : false }, () => {
-  for (const [api, factory] of DRIVERS) {
-    it(`${api}: a non-JSON line and an over-long line on the agent's stdout are logged and skipped; the conversation completes`, TEST, async () => {
-      await withAgent("acpkit", factory, async (session) => {
-        await noiseConversation(session);
-        const { logs, driver } = session;
-        const warnings = logs.filter((l) => l.level === "warn").map((l) => l.message);
-        assert.ok(warnings.some((m) => /not JSON/i.test(m)), `a warning names the non-JSON line; warnings: ${JSON.stringify(warnings)}`);
-        assert.ok(warnings.some((m) => /limit/i.test(m)), `a warning names the over-long line; warnings: ${JSON.stringify(warnings)}`);
-        assert.ok(driver.tapped, "the acpkit connection has tap()");
-        assert.deepEqual(problemKinds(driver), ["parse", "too_large"]);
-        const fromClient = session.agent.wire.filter((l) => l.from === "client").map((l) => JSON.parse(l.text) as { id?: unknown; error?: unknown });
-        assert.deepEqual(fromClient.filter((m) => m.id === null || m.id === undefined ? "error" in m : false), [], "a log line or a skipped notification is not answered");
-      });
-    });
+describe(
+  "robustness: the acpkit client over a real, misbehaving agent process",
+  { skip: acpkitMissing ? `acpkit is not loadable yet: ${acpkitMissing}` : false },
+  () => {
+    for (const [api, factory] of DRIVERS) {
+      it(
+        `${api}: a non-JSON line and an over-long line on the agent's stdout are logged and skipped; the conversation completes`,
+        TEST,
+        async () => {
+          await withAgent("acpkit", factory, async (session) => {
+            await noiseConversation(session);
+            const { logs, driver } = session;
+            const warnings = logs.filter((l) => l.level === "warn").map((l) => l.message);
+            assert.ok(
+              warnings.some((m) => /not JSON/i.test(m)),
+              `a warning names the non-JSON line; warnings: ${JSON.stringify(warnings)}`,
+            );
+            assert.ok(
+              warnings.some((m) => /limit/i.test(m)),
+              `a warning names the over-long line; warnings: ${JSON.stringify(warnings)}`,
+            );
+            assert.ok(driver.tapped, "the acpkit connection has tap()");
+            assert.deepEqual(problemKinds(driver), ["parse", "too_large"]);
+            const fromClient = session.agent.wire
+              .filter((l) => l.from === "client")
+              .map((l) => JSON.parse(l.text) as { id?: unknown; error?: unknown });
+            assert.deepEqual(
+              fromClient.filter((m) => (m.id === null || m.id === undefined ? "error" in m : false)),
+              [],
+              "a log line or a skipped notification is not answered",
+            );
+          });
+        },
+      );
 
-    it(`${api}: SIGKILL mid-prompt rejects the pending prompt with a connection-closed error saying why; nothing unhandled, no process left`, TEST, async (t) => {
-      const unhandled: unknown[] = [];
-      const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
-      process.on("unhandledRejection", onUnhandled);
-      try {
-        await withAgent("acpkit", factory, async (session) => {
-          const error = (await killMidPrompt(session, t)) as Error & { kind?: string; cause?: unknown };
-          assert.ok(error instanceof Error, "rejected with an Error");
-          assert.equal(error.name, "ConnectionClosedError");
-          assert.equal(error.kind, "connection_closed");
-          assert.match(error.message, /closed: .{8,}/i, "the message says why the connection closed");
-          await within(session.driver.closed, 2000, "the client's connection to report closed");
-          await assert.rejects(session.driver.prompt(session.sessionId, "stream 1"), { name: "ConnectionClosedError" });
-        });
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        assert.deepEqual(unhandled, [], "no unhandled rejection");
-      } finally {
-        process.off("unhandledRejection", onUnhandled);
-      }
-    });
-  }
-});
+      it(
+        `${api}: SIGKILL mid-prompt rejects the pending prompt with a connection-closed error saying why; nothing unhandled, no process left`,
+        TEST,
+        async (t) => {
+          const unhandled: unknown[] = [];
+          const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+          process.on("unhandledRejection", onUnhandled);
+          try {
+            await withAgent("acpkit", factory, async (session) => {
+              const error = (await killMidPrompt(session, t)) as Error & { kind?: string; cause?: unknown };
+              assert.ok(error instanceof Error, "rejected with an Error");
+              assert.equal(error.name, "ConnectionClosedError");
+              assert.equal(error.kind, "connection_closed");
+              assert.match(error.message, /closed: .{8,}/i, "the message says why the connection closed");
+              await within(session.driver.closed, 2000, "the client's connection to report closed");
+              await assert.rejects(session.driver.prompt(session.sessionId, "stream 1"), {
+                name: "ConnectionClosedError",
+              });
+            });
+            await new Promise((resolve) => setTimeout(resolve, 100));
+            assert.deepEqual(unhandled, [], "no unhandled rejection");
+          } finally {
+            process.off("unhandledRejection", onUnhandled);
+          }
+        },
+      );
+    }
+  },
+);
 
 /** acpkit/node, the Node helpers beside the drop-in API. */
 const NODE_ENTRY = new URL("../../../src/node/index.js", import.meta.url).href;
 
-describe("robustness: acpkit/node childProcessStream over a killed agent", { skip: acpkitMissing ? `acpkit is not loadable yet: ${acpkitMissing}` : false }, () => {
-  it("SIGKILL mid-prompt rejects the pending prompt with a ConnectionClosedError saying why", TEST, async (t) => {
-    const { childProcessStream } = (await import(NODE_ENTRY)) as { childProcessStream(child: ChildProcess): acp.Stream };
-    const sdk = await loadClasses("acpkit");
-    const child = spawn(process.execPath, [fixturePath("interop-agent-classes"), "--impl=official"], { stdio: ["pipe", "pipe", "ignore"] });
-    track(child);
-    const exited = once(child, "exit");
-    try {
-      let updates = 0;
-      const client: acp.Client = {
-        sessionUpdate: () => void updates++,
-        requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
+describe(
+  "robustness: acpkit/node childProcessStream over a killed agent",
+  { skip: acpkitMissing ? `acpkit is not loadable yet: ${acpkitMissing}` : false },
+  () => {
+    it("SIGKILL mid-prompt rejects the pending prompt with a ConnectionClosedError saying why", TEST, async (t) => {
+      const { childProcessStream } = (await import(NODE_ENTRY)) as {
+        childProcessStream(child: ChildProcess): acp.Stream;
       };
-      const connection = new sdk.ClientSideConnection(() => client, childProcessStream(child));
-      await within(connection.initialize({ protocolVersion: sdk.PROTOCOL_VERSION, clientCapabilities: {} }), 5000, "initialize");
-      const { sessionId } = await within(connection.newSession({ cwd: process.cwd(), mcpServers: [] }), 5000, "session/new");
-      const running = connection.prompt({ sessionId, prompt: [{ type: "text", text: "slow" }] }).then(
-        (value) => ({ resolved: value }),
-        (error: unknown) => ({ rejected: error }),
-      );
-      const started = Date.now();
-      while (updates === 0 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
-      child.kill("SIGKILL");
-      const outcome = await within(running, 5000, "the pending prompt to settle");
-      if ("resolved" in outcome) assert.fail("the prompt resolved after the agent was killed");
-      const error = outcome.rejected as Error;
-      t.diagnostic(`childProcessStream: ${error.name}: ${error.message}`);
-      assert.equal(error.name, "ConnectionClosedError");
-      assert.match(error.message, /closed: .{8,}/i);
-      await within(connection.closed, 2000, "the connection to report closed");
-    } finally {
-      child.kill("SIGKILL");
-      if (child.exitCode === null && child.signalCode === null) await exited;
-    }
-  });
-});
+      const sdk = await loadClasses("acpkit");
+      const child = spawn(process.execPath, [fixturePath("interop-agent-classes"), "--impl=official"], {
+        stdio: ["pipe", "pipe", "ignore"],
+      });
+      track(child);
+      const exited = once(child, "exit");
+      try {
+        let updates = 0;
+        const client: acp.Client = {
+          sessionUpdate: () => void updates++,
+          requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
+        };
+        const connection = new sdk.ClientSideConnection(() => client, childProcessStream(child));
+        await within(
+          connection.initialize({ protocolVersion: sdk.PROTOCOL_VERSION, clientCapabilities: {} }),
+          5000,
+          "initialize",
+        );
+        const { sessionId } = await within(
+          connection.newSession({ cwd: process.cwd(), mcpServers: [] }),
+          5000,
+          "session/new",
+        );
+        const running = connection.prompt({ sessionId, prompt: [{ type: "text", text: "slow" }] }).then(
+          (value) => ({ resolved: value }),
+          (error: unknown) => ({ rejected: error }),
+        );
+        const started = Date.now();
+        while (updates === 0 && Date.now() - started < 5000) await new Promise((resolve) => setTimeout(resolve, 5));
+        child.kill("SIGKILL");
+        const outcome = await within(running, 5000, "the pending prompt to settle");
+        if ("resolved" in outcome) assert.fail("the prompt resolved after the agent was killed");
+        const error = outcome.rejected as Error;
+        t.diagnostic(`childProcessStream: ${error.name}: ${error.message}`);
+        assert.equal(error.name, "ConnectionClosedError");
+        assert.match(error.message, /closed: .{8,}/i);
+        await within(connection.closed, 2000, "the connection to report closed");
+      } finally {
+        child.kill("SIGKILL");
+        if (child.exitCode === null && child.signalCode === null) await exited;
+      }
+    });
+  },
+);
 
 describe("observed: the official clients facing the same (diagnostics only)", () => {
   for (const [api, factory] of DRIVERS) {
     it(`${api}: official client, noise on the agent's stdout`, TEST, async (t) => {
       await withAgent("official", factory, async (session) => {
-        const report = (what: string) => [() => `${what}: the conversation went on`, (error: Error) => `${what}: ${error.message.split("\n")[0]}`] as const;
-        t.diagnostic(`official ${api} client: ${await loglineConversation(session).then(...report("a non-JSON line"))}`);
+        const report = (what: string) =>
+          [
+            () => `${what}: the conversation went on`,
+            (error: Error) => `${what}: ${error.message.split("\n")[0]}`,
+          ] as const;
+        t.diagnostic(
+          `official ${api} client: ${await loglineConversation(session).then(...report("a non-JSON line"))}`,
+        );
         const tooLong = `a ${NOISE_BYTES}-byte line (maxMessageBytes ${MAX_MESSAGE_BYTES})`;
         t.diagnostic(`official ${api} client: ${await noiseConversation(session).then(...report(tooLong))}`);
       });

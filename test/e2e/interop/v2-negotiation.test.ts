@@ -26,9 +26,16 @@ async function v1Turn(clientImpl: Impl, agent: SpawnedAgent) {
     if (update.sessionUpdate === "agent_message_chunk") said += update.content?.text ?? "";
   });
   return app.connectWith(sdk.ndJsonStream(agent.output, agent.input), async (ctx) => {
-    const init = await ctx.request(sdk.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "v1-client", version: "1" } });
+    const init = await ctx.request(sdk.methods.agent.initialize, {
+      protocolVersion: 1,
+      clientCapabilities: {},
+      clientInfo: { name: "v1-client", version: "1" },
+    });
     const { sessionId } = await ctx.request(sdk.methods.agent.session.new, { cwd: "/tmp", mcpServers: [] });
-    const response = await ctx.request(sdk.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hi" }] });
+    const response = await ctx.request(sdk.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hi" }],
+    });
     return { init, stopReason: response.stopReason, said };
   });
 }
@@ -36,7 +43,11 @@ async function v1Turn(clientImpl: Impl, agent: SpawnedAgent) {
 async function v2Turn(clientImpl: Impl, agent: SpawnedAgent) {
   const lib = await loadV2(clientImpl);
   return lib.client({ name: "v2-client" }).connectWith(lib.ndJsonStream(agent.output, agent.input), async (ctx) => {
-    const init = await ctx.request("initialize", { protocolVersion: 2, info: { name: "v2-client", version: "1" }, capabilities: {} });
+    const init = await ctx.request("initialize", {
+      protocolVersion: 2,
+      info: { name: "v2-client", version: "1" },
+      capabilities: {},
+    });
     const session = await ctx.buildSession("/tmp").start();
     await session.prompt("stream 3");
     return { init, text: await session.readTextUntilIdle(AbortSignal.timeout(20_000)) };
@@ -76,7 +87,9 @@ for (const agentImpl of IMPLS) {
       const agent = spawnAgent(agentImpl, "router");
       try {
         const writer = agent.output.getWriter();
-        const reader = agent.input.pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>).getReader();
+        const reader = agent.input
+          .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
+          .getReader();
         const encoder = new TextEncoder();
         let buffered = "";
         const nextMessage = async (): Promise<Record<string, unknown>> => {
@@ -103,7 +116,12 @@ for (const agentImpl of IMPLS) {
         const batch = await nextMessage();
         assert.equal(batch.id, null);
         assert.equal((batch.error as { code: number }).code, -32600);
-        await send({ jsonrpc: "2.0", id: 3, method: "initialize", params: { protocolVersion: 2, info: { name: "raw", version: "1" }, capabilities: {} } });
+        await send({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "initialize",
+          params: { protocolVersion: 2, info: { name: "raw", version: "1" }, capabilities: {} },
+        });
         const init = await nextMessage();
         assert.equal(init.id, 3);
         assert.equal((init.result as { protocolVersion: number }).protocolVersion, 2);
@@ -125,7 +143,10 @@ describe("negotiation: a peer that speaks only the other version", () => {
         const connection = lib.client().connect(lib.ndJsonStream(agent.output, agent.input));
         const error = await connection.agent
           .request("initialize", { protocolVersion: 2, info: { name: "v2-client", version: "1" }, capabilities: {} })
-          .then(() => assert.fail("initialize should fail"), (e: unknown) => e);
+          .then(
+            () => assert.fail("initialize should fail"),
+            (e: unknown) => e,
+          );
         assert.equal((error as Error).name, "ProtocolVersionError");
         assert.match((error as Error).message, /protocolVersion 1.*only ACP v2/);
         await connection.closed;
@@ -141,7 +162,13 @@ describe("negotiation: a peer that speaks only the other version", () => {
       const lib = await loadV2("official");
       try {
         const connection = lib.client().connect(lib.ndJsonStream(agent.output, agent.input));
-        await assert.rejects(connection.agent.request("initialize", { protocolVersion: 2, info: { name: "v2-client", version: "1" }, capabilities: {} }));
+        await assert.rejects(
+          connection.agent.request("initialize", {
+            protocolVersion: 2,
+            info: { name: "v2-client", version: "1" },
+            capabilities: {},
+          }),
+        );
         await connection.closed;
       } finally {
         await agent.stop();
@@ -156,7 +183,10 @@ describe("negotiation: a peer that speaks only the other version", () => {
           await sdk.client().connectWith(sdk.ndJsonStream(agent.output, agent.input), async (ctx) => {
             const error = await ctx
               .request(sdk.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} })
-              .then(() => assert.fail("initialize should fail"), (e: unknown) => e);
+              .then(
+                () => assert.fail("initialize should fail"),
+                (e: unknown) => e,
+              );
             assert.equal(errorCode(error), -32022);
             assert.deepEqual((error as { data?: unknown }).data, { requested: 1, supported: [2] });
           });

@@ -16,7 +16,10 @@ import { spawnFixture } from "./support/spawn.js";
 const IMPLS: Impl[] = ["acpkit", "official"];
 
 /** Reads the session's messages until `found` says stop; returns what was read. */
-async function readUntil(session: v2.ActiveSession, found: (message: v2.ActiveSessionMessage) => boolean): Promise<v2.ActiveSessionMessage[]> {
+async function readUntil(
+  session: v2.ActiveSession,
+  found: (message: v2.ActiveSessionMessage) => boolean,
+): Promise<v2.ActiveSessionMessage[]> {
   const seen: v2.ActiveSessionMessage[] = [];
   for (;;) {
     const message = await session.nextUpdate(AbortSignal.timeout(20_000));
@@ -40,8 +43,15 @@ for (const agentImpl of IMPLS) {
         });
         try {
           await app.connectWith(lib.ndJsonStream(agent.output, agent.input), async (ctx) => {
-            await assert.rejects(ctx.request("session/new", { cwd: "/tmp", mcpServers: [] }), (e: unknown) => errorCode(e) === -32600);
-            const init = await ctx.request("initialize", { protocolVersion: 2, info: { name: "v2-interop-client", version: "1.0.0" }, capabilities: {} });
+            await assert.rejects(
+              ctx.request("session/new", { cwd: "/tmp", mcpServers: [] }),
+              (e: unknown) => errorCode(e) === -32600,
+            );
+            const init = await ctx.request("initialize", {
+              protocolVersion: 2,
+              info: { name: "v2-interop-client", version: "1.0.0" },
+              capabilities: {},
+            });
             assert.equal(init.protocolVersion, 2);
             assert.equal(init.info.name, `interop-v2-${agentImpl}`);
             const snapshot = await ctx.initialized;
@@ -60,13 +70,19 @@ for (const agentImpl of IMPLS) {
             assert.equal(permissions[0]!.subject?.type, "tool_call");
 
             await session.prompt("slow");
-            await readUntil(session, (m) => m.kind === "session_update" && m.update.sessionUpdate === "agent_message_chunk");
+            await readUntil(
+              session,
+              (m) => m.kind === "session_update" && m.update.sessionUpdate === "agent_message_chunk",
+            );
             await ctx.notify("session/cancel", { sessionId: session.sessionId });
             const afterCancel = await readUntil(session, (m) => m.kind === "stop");
             assert.equal((afterCancel.at(-1) as { stopReason?: unknown }).stopReason, "cancelled");
 
             await session.prompt("tool");
-            const started = await readUntil(session, (m) => m.kind === "session_update" && m.update.sessionUpdate === "tool_call_update");
+            const started = await readUntil(
+              session,
+              (m) => m.kind === "session_update" && m.update.sessionUpdate === "tool_call_update",
+            );
             const toolCallId = (started.at(-1)!.update as { toolCallId: string }).toolCallId;
             assert.equal(session.canCancelToolCall(toolCallId), true);
             await session.cancelToolCall(toolCallId);
@@ -88,7 +104,11 @@ for (const agentImpl of IMPLS) {
           assert.deepEqual(unparsable, [], `${side} wrote lines that are not JSON`);
           const { violations, checked } = checkSent(protocol, events, side);
           assert.ok(checked > 10, `${side} sent ${checked} messages`);
-          assert.deepEqual(violations, [], `${side} (${side === "agent" ? agentImpl : clientImpl}) sent off-schema messages`);
+          assert.deepEqual(
+            violations,
+            [],
+            `${side} (${side === "agent" ? agentImpl : clientImpl}) sent off-schema messages`,
+          );
         }
       });
     });

@@ -16,30 +16,54 @@ import type { Impl } from "../interop/support/impl.js";
 
 type Unstable = typeof import("@agentclientprotocol/sdk/unstable");
 const loadUnstable = async (impl: Impl): Promise<Unstable> =>
-  impl === "official" ? import("@agentclientprotocol/sdk/unstable") : ((await import(new URL("../../../src/unstable.js", import.meta.url).href)) as Unstable);
+  impl === "official"
+    ? import("@agentclientprotocol/sdk/unstable")
+    : ((await import(new URL("../../../src/unstable.js", import.meta.url).href)) as Unstable);
 
 /** A hand-written MCP server: discovery, `echo` with progress, as stateless MCP 2026-07-28 requests arrive. */
 const handWritten: acp.McpRequestHandler = async ({ method, params, notify }) => {
-  if (method === "server/discover") return { result: { serverInfo: { name: "hand-written", version: "1" }, capabilities: { tools: {} } } };
-  if (method === "tools/list") return { result: { tools: [{ name: "echo", inputSchema: { type: "object" } }, { name: "shout", inputSchema: { type: "object" } }] } };
+  if (method === "server/discover")
+    return { result: { serverInfo: { name: "hand-written", version: "1" }, capabilities: { tools: {} } } };
+  if (method === "tools/list")
+    return {
+      result: {
+        tools: [
+          { name: "echo", inputSchema: { type: "object" } },
+          { name: "shout", inputSchema: { type: "object" } },
+        ],
+      },
+    };
   if (method === "tools/call" && params?.name === "echo") {
     const token = (params._meta as { progressToken?: string } | undefined)?.progressToken;
-    for (let i = 1; i <= 2 && token !== undefined; i++) await notify("notifications/progress", { progressToken: token, progress: i, total: 2 });
-    return { result: { content: [{ type: "text", text: `echo: ${String((params.arguments as { message: string }).message)}` }] } };
+    for (let i = 1; i <= 2 && token !== undefined; i++)
+      await notify("notifications/progress", { progressToken: token, progress: i, total: 2 });
+    return {
+      result: {
+        content: [{ type: "text", text: `echo: ${String((params.arguments as { message: string }).message)}` }],
+      },
+    };
   }
   return { error: { code: -32601, message: `Method not found: ${method}` } };
 };
 
 async function sdkHandler(): Promise<acp.McpRequestHandler> {
-  const { fromMcpServer } = (await import(new URL("../../../src/experimental/mcp-server.js", import.meta.url).href)) as typeof import("../../../src/experimental/mcp-server.js");
+  const { fromMcpServer } = (await import(
+    new URL("../../../src/experimental/mcp-server.js", import.meta.url).href
+  )) as typeof import("../../../src/experimental/mcp-server.js");
   return fromMcpServer(() => {
     const server = new McpServer({ name: "project-tools", version: "1.0.0" });
     server.registerTool("echo", { inputSchema: { message: z.string() } }, async ({ message }, extra) => {
       const token = extra._meta?.progressToken;
-      for (let i = 1; i <= 2 && token !== undefined; i++) await extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: i, total: 2 } });
+      for (let i = 1; i <= 2 && token !== undefined; i++)
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: 2 },
+        });
       return { content: [{ type: "text", text: `echo: ${message}` }] };
     });
-    server.registerTool("shout", { inputSchema: { message: z.string() } }, async ({ message }) => ({ content: [{ type: "text", text: message.toUpperCase() }] }));
+    server.registerTool("shout", { inputSchema: { message: z.string() } }, async ({ message }) => ({
+      content: [{ type: "text", text: message.toUpperCase() }],
+    }));
     return server;
   }).handler;
 }
@@ -72,18 +96,38 @@ for (const { agent, client, via } of PAIRINGS) {
     const handler = client === "acpkit" ? await sdkHandler() : handWritten;
     const registration = provider.registerServer(connection.agent, { name: "project-tools", handler });
 
-    const init = await connection.agent.request(sdk.methods.agent.initialize, { protocolVersion: sdk.PROTOCOL_VERSION, clientCapabilities: {} });
+    const init = await connection.agent.request(sdk.methods.agent.initialize, {
+      protocolVersion: sdk.PROTOCOL_VERSION,
+      clientCapabilities: {},
+    });
     assert.equal(init.agentCapabilities?.mcpCapabilities?.acp, true);
-    const { sessionId } = await connection.agent.request(sdk.methods.agent.session.new, { cwd: process.cwd(), mcpServers: [registration.declaration as acp.McpServer] });
-    const turn = await connection.agent.request(sdk.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "hello over acp" }] });
+    const { sessionId } = await connection.agent.request(sdk.methods.agent.session.new, {
+      cwd: process.cwd(),
+      mcpServers: [registration.declaration as acp.McpServer],
+    });
+    const turn = await connection.agent.request(sdk.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "hello over acp" }],
+    });
     assert.equal(turn.stopReason, "end_turn");
-    assert.deepEqual(said.get(sessionId), ["tools: echo,shout", "progress: 1", "progress: 2", "echo: hello over acp"], spawned.stderr());
+    assert.deepEqual(
+      said.get(sessionId),
+      ["tools: echo,shout", "progress: 1", "progress: 2", "echo: hello over acp"],
+      spawned.stderr(),
+    );
 
     await registration.dispose();
     said.delete(sessionId);
-    await connection.agent.request(sdk.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "again" }] });
+    await connection.agent.request(sdk.methods.agent.session.prompt, {
+      sessionId,
+      prompt: [{ type: "text", text: "again" }],
+    });
     const [failure] = said.get(sessionId) ?? [];
-    assert.match(failure ?? "", via === "http" ? /failed: .*(-33001|registration unavailable)/ : /^failed: -33001 /, spawned.stderr());
+    assert.match(
+      failure ?? "",
+      via === "http" ? /failed: .*(-33001|registration unavailable)/ : /^failed: -33001 /,
+      spawned.stderr(),
+    );
     connection.close();
   });
 }

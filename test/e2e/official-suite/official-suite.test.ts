@@ -28,8 +28,20 @@ async function runSuite(target: string): Promise<Outcome[]> {
   try {
     await run(
       process.execPath,
-      [join(repoRoot, "node_modules/vitest/vitest.mjs"), "run", "--config", join(repoRoot, "test/e2e/official-suite/vitest.config.mjs"), "--reporter=json", `--outputFile=${report}`],
-      { cwd: repoRoot, env: { ...process.env, ACP_SUITE_TARGET: target, NO_COLOR: "1" }, timeout: 300_000, maxBuffer: 64 * 1024 * 1024 },
+      [
+        join(repoRoot, "node_modules/vitest/vitest.mjs"),
+        "run",
+        "--config",
+        join(repoRoot, "test/e2e/official-suite/vitest.config.mjs"),
+        "--reporter=json",
+        `--outputFile=${report}`,
+      ],
+      {
+        cwd: repoRoot,
+        env: { ...process.env, ACP_SUITE_TARGET: target, NO_COLOR: "1" },
+        timeout: 300_000,
+        maxBuffer: 64 * 1024 * 1024,
+      },
     ).catch((error: { code?: number }) => {
       if (error.code !== 1) throw error; // 1: some test failed, which is expected here
     });
@@ -43,7 +55,10 @@ async function runSuite(target: string): Promise<Outcome[]> {
 test("the official v0.12 suite: 9 of 10 against acpkit and against 1.9.0, the same tenth failing for the same reason", async () => {
   const acpkit = await runSuite(join(repoRoot, "dist/src/index.js"));
   const official = await runSuite(join(repoRoot, "node_modules/sdk-v1/dist/acp.js"));
-  for (const [name, outcomes] of [["acpkit", acpkit], ["official 1.9.0", official]] as const) {
+  for (const [name, outcomes] of [
+    ["acpkit", acpkit],
+    ["official 1.9.0", official],
+  ] as const) {
     assert.equal(outcomes.length, 10, `${name}: the suite has 10 tests`);
     const failed = outcomes.filter((o) => o.status !== "passed");
     assert.deepEqual(
@@ -51,6 +66,10 @@ test("the official v0.12 suite: 9 of 10 against acpkit and against 1.9.0, the sa
       ["handles optional extension methods correctly"],
       `${name}: ${failed.map((o) => `${o.title}: ${o.failureMessages.join(" ")}`).join("\n")}`,
     );
-    assert.match(failed[0]!.failureMessages.join("\n"), /expected 'example\.com\/ping' to be '_example\.com\/ping'/, name);
+    assert.match(
+      failed[0]!.failureMessages.join("\n"),
+      /expected 'example\.com\/ping' to be '_example\.com\/ping'/,
+      name,
+    );
   }
 });

@@ -11,7 +11,24 @@ import type * as acp from "sdk-v1";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { agentViolations, startRefAgent, text, type RefAgent } from "../fixtures/ref-harness.js";
 
-const REQUIRED_COMMANDS = ["read", "write", "edit", "run", "grep", "plan", "think", "stream", "slow", "fail", "elicit", "usage", "title", "mcp", "mcp-call", "help"];
+const REQUIRED_COMMANDS = [
+  "read",
+  "write",
+  "edit",
+  "run",
+  "grep",
+  "plan",
+  "think",
+  "stream",
+  "slow",
+  "fail",
+  "elicit",
+  "usage",
+  "title",
+  "mcp",
+  "mcp-call",
+  "help",
+];
 
 describe("acp agent: slash commands, modes and sessions over the official SDK client", () => {
   let agent: RefAgent & { init: acp.InitializeResponse };
@@ -23,7 +40,14 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
   const prompt = async (value: string, id = sessionId) => {
     const from = agent.host.updates.length;
     const response = await agent.connection.prompt(text(id, value));
-    return { response, said: agent.host.said(id, from), updates: agent.host.updates.slice(from).filter((n) => n.sessionId === id).map((n) => n.update) };
+    return {
+      response,
+      said: agent.host.said(id, from),
+      updates: agent.host.updates
+        .slice(from)
+        .filter((n) => n.sessionId === id)
+        .map((n) => n.update),
+    };
   };
 
   before(async () => {
@@ -34,7 +58,11 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     agent = await startRefAgent({ root, dataDir });
     created = await agent.connection.newSession({ cwd: root, mcpServers: [] });
     sessionId = created.sessionId;
-    await agent.host.until(() => agent.host.of(sessionId).some((u) => u.sessionUpdate === "available_commands_update"), 5000, "available_commands_update");
+    await agent.host.until(
+      () => agent.host.of(sessionId).some((u) => u.sessionUpdate === "available_commands_update"),
+      5000,
+      "available_commands_update",
+    );
   });
 
   after(async () => {
@@ -49,10 +77,14 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     for (const key of ["list", "resume", "close", "delete"]) assert.ok(caps.sessionCapabilities?.[key as "list"], key);
     assert.deepEqual(caps.promptCapabilities, { image: true, audio: true, embeddedContext: true });
     assert.equal(created.modes?.currentModeId, "ask");
-    assert.deepEqual(created.modes?.availableModes.map((m) => m.id), ["ask", "code", "architect"]);
+    assert.deepEqual(
+      created.modes?.availableModes.map((m) => m.id),
+      ["ask", "code", "architect"],
+    );
     assert.equal(created.configOptions?.[0]?.id, "model");
     const update = agent.host.of(sessionId).find((u) => u.sessionUpdate === "available_commands_update");
-    const names = update?.sessionUpdate === "available_commands_update" ? update.availableCommands.map((c) => c.name) : [];
+    const names =
+      update?.sessionUpdate === "available_commands_update" ? update.availableCommands.map((c) => c.name) : [];
     for (const name of REQUIRED_COMMANDS) assert.ok(names.includes(name), `/${name} is advertised`);
   });
 
@@ -98,7 +130,11 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     assert.equal(agent.host.permissionRequests.length, asked + 1);
     assert.equal(readFileSync(join(root, "new.txt"), "utf8"), "hello\nworld");
     const call = updates.find((u) => u.sessionUpdate === "tool_call");
-    assert.deepEqual(call?.sessionUpdate === "tool_call" && call.content?.[0], { type: "diff", path: join(root, "new.txt"), newText: "hello\nworld" });
+    assert.deepEqual(call?.sessionUpdate === "tool_call" && call.content?.[0], {
+      type: "diff",
+      path: join(root, "new.txt"),
+      newText: "hello\nworld",
+    });
     agent.host.permissionPolicy = "reject";
     try {
       const { said } = await prompt("/write notes.txt replaced");
@@ -137,7 +173,9 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
   it("/run runs in a client terminal embedded in the tool call, always released, with a timeout", async () => {
     const { said, updates } = await prompt("/run echo hi-from-terminal");
     assert.match(said, /hi-from-terminal/);
-    assert.ok(updates.some((u) => u.sessionUpdate === "tool_call_update" && u.content?.some((c) => c.type === "terminal")));
+    assert.ok(
+      updates.some((u) => u.sessionUpdate === "tool_call_update" && u.content?.some((c) => c.type === "terminal")),
+    );
     assert.ok(updates.some((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed"));
     const started = Date.now();
     const slow = await prompt("/run --timeout 300 sleep 5");
@@ -171,8 +209,13 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
   it("/stream N sends exactly N chunks, all before the response", async () => {
     const { response, updates } = await prompt("/stream 200 tick");
     assert.equal(response.stopReason, "end_turn");
-    const chunks = updates.flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
-    assert.deepEqual(chunks, Array.from({ length: 200 }, (_, i) => `tick ${i + 1}\n`));
+    const chunks = updates.flatMap((u) =>
+      u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+    );
+    assert.deepEqual(
+      chunks,
+      Array.from({ length: 200 }, (_, i) => `tick ${i + 1}\n`),
+    );
   });
 
   it("/slow MS takes that long; /fail answers with an error after a failed tool call", async () => {
@@ -182,7 +225,11 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     assert.match(said, /Done after 150 ms/);
     const from = agent.host.updates.length;
     await assert.rejects(agent.connection.prompt(text(sessionId, "/fail")), /fails on purpose/);
-    assert.ok(agent.host.updates.slice(from).some((n) => n.update.sessionUpdate === "tool_call_update" && n.update.status === "failed"));
+    assert.ok(
+      agent.host.updates
+        .slice(from)
+        .some((n) => n.update.sessionUpdate === "tool_call_update" && n.update.status === "failed"),
+    );
     assert.equal((await prompt("/stream 1")).response.stopReason, "end_turn", "the session still works");
   });
 
@@ -194,14 +241,19 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     const update = usage.updates.find((u) => u.sessionUpdate === "usage_update");
     assert.ok(update?.sessionUpdate === "usage_update" && update.used > 0 && update.size === 128000);
     const titled = await prompt("/title My reference session");
-    assert.ok(titled.updates.some((u) => u.sessionUpdate === "session_info_update" && u.title === "My reference session"));
+    assert.ok(
+      titled.updates.some((u) => u.sessionUpdate === "session_info_update" && u.title === "My reference session"),
+    );
     const listed = await agent.connection.listSessions({ cwd: root });
     assert.equal(listed.sessions.find((s) => s.sessionId === sessionId)?.title, "My reference session");
   });
 
   it("/mcp lists the session's MCP servers; /mcp-call reports an unknown server; /help lists every command", async () => {
     assert.match((await prompt("/mcp")).said, /no MCP servers/);
-    const withServer = await agent.connection.newSession({ cwd: root, mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }] });
+    const withServer = await agent.connection.newSession({
+      cwd: root,
+      mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }],
+    });
     assert.match((await prompt("/mcp", withServer.sessionId)).said, /files \(stdio\)/);
     assert.match((await prompt('/mcp-call nowhere tool {"a":1}')).said, /no MCP server named "nowhere"/);
     const help = (await prompt("/help")).said;
@@ -223,7 +275,9 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     const resumed = await agent.connection.resumeSession({ sessionId: other.sessionId, cwd: root, mcpServers: [] });
     assert.equal(resumed.modes?.currentModeId, "architect");
     await agent.connection.deleteSession({ sessionId: other.sessionId });
-    assert.ok(!(await agent.connection.listSessions({ cwd: root })).sessions.some((s) => s.sessionId === other.sessionId));
+    assert.ok(
+      !(await agent.connection.listSessions({ cwd: root })).sessions.some((s) => s.sessionId === other.sessionId),
+    );
   });
 
   it("every message the agent sent is schema-valid", async () => {

@@ -35,7 +35,11 @@ async function started(args: string[] = []) {
 }
 
 const searching = (agent: RefAgent, sessionId: string) =>
-  agent.host.until(() => agent.host.of(sessionId).some((u) => u.sessionUpdate === "tool_call" && u.kind === "search"), 20_000, "the search tool call");
+  agent.host.until(
+    () => agent.host.of(sessionId).some((u) => u.sessionUpdate === "tool_call" && u.kind === "search"),
+    20_000,
+    "the search tool call",
+  );
 
 test("a catastrophic /grep does not freeze the agent: the cancel is answered promptly, then another request", async () => {
   // A time limit far beyond the test's: only the cancel can end this search.
@@ -59,7 +63,13 @@ test("other requests are served while a search runs; past the time limit the sea
   assert.ok(other.sessionId, "served while the search runs");
   const { response, said, updates } = await turn;
   assert.equal(response.stopReason, "end_turn");
-  assert.match(said, /stopped: the search took longer than 1500 ms and was stopped; the pattern may backtrack catastrophically/);
-  const failed = updates.find((u): u is acp.ToolCallUpdate & { sessionUpdate: "tool_call_update" } => u.sessionUpdate === "tool_call_update" && u.status === "failed");
+  assert.match(
+    said,
+    /stopped: the search took longer than 1500 ms and was stopped; the pattern may backtrack catastrophically/,
+  );
+  const failed = updates.find(
+    (u): u is acp.ToolCallUpdate & { sessionUpdate: "tool_call_update" } =>
+      u.sessionUpdate === "tool_call_update" && u.status === "failed",
+  );
   assert.ok(failed, "the tool call failed");
 });

@@ -31,8 +31,18 @@ describe("acp agent: the session's MCP servers", () => {
     const created = await agent.connection.newSession({
       cwd: root,
       mcpServers: [
-        { name: "local", command: process.execPath, args: [FIXTURE, "--stdio"], env: [{ name: "FIXTURE_GREETING", value: "from env" }] },
-        { type: "http", name: "remote", url: `${http.url}/mcp`, headers: [{ name: "Authorization", value: "Bearer acp-test" }] },
+        {
+          name: "local",
+          command: process.execPath,
+          args: [FIXTURE, "--stdio"],
+          env: [{ name: "FIXTURE_GREETING", value: "from env" }],
+        },
+        {
+          type: "http",
+          name: "remote",
+          url: `${http.url}/mcp`,
+          headers: [{ name: "Authorization", value: "Bearer acp-test" }],
+        },
         { name: "broken", command: process.execPath, args: [FIXTURE, "--fail"], env: [] },
       ],
     });
@@ -63,20 +73,32 @@ describe("acp agent: the session's MCP servers", () => {
     const call = local.updates.find((u) => u.sessionUpdate === "tool_call");
     assert.ok(call?.sessionUpdate === "tool_call" && call.kind === "other" && call.title === "local: echo");
     const done = local.updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
-    assert.deepEqual(done?.sessionUpdate === "tool_call_update" && done.content, [{ type: "content", content: { type: "text", text: "stdio: ping (from env)" } }]);
+    assert.deepEqual(done?.sessionUpdate === "tool_call_update" && done.content, [
+      { type: "content", content: { type: "text", text: "stdio: ping (from env)" } },
+    ]);
 
     const remote = await prompt('/mcp-call remote add {"a":2,"b":3}');
     assert.match(remote.said, /remote\/add returned: 5/);
-    assert.ok(remote.updates.some((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed" && JSON.stringify(u.content).includes('"5"')));
+    assert.ok(
+      remote.updates.some(
+        (u) =>
+          u.sessionUpdate === "tool_call_update" &&
+          u.status === "completed" &&
+          JSON.stringify(u.content).includes('"5"'),
+      ),
+    );
     assert.ok(http.authorizations.includes("Bearer acp-test"), "the client's headers reach the HTTP server");
   });
 
   it("a failing call (unknown tool, failed server) ends its tool call as failed", async () => {
-    for (const line of ['/mcp-call remote nope {}', '/mcp-call broken echo {"text":"x"}']) {
+    for (const line of ["/mcp-call remote nope {}", '/mcp-call broken echo {"text":"x"}']) {
       const { said, updates, response } = await prompt(line);
       assert.equal(response.stopReason, "end_turn");
       assert.match(said, /failed/);
-      assert.ok(updates.some((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed"), line);
+      assert.ok(
+        updates.some((u) => u.sessionUpdate === "tool_call_update" && u.status === "failed"),
+        line,
+      );
     }
   });
 

@@ -10,7 +10,15 @@ import { after, before, describe, it } from "node:test";
 import type * as acp from "sdk-v1";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { agentViolations, startRefAgent, text, type RefAgent } from "../fixtures/ref-harness.js";
-import { content, finish, reasoning, startFakeModelServer, toolDelta, usage, type FakeModelServer } from "../fixtures/ref-model-server.js";
+import {
+  content,
+  finish,
+  reasoning,
+  startFakeModelServer,
+  toolDelta,
+  usage,
+  type FakeModelServer,
+} from "../fixtures/ref-model-server.js";
 
 describe("acp agent with an OpenAI-compatible model endpoint", () => {
   let server: FakeModelServer;
@@ -24,10 +32,18 @@ describe("acp agent with an OpenAI-compatible model endpoint", () => {
     dataDir = makeTempDir("ref-model-data-");
     writeFileSync(join(root, "notes.txt"), "alpha\nbeta\n");
     server = await startFakeModelServer();
-    agent = await startRefAgent({ root, dataDir, args: ["--model-url", server.url, "--model", "fake-coder"], env: { ACP_MODEL_KEY: "sk-test" } });
+    agent = await startRefAgent({
+      root,
+      dataDir,
+      args: ["--model-url", server.url, "--model", "fake-coder"],
+      env: { ACP_MODEL_KEY: "sk-test" },
+    });
     const session = await agent.connection.newSession({ cwd: root, mcpServers: [] });
     sessionId = session.sessionId;
-    assert.deepEqual(session.configOptions?.[0]?.type === "select" && session.configOptions[0].currentValue, "fake-coder");
+    assert.deepEqual(
+      session.configOptions?.[0]?.type === "select" && session.configOptions[0].currentValue,
+      "fake-coder",
+    );
   });
 
   after(async () => {
@@ -51,19 +67,37 @@ describe("acp agent with an OpenAI-compatible model endpoint", () => {
           usage(100, 20),
         ],
       },
-      { chunks: [content("The notes "), content("said alpha and beta; "), content("beta is now gamma."), finish("stop"), usage(180, 12)] },
+      {
+        chunks: [
+          content("The notes "),
+          content("said alpha and beta; "),
+          content("beta is now gamma."),
+          finish("stop"),
+          usage(180, 12),
+        ],
+      },
     );
     const from = agent.host.updates.length;
     const asked = agent.host.permissionRequests.length;
     const response = await agent.connection.prompt(text(sessionId, "Replace beta with gamma in notes.txt"));
     assert.equal(response.stopReason, "end_turn");
     const updates = agent.host.updates.slice(from).map((n) => n.update);
-    const thoughts = updates.flatMap((u) => (u.sessionUpdate === "agent_thought_chunk" && u.content.type === "text" ? [u.content.text] : []));
+    const thoughts = updates.flatMap((u) =>
+      u.sessionUpdate === "agent_thought_chunk" && u.content.type === "text" ? [u.content.text] : [],
+    );
     assert.deepEqual(thoughts, ["I should read ", "the notes first."]);
     assert.equal(agent.host.said(sessionId, from), "The notes said alpha and beta; beta is now gamma.");
     const calls = updates.flatMap((u) => (u.sessionUpdate === "tool_call" ? [u] : []));
-    assert.deepEqual(calls.map((c) => c.kind), ["read", "edit"]);
-    assert.deepEqual(calls[1]!.content?.[0], { type: "diff", path: join(root, "notes.txt"), oldText: "alpha\nbeta\n", newText: "alpha\ngamma\n" });
+    assert.deepEqual(
+      calls.map((c) => c.kind),
+      ["read", "edit"],
+    );
+    assert.deepEqual(calls[1]!.content?.[0], {
+      type: "diff",
+      path: join(root, "notes.txt"),
+      oldText: "alpha\nbeta\n",
+      newText: "alpha\ngamma\n",
+    });
     assert.equal(agent.host.permissionRequests.length, asked + 1, "ask mode asked before the edit");
     assert.equal(readFileSync(join(root, "notes.txt"), "utf8"), "alpha\ngamma\n");
     const usages = updates.flatMap((u) => (u.sessionUpdate === "usage_update" ? [u.used] : []));
@@ -75,7 +109,9 @@ describe("acp agent with an OpenAI-compatible model endpoint", () => {
     assert.equal(first!.body.model, "fake-coder");
     assert.equal(first!.body.stream, true);
     assert.ok(first!.body.tools?.some((t) => t.function.name === "run_command"));
-    const assistant = second!.body.messages.find((m) => m.role === "assistant") as { tool_calls: Array<{ id: string; function: { name: string; arguments: string } }> };
+    const assistant = second!.body.messages.find((m) => m.role === "assistant") as {
+      tool_calls: Array<{ id: string; function: { name: string; arguments: string } }>;
+    };
     assert.deepEqual(
       assistant.tool_calls.map((c) => [c.id, c.function.name, JSON.parse(c.function.arguments)]),
       [
@@ -98,11 +134,17 @@ describe("acp agent with an OpenAI-compatible model endpoint", () => {
     assert.equal(response.stopReason, "cancelled");
     // The script streams for 10 s (2000 chunks, 5 ms apart): ending far sooner means the cancel cut it short.
     // A bound in seconds, not milliseconds, so a loaded machine does not fail the test (speed is the bench's job).
-    assert.ok(performance.now() - started < 3000, `answered ${(performance.now() - started).toFixed(0)} ms after the cancel`);
+    assert.ok(
+      performance.now() - started < 3000,
+      `answered ${(performance.now() - started).toFixed(0)} ms after the cancel`,
+    );
     const request = server.requests.at(-1)!;
     await new Promise((resolve) => setTimeout(resolve, 200));
     assert.ok(request.abortedAt !== undefined, "the server saw the request aborted");
-    assert.ok(request.abortedAt - started < 3000, `aborted ${(request.abortedAt - started).toFixed(1)} ms after the cancel`);
+    assert.ok(
+      request.abortedAt - started < 3000,
+      `aborted ${(request.abortedAt - started).toFixed(1)} ms after the cancel`,
+    );
     assert.deepEqual(
       request.body.messages.filter((m) => m.role === "user").map((m) => m.content),
       ["Replace beta with gamma in notes.txt", "Write a long story"],

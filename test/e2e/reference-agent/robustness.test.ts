@@ -20,14 +20,17 @@ interface WireMessage {
 }
 
 const parsed = (wire: readonly WireLine[], from: WireLine["from"]) =>
-  wire.filter((line) => line.from === from && line.text.trim() !== "").map((line) => JSON.parse(line.text) as WireMessage);
+  wire
+    .filter((line) => line.from === from && line.text.trim() !== "")
+    .map((line) => JSON.parse(line.text) as WireMessage);
 
 /** The session/update notifications the agent wrote for `sessionId` before its response to the request with `id`. */
 function updatesBeforeResponse(wire: readonly WireLine[], sessionId: string, id: unknown): acp.SessionUpdate[] {
   const out: acp.SessionUpdate[] = [];
   for (const message of parsed(wire, "agent")) {
     if (message.method === undefined && message.id === id) return out;
-    if (message.method === "session/update" && message.params?.sessionId === sessionId) out.push(message.params.update!);
+    if (message.method === "session/update" && message.params?.sessionId === sessionId)
+      out.push(message.params.update!);
   }
   throw new Error(`no response with id ${JSON.stringify(id)} on the wire`);
 }
@@ -66,7 +69,11 @@ describe("acp agent: crash recovery, cancellation and concurrency", () => {
     await first.connection.prompt(text(sessionId, "/plan"));
     const slow = first.connection.prompt(text(sessionId, "/slow 10000"));
     slow.catch(() => {});
-    await first.host.until(() => first.host.said(sessionId).includes("Working for 10000 ms"), 5000, "the slow turn to start");
+    await first.host.until(
+      () => first.host.said(sessionId).includes("Working for 10000 ms"),
+      5000,
+      "the slow turn to start",
+    );
     await delay(300);
     const sent = first.host.of(sessionId);
     first.child.kill("SIGKILL");
@@ -77,7 +84,9 @@ describe("acp agent: crash recovery, cancellation and concurrency", () => {
     const loaded = await second.connection.loadSession({ sessionId, cwd: root, mcpServers: [] });
     assert.equal(loaded.modes?.currentModeId, "ask");
     const replayed = updatesBeforeResponse(second.wire, sessionId, lastRequestId(second.wire, "session/load"));
-    const users = replayed.flatMap((u) => (u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
+    const users = replayed.flatMap((u) =>
+      u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+    );
     assert.deepEqual(users, ["/stream 5 before", "hello there", "/plan", "/slow 10000"]);
     // The command list is not history: the toolkit announces it afresh after each session response (load included).
     const isCommands = (u: acp.SessionUpdate) => u.sessionUpdate === "available_commands_update";
@@ -87,7 +96,11 @@ describe("acp agent: crash recovery, cancellation and concurrency", () => {
       "every update the client saw before the kill is replayed, in order",
     );
     assert.ok(sent.length > 15);
-    await second.host.until(() => second.host.of(sessionId).some(isCommands), 5000, "available_commands_update after the load");
+    await second.host.until(
+      () => second.host.of(sessionId).some(isCommands),
+      5000,
+      "available_commands_update after the load",
+    );
     const after = await second.connection.prompt(text(sessionId, "/stream 2 after"));
     assert.equal(after.stopReason, "end_turn");
     const { report } = await agentViolations(second.wire);
@@ -98,32 +111,57 @@ describe("acp agent: crash recovery, cancellation and concurrency", () => {
     const agent = await start();
     const { sessionId } = await agent.connection.newSession({ cwd: root, mcpServers: [] });
     const turn = agent.connection.prompt(text(sessionId, "/slow 10000"));
-    await agent.host.until(() => agent.host.said(sessionId).includes("Working for 10000 ms"), 5000, "the slow turn to start");
+    await agent.host.until(
+      () => agent.host.said(sessionId).includes("Working for 10000 ms"),
+      5000,
+      "the slow turn to start",
+    );
     const started = performance.now();
     await agent.connection.cancel({ sessionId });
     const response = await turn;
     const elapsed = performance.now() - started;
     assert.equal(response.stopReason, "cancelled");
-    assert.ok(elapsed < 3000, `answered in ${elapsed.toFixed(1)} ms, long before the 10 s turn would have ended (latency is measured by acp check agent)`);
+    assert.ok(
+      elapsed < 3000,
+      `answered in ${elapsed.toFixed(1)} ms, long before the 10 s turn would have ended (latency is measured by acp check agent)`,
+    );
     await delay(300);
     const messages = parsed(agent.wire, "agent");
-    const responseAt = messages.findIndex((m) => m.method === undefined && m.id === lastRequestId(agent.wire, "session/prompt"));
+    const responseAt = messages.findIndex(
+      (m) => m.method === undefined && m.id === lastRequestId(agent.wire, "session/prompt"),
+    );
     assert.ok(responseAt >= 0);
-    const late = messages.slice(responseAt + 1).filter((m) => m.method === "session/update" && m.params?.sessionId === sessionId);
+    const late = messages
+      .slice(responseAt + 1)
+      .filter((m) => m.method === "session/update" && m.params?.sessionId === sessionId);
     assert.deepEqual(late, [], "no session/update after the response");
-    assert.equal((await agent.connection.prompt(text(sessionId, "/stream 1"))).stopReason, "end_turn", "the session still works");
+    assert.equal(
+      (await agent.connection.prompt(text(sessionId, "/stream 1"))).stopReason,
+      "end_turn",
+      "the session still works",
+    );
   });
 
   it("50 concurrent sessions on one connection, each streaming: nothing crosses between them", async () => {
     const agent = await start();
-    const sessions = await Promise.all(Array.from({ length: 50 }, () => agent.connection.newSession({ cwd: root, mcpServers: [] })));
+    const sessions = await Promise.all(
+      Array.from({ length: 50 }, () => agent.connection.newSession({ cwd: root, mcpServers: [] })),
+    );
     const ids = sessions.map((s) => s.sessionId);
     assert.equal(new Set(ids).size, 50);
     const responses = await Promise.all(ids.map((id, i) => agent.connection.prompt(text(id, `/stream 40 S${i}`))));
     assert.ok(responses.every((r) => r.stopReason === "end_turn"));
     ids.forEach((id, i) => {
-      const chunks = agent.host.of(id).flatMap((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : []));
-      assert.deepEqual(chunks, Array.from({ length: 40 }, (_, k) => `S${i} ${k + 1}\n`), `session ${i}`);
+      const chunks = agent.host
+        .of(id)
+        .flatMap((u) =>
+          u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+        );
+      assert.deepEqual(
+        chunks,
+        Array.from({ length: 40 }, (_, k) => `S${i} ${k + 1}\n`),
+        `session ${i}`,
+      );
     });
     const { report, checked } = await agentViolations(agent.wire);
     assert.ok(checked >= 50 * 42);

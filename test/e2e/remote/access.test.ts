@@ -12,7 +12,12 @@ import { startServe, type ServeProcess } from "./support/serve-process.js";
 
 const TOKEN = "access-token";
 const ALLOWED_ORIGIN = "https://app.example";
-const INITIALIZE = JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+const INITIALIZE = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: { protocolVersion: 1, clientCapabilities: {} },
+});
 
 interface Answer {
   status: number;
@@ -23,18 +28,31 @@ interface Answer {
 /** POSTs `initialize` with exactly `headers` (Host included when given), on a socket of its own. */
 function postInitialize(url: string, headers: Record<string, string>): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", agent: false, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (text: string) => (body += text));
-      res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
-    });
+    const req = request(
+      url,
+      {
+        method: "POST",
+        agent: false,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
+      (res) => {
+        let body = "";
+        res.setEncoding("utf8").on("data", (text: string) => (body += text));
+        res.on("end", () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      },
+    );
     req.on("error", reject);
     req.end(INITIALIZE);
   });
 }
 
 /** Tries a WebSocket upgrade; the status of a refusal, or 101 and the selected subprotocol. */
-function upgrade(url: string, protocols: string[], headers: Record<string, string>, origin?: string): Promise<{ status: number; protocol?: string; body?: string }> {
+function upgrade(
+  url: string,
+  protocols: string[],
+  headers: Record<string, string>,
+  origin?: string,
+): Promise<{ status: number; protocol?: string; body?: string }> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(url, protocols, { headers, ...(origin === undefined ? {} : { origin }) });
     socket.once("unexpected-response", (_req, res) => {
@@ -81,7 +99,10 @@ describe("acp serve refuses strangers over real sockets, before any agent starts
     assert.equal(foreign.headers["access-control-allow-origin"], undefined, "no CORS grant for a foreign origin");
     assert.equal((await postInitialize(serve.url, { ...bearer, origin: "null" })).status, 403);
     // A page on another port of the same machine is another origin.
-    assert.equal((await postInitialize(serve.url, { ...bearer, origin: `http://127.0.0.1:${Number(port) + 1}` })).status, 403);
+    assert.equal(
+      (await postInitialize(serve.url, { ...bearer, origin: `http://127.0.0.1:${Number(port) + 1}` })).status,
+      403,
+    );
     const rebinding = await postInitialize(serve.url, { ...bearer, host: `evil.example:${port}` });
     assert.equal(rebinding.status, 403);
     assert.match(rebinding.body, /Host header "evil\.example:\d+" is not one this server answers to/);
@@ -107,7 +128,11 @@ describe("acp serve refuses strangers over real sockets, before any agent starts
     const before = opened();
     const ws = serve.webSocketUrl;
     assert.equal((await upgrade(ws, ["acp"], {})).status, 401);
-    assert.equal((await upgrade(ws, ["acp", "acp.bearer.bm90LXRoZS10b2tlbg"], {})).status, 401, "a wrong token in the subprotocol");
+    assert.equal(
+      (await upgrade(ws, ["acp", "acp.bearer.bm90LXRoZS10b2tlbg"], {})).status,
+      401,
+      "a wrong token in the subprotocol",
+    );
     const foreign = await upgrade(ws, ["acp"], bearer, "https://evil.example");
     assert.equal(foreign.status, 403);
     assert.match(foreign.body ?? "", /web origin "https:\/\/evil\.example" are not allowed/);
@@ -119,7 +144,16 @@ describe("acp serve refuses strangers over real sockets, before any agent starts
     const header = await upgrade(ws, ["acp"], bearer);
     assert.deepEqual(header, { status: 101, protocol: "acp" });
     // A browser: no Authorization header possible, the token in a subprotocol, its page's origin allowed.
-    const subprotocol = await upgrade(ws, ["acp", `acp.bearer.${Buffer.from(TOKEN).toString("base64url")}`], {}, ALLOWED_ORIGIN);
-    assert.deepEqual(subprotocol, { status: 101, protocol: "acp" }, "the server selects acp, never the bearer subprotocol");
+    const subprotocol = await upgrade(
+      ws,
+      ["acp", `acp.bearer.${Buffer.from(TOKEN).toString("base64url")}`],
+      {},
+      ALLOWED_ORIGIN,
+    );
+    assert.deepEqual(
+      subprotocol,
+      { status: 101, protocol: "acp" },
+      "the server selects acp, never the bearer subprotocol",
+    );
   });
 });

@@ -40,40 +40,80 @@ for (const serverImpl of SERVER_IMPLS) {
     it("acp exec --agent ws://... and http://...: the agent's write lands in the client's --cwd", STEP, async () => {
       server = await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN });
       // A server without WebSocket: the http:// run falls back to Streamable HTTP (and deletes its connection).
-      const httpOnly = await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN, websocket: false });
+      const httpOnly = await startServer(serverImpl, {
+        dataDir: temp("acp-cli-data-"),
+        token: TOKEN,
+        websocket: false,
+      });
       try {
-        for (const [url, auth] of [[server.url("ws"), []], [httpOnly.url("http"), ["--token", TOKEN]]] as const) {
+        for (const [url, auth] of [
+          [server.url("ws"), []],
+          [httpOnly.url("http"), ["--token", TOKEN]],
+        ] as const) {
           const work = temp("acp-cli-work-");
-          const run = startExec(["--agent", url, ...auth, "--header", "X-Extra: exec", "--cwd", work, "--permissions", "allow-all", "--format", "json", `/write out.txt written by ${url}`], {
-            env: auth.length === 0 ? { ACP_TOKEN: TOKEN } : {},
-          });
+          const run = startExec(
+            [
+              "--agent",
+              url,
+              ...auth,
+              "--header",
+              "X-Extra: exec",
+              "--cwd",
+              work,
+              "--permissions",
+              "allow-all",
+              "--format",
+              "json",
+              `/write out.txt written by ${url}`,
+            ],
+            {
+              env: auth.length === 0 ? { ACP_TOKEN: TOKEN } : {},
+            },
+          );
           const { code, stdout, stderr } = await within(run.done, 60_000, `acp exec with ${url}`);
           assert.equal(code, 0, `exit code; stderr: ${stderr}`);
           assert.equal(readFileSync(join(work, "out.txt"), "utf8"), `written by ${url}`);
           assert.equal((JSON.parse(stdout) as { stopReason?: string }).stopReason, "end_turn");
         }
-        assert.ok(server.requests.some((r) => r.upgrade === "websocket" && r.authorization === `Bearer ${TOKEN}` && r.extra === "exec"), "the ws run sent ACP_TOKEN and the header on the upgrade");
+        assert.ok(
+          server.requests.some(
+            (r) => r.upgrade === "websocket" && r.authorization === `Bearer ${TOKEN}` && r.extra === "exec",
+          ),
+          "the ws run sent ACP_TOKEN and the header on the upgrade",
+        );
         await httpOnly.until((r) => r.method === "DELETE" && r.status === 202, "the http run to delete its connection");
-        assert.ok(httpOnly.requests.filter((r) => r.method === "POST").every((r) => r.authorization === `Bearer ${TOKEN}` && r.extra === "exec"));
+        assert.ok(
+          httpOnly.requests
+            .filter((r) => r.method === "POST")
+            .every((r) => r.authorization === `Bearer ${TOKEN}` && r.extra === "exec"),
+        );
       } finally {
         await httpOnly.kill();
       }
     });
 
-    it("acp chat --agent ws://...: a piped chat writes on the client side after a permission answered by a line", STEP, async () => {
-      server ??= await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN });
-      const work = temp("acp-cli-work-");
-      const child = spawn(process.execPath, [ACP, "chat", "--agent", server.url("ws"), "--token", TOKEN], { cwd: work, env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] });
-      track(child);
-      child.stdin.end("/write chat.txt from the chat\n1\n");
-      let out = "";
-      child.stdout.setEncoding("utf8").on("data", (text: string) => (out += text));
-      const code = await within(new Promise((resolve) => child.once("exit", resolve)), 60_000, "acp chat to exit");
-      assert.equal(code, 0, out);
-      assert.match(out, /connecting to ws:\/\/127\.0\.0\.1:\d+\/acp\nconnected to acp reference agent/);
-      assert.match(out, /✓ Allow once: Create chat\.txt/);
-      assert.equal(readFileSync(join(work, "chat.txt"), "utf8"), "from the chat");
-    });
+    it(
+      "acp chat --agent ws://...: a piped chat writes on the client side after a permission answered by a line",
+      STEP,
+      async () => {
+        server ??= await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN });
+        const work = temp("acp-cli-work-");
+        const child = spawn(process.execPath, [ACP, "chat", "--agent", server.url("ws"), "--token", TOKEN], {
+          cwd: work,
+          env: { ...process.env, NO_COLOR: "1" },
+          stdio: ["pipe", "pipe", "pipe"],
+        });
+        track(child);
+        child.stdin.end("/write chat.txt from the chat\n1\n");
+        let out = "";
+        child.stdout.setEncoding("utf8").on("data", (text: string) => (out += text));
+        const code = await within(new Promise((resolve) => child.once("exit", resolve)), 60_000, "acp chat to exit");
+        assert.equal(code, 0, out);
+        assert.match(out, /connecting to ws:\/\/127\.0\.0\.1:\d+\/acp\nconnected to acp reference agent/);
+        assert.match(out, /✓ Allow once: Create chat\.txt/);
+        assert.equal(readFileSync(join(work, "chat.txt"), "utf8"), "from the chat");
+      },
+    );
 
     it("acp exec with an unreachable agent URL is a startup failure with a clear message", STEP, async () => {
       const dead = await startServer(serverImpl, {});
@@ -85,50 +125,76 @@ for (const serverImpl of SERVER_IMPLS) {
     });
 
     for (const profile of ["auto", "http"] as const) {
-      it(`acp connect (--profile ${profile}): an acpkit client over real stdio pipes, frames both ways, stdin's end closes`, STEP, async () => {
-        server ??= await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN });
-        const work = temp("acp-cli-work-");
-        const host = new ClientHost(work);
-        const bridge = startConnect([server.url(), "--token", TOKEN, "--profile", profile]);
-        const connection = new ClientSideConnection(() => hostClient(host), bridge.stream);
-        const init = await connection.initialize({ protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true } });
-        assert.equal(init.agentInfo?.name, "acpkit-reference-agent");
-        const { sessionId } = await connection.newSession({ cwd: work, mcpServers: [] });
-        const mark = host.updates.length;
-        assert.equal((await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 5" }] })).stopReason, "end_turn");
-        assert.equal(host.texts(mark, sessionId).join(""), "chunk 1\nchunk 2\nchunk 3\nchunk 4\nchunk 5\n");
-        await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/write bridged.txt through the bridge" }] });
-        assert.equal(readFileSync(join(work, "bridged.txt"), "utf8"), "through the bridge");
-        assert.equal(host.permissionRequests.length, 1);
-        const mark2 = server.requests.length;
-        bridge.child.stdin!.end();
-        assert.equal(await within(bridge.exited, 20_000, "the bridge to exit"), 0, bridge.stderr());
-        if (profile === "http") await server.until((r) => r.method === "DELETE" && r.status === 202, "the DELETE", 10_000, mark2);
-        const agentLines = bridge.wire.filter((line) => line.from === "agent");
-        assert.ok(agentLines.length > 10);
-        for (const line of agentLines) assert.doesNotThrow(() => JSON.parse(line.text), `stdout carries only frames: ${line.text}`);
-        assert.match(bridge.stderr(), new RegExp(`connected to .* \\((${profile === "http" ? "Streamable HTTP" : "WebSocket"})\\)`));
-        host.dispose();
-      });
+      it(
+        `acp connect (--profile ${profile}): an acpkit client over real stdio pipes, frames both ways, stdin's end closes`,
+        STEP,
+        async () => {
+          server ??= await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN });
+          const work = temp("acp-cli-work-");
+          const host = new ClientHost(work);
+          const bridge = startConnect([server.url(), "--token", TOKEN, "--profile", profile]);
+          const connection = new ClientSideConnection(() => hostClient(host), bridge.stream);
+          const init = await connection.initialize({
+            protocolVersion: 1,
+            clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true },
+          });
+          assert.equal(init.agentInfo?.name, "acpkit-reference-agent");
+          const { sessionId } = await connection.newSession({ cwd: work, mcpServers: [] });
+          const mark = host.updates.length;
+          assert.equal(
+            (await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 5" }] })).stopReason,
+            "end_turn",
+          );
+          assert.equal(host.texts(mark, sessionId).join(""), "chunk 1\nchunk 2\nchunk 3\nchunk 4\nchunk 5\n");
+          await connection.prompt({
+            sessionId,
+            prompt: [{ type: "text", text: "/write bridged.txt through the bridge" }],
+          });
+          assert.equal(readFileSync(join(work, "bridged.txt"), "utf8"), "through the bridge");
+          assert.equal(host.permissionRequests.length, 1);
+          const mark2 = server.requests.length;
+          bridge.child.stdin!.end();
+          assert.equal(await within(bridge.exited, 20_000, "the bridge to exit"), 0, bridge.stderr());
+          if (profile === "http")
+            await server.until((r) => r.method === "DELETE" && r.status === 202, "the DELETE", 10_000, mark2);
+          const agentLines = bridge.wire.filter((line) => line.from === "agent");
+          assert.ok(agentLines.length > 10);
+          for (const line of agentLines)
+            assert.doesNotThrow(() => JSON.parse(line.text), `stdout carries only frames: ${line.text}`);
+          assert.match(
+            bridge.stderr(),
+            new RegExp(`connected to .* \\((${profile === "http" ? "Streamable HTTP" : "WebSocket"})\\)`),
+          );
+          host.dispose();
+        },
+      );
     }
 
-    it("acp connect: the remote going away mid-turn exits 1 with a message on stderr; the waiting request is answered", STEP, async () => {
-      const doomed = await startServer(serverImpl, { dataDir: temp("acp-cli-data-") });
-      const work = temp("acp-cli-work-");
-      const host = new ClientHost(work);
-      const bridge = startConnect([doomed.url("http"), "--profile", "http"]);
-      const connection = new ClientSideConnection(() => hostClient(host), bridge.stream);
-      await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
-      const { sessionId } = await connection.newSession({ cwd: work, mcpServers: [] });
-      const turn = connection.prompt({ sessionId, prompt: [{ type: "text", text: "/slow 60000" }] });
-      turn.catch(() => {});
-      await host.until(() => host.texts(0, sessionId).some((t) => t.startsWith("Working")), 30_000, "the turn to start");
-      await doomed.kill();
-      assert.equal(await within(bridge.exited, 20_000, "the bridge to exit"), 1);
-      assert.match(bridge.stderr(), /acp connect: .*(went away|broke off|dropped)/);
-      await assert.rejects(within(turn, 10_000, "the turn to end"));
-      for (const line of bridge.wire.filter((l) => l.from === "agent")) JSON.parse(line.text);
-      host.dispose();
-    });
+    it(
+      "acp connect: the remote going away mid-turn exits 1 with a message on stderr; the waiting request is answered",
+      STEP,
+      async () => {
+        const doomed = await startServer(serverImpl, { dataDir: temp("acp-cli-data-") });
+        const work = temp("acp-cli-work-");
+        const host = new ClientHost(work);
+        const bridge = startConnect([doomed.url("http"), "--profile", "http"]);
+        const connection = new ClientSideConnection(() => hostClient(host), bridge.stream);
+        await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
+        const { sessionId } = await connection.newSession({ cwd: work, mcpServers: [] });
+        const turn = connection.prompt({ sessionId, prompt: [{ type: "text", text: "/slow 60000" }] });
+        turn.catch(() => {});
+        await host.until(
+          () => host.texts(0, sessionId).some((t) => t.startsWith("Working")),
+          30_000,
+          "the turn to start",
+        );
+        await doomed.kill();
+        assert.equal(await within(bridge.exited, 20_000, "the bridge to exit"), 1);
+        assert.match(bridge.stderr(), /acp connect: .*(went away|broke off|dropped)/);
+        await assert.rejects(within(turn, 10_000, "the turn to end"));
+        for (const line of bridge.wire.filter((l) => l.from === "agent")) JSON.parse(line.text);
+        host.dispose();
+      },
+    );
   });
 }

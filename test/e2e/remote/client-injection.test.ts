@@ -24,7 +24,10 @@ let work: string;
 let listening: ListeningAcpServer;
 before(async () => {
   work = makeTempDir("acp-injection-");
-  listening = await listenAcp({ token: TOKEN, agent: stdioAgentConnector({ argv: [process.execPath, fixturePath("interop-agent-app"), "--impl=acpkit"] }) });
+  listening = await listenAcp({
+    token: TOKEN,
+    agent: stdioAgentConnector({ argv: [process.execPath, fixturePath("interop-agent-app"), "--impl=acpkit"] }),
+  });
 });
 after(async () => {
   await listening.close();
@@ -62,24 +65,47 @@ describe("a supplied fetch carries every request; the global one none", () => {
   after(() => void (globalThis.fetch = original));
 
   const opens: [string, (fetchImpl: typeof fetch) => MessageStream | Promise<MessageStream>][] = [
-    ["createHttpStream (acpkit/experimental/http-client)", (fetchImpl) => createHttpStream(listening.url, { fetch: fetchImpl, token: TOKEN }) as MessageStream],
-    ["openRemoteStream, profile http", (fetchImpl) => openRemoteStream(listening.url, { profile: "http", fetch: fetchImpl, token: TOKEN }) as Promise<MessageStream>],
-    ["connectRemote, profile http", (fetchImpl) => connectRemote(listening.url, { profile: "http", fetch: fetchImpl, token: TOKEN }) as Promise<MessageStream>],
+    [
+      "createHttpStream (acpkit/experimental/http-client)",
+      (fetchImpl) => createHttpStream(listening.url, { fetch: fetchImpl, token: TOKEN }) as MessageStream,
+    ],
+    [
+      "openRemoteStream, profile http",
+      (fetchImpl) =>
+        openRemoteStream(listening.url, { profile: "http", fetch: fetchImpl, token: TOKEN }) as Promise<MessageStream>,
+    ],
+    [
+      "connectRemote, profile http",
+      (fetchImpl) =>
+        connectRemote(listening.url, { profile: "http", fetch: fetchImpl, token: TOKEN }) as Promise<MessageStream>,
+    ],
   ];
   for (const [name, open] of opens) {
     it(name, STEP, async () => {
       const calls: { method: string; accept: string | null; body: string }[] = [];
       const supplied = (async (input: RequestInfo | URL, init?: RequestInit) => {
         const headers = new Headers(init?.headers);
-        calls.push({ method: init?.method ?? "GET", accept: headers.get("accept"), body: typeof init?.body === "string" ? init.body : "" });
+        calls.push({
+          method: init?.method ?? "GET",
+          accept: headers.get("accept"),
+          body: typeof init?.body === "string" ? init.body : "",
+        });
         return original(input, init);
       }) as typeof fetch;
       globalCalls = 0;
       await session(await open(supplied));
       await until(() => calls.some((call) => call.method === "DELETE"), "the DELETE");
-      const posted = calls.filter((call) => call.method === "POST").map((call) => (JSON.parse(call.body) as { method?: string }).method);
-      assert.deepEqual(posted.filter((method) => method !== undefined), ["initialize", "session/new", "session/prompt"]);
-      assert.ok(calls.some((call) => call.method === "GET" && call.accept?.includes("text/event-stream")), "the event streams were opened through it");
+      const posted = calls
+        .filter((call) => call.method === "POST")
+        .map((call) => (JSON.parse(call.body) as { method?: string }).method);
+      assert.deepEqual(
+        posted.filter((method) => method !== undefined),
+        ["initialize", "session/new", "session/prompt"],
+      );
+      assert.ok(
+        calls.some((call) => call.method === "GET" && call.accept?.includes("text/event-stream")),
+        "the event streams were opened through it",
+      );
       assert.equal(globalCalls, 0, "the global fetch was never called");
     });
   }
@@ -90,13 +116,38 @@ describe("a supplied WebSocket constructor is the one used", () => {
   class RecordingWebSocket extends WebSocket {
     constructor(url: string | URL, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
       super(url, protocols, options);
-      made.push({ url: String(url), protocols, authorization: options?.headers?.Authorization ?? options?.headers?.authorization });
+      made.push({
+        url: String(url),
+        protocols,
+        authorization: options?.headers?.Authorization ?? options?.headers?.authorization,
+      });
     }
   }
   const opens: [string, () => MessageStream | Promise<MessageStream>][] = [
-    ["createWebSocketStream (acpkit/experimental/ws-client)", () => createWebSocketStream(listening.webSocketUrl, { WebSocket: RecordingWebSocket as never, token: TOKEN }) as MessageStream],
-    ["openRemoteStream, profile auto (no global WebSocket needed)", () => openRemoteStream(listening.url, { WebSocket: RecordingWebSocket as never, token: TOKEN }) as Promise<MessageStream>],
-    ["connectRemote (instead of its own ws)", () => connectRemote(listening.url, { WebSocket: RecordingWebSocket as never, token: TOKEN }) as Promise<MessageStream>],
+    [
+      "createWebSocketStream (acpkit/experimental/ws-client)",
+      () =>
+        createWebSocketStream(listening.webSocketUrl, {
+          WebSocket: RecordingWebSocket as never,
+          token: TOKEN,
+        }) as MessageStream,
+    ],
+    [
+      "openRemoteStream, profile auto (no global WebSocket needed)",
+      () =>
+        openRemoteStream(listening.url, {
+          WebSocket: RecordingWebSocket as never,
+          token: TOKEN,
+        }) as Promise<MessageStream>,
+    ],
+    [
+      "connectRemote (instead of its own ws)",
+      () =>
+        connectRemote(listening.url, {
+          WebSocket: RecordingWebSocket as never,
+          token: TOKEN,
+        }) as Promise<MessageStream>,
+    ],
   ];
   for (const [name, open] of opens) {
     it(name, STEP, async () => {
@@ -105,7 +156,11 @@ describe("a supplied WebSocket constructor is the one used", () => {
       await session(stream);
       assert.equal(made.length, 1, "constructed once");
       assert.equal(made[0]!.url, listening.webSocketUrl);
-      assert.equal(made[0]!.authorization, `Bearer ${TOKEN}`, "a header-capable constructor gets the token in Authorization");
+      assert.equal(
+        made[0]!.authorization,
+        `Bearer ${TOKEN}`,
+        "a header-capable constructor gets the token in Authorization",
+      );
       if ("profile" in stream) assert.equal((stream as { profile: string }).profile, "websocket");
     });
   }

@@ -36,7 +36,12 @@ after(async () => {
   await Promise.all(servers.map((s) => s.close()));
 });
 
-type Frame = { id?: number; method?: string; result?: { sessionId?: string; stopReason?: string }; params?: { update?: { content?: { text?: string } } } };
+type Frame = {
+  id?: number;
+  method?: string;
+  result?: { sessionId?: string; stopReason?: string };
+  params?: { update?: { content?: { text?: string } } };
+};
 
 /** Splits a byte stream into parsed frames, one per line. */
 function frameReader() {
@@ -65,7 +70,8 @@ function frameReader() {
 }
 
 const line = (value: unknown) => `${JSON.stringify(value)}\n`;
-const initialize = (id: number) => line({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+const initialize = (id: number) =>
+  line({ jsonrpc: "2.0", id, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
 
 /** Checks the updates of the flood arrived whole and in order before the prompt's answer (id 3). */
 function assertFloodDelivered(frames: Frame[]): void {
@@ -81,78 +87,126 @@ function assertFloodDelivered(frames: Frame[]): void {
 }
 
 describe("acp connect: an editor that stops reading stdout", () => {
-  for (const [profile, reconnect] of PROFILES.flatMap((p) => [[p, false], [p, true]] as const)) {
-    it(`${profile}${reconnect ? ", --reconnect" : ""}: the bridge in process stops reading the remote while its stdout is full; the agent is held back`, STEP, async () => {
-      const flood = await startFloodingAgent();
-      agents.push(flood);
-      const reader = frameReader();
-      let reading = true;
-      const held: Array<() => void> = [];
-      const stdin = new PassThrough();
-      const stdout = new Writable({
-        highWaterMark: 64 * 1024,
-        write(chunk: Buffer, _encoding, done) {
-          reader.push(chunk);
-          if (reading) done();
-          else held.push(done);
-        },
-      });
-      const bridged = runBridge({ url: flood.listening.url, token: "flood-token", profile, reconnect }, { stdin, stdout, stderr: { write: () => true } });
-      stdin.write(initialize(1));
-      await reader.until((frame) => frame.id === 1);
-      stdin.write(line({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/work", mcpServers: [] } }));
-      const sessionId = (await reader.until((frame) => frame.id === 2)).result?.sessionId;
-      // The editor stops reading: each write now waits.
-      reading = false;
-      stdin.write(line({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: `${COUNT} ${SIZE}` }] } }));
+  for (const [profile, reconnect] of PROFILES.flatMap(
+    (p) =>
+      [
+        [p, false],
+        [p, true],
+      ] as const,
+  )) {
+    it(
+      `${profile}${reconnect ? ", --reconnect" : ""}: the bridge in process stops reading the remote while its stdout is full; the agent is held back`,
+      STEP,
+      async () => {
+        const flood = await startFloodingAgent();
+        agents.push(flood);
+        const reader = frameReader();
+        let reading = true;
+        const held: Array<() => void> = [];
+        const stdin = new PassThrough();
+        const stdout = new Writable({
+          highWaterMark: 64 * 1024,
+          write(chunk: Buffer, _encoding, done) {
+            reader.push(chunk);
+            if (reading) done();
+            else held.push(done);
+          },
+        });
+        const bridged = runBridge(
+          { url: flood.listening.url, token: "flood-token", profile, reconnect },
+          { stdin, stdout, stderr: { write: () => true } },
+        );
+        stdin.write(initialize(1));
+        await reader.until((frame) => frame.id === 1);
+        stdin.write(line({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/work", mcpServers: [] } }));
+        const sessionId = (await reader.until((frame) => frame.id === 2)).result?.sessionId;
+        // The editor stops reading: each write now waits.
+        reading = false;
+        stdin.write(
+          line({
+            jsonrpc: "2.0",
+            id: 3,
+            method: "session/prompt",
+            params: { sessionId, prompt: [{ type: "text", text: `${COUNT} ${SIZE}` }] },
+          }),
+        );
 
-      const agentAhead = await plateau(() => flood.progress.chars, COUNT * SIZE);
-      const buffered = stdout.writableLength;
-      process.stderr.write(`# ${profile}${reconnect ? " --reconnect" : ""}, bridge in process: agent held at ${(agentAhead / MiB).toFixed(1)} MiB, stdout buffer ${(buffered / MiB).toFixed(2)} MiB\n`);
-      assert.ok(agentAhead < BOUND, `the agent got ${(agentAhead / MiB).toFixed(1)} MiB ahead of an editor reading nothing (bound ${BOUND / MiB} MiB of ${(COUNT * SIZE) / MiB})`);
-      assert.ok(buffered < 8 * MiB, `the bridge holds ${(buffered / MiB).toFixed(1)} MiB for stdout`);
+        const agentAhead = await plateau(() => flood.progress.chars, COUNT * SIZE);
+        const buffered = stdout.writableLength;
+        process.stderr.write(
+          `# ${profile}${reconnect ? " --reconnect" : ""}, bridge in process: agent held at ${(agentAhead / MiB).toFixed(1)} MiB, stdout buffer ${(buffered / MiB).toFixed(2)} MiB\n`,
+        );
+        assert.ok(
+          agentAhead < BOUND,
+          `the agent got ${(agentAhead / MiB).toFixed(1)} MiB ahead of an editor reading nothing (bound ${BOUND / MiB} MiB of ${(COUNT * SIZE) / MiB})`,
+        );
+        assert.ok(buffered < 8 * MiB, `the bridge holds ${(buffered / MiB).toFixed(1)} MiB for stdout`);
 
-      reading = true;
-      for (const done of held.splice(0)) done();
-      await reader.until((frame) => frame.id === 3);
-      assertFloodDelivered(reader.frames.filter((frame) => frame.id !== 1 && frame.id !== 2));
-      stdin.end();
-      assert.equal(await bridged, 0);
-    });
+        reading = true;
+        for (const done of held.splice(0)) done();
+        await reader.until((frame) => frame.id === 3);
+        assertFloodDelivered(reader.frames.filter((frame) => frame.id !== 1 && frame.id !== 2));
+        stdin.end();
+        assert.equal(await bridged, 0);
+      },
+    );
   }
 
   for (const profile of PROFILES) {
-    it(`${profile}: acp connect as a process whose stdout pipe is not read holds the agent back, its RSS stays flat`, STEP, async () => {
-      const flood = await startFloodingAgent();
-      agents.push(flood);
-      const child = spawn(process.execPath, [ACP, "connect", flood.listening.url, "--token", "flood-token", "--profile", profile], { stdio: ["pipe", "pipe", "pipe"] });
-      track(child);
-      child.stderr!.resume();
-      const reader = frameReader();
-      child.stdout!.on("data", (chunk: Buffer) => reader.push(chunk));
-      const rss = () => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))![1]) * 1024;
-      child.stdin!.write(initialize(1));
-      await reader.until((frame) => frame.id === 1);
-      child.stdin!.write(line({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/work", mcpServers: [] } }));
-      const sessionId = (await reader.until((frame) => frame.id === 2)).result?.sessionId;
-      const baseline = rss();
-      // The editor stops reading acp connect's stdout.
-      child.stdout!.pause();
-      child.stdin!.write(line({ jsonrpc: "2.0", id: 3, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: `${COUNT} ${SIZE}` }] } }));
+    it(
+      `${profile}: acp connect as a process whose stdout pipe is not read holds the agent back, its RSS stays flat`,
+      STEP,
+      async () => {
+        const flood = await startFloodingAgent();
+        agents.push(flood);
+        const child = spawn(
+          process.execPath,
+          [ACP, "connect", flood.listening.url, "--token", "flood-token", "--profile", profile],
+          { stdio: ["pipe", "pipe", "pipe"] },
+        );
+        track(child);
+        child.stderr!.resume();
+        const reader = frameReader();
+        child.stdout!.on("data", (chunk: Buffer) => reader.push(chunk));
+        const rss = () =>
+          Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${child.pid}/status`, "utf8"))![1]) * 1024;
+        child.stdin!.write(initialize(1));
+        await reader.until((frame) => frame.id === 1);
+        child.stdin!.write(
+          line({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/work", mcpServers: [] } }),
+        );
+        const sessionId = (await reader.until((frame) => frame.id === 2)).result?.sessionId;
+        const baseline = rss();
+        // The editor stops reading acp connect's stdout.
+        child.stdout!.pause();
+        child.stdin!.write(
+          line({
+            jsonrpc: "2.0",
+            id: 3,
+            method: "session/prompt",
+            params: { sessionId, prompt: [{ type: "text", text: `${COUNT} ${SIZE}` }] },
+          }),
+        );
 
-      const agentAhead = await plateau(() => flood.progress.chars, COUNT * SIZE);
-      const growth = rss() - baseline;
-      process.stderr.write(`# ${profile}, acp connect process: agent held at ${(agentAhead / MiB).toFixed(1)} MiB, RSS growth ${(growth / MiB).toFixed(1)} MiB\n`);
-      assert.ok(agentAhead < BOUND, `the agent got ${(agentAhead / MiB).toFixed(1)} MiB ahead of an editor reading nothing`);
-      assert.ok(growth < BOUND, `acp connect's RSS grew by ${(growth / MiB).toFixed(1)} MiB`);
+        const agentAhead = await plateau(() => flood.progress.chars, COUNT * SIZE);
+        const growth = rss() - baseline;
+        process.stderr.write(
+          `# ${profile}, acp connect process: agent held at ${(agentAhead / MiB).toFixed(1)} MiB, RSS growth ${(growth / MiB).toFixed(1)} MiB\n`,
+        );
+        assert.ok(
+          agentAhead < BOUND,
+          `the agent got ${(agentAhead / MiB).toFixed(1)} MiB ahead of an editor reading nothing`,
+        );
+        assert.ok(growth < BOUND, `acp connect's RSS grew by ${(growth / MiB).toFixed(1)} MiB`);
 
-      child.stdout!.resume();
-      await reader.until((frame) => frame.id === 3);
-      assertFloodDelivered(reader.frames.filter((frame) => frame.id !== 1 && frame.id !== 2));
-      child.stdin!.end();
-      const [code] = (await once(child, "exit")) as [number | null];
-      assert.equal(code, 0);
-    });
+        child.stdout!.resume();
+        await reader.until((frame) => frame.id === 3);
+        assertFloodDelivered(reader.frames.filter((frame) => frame.id !== 1 && frame.id !== 2));
+        child.stdin!.end();
+        const [code] = (await once(child, "exit")) as [number | null];
+        assert.equal(code, 0);
+      },
+    );
   }
 });
 
@@ -182,78 +236,117 @@ function feed(stdin: NodeJS.WritableStream, counter: { offered: number }): Promi
 describe("acp connect: a remote that does not take what the editor sends", () => {
   for (const reconnect of [false, true]) {
     const flag = reconnect ? ", --reconnect" : "";
-    it(`http${flag}: while the remote holds its POSTs, the bridge stops reading stdin; released, every message goes through in order`, STEP, async () => {
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const notes: number[] = [];
-      const server = await scriptedServer(async (request, res: ServerResponse) => {
-        if (request.method === "POST" && request.json?.method === "initialize") {
-          await released;
-          return answerInitialize(request, res);
-        }
-        if (request.method === "GET") return void openSse(res);
-        if (request.json?.method === "_flood/note") notes.push((request.json.params as { i: number }).i);
-        res.writeHead(202).end();
-      });
-      servers.push(server);
-      const stdin = new PassThrough();
-      const stdout = new PassThrough();
-      const reader = frameReader();
-      stdout.on("data", (chunk: Buffer) => reader.push(chunk));
-      const bridged = runBridge({ url: server.url, profile: "http", reconnect }, { stdin, stdout, stderr: { write: () => true } });
-      stdin.write(initialize(1));
-      const counter = { offered: 0 };
-      const fed = feed(stdin, counter);
-      const taken = await plateau(() => counter.offered, Number.POSITIVE_INFINITY);
-      process.stderr.write(`# http${flag}: the bridge took ${(taken / MiB).toFixed(2)} MiB of stdin while the remote took nothing\n`);
-      assert.ok(taken < STDIN_BOUND, `the bridge read ${(taken / MiB).toFixed(1)} MiB of stdin while the remote took nothing`);
+    it(
+      `http${flag}: while the remote holds its POSTs, the bridge stops reading stdin; released, every message goes through in order`,
+      STEP,
+      async () => {
+        let release!: () => void;
+        const released = new Promise<void>((resolve) => (release = resolve));
+        const notes: number[] = [];
+        const server = await scriptedServer(async (request, res: ServerResponse) => {
+          if (request.method === "POST" && request.json?.method === "initialize") {
+            await released;
+            return answerInitialize(request, res);
+          }
+          if (request.method === "GET") return void openSse(res);
+          if (request.json?.method === "_flood/note") notes.push((request.json.params as { i: number }).i);
+          res.writeHead(202).end();
+        });
+        servers.push(server);
+        const stdin = new PassThrough();
+        const stdout = new PassThrough();
+        const reader = frameReader();
+        stdout.on("data", (chunk: Buffer) => reader.push(chunk));
+        const bridged = runBridge(
+          { url: server.url, profile: "http", reconnect },
+          { stdin, stdout, stderr: { write: () => true } },
+        );
+        stdin.write(initialize(1));
+        const counter = { offered: 0 };
+        const fed = feed(stdin, counter);
+        const taken = await plateau(() => counter.offered, Number.POSITIVE_INFINITY);
+        process.stderr.write(
+          `# http${flag}: the bridge took ${(taken / MiB).toFixed(2)} MiB of stdin while the remote took nothing\n`,
+        );
+        assert.ok(
+          taken < STDIN_BOUND,
+          `the bridge read ${(taken / MiB).toFixed(1)} MiB of stdin while the remote took nothing`,
+        );
 
-      release();
-      await reader.until((frame) => frame.id === 1);
-      await fed;
-      await waitFor(() => notes.length === NOTES);
-      assert.deepEqual(notes, Array.from({ length: NOTES }, (_, i) => i), "every note, once, in order");
-      stdin.end();
-      assert.equal(await bridged, 0);
-    });
+        release();
+        await reader.until((frame) => frame.id === 1);
+        await fed;
+        await waitFor(() => notes.length === NOTES);
+        assert.deepEqual(
+          notes,
+          Array.from({ length: NOTES }, (_, i) => i),
+          "every note, once, in order",
+        );
+        stdin.end();
+        assert.equal(await bridged, 0);
+      },
+    );
 
-    it(`websocket${flag}: while the remote does not read its socket, the bridge stops reading stdin; read again, every message goes through in order`, STEP, async () => {
-      let socket: WebSocket | undefined;
-      const notes: number[] = [];
-      const server = await scriptedServer(
-        (_request, res) => void res.writeHead(404).end(),
-        (_request, _socket, _head, accept) =>
-          accept((ws) => {
-            socket = ws;
-            ws.on("message", (data) => {
-              const frame = JSON.parse(String(data)) as { id?: number; method?: string; params?: { i: number } };
-              if (frame.method === "initialize") ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { protocolVersion: 1, agentCapabilities: {} } }));
-              if (frame.method === "_flood/note") notes.push(frame.params!.i);
-            });
-          }),
-      );
-      servers.push(server);
-      const stdin = new PassThrough();
-      const stdout = new PassThrough();
-      const reader = frameReader();
-      stdout.on("data", (chunk: Buffer) => reader.push(chunk));
-      const bridged = runBridge({ url: server.url.replace(/^http/, "ws"), profile: "websocket", reconnect }, { stdin, stdout, stderr: { write: () => true } });
-      stdin.write(initialize(1));
-      await reader.until((frame) => frame.id === 1);
-      // The remote stops reading its socket.
-      (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
-      const counter = { offered: 0 };
-      const fed = feed(stdin, counter);
-      const taken = await plateau(() => counter.offered, Number.POSITIVE_INFINITY);
-      process.stderr.write(`# websocket${flag}: the bridge took ${(taken / MiB).toFixed(2)} MiB of stdin while the remote read nothing\n`);
-      assert.ok(taken < STDIN_BOUND, `the bridge read ${(taken / MiB).toFixed(1)} MiB of stdin while the remote read nothing`);
+    it(
+      `websocket${flag}: while the remote does not read its socket, the bridge stops reading stdin; read again, every message goes through in order`,
+      STEP,
+      async () => {
+        let socket: WebSocket | undefined;
+        const notes: number[] = [];
+        const server = await scriptedServer(
+          (_request, res) => void res.writeHead(404).end(),
+          (_request, _socket, _head, accept) =>
+            accept((ws) => {
+              socket = ws;
+              ws.on("message", (data) => {
+                const frame = JSON.parse(String(data)) as { id?: number; method?: string; params?: { i: number } };
+                if (frame.method === "initialize")
+                  ws.send(
+                    JSON.stringify({
+                      jsonrpc: "2.0",
+                      id: frame.id,
+                      result: { protocolVersion: 1, agentCapabilities: {} },
+                    }),
+                  );
+                if (frame.method === "_flood/note") notes.push(frame.params!.i);
+              });
+            }),
+        );
+        servers.push(server);
+        const stdin = new PassThrough();
+        const stdout = new PassThrough();
+        const reader = frameReader();
+        stdout.on("data", (chunk: Buffer) => reader.push(chunk));
+        const bridged = runBridge(
+          { url: server.url.replace(/^http/, "ws"), profile: "websocket", reconnect },
+          { stdin, stdout, stderr: { write: () => true } },
+        );
+        stdin.write(initialize(1));
+        await reader.until((frame) => frame.id === 1);
+        // The remote stops reading its socket.
+        (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause();
+        const counter = { offered: 0 };
+        const fed = feed(stdin, counter);
+        const taken = await plateau(() => counter.offered, Number.POSITIVE_INFINITY);
+        process.stderr.write(
+          `# websocket${flag}: the bridge took ${(taken / MiB).toFixed(2)} MiB of stdin while the remote read nothing\n`,
+        );
+        assert.ok(
+          taken < STDIN_BOUND,
+          `the bridge read ${(taken / MiB).toFixed(1)} MiB of stdin while the remote read nothing`,
+        );
 
-      (socket as unknown as { _socket: { resume(): void } })._socket.resume();
-      await fed;
-      await waitFor(() => notes.length === NOTES);
-      assert.deepEqual(notes, Array.from({ length: NOTES }, (_, i) => i), "every note, once, in order");
-      stdin.end();
-      assert.equal(await bridged, 0);
-    });
+        (socket as unknown as { _socket: { resume(): void } })._socket.resume();
+        await fed;
+        await waitFor(() => notes.length === NOTES);
+        assert.deepEqual(
+          notes,
+          Array.from({ length: NOTES }, (_, i) => i),
+          "every note, once, in order",
+        );
+        stdin.end();
+        assert.equal(await bridged, 0);
+      },
+    );
   }
 });

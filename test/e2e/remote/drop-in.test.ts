@@ -23,19 +23,33 @@ import { remoteClient } from "./support/remote-client.js";
 type OfficialServer = typeof import("@agentclientprotocol/sdk/experimental/server");
 type OfficialNode = typeof import("@agentclientprotocol/sdk/experimental/node");
 /** An `AcpServer` by its public members: the class has private ones, which TypeScript compares by declaration. */
-type PublicAcpServer = { [K in keyof InstanceType<OfficialServer["AcpServer"]>]: InstanceType<OfficialServer["AcpServer"]>[K] };
+type PublicAcpServer = {
+  [K in keyof InstanceType<OfficialServer["AcpServer"]>]: InstanceType<OfficialServer["AcpServer"]>[K];
+};
 /** The two entries as the code below uses them, in the official types; both SDKs' modules must fit (no cast). */
 interface ServerModule {
   AcpServer: new (options: ConstructorParameters<OfficialServer["AcpServer"]>[0]) => PublicAcpServer;
 }
 interface NodeModule {
-  createNodeHttpHandler(server: PublicAcpServer, options?: Parameters<OfficialNode["createNodeHttpHandler"]>[1]): ReturnType<OfficialNode["createNodeHttpHandler"]>;
-  createNodeWebSocketUpgradeHandler(server: PublicAcpServer, webSocketServer: Parameters<OfficialNode["createNodeWebSocketUpgradeHandler"]>[1]): ReturnType<OfficialNode["createNodeWebSocketUpgradeHandler"]>;
+  createNodeHttpHandler(
+    server: PublicAcpServer,
+    options?: Parameters<OfficialNode["createNodeHttpHandler"]>[1],
+  ): ReturnType<OfficialNode["createNodeHttpHandler"]>;
+  createNodeWebSocketUpgradeHandler(
+    server: PublicAcpServer,
+    webSocketServer: Parameters<OfficialNode["createNodeWebSocketUpgradeHandler"]>[1],
+  ): ReturnType<OfficialNode["createNodeWebSocketUpgradeHandler"]>;
 }
 
 const ENTRIES: Record<"official" | "acpkit", () => Promise<[ServerModule, NodeModule]>> = {
-  official: async () => [await import("@agentclientprotocol/sdk/experimental/server"), await import("@agentclientprotocol/sdk/experimental/node")],
-  acpkit: async () => [await import("../../../src/experimental/server.js"), await import("../../../src/experimental/node.js")],
+  official: async () => [
+    await import("@agentclientprotocol/sdk/experimental/server"),
+    await import("@agentclientprotocol/sdk/experimental/node"),
+  ],
+  acpkit: async () => [
+    await import("../../../src/experimental/server.js"),
+    await import("../../../src/experimental/node.js"),
+  ],
 };
 
 /** An official 2.x agent app: streams "N" chunks for a prompt "stream N", echoes anything else. */
@@ -43,7 +57,10 @@ function officialAgent() {
   let sessions = 0;
   return official
     .agent({ name: "official-app-behind-a-server" })
-    .onRequest(official.methods.agent.initialize, () => ({ protocolVersion: official.PROTOCOL_VERSION, agentCapabilities: { loadSession: false } }))
+    .onRequest(official.methods.agent.initialize, () => ({
+      protocolVersion: official.PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: false },
+    }))
     .onRequest(official.methods.agent.session.new, () => ({ sessionId: `s-${++sessions}` }))
     .onRequest(official.methods.agent.session.prompt, async ({ params, client }) => {
       const text = params.prompt.map((block) => (block.type === "text" ? block.text : "")).join("");
@@ -125,7 +142,12 @@ describe("cookies: an affinity cookie set by the server is echoed by the officia
       const { http, acp, target } = await serveLikeTheOfficialDocs(
         await ENTRIES.acpkit(),
         { responseHeaders: () => ({ "Set-Cookie": "acp-affinity=backend-7; Path=/; HttpOnly" }) },
-        (request) => seen.push({ method: request.method ?? "", cookie: request.headers.cookie, upgrade: request.headers.upgrade === "websocket" }),
+        (request) =>
+          seen.push({
+            method: request.method ?? "",
+            cookie: request.headers.cookie,
+            upgrade: request.headers.upgrade === "websocket",
+          }),
       );
       servers.push(() => shutDown(http, acp));
       const cookieStore = new MemoryAcpCookieStore();
@@ -136,8 +158,12 @@ describe("cookies: an affinity cookie set by the server is echoed by the officia
       if (transport.profile === "http") {
         assert.equal(seen[0]!.cookie, undefined, "the first request (initialize) has no cookie yet");
         const later = seen.slice(1);
-        assert.ok(later.length >= 4, `initialize, the connection stream, session/new, the session stream, the prompt (saw ${later.length})`);
-        for (const request of later) assert.equal(request.cookie, "acp-affinity=backend-7", `${request.method} carried the cookie`);
+        assert.ok(
+          later.length >= 4,
+          `initialize, the connection stream, session/new, the session stream, the prompt (saw ${later.length})`,
+        );
+        for (const request of later)
+          assert.equal(request.cookie, "acp-affinity=backend-7", `${request.method} carried the cookie`);
       } else {
         // The cookie arrives on the 101; a reconnect with the same cookie store (the RFD's affinity case) sends it.
         const reconnect = await remoteClient(transport.open({ ...target, cookieStore }), work, transport.impl);

@@ -13,7 +13,17 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
-import { ClientHost, CLIENT_IMPLS, connectClient, cookieStoreOf, initialize, PROFILES, type ClientImpl, type Profile, type RemoteClient } from "./support/client.js";
+import {
+  ClientHost,
+  CLIENT_IMPLS,
+  connectClient,
+  cookieStoreOf,
+  initialize,
+  PROFILES,
+  type ClientImpl,
+  type Profile,
+  type RemoteClient,
+} from "./support/client.js";
 import { SERVER_IMPLS, startServer, type RunningServer, type ServerImpl } from "./support/server.js";
 
 const STEP = { timeout: 60_000 };
@@ -35,7 +45,10 @@ function describeCell(serverImpl: ServerImpl, clientImpl: ClientImpl, profile: P
       server = await startServer(serverImpl, { dataDir: data, cookie: COOKIE });
       host = new ClientHost(work);
       cookies = await cookieStoreOf(clientImpl);
-      client = await connectClient(clientImpl, profile, server.url(), host, { cookieStore: cookies, headers: { "X-Extra": "hello" } });
+      client = await connectClient(clientImpl, profile, server.url(), host, {
+        cookieStore: cookies,
+        headers: { "X-Extra": "hello" },
+      });
     });
 
     after(async () => {
@@ -105,7 +118,11 @@ function describeCell(serverImpl: ServerImpl, clientImpl: ClientImpl, profile: P
     it("session/cancel ends a running turn with stopReason cancelled", STEP, async () => {
       const mark = host.updates.length;
       const running = client.connection.prompt({ sessionId, prompt: [{ type: "text", text: "/slow 60000" }] });
-      await host.until(() => host.texts(mark, sessionId).some((t) => t.startsWith("Working")), 20_000, "the turn to start");
+      await host.until(
+        () => host.texts(mark, sessionId).some((t) => t.startsWith("Working")),
+        20_000,
+        "the turn to start",
+      );
       await client.connection.cancel({ sessionId });
       assert.equal((await within(running, 20_000, "the cancelled turn")).stopReason, "cancelled");
     });
@@ -113,20 +130,36 @@ function describeCell(serverImpl: ServerImpl, clientImpl: ClientImpl, profile: P
     it("cookies set by the server come back on later requests", STEP, async () => {
       const first = server.requests[0]!;
       const later = server.requests.slice(1);
-      assert.ok(server.requests.every((r) => r.extra === "hello"), "the extra header is on every request");
+      assert.ok(
+        server.requests.every((r) => r.extra === "hello"),
+        "the extra header is on every request",
+      );
       if (profile === "http") {
         assert.equal(first.cookie, null);
-        assert.ok(later.length > 0 && later.every((r) => r.cookie === COOKIE), `cookies: ${JSON.stringify(later.map((r) => r.cookie))}`);
+        assert.ok(
+          later.length > 0 && later.every((r) => r.cookie === COOKIE),
+          `cookies: ${JSON.stringify(later.map((r) => r.cookie))}`,
+        );
       }
     });
 
-    it("after initialize, acpkit's client sends Acp-Protocol-Version on every request (the RFD's SHOULD), and the server takes it", STEP, async () => {
-      if (clientImpl !== "acpkit" || profile !== "http") return;
-      const [first, ...later] = server.requests;
-      assert.equal(first!.protocolVersion, null, "not on initialize: no version is agreed yet");
-      assert.ok(later.length > 0 && later.every((r) => r.protocolVersion === "1"), `versions: ${JSON.stringify(later.map((r) => r.protocolVersion))}`);
-      assert.ok(later.every((r) => r.status !== null && r.status < 400), `statuses: ${JSON.stringify(later.map((r) => r.status))}`);
-    });
+    it(
+      "after initialize, acpkit's client sends Acp-Protocol-Version on every request (the RFD's SHOULD), and the server takes it",
+      STEP,
+      async () => {
+        if (clientImpl !== "acpkit" || profile !== "http") return;
+        const [first, ...later] = server.requests;
+        assert.equal(first!.protocolVersion, null, "not on initialize: no version is agreed yet");
+        assert.ok(
+          later.length > 0 && later.every((r) => r.protocolVersion === "1"),
+          `versions: ${JSON.stringify(later.map((r) => r.protocolVersion))}`,
+        );
+        assert.ok(
+          later.every((r) => r.status !== null && r.status < 400),
+          `statuses: ${JSON.stringify(later.map((r) => r.status))}`,
+        );
+      },
+    );
 
     it("closing ends the connection on the server (HTTP: DELETE answered 202)", STEP, async () => {
       const mark = server.requests.length;
@@ -140,12 +173,19 @@ function describeCell(serverImpl: ServerImpl, clientImpl: ClientImpl, profile: P
 
     it("session/load on a new connection replays the history; the session takes prompts again", STEP, async () => {
       const mark = server.requests.length;
-      client = await connectClient(clientImpl, profile, server.url(), host, { cookieStore: cookies, headers: { "X-Extra": "hello" } });
+      client = await connectClient(clientImpl, profile, server.url(), host, {
+        cookieStore: cookies,
+        headers: { "X-Extra": "hello" },
+      });
       await initialize(client);
       const seen = host.updates.length;
       await client.connection.loadSession({ sessionId, cwd: work, mcpServers: [] });
       const replayed = host.updates.slice(seen).filter((u) => u.sessionId === sessionId);
-      const userTexts = replayed.flatMap((u) => (u.update.sessionUpdate === "user_message_chunk" && u.update.content.type === "text" ? [u.update.content.text] : []));
+      const userTexts = replayed.flatMap((u) =>
+        u.update.sessionUpdate === "user_message_chunk" && u.update.content.type === "text"
+          ? [u.update.content.text]
+          : [],
+      );
       assert.ok(userTexts.includes("/stream 40"), `replayed user messages: ${JSON.stringify(userTexts)}`);
       const { response, texts } = await prompt("/stream 3");
       assert.equal(response.stopReason, "end_turn");

@@ -36,7 +36,11 @@ let work: string;
 
 before(async () => {
   work = makeTempDir("acp-remote-load-");
-  server = spawn(process.execPath, [fixturePath("remote-load-server"), "--serve", "--max-buffered-bytes", String(MAX_BUFFERED_BYTES)], { stdio: ["ignore", "pipe", "inherit"] });
+  server = spawn(
+    process.execPath,
+    [fixturePath("remote-load-server"), "--serve", "--max-buffered-bytes", String(MAX_BUFFERED_BYTES)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   track(server);
   let out = "";
   await new Promise<void>((resolve, reject) => {
@@ -46,7 +50,11 @@ before(async () => {
     });
     server.once("exit", (code) => reject(new Error(`the load server exited (${code}) before listening`)));
   });
-  target = { url: /^url: (\S+)/m.exec(out)![1]!, webSocketUrl: /^websocket: (\S+)/m.exec(out)![1]!, token: /^token: (\S+)/m.exec(out)![1]! };
+  target = {
+    url: /^url: (\S+)/m.exec(out)![1]!,
+    webSocketUrl: /^websocket: (\S+)/m.exec(out)![1]!,
+    token: /^token: (\S+)/m.exec(out)![1]!,
+  };
 });
 
 after(async () => {
@@ -65,49 +73,68 @@ async function nonReader(): Promise<WebSocket> {
     socket.once("open", resolve);
     socket.once("error", reject);
   });
-  socket.send(JSON.stringify({ jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } }));
+  socket.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }),
+  );
   await next();
   socket.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/", mcpServers: [] } }));
   const sessionId = (await next()).result.sessionId;
-  socket.send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: `stream 100000 ${CHUNK_SIZE}` }] } }));
+  socket.send(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/prompt",
+      params: { sessionId, prompt: [{ type: "text", text: `stream 100000 ${CHUNK_SIZE}` }] },
+    }),
+  );
   await next();
   socket.pause();
   return socket;
 }
 
-it(`${READERS} connections stream ${CHUNKS} chunks each while ${NON_READERS} never read: all delivered, server memory bounded`, { timeout: 300_000 }, async (t) => {
-  const pid = server.pid!;
-  const baseline = rssMiB(pid);
-  let peak = baseline ?? 0;
-  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid) ?? 0)), 100);
-  try {
-    const stuck = await Promise.all(Array.from({ length: NON_READERS }, () => nonReader()));
-    const started = Date.now();
-    const results = await Promise.all(
-      Array.from({ length: READERS }, async (_, index) => {
-        const transport = index % 2 === 0 ? officialHttp : officialWebSocket;
-        const client = await remoteClient(transport.open(target), work, transport.impl);
-        await client.initialize();
-        const sessionId = await client.newSession(work);
-        const turn = await client.prompt(sessionId, `stream ${CHUNKS} ${CHUNK_SIZE}`);
-        const received = client.host.texts(0, sessionId).length;
-        client.close();
-        await client.closed;
-        return { stopReason: turn.stopReason, received };
-      }),
-    );
-    const seconds = (Date.now() - started) / 1000;
-    const during = rssMiB(pid);
-    for (const socket of stuck) socket.terminate();
-    for (const result of results) assert.deepEqual(result, { stopReason: "end_turn", received: CHUNKS });
-    const messages = READERS * CHUNKS;
-    t.diagnostic(
-      `${messages} updates to ${READERS} clients in ${seconds.toFixed(1)} s (${Math.round(messages / seconds)} msg/s); ` +
-        `server RSS: ${baseline?.toFixed(0)} MiB at start, peak ${peak.toFixed(0)} MiB, ${during?.toFixed(0)} MiB at the end ` +
-        `(${NON_READERS} non-readers asked for ${Math.round((NON_READERS * 100_000 * CHUNK_SIZE) / 2 ** 20)} MiB)`,
-    );
-    if (baseline !== undefined) assert.ok(peak - baseline < 512, `server RSS grew by ${(peak - baseline).toFixed(0)} MiB`);
-  } finally {
-    clearInterval(sampler);
-  }
-});
+it(
+  `${READERS} connections stream ${CHUNKS} chunks each while ${NON_READERS} never read: all delivered, server memory bounded`,
+  { timeout: 300_000 },
+  async (t) => {
+    const pid = server.pid!;
+    const baseline = rssMiB(pid);
+    let peak = baseline ?? 0;
+    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid) ?? 0)), 100);
+    try {
+      const stuck = await Promise.all(Array.from({ length: NON_READERS }, () => nonReader()));
+      const started = Date.now();
+      const results = await Promise.all(
+        Array.from({ length: READERS }, async (_, index) => {
+          const transport = index % 2 === 0 ? officialHttp : officialWebSocket;
+          const client = await remoteClient(transport.open(target), work, transport.impl);
+          await client.initialize();
+          const sessionId = await client.newSession(work);
+          const turn = await client.prompt(sessionId, `stream ${CHUNKS} ${CHUNK_SIZE}`);
+          const received = client.host.texts(0, sessionId).length;
+          client.close();
+          await client.closed;
+          return { stopReason: turn.stopReason, received };
+        }),
+      );
+      const seconds = (Date.now() - started) / 1000;
+      const during = rssMiB(pid);
+      for (const socket of stuck) socket.terminate();
+      for (const result of results) assert.deepEqual(result, { stopReason: "end_turn", received: CHUNKS });
+      const messages = READERS * CHUNKS;
+      t.diagnostic(
+        `${messages} updates to ${READERS} clients in ${seconds.toFixed(1)} s (${Math.round(messages / seconds)} msg/s); ` +
+          `server RSS: ${baseline?.toFixed(0)} MiB at start, peak ${peak.toFixed(0)} MiB, ${during?.toFixed(0)} MiB at the end ` +
+          `(${NON_READERS} non-readers asked for ${Math.round((NON_READERS * 100_000 * CHUNK_SIZE) / 2 ** 20)} MiB)`,
+      );
+      if (baseline !== undefined)
+        assert.ok(peak - baseline < 512, `server RSS grew by ${(peak - baseline).toFixed(0)} MiB`);
+    } finally {
+      clearInterval(sampler);
+    }
+  },
+);

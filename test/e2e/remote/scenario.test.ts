@@ -68,7 +68,11 @@ const SERVERS: Array<[string, () => Promise<ServerUnderTest>]> = [
   ["acp serve (child process)", serveServer],
 ];
 
-function describeScenario(serverName: string, startServer: () => Promise<ServerUnderTest>, transport: ClientTransport): void {
+function describeScenario(
+  serverName: string,
+  startServer: () => Promise<ServerUnderTest>,
+  transport: ClientTransport,
+): void {
   describe(`${transport.name} -> ${serverName}`, () => {
     let server: ServerUnderTest;
     let work: string;
@@ -112,7 +116,10 @@ function describeScenario(serverName: string, startServer: () => Promise<ServerU
       client.host.permissionPolicy = "allow";
       const { response, texts, updates } = await prompt("permission");
       assert.equal(response.stopReason, "end_turn");
-      assert.deepEqual(updates.map((u) => u.update.sessionUpdate), ["tool_call", "tool_call_update", "agent_message_chunk"]);
+      assert.deepEqual(
+        updates.map((u) => u.update.sessionUpdate),
+        ["tool_call", "tool_call_update", "agent_message_chunk"],
+      );
       assert.deepEqual(texts, [`outcome: ${JSON.stringify({ outcome: "selected", optionId: "allow" })}`]);
     });
 
@@ -121,7 +128,10 @@ function describeScenario(serverName: string, startServer: () => Promise<ServerU
       const { response, texts } = await prompt("fs");
       assert.equal(response.stopReason, "end_turn");
       assert.equal(readFileSync(join(work, "output.txt"), "utf8"), "ALPHA\nBETA\nGAMMA\n");
-      assert.deepEqual(texts, [`read: ${JSON.stringify("alpha\nbeta\ngamma\n")}`, `line 2: ${JSON.stringify("beta\n")}`]);
+      assert.deepEqual(texts, [
+        `read: ${JSON.stringify("alpha\nbeta\ngamma\n")}`,
+        `line 2: ${JSON.stringify("beta\n")}`,
+      ]);
     });
 
     it("a terminal served by the client: create, output, wait_for_exit, release", STEP, async () => {
@@ -143,7 +153,11 @@ function describeScenario(serverName: string, startServer: () => Promise<ServerU
     it("session/cancel ends a running prompt with stopReason cancelled", STEP, async () => {
       const mark = client.host.updates.length;
       const running = client.prompt(sessionId, "slow");
-      await client.host.until(() => client.host.texts(mark, sessionId).includes("waiting"), 10_000, 'the "waiting" update');
+      await client.host.until(
+        () => client.host.texts(mark, sessionId).includes("waiting"),
+        10_000,
+        'the "waiting" update',
+      );
       await client.cancel(sessionId);
       assert.equal((await running).stopReason, "cancelled");
     });
@@ -160,12 +174,16 @@ function describeScenario(serverName: string, startServer: () => Promise<ServerU
       );
     });
 
-    it(`closing the client (${transport.profile === "http" ? "DELETE" : "socket close"}) stops the connection's agent process`, STEP, async () => {
-      const pid = await server.latestAgentPid();
-      client.close();
-      await client.closed;
-      await waitForExit(pid);
-    });
+    it(
+      `closing the client (${transport.profile === "http" ? "DELETE" : "socket close"}) stops the connection's agent process`,
+      STEP,
+      async () => {
+        const pid = await server.latestAgentPid();
+        client.close();
+        await client.closed;
+        await waitForExit(pid);
+      },
+    );
   });
 }
 

@@ -44,27 +44,66 @@ describe("acp exec --agent URL: the remote agent's terminal request is served by
     ["ws://", () => ["--agent", serve.webSocketUrl]],
     ["http:// (Streamable HTTP)", () => ["--agent", serve.url, "--profile", "http"]],
   ] as const) {
-    it(`${name}: /run runs in a terminal of acp exec, in its --cwd; deny-all refuses it`, { ...STEP, skip: process.platform === "linux" ? false : "the ancestry is read from /proc" }, async () => {
-      const work = temp("acp-exec-client-");
-      const run = startExec([...agentArgs(), "--token", TOKEN, "--cwd", work, "--permissions", "allow-all", "--format", "json", `/run pwd > where.txt; ${ANCESTRY}`]);
-      const { code, stdout, stderr } = await within(run.done, 60_000, "acp exec");
-      assert.equal(code, 0, stderr);
-      const result = JSON.parse(stdout) as ExecResult;
-      assert.equal(result.stopReason, "end_turn");
-      assert.deepEqual(result.toolCalls?.map((call) => [call.kind, call.status]), [["execute", "completed"]]);
-      assert.equal(readFileSync(join(work, "where.txt"), "utf8").trim(), work, "the command ran in the client's --cwd");
-      const ancestors = [...(result.text ?? "").matchAll(/ancestor (\d+)/g)].map((match) => Number(match[1]));
-      assert.ok(ancestors.length >= 2, result.text);
-      assert.ok(ancestors.includes(run.child.pid!), `acp exec (${run.child.pid}) is an ancestor of the command: ${ancestors.join(" ")}`);
-      assert.ok(!ancestors.includes(serve.child.pid!), "acp serve is not an ancestor of the command");
+    it(
+      `${name}: /run runs in a terminal of acp exec, in its --cwd; deny-all refuses it`,
+      { ...STEP, skip: process.platform === "linux" ? false : "the ancestry is read from /proc" },
+      async () => {
+        const work = temp("acp-exec-client-");
+        const run = startExec([
+          ...agentArgs(),
+          "--token",
+          TOKEN,
+          "--cwd",
+          work,
+          "--permissions",
+          "allow-all",
+          "--format",
+          "json",
+          `/run pwd > where.txt; ${ANCESTRY}`,
+        ]);
+        const { code, stdout, stderr } = await within(run.done, 60_000, "acp exec");
+        assert.equal(code, 0, stderr);
+        const result = JSON.parse(stdout) as ExecResult;
+        assert.equal(result.stopReason, "end_turn");
+        assert.deepEqual(
+          result.toolCalls?.map((call) => [call.kind, call.status]),
+          [["execute", "completed"]],
+        );
+        assert.equal(
+          readFileSync(join(work, "where.txt"), "utf8").trim(),
+          work,
+          "the command ran in the client's --cwd",
+        );
+        const ancestors = [...(result.text ?? "").matchAll(/ancestor (\d+)/g)].map((match) => Number(match[1]));
+        assert.ok(ancestors.length >= 2, result.text);
+        assert.ok(
+          ancestors.includes(run.child.pid!),
+          `acp exec (${run.child.pid}) is an ancestor of the command: ${ancestors.join(" ")}`,
+        );
+        assert.ok(!ancestors.includes(serve.child.pid!), "acp serve is not an ancestor of the command");
 
-      const denied = startExec([...agentArgs(), "--token", TOKEN, "--cwd", work, "--permissions", "deny-all", "--format", "json", "/run echo ran > denied.txt"]);
-      const refusal = await within(denied.done, 60_000, "acp exec with deny-all");
-      assert.equal(refusal.code, 0, refusal.stderr);
-      const refused = JSON.parse(refusal.stdout) as ExecResult;
-      assert.deepEqual(refused.toolCalls?.map((call) => [call.kind, call.status]), [["execute", "failed"]]);
-      assert.match(refused.text ?? "", /did not succeed/);
-      assert.equal(existsSync(join(work, "denied.txt")), false, "nothing ran");
-    });
+        const denied = startExec([
+          ...agentArgs(),
+          "--token",
+          TOKEN,
+          "--cwd",
+          work,
+          "--permissions",
+          "deny-all",
+          "--format",
+          "json",
+          "/run echo ran > denied.txt",
+        ]);
+        const refusal = await within(denied.done, 60_000, "acp exec with deny-all");
+        assert.equal(refusal.code, 0, refusal.stderr);
+        const refused = JSON.parse(refusal.stdout) as ExecResult;
+        assert.deepEqual(
+          refused.toolCalls?.map((call) => [call.kind, call.status]),
+          [["execute", "failed"]],
+        );
+        assert.match(refused.text ?? "", /did not succeed/);
+        assert.equal(existsSync(join(work, "denied.txt")), false, "nothing ran");
+      },
+    );
   }
 });

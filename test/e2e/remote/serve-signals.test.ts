@@ -48,32 +48,55 @@ after(() => removeTempDir(work));
 
 const agentWithChild = `sh -c 'sleep 300 >/dev/null 2>&1 & exec "${process.execPath}" "${fixturePath("interop-agent-app")}" --impl=acpkit'`;
 
-describe("acp serve stopped by SIGINT or SIGHUP mid-turn", { skip: process.platform === "linux" ? false : "process groups are read from /proc" }, () => {
-  for (const [signal, transport] of [
-    ["SIGINT", officialWebSocket],
-    ["SIGHUP", acpkitHttp],
-  ] as const) {
-    it(`${signal} (${transport.name}): the turn ends cancelled, exit 0, the agent's whole process group is gone`, STEP, async () => {
-      const serve = await startServe(["--agent", agentWithChild, "--verbose"]);
-      const client = await remoteClient(transport.open({ url: serve.url, webSocketUrl: serve.webSocketUrl, token: serve.token }), work, transport.impl);
-      await client.initialize();
-      const sessionId = await client.newSession(work);
-      const running = client.prompt(sessionId, "slow").then(
-        (response) => response.stopReason,
-        (error: Error) => `error: ${error.message}`,
-      );
-      await client.host.until(() => client.host.texts(0, sessionId).includes("waiting"), 10_000, "the waiting update");
-      const agent = Number((await serve.waitForStderr(READY))[2]);
-      const members = groupMembers(agent);
-      assert.ok(members.includes(agent) && members.length >= 2, `the agent's group holds the agent and its child: ${members.join(", ")}`);
+describe(
+  "acp serve stopped by SIGINT or SIGHUP mid-turn",
+  { skip: process.platform === "linux" ? false : "process groups are read from /proc" },
+  () => {
+    for (const [signal, transport] of [
+      ["SIGINT", officialWebSocket],
+      ["SIGHUP", acpkitHttp],
+    ] as const) {
+      it(
+        `${signal} (${transport.name}): the turn ends cancelled, exit 0, the agent's whole process group is gone`,
+        STEP,
+        async () => {
+          const serve = await startServe(["--agent", agentWithChild, "--verbose"]);
+          const client = await remoteClient(
+            transport.open({ url: serve.url, webSocketUrl: serve.webSocketUrl, token: serve.token }),
+            work,
+            transport.impl,
+          );
+          await client.initialize();
+          const sessionId = await client.newSession(work);
+          const running = client.prompt(sessionId, "slow").then(
+            (response) => response.stopReason,
+            (error: Error) => `error: ${error.message}`,
+          );
+          await client.host.until(
+            () => client.host.texts(0, sessionId).includes("waiting"),
+            10_000,
+            "the waiting update",
+          );
+          const agent = Number((await serve.waitForStderr(READY))[2]);
+          const members = groupMembers(agent);
+          assert.ok(
+            members.includes(agent) && members.length >= 2,
+            `the agent's group holds the agent and its child: ${members.join(", ")}`,
+          );
 
-      assert.deepEqual(await serve.stop(signal), { code: 0, signal: null });
-      assert.equal(await running, "cancelled", "the turn was cancelled and its answer delivered before the stream ended");
-      assert.match(serve.stderr(), new RegExp(`${signal}: stopping`));
-      assert.match(serve.stderr(), /acp serve: stopped/);
-      for (const pid of members) await waitForExit(pid, 5000);
-      await groupGone(agent, 5000);
-      await client.closed.catch(() => {});
-    });
-  }
-});
+          assert.deepEqual(await serve.stop(signal), { code: 0, signal: null });
+          assert.equal(
+            await running,
+            "cancelled",
+            "the turn was cancelled and its answer delivered before the stream ended",
+          );
+          assert.match(serve.stderr(), new RegExp(`${signal}: stopping`));
+          assert.match(serve.stderr(), /acp serve: stopped/);
+          for (const pid of members) await waitForExit(pid, 5000);
+          await groupGone(agent, 5000);
+          await client.closed.catch(() => {});
+        },
+      );
+    }
+  },
+);

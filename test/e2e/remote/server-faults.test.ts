@@ -6,7 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { ClientSideConnection, ConnectionClosedError, ResponseLostError, TransportFailedError, type Client, type ReconnectEvent, type SessionNotification } from "../../../src/index.js";
+import {
+  ClientSideConnection,
+  ConnectionClosedError,
+  ResponseLostError,
+  TransportFailedError,
+  type Client,
+  type ReconnectEvent,
+  type SessionNotification,
+} from "../../../src/index.js";
 import { connectRemote } from "../../../src/node/index.js";
 import { within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
@@ -17,7 +25,11 @@ const STEP = { timeout: 90_000 };
 const INIT = { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "faults", version: "1" } };
 
 /** A client that records updates and can wait for one. */
-function recordingClient(): { client: Client; updates: SessionNotification[]; until: (test: (u: SessionNotification) => boolean, what: string) => Promise<void> } {
+function recordingClient(): {
+  client: Client;
+  updates: SessionNotification[];
+  until: (test: (u: SessionNotification) => boolean, what: string) => Promise<void>;
+} {
   const updates: SessionNotification[] = [];
   let wake: (() => void) | undefined;
   return {
@@ -44,7 +56,8 @@ function recordingClient(): { client: Client; updates: SessionNotification[]; un
   };
 }
 
-const textOf = (u: SessionNotification) => (u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" ? u.update.content.text : "");
+const textOf = (u: SessionNotification) =>
+  u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" ? u.update.content.text : "";
 
 function describeFaults(serverImpl: ServerImpl, profile: Profile): void {
   const url = (server: RunningServer) => server.url(profile === "websocket" ? "ws" : "http");
@@ -85,58 +98,84 @@ function describeFaults(serverImpl: ServerImpl, profile: Profile): void {
       await within(connection.closed, 10_000, "the connection to close");
     });
 
-    it("with reconnect on, the killed server's session comes back once it is up again on the same port", STEP, async () => {
-      const data = temp("acp-remote-data-");
-      const work = temp("acp-remote-work-");
-      const server = await start({ dataDir: data });
-      const events: ReconnectEvent[] = [];
-      const recorder = recordingClient();
-      const stream = await connectRemote(url(server), { profile, reconnect: { initialDelayMs: 100, maxDelayMs: 500, maxAttempts: 40, onEvent: (event) => events.push(event) } });
-      const connection = new ClientSideConnection(() => recorder.client, stream);
-      await connection.initialize(INIT);
-      const { sessionId } = await connection.newSession({ cwd: work, mcpServers: [] });
-      assert.equal((await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 2" }] })).stopReason, "end_turn");
-      const turn = connection.prompt({ sessionId, prompt: [{ type: "text", text: "/slow 60000" }] });
-      turn.catch(() => {}); // asserted below, after the kill
-      await recorder.until((u) => textOf(u).startsWith("Working"), "the turn to start");
-      await server.kill();
-      await assert.rejects(within(turn, 20_000, "the turn in flight to fail"), (error: Error) => {
-        assert.ok(error instanceof ResponseLostError, `${error.name}: ${error.message}`);
-        assert.match(error.message, /session\/prompt.*dropped/);
-        return true;
-      });
-      await start({ dataDir: data, port: server.port });
-      await within(
-        new Promise<void>((resolve) => {
-          const check = () => (events.some((e) => e.type === "reattached" || e.type === "gave_up") ? resolve() : setTimeout(check, 50));
-          check();
-        }),
-        60_000,
-        "the session to be reattached",
-      );
-      const types = events.map((e) => e.type);
-      assert.equal(types[0], "disconnected");
-      assert.deepEqual((events[0] as { lostRequests: string[] }).lostRequests, ["session/prompt"]);
-      assert.ok(types.includes("reconnecting") && types.includes("reconnected"), types.join(","));
-      const reattached = events.find((e) => e.type === "reattached");
-      assert.ok(reattached, `events: ${JSON.stringify(events.map((e) => [e.type, "error" in e ? String(e.error) : ""]))}`);
-      assert.equal(reattached.sessionId, sessionId);
-      assert.equal(stream.reconnecting.state, "up");
-      const mark = recorder.updates.length;
-      assert.equal((await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 3" }] })).stopReason, "end_turn");
-      assert.equal(recorder.updates.slice(mark).map(textOf).join(""), "chunk 1\nchunk 2\nchunk 3\n");
-      connection.close();
-    });
+    it(
+      "with reconnect on, the killed server's session comes back once it is up again on the same port",
+      STEP,
+      async () => {
+        const data = temp("acp-remote-data-");
+        const work = temp("acp-remote-work-");
+        const server = await start({ dataDir: data });
+        const events: ReconnectEvent[] = [];
+        const recorder = recordingClient();
+        const stream = await connectRemote(url(server), {
+          profile,
+          reconnect: { initialDelayMs: 100, maxDelayMs: 500, maxAttempts: 40, onEvent: (event) => events.push(event) },
+        });
+        const connection = new ClientSideConnection(() => recorder.client, stream);
+        await connection.initialize(INIT);
+        const { sessionId } = await connection.newSession({ cwd: work, mcpServers: [] });
+        assert.equal(
+          (await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 2" }] })).stopReason,
+          "end_turn",
+        );
+        const turn = connection.prompt({ sessionId, prompt: [{ type: "text", text: "/slow 60000" }] });
+        turn.catch(() => {}); // asserted below, after the kill
+        await recorder.until((u) => textOf(u).startsWith("Working"), "the turn to start");
+        await server.kill();
+        await assert.rejects(within(turn, 20_000, "the turn in flight to fail"), (error: Error) => {
+          assert.ok(error instanceof ResponseLostError, `${error.name}: ${error.message}`);
+          assert.match(error.message, /session\/prompt.*dropped/);
+          return true;
+        });
+        await start({ dataDir: data, port: server.port });
+        await within(
+          new Promise<void>((resolve) => {
+            const check = () =>
+              events.some((e) => e.type === "reattached" || e.type === "gave_up") ? resolve() : setTimeout(check, 50);
+            check();
+          }),
+          60_000,
+          "the session to be reattached",
+        );
+        const types = events.map((e) => e.type);
+        assert.equal(types[0], "disconnected");
+        assert.deepEqual((events[0] as { lostRequests: string[] }).lostRequests, ["session/prompt"]);
+        assert.ok(types.includes("reconnecting") && types.includes("reconnected"), types.join(","));
+        const reattached = events.find((e) => e.type === "reattached");
+        assert.ok(
+          reattached,
+          `events: ${JSON.stringify(events.map((e) => [e.type, "error" in e ? String(e.error) : ""]))}`,
+        );
+        assert.equal(reattached.sessionId, sessionId);
+        assert.equal(stream.reconnecting.state, "up");
+        const mark = recorder.updates.length;
+        assert.equal(
+          (await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 3" }] })).stopReason,
+          "end_turn",
+        );
+        assert.equal(recorder.updates.slice(mark).map(textOf).join(""), "chunk 1\nchunk 2\nchunk 3\n");
+        connection.close();
+      },
+    );
 
     it("a server that wants a token: refused without it, served with it", STEP, async () => {
       const server = await start({ token: "s3cret" });
       if (profile === "websocket") {
-        await assert.rejects(connectRemote(url(server), { profile }), (error: Error) => error instanceof TransportFailedError && error.status === 401);
+        await assert.rejects(
+          connectRemote(url(server), { profile }),
+          (error: Error) => error instanceof TransportFailedError && error.status === 401,
+        );
       } else {
-        const refused = new ClientSideConnection(() => recordingClient().client, await connectRemote(url(server), { profile }));
+        const refused = new ClientSideConnection(
+          () => recordingClient().client,
+          await connectRemote(url(server), { profile }),
+        );
         await assert.rejects(refused.initialize(INIT), /HTTP 401/);
       }
-      const connection = new ClientSideConnection(() => recordingClient().client, await connectRemote(url(server), { profile, token: "s3cret" }));
+      const connection = new ClientSideConnection(
+        () => recordingClient().client,
+        await connectRemote(url(server), { profile, token: "s3cret" }),
+      );
       assert.equal((await connection.initialize(INIT)).agentInfo?.name, "acpkit-reference-agent");
       connection.close();
       assert.ok(server.requests.filter((r) => r.status !== 401).every((r) => r.authorization === "Bearer s3cret"));
@@ -158,7 +197,10 @@ for (const serverImpl of SERVER_IMPLS) {
       const connection = new ClientSideConnection(() => recordingClient().client, stream);
       await connection.initialize(INIT);
       const { sessionId } = await connection.newSession({ cwd: makeTempDir("acp-remote-work-"), mcpServers: [] });
-      assert.equal((await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 1" }] })).stopReason, "end_turn");
+      assert.equal(
+        (await connection.prompt({ sessionId, prompt: [{ type: "text", text: "/stream 1" }] })).stopReason,
+        "end_turn",
+      );
       connection.close();
       await server.until((r) => r.method === "DELETE" && r.status === 202, "the DELETE");
     });

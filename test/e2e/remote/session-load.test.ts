@@ -24,7 +24,9 @@ const SERVERS: Persisting[] = [
   {
     name: "acp serve running the reference agent",
     async start(dataDir) {
-      const agent = [process.execPath, ACP_MAIN, "agent", "--data-dir", dataDir].map((part) => JSON.stringify(part)).join(" ");
+      const agent = [process.execPath, ACP_MAIN, "agent", "--data-dir", dataDir]
+        .map((part) => JSON.stringify(part))
+        .join(" ");
       const serve: ServeProcess = await startServe(["--agent", agent]);
       return {
         target: { url: serve.url, webSocketUrl: serve.webSocketUrl, token: serve.token },
@@ -44,7 +46,10 @@ const SERVERS: Persisting[] = [
         },
       });
       const listening: ListeningAcpServer = await listenAcp({ agent: connector, token: "toolkit-token" });
-      return { target: { url: listening.url, webSocketUrl: listening.webSocketUrl, token: listening.token }, stop: () => listening.close() };
+      return {
+        target: { url: listening.url, webSocketUrl: listening.webSocketUrl, token: listening.token },
+        stop: () => listening.close(),
+      };
     },
   },
 ];

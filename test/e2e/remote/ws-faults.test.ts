@@ -23,7 +23,10 @@ import { answerInitialize, scriptedServer, type ScriptedServer } from "./support
 
 const STEP = { timeout: 30_000 };
 const WS = WebSocket as unknown as WebSocketConstructor;
-const client: Client = { sessionUpdate: async () => {}, requestPermission: async () => ({ outcome: { outcome: "cancelled" } }) };
+const client: Client = {
+  sessionUpdate: async () => {},
+  requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
+};
 const INIT = { protocolVersion: 1, clientCapabilities: {} };
 
 type Frame = { id?: unknown; method?: string; error?: { code: number } };
@@ -37,7 +40,10 @@ describe("WebSocket client (scripted ws server)", () => {
   });
 
   /** A WebSocket endpoint answering initialize and `_x/*` methods per `reply`; records every text frame received. */
-  async function wsEndpoint(reply: (frame: Frame, send: (data: string | Buffer) => void, close: (code: number, reason: string) => void) => void, upgradeHeaders: string[] = []) {
+  async function wsEndpoint(
+    reply: (frame: Frame, send: (data: string | Buffer) => void, close: (code: number, reason: string) => void) => void,
+    upgradeHeaders: string[] = [],
+  ) {
     const received: Frame[] = [];
     const upgrades: Array<{ headers: Record<string, unknown> }> = [];
     server = await scriptedServer(
@@ -49,8 +55,15 @@ describe("WebSocket client (scripted ws server)", () => {
             if (isBinary) return;
             const frame = JSON.parse(data.toString()) as Frame;
             received.push(frame);
-            if (frame.method === "initialize") return socket.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { protocolVersion: 1, agentCapabilities: {} } }));
-            reply(frame, (out) => socket.send(out), (code, reason) => socket.close(code, reason));
+            if (frame.method === "initialize")
+              return socket.send(
+                JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { protocolVersion: 1, agentCapabilities: {} } }),
+              );
+            reply(
+              frame,
+              (out) => socket.send(out),
+              (code, reason) => socket.close(code, reason),
+            );
           });
         });
       },
@@ -59,21 +72,31 @@ describe("WebSocket client (scripted ws server)", () => {
     return { received, upgrades, url: server.url.replace("http", "ws") };
   }
 
-  it("binary frames are ignored, a bad frame is answered -32700, an oversized one fails only its request", STEP, async () => {
-    const endpoint = await wsEndpoint((frame, send) => {
-      if (frame.method === "_x/big") {
-        send(Buffer.from([1, 2, 3]));
-        send("{not json");
-        send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { blob: "z".repeat(5000) } }));
-      }
-      if (frame.method === "_x/ping") send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { pong: true } }));
-    });
-    connection = new ClientSideConnection(() => client, createWebSocketStream(endpoint.url, { WebSocket: WS, maxMessageBytes: 2048 }));
-    await connection.initialize(INIT);
-    await assert.rejects(connection.extMethod("_x/big", {}), MessageTooLargeError);
-    assert.deepEqual(await connection.extMethod("_x/ping", {}), { pong: true });
-    assert.ok(endpoint.received.some((frame) => frame.error?.code === -32700), "the bad frame was answered with -32700");
-  });
+  it(
+    "binary frames are ignored, a bad frame is answered -32700, an oversized one fails only its request",
+    STEP,
+    async () => {
+      const endpoint = await wsEndpoint((frame, send) => {
+        if (frame.method === "_x/big") {
+          send(Buffer.from([1, 2, 3]));
+          send("{not json");
+          send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { blob: "z".repeat(5000) } }));
+        }
+        if (frame.method === "_x/ping") send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { pong: true } }));
+      });
+      connection = new ClientSideConnection(
+        () => client,
+        createWebSocketStream(endpoint.url, { WebSocket: WS, maxMessageBytes: 2048 }),
+      );
+      await connection.initialize(INIT);
+      await assert.rejects(connection.extMethod("_x/big", {}), MessageTooLargeError);
+      assert.deepEqual(await connection.extMethod("_x/ping", {}), { pong: true });
+      assert.ok(
+        endpoint.received.some((frame) => frame.error?.code === -32700),
+        "the bad frame was answered with -32700",
+      );
+    },
+  );
 
   it("the server closing the socket fails what waits, naming the close code and reason", STEP, async () => {
     const endpoint = await wsEndpoint((frame, _send, close) => {
@@ -88,49 +111,78 @@ describe("WebSocket client (scripted ws server)", () => {
     });
   });
 
-  it("a refused upgrade: ws:// fails with the status; auto falls back to Streamable HTTP on the same URL", STEP, async () => {
-    server = await scriptedServer(
-      (request, res) => {
-        if (request.json?.method === "initialize") return answerInitialize(request, res);
-        if (request.method === "GET") return void res.writeHead(200, { "Content-Type": "text/event-stream" }).flushHeaders();
-        res.writeHead(202).end();
-      },
-      (_req, socket) => void socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
-    );
-    await assert.rejects(openRemoteStream(server.url.replace("http", "ws"), { WebSocket: WS }), (error: Error) => error instanceof TransportFailedError && error.status === 400 && /refused the WebSocket upgrade with HTTP 400/.test(error.message));
-    const stream = await openRemoteStream(server.url, { WebSocket: WS });
-    assert.equal(stream.profile, "http");
-    assert.equal(stream.fallbackReason?.status, 400);
-    connection = new ClientSideConnection(() => client, stream);
-    assert.equal((await connection.initialize(INIT)).protocolVersion, 1);
-  });
+  it(
+    "a refused upgrade: ws:// fails with the status; auto falls back to Streamable HTTP on the same URL",
+    STEP,
+    async () => {
+      server = await scriptedServer(
+        (request, res) => {
+          if (request.json?.method === "initialize") return answerInitialize(request, res);
+          if (request.method === "GET")
+            return void res.writeHead(200, { "Content-Type": "text/event-stream" }).flushHeaders();
+          res.writeHead(202).end();
+        },
+        (_req, socket) => void socket.end("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+      );
+      await assert.rejects(
+        openRemoteStream(server.url.replace("http", "ws"), { WebSocket: WS }),
+        (error: Error) =>
+          error instanceof TransportFailedError &&
+          error.status === 400 &&
+          /refused the WebSocket upgrade with HTTP 400/.test(error.message),
+      );
+      const stream = await openRemoteStream(server.url, { WebSocket: WS });
+      assert.equal(stream.profile, "http");
+      assert.equal(stream.fallbackReason?.status, 400);
+      connection = new ClientSideConnection(() => client, stream);
+      assert.equal((await connection.initialize(INIT)).protocolVersion, 1);
+    },
+  );
 
-  it("the token goes in Authorization with a header-capable constructor, in the bearer subprotocol otherwise; cookies from the 101 come back", STEP, async () => {
-    const endpoint = await wsEndpoint(() => {}, ["Set-Cookie: affinity=a1; Path=/; HttpOnly"]);
-    const cookieStore = new MemoryAcpCookieStore();
-    const first = await openRemoteStream(endpoint.url, { WebSocket: WS, token: "s3cret", cookieStore });
-    connection = new ClientSideConnection(() => client, first);
-    await connection.initialize(INIT);
-    assert.equal(endpoint.upgrades[0]!.headers.authorization, "Bearer s3cret");
-    assert.equal(endpoint.upgrades[0]!.headers.cookie, undefined);
-    assert.equal(cookieStore.get("affinity"), "a1", "the 101's cookie was stored");
-    connection.close();
+  it(
+    "the token goes in Authorization with a header-capable constructor, in the bearer subprotocol otherwise; cookies from the 101 come back",
+    STEP,
+    async () => {
+      const endpoint = await wsEndpoint(() => {}, ["Set-Cookie: affinity=a1; Path=/; HttpOnly"]);
+      const cookieStore = new MemoryAcpCookieStore();
+      const first = await openRemoteStream(endpoint.url, { WebSocket: WS, token: "s3cret", cookieStore });
+      connection = new ClientSideConnection(() => client, first);
+      await connection.initialize(INIT);
+      assert.equal(endpoint.upgrades[0]!.headers.authorization, "Bearer s3cret");
+      assert.equal(endpoint.upgrades[0]!.headers.cookie, undefined);
+      assert.equal(cookieStore.get("affinity"), "a1", "the 101's cookie was stored");
+      connection.close();
 
-    const second = await openRemoteStream(endpoint.url, { WebSocket: WS, token: "s3cret", tokenVia: "subprotocol", cookieStore });
-    connection = new ClientSideConnection(() => client, second);
-    await connection.initialize(INIT);
-    const offered = String(endpoint.upgrades[1]!.headers["sec-websocket-protocol"]).split(",").map((p) => p.trim());
-    assert.equal(offered[0], "acp");
-    assert.equal(tokenFromSubprotocols(offered), "s3cret");
-    assert.equal(endpoint.upgrades[1]!.headers.authorization, undefined);
-    assert.equal(endpoint.upgrades[1]!.headers.cookie, "affinity=a1", "and went back on the next upgrade");
-  });
+      const second = await openRemoteStream(endpoint.url, {
+        WebSocket: WS,
+        token: "s3cret",
+        tokenVia: "subprotocol",
+        cookieStore,
+      });
+      connection = new ClientSideConnection(() => client, second);
+      await connection.initialize(INIT);
+      const offered = String(endpoint.upgrades[1]!.headers["sec-websocket-protocol"])
+        .split(",")
+        .map((p) => p.trim());
+      assert.equal(offered[0], "acp");
+      assert.equal(tokenFromSubprotocols(offered), "s3cret");
+      assert.equal(endpoint.upgrades[1]!.headers.authorization, undefined);
+      assert.equal(endpoint.upgrades[1]!.headers.cookie, "affinity=a1", "and went back on the next upgrade");
+    },
+  );
 
   it("a server that is not there: the WebSocket profile fails to open with a clear error", STEP, async () => {
     const endpoint = await wsEndpoint(() => {});
     const url = endpoint.url;
     await server!.close();
     server = undefined;
-    await assert.rejects(openRemoteStream(url, { WebSocket: WS }), (error: Error) => error instanceof TransportFailedError && /Could not open a WebSocket to the ACP server at ws:\/\/127\.0\.0\.1:\d+\/acp \(.*ECONNREFUSED/.test(error.message));
+    await assert.rejects(
+      openRemoteStream(url, { WebSocket: WS }),
+      (error: Error) =>
+        error instanceof TransportFailedError &&
+        /Could not open a WebSocket to the ACP server at ws:\/\/127\.0\.0\.1:\d+\/acp \(.*ECONNREFUSED/.test(
+          error.message,
+        ),
+    );
   });
 });

@@ -14,7 +14,24 @@ const env = { ACPKIT_DATA_DIR: dataDir };
 after(() => rmSync(dataDir, { recursive: true, force: true }));
 
 test("acp check client passes on acp exec --permissions allow-all", { timeout: 400_000 }, async () => {
-  const run = await acp(["check", "client", "--format", "json", "--", process.execPath, ACP, "exec", "--permissions", "allow-all", "--agent", "{agent}", "hi"], { env });
+  const run = await acp(
+    [
+      "check",
+      "client",
+      "--format",
+      "json",
+      "--",
+      process.execPath,
+      ACP,
+      "exec",
+      "--permissions",
+      "allow-all",
+      "--agent",
+      "{agent}",
+      "hi",
+    ],
+    { env },
+  );
   const byId = results(run);
   assert.equal(run.code, 0, run.stdout);
   for (const id of ALWAYS_EXERCISED) assert.equal(byId.get(id)?.status, "passed", `${id}: ${byId.get(id)?.message}`);
@@ -23,22 +40,62 @@ test("acp check client passes on acp exec --permissions allow-all", { timeout: 4
   assert.match(byId.get("cancel.end-turn")!.message!, /exit code 130/);
 });
 
-test("acp exec's default policy (allow-reads) refuses the writes and commands asked for: not exercised, not failed", { timeout: 200_000 }, async () => {
-  const run = await acp(["check", "client", "--format", "json", "--only", [...ASKS_PERMISSION_FIRST, "fs.read"].join(","), "--", process.execPath, ACP, "exec", "--agent", "{agent}", "hi"], { env });
-  const byId = results(run);
-  assert.equal(run.code, 0, run.stdout);
-  assert.equal(byId.get("fs.read")?.status, "passed", byId.get("fs.read")?.message);
-  for (const id of ASKS_PERMISSION_FIRST) {
-    assert.equal(byId.get(id)?.status, "not-exercised", `${id}: ${byId.get(id)?.message}`);
-    assert.match(byId.get(id)!.message!, /permission policy did not grant the permission to (write|run) .*\(selected acp-check-reject-once\); run the client with a policy that allows it/);
-  }
-});
+test(
+  "acp exec's default policy (allow-reads) refuses the writes and commands asked for: not exercised, not failed",
+  { timeout: 200_000 },
+  async () => {
+    const run = await acp(
+      [
+        "check",
+        "client",
+        "--format",
+        "json",
+        "--only",
+        [...ASKS_PERMISSION_FIRST, "fs.read"].join(","),
+        "--",
+        process.execPath,
+        ACP,
+        "exec",
+        "--agent",
+        "{agent}",
+        "hi",
+      ],
+      { env },
+    );
+    const byId = results(run);
+    assert.equal(run.code, 0, run.stdout);
+    assert.equal(byId.get("fs.read")?.status, "passed", byId.get("fs.read")?.message);
+    for (const id of ASKS_PERMISSION_FIRST) {
+      assert.equal(byId.get(id)?.status, "not-exercised", `${id}: ${byId.get(id)?.message}`);
+      assert.match(
+        byId.get(id)!.message!,
+        /permission policy did not grant the permission to (write|run) .*\(selected acp-check-reject-once\); run the client with a policy that allows it/,
+      );
+    }
+  },
+);
 
-test("a client command without {agent} is a usage error; a client that never starts its agent exits 3", { timeout: 120_000 }, async () => {
-  const usage = await acp(["check", "client", "--", "my-client"]);
-  assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /must contain \{agent\}/);
-  const never = await acp(["check", "client", "--only", "initialize", "--startup-timeout", "2", "--", process.execPath, "-e", "setTimeout(() => {}, 60000)", "{agent}"]);
-  assert.equal(never.code, 3, never.stdout);
-  assert.match(never.stdout, /the client did not start its agent \(the \{agent\} command\) within 2 s/);
-});
+test(
+  "a client command without {agent} is a usage error; a client that never starts its agent exits 3",
+  { timeout: 120_000 },
+  async () => {
+    const usage = await acp(["check", "client", "--", "my-client"]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /must contain \{agent\}/);
+    const never = await acp([
+      "check",
+      "client",
+      "--only",
+      "initialize",
+      "--startup-timeout",
+      "2",
+      "--",
+      process.execPath,
+      "-e",
+      "setTimeout(() => {}, 60000)",
+      "{agent}",
+    ]);
+    assert.equal(never.code, 3, never.stdout);
+    assert.match(never.stdout, /the client did not start its agent \(the \{agent\} command\) within 2 s/);
+  },
+);

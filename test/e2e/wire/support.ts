@@ -9,10 +9,30 @@ export const ACP = fileURLToPath(new URL("../../../src/cli/main.js", import.meta
 export const FIXTURES = fileURLToPath(new URL("../fixtures/check/", import.meta.url));
 export const REFERENCE_AGENT = [process.execPath, ACP, "agent"];
 export const SDK_AGENT = [process.execPath, join(FIXTURES, "sdk-agent.js"), "--serve"];
-export const faultyAgent = (fault: string) => [process.execPath, join(FIXTURES, "faulty-agent.js"), "--serve", "--fault", fault];
+export const faultyAgent = (fault: string) => [
+  process.execPath,
+  join(FIXTURES, "faulty-agent.js"),
+  "--serve",
+  "--fault",
+  fault,
+];
 /** The configurable fixture agent (test/e2e/fixtures/check/configurable-agent.ts) with its flags. */
-export const configurableAgent = (...flags: string[]) => [process.execPath, join(FIXTURES, "configurable-agent.js"), "--serve", ...flags];
-export const faultyClient = (fault: string) => [process.execPath, join(FIXTURES, "faulty-client.js"), "--serve", "--fault", fault, "--agent", "{agent}", "hi"];
+export const configurableAgent = (...flags: string[]) => [
+  process.execPath,
+  join(FIXTURES, "configurable-agent.js"),
+  "--serve",
+  ...flags,
+];
+export const faultyClient = (fault: string) => [
+  process.execPath,
+  join(FIXTURES, "faulty-client.js"),
+  "--serve",
+  "--fault",
+  fault,
+  "--agent",
+  "{agent}",
+  "hi",
+];
 
 /** A fresh real directory. */
 export function tempDir(prefix: string): string {
@@ -27,8 +47,15 @@ export interface Run {
 }
 
 /** Runs `acp ARGS` to its end. */
-export function acp(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {}): Promise<Run> {
-  const child = spawn(process.execPath, [ACP, ...args], { cwd: options.cwd, env: { ...process.env, NO_COLOR: "1", ...options.env }, stdio: ["pipe", "pipe", "pipe"] });
+export function acp(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: string } = {},
+): Promise<Run> {
+  const child = spawn(process.execPath, [ACP, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, NO_COLOR: "1", ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text));
@@ -38,7 +65,16 @@ export function acp(args: readonly string[], options: { cwd?: string; env?: Node
 }
 
 /** The JSON report of an `acp check ... --format json` run, by scenario id. */
-export function results(run: Run): Map<string, { status: string; message?: string; warnings: string[]; findings: Array<{ rule: string; message: string; path?: string }>; measurements: Record<string, number> }> {
+export function results(run: Run): Map<
+  string,
+  {
+    status: string;
+    message?: string;
+    warnings: string[];
+    findings: Array<{ rule: string; message: string; path?: string }>;
+    measurements: Record<string, number>;
+  }
+> {
   let report: { results: Array<{ id: string; status: string }> };
   try {
     report = JSON.parse(run.stdout) as typeof report;

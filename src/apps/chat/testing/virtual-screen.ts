@@ -42,15 +42,18 @@ export class VirtualScreen {
         // A terminal's output processing (ONLCR) turns LF into CR LF.
         this.#col = 0;
         this.#lineFeed();
-      }
-      else if (char === "\b") this.#col = Math.max(0, this.#col - 1);
+      } else if (char === "\b") this.#col = Math.max(0, this.#col - 1);
       else if (char >= " ") this.#put(char);
     }
   }
 
   /** The visible screen, one string per row, trailing spaces trimmed; trailing empty rows dropped. */
   lines(): string[] {
-    const lines = this.#grid.map((row) => Array.from(row, (cell) => cell ?? " ").join("").trimEnd());
+    const lines = this.#grid.map((row) =>
+      Array.from(row, (cell) => cell ?? " ")
+        .join("")
+        .trimEnd(),
+    );
     while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
     return lines;
   }
@@ -81,7 +84,11 @@ export class VirtualScreen {
     if (this.#row < this.rows - 1) this.#row++;
     else {
       const top = this.#grid.shift()!;
-      this.scrollback.push(Array.from(top, (cell) => cell ?? " ").join("").trimEnd());
+      this.scrollback.push(
+        Array.from(top, (cell) => cell ?? " ")
+          .join("")
+          .trimEnd(),
+      );
       this.#grid.push([]);
     }
   }

@@ -9,7 +9,14 @@ import { ErrorCodes, RequestError } from "../../../jsonrpc/index.js";
 import { FileSystemHost, TerminalHost, launchAgent, type LaunchedAgent } from "../../../node/index.js";
 import { scriptPeerOver } from "../../../node/wire-peer.js";
 import { PROTOCOL_VERSION } from "../../../protocol/index.js";
-import { WaitTimeoutError, WireChecker, updateKindOf, type Finding, type ScriptPeer, type WireEvent } from "../../../wire/index.js";
+import {
+  WaitTimeoutError,
+  WireChecker,
+  updateKindOf,
+  type Finding,
+  type ScriptPeer,
+  type WireEvent,
+} from "../../../wire/index.js";
 import { CheckFailed, NotExercised } from "../results.js";
 
 /** What is checked and how long it has. */
@@ -85,31 +92,58 @@ export class AgentProcess {
     const spawnedAt = performance.now();
     let launched: LaunchedAgent;
     try {
-      launched = await launchAgent({ argv: target.argv, cwd, ...(target.env ? { env: target.env } : {}), extraEnv: { ...isolation, ...target.extraEnv }, startupTimeoutMs: target.startupTimeoutMs });
+      launched = await launchAgent({
+        argv: target.argv,
+        cwd,
+        ...(target.env ? { env: target.env } : {}),
+        extraEnv: { ...isolation, ...target.extraEnv },
+        startupTimeoutMs: target.startupTimeoutMs,
+      });
     } catch (error) {
       throw new AgentDidNotStart((error as Error).message);
     }
-    const peer = scriptPeerOver(launched.child.stdout!, launched.child.stdin!, { side: "client", checker: new WireChecker({ judge: ["agent"] }) });
+    const peer = scriptPeerOver(launched.child.stdout!, launched.child.stdin!, {
+      side: "client",
+      checker: new WireChecker({ judge: ["agent"] }),
+    });
     return new AgentProcess(target, launched, peer, spawnedAt);
   }
 
   /** The agent's last stderr lines, quoted in messages. */
   stderr(): string {
     const lines = this.launched.stderrTail();
-    return lines.length === 0 ? "it printed nothing on stderr" : `its stderr ended with:\n${lines.slice(-8).map((l) => `  | ${l}`).join("\n")}`;
+    return lines.length === 0
+      ? "it printed nothing on stderr"
+      : `its stderr ended with:\n${lines
+          .slice(-8)
+          .map((l) => `  | ${l}`)
+          .join("\n")}`;
   }
 
   /** Sends initialize and waits for a result. Throws `AgentDidNotStart` on no answer, an error or an exit. */
   async initialize(params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    const { response } = this.peer.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: { name: "acp-check", title: "acp check agent", version: this.target.version }, ...params }, { timeoutMs: this.target.startupTimeoutMs });
+    const { response } = this.peer.request(
+      "initialize",
+      {
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: CLIENT_CAPABILITIES,
+        clientInfo: { name: "acp-check", title: "acp check agent", version: this.target.version },
+        ...params,
+      },
+      { timeoutMs: this.target.startupTimeoutMs },
+    );
     let answer: WireEvent;
     try {
       answer = await response;
     } catch (error) {
-      const why = error instanceof WaitTimeoutError ? `did not answer initialize within ${this.target.startupTimeoutMs} ms` : "exited before answering initialize";
+      const why =
+        error instanceof WaitTimeoutError
+          ? `did not answer initialize within ${this.target.startupTimeoutMs} ms`
+          : "exited before answering initialize";
       throw new AgentDidNotStart(`the agent ${why}; ${this.stderr()}`);
     }
-    if (answer.error !== undefined) throw new AgentDidNotStart(`the agent answered initialize with an error: ${describeError(answer.error)}`);
+    if (answer.error !== undefined)
+      throw new AgentDidNotStart(`the agent answered initialize with an error: ${describeError(answer.error)}`);
     this.startupMs ??= performance.now() - this.spawnedAt;
     this.init = (answer.result ?? {}) as Record<string, unknown>;
     return this.init;
@@ -121,7 +155,10 @@ export class AgentProcess {
    */
   async authenticate(methodId: string): Promise<void> {
     const answer = await this.call("authenticate", { methodId }, this.target.startupTimeoutMs);
-    if (answer.error !== undefined) throw new NotExercised(`authenticate with "${methodId}" (--auth) was refused: ${describeError(answer.error)}; the agent may need credentials: give them with --env NAME=VALUE`);
+    if (answer.error !== undefined)
+      throw new NotExercised(
+        `authenticate with "${methodId}" (--auth) was refused: ${describeError(answer.error)}; the agent may need credentials: give them with --env NAME=VALUE`,
+      );
   }
 
   /** `agentCapabilities` from initialize. */
@@ -135,13 +172,21 @@ export class AgentProcess {
     if (answer.error !== undefined) {
       const code = (answer.error as { code?: unknown }).code;
       if (code === ErrorCodes.authRequired) {
-        if (this.target.auth === undefined) throw new NotExercised(`the agent needs authentication before session/new (${describeError(answer.error)}); log in with --auth METHOD (one of its authMethods) and give the credentials it needs with --env NAME=VALUE`);
-        throw new CheckFailed(`the agent answered authenticate with "${this.target.auth}" with success, then refused session/new with ${describeError(answer.error)}. After a successful authenticate, authenticated requests may proceed (the spec's authentication flow); an agent that could not log the client in must say so with an error from authenticate, not a success.`);
+        if (this.target.auth === undefined)
+          throw new NotExercised(
+            `the agent needs authentication before session/new (${describeError(answer.error)}); log in with --auth METHOD (one of its authMethods) and give the credentials it needs with --env NAME=VALUE`,
+          );
+        throw new CheckFailed(
+          `the agent answered authenticate with "${this.target.auth}" with success, then refused session/new with ${describeError(answer.error)}. After a successful authenticate, authenticated requests may proceed (the spec's authentication flow); an agent that could not log the client in must say so with an error from authenticate, not a success.`,
+        );
       }
       throw new CheckFailed(`the agent answered session/new with an error: ${describeError(answer.error)}`);
     }
     const sessionId = (answer.result as { sessionId?: unknown } | undefined)?.sessionId;
-    if (typeof sessionId !== "string") throw new CheckFailed("the agent answered session/new without a sessionId; the agent MUST answer with a unique session id");
+    if (typeof sessionId !== "string")
+      throw new CheckFailed(
+        "the agent answered session/new without a sessionId; the agent MUST answer with a unique session id",
+      );
     this.roots.set(sessionId, [cwd]);
     return sessionId;
   }
@@ -157,7 +202,8 @@ export class AgentProcess {
     try {
       return await response;
     } catch (error) {
-      if (error instanceof WaitTimeoutError) throw new CheckFailed(`the agent did not answer ${method} within ${timeoutMs} ms`);
+      if (error instanceof WaitTimeoutError)
+        throw new CheckFailed(`the agent did not answer ${method} within ${timeoutMs} ms`);
       throw new CheckFailed(`the agent exited while ${method} was pending; ${this.stderr()}`);
     }
   }
@@ -165,7 +211,11 @@ export class AgentProcess {
   /** Starts a prompt turn; `response` rejects with `WaitTimeoutError` after the turn timeout. */
   prompt(sessionId: string, text: string, timeoutMs = this.target.turnTimeoutMs): Turn {
     const since = this.peer.events.length;
-    const { event, response } = this.peer.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] }, { timeoutMs });
+    const { event, response } = this.peer.request(
+      "session/prompt",
+      { sessionId, prompt: [{ type: "text", text }] },
+      { timeoutMs },
+    );
     return { sessionId, request: event, since, response };
   }
 
@@ -174,14 +224,24 @@ export class AgentProcess {
     try {
       return await turn.response;
     } catch (error) {
-      if (error instanceof WaitTimeoutError) throw new NotExercised(`the agent did not answer ${what} within ${error.timeoutMs} ms (offline, an agent may need its model to answer)`);
+      if (error instanceof WaitTimeoutError)
+        throw new NotExercised(
+          `the agent did not answer ${what} within ${error.timeoutMs} ms (offline, an agent may need its model to answer)`,
+        );
       throw new CheckFailed(`the agent exited during ${what}; ${this.stderr()}`);
     }
   }
 
   /** The agent's `session/update`s for a session from event index `since` (to `until`, exclusive). */
   updates(sessionId: string, since: number, until = this.peer.events.length): WireEvent[] {
-    return this.peer.events.slice(since, until).filter((e) => e.from === "agent" && updateKindOf(e) !== undefined && (e.params as { sessionId?: unknown }).sessionId === sessionId);
+    return this.peer.events
+      .slice(since, until)
+      .filter(
+        (e) =>
+          e.from === "agent" &&
+          updateKindOf(e) !== undefined &&
+          (e.params as { sessionId?: unknown }).sessionId === sessionId,
+      );
   }
 
   /** Every finding of the conversation so far (ends it: call after stop). */
@@ -234,21 +294,30 @@ export class AgentProcess {
       case "terminal/release":
         return answer(() => this.terminals.releaseTerminal(params));
       default:
-        this.peer.respondError(event, ErrorCodes.methodNotFound, `"Method not found": ${event.method}`, { method: event.method });
+        this.peer.respondError(event, ErrorCodes.methodNotFound, `"Method not found": ${event.method}`, {
+          method: event.method,
+        });
     }
   }
 }
 
 /** Selects the first allow option (else the first option). */
 export function allowFirst(request: WireEvent): PermissionAnswer {
-  const options = ((request.params as { options?: Array<{ optionId: string; kind: string }> }).options ?? []) as Array<{ optionId: string; kind: string }>;
-  const option = options.find((o) => o.kind === "allow_once") ?? options.find((o) => o.kind.startsWith("allow")) ?? options[0];
+  const options = ((request.params as { options?: Array<{ optionId: string; kind: string }> }).options ?? []) as Array<{
+    optionId: string;
+    kind: string;
+  }>;
+  const option =
+    options.find((o) => o.kind === "allow_once") ?? options.find((o) => o.kind.startsWith("allow")) ?? options[0];
   return option ? { outcome: "selected", optionId: option.optionId } : { outcome: "cancelled" };
 }
 
 /** Selects the first reject option. */
 export function rejectFirst(request: WireEvent): PermissionAnswer {
-  const options = ((request.params as { options?: Array<{ optionId: string; kind: string }> }).options ?? []) as Array<{ optionId: string; kind: string }>;
+  const options = ((request.params as { options?: Array<{ optionId: string; kind: string }> }).options ?? []) as Array<{
+    optionId: string;
+    kind: string;
+  }>;
   const option = options.find((o) => o.kind === "reject_once") ?? options.find((o) => o.kind.startsWith("reject"));
   return option ? { outcome: "selected", optionId: option.optionId } : { outcome: "cancelled" };
 }
@@ -263,8 +332,10 @@ export function describeError(error: unknown): string {
 export function chunkText(updates: readonly WireEvent[], kind = "agent_message_chunk"): string {
   let text = "";
   for (const event of updates) {
-    const update = (event.params as { update?: { sessionUpdate?: string; content?: { type?: string; text?: string } } }).update;
-    if (update?.sessionUpdate === kind && update.content?.type === "text" && typeof update.content.text === "string") text += update.content.text;
+    const update = (event.params as { update?: { sessionUpdate?: string; content?: { type?: string; text?: string } } })
+      .update;
+    if (update?.sessionUpdate === kind && update.content?.type === "text" && typeof update.content.text === "string")
+      text += update.content.text;
   }
   return text;
 }

@@ -10,7 +10,14 @@ test("isolatedHome: HOME, every XDG base directory and ACPKIT_DATA_DIR under the
   try {
     const home = join(root, "scenario.home");
     const env = isolatedHome(home, "linux");
-    assert.deepEqual(Object.keys(env).sort(), ["ACPKIT_DATA_DIR", "HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"]);
+    assert.deepEqual(Object.keys(env).sort(), [
+      "ACPKIT_DATA_DIR",
+      "HOME",
+      "XDG_CACHE_HOME",
+      "XDG_CONFIG_HOME",
+      "XDG_DATA_HOME",
+      "XDG_STATE_HOME",
+    ]);
     assert.equal(env.HOME, home);
     assert.equal(env.ACPKIT_DATA_DIR, join(home, ".local", "share", "acpkit"));
     for (const [name, dir] of Object.entries(env)) {

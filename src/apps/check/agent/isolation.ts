@@ -18,7 +18,12 @@ export function isolatedHome(home: string, platform: NodeJS.Platform = process.p
     // The reference agent (and anything built on acpkit/node's userDataDir) prefers this one.
     ACPKIT_DATA_DIR: join(home, ".local", "share", "acpkit"),
   };
-  if (platform === "win32") Object.assign(env, { USERPROFILE: home, APPDATA: join(home, "AppData", "Roaming"), LOCALAPPDATA: join(home, "AppData", "Local") });
+  if (platform === "win32")
+    Object.assign(env, {
+      USERPROFILE: home,
+      APPDATA: join(home, "AppData", "Roaming"),
+      LOCALAPPDATA: join(home, "AppData", "Local"),
+    });
   mkdirSync(home, { recursive: true });
   for (const [name, dir] of Object.entries(env)) if (name !== "ACPKIT_DATA_DIR") mkdirSync(dir, { recursive: true });
   return env;

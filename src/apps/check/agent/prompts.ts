@@ -48,11 +48,16 @@ export function readPromptBook(path: string, scenarioIds: readonly string[]): Pr
   } catch (error) {
     throw new Error(`--prompts ${path}: ${(error as Error).message}`, { cause: error });
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new Error(`--prompts ${path}: expected a JSON object mapping scenario ids to prompts`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new Error(`--prompts ${path}: expected a JSON object mapping scenario ids to prompts`);
   const prompts: Record<string, string | null> = { ...DEFAULT_PROMPTS };
   for (const [id, template] of Object.entries(value)) {
-    if (!scenarioIds.includes(id)) throw new Error(`--prompts ${path}: unknown scenario id "${id}" (prompts are used by: ${Object.keys(DEFAULT_PROMPTS).join(", ")})`);
-    if (template !== null && typeof template !== "string") throw new Error(`--prompts ${path}: the prompt of "${id}" must be a string or null`);
+    if (!scenarioIds.includes(id))
+      throw new Error(
+        `--prompts ${path}: unknown scenario id "${id}" (prompts are used by: ${Object.keys(DEFAULT_PROMPTS).join(", ")})`,
+      );
+    if (template !== null && typeof template !== "string")
+      throw new Error(`--prompts ${path}: the prompt of "${id}" must be a string or null`);
     prompts[id] = template;
   }
   return new PromptBook(prompts);

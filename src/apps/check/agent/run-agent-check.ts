@@ -8,7 +8,17 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { frameText, type Finding } from "../../../wire/index.js";
-import { applyExpected, CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
+import {
+  applyExpected,
+  CheckFailed,
+  NotExercised,
+  reportFinding,
+  Skipped,
+  summarize,
+  type CheckReport,
+  type ScenarioResult,
+  type Status,
+} from "../results.js";
 import { matchesAny } from "../selection.js";
 import { AgentDidNotStart, type AgentTarget } from "./agent-process.js";
 import { isolatedHome } from "./isolation.js";
@@ -46,7 +56,9 @@ export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCh
   let init: Record<string, unknown> | undefined;
   let didNotStart: string | undefined;
   let badAuth: string | undefined;
-  const selected = (id: string) => (options.only === undefined || options.only.length === 0 || matchesAny(id, options.only)) && !matchesAny(id, options.skip ?? []);
+  const selected = (id: string) =>
+    (options.only === undefined || options.only.length === 0 || matchesAny(id, options.only)) &&
+    !matchesAny(id, options.skip ?? []);
   try {
     for (const scenario of scenarios) {
       const first = scenario === scenarios[0];
@@ -55,12 +67,25 @@ export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCh
       if (!first && init === undefined) break;
       const skip = first ? undefined : scenario.skip?.(init!);
       if (skip !== undefined) {
-        result = { id: scenario.id, title: scenario.title, spec: scenario.spec, status: "skipped", message: skip, warnings: [], findings: [], measurements: {}, durationMs: 0 };
+        result = {
+          id: scenario.id,
+          title: scenario.title,
+          spec: scenario.spec,
+          status: "skipped",
+          message: skip,
+          warnings: [],
+          findings: [],
+          measurements: {},
+          durationMs: 0,
+        };
       } else {
         const workdir = join(root, scenario.id);
         mkdirSync(workdir);
         const home = join(root, `${scenario.id}.home`);
-        const outcome = await runOne(scenario, new AgentScenarioContext(scenario.id, options.target, options.prompts, workdir, isolatedHome(home)));
+        const outcome = await runOne(
+          scenario,
+          new AgentScenarioContext(scenario.id, options.target, options.prompts, workdir, isolatedHome(home)),
+        );
         rmSync(home, { recursive: true, force: true });
         result = outcome.result;
         if (first) {
@@ -92,10 +117,17 @@ export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCh
     results,
     summary: summarize(results),
   };
-  return { report, ...(didNotStart !== undefined ? { didNotStart } : {}), ...(badAuth !== undefined ? { badAuth } : {}) };
+  return {
+    report,
+    ...(didNotStart !== undefined ? { didNotStart } : {}),
+    ...(badAuth !== undefined ? { badAuth } : {}),
+  };
 }
 
-async function runOne(scenario: AgentScenario, ctx: AgentScenarioContext): Promise<{ result: ScenarioResult; init?: Record<string, unknown>; didNotStart?: string }> {
+async function runOne(
+  scenario: AgentScenario,
+  ctx: AgentScenarioContext,
+): Promise<{ result: ScenarioResult; init?: Record<string, unknown>; didNotStart?: string }> {
   const t0 = performance.now();
   let status: Status = "passed";
   let message: string | undefined;
@@ -103,7 +135,13 @@ async function runOne(scenario: AgentScenario, ctx: AgentScenarioContext): Promi
   const deadlineMs = 3 * ctx.target.turnTimeoutMs + 2 * ctx.target.startupTimeoutMs + 30_000;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CheckFailed(`the scenario did not finish within ${Math.round(deadlineMs / 1000)} s`)), deadlineMs)));
+    const deadline = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new CheckFailed(`the scenario did not finish within ${Math.round(deadlineMs / 1000)} s`)),
+          deadlineMs,
+        )),
+    );
     message = (await Promise.race([scenario.run(ctx), deadline])) ?? undefined;
   } catch (error) {
     if (error instanceof NotExercised) [status, message] = ["not-exercised", error.message];
@@ -123,7 +161,8 @@ async function runOne(scenario: AgentScenario, ctx: AgentScenarioContext): Promi
     status = "failed";
     message = `the agent broke ${errors.length === 1 ? "a protocol rule" : `${errors.length} protocol rules`}: ${errors[0]!.message}`;
   }
-  for (const warning of findings.filter((f) => f.severity === "warning")) ctx.warn(`[${warning.rule}] ${warning.message}`);
+  for (const warning of findings.filter((f) => f.severity === "warning"))
+    ctx.warn(`[${warning.rule}] ${warning.message}`);
   const init = ctx.processes[0]?.init;
   return {
     result: {

@@ -9,7 +9,16 @@ import { createServer, type Server, type Socket } from "node:net";
 import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { childExited, isProcessAlive, signalGroup, terminateGroup, trackGroup, untrackGroup, waitUntil, type ExitStatus } from "../../../node/process-group.js";
+import {
+  childExited,
+  isProcessAlive,
+  signalGroup,
+  terminateGroup,
+  trackGroup,
+  untrackGroup,
+  waitUntil,
+  type ExitStatus,
+} from "../../../node/process-group.js";
 import { StderrTail } from "../../../node/stderr-tail.js";
 import { ScriptPeer, WireChecker } from "../../../wire/index.js";
 import { CheckFailed } from "../results.js";
@@ -45,7 +54,14 @@ export function quoteWord(word: string): string {
  * this process's cwd (`dist/cli.js`, `./client`) are made absolute, so the command works as typed.
  */
 export function absoluteWords(command: readonly string[], cwd = process.cwd()): string[] {
-  return command.map((word) => (!word.includes("{agent") && /^\.{0,2}\/|^[^-/][^\s]*\//.test(word) && !isAbsolute(word) && existsSync(resolve(cwd, word)) ? resolve(cwd, word) : word));
+  return command.map((word) =>
+    !word.includes("{agent") &&
+    /^\.{0,2}\/|^[^-/][^\s]*\//.test(word) &&
+    !isAbsolute(word) &&
+    existsSync(resolve(cwd, word))
+      ? resolve(cwd, word)
+      : word,
+  );
 }
 
 /** The client command with `{agent}` (one argument: the command line) or `{agent-argv}` (the words) filled in. */
@@ -86,7 +102,12 @@ export class ClientRun {
         this.attach(socket, agentOptions, resolve);
       });
     });
-    this.child = spawn(argv[0]!, argv.slice(1), { cwd, detached: process.platform !== "win32", stdio: ["pipe", "pipe", "pipe"], env: process.env });
+    this.child = spawn(argv[0]!, argv.slice(1), {
+      cwd,
+      detached: process.platform !== "win32",
+      stdio: ["pipe", "pipe", "pipe"],
+      env: process.env,
+    });
     this.child.on("error", () => {});
     if (this.child.pid !== undefined) trackGroup(this.child.pid);
     this.child.stdout!.setEncoding("utf8").on("data", (text: string) => (this.stdout += text));
@@ -97,23 +118,47 @@ export class ClientRun {
   }
 
   /** Starts the client for one scenario. */
-  static async start(target: ClientTarget, cwd: string, relay: RelayBehaviour, agentOptions: ScriptedAgentOptions): Promise<ClientRun> {
+  static async start(
+    target: ClientTarget,
+    cwd: string,
+    relay: RelayBehaviour,
+    agentOptions: ScriptedAgentOptions,
+  ): Promise<ClientRun> {
     const server = createServer();
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
       server.listen(0, "127.0.0.1", () => resolve());
     });
     const port = (server.address() as { port: number }).port;
-    const relayArgv = [process.execPath, RELAY, String(port), ...(relay.linger ? ["--linger"] : []), ...(relay.exitCode !== undefined ? ["--exit-code", String(relay.exitCode)] : [])];
+    const relayArgv = [
+      process.execPath,
+      RELAY,
+      String(port),
+      ...(relay.linger ? ["--linger"] : []),
+      ...(relay.exitCode !== undefined ? ["--exit-code", String(relay.exitCode)] : []),
+    ];
     return new ClientRun(target, substituteAgent(absoluteWords(target.command), relayArgv), server, cwd, agentOptions);
   }
 
   /** The scripted agent, once the client started it; fails the scenario if it does not within the startup timeout. */
   async waitForAgent(): Promise<ScriptedAgent> {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CheckFailed(`the client did not start its agent (the {agent} command) within ${Math.round(this.target.startupTimeoutMs / 1000)} s; ${this.describeClient()}`)), this.target.startupTimeoutMs)));
+    const timeout = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () =>
+            reject(
+              new CheckFailed(
+                `the client did not start its agent (the {agent} command) within ${Math.round(this.target.startupTimeoutMs / 1000)} s; ${this.describeClient()}`,
+              ),
+            ),
+          this.target.startupTimeoutMs,
+        )),
+    );
     const exited = this.exited.then((status) => {
-      throw new CheckFailed(`the client exited (${describeExit(status)}) without starting its agent; ${this.describeClient()}`);
+      throw new CheckFailed(
+        `the client exited (${describeExit(status)}) without starting its agent; ${this.describeClient()}`,
+      );
     });
     try {
       return await Promise.race([this.connected, timeout, exited]);
@@ -136,7 +181,10 @@ export class ClientRun {
   async exitWithin(ms: number): Promise<ExitStatus | undefined> {
     if (this.exitStatus) return this.exitStatus;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const result = await Promise.race([this.exited, new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined)))]);
+    const result = await Promise.race([
+      this.exited,
+      new Promise<undefined>((resolve) => (timer = setTimeout(resolve, ms, undefined))),
+    ]);
     clearTimeout(timer);
     return result;
   }
@@ -179,7 +227,14 @@ export class ClientRun {
   /** The client's command, exit status and last stderr lines, for messages. */
   describeClient(): string {
     const lines = this.stderr.lines();
-    return `its stderr ${lines.length === 0 ? "was empty" : `ended with:\n${lines.slice(-8).map((l) => `  | ${l}`).join("\n")}`}`;
+    return `its stderr ${
+      lines.length === 0
+        ? "was empty"
+        : `ended with:\n${lines
+            .slice(-8)
+            .map((l) => `  | ${l}`)
+            .join("\n")}`
+    }`;
   }
 
   private attach(socket: Socket, options: ScriptedAgentOptions, resolve: (agent: ScriptedAgent) => void): void {
@@ -197,7 +252,11 @@ export class ClientRun {
       const match = /^ACPKIT-RELAY (\d+)$/.exec(hello.slice(0, newline));
       this.relayPid = match ? Number(match[1]) : undefined;
       this.connectedAt = performance.now();
-      peer = new ScriptPeer({ side: "agent", write: (text) => void (socket.writable && socket.write(text)), checker: new WireChecker({ judge: ["client"] }) });
+      peer = new ScriptPeer({
+        side: "agent",
+        write: (text) => void (socket.writable && socket.write(text)),
+        checker: new WireChecker({ judge: ["client"] }),
+      });
       socket.once("end", () => peer!.receiveEnd());
       socket.once("close", () => peer!.receiveEnd());
       this.agent = new ScriptedAgent(peer, options);

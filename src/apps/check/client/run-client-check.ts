@@ -8,7 +8,17 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { frameText } from "../../../wire/index.js";
-import { applyExpected, CheckFailed, NotExercised, reportFinding, Skipped, summarize, type CheckReport, type ScenarioResult, type Status } from "../results.js";
+import {
+  applyExpected,
+  CheckFailed,
+  NotExercised,
+  reportFinding,
+  Skipped,
+  summarize,
+  type CheckReport,
+  type ScenarioResult,
+  type Status,
+} from "../results.js";
 import { matchesAny } from "../selection.js";
 import { ClientRun, type ClientTarget } from "./client-run.js";
 import { ClientScenarioContext, type ClientScenario } from "./scenario.js";
@@ -58,7 +68,11 @@ export async function runClientCheck(options: ClientCheckOptions): Promise<Check
   };
 }
 
-async function runOne(scenario: ClientScenario, target: ClientTarget, root: string): Promise<{ result: ScenarioResult; clientInfo?: unknown }> {
+async function runOne(
+  scenario: ClientScenario,
+  target: ClientTarget,
+  root: string,
+): Promise<{ result: ScenarioResult; clientInfo?: unknown }> {
   const t0 = performance.now();
   const workdir = join(root, scenario.id);
   const outside = join(root, `${scenario.id}-outside`);
@@ -74,7 +88,13 @@ async function runOne(scenario: ClientScenario, target: ClientTarget, root: stri
   const deadlineMs = 2 * target.turnTimeoutMs + target.startupTimeoutMs + 30_000;
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new CheckFailed(`the scenario did not finish within ${Math.round(deadlineMs / 1000)} s`)), deadlineMs)));
+    const deadline = new Promise<never>(
+      (_, reject) =>
+        (timer = setTimeout(
+          () => reject(new CheckFailed(`the scenario did not finish within ${Math.round(deadlineMs / 1000)} s`)),
+          deadlineMs,
+        )),
+    );
     message = (await Promise.race([scenario.run(ctx), deadline])) ?? undefined;
   } catch (error) {
     if (error instanceof NotExercised) [status, message] = ["not-exercised", error.message];
@@ -92,7 +112,8 @@ async function runOne(scenario: ClientScenario, target: ClientTarget, root: stri
     status = "failed";
     message = `the client broke ${errors.length === 1 ? "a protocol rule" : `${errors.length} protocol rules`}: ${errors[0]!.message}`;
   }
-  for (const warning of findings.filter((f) => f.severity === "warning")) ctx.warn(`[${warning.rule}] ${warning.message}`);
+  for (const warning of findings.filter((f) => f.severity === "warning"))
+    ctx.warn(`[${warning.rule}] ${warning.message}`);
   return {
     result: {
       id: scenario.id,
@@ -115,7 +136,11 @@ async function wrapUp(ctx: ClientScenarioContext, run: ClientRun): Promise<void>
   run.closeStdin();
   if (run.exit === undefined) {
     const exit = await run.exitWithin(EXIT_GRACE_MS);
-    if (!exit) ctx.warn(`the client was still running ${EXIT_GRACE_MS / 1000} s after its turn was over and its stdin ended; it was stopped`);
+    if (!exit)
+      ctx.warn(
+        `the client was still running ${EXIT_GRACE_MS / 1000} s after its turn was over and its stdin ended; it was stopped`,
+      );
   }
-  if (run.exit !== undefined && (await run.relayOutlives(1000))) ctx.warn(`the client exited and left its agent process (pid ${run.relayPid}) running`);
+  if (run.exit !== undefined && (await run.relayOutlives(1000)))
+    ctx.warn(`the client exited and left its agent process (pid ${run.relayPid}) running`);
 }

@@ -56,7 +56,8 @@ export class ClientScenarioContext {
 
   /** Skips the scenario unless the client advertised a capability. */
   requireClient(agent: ScriptedAgent, path: readonly string[]): void {
-    if (!hasCapability(agent.clientCapabilities, path)) throw new Skipped(`the client does not advertise clientCapabilities.${path.join(".")}`);
+    if (!hasCapability(agent.clientCapabilities, path))
+      throw new Skipped(`the client does not advertise clientCapabilities.${path.join(".")}`);
   }
 
   /** Whether the client printed `text` on stdout. */
@@ -68,8 +69,16 @@ export class ClientScenarioContext {
   async cancelFromClient(agent: ScriptedAgent, turn: PromptTurn): Promise<void> {
     const since = agent.peer.events.length;
     this.client.signal(this.target.cancelSignal);
-    const cancel = await agent.peer.waitFor((e) => e.method === "session/cancel" && (e.params as { sessionId?: unknown }).sessionId === turn.sessionId, { what: "session/cancel", timeoutMs: 5000, since }).catch(() => undefined);
-    if (!cancel) throw new NotExercised(`the client did not send session/cancel within 5 s of ${this.target.cancelSignal} (give the signal that makes it cancel with --cancel-signal)`);
+    const cancel = await agent.peer
+      .waitFor(
+        (e) => e.method === "session/cancel" && (e.params as { sessionId?: unknown }).sessionId === turn.sessionId,
+        { what: "session/cancel", timeoutMs: 5000, since },
+      )
+      .catch(() => undefined);
+    if (!cancel)
+      throw new NotExercised(
+        `the client did not send session/cancel within 5 s of ${this.target.cancelSignal} (give the signal that makes it cancel with --cancel-signal)`,
+      );
   }
 
   /** Answers the turn, ends the client's stdin, and waits (the turn timeout) for the client to exit. */

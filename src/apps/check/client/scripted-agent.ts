@@ -61,7 +61,11 @@ export class ScriptedAgent {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.promptWaiters = this.promptWaiters.filter((w) => w !== take);
-        reject(new CheckFailed(`the client did not send session/prompt within ${Math.round(timeoutMs / 1000)} s of starting the agent; ${this.progress()}`));
+        reject(
+          new CheckFailed(
+            `the client did not send session/prompt within ${Math.round(timeoutMs / 1000)} s of starting the agent; ${this.progress()}`,
+          ),
+        );
       }, timeoutMs);
       const take = (turn: PromptTurn) => {
         clearTimeout(timer);
@@ -71,7 +75,9 @@ export class ScriptedAgent {
       this.promptWaiters.push(take);
       this.peer.whenClosed().then(() => {
         clearTimeout(timer);
-        reject(new CheckFailed(`the client closed the agent's stdin before sending session/prompt; ${this.progress()}`));
+        reject(
+          new CheckFailed(`the client closed the agent's stdin before sending session/prompt; ${this.progress()}`),
+        );
       });
     });
   }
@@ -105,14 +111,19 @@ export class ScriptedAgent {
     try {
       return await response;
     } catch (error) {
-      if (error instanceof WaitTimeoutError) throw new CheckFailed(`the client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s. The client MUST answer every request of the agent.`);
+      if (error instanceof WaitTimeoutError)
+        throw new CheckFailed(
+          `the client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s. The client MUST answer every request of the agent.`,
+        );
       throw new CheckFailed(`the client closed the connection while ${method} was pending`);
     }
   }
 
   /** Where the conversation got to, for messages. */
   progress(): string {
-    const sent = this.peer.events.filter((e) => e.from === "client" && (e.type === "request" || e.type === "notification")).map((e) => e.method);
+    const sent = this.peer.events
+      .filter((e) => e.from === "client" && (e.type === "request" || e.type === "notification"))
+      .map((e) => e.method);
     return sent.length === 0 ? "it sent nothing" : `it sent ${sent.join(", ")}`;
   }
 
@@ -122,7 +133,13 @@ export class ScriptedAgent {
       case "initialize": {
         this.initialize = params;
         this.options.beforeInitializeAnswer?.(this.peer);
-        const answer = () => this.peer.respond(event, { protocolVersion: 1, agentCapabilities: this.options.agentCapabilities ?? {}, authMethods: [], agentInfo: { name: "acp-check-scripted-agent", title: "acp check scripted agent", version: "1.0.0" } });
+        const answer = () =>
+          this.peer.respond(event, {
+            protocolVersion: 1,
+            agentCapabilities: this.options.agentCapabilities ?? {},
+            authMethods: [],
+            agentInfo: { name: "acp-check-scripted-agent", title: "acp check scripted agent", version: "1.0.0" },
+          });
         if (this.options.initializeDelayMs) setTimeout(answer, this.options.initializeDelayMs);
         else answer();
         return;

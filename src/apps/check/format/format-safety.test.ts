@@ -21,11 +21,30 @@ const report: CheckReport = {
       status: "failed",
       message: peer("the agent answered -32603: boom"),
       warnings: [peer("warning")],
-      findings: [{ rule: "jsonrpc.message", severity: "error", side: "agent", message: peer("not JSON"), spec: "https://x", frame: peer("frame") }],
+      findings: [
+        {
+          rule: "jsonrpc.message",
+          severity: "error",
+          side: "agent",
+          message: peer("not JSON"),
+          spec: "https://x",
+          frame: peer("frame"),
+        },
+      ],
       measurements: {},
       durationMs: 5,
     },
-    { id: "ext", title: "extensions", spec: "https://y", status: "passed", message: peer("note"), warnings: [], findings: [], measurements: { startupMs: 3 }, durationMs: 1 },
+    {
+      id: "ext",
+      title: "extensions",
+      spec: "https://y",
+      status: "passed",
+      message: peer("note"),
+      warnings: [],
+      findings: [],
+      measurements: { startupMs: 3 },
+      durationMs: 1,
+    },
   ],
   summary: { passed: 1, failed: 1, skipped: 0, "not-exercised": 0, "expected-failure": 0, "unexpected-pass": 0 },
 };
@@ -43,7 +62,16 @@ const OUR_COLOURS = /\u001b\[(?:32|39|31|33|2|22)m/g;
 test("acp check's table: the peer's name, messages, findings, frames and warnings reach the terminal without control sequences; only our colours", () => {
   const text = formatTable(report, paint);
   assert.doesNotMatch(text.replace(OUR_COLOURS, ""), ANY_CONTROL);
-  for (const visible of ["xname", "x1.0", "xthe agent answered -32603: boom", "xwarning", "xnot JSON", "xframe", "xnote"]) assert.ok(text.includes(visible), `${visible} shown`);
+  for (const visible of [
+    "xname",
+    "x1.0",
+    "xthe agent answered -32603: boom",
+    "xwarning",
+    "xnot JSON",
+    "xframe",
+    "xnote",
+  ])
+    assert.ok(text.includes(visible), `${visible} shown`);
   assert.doesNotMatch(formatTable(report), ANY_CONTROL, "plain: no escape at all");
 });
 

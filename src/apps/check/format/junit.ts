@@ -33,15 +33,31 @@ export function formatJunit(report: CheckReport): string {
     `  <testsuite name="${xml(`${name}: ${report.command.join(" ")}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}" timestamp="${xml(report.started)}">`,
   ];
   for (const result of report.results) {
-    lines.push(`    <testcase classname="acp.check.${report.kind}" name="${xml(`${result.id}: ${result.title}`)}" time="${seconds(result.durationMs)}">`);
+    lines.push(
+      `    <testcase classname="acp.check.${report.kind}" name="${xml(`${result.id}: ${result.title}`)}" time="${seconds(result.durationMs)}">`,
+    );
     if (result.status === "failed" || result.status === "unexpected-pass") {
-      const details = [result.message ?? "", `spec: ${result.spec}`, ...result.findings.map((f) => `[${f.rule}] ${f.message}${f.frame ? `\n  frame: ${f.frame}` : ""}\n  spec: ${f.spec}`)].join("\n");
-      lines.push(`      <failure message="${xml(result.message ?? "failed")}" type="${xml(result.status === "unexpected-pass" ? "unexpected-pass" : (result.findings[0]?.rule ?? result.id))}">${xml(details)}</failure>`);
+      const details = [
+        result.message ?? "",
+        `spec: ${result.spec}`,
+        ...result.findings.map(
+          (f) => `[${f.rule}] ${f.message}${f.frame ? `\n  frame: ${f.frame}` : ""}\n  spec: ${f.spec}`,
+        ),
+      ].join("\n");
+      lines.push(
+        `      <failure message="${xml(result.message ?? "failed")}" type="${xml(result.status === "unexpected-pass" ? "unexpected-pass" : (result.findings[0]?.rule ?? result.id))}">${xml(details)}</failure>`,
+      );
     } else if (result.status !== "passed") {
-      const why = result.status === "expected-failure" ? `expected failure (${result.expectedReason}): ${result.message ?? ""}` : `${result.status}: ${result.message ?? ""}`;
+      const why =
+        result.status === "expected-failure"
+          ? `expected failure (${result.expectedReason}): ${result.message ?? ""}`
+          : `${result.status}: ${result.message ?? ""}`;
       lines.push(`      <skipped message="${xml(why)}"/>`);
     }
-    const out = [...result.warnings.map((w) => `warning: ${w}`), ...Object.entries(result.measurements).map(([k, v]) => `${k}: ${Math.round(v)}`)];
+    const out = [
+      ...result.warnings.map((w) => `warning: ${w}`),
+      ...Object.entries(result.measurements).map(([k, v]) => `${k}: ${Math.round(v)}`),
+    ];
     if (result.status === "passed" && result.message) out.unshift(result.message);
     if (out.length > 0) lines.push(`      <system-out>${xml(out.join("\n"))}</system-out>`);
     lines.push("    </testcase>");

@@ -2,7 +2,14 @@
 import { sanitizeTerminalText } from "../../../client/toolkit/terminal-text.js";
 import { failures, type CheckReport, type ScenarioResult, type Status } from "../results.js";
 
-const LABEL: Record<Status, string> = { passed: "PASS ", failed: "FAIL ", skipped: "SKIP ", "not-exercised": "N/E  ", "expected-failure": "XFAIL", "unexpected-pass": "XPASS" };
+const LABEL: Record<Status, string> = {
+  passed: "PASS ",
+  failed: "FAIL ",
+  skipped: "SKIP ",
+  "not-exercised": "N/E  ",
+  "expected-failure": "XFAIL",
+  "unexpected-pass": "XPASS",
+};
 
 /** Colours for a terminal; identity functions otherwise. */
 export interface TablePaint {
@@ -45,8 +52,12 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
   }
   for (const result of report.results) {
     const figure = figures(result);
-    const detail = safe(result.status === "passed" ? [result.message, figure].filter(Boolean).join("; ") : result.message ?? "");
-    lines.push(`  ${colour(result.status, paint)(LABEL[result.status])} ${result.id.padEnd(width)}  ${result.title}${result.status === "passed" || result.status === "skipped" ? paint.dim(`  ${ms(result.durationMs)}`) : ""}`);
+    const detail = safe(
+      result.status === "passed" ? [result.message, figure].filter(Boolean).join("; ") : (result.message ?? ""),
+    );
+    lines.push(
+      `  ${colour(result.status, paint)(LABEL[result.status])} ${result.id.padEnd(width)}  ${result.title}${result.status === "passed" || result.status === "skipped" ? paint.dim(`  ${ms(result.durationMs)}`) : ""}`,
+    );
     if (detail && result.status !== "passed") lines.push(`        ${colour(result.status, paint)(indent(detail))}`);
     else if (detail) lines.push(paint.dim(`        ${indent(detail)}`));
     if (result.status === "failed" || result.status === "expected-failure" || result.status === "unexpected-pass") {
@@ -61,14 +72,26 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
     for (const warning of result.warnings) lines.push(paint.yellow(`        warning: ${indent(safe(warning), 10)}`));
   }
   const s = report.summary;
-  const parts = [`${s.passed} passed`, `${s.failed} failed`, `${s.skipped} skipped`, `${s["not-exercised"]} not exercised`];
+  const parts = [
+    `${s.passed} passed`,
+    `${s.failed} failed`,
+    `${s.skipped} skipped`,
+    `${s["not-exercised"]} not exercised`,
+  ];
   if (s["expected-failure"] > 0) parts.push(`${s["expected-failure"]} expected failures`);
   if (s["unexpected-pass"] > 0) parts.push(`${s["unexpected-pass"]} listed as expected failures but passed`);
   const all = report.results.flatMap((r) => Object.entries(r.measurements));
   const startup = all.find(([k]) => k === "startupMs")?.[1];
   const cancel = all.find(([k]) => k === "cancelLatencyMs")?.[1];
-  const extra = [startup !== undefined ? `startup ${ms(startup)}` : "", cancel !== undefined ? `cancel latency ${ms(cancel)}` : ""].filter(Boolean).join(", ");
-  lines.push(`${failures(s) > 0 ? paint.red("FAILED") : paint.green("OK")}: ${parts.join(", ")} in ${ms(report.durationMs)}${extra ? `; ${extra}` : ""}`);
+  const extra = [
+    startup !== undefined ? `startup ${ms(startup)}` : "",
+    cancel !== undefined ? `cancel latency ${ms(cancel)}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
+  lines.push(
+    `${failures(s) > 0 ? paint.red("FAILED") : paint.green("OK")}: ${parts.join(", ")} in ${ms(report.durationMs)}${extra ? `; ${extra}` : ""}`,
+  );
   return `${lines.join("\n")}\n`;
 }
 

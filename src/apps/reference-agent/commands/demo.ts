@@ -19,7 +19,9 @@ export const demoCommands: RefCommand[] = [
     async run(ctx) {
       const { plan } = ctx.turn;
       const steps = ["Look at the workspace", "Draft the change", "Check the result"];
-      await plan.set(steps.map((content, i) => ({ content, priority: i === 0 ? "high" : "medium", status: "pending" })));
+      await plan.set(
+        steps.map((content, i) => ({ content, priority: i === 0 ? "high" : "medium", status: "pending" })),
+      );
       for (let i = 0; i < steps.length; i++) {
         await plan.start(i);
         await sleep(STEP_MS, ctx.turn.signal);
@@ -37,10 +39,16 @@ export const demoCommands: RefCommand[] = [
     description: "Think out loud (agent_thought_chunk), then answer",
     async run(ctx, args) {
       const topic = args || "the question";
-      for (const thought of [`Let me think about ${topic}.`, " First, what is being asked?", " Then, what would settle it?"]) {
+      for (const thought of [
+        `Let me think about ${topic}.`,
+        " First, what is being asked?",
+        " Then, what would settle it?",
+      ]) {
         await ctx.turn.think(thought);
       }
-      await ctx.turn.say(`I thought about ${topic} in three steps; the thoughts arrived as agent_thought_chunk updates.`);
+      await ctx.turn.say(
+        `I thought about ${topic} in three steps; the thoughts arrived as agent_thought_chunk updates.`,
+      );
     },
   },
   {
@@ -50,7 +58,8 @@ export const demoCommands: RefCommand[] = [
     async run(ctx, args) {
       const match = /^(\d+)(?:\s+([\s\S]+))?$/.exec(args);
       const count = match === null ? NaN : Number(match[1]);
-      if (!Number.isSafeInteger(count) || count > MAX_STREAM) return ctx.turn.say(`Usage: /stream N [TEXT], with N from 0 to ${MAX_STREAM}.`);
+      if (!Number.isSafeInteger(count) || count > MAX_STREAM)
+        return ctx.turn.say(`Usage: /stream N [TEXT], with N from 0 to ${MAX_STREAM}.`);
       const label = match![2] ?? "chunk";
       for (let i = 1; i <= count; i++) {
         ctx.turn.throwIfCancelled();

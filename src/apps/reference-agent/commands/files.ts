@@ -17,7 +17,8 @@ export const fileCommands: RefCommand[] = [
       if (args === "") return usage(ctx, "/read PATH");
       const result = await readTool(ctx, args);
       if (!result.ok) return ctx.turn.say(result.output);
-      const lines = result.output === "" ? 0 : result.output.split("\n").length - (result.output.endsWith("\n") ? 1 : 0);
+      const lines =
+        result.output === "" ? 0 : result.output.split("\n").length - (result.output.endsWith("\n") ? 1 : 0);
       await ctx.turn.say(`Read ${args}: ${lines} line${lines === 1 ? "" : "s"}, ${result.output.length} characters.`);
     },
   },
@@ -40,7 +41,10 @@ export const fileCommands: RefCommand[] = [
       const [target, rest] = splitFirst(args);
       if (target === "") return usage(ctx, "/edit PATH [FIND => REPLACE]");
       const arrow = rest.indexOf(" => ");
-      const result = arrow === -1 ? await editTool(ctx, target) : await editTool(ctx, target, rest.slice(0, arrow), rest.slice(arrow + 4));
+      const result =
+        arrow === -1
+          ? await editTool(ctx, target)
+          : await editTool(ctx, target, rest.slice(0, arrow), rest.slice(arrow + 4));
       await ctx.turn.say(result.ok ? `Done: ${result.output}.` : `Not edited: ${result.output}.`);
     },
   },

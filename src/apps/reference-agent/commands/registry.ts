@@ -9,7 +9,9 @@ import type { TurnContext } from "../context.js";
 import type { RefState } from "../state.js";
 
 /** A toolkit slash command whose `run` gets the agent's context instead of the bare turn. */
-export type RefCommand = Omit<SlashCommand<RefState>, "run"> & { run(ctx: TurnContext, args: string): Promise<TurnResult> };
+export type RefCommand = Omit<SlashCommand<RefState>, "run"> & {
+  run(ctx: TurnContext, args: string): Promise<TurnResult>;
+};
 
 /** The first word of `args` and the rest. */
 export function splitFirst(args: string): [string, string] {

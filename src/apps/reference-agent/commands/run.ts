@@ -16,6 +16,8 @@ export const runCommand: RefCommand = {
     }
     if (line === "") return ctx.turn.say("Usage: /run [--timeout MS] CMD");
     const result = await runTool(ctx, line, timeoutMs);
-    await ctx.turn.say(result.ok ? `Ran \`${line}\`: ${result.output}` : `\`${line}\` did not succeed: ${result.output}`);
+    await ctx.turn.say(
+      result.ok ? `Ran \`${line}\`: ${result.output}` : `\`${line}\` did not succeed: ${result.output}`,
+    );
   },
 };

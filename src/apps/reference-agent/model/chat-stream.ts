@@ -29,9 +29,19 @@ export async function streamChat(
 ): Promise<ChatOutcome> {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
   if (config.key) headers.authorization = `Bearer ${config.key}`;
-  const body: Record<string, unknown> = { model: config.model, messages: request.messages, stream: true, stream_options: { include_usage: true } };
+  const body: Record<string, unknown> = {
+    model: config.model,
+    messages: request.messages,
+    stream: true,
+    stream_options: { include_usage: true },
+  };
   if (request.tools.length > 0) body.tools = request.tools;
-  const response = await fetch(completionsUrl(config.url), { method: "POST", headers, body: JSON.stringify(body), signal });
+  const response = await fetch(completionsUrl(config.url), {
+    method: "POST",
+    headers,
+    body: JSON.stringify(body),
+    signal,
+  });
   if (!response.ok || response.body === null) {
     const detail = (await response.text().catch(() => "")).slice(0, 500);
     throw new Error(`the model endpoint answered HTTP ${response.status}${detail ? `: ${detail}` : ""}`);
@@ -46,7 +56,8 @@ export async function streamChat(
     } catch {
       throw new Error(`the model endpoint sent an event that is not JSON: ${data.slice(0, 200)}`);
     }
-    if (chunk.error) throw new Error(`the model endpoint reported an error: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
+    if (chunk.error)
+      throw new Error(`the model endpoint reported an error: ${chunk.error.message ?? JSON.stringify(chunk.error)}`);
     for (const choice of chunk.choices ?? []) {
       const delta = choice.delta ?? {};
       const reasoning = delta.reasoning_content ?? delta.reasoning;
@@ -67,11 +78,20 @@ export async function streamChat(
     if (chunk.usage) {
       const promptTokens = chunk.usage.prompt_tokens ?? 0;
       const completionTokens = chunk.usage.completion_tokens ?? 0;
-      await onEvent({ type: "usage", promptTokens, completionTokens, totalTokens: chunk.usage.total_tokens ?? promptTokens + completionTokens });
+      await onEvent({
+        type: "usage",
+        promptTokens,
+        completionTokens,
+        totalTokens: chunk.usage.total_tokens ?? promptTokens + completionTokens,
+      });
     }
   }
   const toolCalls = calls
     .filter((call) => call !== undefined && call.name !== "")
-    .map((call, i): ChatToolCall => ({ id: call.id || `call_${i}`, type: "function", function: { name: call.name, arguments: call.arguments || "{}" } }));
+    .map((call, i): ChatToolCall => ({
+      id: call.id || `call_${i}`,
+      type: "function",
+      function: { name: call.name, arguments: call.arguments || "{}" },
+    }));
   return { text, toolCalls, finishReason };
 }

@@ -29,7 +29,12 @@ export interface ChatChunk {
       content?: string | null;
       reasoning_content?: string | null;
       reasoning?: string | null;
-      tool_calls?: Array<{ index?: number; id?: string; type?: string; function?: { name?: string; arguments?: string } }>;
+      tool_calls?: Array<{
+        index?: number;
+        id?: string;
+        type?: string;
+        function?: { name?: string; arguments?: string };
+      }>;
     };
     finish_reason?: string | null;
   }>;

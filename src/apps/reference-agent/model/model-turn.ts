@@ -49,20 +49,34 @@ async function converse(ctx: TurnContext, config: ModelConfig): Promise<TurnResu
   push(ctx, { role: "user", content: turn.prompt.map(blockForModel).join("\n") });
   const tools = toolDefinitions(ctx);
   for (let round = 0; round < MAX_ROUNDS; round++) {
-    const outcome = await streamChat(config, { messages: [{ role: "system", content: systemPrompt(ctx) }, ...ctx.state.messages], tools }, turn.signal, async (event) => {
-      if (event.type === "text") await turn.say(event.text);
-      else if (event.type === "reasoning") await turn.think(event.text);
-      else {
-        ctx.state.tokensUsed = event.totalTokens;
-        remember(ctx, { ref: "tokens", used: event.totalTokens });
-        await turn.reportUsage({ used: event.totalTokens, size: CONTEXT_SIZE });
-      }
-    });
-    push(ctx, outcome.toolCalls.length > 0 ? { role: "assistant", content: outcome.text || null, tool_calls: outcome.toolCalls } : { role: "assistant", content: outcome.text });
+    const outcome = await streamChat(
+      config,
+      { messages: [{ role: "system", content: systemPrompt(ctx) }, ...ctx.state.messages], tools },
+      turn.signal,
+      async (event) => {
+        if (event.type === "text") await turn.say(event.text);
+        else if (event.type === "reasoning") await turn.think(event.text);
+        else {
+          ctx.state.tokensUsed = event.totalTokens;
+          remember(ctx, { ref: "tokens", used: event.totalTokens });
+          await turn.reportUsage({ used: event.totalTokens, size: CONTEXT_SIZE });
+        }
+      },
+    );
+    push(
+      ctx,
+      outcome.toolCalls.length > 0
+        ? { role: "assistant", content: outcome.text || null, tool_calls: outcome.toolCalls }
+        : { role: "assistant", content: outcome.text },
+    );
     if (outcome.toolCalls.length === 0) return outcome.finishReason === "length" ? "max_tokens" : "end_turn";
     for (const call of outcome.toolCalls) {
       const result = await executeTool(ctx, call.function.name, call.function.arguments);
-      push(ctx, { role: "tool", tool_call_id: call.id, content: result.ok ? result.output : `error: ${result.output}` });
+      push(ctx, {
+        role: "tool",
+        tool_call_id: call.id,
+        content: result.ok ? result.output : `error: ${result.output}`,
+      });
     }
   }
   return "max_turn_requests";

@@ -20,9 +20,14 @@ async function collect(parts: string[]): Promise<string[]> {
 }
 
 test("sseData: events split anywhere, CRLF, comments, multi-line data, [DONE] ends the stream", async () => {
-  const text = ': keep-alive\r\ndata: {"a":1}\r\n\r\ndata:{"b":2}\n\ndata: x\ndata: y\n\nevent: other\ndata: [DONE]\n\ndata: after\n\n';
+  const text =
+    ': keep-alive\r\ndata: {"a":1}\r\n\r\ndata:{"b":2}\n\ndata: x\ndata: y\n\nevent: other\ndata: [DONE]\n\ndata: after\n\n';
   for (let split = 0; split <= text.length; split++) {
-    assert.deepEqual(await collect([text.slice(0, split), text.slice(split)]), ['{"a":1}', '{"b":2}', "x\ny"], `split at ${split}`);
+    assert.deepEqual(
+      await collect([text.slice(0, split), text.slice(split)]),
+      ['{"a":1}', '{"b":2}', "x\ny"],
+      `split at ${split}`,
+    );
   }
 });
 
@@ -32,7 +37,10 @@ test("sseData: a last event without its blank line is still delivered", async ()
 
 test("model config: flags win over the environment; a half configuration is an error", () => {
   assert.equal(resolveModelConfig({}, {}), undefined);
-  assert.deepEqual(resolveModelConfig({ model: "m" }, { ACP_MODEL_URL: "http://h/v1", ACP_MODEL: "env", ACP_MODEL_KEY: "k" }), { url: "http://h/v1", model: "m", key: "k" });
+  assert.deepEqual(
+    resolveModelConfig({ model: "m" }, { ACP_MODEL_URL: "http://h/v1", ACP_MODEL: "env", ACP_MODEL_KEY: "k" }),
+    { url: "http://h/v1", model: "m", key: "k" },
+  );
   assert.throws(() => resolveModelConfig({ url: "http://h/v1" }, {}), /no model name/);
   assert.throws(() => resolveModelConfig({}, { ACP_MODEL: "m" }), /no endpoint/);
   assert.equal(completionsUrl("http://h/v1/"), "http://h/v1/chat/completions");

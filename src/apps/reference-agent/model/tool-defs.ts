@@ -18,16 +18,33 @@ const fn = (name: string, description: string, properties: Record<string, unknow
 const str = (description: string) => ({ type: "string", description });
 
 const BUILTIN: ChatTool[] = [
-  fn("read_file", "Read a text file. Paths may be relative to the working directory.", { path: str("the file") }, ["path"]),
-  fn("write_file", "Create or replace a text file with the given content.", { path: str("the file"), content: str("the whole new content") }, ["path", "content"]),
+  fn("read_file", "Read a text file. Paths may be relative to the working directory.", { path: str("the file") }, [
+    "path",
+  ]),
+  fn(
+    "write_file",
+    "Create or replace a text file with the given content.",
+    { path: str("the file"), content: str("the whole new content") },
+    ["path", "content"],
+  ),
   fn(
     "edit_file",
     "Replace the first occurrence of old_text with new_text in a file.",
     { path: str("the file"), old_text: str("text that occurs in the file"), new_text: str("its replacement") },
     ["path", "old_text", "new_text"],
   ),
-  fn("run_command", "Run a shell command in the working directory and return its output.", { command: str("the command line") }, ["command"]),
-  fn("grep", "Search the files under the working directory for a regular expression.", { pattern: str("the regular expression") }, ["pattern"]),
+  fn(
+    "run_command",
+    "Run a shell command in the working directory and return its output.",
+    { command: str("the command line") },
+    ["command"],
+  ),
+  fn(
+    "grep",
+    "Search the files under the working directory for a regular expression.",
+    { pattern: str("the regular expression") },
+    ["pattern"],
+  ),
 ];
 
 /** A function name the API accepts: [a-zA-Z0-9_-], at most 64 characters. */
@@ -59,7 +76,8 @@ export async function executeTool(ctx: TurnContext, name: string, argumentsJson:
   let args: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(argumentsJson || "{}");
-    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("arguments must be a JSON object");
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed))
+      throw new Error("arguments must be a JSON object");
     args = parsed as Record<string, unknown>;
   } catch (error) {
     return { ok: false, output: `invalid arguments for ${name}: ${errorText(error)}` };

@@ -22,7 +22,10 @@ async function clientOrDisk<T>(viaClient: () => Promise<T>, locally: () => Promi
 
 /** Reads a text file (absolute path). */
 export function readText(ctx: TurnContext, file: string): Promise<string> {
-  return clientOrDisk(() => ctx.turn.readFile(file), () => readFile(file, "utf8"));
+  return clientOrDisk(
+    () => ctx.turn.readFile(file),
+    () => readFile(file, "utf8"),
+  );
 }
 
 /** Reads a text file, or null when it cannot be read (a new file). Cancellation still throws. */

@@ -13,7 +13,13 @@ import { clip, errorText, type ToolResult } from "./result.js";
 /** Reads a file; the tool call shows a preview of it. */
 export async function readTool(ctx: TurnContext, target: string): Promise<ToolResult> {
   const file = resolvePath(ctx, target);
-  const call = ctx.turn.toolCall({ title: `Read ${displayPath(ctx, file)}`, kind: "read", status: "in_progress", locations: [{ path: file }], rawInput: { path: file } });
+  const call = ctx.turn.toolCall({
+    title: `Read ${displayPath(ctx, file)}`,
+    kind: "read",
+    status: "in_progress",
+    locations: [{ path: file }],
+    rawInput: { path: file },
+  });
   try {
     const text = await readText(ctx, file);
     await call.complete({ content: [textContent(clip(text))], rawOutput: { bytes: text.length } });
@@ -47,7 +53,8 @@ export async function editTool(ctx: TurnContext, target: string, find?: string, 
   };
   if (old === null) return failWith(`could not read ${file}`);
   let next: string;
-  if (find === undefined || find === "") next = `${old}${old === "" || old.endsWith("\n") ? "" : "\n"}Edited by the acp reference agent.\n`;
+  if (find === undefined || find === "")
+    next = `${old}${old === "" || old.endsWith("\n") ? "" : "\n"}Edited by the acp reference agent.\n`;
   else {
     const at = old.indexOf(find);
     if (at === -1) return failWith(`the text to replace does not occur in ${file}`);
@@ -56,7 +63,13 @@ export async function editTool(ctx: TurnContext, target: string, find?: string, 
   return applyChange(ctx, file, old, next, title);
 }
 
-async function applyChange(ctx: TurnContext, file: string, old: string | null, next: string, title: string): Promise<ToolResult> {
+async function applyChange(
+  ctx: TurnContext,
+  file: string,
+  old: string | null,
+  next: string,
+  title: string,
+): Promise<ToolResult> {
   const call = ctx.turn.toolCall({
     title,
     kind: "edit",

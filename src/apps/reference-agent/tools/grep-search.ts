@@ -26,7 +26,9 @@ export interface GrepMatch {
 export class GrepTimeLimitError extends Error {
   override readonly name = "GrepTimeLimitError";
   constructor(readonly limitMs: number) {
-    super(`the search took longer than ${limitMs} ms and was stopped; the pattern may backtrack catastrophically (like (a+)+$): simplify it`);
+    super(
+      `the search took longer than ${limitMs} ms and was stopped; the pattern may backtrack catastrophically (like (a+)+$): simplify it`,
+    );
   }
 }
 
@@ -41,7 +43,10 @@ export function searchFiles(job: GrepJob, options: { signal: AbortSignal; timeLi
   const { signal, timeLimitMs } = options;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<GrepMatch[]>((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: job, ...(import.meta.url.endsWith(".ts") ? { execArgv: ["--import", "tsx"] } : {}) });
+    const worker = new Worker(WORKER, {
+      workerData: job,
+      ...(import.meta.url.endsWith(".ts") ? { execArgv: ["--import", "tsx"] } : {}),
+    });
     let settled = false;
     const finish = (outcome: () => void) => {
       if (settled) return;
@@ -56,6 +61,8 @@ export function searchFiles(job: GrepJob, options: { signal: AbortSignal; timeLi
     signal.addEventListener("abort", onAbort, { once: true });
     worker.once("message", (matches: GrepMatch[]) => finish(() => resolve(matches)));
     worker.once("error", (error) => finish(() => reject(error)));
-    worker.once("exit", (code) => finish(() => reject(new Error(`the search worker stopped (exit code ${code}) without an answer`))));
+    worker.once("exit", (code) =>
+      finish(() => reject(new Error(`the search worker stopped (exit code ${code}) without an answer`))),
+    );
   });
 }

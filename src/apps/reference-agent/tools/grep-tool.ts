@@ -22,7 +22,12 @@ export const DEFAULT_GREP_TIME_LIMIT_MS = 10_000;
 /** Searches for `pattern`; the result lists `path:line: text` lines. */
 export async function grepTool(ctx: TurnContext, pattern: string): Promise<ToolResult> {
   const { turn } = ctx;
-  const call = turn.toolCall({ title: `Search for ${pattern}`, kind: "search", status: "in_progress", rawInput: { pattern } });
+  const call = turn.toolCall({
+    title: `Search for ${pattern}`,
+    kind: "search",
+    status: "in_progress",
+    rawInput: { pattern },
+  });
   let matches;
   try {
     matches = await searchFiles(

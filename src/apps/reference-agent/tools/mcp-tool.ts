@@ -4,8 +4,18 @@ import type { TurnContext } from "../context.js";
 import { mcpResultText } from "../mcp.js";
 import { clip, errorText, type ToolResult } from "./result.js";
 
-export async function mcpTool(ctx: TurnContext, server: string, tool: string, input: Record<string, unknown>): Promise<ToolResult> {
-  const call = ctx.turn.toolCall({ title: `${server}: ${tool}`, kind: "other", status: "in_progress", rawInput: input });
+export async function mcpTool(
+  ctx: TurnContext,
+  server: string,
+  tool: string,
+  input: Record<string, unknown>,
+): Promise<ToolResult> {
+  const call = ctx.turn.toolCall({
+    title: `${server}: ${tool}`,
+    kind: "other",
+    status: "in_progress",
+    rawInput: input,
+  });
   try {
     const result = await ctx.mcp.callTool(server, tool, input, { signal: ctx.turn.signal });
     const text = mcpResultText(result);

@@ -11,8 +11,13 @@ import { gateChange } from "./gate.js";
 import { clip, errorText, type ToolResult } from "./result.js";
 
 /** The shell invocation of a command line on this platform. */
-export function shellCommand(line: string, platform: NodeJS.Platform = process.platform): { command: string; args: string[] } {
-  return platform === "win32" ? { command: "cmd.exe", args: ["/d", "/s", "/c", line] } : { command: "/bin/sh", args: ["-c", line] };
+export function shellCommand(
+  line: string,
+  platform: NodeJS.Platform = process.platform,
+): { command: string; args: string[] } {
+  return platform === "win32"
+    ? { command: "cmd.exe", args: ["/d", "/s", "/c", line] }
+    : { command: "/bin/sh", args: ["-c", line] };
 }
 
 function describeExit(exit: TerminalExitStatus | null): string {
@@ -34,7 +39,13 @@ export async function runTool(ctx: TurnContext, line: string, timeoutMs: number)
   if (refused !== undefined) return { ok: false, output: refused };
   try {
     await call.start();
-    const run = await turn.runCommand({ ...shellCommand(line), cwd: turn.session.cwd, outputByteLimit: 256 * 1024, timeoutMs, toolCall: call });
+    const run = await turn.runCommand({
+      ...shellCommand(line),
+      cwd: turn.session.cwd,
+      outputByteLimit: 256 * 1024,
+      timeoutMs,
+      toolCall: call,
+    });
     const status = run.timedOut ? `timed out after ${timeoutMs} ms and was killed` : describeExit(run.exitStatus);
     const text = `${run.output}${run.truncated ? "\n(output truncated)" : ""}`;
     const content = [terminalContent(run.terminalId), textContent(status)];

@@ -17,12 +17,20 @@ export interface Call {
 
 export function request(call: Call): Request {
   const method = call.method ?? "POST";
-  const headers: Record<string, string> = { host: "127.0.0.1:8123", ...(method === "POST" ? { "content-type": "application/json" } : {}), ...call.headers };
+  const headers: Record<string, string> = {
+    host: "127.0.0.1:8123",
+    ...(method === "POST" ? { "content-type": "application/json" } : {}),
+    ...call.headers,
+  };
   const body = call.rawBody ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
   return new Request(call.url ?? BASE, { method, headers, body });
 }
 
-export function send(server: AcpServer, call: Call, options: HandleRequestOptions = { socket: LOOPBACK_SOCKET }): Promise<Response> {
+export function send(
+  server: AcpServer,
+  call: Call,
+  options: HandleRequestOptions = { socket: LOOPBACK_SOCKET },
+): Promise<Response> {
   return server.handleRequest(request(call), options);
 }
 
@@ -34,7 +42,10 @@ export const initializeMessage = (id: number | string = 0) => ({
 });
 
 /** POSTs initialize; returns the connection id and the answer. */
-export async function initialize(server: AcpServer, headers: Record<string, string> = {}): Promise<{ connectionId: string; answer: any; response: Response }> {
+export async function initialize(
+  server: AcpServer,
+  headers: Record<string, string> = {},
+): Promise<{ connectionId: string; answer: any; response: Response }> {
   const response = await send(server, { body: initializeMessage(), headers });
   if (response.status !== 200) throw new Error(`initialize: ${response.status} ${await response.text()}`);
   const connectionId = response.headers.get("acp-connection-id")!;
@@ -82,7 +93,8 @@ export class SseReader {
     const seen: any[] = [];
     for (;;) {
       const event = await this.next();
-      if (event === undefined) throw new Error(`the stream ended before the expected event; saw ${JSON.stringify(seen).slice(0, 500)}`);
+      if (event === undefined)
+        throw new Error(`the stream ended before the expected event; saw ${JSON.stringify(seen).slice(0, 500)}`);
       seen.push(event);
       if (test(event)) return seen;
     }

@@ -14,7 +14,10 @@ export interface TestAgentStats {
 }
 
 function chunk(sessionId: string, text: string) {
-  return { sessionId, update: { sessionUpdate: "agent_message_chunk" as const, content: { type: "text" as const, text } } };
+  return {
+    sessionId,
+    update: { sessionUpdate: "agent_message_chunk" as const, content: { type: "text" as const, text } },
+  };
 }
 
 /** A test agent app and its stats. */
@@ -51,14 +54,21 @@ export function testAgent() {
   return { app, stats, closedCount };
 }
 
-async function behaviour(client: AgentContext, sessionId: string, command: string, count: number, cancels: Map<string, () => void>) {
+async function behaviour(
+  client: AgentContext,
+  sessionId: string,
+  command: string,
+  count: number,
+  cancels: Map<string, () => void>,
+) {
   switch (command) {
     case "stream":
       for (let i = 0; i < count; i++) await client.notify("session/update", chunk(sessionId, `chunk ${i}`));
       return { stopReason: "end_turn" as const };
     case "flood":
       // Does not await its sends: only the server's hard limit stops it.
-      for (let i = 0; i < count; i++) void client.notify("session/update", chunk(sessionId, `flood ${i} ${"x".repeat(1000)}`));
+      for (let i = 0; i < count; i++)
+        void client.notify("session/update", chunk(sessionId, `flood ${i} ${"x".repeat(1000)}`));
       return { stopReason: "end_turn" as const };
     case "permission": {
       const answer = await client.request("session/request_permission", {

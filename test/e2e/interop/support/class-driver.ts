@@ -6,9 +6,18 @@ import { loadClasses, tapOf, type Impl, type TapEvent } from "./impl.js";
 import type { SpawnedAgent } from "./spawn.js";
 
 /** acpkit's ClientSideConnection takes connection options (a logger, ...) as an optional third argument. */
-type WithOptions = new (toClient: (agent: acp.Agent) => acp.Client, stream: acp.Stream, options?: { logger?: DriverOptions["logger"] }) => acp.ClientSideConnection;
+type WithOptions = new (
+  toClient: (agent: acp.Agent) => acp.Client,
+  stream: acp.Stream,
+  options?: { logger?: DriverOptions["logger"] },
+) => acp.ClientSideConnection;
 
-export async function classDriver(impl: Impl, agent: SpawnedAgent, host: ClientHost, options: DriverOptions = {}): Promise<Driver> {
+export async function classDriver(
+  impl: Impl,
+  agent: SpawnedAgent,
+  host: ClientHost,
+  options: DriverOptions = {},
+): Promise<Driver> {
   const sdk = await loadClasses(impl);
   const client: acp.Client = {
     requestPermission: (params) => host.requestPermission(params),
@@ -29,7 +38,11 @@ export async function classDriver(impl: Impl, agent: SpawnedAgent, host: ClientH
     },
     extNotification: (method, params) => host.extNotification(method, params),
   };
-  const stream = sdk.ndJsonStream(agent.output, agent.input, options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : undefined);
+  const stream = sdk.ndJsonStream(
+    agent.output,
+    agent.input,
+    options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : undefined,
+  );
   const connection =
     impl === "acpkit" && options.logger
       ? new (sdk.ClientSideConnection as unknown as WithOptions)(() => client, stream, { logger: options.logger })
@@ -44,7 +57,11 @@ export async function classDriver(impl: Impl, agent: SpawnedAgent, host: ClientH
     host,
     tapped,
     initialize: () =>
-      connection.initialize({ protocolVersion: sdk.PROTOCOL_VERSION, clientCapabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO }),
+      connection.initialize({
+        protocolVersion: sdk.PROTOCOL_VERSION,
+        clientCapabilities: CLIENT_CAPABILITIES,
+        clientInfo: CLIENT_INFO,
+      }),
     newSession: async (cwd) => (await connection.newSession({ cwd, mcpServers: [] })).sessionId,
     loadSession: (sessionId, cwd) => connection.loadSession({ sessionId, cwd, mcpServers: [] }),
     prompt: (sessionId, text, signal) => {

@@ -30,7 +30,10 @@ export class ClientHost {
     this.wake();
   }
 
-  async requestPermission(params: acp.RequestPermissionRequest, signal?: AbortSignal): Promise<acp.RequestPermissionResponse> {
+  async requestPermission(
+    params: acp.RequestPermissionRequest,
+    signal?: AbortSignal,
+  ): Promise<acp.RequestPermissionResponse> {
     this.permissionRequests.push(params);
     this.wake();
     if (this.permissionPolicy === "wait-for-cancel") {
@@ -87,7 +90,11 @@ export class ClientHost {
     return this.updates
       .slice(from)
       .filter((n) => sessionId === undefined || n.sessionId === sessionId)
-      .flatMap((n) => (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text" ? [n.update.content.text] : []));
+      .flatMap((n) =>
+        n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text"
+          ? [n.update.content.text]
+          : [],
+      );
   }
 
   dispose(): void {
@@ -104,7 +111,8 @@ export class ClientHost {
   /** The agent may only touch files under the session's directory. */
   private confine(path: string): string {
     const rel = relative(this.root, path);
-    if (!isAbsolute(path) || rel.startsWith("..") || isAbsolute(rel)) throw new Error(`path outside the workspace: ${path}`);
+    if (!isAbsolute(path) || rel.startsWith("..") || isAbsolute(rel))
+      throw new Error(`path outside the workspace: ${path}`);
     return path;
   }
 }

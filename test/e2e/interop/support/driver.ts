@@ -48,7 +48,12 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-export type DriverFactory = (impl: Impl, agent: SpawnedAgent, host: ClientHost, options?: DriverOptions) => Promise<Driver>;
+export type DriverFactory = (
+  impl: Impl,
+  agent: SpawnedAgent,
+  host: ClientHost,
+  options?: DriverOptions,
+) => Promise<Driver>;
 
 export const CLIENT_CAPABILITIES = {
   fs: { readTextFile: true, writeTextFile: true },

@@ -11,7 +11,15 @@ import { after, before, describe, it } from "node:test";
 import { ClientHost } from "./client-host.js";
 import type { Driver, DriverFactory } from "./driver.js";
 import { acpkitAvailable, type Impl, type TapEvent } from "./impl.js";
-import { checkSent, compareTapWithWire, formatViolations, loadProtocol, parseTapFile, wireEvents, type Side } from "./schema-check.js";
+import {
+  checkSent,
+  compareTapWithWire,
+  formatViolations,
+  loadProtocol,
+  parseTapFile,
+  wireEvents,
+  type Side,
+} from "./schema-check.js";
 import { spawnFixture, within, type SpawnedAgent } from "./spawn.js";
 import { makeTempDir, removeTempDir } from "./temp.js";
 
@@ -57,7 +65,9 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       agent = spawnFixture(options.fixture, combo.agent, { env: { ACP_TAP_FILE: join(scratch, "agent-tap.jsonl") } });
       host = new ClientHost(work);
       // acpkit reports a failing client handler on stderr by default; the scenario makes some fail on purpose.
-      driver = await options.driver(combo.client, agent, host, { logger: { debug() {}, info() {}, warn() {}, error() {} } });
+      driver = await options.driver(combo.client, agent, host, {
+        logger: { debug() {}, info() {}, warn() {}, error() {} },
+      });
     });
 
     after(async () => {
@@ -74,13 +84,17 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       return { response, texts: host.texts(mark, sessionId), updates: host.updates.slice(mark) };
     };
 
-    it("a request before initialize: served by a 1.x agent (as 1.9.0 does), refused with -32600 by a 2.x agent app", STEP, async () => {
-      const outcome = await within(driver.newSession(work), 5000, "the answer").then(
-        () => "answered",
-        (error: { code?: number }) => error.code,
-      );
-      assert.equal(outcome, options.api === "classes" ? "answered" : -32600);
-    });
+    it(
+      "a request before initialize: served by a 1.x agent (as 1.9.0 does), refused with -32600 by a 2.x agent app",
+      STEP,
+      async () => {
+        const outcome = await within(driver.newSession(work), 5000, "the answer").then(
+          () => "answered",
+          (error: { code?: number }) => error.code,
+        );
+        assert.equal(outcome, options.api === "classes" ? "answered" : -32600);
+      },
+    );
 
     it("initialize", STEP, async () => {
       const result = await driver.initialize();
@@ -108,7 +122,10 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
         const { response, texts, updates } = await prompt("permission");
         assert.equal(response.stopReason, "end_turn");
         assert.equal(host.permissionRequests.length, asked + 1);
-        assert.deepEqual(host.permissionRequests[asked]!.options.map((o) => o.optionId), ["allow", "reject"]);
+        assert.deepEqual(
+          host.permissionRequests[asked]!.options.map((o) => o.optionId),
+          ["allow", "reject"],
+        );
         const kinds = updates.map((u) => u.update.sessionUpdate);
         assert.deepEqual(kinds, ["tool_call", "tool_call_update", "agent_message_chunk"]);
         const update = updates[1]!.update as { status?: string };
@@ -122,7 +139,10 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       const { response, texts } = await prompt("fs");
       assert.equal(response.stopReason, "end_turn");
       assert.equal(readFileSync(join(work, "output.txt"), "utf8"), "ALPHA\nBETA\nGAMMA\n");
-      assert.deepEqual(texts, [`read: ${JSON.stringify("alpha\nbeta\ngamma\n")}`, `line 2: ${JSON.stringify("beta\n")}`]);
+      assert.deepEqual(texts, [
+        `read: ${JSON.stringify("alpha\nbeta\ngamma\n")}`,
+        `line 2: ${JSON.stringify("beta\n")}`,
+      ]);
     });
 
     it("a client handler's failure reaches the agent as a JSON-RPC error (-32603)", STEP, async () => {
@@ -149,9 +169,14 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       assert.equal(host.terminals.created, created + 1);
       assert.equal(host.terminals.released, released + 1);
       assert.equal(host.terminals.open, 0);
-      const toolCall = updates.find((u) => u.update.sessionUpdate === "tool_call")!.update as { content?: Array<{ type: string; terminalId?: string }> };
+      const toolCall = updates.find((u) => u.update.sessionUpdate === "tool_call")!.update as {
+        content?: Array<{ type: string; terminalId?: string }>;
+      };
       assert.equal(toolCall.content?.[0]?.type, "terminal");
-      assert.deepEqual(host.terminals.log.slice(-5).map((l) => l.split(" ")[0]), ["create", "output", "wait_for_exit", "output", "release"]);
+      assert.deepEqual(
+        host.terminals.log.slice(-5).map((l) => l.split(" ")[0]),
+        ["create", "output", "wait_for_exit", "output", "release"],
+      );
     });
 
     it("session/cancel ends a running prompt with stopReason cancelled", STEP, async () => {
@@ -163,23 +188,33 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
     });
 
     if (!options.requestCancellation) {
-      it("$/cancel_request to a 1.x agent, whose handlers cannot see it, is cooperative: the prompt waits for the answer", STEP, async () => {
-        const mark = host.updates.length;
-        const controller = new AbortController();
-        const running = driver.prompt(sessionId, "slow", controller.signal);
-        const settled = running.then(
-          (value) => ({ value }),
-          (error: unknown) => ({ error }),
-        );
-        await host.until(() => host.texts(mark, sessionId).includes("waiting"), 5000, 'the "waiting" update');
-        controller.abort();
-        const early = await Promise.race([settled, new Promise((resolve) => setTimeout(() => resolve("pending"), 200))]);
-        assert.equal(early, "pending", "the aborted request still waits for the agent's answer");
-        await driver.cancel(sessionId);
-        assert.deepEqual(await within(settled, 5000, "the prompt's answer"), { value: { stopReason: "cancelled" } });
-        const sent = wireEvents(agent.wire, "client").events.filter((e) => e.direction === "out");
-        assert.ok(sent.some((e) => (e.message as { method?: string }).method === "$/cancel_request"), "the client sent $/cancel_request");
-      });
+      it(
+        "$/cancel_request to a 1.x agent, whose handlers cannot see it, is cooperative: the prompt waits for the answer",
+        STEP,
+        async () => {
+          const mark = host.updates.length;
+          const controller = new AbortController();
+          const running = driver.prompt(sessionId, "slow", controller.signal);
+          const settled = running.then(
+            (value) => ({ value }),
+            (error: unknown) => ({ error }),
+          );
+          await host.until(() => host.texts(mark, sessionId).includes("waiting"), 5000, 'the "waiting" update');
+          controller.abort();
+          const early = await Promise.race([
+            settled,
+            new Promise((resolve) => setTimeout(() => resolve("pending"), 200)),
+          ]);
+          assert.equal(early, "pending", "the aborted request still waits for the agent's answer");
+          await driver.cancel(sessionId);
+          assert.deepEqual(await within(settled, 5000, "the prompt's answer"), { value: { stopReason: "cancelled" } });
+          const sent = wireEvents(agent.wire, "client").events.filter((e) => e.direction === "out");
+          assert.ok(
+            sent.some((e) => (e.message as { method?: string }).method === "$/cancel_request"),
+            "the client sent $/cancel_request",
+          );
+        },
+      );
     }
 
     if (options.requestCancellation) {
@@ -195,7 +230,10 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
           return true;
         });
         const sent = wireEvents(agent.wire, "client").events.filter((e) => e.direction === "out");
-        assert.ok(sent.some((e) => (e.message as { method?: string }).method === "$/cancel_request"), "the client sent $/cancel_request");
+        assert.ok(
+          sent.some((e) => (e.message as { method?: string }).method === "$/cancel_request"),
+          "the client sent $/cancel_request",
+        );
       });
 
       it("the agent cancels its own permission request: the client handler's signal aborts", STEP, async () => {
@@ -208,14 +246,18 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
         host.permissionPolicy = "allow";
       });
 
-      it("a request with an already-aborted cancellationSignal is still sent, then $/cancel_request, and gets the peer's answer", STEP, async () => {
-        host.permissionPolicy = "wait-for-cancel";
-        const asked = host.permissionRequests.length;
-        const { texts } = await prompt("permission-preaborted");
-        host.permissionPolicy = "allow";
-        assert.deepEqual(texts, [`outcome: ${JSON.stringify({ outcome: "cancelled" })}`]);
-        assert.equal(host.permissionRequests.length, asked + 1, "the client saw the permission request");
-      });
+      it(
+        "a request with an already-aborted cancellationSignal is still sent, then $/cancel_request, and gets the peer's answer",
+        STEP,
+        async () => {
+          host.permissionPolicy = "wait-for-cancel";
+          const asked = host.permissionRequests.length;
+          const { texts } = await prompt("permission-preaborted");
+          host.permissionPolicy = "allow";
+          assert.deepEqual(texts, [`outcome: ${JSON.stringify({ outcome: "cancelled" })}`]);
+          assert.equal(host.permissionRequests.length, asked + 1, "the client saw the permission request");
+        },
+      );
     }
 
     it("session/load replays the history before it answers", STEP, async () => {
@@ -223,7 +265,11 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       await driver.loadSession("sess-earlier", work);
       const replay = host.updates.slice(mark);
       assert.deepEqual(
-        replay.map((n) => [n.sessionId, n.update.sessionUpdate, (n.update as { content?: { text?: string } }).content?.text]),
+        replay.map((n) => [
+          n.sessionId,
+          n.update.sessionUpdate,
+          (n.update as { content?: { text?: string } }).content?.text,
+        ]),
         [
           ["sess-earlier", "user_message_chunk", "earlier question"],
           ["sess-earlier", "agent_message_chunk", "earlier answer"],
@@ -242,13 +288,25 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       assert.deepEqual(host.extNotifications.find((n) => n.method === "_acme/seen")!.params, { echo: { n: 2 } });
       const { texts } = await prompt("ext");
       const noteInTime = host.extNotifications.some((n) => n.method === "_acme/agent_note");
-      assert.deepEqual(texts, [`ext: ${JSON.stringify({ pong: "client", echo: { from: "agent" } })}`, "missing: RequestError -32601"]);
+      assert.deepEqual(texts, [
+        `ext: ${JSON.stringify({ pong: "client", echo: { from: "agent" } })}`,
+        "missing: RequestError -32601",
+      ]);
       if (!noteInTime && combo.client === "official") {
-        t.diagnostic("official client: _acme/agent_note, sent before the prompt's last update and response, was delivered after the response");
+        t.diagnostic(
+          "official client: _acme/agent_note, sent before the prompt's last update and response, was delivered after the response",
+        );
       } else {
-        assert.ok(noteInTime, "_acme/agent_note (sent before the prompt response) was delivered before the response resolved");
+        assert.ok(
+          noteInTime,
+          "_acme/agent_note (sent before the prompt response) was delivered before the response resolved",
+        );
       }
-      await host.until(() => host.extNotifications.some((n) => n.method === "_acme/agent_note"), 5000, "_acme/agent_note");
+      await host.until(
+        () => host.extNotifications.some((n) => n.method === "_acme/agent_note"),
+        5000,
+        "_acme/agent_note",
+      );
     });
 
     if (options.api === "app") {
@@ -259,15 +317,19 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       });
     }
 
-    it("closing: the client closes the agent's stdin (the stream it gave ndJsonStream); the agent exits 0; the client closes", STEP, async () => {
-      // Both implementations leave the caller's streams to the caller (issue 8, fault 1): close() does not end the
-      // agent's stdin, and the caller can close it itself.
-      driver.close?.();
-      await within(agent.output.close(), 5000, "the agent's stdin to close");
-      const exit = await within(agent.exited, 5000, "the agent to exit after the client closed its stdin");
-      assert.deepEqual(exit, { code: 0, signal: null });
-      await within(driver.closed, 5000, "the client's connection to report closed");
-    });
+    it(
+      "closing: the client closes the agent's stdin (the stream it gave ndJsonStream); the agent exits 0; the client closes",
+      STEP,
+      async () => {
+        // Both implementations leave the caller's streams to the caller (issue 8, fault 1): close() does not end the
+        // agent's stdin, and the caller can close it itself.
+        driver.close?.();
+        await within(agent.output.close(), 5000, "the agent's stdin to close");
+        const exit = await within(agent.exited, 5000, "the agent to exit after the client closed its stdin");
+        assert.deepEqual(exit, { code: 0, signal: null });
+        await within(driver.closed, 5000, "the client's connection to report closed");
+      },
+    );
 
     it("schema: every message acpkit sent is valid; the official SDK's deviations are reported", STEP, async (t) => {
       const protocol = await loadProtocol();

@@ -38,7 +38,11 @@ export interface Violation {
 const PROTOCOL_ENTRY = new URL("../../../../src/protocol/index.js", import.meta.url).href;
 
 function isMethodTable(value: unknown): value is MethodInfo[] {
-  return Array.isArray(value) && value.length > 0 && value.every((m) => m && typeof m === "object" && "method" in m && "handledBy" in m && "kind" in m);
+  return (
+    Array.isArray(value) &&
+    value.length > 0 &&
+    value.every((m) => m && typeof m === "object" && "method" in m && "handledBy" in m && "kind" in m)
+  );
 }
 
 /** acpkit's compiled validators and method table, or why they cannot be loaded (yet). */
@@ -60,7 +64,8 @@ export async function loadProtocol(): Promise<Protocol | string> {
 function formatIssue(issue: unknown): string {
   if (issue && typeof issue === "object") {
     const { path, message, expected, received } = issue as Record<string, unknown>;
-    if (typeof expected === "string") return `${String(path ?? "$")}: expected ${expected}, received ${String(received)}`;
+    if (typeof expected === "string")
+      return `${String(path ?? "$")}: expected ${expected}, received ${String(received)}`;
     if (typeof message === "string") return `${Array.isArray(path) ? path.join(".") : String(path ?? "")}: ${message}`;
   }
   return JSON.stringify(issue);
@@ -89,13 +94,22 @@ export function wireEvents(wire: readonly WireLine[], side: Side): { events: Tap
 }
 
 /** Every schema violation among the messages `side` sent (`direction: "out"`), in order. */
-export function checkSent(protocol: Protocol, events: readonly TapEvent[], side: Side): { violations: Violation[]; checked: number } {
+export function checkSent(
+  protocol: Protocol,
+  events: readonly TapEvent[],
+  side: Side,
+): { violations: Violation[]; checked: number } {
   const peer: Side = side === "agent" ? "client" : "agent";
   const incoming = new Map<string, string>();
   const violations: Violation[] = [];
   let index = -1;
   const find = (method: string, kind: MethodInfo["kind"], handledBy: Side) =>
-    protocol.methods.find((m) => m.method === method && m.kind === kind && (m.handledBy === handledBy || m.handledBy === "both" || m.handledBy === "protocol"));
+    protocol.methods.find(
+      (m) =>
+        m.method === method &&
+        m.kind === kind &&
+        (m.handledBy === handledBy || m.handledBy === "both" || m.handledBy === "protocol"),
+    );
   const check = (def: string | undefined, value: unknown, what: string, message: unknown): void => {
     if (def === undefined) return;
     const validator = protocol.schemas[def];
@@ -104,7 +118,14 @@ export function checkSent(protocol: Protocol, events: readonly TapEvent[], side:
       return;
     }
     const issues = validator.check(value);
-    if (issues.length > 0) violations.push({ side, index, what: `${what} (${def})`, issues: issues.map(formatIssue), preview: preview(message) });
+    if (issues.length > 0)
+      violations.push({
+        side,
+        index,
+        what: `${what} (${def})`,
+        issues: issues.map(formatIssue),
+        preview: preview(message),
+      });
   };
 
   for (const event of events) {
@@ -122,25 +143,45 @@ export function checkSent(protocol: Protocol, events: readonly TapEvent[], side:
       violations.push({ side, index, what: "not a JSON-RPC object", issues: [], preview: preview(message) });
       continue;
     }
-    if (message.jsonrpc !== "2.0") violations.push({ side, index, what: 'jsonrpc is not "2.0"', issues: [], preview: preview(message) });
+    if (message.jsonrpc !== "2.0")
+      violations.push({ side, index, what: 'jsonrpc is not "2.0"', issues: [], preview: preview(message) });
     if (method !== undefined) {
       const kind = hasId ? "request" : "notification";
       if (hasId) check("RequestId", message.id, `${method} request id`, message);
       const info = find(method, kind, peer);
       if (info === undefined) {
-        if (!method.startsWith("_")) violations.push({ side, index, what: `${kind} ${method}: not a ${peer}-side ${kind} of the protocol`, issues: [], preview: preview(message) });
+        if (!method.startsWith("_"))
+          violations.push({
+            side,
+            index,
+            what: `${kind} ${method}: not a ${peer}-side ${kind} of the protocol`,
+            issues: [],
+            preview: preview(message),
+          });
         continue;
       }
       check(info.params, message.params ?? {}, `${kind} ${method} params`, message);
       continue;
     }
     if (!hasId) {
-      violations.push({ side, index, what: "neither a request, a notification nor a response", issues: [], preview: preview(message) });
+      violations.push({
+        side,
+        index,
+        what: "neither a request, a notification nor a response",
+        issues: [],
+        preview: preview(message),
+      });
       continue;
     }
     const answered = incoming.get(idKey(message.id));
-    if (("result" in message) === ("error" in message)) {
-      violations.push({ side, index, what: "a response must have exactly one of result and error", issues: [], preview: preview(message) });
+    if ("result" in message === "error" in message) {
+      violations.push({
+        side,
+        index,
+        what: "a response must have exactly one of result and error",
+        issues: [],
+        preview: preview(message),
+      });
       continue;
     }
     if ("error" in message) {
@@ -148,30 +189,50 @@ export function checkSent(protocol: Protocol, events: readonly TapEvent[], side:
       continue;
     }
     if (answered === undefined) {
-      violations.push({ side, index, what: `result for id ${idKey(message.id)}, which no request carried`, issues: [], preview: preview(message) });
+      violations.push({
+        side,
+        index,
+        what: `result for id ${idKey(message.id)}, which no request carried`,
+        issues: [],
+        preview: preview(message),
+      });
       continue;
     }
     const info = find(answered, "request", side);
     if (info !== undefined) check(info.result, message.result, `${answered} result`, message);
-    else if (!answered.startsWith("_")) violations.push({ side, index, what: `result for ${answered}, not a ${side}-side method`, issues: [], preview: preview(message) });
+    else if (!answered.startsWith("_"))
+      violations.push({
+        side,
+        index,
+        what: `result for ${answered}, not a ${side}-side method`,
+        issues: [],
+        preview: preview(message),
+      });
   }
   return { violations, checked: index + 1 };
 }
 
 export function formatViolations(violations: readonly Violation[]): string {
   return violations
-    .map((v) => `#${v.index} from the ${v.side}: ${v.what}${v.issues.length ? `\n    ${v.issues.join("\n    ")}` : ""}\n    ${v.preview}`)
+    .map(
+      (v) =>
+        `#${v.index} from the ${v.side}: ${v.what}${v.issues.length ? `\n    ${v.issues.join("\n    ")}` : ""}\n    ${v.preview}`,
+    )
     .join("\n");
 }
 
 /** Differences between what a tap says a side sent and what the wire carried from it (first few). */
 export function compareTapWithWire(tapped: readonly TapEvent[], wire: readonly WireLine[], side: Side): string[] {
   const fromTap = tapped.filter((e) => e.direction === "out" && "message" in e).map((e) => JSON.stringify(e.message));
-  const fromWire = wireEvents(wire, side).events.filter((e) => e.direction === "out").map((e) => JSON.stringify(e.message));
+  const fromWire = wireEvents(wire, side)
+    .events.filter((e) => e.direction === "out")
+    .map((e) => JSON.stringify(e.message));
   const problems: string[] = [];
-  if (fromTap.length !== fromWire.length) problems.push(`the tap saw ${fromTap.length} outgoing messages, the wire carried ${fromWire.length}`);
+  if (fromTap.length !== fromWire.length)
+    problems.push(`the tap saw ${fromTap.length} outgoing messages, the wire carried ${fromWire.length}`);
   for (let i = 0; i < Math.min(fromTap.length, fromWire.length) && problems.length < 5; i++) {
-    if (fromTap[i] !== fromWire[i]) problems.push(`message #${i}: tap ${fromTap[i]!.slice(0, 160)} vs wire ${fromWire[i]!.slice(0, 160)}`);
+    if (fromTap[i] !== fromWire[i])
+      problems.push(`message #${i}: tap ${fromTap[i]!.slice(0, 160)} vs wire ${fromWire[i]!.slice(0, 160)}`);
   }
   return problems;
 }
@@ -188,6 +249,9 @@ const V2_PROTOCOL_ENTRY = new URL("../../../../src/protocol/v2.js", import.meta.
 
 /** acpkit's protocol v2 (draft) validators and method table, for checking v2 conversations. */
 export async function loadV2Protocol(): Promise<Protocol> {
-  const module = (await import(V2_PROTOCOL_ENTRY)) as { v2Schemas: Record<string, Validator>; METHOD_TABLE: MethodInfo[] };
+  const module = (await import(V2_PROTOCOL_ENTRY)) as {
+    v2Schemas: Record<string, Validator>;
+    METHOD_TABLE: MethodInfo[];
+  };
   return { schemas: module.v2Schemas, methods: module.METHOD_TABLE };
 }

@@ -30,7 +30,11 @@ export class TerminalHost {
   create(params: acp.CreateTerminalRequest): acp.CreateTerminalResponse {
     const env: NodeJS.ProcessEnv = { ...process.env };
     for (const variable of params.env ?? []) env[variable.name] = variable.value;
-    const child = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? undefined, env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(params.command, params.args ?? [], {
+      cwd: params.cwd ?? undefined,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const limit = params.outputByteLimit ?? undefined;
     const exited = new Promise<acp.TerminalExitStatus>((resolve) => {
       child.once("close", (exitCode, signal) => resolve({ exitCode, signal }));
@@ -39,7 +43,14 @@ export class TerminalHost {
         resolve({ exitCode: 127, signal: null });
       });
     });
-    const terminal: Terminal = { child, output: Buffer.alloc(0), truncated: false, limit, exitStatus: undefined, exited };
+    const terminal: Terminal = {
+      child,
+      output: Buffer.alloc(0),
+      truncated: false,
+      limit,
+      exitStatus: undefined,
+      exited,
+    };
     void exited.then((status) => (terminal.exitStatus = status));
     const append = (chunk: Buffer): void => {
       terminal.output = Buffer.concat([terminal.output, chunk]);
@@ -62,7 +73,10 @@ export class TerminalHost {
   output(params: acp.TerminalOutputRequest): acp.TerminalOutputResponse {
     const terminal = this.get(params.terminalId);
     this.log.push(`output ${params.terminalId}`);
-    const response: acp.TerminalOutputResponse = { output: terminal.output.toString("utf8"), truncated: terminal.truncated };
+    const response: acp.TerminalOutputResponse = {
+      output: terminal.output.toString("utf8"),
+      truncated: terminal.truncated,
+    };
     if (terminal.exitStatus !== undefined) response.exitStatus = terminal.exitStatus;
     return response;
   }
@@ -90,7 +104,8 @@ export class TerminalHost {
 
   /** Kills every command still running (test cleanup). */
   dispose(): void {
-    for (const terminal of this.terminals.values()) if (terminal.exitStatus === undefined) terminal.child.kill("SIGKILL");
+    for (const terminal of this.terminals.values())
+      if (terminal.exitStatus === undefined) terminal.child.kill("SIGKILL");
     this.terminals.clear();
   }
 

@@ -16,7 +16,9 @@ const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {})
 /** The optional peer whose absence `error` reports (an entry that mirrors an official one needing that peer), if any. */
 function missingPeer(error) {
   if (error?.code !== "ERR_MODULE_NOT_FOUND" && error?.code !== "MODULE_NOT_FOUND") return undefined;
-  return optionalPeers.find((name) => String(error.message).includes(`'${name}'`) || String(error.message).includes(`'${name}/`));
+  return optionalPeers.find(
+    (name) => String(error.message).includes(`'${name}'`) || String(error.message).includes(`'${name}/`),
+  );
 }
 for (const [subpath, target] of Object.entries(manifest.exports)) {
   if (subpath === "./package.json" || subpath === "./cli") continue;
@@ -28,7 +30,8 @@ for (const [subpath, target] of Object.entries(manifest.exports)) {
       continue;
     }
     result.esm[subpath] = Object.keys(await import(specifier)).length;
-    if (typeof target === "object" && target.require !== undefined) result.cjs[subpath] = Object.keys(require(specifier)).length;
+    if (typeof target === "object" && target.require !== undefined)
+      result.cjs[subpath] = Object.keys(require(specifier)).length;
   } catch (error) {
     const peer = missingPeer(error);
     if (peer !== undefined) result.needsPeer[subpath] = peer;

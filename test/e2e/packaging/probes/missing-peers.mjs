@@ -3,7 +3,14 @@
 // the error it gave ({ name, kind, message, missing }) or { ok: true }, and the MCP server's status, as JSON.
 import process from "node:process";
 import { fileURLToPath, URL } from "node:url";
-import { connectRemote, createMcpConnector, listenAcp, nodeWebSocket, OptionalDependencyMissingError, stdioAgentConnector } from "acpkit/node";
+import {
+  connectRemote,
+  createMcpConnector,
+  listenAcp,
+  nodeWebSocket,
+  OptionalDependencyMissingError,
+  stdioAgentConnector,
+} from "acpkit/node";
 
 const argv = [process.execPath, fileURLToPath(new URL("./run-cli.mjs", import.meta.url)), "agent"];
 const result = {};
@@ -13,7 +20,13 @@ async function attempt(name, run) {
     result[name] = { ok: true };
     await value?.close?.({ graceMs: 0 });
   } catch (error) {
-    result[name] = { name: error.name, kind: error.kind, message: error.message, missing: error instanceof OptionalDependencyMissingError, packageName: error.packageName };
+    result[name] = {
+      name: error.name,
+      kind: error.kind,
+      message: error.message,
+      missing: error instanceof OptionalDependencyMissingError,
+      packageName: error.packageName,
+    };
   }
 }
 await attempt("connectRemote", () => connectRemote("ws://127.0.0.1:9/acp"));
@@ -23,7 +36,10 @@ await attempt("nodeWebSocket", () => {
   socket.terminate?.();
 });
 await attempt("listenAcp", () => listenAcp({ agent: stdioAgentConnector({ argv }) }));
-const tools = await createMcpConnector().connect([{ name: "probe", command: process.execPath, args: ["-e", ""], env: [] }], { sessionId: "s", cwd: process.cwd() });
+const tools = await createMcpConnector().connect(
+  [{ name: "probe", command: process.execPath, args: ["-e", ""], env: [] }],
+  { sessionId: "s", cwd: process.cwd() },
+);
 result.mcp = tools.servers[0];
 await tools.close();
 process.stdout.write(JSON.stringify(result));

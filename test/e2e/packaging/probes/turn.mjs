@@ -45,7 +45,8 @@ const chunks = [];
 const connection = new ClientSideConnection(
   () => ({
     async sessionUpdate({ update }) {
-      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text") chunks.push(update.content.text);
+      if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text")
+        chunks.push(update.content.text);
     },
     async requestPermission() {
       return { outcome: { outcome: "cancelled" } };
@@ -57,4 +58,12 @@ const init = await connection.initialize({ protocolVersion: PROTOCOL_VERSION, cl
 const { sessionId } = await connection.newSession({ cwd: process.cwd(), mcpServers: [] });
 const { stopReason } = await connection.prompt({ sessionId, prompt: [{ type: "text", text: "hello" }] });
 for (const close of closers) await close();
-process.stdout.write(JSON.stringify({ profile, protocolVersion: init.protocolVersion, agent: init.agentInfo?.name, stopReason, text: chunks.join("") }));
+process.stdout.write(
+  JSON.stringify({
+    profile,
+    protocolVersion: init.protocolVersion,
+    agent: init.agentInfo?.name,
+    stopReason,
+    text: chunks.join(""),
+  }),
+);

@@ -58,7 +58,10 @@ export const officialHttp: ClientTransport = {
   impl: "official",
   profile: "http",
   open: (target) =>
-    createHttpStream(target.url, { headers: authHeaders(target), ...(target.cookieStore ? { cookieStore: target.cookieStore } : {}) }) as MessageStream,
+    createHttpStream(target.url, {
+      headers: authHeaders(target),
+      ...(target.cookieStore ? { cookieStore: target.cookieStore } : {}),
+    }) as MessageStream,
 };
 
 export const officialWebSocket: ClientTransport = {
@@ -99,4 +102,9 @@ export const acpkitWebSocket: ClientTransport = {
 };
 
 /** Every client transport the scenarios run over. */
-export const CLIENT_TRANSPORTS: readonly ClientTransport[] = [officialHttp, officialWebSocket, acpkitHttp, acpkitWebSocket];
+export const CLIENT_TRANSPORTS: readonly ClientTransport[] = [
+  officialHttp,
+  officialWebSocket,
+  acpkitHttp,
+  acpkitWebSocket,
+];

@@ -57,12 +57,24 @@ export async function cookieStoreOf(impl: ClientImpl): Promise<CookieStore> {
 }
 
 /** Connects a `ClientSideConnection` of `impl` to `url` over `profile`, hosting `host` (files, terminals, permissions). */
-export async function connectClient(impl: ClientImpl, profile: Profile, url: string, host: ClientHost, options: RemoteClientOptions = {}): Promise<RemoteClient> {
+export async function connectClient(
+  impl: ClientImpl,
+  profile: Profile,
+  url: string,
+  host: ClientHost,
+  options: RemoteClientOptions = {},
+): Promise<RemoteClient> {
   const { sdk, http, ws } = await modules(impl);
-  const common = { ...(options.headers ? { headers: options.headers } : {}), ...(options.cookieStore ? { cookieStore: options.cookieStore } : {}) };
+  const common = {
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.cookieStore ? { cookieStore: options.cookieStore } : {}),
+  };
   const stream =
     profile === "http"
-      ? http.createHttpStream(url, { ...common, ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}) })
+      ? http.createHttpStream(url, {
+          ...common,
+          ...(options.maxMessageBytes ? { maxMessageBytes: options.maxMessageBytes } : {}),
+        })
       : ws.createWebSocketStream(url.replace(/^http/, "ws"), { ...common, WebSocket: WebSocket as never });
   const client: acp.Client = {
     requestPermission: (params) => host.requestPermission(params),
@@ -93,7 +105,11 @@ export async function connectClient(impl: ClientImpl, profile: Profile, url: str
 export const CAPABILITIES = { fs: { readTextFile: true, writeTextFile: true }, terminal: true };
 
 export async function initialize(client: RemoteClient): Promise<acp.InitializeResponse> {
-  return client.connection.initialize({ protocolVersion: 1, clientCapabilities: CAPABILITIES, clientInfo: { name: "remote-e2e", version: "1.0.0" } });
+  return client.connection.initialize({
+    protocolVersion: 1,
+    clientCapabilities: CAPABILITIES,
+    clientInfo: { name: "remote-e2e", version: "1.0.0" },
+  });
 }
 
 export { ClientHost };

@@ -57,9 +57,12 @@ export function startConnect(args: string[]) {
       check();
     });
   const wire: WireLine[] = [];
-  const input = (Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>).pipeThrough(lineRecorder("agent", wire));
+  const input = (Readable.toWeb(child.stdout!) as unknown as ReadableStream<Uint8Array>).pipeThrough(
+    lineRecorder("agent", wire),
+  );
   const output = new WritableStream<Uint8Array>({
-    write: (chunk) => new Promise<void>((resolve, reject) => child.stdin!.write(chunk, (error) => (error ? reject(error) : resolve()))),
+    write: (chunk) =>
+      new Promise<void>((resolve, reject) => child.stdin!.write(chunk, (error) => (error ? reject(error) : resolve()))),
     close: () => void child.stdin!.end(),
   });
   child.stdin!.on("error", () => {});

@@ -29,7 +29,10 @@ export async function startFloodingAgent(maxBufferedBytes = 1024 * 1024): Promis
       const [count, size] = text.split(" ").map(Number) as [number, number];
       for (let i = 0; i < count; i++) {
         const chunk = floodText(i, size);
-        await client.notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk } } });
+        await client.notify("session/update", {
+          sessionId: params.sessionId,
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: chunk } },
+        });
         progress.updates++;
         progress.chars += chunk.length;
       }

@@ -43,13 +43,18 @@ export class H2Client {
         status = Number(received[":status"]);
       });
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-      stream.on("end", () => resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks).toString("utf8") }));
+      stream.on("end", () =>
+        resolve({ status, headers: responseHeaders, body: Buffer.concat(chunks).toString("utf8") }),
+      );
       stream.on("error", reject);
     });
   }
 
   /** Opens an SSE stream; `next()` gives each event's parsed data. */
-  async events(path: string, headers: Record<string, string>): Promise<{ status: number; next(): Promise<any>; close(): void }> {
+  async events(
+    path: string,
+    headers: Record<string, string>,
+  ): Promise<{ status: number; next(): Promise<any>; close(): void }> {
     const stream = this.#open("GET", path, { accept: "text/event-stream", ...headers });
     const status = await new Promise<number>((resolve, reject) => {
       stream.once("response", (received) => resolve(Number(received[":status"])));

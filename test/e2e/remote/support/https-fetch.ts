@@ -23,10 +23,12 @@ export function httpsFetch(ca: Buffer): HttpsFetch {
         versions.push(response.httpVersion);
         const answer = new Headers();
         for (const [name, value] of Object.entries(response.headers)) {
-          for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value]) answer.append(name, item);
+          for (const item of Array.isArray(value) ? value : value === undefined ? [] : [value])
+            answer.append(name, item);
         }
         const status = response.statusCode ?? 0;
-        const body = status === 204 || status === 304 ? null : (Readable.toWeb(response) as unknown as ReadableStream<Uint8Array>);
+        const body =
+          status === 204 || status === 304 ? null : (Readable.toWeb(response) as unknown as ReadableStream<Uint8Array>);
         if (body === null) response.resume();
         resolve(new Response(body, { status, statusText: response.statusMessage ?? "", headers: answer }));
       });

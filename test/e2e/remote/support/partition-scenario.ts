@@ -76,14 +76,29 @@ async function main(retries: string): Promise<PartitionReport> {
   });
   try {
     const auth = { authorization: "Bearer partition" };
-    const init = await postJson(listening.url, auth, { jsonrpc: "2.0", id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    const init = await postJson(listening.url, auth, {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    });
     if (init.status !== 200) throw new Error(`initialize answered ${init.status}: ${init.text}`);
     const ids = { ...auth, "acp-connection-id": init.headers.get("acp-connection-id")! };
     const connection = await openRawSse(listening.url, ids);
-    await postJson(listening.url, ids, { jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: work, mcpServers: [] } });
+    await postJson(listening.url, ids, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "session/new",
+      params: { cwd: work, mcpServers: [] },
+    });
     const sessionId = (await connection.until((event) => event.id === 1)).result.sessionId as string;
     const session = await openRawSse(listening.url, { ...ids, "acp-session-id": sessionId });
-    const prompt = { jsonrpc: "2.0", id: 2, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "slow" }] } };
+    const prompt = {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/prompt",
+      params: { sessionId, prompt: [{ type: "text", text: "slow" }] },
+    };
     const posted = await postJson(listening.url, { ...ids, "acp-session-id": sessionId }, prompt);
     if (posted.status !== 202) throw new Error(`the prompt POST answered ${posted.status}`);
     await session.until((event) => event.params?.update?.content?.text === "waiting");

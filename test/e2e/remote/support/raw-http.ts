@@ -5,8 +5,16 @@
 import { request, type ClientRequest } from "node:http";
 
 /** POSTs a JSON body; the status, headers and text. */
-export async function postJson(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Headers; text: string }> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+export async function postJson(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; headers: Headers; text: string }> {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
   return { status: response.status, headers: response.headers, text: await response.text() };
 }
 
@@ -23,43 +31,48 @@ export function openRawSse(url: string, headers: Record<string, string>): Promis
     const queue: any[] = [];
     const waiters: Array<(event: any) => void> = [];
     let buffer = "";
-    const req: ClientRequest = request(url, { method: "GET", agent: false, headers: { accept: "text/event-stream", ...headers } }, (response) => {
-      if (response.statusCode !== 200) {
-        reject(new Error(`SSE GET answered ${response.statusCode}`));
-        return;
-      }
-      response.setEncoding("utf8");
-      response.on("data", (text: string) => {
-        buffer += text;
-        let end: number;
-        while ((end = buffer.indexOf("\n\n")) !== -1) {
-          const data = buffer
-            .slice(0, end)
-            .split("\n")
-            .filter((line) => line.startsWith("data:"))
-            .map((line) => line.slice(5).trimStart())
-            .join("\n");
-          buffer = buffer.slice(end + 2);
-          if (!data) continue;
-          const event = JSON.parse(data);
-          const waiter = waiters.shift();
-          if (waiter) waiter(event);
-          else queue.push(event);
+    const req: ClientRequest = request(
+      url,
+      { method: "GET", agent: false, headers: { accept: "text/event-stream", ...headers } },
+      (response) => {
+        if (response.statusCode !== 200) {
+          reject(new Error(`SSE GET answered ${response.statusCode}`));
+          return;
         }
-      });
-      response.on("error", () => {});
-      const next = () => (queue.length > 0 ? Promise.resolve(queue.shift()) : new Promise<any>((wake) => waiters.push(wake)));
-      resolve({
-        next,
-        until: async (test) => {
-          for (;;) {
-            const event = await next();
-            if (test(event)) return event;
+        response.setEncoding("utf8");
+        response.on("data", (text: string) => {
+          buffer += text;
+          let end: number;
+          while ((end = buffer.indexOf("\n\n")) !== -1) {
+            const data = buffer
+              .slice(0, end)
+              .split("\n")
+              .filter((line) => line.startsWith("data:"))
+              .map((line) => line.slice(5).trimStart())
+              .join("\n");
+            buffer = buffer.slice(end + 2);
+            if (!data) continue;
+            const event = JSON.parse(data);
+            const waiter = waiters.shift();
+            if (waiter) waiter(event);
+            else queue.push(event);
           }
-        },
-        cut: () => req.destroy(),
-      });
-    });
+        });
+        response.on("error", () => {});
+        const next = () =>
+          queue.length > 0 ? Promise.resolve(queue.shift()) : new Promise<any>((wake) => waiters.push(wake));
+        resolve({
+          next,
+          until: async (test) => {
+            for (;;) {
+              const event = await next();
+              if (test(event)) return event;
+            }
+          },
+          cut: () => req.destroy(),
+        });
+      },
+    );
     req.on("error", (error) => reject(error));
     req.end();
   });

@@ -31,7 +31,8 @@ export interface SilentWebSocket {
 function clientFrame(opcode: number, payload: Buffer): Buffer {
   const mask = randomBytes(4);
   const length = payload.length;
-  const header = length < 126 ? Buffer.from([0x80 | opcode, 0x80 | length]) : length < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
+  const header =
+    length < 126 ? Buffer.from([0x80 | opcode, 0x80 | length]) : length < 65536 ? Buffer.alloc(4) : Buffer.alloc(10);
   if (length >= 126 && length < 65536) {
     header[0] = 0x80 | opcode;
     header[1] = 0x80 | 126;
@@ -101,8 +102,7 @@ export function openSilentWebSocket(url: string, headers: Record<string, string>
         if (opcode === 0x9) {
           if (answering) socket.write(clientFrame(0xa, Buffer.from(payload)));
           else unansweredPings++;
-        }
-        else if (opcode === 0x1) {
+        } else if (opcode === 0x1) {
           const text = payload.toString("utf8");
           const waiter = waiters.shift();
           if (waiter) waiter(text);

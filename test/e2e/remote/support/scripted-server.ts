@@ -17,7 +17,12 @@ export interface ScriptedRequest {
 }
 
 export type HttpScript = (request: ScriptedRequest, res: ServerResponse) => void | Promise<void>;
-export type UpgradeScript = (request: IncomingMessage, socket: Duplex, head: Buffer, accept: (onSocket: (ws: WebSocket) => void) => void) => void;
+export type UpgradeScript = (
+  request: IncomingMessage,
+  socket: Duplex,
+  head: Buffer,
+  accept: (onSocket: (ws: WebSocket) => void) => void,
+) => void;
 
 export interface ScriptedServer {
   readonly url: string;
@@ -28,7 +33,11 @@ export interface ScriptedServer {
 }
 
 /** `upgradeHeaders` are added to every 101 (e.g. a `Set-Cookie`). */
-export async function scriptedServer(http: HttpScript, upgrade?: UpgradeScript, upgradeHeaders: string[] = []): Promise<ScriptedServer> {
+export async function scriptedServer(
+  http: HttpScript,
+  upgrade?: UpgradeScript,
+  upgradeHeaders: string[] = [],
+): Promise<ScriptedServer> {
   const requests: ScriptedRequest[] = [];
   const waiters = new Set<() => void>();
   const open = new Set<ServerResponse>();
@@ -54,7 +63,9 @@ export async function scriptedServer(http: HttpScript, upgrade?: UpgradeScript, 
   const wss = new WebSocketServer({ noServer: true });
   wss.on("headers", (headers) => headers.push(...upgradeHeaders));
   if (upgrade) {
-    server.on("upgrade", (req, socket, head) => upgrade(req, socket, head, (onSocket) => wss.handleUpgrade(req, socket, head, onSocket)));
+    server.on("upgrade", (req, socket, head) =>
+      upgrade(req, socket, head, (onSocket) => wss.handleUpgrade(req, socket, head, onSocket)),
+    );
   }
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
@@ -73,7 +84,11 @@ export async function scriptedServer(http: HttpScript, upgrade?: UpgradeScript, 
         };
         const timer = setTimeout(() => {
           waiters.delete(check);
-          reject(new Error(`timed out waiting for ${what}; requests: ${JSON.stringify(requests.map((r) => [r.method, r.body.slice(0, 120)]))}`));
+          reject(
+            new Error(
+              `timed out waiting for ${what}; requests: ${JSON.stringify(requests.map((r) => [r.method, r.body.slice(0, 120)]))}`,
+            ),
+          );
         }, ms);
         if (!check()) waiters.add(check);
       }),
@@ -90,7 +105,13 @@ export async function scriptedServer(http: HttpScript, upgrade?: UpgradeScript, 
 /** Answers `initialize` (200, JSON, `Acp-Connection-Id: conn-1`) with a plain result. */
 export function answerInitialize(request: ScriptedRequest, res: ServerResponse, connectionId = "conn-1"): void {
   res.writeHead(200, { "Content-Type": "application/json", "Acp-Connection-Id": connectionId });
-  res.end(JSON.stringify({ jsonrpc: "2.0", id: request.json!.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: true } } }));
+  res.end(
+    JSON.stringify({
+      jsonrpc: "2.0",
+      id: request.json!.id,
+      result: { protocolVersion: 1, agentCapabilities: { loadSession: true } },
+    }),
+  );
 }
 
 /** Starts an SSE answer and returns a writer for it. */

@@ -29,7 +29,10 @@ export interface ServeProcess {
 
 /** Starts `acp serve --port 0 ...args`; resolves once it printed its URL. */
 export async function startServe(args: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [ACP_MAIN, "serve", "--port", "0", ...args], { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [ACP_MAIN, "serve", "--port", "0", ...args], {
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   track(child);
   let stdout = "";
   let stderr = "";
@@ -43,7 +46,9 @@ export async function startServe(args: readonly string[], env: Record<string, st
     for (const wake of listeners) wake();
     if (process.env.REMOTE_VERBOSE) process.stderr.write(chunk);
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const waitFor = (read: () => string, pattern: RegExp, ms: number): Promise<RegExpMatchArray> =>
     new Promise((resolve, reject) => {
       const check = () => {

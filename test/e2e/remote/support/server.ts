@@ -119,7 +119,11 @@ export async function startServer(impl: ServerImpl, options: ServerOptions = {})
       };
       const timer = setTimeout(() => {
         waiters.delete(check);
-        reject(new Error(`timed out after ${ms} ms waiting for the server to see ${what}; it saw: ${JSON.stringify(requests.slice(from))}`));
+        reject(
+          new Error(
+            `timed out after ${ms} ms waiting for the server to see ${what}; it saw: ${JSON.stringify(requests.slice(from))}`,
+          ),
+        );
       }, ms);
       if (!check()) waiters.add(check);
     });

@@ -4,8 +4,22 @@ import { cancelPendingScenario, cancelRequestScenario, cancelScenario } from "./
 import { fsReadScenario, fsWriteScenario, permissionScenario, terminalScenario } from "./client-requests.js";
 import { authenticateScenario, authScenario, initializeScenario, versionScenario } from "./initialize.js";
 import { streamScenario, turnScenario } from "./prompt.js";
-import { batchScenario, extensionScenario, invalidParamsScenario, malformedScenario, unknownMethodScenario } from "./robustness.js";
-import { closeScenario, deleteScenario, listPagingScenario, listScenario, loadScenario, newSessionScenario, resumeScenario } from "./sessions.js";
+import {
+  batchScenario,
+  extensionScenario,
+  invalidParamsScenario,
+  malformedScenario,
+  unknownMethodScenario,
+} from "./robustness.js";
+import {
+  closeScenario,
+  deleteScenario,
+  listPagingScenario,
+  listScenario,
+  loadScenario,
+  newSessionScenario,
+  resumeScenario,
+} from "./sessions.js";
 
 export const AGENT_SCENARIOS: readonly AgentScenario[] = [
   initializeScenario,

@@ -26,8 +26,12 @@ export const initializeScenario: AgentScenario = {
     const agent = await ctx.start({ login: false });
     const init = agent.init!;
     ctx.measure("startupMs", agent.startupMs!);
-    if (init.protocolVersion !== 1) throw new CheckFailed(`the client asked for protocol version 1 and the agent answered ${JSON.stringify(init.protocolVersion)}. If the agent supports the requested version it MUST answer with the same version (every ACP agent supports version 1).`);
-    if (init.agentInfo === undefined) ctx.warn("the agent sent no agentInfo; agents SHOULD give their name and version in the initialize response");
+    if (init.protocolVersion !== 1)
+      throw new CheckFailed(
+        `the client asked for protocol version 1 and the agent answered ${JSON.stringify(init.protocolVersion)}. If the agent supports the requested version it MUST answer with the same version (every ACP agent supports version 1).`,
+      );
+    if (init.agentInfo === undefined)
+      ctx.warn("the agent sent no agentInfo; agents SHOULD give their name and version in the initialize response");
     const info = init.agentInfo as { name?: string; version?: string } | undefined;
     return `${info?.name ?? "agent"} ${info?.version ?? ""}`.trim() + `: ${advertised(init)}`;
   },
@@ -39,10 +43,20 @@ export const versionScenario: AgentScenario = {
   spec: `${SPEC}/initialization#version-negotiation`,
   async run(ctx) {
     const agent = await ctx.launch();
-    const answer = await agent.call("initialize", { protocolVersion: 999, clientCapabilities: {}, clientInfo: { name: "acp-check", version: ctx.target.version } }, ctx.target.startupTimeoutMs);
-    if (answer.error !== undefined) throw new CheckFailed(`the agent answered initialize with protocolVersion 999 with an error (${describeError(answer.error)}). It MUST answer with the latest protocol version it supports; the client then decides whether to go on.`);
+    const answer = await agent.call(
+      "initialize",
+      { protocolVersion: 999, clientCapabilities: {}, clientInfo: { name: "acp-check", version: ctx.target.version } },
+      ctx.target.startupTimeoutMs,
+    );
+    if (answer.error !== undefined)
+      throw new CheckFailed(
+        `the agent answered initialize with protocolVersion 999 with an error (${describeError(answer.error)}). It MUST answer with the latest protocol version it supports; the client then decides whether to go on.`,
+      );
     const version = (answer.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    if (typeof version !== "number" || version >= 999) throw new CheckFailed(`asked for protocol version 999 (which does not exist), the agent answered ${JSON.stringify(version)}. An agent that does not support the requested version MUST answer with the latest version it supports.`);
+    if (typeof version !== "number" || version >= 999)
+      throw new CheckFailed(
+        `asked for protocol version 999 (which does not exist), the agent answered ${JSON.stringify(version)}. An agent that does not support the requested version MUST answer with the latest version it supports.`,
+      );
     return `answered protocol version ${version}`;
   },
 };
@@ -51,18 +65,28 @@ export const authScenario: AgentScenario = {
   id: "auth.unknown-method",
   title: "authenticate: a method the agent did not offer is refused with an error",
   spec: `${SPEC}/initialization#authentication-capabilities`,
-  skip: (init) => (Array.isArray(init.authMethods) && init.authMethods.length > 0 ? undefined : "the agent offers no authMethods"),
+  skip: (init) =>
+    Array.isArray(init.authMethods) && init.authMethods.length > 0 ? undefined : "the agent offers no authMethods",
   async run(ctx) {
     const agent = await ctx.start({ login: false });
-    const answer = await agent.call("authenticate", { methodId: "acp-check-no-such-method" }, ctx.target.startupTimeoutMs);
-    if (answer.error === undefined) throw new CheckFailed('the agent accepted authenticate with methodId "acp-check-no-such-method", which is not one of the authMethods it advertised. It MUST refuse a method it does not offer with an error.');
+    const answer = await agent.call(
+      "authenticate",
+      { methodId: "acp-check-no-such-method" },
+      ctx.target.startupTimeoutMs,
+    );
+    if (answer.error === undefined)
+      throw new CheckFailed(
+        'the agent accepted authenticate with methodId "acp-check-no-such-method", which is not one of the authMethods it advertised. It MUST refuse a method it does not offer with an error.',
+      );
     return `refused: ${describeError(answer.error)}`;
   },
 };
 
 /** The ids of the agent's `authMethods`. */
 export function authMethodIds(init: Record<string, unknown>): string[] {
-  return (Array.isArray(init.authMethods) ? init.authMethods : []).map((m: { id?: unknown }) => m?.id).filter((id): id is string => typeof id === "string");
+  return (Array.isArray(init.authMethods) ? init.authMethods : [])
+    .map((m: { id?: unknown }) => m?.id)
+    .filter((id): id is string => typeof id === "string");
 }
 
 export const authenticateScenario: AgentScenario = {
@@ -73,7 +97,14 @@ export const authenticateScenario: AgentScenario = {
   async run(ctx) {
     const method = ctx.target.auth;
     const agent = await ctx.start({ login: false });
-    if (method === undefined) throw new NotExercised(`the agent offers ${authMethodIds(agent.init!).map((id) => JSON.stringify(id)).join(", ")}; log in with --auth METHOD (and give the credentials it needs with --env NAME=VALUE) to exercise authenticate and what needs a session`);
+    if (method === undefined)
+      throw new NotExercised(
+        `the agent offers ${authMethodIds(agent.init!)
+          .map((id) => JSON.stringify(id))
+          .join(
+            ", ",
+          )}; log in with --auth METHOD (and give the credentials it needs with --env NAME=VALUE) to exercise authenticate and what needs a session`,
+      );
     await agent.authenticate(method);
     const sessionId = await agent.newSession(ctx.workdir);
     return `logged in with "${method}"; session/new then accepted (${sessionId})`;

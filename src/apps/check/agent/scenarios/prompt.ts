@@ -13,7 +13,8 @@ export const turnScenario: AgentScenario = {
     const { agent, sessionId } = await ctx.session();
     const turn = agent.prompt(sessionId, ctx.prompt());
     const answer = await agent.finish(turn, "session/prompt");
-    if (answer.error !== undefined) throw new CheckFailed(`the agent answered a plain text prompt with an error: ${describeError(answer.error)}`);
+    if (answer.error !== undefined)
+      throw new CheckFailed(`the agent answered a plain text prompt with an error: ${describeError(answer.error)}`);
     const until = agent.peer.events.indexOf(answer);
     await sleep(LATE_UPDATE_GRACE_MS);
     const kinds = [...new Set(agent.updates(sessionId, turn.since, until).map((e) => updateKindOf(e)))];
@@ -33,10 +34,15 @@ export const streamScenario: AgentScenario = {
     const answer = await agent.finish(turn, "the streaming prompt");
     const until = agent.peer.events.indexOf(answer);
     await sleep(LATE_UPDATE_GRACE_MS);
-    const chunks = agent.updates(sessionId, turn.since, until).filter((e) => updateKindOf(e) === "agent_message_chunk").length;
+    const chunks = agent
+      .updates(sessionId, turn.since, until)
+      .filter((e) => updateKindOf(e) === "agent_message_chunk").length;
     const late = agent.updates(sessionId, until).filter((e) => updateKindOf(e) === "agent_message_chunk").length;
     if (chunks === count) return `${count} chunks, all before the response`;
-    if (chunks + late === count) throw new CheckFailed(`${late} of the ${count} chunks came after the session/prompt response. Every update of a turn MUST come before its response.`);
+    if (chunks + late === count)
+      throw new CheckFailed(
+        `${late} of the ${count} chunks came after the session/prompt response. Every update of a turn MUST come before its response.`,
+      );
     throw new NotExercised(`asked for ${count} message chunks, the agent sent ${chunks}${ctx.hint()}`);
   },
 };

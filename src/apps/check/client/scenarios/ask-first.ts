@@ -19,7 +19,12 @@ const OPTIONS = [
 ];
 
 /** Asks the client's permission for `access` in `turn`; returns once granted, throws `NotExercised` when refused. */
-export async function askPermissionFirst(ctx: ClientScenarioContext, agent: ScriptedAgent, turn: PromptTurn, access: AskedAccess): Promise<void> {
+export async function askPermissionFirst(
+  ctx: ClientScenarioContext,
+  agent: ScriptedAgent,
+  turn: PromptTurn,
+  access: AskedAccess,
+): Promise<void> {
   const toolCallId = `acp-check-${ctx.marker(access.kind)}`;
   const what = access.kind === "edit" ? `write ${access.path}` : `run ${access.command}`;
   const toolCall = {
@@ -27,14 +32,28 @@ export async function askPermissionFirst(ctx: ClientScenarioContext, agent: Scri
     title: access.kind === "edit" ? `Write ${access.path}` : `Run ${access.command}`,
     kind: access.kind,
     status: "pending",
-    ...(access.kind === "edit" ? { locations: [{ path: access.path }], rawInput: { path: access.path } } : { rawInput: { command: access.command } }),
+    ...(access.kind === "edit"
+      ? { locations: [{ path: access.path }], rawInput: { path: access.path } }
+      : { rawInput: { command: access.command } }),
   };
   agent.update(turn.sessionId, { sessionUpdate: "tool_call", ...toolCall });
-  const answer = await agent.ask("session/request_permission", { sessionId: turn.sessionId, toolCall, options: OPTIONS }, ctx.target.turnTimeoutMs);
-  if (answer.error !== undefined) throw new CheckFailed(`the client answered session/request_permission (to ${what}) with an error (${JSON.stringify(answer.error)}); it MUST answer with an outcome`);
-  const outcome = ((answer.result as { outcome?: { outcome?: string; optionId?: string } } | undefined)?.outcome ?? {}) as { outcome?: string; optionId?: string };
+  const answer = await agent.ask(
+    "session/request_permission",
+    { sessionId: turn.sessionId, toolCall, options: OPTIONS },
+    ctx.target.turnTimeoutMs,
+  );
+  if (answer.error !== undefined)
+    throw new CheckFailed(
+      `the client answered session/request_permission (to ${what}) with an error (${JSON.stringify(answer.error)}); it MUST answer with an outcome`,
+    );
+  const outcome = ((answer.result as { outcome?: { outcome?: string; optionId?: string } } | undefined)?.outcome ??
+    {}) as { outcome?: string; optionId?: string };
   const granted = outcome.outcome === "selected" && outcome.optionId === "acp-check-allow-once";
-  agent.update(turn.sessionId, { sessionUpdate: "tool_call_update", toolCallId, status: granted ? "in_progress" : "failed" });
+  agent.update(turn.sessionId, {
+    sessionUpdate: "tool_call_update",
+    toolCallId,
+    status: granted ? "in_progress" : "failed",
+  });
   if (!granted) {
     throw new NotExercised(
       `the client's permission policy did not grant the permission to ${what} (${outcome.outcome === "selected" ? `selected ${String(outcome.optionId)}` : String(outcome.outcome)}); ` +

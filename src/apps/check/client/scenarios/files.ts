@@ -24,13 +24,29 @@ export const fsReadScenario: ClientScenario = {
     const text = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("");
     writeFileSync(file, text);
     try {
-      const whole = await agent.ask("fs/read_text_file", { sessionId: turn.sessionId, path: file }, ctx.target.turnTimeoutMs);
-      if (whole.error !== undefined) throw new CheckFailed(`the client advertises fs.readTextFile but answered a read of ${file} (inside the session's cwd) with an error: ${describe(whole.error)}`);
-      if ((whole.result as { content?: unknown }).content !== text) throw new CheckFailed(`fs/read_text_file of ${file} returned ${JSON.stringify(String((whole.result as { content?: unknown }).content).slice(0, 80))}, not the file's content`);
-      const part = await agent.ask("fs/read_text_file", { sessionId: turn.sessionId, path: file, line: 3, limit: 2 }, ctx.target.turnTimeoutMs);
+      const whole = await agent.ask(
+        "fs/read_text_file",
+        { sessionId: turn.sessionId, path: file },
+        ctx.target.turnTimeoutMs,
+      );
+      if (whole.error !== undefined)
+        throw new CheckFailed(
+          `the client advertises fs.readTextFile but answered a read of ${file} (inside the session's cwd) with an error: ${describe(whole.error)}`,
+        );
+      if ((whole.result as { content?: unknown }).content !== text)
+        throw new CheckFailed(
+          `fs/read_text_file of ${file} returned ${JSON.stringify(String((whole.result as { content?: unknown }).content).slice(0, 80))}, not the file's content`,
+        );
+      const part = await agent.ask(
+        "fs/read_text_file",
+        { sessionId: turn.sessionId, path: file, line: 3, limit: 2 },
+        ctx.target.turnTimeoutMs,
+      );
       const content = (part.result as { content?: unknown } | undefined)?.content;
       if (part.error !== undefined || content !== "line 3\nline 4\n") {
-        throw new CheckFailed(`fs/read_text_file with line 3 and limit 2 returned ${part.error !== undefined ? `an error (${describe(part.error)})` : JSON.stringify(content)}, not "line 3\\nline 4\\n". line is 1-based and limit counts lines.`);
+        throw new CheckFailed(
+          `fs/read_text_file with line 3 and limit 2 returned ${part.error !== undefined ? `an error (${describe(part.error)})` : JSON.stringify(content)}, not "line 3\\nline 4\\n". line is 1-based and limit counts lines.`,
+        );
       }
     } finally {
       rmSync(file, { force: true });
@@ -52,10 +68,21 @@ export const fsWriteScenario: ClientScenario = {
     const content = "written by acp check\nsecond line\n";
     await askPermissionFirst(ctx, agent, turn, { kind: "edit", path: file });
     try {
-      const answer = await agent.ask("fs/write_text_file", { sessionId: turn.sessionId, path: file, content }, ctx.target.turnTimeoutMs);
-      if (answer.error !== undefined) throw new CheckFailed(`the client advertises fs.writeTextFile but answered a write of a new file ${file} (inside the session's cwd) with an error: ${describe(answer.error)}. The client MUST create the file if it does not exist.`);
-      if (!existsSync(file)) throw new CheckFailed(`fs/write_text_file of ${file} answered success but the file does not exist`);
-      if (readFileSync(file, "utf8") !== content) throw new CheckFailed(`fs/write_text_file of ${file} answered success but the file holds ${JSON.stringify(readFileSync(file, "utf8").slice(0, 80))}`);
+      const answer = await agent.ask(
+        "fs/write_text_file",
+        { sessionId: turn.sessionId, path: file, content },
+        ctx.target.turnTimeoutMs,
+      );
+      if (answer.error !== undefined)
+        throw new CheckFailed(
+          `the client advertises fs.writeTextFile but answered a write of a new file ${file} (inside the session's cwd) with an error: ${describe(answer.error)}. The client MUST create the file if it does not exist.`,
+        );
+      if (!existsSync(file))
+        throw new CheckFailed(`fs/write_text_file of ${file} answered success but the file does not exist`);
+      if (readFileSync(file, "utf8") !== content)
+        throw new CheckFailed(
+          `fs/write_text_file of ${file} answered success but the file holds ${JSON.stringify(readFileSync(file, "utf8").slice(0, 80))}`,
+        );
     } finally {
       rmSync(file, { force: true });
     }
@@ -78,19 +105,32 @@ export const fsOutsideScenario: ClientScenario = {
     const sneaky = `${turn.cwd}/../${basename(ctx.outside)}/secret.txt`;
     if (canRead) {
       for (const path of [secret, sneaky]) {
-        const answer = await agent.ask("fs/read_text_file", { sessionId: turn.sessionId, path }, ctx.target.turnTimeoutMs);
-        if (answer.error === undefined) throw new CheckFailed(`the client served fs/read_text_file of ${path}, outside the session's roots (${turn.cwd}). A client MUST confine file access to the session's roots (cwd and additionalDirectories).`);
+        const answer = await agent.ask(
+          "fs/read_text_file",
+          { sessionId: turn.sessionId, path },
+          ctx.target.turnTimeoutMs,
+        );
+        if (answer.error === undefined)
+          throw new CheckFailed(
+            `the client served fs/read_text_file of ${path}, outside the session's roots (${turn.cwd}). A client MUST confine file access to the session's roots (cwd and additionalDirectories).`,
+          );
       }
     }
     if (canWrite) {
       const target = join(ctx.outside, `${ctx.marker("outside")}.txt`);
-      const answer = await agent.ask("fs/write_text_file", { sessionId: turn.sessionId, path: target, content: "must not be written" }, ctx.target.turnTimeoutMs);
+      const answer = await agent.ask(
+        "fs/write_text_file",
+        { sessionId: turn.sessionId, path: target, content: "must not be written" },
+        ctx.target.turnTimeoutMs,
+      );
       const written = existsSync(target);
       rmSync(target, { force: true });
-      if (answer.error === undefined || written) throw new CheckFailed(`the client ${written ? "wrote" : "answered success to a write of"} ${target}, outside the session's roots (${turn.cwd}). A client MUST refuse writes outside the session's roots.`);
+      if (answer.error === undefined || written)
+        throw new CheckFailed(
+          `the client ${written ? "wrote" : "answered success to a write of"} ${target}, outside the session's roots (${turn.cwd}). A client MUST refuse writes outside the session's roots.`,
+        );
     }
     await ctx.finish(agent, turn);
     return `refused: ${[canRead ? "reads (also through ..)" : "", canWrite ? "writes" : ""].filter(Boolean).join(" and ")}`;
   },
 };
-

@@ -19,10 +19,17 @@ interface ResolveContext {
 }
 type NextResolve = (specifier: string, context: ResolveContext) => Promise<{ url: string }>;
 
-export async function resolve(specifier: string, context: ResolveContext, next: NextResolve): Promise<{ url: string; shortCircuit?: boolean }> {
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  next: NextResolve,
+): Promise<{ url: string; shortCircuit?: boolean }> {
   const fromExample = context.parentURL?.includes(EXAMPLES) === true;
-  if (fromExample && specifier === "../acp.js" && process.env.ACP_PROGRAM_SDK === "acpkit") return { url: acpkitRoot, shortCircuit: true };
-  if (fromExample && specifier === "../acp.js" && process.env.ACP_PROGRAM_SDK === "official-2.4.0") return next("@agentclientprotocol/sdk", context);
-  if (fromExample && specifier === "node:child_process" && context.parentURL!.endsWith("/client.js")) return { url: shim, shortCircuit: true };
+  if (fromExample && specifier === "../acp.js" && process.env.ACP_PROGRAM_SDK === "acpkit")
+    return { url: acpkitRoot, shortCircuit: true };
+  if (fromExample && specifier === "../acp.js" && process.env.ACP_PROGRAM_SDK === "official-2.4.0")
+    return next("@agentclientprotocol/sdk", context);
+  if (fromExample && specifier === "node:child_process" && context.parentURL!.endsWith("/client.js"))
+    return { url: shim, shortCircuit: true };
   return next(specifier, context);
 }

@@ -7,5 +7,10 @@ import { register } from "node:module";
 
 register("./hooks.js", import.meta.url);
 
-const sdk = process.env.ACP_PROGRAM_SDK === "acpkit" ? "acpkit" : process.env.ACP_PROGRAM_SDK === "official-2.4.0" ? "the official SDK 2.4.0" : "the official SDK 1.9.0";
+const sdk =
+  process.env.ACP_PROGRAM_SDK === "acpkit"
+    ? "acpkit"
+    : process.env.ACP_PROGRAM_SDK === "official-2.4.0"
+      ? "the official SDK 2.4.0"
+      : "the official SDK 1.9.0";
 process.stderr.write(`[official program] ${process.argv[1]?.split("/").slice(-2).join("/")} on ${sdk}\n`);

@@ -7,7 +7,11 @@ import { fileURLToPath } from "node:url";
 
 const register = fileURLToPath(new URL("./register.js", import.meta.url));
 
-export function spawn(command: string, args: readonly string[], options: childProcess.SpawnOptions): childProcess.ChildProcess {
+export function spawn(
+  command: string,
+  args: readonly string[],
+  options: childProcess.SpawnOptions,
+): childProcess.ChildProcess {
   const agentTs = args[1];
   if (/^npx(\.cmd)?$/.test(command) && args[0] === "tsx" && agentTs?.endsWith("/agent.ts")) {
     return childProcess.spawn(process.execPath, ["--import", register, agentTs.replace(/\.ts$/, ".js")], {
