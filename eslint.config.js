@@ -2,7 +2,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/**", "node_modules/**", "schema/**", "src/protocol/generated/**"] },
+  { ignores: ["dist/**", "packages/*/dist/**", "node_modules/**", "schema/**", "src/protocol/generated/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -12,9 +12,10 @@ export default tseslint.config(
     },
   },
   {
-    // Libraries never print: stdout belongs to protocol frames. Only the CLI, apps, benchmarks and tests may.
+    // Libraries never print: stdout belongs to protocol frames. Only the programs (packages/cli), benchmarks and
+    // tests may.
     files: ["src/**/*.ts"],
-    ignores: ["src/cli/**", "src/apps/**", "src/**/*.test.ts"],
+    ignores: ["src/**/*.test.ts"],
     rules: { "no-console": "error" },
   },
 );

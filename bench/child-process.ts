@@ -21,7 +21,12 @@ export interface AgentChild {
 
 /** `acp` itself, for agents started through `acp tap` (the bench runs from dist/bench or, with tsx, from bench/). */
 const ACP_CLI = fileURLToPath(
-  new URL(import.meta.url.endsWith(".ts") ? "../dist/src/cli/main.js" : "../src/cli/main.js", import.meta.url),
+  new URL(
+    import.meta.url.endsWith(".ts")
+      ? "../packages/cli/dist/src/cli/main.js"
+      : "../../packages/cli/dist/src/cli/main.js",
+    import.meta.url,
+  ),
 );
 
 /**

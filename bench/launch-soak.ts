@@ -8,9 +8,9 @@
  *   ACPKIT_NO_CGROUP=1 npm run soak:launch   # with the environment tag alone
  */
 import { readdirSync } from "node:fs";
-import { launchAgent } from "../src/node/agent-launcher.js";
-import { cgroupBase } from "../src/node/cgroup.js";
-import { findProcesses, OWNER_ID, TREE_ENV } from "../src/node/process-tree.js";
+import { launchAgent } from "../src/node/process/agent-launcher.js";
+import { cgroupBase } from "../src/node/process/cgroup.js";
+import { findProcesses, OWNER_ID, TREE_ENV } from "../src/node/process/process-tree.js";
 
 const cycles = Number(process.env.SOAK_CYCLES ?? 1000);
 const AGENT = "setsid sleep 1000 & (sleep 1000 >/dev/null 2>&1 </dev/null &) ; sleep 1000 & exec cat";

@@ -5,7 +5,7 @@
  */
 import { AgentSideConnection } from "../src/agent/agent-side-connection.js";
 import { toolkitAgent } from "../src/agent/toolkit/toolkit-agent.js";
-import { stdioStream } from "../src/node/stdio.js";
+import { stdioStream } from "../src/node/stdio/stdio.js";
 import { collectGarbage } from "./rss.js";
 
 const chunks = Number(process.env.SOAK_CHUNKS ?? 100);

@@ -15,7 +15,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ClientSideConnection } from "../src/client/client-side-connection.js";
 import { silentLogger } from "../src/jsonrpc/logger.js";
-import { launchAgent } from "../src/node/agent-launcher.js";
+import { launchAgent } from "../src/node/process/agent-launcher.js";
 import { collectGarbage } from "./rss.js";
 
 const seconds = Number(process.env.SOAK_SECONDS ?? 120);

@@ -118,7 +118,7 @@ export function mixedUpdate(i: number): Record<string, unknown> {
         title: `Run npm test in packages/pkg-${i % 17}`,
         kind: "execute",
         status: "pending",
-        locations: [{ path: `/repo/packages/pkg-${i % 17}/src/index.ts`, line: (i % 400) + 1 }],
+        locations: [{ path: `/repo/packages/pkg-${i % 17}/src/entries/index.ts`, line: (i % 400) + 1 }],
         rawInput: { command: "npm", args: ["test", "--", `--shard=${i % 4}`], cwd: `/repo/packages/pkg-${i % 17}` },
       };
     case "agent_message_chunk":

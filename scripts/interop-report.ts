@@ -14,12 +14,10 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { PromptBook } from "../src/apps/check/agent/prompts.js";
-import { runAgentCheck } from "../src/apps/check/agent/run-agent-check.js";
-import type { CheckReport, ScenarioResult } from "../src/apps/check/results.js";
+import { PromptBook, runAgentCheck, type CheckReport, type ScenarioResult } from "@acpkit/cli/check";
 import { AGENTS, install, root, type AgentUnderTest } from "./real-agents.js";
 
-const ACP = resolve("dist/src/cli/main.js");
+const ACP = resolve("packages/cli/dist/src/cli/main.js");
 const TURN_TIMEOUT_MS = 10_000;
 const STARTUP_TIMEOUT_MS = 90_000;
 const EXEC_DEADLINE_MS = 20_000;

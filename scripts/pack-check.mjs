@@ -62,7 +62,7 @@ try {
   const lib = installInto(dir, "library", [library], true);
   const programs = installInto(dir, "cli", [library, cli], false);
   const rows = [
-    ["acpkit", library, lib, "npm install acpkit"],
+    ["@acpkit/sdk", library, lib, "npm install @acpkit/sdk"],
     ["@acpkit/cli", cli, programs, "npm install @acpkit/cli"],
   ];
   process.stdout.write(
@@ -82,7 +82,9 @@ try {
   const entries = Object.keys(manifest.exports).filter((subpath) => !subpath.endsWith(".json") && subpath !== "./cli");
   writeFileSync(
     consumer,
-    entries.map((subpath, i) => `import * as e${i} from "acpkit${subpath.slice(1)}";\nexport { e${i} };\n`).join(""),
+    entries
+      .map((subpath, i) => `import * as e${i} from "@acpkit/sdk${subpath.slice(1)}";\nexport { e${i} };\n`)
+      .join(""),
   );
   mkdirSync(join(lib.project, "node_modules/@types"), { recursive: true });
   symlinkSync(join(root, "node_modules/@types/node"), join(lib.project, "node_modules/@types/node"));

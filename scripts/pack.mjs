@@ -1,14 +1,14 @@
 /**
- * Packs the two npm packages of this repository into publishable tarballs: `acpkit` (the library, no runtime
- * dependency) and `@acpkit/cli` (the `acp` programs, depending on acpkit, ws and the MCP SDK).
+ * Packs the two npm packages of this repository into publishable tarballs: `@acpkit/sdk` (the library, no runtime
+ * dependency) and `@acpkit/cli` (the `acp` programs, depending on @acpkit/sdk, ws and the MCP SDK).
  *
  *   node scripts/pack.mjs [--out DIR] [--library-only]   (npm run pack: builds first; default DIR dist/pack)
  *                                           prints the tarball paths as JSON: { library, cli }
  *   node scripts/pack.mjs --check-cli-manifest                            (packages/cli's prepack guard)
  *
- * In the repository, packages/cli depends on `acpkit` as `file:../..` (npm workspaces have no `workspace:`
+ * In the repository, packages/cli depends on `@acpkit/sdk` as `file:../..` (npm workspaces have no `workspace:`
  * protocol, and the library is the root package, not a workspace); a tarball must name a version instead. So the
- * CLI package is packed from a staged copy whose `acpkit` dependency is the library's exact version, and packing
+ * CLI package is packed from a staged copy whose `@acpkit/sdk` dependency is the library's exact version, and packing
  * packages/cli directly (npm pack / npm publish -w packages/cli) is refused with this command to use instead.
  * The build must be current (npm run pack builds first); npm's own scripts are not run again.
  */
@@ -48,7 +48,7 @@ export function packAll(out, { libraryOnly = false } = {}) {
   try {
     cpSync(join(root, "packages/cli"), stage, { recursive: true, filter: (path) => !path.includes("node_modules") });
     const manifest = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
-    manifest.dependencies.acpkit = version;
+    manifest.dependencies["@acpkit/sdk"] = version;
     delete manifest.scripts?.prepack;
     if (manifest.scripts && Object.keys(manifest.scripts).length === 0) delete manifest.scripts;
     writeFileSync(join(stage, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
@@ -63,10 +63,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   if (args.includes("--check-cli-manifest")) {
     const manifest = JSON.parse(readFileSync("package.json", "utf8"));
-    if (String(manifest.dependencies?.acpkit ?? "").startsWith("file:")) {
+    if (String(manifest.dependencies?.["@acpkit/sdk"] ?? "").startsWith("file:")) {
       process.stderr.write(
-        `${manifest.name}: its acpkit dependency is the workspace link "${manifest.dependencies.acpkit}", which a tarball cannot carry.\n` +
-          "Pack it from the repository root with `npm run pack` (it writes acpkit's version in its place).\n",
+        `${manifest.name}: its @acpkit/sdk dependency is the workspace link "${manifest.dependencies["@acpkit/sdk"]}", which a tarball cannot carry.\n` +
+          "Pack it from the repository root with `npm run pack` (it writes the library's version in its place).\n",
       );
       process.exit(1);
     }

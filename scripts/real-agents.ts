@@ -15,8 +15,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ClientSideConnection, type Client } from "../src/index.js";
-import { initializeWithDeadline, launchAgent } from "../src/node/index.js";
+import { ClientSideConnection, type Client } from "../src/entries/index.js";
+import { initializeWithDeadline, launchAgent } from "../src/entries/node.js";
 import { REAL_AGENTS, type RealAgent } from "../test/e2e/fixtures/real-agents.js";
 
 export type AgentUnderTest = RealAgent;

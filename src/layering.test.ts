@@ -16,12 +16,27 @@ const allowed: Record<string, readonly string[]> = {
   agent: ["agent", "acp", "protocol", "jsonrpc", "transports"],
   client: ["client", "acp", "protocol", "jsonrpc", "transports"],
   wire: ["wire", "acp", "protocol", "jsonrpc", "transports"],
-  node: ["node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
-  cli: ["cli", "node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "apps", "(root)"],
-  apps: ["apps", "node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "(root)"],
-  "(root)": ["(root)", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
-  // Thin entry files mirroring the official SDK's `experimental/*` subpaths; `experimental/node` re-exports node/.
-  experimental: ["experimental", "(root)", "node", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
+  // ACP over the network: the HTTP/WebSocket client transports and AcpServer, above the ACP core.
+  remote: ["remote", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
+  node: ["node", "remote", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
+  // Thin files per public subpath: explicit export lists, no logic.
+  entries: ["entries", "node", "remote", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
+  cli: [
+    "cli",
+    "node",
+    "wire",
+    "agent",
+    "client",
+    "acp",
+    "protocol",
+    "jsonrpc",
+    "transports",
+    "apps",
+    "entries",
+    "remote",
+  ],
+  apps: ["apps", "node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "entries", "remote"],
+  "(root)": [],
 };
 /** Folders that may import node:* built-ins and npm packages. Everything else must bundle for a browser. */
 const mayUseNode = new Set(["node", "cli", "apps"]);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as official from "@agentclientprotocol/sdk";
-import * as acpkit from "../src/index.js";
+import * as acpkit from "../src/entries/index.js";
 
 // Every value and type name of every official entry is checked by test/export-parity.test.ts.
 

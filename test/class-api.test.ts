@@ -9,8 +9,8 @@ import {
   type Agent,
   type Client,
   type SessionNotification,
-} from "../src/index.js";
-import * as unstable from "../src/unstable.js";
+} from "../src/entries/index.js";
+import * as unstable from "../src/entries/unstable.js";
 
 /** The 1.x class API, both faces, in one process. Process-level interop with the official SDK is in test/e2e/interop. */
 function connect(agentImpl: (conn: AgentSideConnection) => Partial<Agent>, clientImpl: Partial<Client> = {}) {

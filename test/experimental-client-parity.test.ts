@@ -1,5 +1,5 @@
 /**
- * `acpkit/experimental/http-client` and `/ws-client` export what `@agentclientprotocol/sdk/experimental/http-client`
+ * `@acpkit/sdk/experimental/http-client` and `/ws-client` export what `@agentclientprotocol/sdk/experimental/http-client`
  * and `/ws-client` 2.4.0 export: the same values (checked here at run time) and the same types (checked by tsc:
  * the assignments below only compile if acpkit's shapes accept what code written for the official ones passes).
  */
@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as officialHttp from "@agentclientprotocol/sdk/experimental/http-client";
 import * as officialWs from "@agentclientprotocol/sdk/experimental/ws-client";
-import * as http from "../src/experimental/http-client.js";
-import * as ws from "../src/experimental/ws-client.js";
+import * as http from "../src/entries/experimental/http-client.js";
+import * as ws from "../src/entries/experimental/ws-client.js";
 
 test("experimental/http-client exports every value the official entry does", () => {
   assert.deepEqual(

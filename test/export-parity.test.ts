@@ -132,7 +132,7 @@ function compile(source: string): string[] {
 
 const codeSubpaths = (pkg: PackageJson) => Object.keys(pkg.exports).filter((s) => !s.endsWith(".json"));
 const jsonSubpaths = (pkg: PackageJson) => Object.keys(pkg.exports).filter((s) => s.endsWith(".json"));
-const asSpecifier = (subpath: string) => (subpath === "." ? "acpkit" : `acpkit/${subpath.slice(2)}`);
+const asSpecifier = (subpath: string) => (subpath === "." ? "@acpkit/sdk" : `@acpkit/sdk/${subpath.slice(2)}`);
 
 test("every official subpath has an acpkit counterpart in package.json exports (or is listed as not yet built)", () => {
   for (const { label, name } of OFFICIAL) {

@@ -1,12 +1,12 @@
 /**
- * Adapter for acpkit with its Node transports (`acpkit/node`: `stdioStream()` in the agent, `childProcessStream()` in
+ * Adapter for acpkit with its Node transports (`@acpkit/sdk/node`: `stdioStream()` in the agent, `childProcessStream()` in
  * the client) instead of the drop-in web-stream path. Opt-in: BENCH_IMPLS=...,acpkit-node.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { ACPKIT_ENTRY } from "./acpkit.js";
 import { sdkImpl, type SdkModule, type SdkStream } from "./sdk.js";
 
-const NODE_ENTRY = "../../src/node/index.js";
+const NODE_ENTRY = "../../src/entries/node.js";
 
 interface AcpkitNode {
   stdioStream(): SdkStream;
@@ -24,7 +24,7 @@ export const acpkitNodeImpl = sdkImpl({
   stdio: async () => {
     const node = (await import(NODE_ENTRY)) as AcpkitNode;
     if (typeof node.stdioStream !== "function" || typeof node.childProcessStream !== "function") {
-      throw new Error("acpkit/node does not export stdioStream and childProcessStream");
+      throw new Error("@acpkit/sdk/node does not export stdioStream and childProcessStream");
     }
     return { agentStream: () => node.stdioStream(), clientStream: (child) => node.childProcessStream(child) };
   },

@@ -7,9 +7,9 @@ import { WebSocket } from "ws";
 import { sdkImpl, transformStreamPair, type RemoteKit, type SdkModule, type SdkStream } from "./sdk.js";
 
 /** BENCH_ACPKIT_ENTRY (an absolute path or URL) points the bench at another build of acpkit, e.g. a published one. */
-export const ACPKIT_ENTRY = entryFromEnv() ?? "../../src/index.js";
+export const ACPKIT_ENTRY = entryFromEnv() ?? "../../src/entries/index.js";
 const MEMORY = "../../src/transports/memory.js";
-const NODE = "../../src/node/index.js";
+const NODE = "../../src/entries/node.js";
 
 /**
  * acpkit's remote server and clients, each through its own API: `listenAcp` (loopback, no token: the bench measures

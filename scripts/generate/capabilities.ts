@@ -71,7 +71,7 @@ export const CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
   "providers/disable": providers,
   "mcp/message": mcpOverAcp,
   // Next Edit Suggestions and document sync: no longer in the unstable schema, generated from the kept 2026-08
-  // definitions for the `acpkit/experimental/nes` entry (see scripts/generate/nes.ts).
+  // definitions for the `@acpkit/sdk/experimental/nes` entry (see scripts/generate/nes.ts).
   "nes/start": nes,
   "nes/suggest": nes,
   "nes/accept": nes,

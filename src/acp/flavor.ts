@@ -2,7 +2,7 @@ import type { CompiledSchema, MethodInfo } from "../protocol/index.js";
 
 /**
  * The protocol a connection speaks: the method table and compiled schemas of stable ACP v1, of v1 with its unstable
- * additions, of those plus Next Edit Suggestions and document sync (`acpkit/experimental/nes`), or of protocol v2
+ * additions, of those plus Next Edit Suggestions and document sync (`@acpkit/sdk/experimental/nes`), or of protocol v2
  * (draft), stable or with its unstable additions.
  */
 export interface ProtocolFlavor {

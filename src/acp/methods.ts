@@ -125,5 +125,5 @@ export const methods = buildMethods(stableFlavor) as unknown as StableMethods;
 /** `methods` with the unstable additions (for apps created with `{ unstable: true }`). */
 export const unstableMethods = buildMethods(unstableFlavor) as unknown as UnstableMethods;
 
-/** `methods` of the NES entry (`acpkit/experimental/nes`): the unstable methods plus `nes/*` and `document/*`. */
+/** `methods` of the NES entry (`@acpkit/sdk/experimental/nes`): the unstable methods plus `nes/*` and `document/*`. */
 export const nesMethods = buildMethods(nesFlavor) as unknown as NesMethods;

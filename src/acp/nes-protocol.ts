@@ -1,5 +1,5 @@
 /**
- * The method maps of the NES protocol flavor (`acpkit/experimental/nes`): the unstable ones, `initialize` with the
+ * The method maps of the NES protocol flavor (`@acpkit/sdk/experimental/nes`): the unstable ones, `initialize` with the
  * NES capabilities, plus `nes/*` requests and notifications and `document/*` notifications, all handled by the agent.
  */
 import type * as nes from "../protocol/nes.js";

@@ -312,7 +312,7 @@ export function agent(options?: AppOptions): AgentApp<any> {
 }
 
 /**
- * The `AgentApp` of the unstable entry point (`acpkit/unstable`): speaks ACP v1 with its unstable additions whatever
+ * The `AgentApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions whatever
  * `options.unstable` says, and types its handlers and calls with the unstable method maps.
  */
 export class UnstableAgentApp extends AgentApp<UnstableProtocol> {

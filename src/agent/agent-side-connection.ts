@@ -18,7 +18,7 @@ import { createTerminalHandle, type TerminalHandle } from "./terminal-handle.js"
  * Everything received is validated (invalid params get -32602); what is sent is checked (see `validateOutgoing`).
  */
 export class AgentSideConnection extends ClassFace<unstable.ClientRequestMap, unstable.ClientNotificationMap> {
-  /** The protocol this class speaks; the `acpkit/unstable` entry's subclass speaks the unstable one. */
+  /** The protocol this class speaks; the `@acpkit/sdk/unstable` entry's subclass speaks the unstable one. */
   static flavor: ProtocolFlavor = stableFlavor;
   /** The ACP core under this face: tap, peer capabilities, routes. */
   override readonly connection: AcpConnection;

@@ -8,13 +8,13 @@
 import type { AcpConnectionOptions } from "../acp/acp-connection.js";
 import type { Agent } from "../acp/agent-handler.js";
 import type { Stream } from "../jsonrpc/link.js";
-import type { AgentConnector } from "../transports/remote-server/agent-connector.js";
+import type { AgentConnector } from "../acp/agent-connector.js";
 import { AgentSideConnection } from "./agent-side-connection.js";
 import { toolkitAgent, type ToolkitAgentOptions } from "./toolkit/toolkit-agent.js";
 
 /** Options of `classAgentConnector`. */
 export interface ClassAgentConnectorOptions extends AcpConnectionOptions {
-  /** The class to instantiate: `AgentSideConnection` (default) or `acpkit/unstable`'s. */
+  /** The class to instantiate: `AgentSideConnection` (default) or `@acpkit/sdk/unstable`'s. */
   connectionClass?: typeof AgentSideConnection;
 }
 
@@ -37,7 +37,7 @@ export function classAgentConnector(
 
 /**
  * A connector making one `toolkitAgent` per client connection. `options` are shared by every connection (give
- * it a persistent `store`, such as `FileSessionStore` from `acpkit/node`, for sessions that outlive connections), or
+ * it a persistent `store`, such as `FileSessionStore` from `@acpkit/sdk/node`, for sessions that outlive connections), or
  * built per connection by a function.
  */
 export function toolkitAgentConnector<S = unknown>(

@@ -324,7 +324,7 @@ export function client(options?: AppOptions): ClientApp<any> {
 }
 
 /**
- * The `ClientApp` of the unstable entry point (`acpkit/unstable`): speaks ACP v1 with its unstable additions whatever
+ * The `ClientApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions whatever
  * `options.unstable` says, and types its handlers and calls with the unstable method maps.
  */
 export class UnstableClientApp extends ClientApp<UnstableProtocol> {

@@ -19,7 +19,7 @@ export class ClientSideConnection
   extends ClassFace<unstable.AgentRequestMap, unstable.AgentNotificationMap>
   implements Agent
 {
-  /** The protocol this class speaks; the `acpkit/unstable` entry's subclass speaks the unstable one. */
+  /** The protocol this class speaks; the `@acpkit/sdk/unstable` entry's subclass speaks the unstable one. */
   static flavor: ProtocolFlavor = stableFlavor;
   /** The ACP core under this face: tap, peer capabilities, routes. */
   override readonly connection: AcpConnection;

@@ -1,5 +1,5 @@
 /**
- * The client app of the NES entry (`acpkit/experimental/nes`): a `ClientApp` whose context sends `nes/*` and
+ * The client app of the NES entry (`@acpkit/sdk/experimental/nes`): a `ClientApp` whose context sends `nes/*` and
  * `document/*` typed and checked, and reads their results by the NES schema.
  */
 import type { AppOptions } from "../acp/app-types.js";

@@ -1,6 +1,6 @@
 /**
  * Transports: how messages travel. Each returns a `Stream` (`{ readable, writable }` like the official SDK)
- * carrying an acpkit fast `[LINK]`. Browser-safe: nothing here imports `node:*` (see `acpkit/node`).
+ * carrying an acpkit fast `[LINK]`. Browser-safe: nothing here imports `node:*` (see `@acpkit/sdk/node`).
  */
 export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES, type NdJsonStreamOptions } from "./ndjson.js";
 export { createMemoryPair, createMemoryByteStreams, type MemoryPairOptions, type ByteStreamEnd } from "./memory.js";

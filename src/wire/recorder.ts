@@ -1,5 +1,5 @@
 /**
- * Records a conversation as a cassette (see ./cassette.ts), through a line sink: a file in Node (`acpkit/node`'s
+ * Records a conversation as a cassette (see ./cassette.ts), through a line sink: a file in Node (`@acpkit/sdk/node`'s
  * `openCassetteFile`), an array in a test, anything. The header waits for the `initialize` exchange so it can carry
  * both sides' versions and capabilities; frames before it are held and written
  * right after it (stray lines before it too, at most 64 frames). `close()` writes whatever is held.

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as official from "@agentclientprotocol/sdk";
-import * as acpkit from "../../src/index.js";
+import * as acpkit from "../../src/entries/index.js";
 
 type V2 = typeof official;
 const impls: Array<[string, V2]> = [

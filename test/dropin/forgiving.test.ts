@@ -16,7 +16,7 @@ import {
   type AcpConnectionOptions,
   type Client,
   type SessionNotification,
-} from "../../src/index.js";
+} from "../../src/entries/index.js";
 import { rawPeer, recordingLogger } from "./support/raw-peer.js";
 
 const isResponse = (id: number) => (m: Record<string, unknown>) => m.id === id && !("method" in m);

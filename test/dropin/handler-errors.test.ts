@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as official from "@agentclientprotocol/sdk";
 import * as officialV1 from "sdk-v1";
-import * as acpkit from "../../src/index.js";
+import * as acpkit from "../../src/entries/index.js";
 import { rawPeer, recordingLogger } from "./support/raw-peer.js";
 
 type V1 = typeof officialV1;

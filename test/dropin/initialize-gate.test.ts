@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as official from "@agentclientprotocol/sdk";
 import * as officialV1 from "sdk-v1";
-import * as acpkit from "../../src/index.js";
+import * as acpkit from "../../src/entries/index.js";
 
 type V1 = typeof officialV1;
 type V2 = typeof official;

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as officialV1 from "sdk-v1";
-import * as acpkit from "../../src/index.js";
+import * as acpkit from "../../src/entries/index.js";
 
 type Sdk = typeof officialV1;
 const impls: Array<[string, Sdk]> = [

@@ -1,14 +1,14 @@
 /**
  * The newest schema (the one the official SDK 2.4.0 bundles): the new unstable methods are typed, validated and
  * dispatchable from both APIs; the new stable update kinds pass validation; NES and document sync live in
- * `acpkit/experimental/nes` as in the official SDK; the 1.x classes' `request` / `notify` are typed like 1.9.0's.
+ * `@acpkit/sdk/experimental/nes` as in the official SDK; the 1.x classes' `request` / `notify` are typed like 1.9.0's.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as officialNes from "@agentclientprotocol/sdk/experimental/nes";
-import * as acpkit from "../../src/index.js";
-import * as nes from "../../src/experimental/nes.js";
-import * as unstable from "../../src/unstable.js";
+import * as acpkit from "../../src/entries/index.js";
+import * as nes from "../../src/entries/experimental/nes.js";
+import * as unstable from "../../src/entries/unstable.js";
 import { recordingLogger } from "./support/raw-peer.js";
 
 type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -132,7 +132,7 @@ describe("new stable update kinds and fields", () => {
   });
 });
 
-describe("acpkit/experimental/nes", () => {
+describe("@acpkit/sdk/experimental/nes", () => {
   test("methods and AGENT_METHODS match the official entry's", () => {
     assert.deepEqual(JSON.parse(JSON.stringify(nes.methods)), JSON.parse(JSON.stringify(officialNes.methods)));
     assert.deepEqual({ ...nes.AGENT_METHODS }, { ...officialNes.AGENT_METHODS });

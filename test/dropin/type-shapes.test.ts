@@ -19,11 +19,11 @@ import type * as oNode from "@agentclientprotocol/sdk/experimental/node";
 import type * as oServer from "@agentclientprotocol/sdk/experimental/server";
 import type * as oWs from "@agentclientprotocol/sdk/experimental/ws-client";
 import * as officialV1 from "sdk-v1";
-import type * as aHttp from "../../src/experimental/http-client.js";
-import type * as aNode from "../../src/experimental/node.js";
-import type * as aServer from "../../src/experimental/server.js";
-import type * as aWs from "../../src/experimental/ws-client.js";
-import * as acpkit from "../../src/index.js";
+import type * as aHttp from "../../src/entries/experimental/http-client.js";
+import type * as aNode from "../../src/entries/experimental/node.js";
+import type * as aServer from "../../src/entries/experimental/server.js";
+import type * as aWs from "../../src/entries/experimental/ws-client.js";
+import * as acpkit from "../../src/entries/index.js";
 
 type O = typeof official;
 type A = typeof acpkit;

@@ -21,7 +21,8 @@ before(() => {
   project = mkdtempSync(join(tmpdir(), "acpkit-typed-"));
   const modules = join(project, "node_modules");
   mkdirSync(join(modules, "@agentclientprotocol"), { recursive: true });
-  symlinkSync(repoRoot, join(modules, "acpkit"), "dir");
+  mkdirSync(join(modules, "@acpkit"), { recursive: true });
+  symlinkSync(repoRoot, join(modules, "@acpkit", "sdk"), "dir");
   for (const name of ["@agentclientprotocol/sdk", "sdk-v1", "ws", "@types"])
     symlinkSync(join(repoRoot, "node_modules", name), join(modules, name), "dir");
   writeFileSync(join(project, "package.json"), '{ "name": "typed-consumer", "private": true, "type": "module" }\n');
@@ -32,7 +33,7 @@ after(() => rmSync(project, { recursive: true, force: true }));
 function withAcpkitImports(source: string): string {
   return source.replace(
     /from "(?:@agentclientprotocol\/sdk|sdk-v1)((?:\/[\w/-]+)?)"/g,
-    (_, subpath: string) => `from "acpkit${subpath}"`,
+    (_, subpath: string) => `from "@acpkit/sdk${subpath}"`,
   );
 }
 
@@ -80,8 +81,8 @@ test("the same programs compile with the import changed to acpkit, without the o
   const { errors, files } = compile("acpkit");
   assert.deepEqual(errors, []);
   assert.ok(
-    files.includes(join(project, "node_modules/acpkit/dist/src/index.d.ts")) ||
-      files.some((file) => file.endsWith("/dist/src/index.d.ts")),
+    files.includes(join(project, "node_modules/@acpkit/sdk/dist/src/entries/index.d.ts")) ||
+      files.some((file) => file.endsWith("/dist/src/entries/index.d.ts")),
     "acpkit's declarations are used",
   );
   assert.deepEqual(

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { ClientSideConnection, ConnectionClosedError } from "../../src/index.js";
-import { AgentExitedError, spawnAgentStream } from "../../src/node/index.js";
+import { ClientSideConnection, ConnectionClosedError } from "../../src/entries/index.js";
+import { AgentExitedError, spawnAgentStream } from "../../src/entries/node.js";
 
 const client = () => ({
   requestPermission: () => ({ outcome: { outcome: "cancelled" as const } }),

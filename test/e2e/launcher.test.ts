@@ -12,7 +12,7 @@ import {
   ConnectionClosedError,
   createMemoryPair,
   RequestError,
-} from "../../src/index.js";
+} from "../../src/entries/index.js";
 import {
   AgentExitedError,
   AgentSpawnError,
@@ -23,11 +23,12 @@ import {
   isProcessAlive,
   launchAgent,
   TerminalHost,
-} from "../../src/node/index.js";
-import { trackedGroups, waitUntil } from "../../src/node/process-group.js";
+} from "../../src/entries/node.js";
+import { trackedGroups, waitUntil } from "../../src/node/process/process-group.js";
+import { DEMO_AGENT } from "./support/programs.js";
 
 const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}.js`, import.meta.url));
-const demoAgent = fileURLToPath(new URL("../../src/apps/demo/demo-agent.js", import.meta.url));
+const demoAgent = DEMO_AGENT;
 const node = process.execPath;
 const init = { protocolVersion: 1, clientCapabilities: {} };
 const toClient = () => ({

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { McpServer } from "../../src/protocol/index.js";
 import { connectToolkit, until } from "../../src/agent/toolkit/testing/harness.js";
 import type { ToolkitAgentOptions } from "../../src/agent/toolkit/toolkit-agent.js";
-import { createMcpConnector, McpConnections } from "../../src/node/mcp-servers.js";
+import { createMcpConnector, McpConnections } from "../../src/node/mcp/mcp-servers.js";
 import { processAlive as alive, startHttpMcpServer, type HttpMcpServer } from "./fixtures/mcp-servers.js";
 
 const fixture = fileURLToPath(new URL("./fixtures/mcp-servers.js", import.meta.url));

@@ -8,8 +8,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { ClientSideConnection, MessageTooLargeError } from "../../src/index.js";
-import { launchAgent } from "../../src/node/index.js";
+import { ClientSideConnection, MessageTooLargeError } from "../../src/entries/index.js";
+import { launchAgent } from "../../src/entries/node.js";
 
 const fromSource = import.meta.url.endsWith(".ts");
 const fixture = fileURLToPath(new URL(`./fixtures/oversized-peer.${fromSource ? "ts" : "js"}`, import.meta.url));

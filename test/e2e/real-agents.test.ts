@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { waitUntil } from "../../src/node/process-group.js";
+import { waitUntil } from "../../src/node/process/process-group.js";
 import { REAL_AGENTS } from "./fixtures/real-agents.js";
+import { ACP_CLI } from "./support/programs.js";
 
-const ACP = fileURLToPath(new URL("../../src/cli/main.js", import.meta.url));
+const ACP = ACP_CLI;
 const BIN = resolve(fileURLToPath(new URL("../../../.real-agents/node_modules/.bin", import.meta.url)));
 const enabled = process.env.ACPKIT_REAL_AGENTS === "1";
 const STARTUP_S = 60;

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, it } from "node:test";
 import { LINK, type FrameProblem, type MessageLink } from "../../src/jsonrpc/link.js";
 import type { AnyMessage } from "../../src/jsonrpc/messages.js";
-import { childProcessStream } from "../../src/node/child.js";
+import { childProcessStream } from "../../src/node/stdio/child.js";
 
 // Compiled: dist/test/e2e/fixtures/stdio-echo.js. From source (tsx): the .ts file, run through tsx.
 const fromSource = import.meta.url.endsWith(".ts");

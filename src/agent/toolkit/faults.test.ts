@@ -1,5 +1,5 @@
 /**
- * The agent toolkit over the fault-injection transports (`acpkit/testing`): the agent's end of the wire duplicates,
+ * The agent toolkit over the fault-injection transports (`@acpkit/sdk/testing`): the agent's end of the wire duplicates,
  * drops and breaks. Each fault ends in a defined outcome: a permission decided once, a turn that ends, no crash.
  */
 import assert from "node:assert/strict";

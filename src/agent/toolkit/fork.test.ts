@@ -4,7 +4,7 @@ import type { RequestError } from "../../jsonrpc/index.js";
 import type { Client } from "../../acp/client-handler.js";
 import type { SessionNotification } from "../../protocol/index.js";
 import { createMemoryPair } from "../../transports/memory.js";
-import * as unstable from "../../unstable.js";
+import * as unstable from "../../entries/unstable.js";
 import { parseCommand } from "./commands.js";
 import type { McpConnector } from "./mcp-connector.js";
 import { MemorySessionStore } from "./memory-session-store.js";
@@ -21,7 +21,7 @@ interface UnstableHarness {
   updates: SessionNotification[];
 }
 
-/** A `toolkitAgent` behind `acpkit/unstable`'s `AgentSideConnection`, with the unstable client. */
+/** A `toolkitAgent` behind `@acpkit/sdk/unstable`'s `AgentSideConnection`, with the unstable client. */
 async function connectUnstable(
   options: ToolkitAgentOptions<unknown>,
   clientOverrides: Partial<Client> = {},

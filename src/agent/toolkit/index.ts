@@ -1,7 +1,7 @@
 /**
  * The agent toolkit: sessions with persistence and replay, prompt turns with cancellation, tool calls,
  * permissions and plans, on top of the 1.x `AgentSideConnection` (or any `ClientPort`). Browser-safe; the on-disk
- * store is `FileSessionStore` in `acpkit/node`.
+ * store is `FileSessionStore` in `@acpkit/sdk/node`.
  */
 export { toolkitAgent, type ToolkitAgent, type ToolkitAgentOptions } from "./toolkit-agent.js";
 export {

@@ -1,7 +1,7 @@
 /**
  * The MCP seam of the toolkit: what connects a session to the MCP servers the client names in `session/new`,
  * `load` and `resume`. Browser-safe (types only); the Node implementation that spawns stdio servers and speaks
- * Streamable HTTP and SSE is `createMcpConnector()` in `acpkit/node`.
+ * Streamable HTTP and SSE is `createMcpConnector()` in `@acpkit/sdk/node`.
  * The spec: agents MUST support stdio MCP servers; HTTP and SSE only when advertised in `mcpCapabilities`; the
  * client passes the servers to connect to with each session setup request.
  * @see https://agentclientprotocol.com/protocol/session-setup#mcp-servers

@@ -42,7 +42,7 @@ export interface SessionStateContext<S> {
 export interface SessionManagerOptions<S> {
   /**
    * Where sessions persist. Default: a `MemorySessionStore` (sessions outlive a connection only within the process;
-   * pass `FileSessionStore` from `acpkit/node` to persist on disk). `false`: no persistence, so no load, list,
+   * pass `FileSessionStore` from `@acpkit/sdk/node` to persist on disk). `false`: no persistence, so no load, list,
    * resume or delete is advertised.
    */
   store?: SessionStore | false;

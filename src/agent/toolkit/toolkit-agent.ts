@@ -77,14 +77,14 @@ export interface ToolkitAgentOptions<S = unknown> extends SessionManagerOptions<
   /** Slash commands: advertised once a session is live, dispatched when a prompt starts with `/name`. */
   commands?: SlashCommand<S>[];
   /**
-   * Connects each session to the MCP servers the client names (`createMcpConnector()` from `acpkit/node`); its
+   * Connects each session to the MCP servers the client names (`createMcpConnector()` from `@acpkit/sdk/node`); its
    * capabilities are advertised unless `mcpCapabilities` is given. A server that fails is reported in the session.
    */
   mcp?: McpConnector;
   /**
    * Whether to implement and advertise the unstable methods (today `session/fork`, as `unstable_forkSession` and
    * `sessionCapabilities.fork`; fork also needs a store). Default: whether the connection speaks the unstable
-   * protocol, i.e. is `acpkit/unstable`'s `AgentSideConnection` (its `connection.flavor.name` is "unstable"). A
+   * protocol, i.e. is `@acpkit/sdk/unstable`'s `AgentSideConnection` (its `connection.flavor.name` is "unstable"). A
    * stable connection neither routes nor validates `session/fork`, so forcing `true` there is for custom ports only.
    */
   unstable?: boolean;
@@ -99,7 +99,7 @@ function defaultTitle(text: string): string | undefined {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/** True when the port is a connection speaking the unstable protocol (`acpkit/unstable`'s `AgentSideConnection`). */
+/** True when the port is a connection speaking the unstable protocol (`@acpkit/sdk/unstable`'s `AgentSideConnection`). */
 function speaksUnstable(client: ClientPort): boolean {
   const { connection } = client as { connection?: { flavor?: { name?: unknown } } };
   return connection?.flavor?.name === "unstable";

@@ -35,8 +35,8 @@ export function assertSupportedMcpServersOf(transports: readonly string[]) {
   };
 }
 
-/** `assertSupportedMcpServers` of `acpkit/experimental/v2`. */
+/** `assertSupportedMcpServers` of `@acpkit/sdk/experimental/v2`. */
 export const assertSupportedMcpServers = assertSupportedMcpServersOf(V2_MCP_TRANSPORTS);
 
-/** `assertSupportedMcpServers` of `acpkit/experimental/v2/unstable` (MCP-over-ACP's `acp` transport included). */
+/** `assertSupportedMcpServers` of `@acpkit/sdk/experimental/v2/unstable` (MCP-over-ACP's `acp` transport included). */
 export const assertSupportedUnstableMcpServers = assertSupportedMcpServersOf(V2_UNSTABLE_MCP_TRANSPORTS);

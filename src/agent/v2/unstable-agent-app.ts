@@ -1,5 +1,5 @@
 /**
- * The v2 `AgentApp` of `acpkit/experimental/v2/unstable`: speaks protocol v2 with its unstable additions and types
+ * The v2 `AgentApp` of `@acpkit/sdk/experimental/v2/unstable`: speaks protocol v2 with its unstable additions and types
  * its handlers with the unstable method maps.
  */
 import { APP_FLAVOR } from "../../acp/flavor.js";

@@ -1,5 +1,5 @@
 /**
- * The client toolkit over the fault-injection transports (`acpkit/testing`): a turn guard and a transcript fed
+ * The client toolkit over the fault-injection transports (`@acpkit/sdk/testing`): a turn guard and a transcript fed
  * by a wire that duplicates, drops and dies. Each fault ends in a defined outcome: no double answer, no hang.
  */
 import assert from "node:assert/strict";

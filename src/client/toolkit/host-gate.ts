@@ -14,7 +14,7 @@
  * interactive policy asks (with `reads: "serve"`, only about writes and terminals), and `rules:` rules match these
  * requests like any other.
  *
- * Browser-safe: the hosts that call a gate live in `acpkit/node`.
+ * Browser-safe: the hosts that call a gate live in `@acpkit/sdk/node`.
  * @see https://agentclientprotocol.com/protocol/tool-calls#requesting-permission
  */
 import type {

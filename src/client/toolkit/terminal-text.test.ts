@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { sanitizeTerminalText, terminalSafeJson, TerminalTextFilter } from "./terminal-text.js";
-import { ANY_CONTROL, CONTROL_SEQUENCES, HOSTILE_TEXT } from "./testing/hostile-text.js";
+import { ANY_CONTROL, CONTROL_SEQUENCES, HOSTILE_TEXT } from "./hostile-text.js";
 
 test("every control sequence is removed, the text around it kept", () => {
   for (const [name, sequence] of CONTROL_SEQUENCES) assert.equal(sanitizeTerminalText(`a${sequence}b`), "ab", name);

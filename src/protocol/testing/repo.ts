@@ -9,7 +9,8 @@ function findRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pkg = join(dir, "package.json");
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "acpkit") return dir;
+    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, "utf8")) as { name?: string }).name === "@acpkit/sdk")
+      return dir;
     const up = dirname(dir);
     if (up === dir) throw new Error("cannot find the acpkit repository root");
     dir = up;

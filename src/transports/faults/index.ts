@@ -1,7 +1,7 @@
 /**
  * Fault-injection transports: wrappers that make a message link, a `Stream` or a byte stream misbehave on purpose
  * (latency, fragmentation at every byte, partial writes, dropped and duplicated messages, EPIPE, a peer that dies
- * mid-frame, a slow reader), seeded so a failing run can be replayed. Browser-safe; published as `acpkit/testing`.
+ * mid-frame, a slow reader), seeded so a failing run can be replayed. Browser-safe; published as `@acpkit/sdk/testing`.
  */
 export {
   faultyLink,

@@ -2,7 +2,7 @@
  * Test support: the far end of a connection as raw JSON-RPC messages the test writes and reads itself, and a logger
  * that records what the library reports.
  */
-import { createMemoryPair, type AnyMessage, type Logger, type Stream } from "../../../src/index.js";
+import { createMemoryPair, type AnyMessage, type Logger, type Stream } from "../../../src/entries/index.js";
 
 export interface RawPeer {
   /** Hand this to the connection under test. */

@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { ACP_CLI } from "../support/programs.js";
 
-const cli = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
+const cli = ACP_CLI;
 const probe = fileURLToPath(new URL("../fixtures/host-probe-agent.js", import.meta.url));
 const base = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-chat-hosts-")));
 after(() => rmSync(base, { recursive: true, force: true }));

@@ -11,10 +11,11 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { PtySession } from "./pty-session.js";
+import { ACP_CLI, DEMO_AGENT } from "../support/programs.js";
 
-const cli = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
+const cli = ACP_CLI;
 const sdkAgent = fileURLToPath(new URL("../fixtures/chat-sdk-agent.js", import.meta.url));
-const demoAgent = fileURLToPath(new URL("../../../src/apps/demo/demo-agent.js", import.meta.url));
+const demoAgent = DEMO_AGENT;
 const node = process.execPath;
 const base = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-chat-")));
 after(() => rmSync(base, { recursive: true, force: true }));

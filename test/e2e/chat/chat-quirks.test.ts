@@ -10,10 +10,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { ANY_CONTROL } from "../../../src/client/toolkit/testing/hostile-text.js";
+import { ANY_CONTROL } from "../../../src/client/toolkit/hostile-text.js";
 import { processAlive } from "../interop/support/spawn.js";
+import { ACP_CLI } from "../support/programs.js";
 
-const cli = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
+const cli = ACP_CLI;
 const quirkAgent = fileURLToPath(new URL("../fixtures/quirk-agent.js", import.meta.url));
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-chat-quirks-")));
 after(() => rmSync(cwd, { recursive: true, force: true }));

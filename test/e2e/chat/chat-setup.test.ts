@@ -10,8 +10,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
+import { ACP_CLI } from "../support/programs.js";
 
-const cli = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
+const cli = ACP_CLI;
 const execAgent = fileURLToPath(new URL("../fixtures/exec-agent.js", import.meta.url));
 const sdkAgent = fileURLToPath(new URL("../fixtures/chat-sdk-agent.js", import.meta.url));
 const cwd = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-chat-setup-")));

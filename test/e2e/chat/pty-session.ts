@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { VirtualScreen } from "../../../src/apps/chat/testing/virtual-screen.js";
+import { VirtualScreen } from "@acpkit/cli/testing";
 
 /** The driver script, in the source tree (python files are not compiled into dist). */
 const DRIVER = fileURLToPath(new URL("../../../../test/e2e/chat/pty_driver.py", import.meta.url));

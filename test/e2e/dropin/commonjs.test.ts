@@ -1,5 +1,5 @@
 /**
- * Fault 7 of issue 8: CommonJS `require("acpkit")` works (a `require` condition backed by a CommonJS build), and so
+ * Fault 7 of issue 8: CommonJS `require("@acpkit/sdk")` works (a `require` condition backed by a CommonJS build), and so
  * does `require()` of every other subpath that the official SDK 2.4.0 lets you require (its `default` condition is
  * ESM, which Node >= 20.19 can require): `unstable`, `experimental/nes`, the remote and MCP entries, and the schema
  * JSON files. A real consumer project (acpkit and the official SDK installed under node_modules) in real child
@@ -20,7 +20,8 @@ let project: string;
 before(() => {
   project = mkdtempSync(join(tmpdir(), "acpkit-cjs-"));
   mkdirSync(join(project, "node_modules"));
-  symlinkSync(repoRoot, join(project, "node_modules", "acpkit"), "dir");
+  mkdirSync(join(project, "node_modules", "@acpkit"));
+  symlinkSync(repoRoot, join(project, "node_modules", "@acpkit", "sdk"), "dir");
   mkdirSync(join(project, "node_modules", "@agentclientprotocol"));
   symlinkSync(
     join(repoRoot, "node_modules", "@agentclientprotocol", "sdk"),
@@ -38,11 +39,11 @@ async function node(file: string, source: string): Promise<string> {
   return stdout;
 }
 
-test("require('acpkit') gives the 1.x classes, and an agent and a client talk through them", async () => {
+test("require('@acpkit/sdk') gives the 1.x classes, and an agent and a client talk through them", async () => {
   const out = await node(
     "classes.cjs",
     `
-const { AgentSideConnection, ClientSideConnection, createMemoryPair, RequestError, PROTOCOL_VERSION, silentLogger } = require("acpkit");
+const { AgentSideConnection, ClientSideConnection, createMemoryPair, RequestError, PROTOCOL_VERSION, silentLogger } = require("@acpkit/sdk");
 const [a, c] = createMemoryPair();
 new AgentSideConnection(() => ({
   initialize: async () => ({ protocolVersion: PROTOCOL_VERSION }),
@@ -63,15 +64,15 @@ const client = new ClientSideConnection(() => ({ requestPermission: async () => 
   assert.deepEqual(JSON.parse(out), { sessionId: "cjs", instance: true, code: -32602 });
 });
 
-test("require() of acpkit/unstable and acpkit/experimental/nes, and of the schema JSON files", async () => {
+test("require() of @acpkit/sdk/unstable and @acpkit/sdk/experimental/nes, and of the schema JSON files", async () => {
   const out = await node(
     "entries.cjs",
     `
-const unstable = require("acpkit/unstable");
-const nes = require("acpkit/experimental/nes");
-const schema = require("acpkit/schema/v1/schema.json");
-const unstableSchema = require("acpkit/schema/v1/schema.unstable.json");
-const v2 = require("acpkit/schema/v2/schema.json");
+const unstable = require("@acpkit/sdk/unstable");
+const nes = require("@acpkit/sdk/experimental/nes");
+const schema = require("@acpkit/sdk/schema/v1/schema.json");
+const unstableSchema = require("@acpkit/sdk/schema/v1/schema.unstable.json");
+const v2 = require("@acpkit/sdk/schema/v2/schema.json");
 console.log(JSON.stringify({
   fork: unstable.methods.agent.session.fork,
   nesSuggest: nes.methods.agent.nes.suggest,
@@ -92,11 +93,11 @@ test("ESM import still resolves to the ESM build, and JSON imports work with an 
   const out = await node(
     "esm.mjs",
     `
-import { AgentSideConnection } from "acpkit";
-import schema from "acpkit/schema/v1/schema.json" with { type: "json" };
+import { AgentSideConnection } from "@acpkit/sdk";
+import schema from "@acpkit/sdk/schema/v1/schema.json" with { type: "json" };
 import { createRequire } from "node:module";
 const require = createRequire(import.meta.url);
-console.log(JSON.stringify({ esm: typeof AgentSideConnection, cjsPath: require.resolve("acpkit").includes("/dist/cjs/"), title: schema.title }));
+console.log(JSON.stringify({ esm: typeof AgentSideConnection, cjsPath: require.resolve("@acpkit/sdk").includes("/dist/cjs/"), title: schema.title }));
 `,
   );
   assert.deepEqual(JSON.parse(out), { esm: "function", cjsPath: true, title: "Agent Client Protocol" });
@@ -172,11 +173,11 @@ test("require() of the remote entries: a CommonJS AcpServer on node:http, and a 
     `
 const http = require("node:http");
 const { WebSocketServer, WebSocket } = require("ws");
-const { agent, client, methods, PROTOCOL_VERSION, RequestError } = require("acpkit");
-const { AcpServer } = require("acpkit/experimental/server");
-const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = require("acpkit/experimental/node");
-const { createHttpStream } = require("acpkit/experimental/http-client");
-const { createWebSocketStream } = require("acpkit/experimental/ws-client");
+const { agent, client, methods, PROTOCOL_VERSION, RequestError } = require("@acpkit/sdk");
+const { AcpServer } = require("@acpkit/sdk/experimental/server");
+const { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } = require("@acpkit/sdk/experimental/node");
+const { createHttpStream } = require("@acpkit/sdk/experimental/http-client");
+const { createWebSocketStream } = require("@acpkit/sdk/experimental/ws-client");
 
 const server = new AcpServer({
   createAgent: () =>

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { fileURLToPath } from "node:url";
-import { isProcessAlive, waitUntil } from "../../../src/node/process-group.js";
+import { isProcessAlive, waitUntil } from "../../../src/node/process/process-group.js";
 import { runExec } from "./support.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-exec-hosts-")));

@@ -6,8 +6,8 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { ANY_CONTROL, HOSTILE_TEXT } from "../../../src/client/toolkit/testing/hostile-text.js";
-import { waitUntil } from "../../../src/node/process-group.js";
+import { ANY_CONTROL, HOSTILE_TEXT } from "../../../src/client/toolkit/hostile-text.js";
+import { waitUntil } from "../../../src/node/process/process-group.js";
 import { alive, quirkAgent, runExec, startExec } from "./support.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-exec-quirks-")));

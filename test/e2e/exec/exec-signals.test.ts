@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { waitUntil } from "../../../src/node/process-group.js";
+import { waitUntil } from "../../../src/node/process/process-group.js";
 import { alive, fixtureAgent, startExec } from "./support.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-exec-signals-")));

@@ -1,12 +1,13 @@
 /**
- * Runs the real `acp exec` (dist/src/cli/main.js) as a child process and collects what it printed.
+ * Runs the real `acp exec` (packages/cli/dist/src/cli/main.js) as a child process and collects what it printed.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { isProcessAlive } from "../../../src/node/index.js";
+import { isProcessAlive } from "../../../src/entries/node.js";
+import { ACP_CLI } from "../support/programs.js";
 
-export const ACP = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
-export const DEMO_AGENT = fileURLToPath(new URL("../../../src/apps/demo/demo-agent.js", import.meta.url));
+export { DEMO_AGENT } from "../support/programs.js";
+export const ACP = ACP_CLI;
 export const EXEC_AGENT = fileURLToPath(new URL("../fixtures/exec-agent.js", import.meta.url));
 
 /** `--agent` value for the fixture agent with extra flags. */

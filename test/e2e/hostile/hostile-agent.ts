@@ -4,7 +4,7 @@
  * given `--mode NAME` (the test runner also loads this file).
  */
 import { spawn } from "node:child_process";
-import { scriptPeerOver } from "../../../src/node/index.js";
+import { scriptPeerOver } from "../../../src/entries/node.js";
 import type { WireEvent } from "../../../src/wire/index.js";
 
 const at = process.argv.indexOf("--mode");

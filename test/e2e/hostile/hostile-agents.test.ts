@@ -15,8 +15,8 @@ import {
   ConnectionClosedError,
   MessageTooLargeError,
   type SessionNotification,
-} from "../../../src/index.js";
-import { FileSystemHost, launchAgent, type LaunchedAgent } from "../../../src/node/index.js";
+} from "../../../src/entries/index.js";
+import { FileSystemHost, launchAgent, type LaunchedAgent } from "../../../src/entries/node.js";
 
 const fromSource = import.meta.url.endsWith(".ts");
 const script = fileURLToPath(new URL(`./hostile-agent.${fromSource ? "ts" : "js"}`, import.meta.url));

@@ -10,11 +10,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
-import { scriptPeerOver } from "../../../src/node/index.js";
+import { scriptPeerOver } from "../../../src/entries/node.js";
 import type { ScriptPeer, WireEvent } from "../../../src/wire/index.js";
+import { ACP_CLI } from "../support/programs.js";
 
-const CLI = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
+const CLI = ACP_CLI;
 const dataDir = mkdtempSync(join(tmpdir(), "acpkit-hostile-clients-"));
 const children: ChildProcess[] = [];
 after(() => {

@@ -18,7 +18,7 @@ import {
   ndJsonStream,
   silentLogger,
   type Client,
-} from "../../../src/index.js";
+} from "../../../src/entries/index.js";
 import { repoRoot } from "../../../src/protocol/testing/repo.js";
 
 const register = join(repoRoot, "dist/test/e2e/interop/support/official-programs/register.js");

@@ -174,11 +174,11 @@ describe(
   },
 );
 
-/** acpkit/node, the Node helpers beside the drop-in API. */
-const NODE_ENTRY = new URL("../../../src/node/index.js", import.meta.url).href;
+/** @acpkit/sdk/node, the Node helpers beside the drop-in API. */
+const NODE_ENTRY = new URL("../../../src/entries/node.js", import.meta.url).href;
 
 describe(
-  "robustness: acpkit/node childProcessStream over a killed agent",
+  "robustness: @acpkit/sdk/node childProcessStream over a killed agent",
   { skip: acpkitMissing ? `acpkit is not loadable yet: ${acpkitMissing}` : false },
   () => {
     it("SIGKILL mid-prompt rejects the pending prompt with a ConnectionClosedError saying why", TEST, async (t) => {

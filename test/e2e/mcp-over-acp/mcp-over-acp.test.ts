@@ -18,7 +18,7 @@ type Unstable = typeof import("@agentclientprotocol/sdk/unstable");
 const loadUnstable = async (impl: Impl): Promise<Unstable> =>
   impl === "official"
     ? import("@agentclientprotocol/sdk/unstable")
-    : ((await import(new URL("../../../src/unstable.js", import.meta.url).href)) as Unstable);
+    : ((await import(new URL("../../../src/entries/unstable.js", import.meta.url).href)) as Unstable);
 
 /** A hand-written MCP server: discovery, `echo` with progress, as stateless MCP 2026-07-28 requests arrive. */
 const handWritten: acp.McpRequestHandler = async ({ method, params, notify }) => {
@@ -48,8 +48,8 @@ const handWritten: acp.McpRequestHandler = async ({ method, params, notify }) =>
 
 async function sdkHandler(): Promise<acp.McpRequestHandler> {
   const { fromMcpServer } = (await import(
-    new URL("../../../src/experimental/mcp-server.js", import.meta.url).href
-  )) as typeof import("../../../src/experimental/mcp-server.js");
+    new URL("../../../src/entries/experimental/mcp-server.js", import.meta.url).href
+  )) as typeof import("../../../src/entries/experimental/mcp-server.js");
   return fromMcpServer(() => {
     const server = new McpServer({ name: "project-tools", version: "1.0.0" });
     server.registerTool("echo", { inputSchema: { message: z.string() } }, async ({ message }, extra) => {

@@ -20,7 +20,7 @@ type Unstable = typeof import("@agentclientprotocol/sdk/unstable");
 const loadUnstable = async (impl: Impl): Promise<Unstable> =>
   impl === "official"
     ? import("@agentclientprotocol/sdk/unstable")
-    : ((await import(new URL("../../../src/unstable.js", import.meta.url).href)) as Unstable);
+    : ((await import(new URL("../../../src/entries/unstable.js", import.meta.url).href)) as Unstable);
 
 const handWritten: acp.McpRequestHandler = ({ method, params }) => {
   if (method === "server/discover")
@@ -48,8 +48,8 @@ const handWritten: acp.McpRequestHandler = ({ method, params }) => {
 
 async function sdkHandler(): Promise<acp.McpRequestHandler> {
   const { fromMcpServer } = (await import(
-    new URL("../../../src/experimental/mcp-server.js", import.meta.url).href
-  )) as typeof import("../../../src/experimental/mcp-server.js");
+    new URL("../../../src/entries/experimental/mcp-server.js", import.meta.url).href
+  )) as typeof import("../../../src/entries/experimental/mcp-server.js");
   return fromMcpServer(() => {
     const server = new McpServer({ name: "sdk-tools", version: "1" });
     server.registerTool(

@@ -53,7 +53,7 @@ async function runSuite(target: string): Promise<Outcome[]> {
 }
 
 test("the official v0.12 suite: 9 of 10 against acpkit and against 1.9.0, the same tenth failing for the same reason", async () => {
-  const acpkit = await runSuite(join(repoRoot, "dist/src/index.js"));
+  const acpkit = await runSuite(join(repoRoot, "dist/src/entries/index.js"));
   const official = await runSuite(join(repoRoot, "node_modules/sdk-v1/dist/acp.js"));
   for (const [name, outcomes] of [
     ["acpkit", acpkit],

@@ -115,8 +115,8 @@ after(() => {
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });
 
-test("the installed library has no runtime dependency: node_modules holds acpkit alone", { skip: SKIP }, () => {
-  const manifest = JSON.parse(readFileSync(join(project, "node_modules/acpkit/package.json"), "utf8")) as Record<
+test("the installed library has no runtime dependency: node_modules holds @acpkit/sdk alone", { skip: SKIP }, () => {
+  const manifest = JSON.parse(readFileSync(join(project, "node_modules/@acpkit/sdk/package.json"), "utf8")) as Record<
     string,
     Record<string, unknown> | undefined
   >;
@@ -128,8 +128,9 @@ test("the installed library has no runtime dependency: node_modules holds acpkit
   });
   assert.deepEqual(
     readdirSync(join(project, "node_modules")).filter((name) => !name.startsWith(".")),
-    ["acpkit"],
+    ["@acpkit"],
   );
+  assert.deepEqual(readdirSync(join(project, "node_modules", "@acpkit")), ["sdk"]);
 });
 
 test(
@@ -170,13 +171,13 @@ test(
         typeof manifest.exports[subpath] === "object" &&
         (manifest.exports[subpath] as { require?: string }).require !== undefined,
     );
-    assert.ok(withRequire.includes("."), 'require("acpkit") must be offered');
+    assert.ok(withRequire.includes("."), 'require("@acpkit/sdk") must be offered');
     assert.deepEqual(
       Object.keys(result.cjs).sort(),
       withRequire.filter((subpath) => !(subpath in result.needsPeer)).sort(),
     );
     for (const [subpath, count] of Object.entries(result.cjs))
-      assert.equal(count, result.esm[subpath], `require("acpkit${subpath.slice(1)}") and import differ`);
+      assert.equal(count, result.esm[subpath], `require("@acpkit/sdk${subpath.slice(1)}") and import differ`);
   },
 );
 

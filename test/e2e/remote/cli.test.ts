@@ -12,7 +12,7 @@ import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
-import { ClientSideConnection } from "../../../src/index.js";
+import { ClientSideConnection } from "../../../src/entries/index.js";
 import { ACP, startExec } from "../exec/support.js";
 import { track, within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";

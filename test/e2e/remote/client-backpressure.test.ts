@@ -9,8 +9,8 @@ import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { WebSocket } from "ws";
 import type { Stream } from "../../../src/jsonrpc/link.js";
-import { createHttpStream } from "../../../src/experimental/http-client.js";
-import { createWebSocketStream } from "../../../src/experimental/ws-client.js";
+import { createHttpStream } from "../../../src/entries/experimental/http-client.js";
+import { createWebSocketStream } from "../../../src/entries/experimental/ws-client.js";
 import { floodText, plateau, startFloodingAgent, type FloodingAgent } from "./support/flooding-agent.js";
 
 const MiB = 1024 * 1024;

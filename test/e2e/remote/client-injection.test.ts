@@ -8,10 +8,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
-import { createHttpStream } from "../../../src/experimental/http-client.js";
-import { createWebSocketStream } from "../../../src/experimental/ws-client.js";
-import { connectRemote, listenAcp, stdioAgentConnector, type ListeningAcpServer } from "../../../src/node/index.js";
-import { openRemoteStream } from "../../../src/transports/remote/index.js";
+import { createHttpStream } from "../../../src/entries/experimental/http-client.js";
+import { createWebSocketStream } from "../../../src/entries/experimental/ws-client.js";
+import { connectRemote, listenAcp, stdioAgentConnector, type ListeningAcpServer } from "../../../src/entries/node.js";
+import { openRemoteStream } from "../../../src/remote/client/index.js";
 import { fixturePath } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import type { MessageStream } from "./support/client-transports.js";
@@ -66,7 +66,7 @@ describe("a supplied fetch carries every request; the global one none", () => {
 
   const opens: [string, (fetchImpl: typeof fetch) => MessageStream | Promise<MessageStream>][] = [
     [
-      "createHttpStream (acpkit/experimental/http-client)",
+      "createHttpStream (@acpkit/sdk/experimental/http-client)",
       (fetchImpl) => createHttpStream(listening.url, { fetch: fetchImpl, token: TOKEN }) as MessageStream,
     ],
     [
@@ -125,7 +125,7 @@ describe("a supplied WebSocket constructor is the one used", () => {
   }
   const opens: [string, () => MessageStream | Promise<MessageStream>][] = [
     [
-      "createWebSocketStream (acpkit/experimental/ws-client)",
+      "createWebSocketStream (@acpkit/sdk/experimental/ws-client)",
       () =>
         createWebSocketStream(listening.webSocketUrl, {
           WebSocket: RecordingWebSocket as never,

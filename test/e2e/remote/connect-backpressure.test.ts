@@ -15,7 +15,7 @@ import type { ServerResponse } from "node:http";
 import { PassThrough, Writable } from "node:stream";
 import { after, describe, it } from "node:test";
 import type { WebSocket } from "ws";
-import { runBridge } from "../../../src/apps/connect/bridge.js";
+import { runBridge } from "@acpkit/cli/connect";
 import { ACP } from "../exec/support.js";
 import { track } from "../interop/support/spawn.js";
 import { floodText, plateau, startFloodingAgent, type FloodingAgent } from "./support/flooding-agent.js";

@@ -47,8 +47,8 @@ const ENTRIES: Record<"official" | "acpkit", () => Promise<[ServerModule, NodeMo
     await import("@agentclientprotocol/sdk/experimental/node"),
   ],
   acpkit: async () => [
-    await import("../../../src/experimental/server.js"),
-    await import("../../../src/experimental/node.js"),
+    await import("../../../src/entries/experimental/server.js"),
+    await import("../../../src/entries/experimental/node.js"),
   ],
 };
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { WebSocket } from "ws";
-import { listenAcp, stdioAgentConnector, type ListeningAcpServer } from "../../../src/node/index.js";
+import { listenAcp, stdioAgentConnector, type ListeningAcpServer } from "../../../src/entries/node.js";
 import { fixturePath } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { CLIENT_TRANSPORTS, officialWebSocket } from "./support/client-transports.js";

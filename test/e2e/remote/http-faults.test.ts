@@ -14,7 +14,7 @@ import {
   RequestError,
   ResponseLostError,
   type Client,
-} from "../../../src/index.js";
+} from "../../../src/entries/index.js";
 import { within } from "../interop/support/spawn.js";
 import {
   answerInitialize,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { listenAcp, stdioAgentConnector, type ListeningAcpServer } from "../../../src/node/index.js";
+import { listenAcp, stdioAgentConnector, type ListeningAcpServer } from "../../../src/entries/node.js";
 import { chunks } from "../interop/support/scenario.js";
 import { fixturePath } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";

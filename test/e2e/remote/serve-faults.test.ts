@@ -17,8 +17,8 @@ import {
   ResponseLostError,
   type Client,
   type ReconnectEvent,
-} from "../../../src/index.js";
-import { connectRemote } from "../../../src/node/index.js";
+} from "../../../src/entries/index.js";
+import { connectRemote } from "../../../src/entries/node.js";
 import { within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { ClientHost, PROFILES } from "./support/client.js";

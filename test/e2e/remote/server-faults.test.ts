@@ -14,8 +14,8 @@ import {
   type Client,
   type ReconnectEvent,
   type SessionNotification,
-} from "../../../src/index.js";
-import { connectRemote } from "../../../src/node/index.js";
+} from "../../../src/entries/index.js";
+import { connectRemote } from "../../../src/entries/node.js";
 import { within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { PROFILES, type Profile } from "./support/client.js";

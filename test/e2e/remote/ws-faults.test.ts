@@ -17,7 +17,7 @@ import {
   tokenFromSubprotocols,
   type Client,
   type WebSocketConstructor,
-} from "../../../src/index.js";
+} from "../../../src/entries/index.js";
 import { within } from "../interop/support/spawn.js";
 import { answerInitialize, scriptedServer, type ScriptedServer } from "./support/scripted-server.js";
 

@@ -8,7 +8,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { rmSync } from "node:fs";
-import { ANY_CONTROL } from "../../../src/client/toolkit/testing/hostile-text.js";
+import { ANY_CONTROL } from "../../../src/client/toolkit/hostile-text.js";
 import { acp, faultyAgent, REFERENCE_AGENT, results, SDK_AGENT, tempDir } from "./support.js";
 
 const dataDir = tempDir("acpkit-check-agent-data-");

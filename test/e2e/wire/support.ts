@@ -1,11 +1,12 @@
-/** Runs the real `acp` command (dist/src/cli/main.js) as a child process and collects what it printed. */
+/** Runs the real `acp` command (packages/cli/dist/src/cli/main.js) as a child process and collects what it printed. */
 import { spawn } from "node:child_process";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { ACP_CLI } from "../support/programs.js";
 
-export const ACP = fileURLToPath(new URL("../../../src/cli/main.js", import.meta.url));
+export const ACP = ACP_CLI;
 export const FIXTURES = fileURLToPath(new URL("../fixtures/check/", import.meta.url));
 export const REFERENCE_AGENT = [process.execPath, ACP, "agent"];
 export const SDK_AGENT = [process.execPath, join(FIXTURES, "sdk-agent.js"), "--serve"];

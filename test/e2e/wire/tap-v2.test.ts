@@ -10,7 +10,7 @@ import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { after, test } from "node:test";
-import { client, ndJsonStream } from "../../../src/experimental/v2.js";
+import { client, ndJsonStream } from "../../../src/entries/experimental/v2.js";
 import { readCassette } from "../../../src/wire/index.js";
 import { fixturePath } from "../interop/support/spawn.js";
 import { ACP, tempDir } from "./support.js";

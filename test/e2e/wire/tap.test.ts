@@ -8,9 +8,9 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { isProcessAlive, waitUntil } from "../../../src/node/process-group.js";
+import { isProcessAlive, waitUntil } from "../../../src/node/process/process-group.js";
 import { readCassette } from "../../../src/wire/index.js";
-import { ANY_CONTROL } from "../../../src/client/toolkit/testing/hostile-text.js";
+import { ANY_CONTROL } from "../../../src/client/toolkit/hostile-text.js";
 import { ACP, FIXTURES, faultyAgent, tempDir } from "./support.js";
 
 const dir = tempDir("acpkit-tap-");

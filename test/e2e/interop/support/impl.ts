@@ -1,5 +1,5 @@
 /**
- * Which implementation a fixture or test client runs on: acpkit (this package, `dist/src/index.js`) or the
+ * Which implementation a fixture or test client runs on: acpkit (this package, `dist/src/entries/index.js`) or the
  * official SDK (`sdk-v1` = @agentclientprotocol/sdk 1.9.0 for the 1.x classes, `@agentclientprotocol/sdk` 2.4.0
  * for the 2.x app API). Everything is typed with the official SDK's types: acpkit is loaded in their place,
  * which is the drop-in claim (same code, other import).
@@ -17,7 +17,7 @@ export type AppModule = typeof import("@agentclientprotocol/sdk");
  */
 const ACPKIT_ENTRY = process.env.ACPKIT_ENTRY
   ? new URL(process.env.ACPKIT_ENTRY, `file://${process.cwd()}/`).href
-  : new URL("../../../../src/index.js", import.meta.url).href;
+  : new URL("../../../../src/entries/index.js", import.meta.url).href;
 
 export function parseImpl(value: string | undefined): Impl | undefined {
   return value === "acpkit" || value === "official" ? value : undefined;
@@ -58,7 +58,7 @@ export async function loadApp(impl: Impl): Promise<AppModule> {
   return (await importAcpkit()) as AppModule;
 }
 
-/** Whether acpkit's entry point can be loaded yet (src/index.ts is being assembled). */
+/** Whether acpkit's entry point can be loaded yet (src/entries/index.ts is being assembled). */
 export async function acpkitAvailable(): Promise<string | undefined> {
   try {
     await importAcpkit();

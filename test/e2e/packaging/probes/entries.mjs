@@ -8,7 +8,7 @@ import process from "node:process";
 import { URL } from "node:url";
 
 const require = createRequire(import.meta.url);
-const manifest = JSON.parse(readFileSync(new URL("./node_modules/acpkit/package.json", import.meta.url), "utf8"));
+const manifest = JSON.parse(readFileSync(new URL("./node_modules/@acpkit/sdk/package.json", import.meta.url), "utf8"));
 const result = { esm: {}, cjs: {}, json: {}, needsPeer: {}, failures: [] };
 const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {})
   .filter(([, meta]) => meta.optional)
@@ -22,7 +22,7 @@ function missingPeer(error) {
 }
 for (const [subpath, target] of Object.entries(manifest.exports)) {
   if (subpath === "./package.json" || subpath === "./cli") continue;
-  const specifier = subpath === "." ? "acpkit" : `acpkit${subpath.slice(1)}`;
+  const specifier = subpath === "." ? "@acpkit/sdk" : `@acpkit/sdk${subpath.slice(1)}`;
   try {
     if (subpath.endsWith(".json")) {
       const schema = require(specifier);

@@ -10,7 +10,7 @@ import {
   nodeWebSocket,
   OptionalDependencyMissingError,
   stdioAgentConnector,
-} from "acpkit/node";
+} from "@acpkit/sdk/node";
 
 const argv = [process.execPath, fileURLToPath(new URL("./run-cli.mjs", import.meta.url)), "agent"];
 const result = {};

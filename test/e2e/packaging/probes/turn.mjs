@@ -5,8 +5,14 @@ import { createServer } from "node:http";
 import { once } from "node:events";
 import process from "node:process";
 import { fileURLToPath, URL } from "node:url";
-import { AcpServer, ClientSideConnection, PROTOCOL_VERSION } from "acpkit";
-import { connectRemote, createNodeHttpHandler, listenAcp, spawnAgentStream, stdioAgentConnector } from "acpkit/node";
+import { AcpServer, ClientSideConnection, PROTOCOL_VERSION } from "@acpkit/sdk";
+import {
+  connectRemote,
+  createNodeHttpHandler,
+  listenAcp,
+  spawnAgentStream,
+  stdioAgentConnector,
+} from "@acpkit/sdk/node";
 
 const transport = process.argv[2];
 const argv = [process.execPath, fileURLToPath(new URL("./run-cli.mjs", import.meta.url)), "agent"];

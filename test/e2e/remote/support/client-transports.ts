@@ -1,7 +1,7 @@
 /**
  * The client transports the remote tests run over: a parameter of every fixture, so the same scenarios run on each.
  * The official SDK 2.4.0's `createHttpStream` and `createWebSocketStream`, and acpkit's through its drop-in entries
- * (`acpkit/experimental/http-client`, `/ws-client`: same options, other import), with `ws` as the WebSocket in Node.
+ * (`@acpkit/sdk/experimental/http-client`, `/ws-client`: same options, other import), with `ws` as the WebSocket in Node.
  * `impl` says whose connection classes drive the stream (`remoteClient(stream, root, transport.impl)`), so an acpkit
  * cell is acpkit end to end on the client side.
  */
@@ -9,8 +9,8 @@ import type { AcpCookieStore } from "@agentclientprotocol/sdk/experimental/http-
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import { WebSocket } from "ws";
-import * as acpkitHttpModule from "../../../../src/experimental/http-client.js";
-import * as acpkitWsModule from "../../../../src/experimental/ws-client.js";
+import * as acpkitHttpModule from "../../../../src/entries/experimental/http-client.js";
+import * as acpkitWsModule from "../../../../src/entries/experimental/ws-client.js";
 
 /** A message stream as both SDKs define it. */
 export interface MessageStream {

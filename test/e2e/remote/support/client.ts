@@ -1,6 +1,6 @@
 /**
  * Remote test clients: the 1.x `ClientSideConnection` on a remote stream, for either client implementation and
- * either profile. acpkit's comes through its drop-in entries (`acpkit/experimental/http-client`, `/ws-client`),
+ * either profile. acpkit's comes through its drop-in entries (`@acpkit/sdk/experimental/http-client`, `/ws-client`),
  * the official one through `@agentclientprotocol/sdk/experimental/*` 2.4.0 (its transports) with the 1.x class
  * from `sdk-v1` (2.4.0 has no classes): same code, other import. The client serves files, terminals and
  * permissions with the interop suite's real `ClientHost`.

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { Readable } from "node:stream";
-import { ndJsonStream, type Client } from "../../../../src/index.js";
+import { ndJsonStream, type Client } from "../../../../src/entries/index.js";
 import { ACP } from "../../exec/support.js";
 import { lineRecorder, track, type WireLine } from "../../interop/support/spawn.js";
 import type { ClientHost } from "./client.js";

@@ -6,7 +6,7 @@
  * reads nothing bounds what the client buffers.
  */
 import { agent } from "../../../../src/agent/agent-app.js";
-import { listenAcp, type ListeningAcpServer } from "../../../../src/node/index.js";
+import { listenAcp, type ListeningAcpServer } from "../../../../src/entries/node.js";
 
 export interface FloodingAgent {
   readonly listening: ListeningAcpServer;

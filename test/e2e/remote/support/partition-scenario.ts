@@ -12,8 +12,8 @@
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import type { ConnectionEvent } from "../../../../src/index.js";
-import { listenAcp, stdioAgentConnector } from "../../../../src/node/index.js";
+import type { ConnectionEvent } from "../../../../src/entries/index.js";
+import { listenAcp, stdioAgentConnector } from "../../../../src/entries/node.js";
 import { fixturePath } from "../../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../../interop/support/temp.js";
 import { openRawSse, postJson } from "./raw-http.js";

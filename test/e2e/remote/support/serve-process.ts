@@ -3,11 +3,11 @@
  * kept for assertions and diagnostics, and killed when the test process exits, whatever happened.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { fixturePath, track } from "../../interop/support/spawn.js";
+import { ACP_CLI } from "../../support/programs.js";
 
 /** `acp`'s compiled entry point. */
-export const ACP_MAIN = fileURLToPath(new URL("../../../../src/cli/main.js", import.meta.url));
+export const ACP_MAIN = ACP_CLI;
 
 /** The command line of the interop agent fixture (2.x app API) on acpkit, for `--agent`. */
 export function fixtureAgentCommand(name = "interop-agent-app"): string {

@@ -1,0 +1,226 @@
+/**
+ * `acp serve` flags, parsed into `ServeOptions`, with errors that name the flag and say what to do.
+ */
+import { isLoopbackHost } from "@acpkit/sdk/node";
+
+export const SERVE_USAGE = `Usage: acp serve [options]
+
+Puts a stdio ACP agent on the network: Streamable HTTP and WebSocket at http(s)://HOST:PORT/acp, one agent process
+per client connection. Prints the URL (and the token, when it made one) on stdout; logs connections on stderr.
+SIGTERM or Ctrl-C stops accepting, cancels running turns, stops every agent and exits 0.
+
+Options:
+  --agent "<cmd>"          the agent's command line (default: the acpkit reference agent, acp agent)
+  --cwd DIR                the agents' working directory (default: the current directory)
+  --host HOST              address to bind (default 127.0.0.1; 0.0.0.0 or :: for every interface)
+  --port PORT              port (default 8765; 0 picks a free one)
+  --token TOKEN            the bearer token clients must send (default: $ACP_TOKEN, else a random one, printed)
+  --insecure-no-token      serve without a token; on a non-loopback --host it is refused unless
+                           --allow-insecure is given too (then a warning)
+  --allow-insecure         with --insecure-no-token: really serve a non-loopback address without a token
+  --cert FILE --key FILE   serve HTTPS/WSS (HTTP/2 with HTTP/1.1 fallback) with this PEM certificate and key
+  --http1                  with --cert: HTTP/1.1 only
+  --h2c                    without --cert: also accept cleartext HTTP/2 (prior knowledge) on the same port
+  --allow-origin ORIGIN    a web origin (https://app.example.com) whose pages may connect; repeatable, or "any"
+  --allow-host HOST        a Host name to answer to besides loopback and the bound address; repeatable, or "any"
+  --path PATH              the endpoint path (default /acp)
+  --max-connections N      open connections at most, one agent process each (default 64)
+  --idle-timeout MS        how long an HTTP client may be gone before its agent is stopped (default 30000)
+  --max-body-bytes N       largest POST body (default 16777216)
+  --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
+  --verbose                also log the agents' stderr (prefixed by connection)
+  -h, --help               print this help
+
+What is safe to expose: see docs/remote-agents.md. The agent runs with this machine's permissions for whoever has
+the token; keep it on loopback or behind TLS, and give the token only to people you would give a shell.
+`;
+
+/** What `acp serve` was asked to do. */
+export interface ServeOptions {
+  agent: string | undefined;
+  cwd: string | undefined;
+  host: string;
+  port: number;
+  token: string | undefined;
+  insecureNoToken: boolean;
+  /** With `insecureNoToken`: allow it on a non-loopback host. */
+  allowInsecure: boolean;
+  cert: string | undefined;
+  key: string | undefined;
+  http1: boolean;
+  h2c: boolean;
+  allowOrigins: string[] | "any";
+  allowHosts: string[] | "any" | undefined;
+  path: string;
+  maxConnections: number;
+  idleTimeoutMs: number;
+  maxBodyBytes: number;
+  graceMs: number;
+  verbose: boolean;
+  help: boolean;
+}
+
+/** A command-line mistake: printed, exit code 2. */
+export class ServeUsageError extends Error {
+  override readonly name = "ServeUsageError";
+}
+
+const VALUE_FLAGS = new Set([
+  "--agent",
+  "--cwd",
+  "--host",
+  "--port",
+  "--token",
+  "--cert",
+  "--key",
+  "--allow-origin",
+  "--allow-host",
+  "--path",
+  "--max-connections",
+  "--idle-timeout",
+  "--max-body-bytes",
+  "--grace",
+]);
+const BOOLEAN_FLAGS = new Set([
+  "--insecure-no-token",
+  "--allow-insecure",
+  "--http1",
+  "--h2c",
+  "--verbose",
+  "--help",
+  "-h",
+]);
+
+function positiveInteger(flag: string, text: string, allowZero = false): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < (allowZero ? 0 : 1)) {
+    throw new ServeUsageError(
+      `${flag} must be a ${allowZero ? "non-negative" : "positive"} whole number, got "${text}"`,
+    );
+  }
+  return value;
+}
+
+/** Parses `acp serve`'s arguments (without the `serve`). Throws `ServeUsageError`. */
+export function parseServeArgs(
+  argv: readonly string[],
+  env: Record<string, string | undefined> = process.env,
+): ServeOptions {
+  const options: ServeOptions = {
+    agent: undefined,
+    cwd: undefined,
+    host: "127.0.0.1",
+    port: 8765,
+    token: env.ACP_TOKEN || undefined,
+    insecureNoToken: false,
+    allowInsecure: false,
+    cert: undefined,
+    key: undefined,
+    http1: false,
+    h2c: false,
+    allowOrigins: [],
+    allowHosts: undefined,
+    path: "/acp",
+    maxConnections: 64,
+    idleTimeoutMs: 30_000,
+    maxBodyBytes: 16 * 1024 * 1024,
+    graceMs: 2000,
+    verbose: false,
+    help: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf("=");
+    const flag = arg.startsWith("--") && eq !== -1 ? arg.slice(0, eq) : arg;
+    if (BOOLEAN_FLAGS.has(flag)) {
+      if (flag !== arg) throw new ServeUsageError(`${flag} takes no value`);
+      if (flag === "--insecure-no-token") options.insecureNoToken = true;
+      else if (flag === "--allow-insecure") options.allowInsecure = true;
+      else if (flag === "--http1") options.http1 = true;
+      else if (flag === "--h2c") options.h2c = true;
+      else if (flag === "--verbose") options.verbose = true;
+      else options.help = true;
+      continue;
+    }
+    if (!VALUE_FLAGS.has(flag))
+      throw new ServeUsageError(`unknown argument "${arg}" (acp serve --help lists the options)`);
+    const value = flag !== arg ? arg.slice(eq + 1) : argv[++i];
+    if (value === undefined) throw new ServeUsageError(`${flag} needs a value`);
+    setValue(options, flag, value);
+  }
+  if ((options.cert === undefined) !== (options.key === undefined))
+    throw new ServeUsageError("--cert and --key go together: give both, or neither");
+  if (options.h2c && options.cert !== undefined)
+    throw new ServeUsageError("--h2c is for cleartext; with --cert, HTTP/2 is already on");
+  if (options.http1 && options.cert === undefined)
+    throw new ServeUsageError("--http1 only makes sense with --cert (cleartext is HTTP/1.1 unless --h2c)");
+  if (options.insecureNoToken && options.token !== undefined) {
+    throw new ServeUsageError("--insecure-no-token and a token (--token or $ACP_TOKEN) contradict each other");
+  }
+  if (options.allowInsecure && !options.insecureNoToken) {
+    throw new ServeUsageError(
+      "--allow-insecure only goes with --insecure-no-token (without it, a token is required anyway)",
+    );
+  }
+  if (options.insecureNoToken && !options.allowInsecure && !isLoopbackHost(options.host)) {
+    throw new ServeUsageError(
+      `refusing to serve ${options.host} without a token: anyone who can reach that address could run the agent as you. ` +
+        "Drop --insecure-no-token (a token is generated and printed), bind to 127.0.0.1, or add --allow-insecure if that network is yours alone.",
+    );
+  }
+  if (!options.path.startsWith("/")) throw new ServeUsageError(`--path must start with "/", got "${options.path}"`);
+  return options;
+}
+
+function setValue(options: ServeOptions, flag: string, value: string): void {
+  switch (flag) {
+    case "--agent":
+      if (value.trim() === "")
+        throw new ServeUsageError('--agent needs a command line, e.g. --agent "my-agent --stdio"');
+      options.agent = value;
+      return;
+    case "--cwd":
+      options.cwd = value;
+      return;
+    case "--host":
+      options.host = value;
+      return;
+    case "--port":
+      options.port = positiveInteger(flag, value, true);
+      if (options.port > 65535) throw new ServeUsageError(`--port must be at most 65535, got ${value}`);
+      return;
+    case "--token":
+      if (value === "") throw new ServeUsageError("--token must not be empty");
+      options.token = value;
+      return;
+    case "--cert":
+      options.cert = value;
+      return;
+    case "--key":
+      options.key = value;
+      return;
+    case "--allow-origin":
+      options.allowOrigins =
+        value === "any" ? "any" : options.allowOrigins === "any" ? "any" : [...options.allowOrigins, value];
+      return;
+    case "--allow-host":
+      options.allowHosts =
+        value === "any" ? "any" : options.allowHosts === "any" ? "any" : [...(options.allowHosts ?? []), value];
+      return;
+    case "--path":
+      options.path = value;
+      return;
+    case "--max-connections":
+      options.maxConnections = positiveInteger(flag, value);
+      return;
+    case "--idle-timeout":
+      options.idleTimeoutMs = positiveInteger(flag, value);
+      return;
+    case "--max-body-bytes":
+      options.maxBodyBytes = positiveInteger(flag, value);
+      return;
+    case "--grace":
+      options.graceMs = positiveInteger(flag, value, true);
+      return;
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * `acp tap`: a transparent stdio proxy in front of an agent. The editor starts `acp tap -- <agent command>` instead
+ * of the agent; the tap launches the agent (own process group), forwards bytes both ways unchanged and unbuffered
+ * (the agent's stderr too), and hands a copy to its analyzer: a low-priority process that checks every frame against
+ * the schema and the protocol's rules from both sides' point of view, reports violations live (stderr, or a report
+ * file) and writes the conversation as a cassette. The agent's exit code is the tap's; signals the tap gets are passed
+ * to the agent; nothing is left behind.
+ */
+import type { ChildProcess } from "node:child_process";
+import { closeSync, openSync } from "node:fs";
+import type { Readable, Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { launchAgent, signalGroup, type LaunchedAgent } from "@acpkit/sdk/node";
+import { waitUntil } from "@acpkit/sdk/node";
+import type { Side } from "@acpkit/sdk";
+import { spawnAnalyzer } from "./analyzer-launch.js";
+import { dataRecord, endRecord, type AnalyzerOptions } from "./tee-protocol.js";
+
+export interface TapOptions {
+  argv: readonly string[];
+  /** Write the conversation here as a cassette. */
+  tracePath?: string;
+  /** Write findings here (one JSON object a line) instead of stderr. */
+  reportPath?: string;
+  /** No findings on stderr (they still go to the report file). */
+  quiet?: boolean;
+  /** For the cassette header and messages, e.g. `acp tap`. */
+  tool: { name: string; version: string };
+  io?: { stdin: Readable; stdout: Writable; stderr: Writable };
+}
+
+/** How the agent ended. */
+export interface TapExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Thrown when a file the options name cannot be written, or the agent cannot be started. */
+export class TapSetupError extends Error {
+  override readonly name = "TapSetupError";
+}
+
+const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const ANALYZER = fileURLToPath(new URL("./analyzer-main.js", import.meta.url));
+/** Copies held for a lagging analyzer before forwarding waits for it: memory stays bounded. */
+const MAX_BACKLOG_BYTES = 256 * 1024 * 1024;
+/** How long the analyzer may take to finish after the conversation ended. */
+const ANALYZER_FINISH_MS = 60_000;
+
+export async function runTap(options: TapOptions): Promise<TapExit> {
+  const io = options.io ?? { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  for (const path of [options.tracePath, options.reportPath]) {
+    if (path === undefined) continue;
+    try {
+      closeSync(openSync(path, "w"));
+    } catch (error) {
+      throw new TapSetupError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  let launched: LaunchedAgent;
+  try {
+    launched = await launchAgent({ argv: options.argv, cwd: process.cwd() });
+  } catch (error) {
+    throw new TapSetupError((error as Error).message, { cause: error });
+  }
+  const child = launched.child;
+  const analyzer = startAnalyzer(options);
+  const tee = analyzer.stdin!;
+  const sources: Readable[] = [io.stdin, child.stdout!];
+  const copy = (from: Side, chunk: Buffer) => {
+    for (const part of dataRecord(from, chunk)) tee.write(part);
+    if (tee.writableLength > MAX_BACKLOG_BYTES) {
+      for (const source of sources) source.pause();
+      tee.once("drain", () => sources.forEach((source) => source.resume()));
+    }
+  };
+
+  // What arrives in one turn of the event loop (libuv reads a busy pipe several times in a row) leaves in one
+  // write: forwarding a fast stream piece by piece would wake the reader for every few messages.
+  const pipe = (from: Side, input: Readable, output: Writable, end: () => void) => {
+    let held: Buffer[] = [];
+    let scheduled = false;
+    const flush = () => {
+      scheduled = false;
+      if (held.length === 0) return;
+      const chunks = held;
+      held = [];
+      output.cork();
+      for (const chunk of chunks) output.write(chunk);
+      output.uncork();
+      if (output.writableNeedDrain) {
+        input.pause();
+        output.once("drain", () => input.resume());
+      }
+      // The analyzer's copy leaves in one write too (one writev of every record's head and bytes).
+      tee.cork();
+      for (const chunk of chunks) copy(from, chunk);
+      tee.uncork();
+    };
+    input.on("data", (chunk: Buffer) => {
+      held.push(chunk);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+    input.once("end", () => {
+      flush();
+      tee.write(endRecord(from));
+      end();
+    });
+    input.on("error", () => {});
+    output.on("error", () => input.resume());
+  };
+  const agentOutputDone = new Promise<void>((resolve) => {
+    pipe("agent", child.stdout!, io.stdout, resolve);
+    child.stdout!.once("close", () => resolve());
+  });
+  pipe("client", io.stdin, child.stdin!, () => child.stdin!.end());
+  child.stderr!.on("data", (chunk: Buffer) => io.stderr.write(chunk));
+
+  const forward = (signal: NodeJS.Signals) => () => void signalGroup(launched.pid, signal);
+  const handlers = FORWARDED_SIGNALS.map((signal) => [signal, forward(signal)] as const);
+  if (!options.io) for (const [signal, handler] of handlers) process.on(signal, handler);
+  try {
+    const status = await launched.exited;
+    await Promise.race([agentOutputDone, new Promise((resolve) => setTimeout(resolve, 1000))]);
+    await launched.stop();
+    await finishAnalyzer(analyzer);
+    return status;
+  } finally {
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+    io.stdin.pause();
+    if (analyzer.exitCode === null && analyzer.signalCode === null) analyzer.kill("SIGKILL");
+  }
+}
+
+/** Starts the analyzer at the lowest priority (./analyzer-launch.ts) and sends it its options. */
+function startAnalyzer(options: TapOptions): ChildProcess {
+  const analyzer = spawnAnalyzer(ANALYZER);
+  const settings: AnalyzerOptions = {
+    tool: options.tool,
+    argv: options.argv,
+    ...(options.tracePath !== undefined ? { tracePath: options.tracePath } : {}),
+    ...(options.reportPath !== undefined ? { reportPath: options.reportPath } : {}),
+    ...(options.quiet ? { quiet: true } : {}),
+  };
+  analyzer.stdin!.write(`${JSON.stringify(settings)}\n`);
+  return analyzer;
+}
+
+/** Ends the analyzer's input and waits for it to report the end of the conversation and close its files. */
+async function finishAnalyzer(analyzer: ChildProcess): Promise<void> {
+  analyzer.stdin!.end();
+  await waitUntil(() => analyzer.exitCode !== null || analyzer.signalCode !== null, ANALYZER_FINISH_MS, 20);
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env node
+import { cliVersion } from "./shared/versions.js";
+import { runDemo } from "../apps/demo/demo-client.js";
+import { painterFor } from "../apps/demo/painter.js";
+import { agentCommand } from "./agent-command.js";
+import { chatCommand } from "./chat-command.js";
+import { checkCommand } from "./check/check-command.js";
+import { tapCommand } from "./tap-command.js";
+import { replayCommand } from "./replay-command.js";
+import { connectCommand } from "./connect-command.js";
+import { runExec } from "./exec/run-exec.js";
+import { serveCommand } from "./serve-command.js";
+
+const usage = `acp: the acpkit command
+
+Usage:
+  acp agent       run the reference agent on stdio (acp agent --help for its flags)
+  acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
+  acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
+  acp check agent|client  conformance checks of an ACP agent or client (acp check --help)
+  acp tap -- <agent command>   a transparent stdio proxy that checks every frame (acp tap --help)
+  acp record FILE -- <agent command>   record a conversation as a cassette (acp record --help)
+  acp replay FILE --as agent|client   play one side of a cassette (acp replay --help)
+  acp connect URL use a remote agent (http(s):// or ws(s)://) as a stdio agent, for editors (acp connect --help)
+  acp serve       put an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help for its flags)
+  acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
+  acp --version   print the version
+  acp --help      print this help
+`;
+
+function version(): string {
+  return cliVersion();
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [command] = argv;
+  switch (command) {
+    case "agent":
+      return agentCommand(argv.slice(1));
+    case "exec":
+      return runExec(argv.slice(1), version());
+    case "chat":
+      return chatCommand(argv.slice(1));
+    case "check":
+      return checkCommand(argv.slice(1), version());
+    case "tap":
+      return tapCommand(argv.slice(1), version());
+    case "record":
+      return tapCommand(argv.slice(1), version(), true);
+    case "replay":
+      return replayCommand(argv.slice(1));
+    case "connect":
+      return connectCommand(argv.slice(1));
+    case "serve":
+      return serveCommand(argv.slice(1));
+    case "demo":
+      return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
+    case "--version":
+    case "-v":
+      process.stdout.write(`${version()}\n`);
+      return 0;
+    case undefined:
+    case "--help":
+    case "-h":
+    case "help":
+      process.stdout.write(usage);
+      return 0;
+    default:
+      process.stderr.write(`acp: unknown command "${command}". Run "acp --help" to see the commands.\n`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => (process.exitCode = code),
+  (error: unknown) => {
+    process.stderr.write(`acp: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,104 @@
+/**
+ * The flags for a remote agent that `acp exec`, `acp chat` and `acp connect` share: `--token T` (default: the
+ * `ACP_TOKEN` environment variable), `--header "Name: value"` (repeatable) and `--profile auto|websocket|http`. With `--agent URL` they make the
+ * `AgentSpec` `openAgentEndpoint` connects with. Errors are `UsageError`s (exit 2).
+ */
+import { isAgentUrl, type AgentSpec } from "@acpkit/sdk/node";
+import type { RemoteProfile } from "@acpkit/sdk";
+import { UsageError } from "./usage-error.js";
+
+/** The values of `--profile`. */
+export const REMOTE_PROFILES: readonly RemoteProfile[] = ["auto", "websocket", "http"];
+
+/** The environment variable a token is read from when `--token` is not given. */
+export const TOKEN_ENV = "ACP_TOKEN";
+
+/** The flags, as given. */
+export interface RemoteAgentFlags {
+  token: string | undefined;
+  /** `Name: value` lines, checked. */
+  headers: string[];
+  /** `--profile`; undefined: auto (WebSocket, else Streamable HTTP). */
+  profile?: RemoteProfile;
+}
+
+/** The flags' help lines. */
+export const REMOTE_AGENT_USAGE = `  --token T                bearer token of a remote agent (--agent URL); default: $${TOKEN_ENV}
+  --header "Name: value"   an HTTP header for a remote agent (repeatable)
+  --profile P              a remote agent's transport: auto (default: WebSocket, else Streamable HTTP) |
+                           websocket | http`;
+
+/** What each flag wants, for "needs a value" errors. */
+export const REMOTE_AGENT_HINTS: Readonly<Record<string, string>> = {
+  "--token": "the server's bearer token, e.g. --token $(cat token.txt)",
+  "--header": 'a header line, e.g. --header "X-Team: blue"',
+  "--profile": REMOTE_PROFILES.join(" | "),
+};
+
+export function noRemoteAgentFlags(): RemoteAgentFlags {
+  return { token: undefined, headers: [] };
+}
+
+/** Sets `flag` to `value` when it is one of these flags; false when it is not. Throws `UsageError` on a bad value. */
+export function setRemoteAgentFlag(flags: RemoteAgentFlags, flag: string, value: string): boolean {
+  if (flag === "--token") {
+    if (value === "") throw new UsageError(`--token needs a non-empty value: ${REMOTE_AGENT_HINTS["--token"]}`);
+    flags.token = value;
+    return true;
+  }
+  if (flag === "--header") {
+    parseHeader(value);
+    flags.headers.push(value);
+    return true;
+  }
+  if (flag === "--profile") {
+    if (!(REMOTE_PROFILES as readonly string[]).includes(value))
+      throw new UsageError(`--profile must be one of ${REMOTE_PROFILES.join(", ")}; got "${value}"`);
+    flags.profile = value as RemoteProfile;
+    return true;
+  }
+  return false;
+}
+
+/** `Name: value` as a pair. Throws `UsageError` for anything that is not a valid header line. */
+export function parseHeader(line: string): [string, string] {
+  const colon = line.indexOf(":");
+  const name = colon === -1 ? "" : line.slice(0, colon).trim();
+  if (colon === -1 || !/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) {
+    throw new UsageError(`--header expects "Name: value" with a valid header name, got "${line}"`);
+  }
+  const value = line.slice(colon + 1).trim();
+  if (/[\r\n\0]/.test(value)) throw new UsageError(`--header ${name}: the value may not contain line breaks`);
+  return [name, value];
+}
+
+/**
+ * The remote agent `agent` names, when it is a URL (undefined for a command line). Without `--token`, the token
+ * comes from `ACP_TOKEN`. `--token`/`--header` without a URL agent is a usage error: they would be ignored.
+ */
+export function remoteAgentSpec(
+  agent: string | undefined,
+  flags: RemoteAgentFlags,
+  env: NodeJS.ProcessEnv = process.env,
+): Extract<AgentSpec, { url: string }> | undefined {
+  if (!isAgentUrl(agent)) {
+    if (flags.token !== undefined || flags.headers.length > 0 || flags.profile !== undefined) {
+      throw new UsageError(
+        "--token, --header and --profile are for a remote agent: give its URL with --agent http(s)://HOST/acp or ws(s)://HOST/acp",
+      );
+    }
+    return undefined;
+  }
+  const headers: Record<string, string> = {};
+  for (const line of flags.headers) {
+    const [name, value] = parseHeader(line);
+    headers[name] = value;
+  }
+  const token = flags.token ?? (env[TOKEN_ENV] || undefined);
+  return {
+    url: agent!.trim(),
+    ...(token === undefined ? {} : { token }),
+    ...(flags.headers.length > 0 ? { headers } : {}),
+    ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+  };
+}

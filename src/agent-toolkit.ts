@@ -1,9 +1,0 @@
-/**
- * `acpkit/agent-toolkit`: what an agent author builds on beyond the wire. Sessions with persistence and replay,
- * prompt turns with cancellation, tool calls, permissions and plans. Browser-safe; the on-disk session store is
- * `FileSessionStore` in `acpkit/node`.
- */
-export * from "./agent/toolkit/index.js";
-export * from "./agent/toolkit/session-store.js";
-export { MemorySessionStore } from "./agent/toolkit/memory-session-store.js";
-export { toolkitAgentConnector } from "./agent/remote-connectors.js";

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { request } from "node:http";
+import { test } from "node:test";
+import { testAgent } from "../../remote/server/testing/test-agent.js";
+import { generateToken, listenAcp } from "./listen.js";
+import { defaultAllowedHosts, isLoopbackHost } from "./local-hosts.js";
+
+test("listenAcp generates a token when none is given, and requires it", async () => {
+  const listening = await listenAcp({ agent: testAgent().app });
+  try {
+    assert.equal(listening.tokenGenerated, true);
+    assert.match(listening.token!, /^[A-Za-z0-9_-]{43}$/);
+    assert.match(listening.url, /^http:\/\/127\.0\.0\.1:\d+\/acp$/);
+    const init = JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    });
+    const refused = await fetch(listening.url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: init,
+    });
+    assert.equal(refused.status, 401);
+    const accepted = await fetch(listening.url, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${listening.token}` },
+      body: init,
+    });
+    assert.equal(accepted.status, 200);
+    assert.equal((await fetch(listening.url.replace("/acp", "/healthz"))).status, 200);
+    // fetch will not send another Host: a DNS-rebinding page's request, as the server sees it, by hand.
+    const rebound = await new Promise<number | undefined>((resolve, reject) => {
+      const headers = {
+        "content-type": "application/json",
+        authorization: `Bearer ${listening.token}`,
+        host: `attacker.example:${listening.port}`,
+      };
+      const sent = request(listening.url, { method: "POST", headers }, (response) => {
+        response.resume();
+        resolve(response.statusCode);
+      });
+      sent.on("error", reject);
+      sent.end(init);
+    });
+    assert.equal(rebound, 403, "a foreign Host is refused on a loopback server");
+  } finally {
+    await listening.close();
+  }
+});
+
+test("a non-loopback address without a token is refused unless allowInsecure, which warns", async () => {
+  await assert.rejects(
+    listenAcp({ agent: testAgent().app, host: "0.0.0.0", insecureNoToken: true }),
+    /refusing to serve on 0\.0\.0\.0 without a token/,
+  );
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on("warning", onWarning);
+  try {
+    const listening = await listenAcp({
+      agent: testAgent().app,
+      host: "0.0.0.0",
+      insecureNoToken: true,
+      allowInsecure: true,
+    });
+    await listening.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(warnings.some((warning) => /without a token/.test(warning.message)));
+  } finally {
+    process.off("warning", onWarning);
+  }
+  const loopback = await listenAcp({ agent: testAgent().app, insecureNoToken: true });
+  assert.equal(loopback.token, undefined, "loopback without a token is allowed when asked for");
+  await loopback.close();
+});
+
+test("helpers: loopback hosts, the default Host allow-list, tokens", () => {
+  for (const host of ["127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3", "dev.localhost"])
+    assert.equal(isLoopbackHost(host), true, host);
+  for (const host of ["0.0.0.0", "::", "192.168.1.2", "example.com"]) assert.equal(isLoopbackHost(host), false, host);
+  assert.ok(defaultAllowedHosts("192.168.1.2").includes("192.168.1.2"));
+  assert.ok(defaultAllowedHosts("192.168.1.2").includes("localhost"));
+  assert.ok(defaultAllowedHosts("0.0.0.0").includes("127.0.0.1"));
+  assert.notEqual(generateToken(), generateToken());
+});

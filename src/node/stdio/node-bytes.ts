@@ -1,0 +1,137 @@
+/**
+ * Node stream adapters for the newline-delimited JSON link: `ByteSource`/`ByteSink` straight over Node
+ * `Readable`/`Writable` (no web-stream hop on the hot path), and `nodeNdJsonStream` built on them.
+ */
+import type { Readable, Writable } from "node:stream";
+import type { Stream } from "../../jsonrpc/link.js";
+import type { ByteSink, ByteSource } from "../../transports/bytes.js";
+import { streamFromLink } from "../../transports/link-streams.js";
+import type { NdJsonStreamOptions } from "../../transports/ndjson.js";
+import { NdJsonLink } from "../../transports/ndjson-link.js";
+
+function ignore(): void {}
+
+/** What to do with a Node input when the link stops reading it. */
+export type ReleaseInput = "unref" | "destroy";
+
+/**
+ * A `ByteSource` over a Node `Readable`. `errorEmitters` are other objects whose `error` event ends the input
+ * (a `ChildProcess` that failed to spawn). On cancel the listeners go, the stream pauses, and it is either
+ * unref'd (our own stdin: it no longer keeps the process alive, yet stays usable) or destroyed.
+ * An `error` listener stays attached for good, so a late error never becomes an uncaught exception.
+ */
+export function nodeByteSource(
+  input: Readable,
+  release: ReleaseInput,
+  errorEmitters: NodeJS.EventEmitter[] = [],
+  explainEnd?: () => Promise<unknown>,
+): ByteSource {
+  let done = false;
+  let released = false;
+  let detach = ignore;
+  input.on("error", ignore);
+  return {
+    start(handlers) {
+      const finish = (cause?: unknown): void => {
+        if (done) return;
+        done = true;
+        detach();
+        if (cause === undefined) handlers.end();
+        else handlers.error(cause);
+      };
+      const onData = (chunk: Uint8Array | string): void => {
+        if (done) return;
+        try {
+          handlers.chunk(typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk);
+        } catch (error) {
+          finish(error);
+        }
+      };
+      const onEnd = (): void => {
+        if (explainEnd === undefined || done) return finish();
+        // Ask why the input ended (a child's exit code or signal) so the connection error can say it.
+        explainEnd().then(
+          (cause) => finish(cause ?? undefined),
+          () => finish(),
+        );
+      };
+      const onError = (error: unknown): void => finish(error ?? new Error("input stream failed"));
+      input.on("data", onData);
+      input.on("end", onEnd);
+      input.on("close", onEnd);
+      input.on("error", onError);
+      for (const emitter of errorEmitters) emitter.on("error", onError);
+      detach = () => {
+        detach = ignore;
+        input.off("data", onData);
+        input.off("end", onEnd);
+        input.off("close", onEnd);
+        input.off("error", onError);
+        for (const emitter of errorEmitters) emitter.off("error", onError);
+        for (const emitter of errorEmitters) emitter.on("error", ignore);
+      };
+    },
+    pause() {
+      if (!done) input.pause();
+    },
+    resume() {
+      if (!done) input.resume();
+    },
+    cancel() {
+      done = true;
+      detach();
+      if (released) return;
+      released = true;
+      input.pause();
+      if (release === "destroy") input.destroy();
+      else (input as { unref?: () => void }).unref?.();
+    },
+  };
+}
+
+/**
+ * A `ByteSink` over a Node `Writable`: text is written as UTF-8 by Node itself (no TextEncoder copy), and each
+ * write settles with its callback. With `end` true, `close()` ends the stream (the peer sees EOF); otherwise
+ * it only waits for what was written (process.stdout cannot be closed). An `error` listener is attached for
+ * good: EPIPE when the peer is gone reaches the link through the write callback, never as an uncaught error.
+ */
+export function nodeByteSink(output: Writable, end: boolean): ByteSink {
+  output.on("error", ignore);
+  return {
+    write(text) {
+      return new Promise<void>((resolve, reject) => {
+        output.write(text, "utf8", (error) => (error ? reject(error) : resolve()));
+      });
+    },
+    close() {
+      if (!end || output.writableEnded || output.destroyed) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        output.end(() => resolve());
+        output.once("close", () => resolve());
+      });
+    },
+  };
+}
+
+/** Options of the Node ndjson streams: those of `ndJsonStream`. */
+export type NodeNdJsonOptions = NdJsonStreamOptions;
+
+/**
+ * Newline-delimited JSON over a Node `Readable` and `Writable` (a socket, a child's pipes, stdio), with the
+ * same contract as `ndJsonStream`. `endOutput`: close() ends `output`; `releaseInput`: see `nodeByteSource`.
+ */
+export function nodeNdJsonStream(
+  input: Readable,
+  output: Writable,
+  options: NodeNdJsonOptions & {
+    endOutput?: boolean;
+    releaseInput?: ReleaseInput;
+    errorEmitters?: NodeJS.EventEmitter[];
+    /** Called at the end of input: resolves with an error that explains it (e.g. the process died), or nothing. */
+    explainEnd?: () => Promise<unknown>;
+  } = {},
+): Stream {
+  const source = nodeByteSource(input, options.releaseInput ?? "destroy", options.errorEmitters, options.explainEnd);
+  const link = new NdJsonLink(source, nodeByteSink(output, options.endOutput ?? true), options);
+  return streamFromLink(link, options);
+}

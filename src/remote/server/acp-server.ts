@@ -1,0 +1,408 @@
+/**
+ * `AcpServer`: hosts an agent per client connection over Streamable HTTP and WebSocket on one endpoint, on
+ * fetch-style `Request`/`Response` (any runtime), with the official SDK 2.4.0's API (`handleRequest`,
+ * `prepareWebSocketUpgrade`, `close`) and acpkit's additions: access control, limits, a health endpoint, response
+ * headers (affinity cookies), connection events, graceful close.
+ *
+ * `new AcpServer(options)` keeps the official defaults (no token unless one is given) but still checks Host and
+ * Origin; `createAcpServer(options)` is acpkit's own, secure by default: it refuses to start without a token
+ * unless told `insecureNoToken: true`.
+ *
+ * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
+ */
+import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
+import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../client/http-protocol.js";
+import { AccessPolicy, type AccessDecision, type AccessOptions, type SocketInfo } from "./access.js";
+import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
+import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
+import { resolveLimits, type ResolvedLimits, type ServerLimits } from "./limits.js";
+import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
+import type { ServerContext } from "./server-context.js";
+import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
+import type { ServerWebSocket } from "./websocket-like.js";
+import { WebSocketSession } from "./websocket-session.js";
+
+/** Exactly one source of agents: one connector for every connection, or a factory called per connection. */
+export type AgentSource =
+  | { readonly agent: AgentConnector; readonly createAgent?: never }
+  | { readonly agent?: never; readonly createAgent: AgentFactory };
+
+/** What `responseHeaders` is told about a response it may add headers to. */
+export interface ResponseHeadersContext {
+  readonly request: Request;
+  /** The connection the response belongs to (known once `initialize` created it). */
+  readonly connectionId: string | undefined;
+}
+
+/** What `stats()` tells about one connection. */
+export interface ConnectionStats {
+  readonly connectionId: string;
+  readonly transport: ConnectionTransport;
+  /** Whether `initialize` was answered (false while initializing). */
+  readonly open: boolean;
+  readonly openedAt: number;
+  /** How far the client is behind on its output (queued UTF-16 units, or unsent WebSocket bytes). */
+  readonly bufferedOutput: number;
+  /** Sessions with a prompt turn running. */
+  readonly runningPrompts: readonly string[];
+}
+
+/** A connection opened (initialized) or closed. */
+export type ConnectionEvent =
+  | {
+      readonly type: "open";
+      readonly connectionId: string;
+      readonly transport: ConnectionTransport;
+      readonly remoteAddress?: string;
+    }
+  | {
+      readonly type: "close";
+      readonly connectionId: string;
+      readonly transport: ConnectionTransport;
+      readonly remoteAddress?: string;
+      readonly reason: string;
+      readonly error?: unknown;
+      readonly durationMs: number;
+    };
+
+/** acpkit's server options beside the agent source. */
+export interface AcpServerSettings extends ServerLimits, AccessOptions {
+  /** The endpoint path; other paths get 404. Default: any path (as the official SDK). */
+  readonly path?: string;
+  /** A health endpoint for load balancers (GET/HEAD, no auth, no details: 200 "ok", 503 while closing). Default: none. */
+  readonly healthPath?: string;
+  /** Headers added to every ACP response, the WebSocket 101 included: e.g. `Set-Cookie` for load-balancer affinity. */
+  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInit | undefined;
+  /** Hears about connections and refusals. Default: silent. */
+  readonly logger?: Logger;
+  /** Called when a connection opens (after `initialize`) and when it closes. */
+  readonly onConnectionEvent?: (event: ConnectionEvent) => void;
+}
+
+/** Options of `AcpServer`: the official shape (agent source and `ConnectionLimits`) plus acpkit's settings. */
+export type AcpServerOptions = AgentSource & AcpServerSettings;
+
+/** Per-request options: the official per-request agent override, and what the adapter knows of the socket. */
+export type HandleRequestOptions = (
+  | { readonly agent?: AgentConnector; readonly createAgent?: never }
+  | { readonly agent?: never; readonly createAgent?: AgentFactory }
+) & {
+  readonly socket?: SocketInfo;
+};
+export type PrepareWebSocketUpgradeOptions = HandleRequestOptions;
+
+/** A WebSocket connection created before the HTTP upgrade is accepted, so the 101 can carry its id. */
+export interface PreparedWebSocketUpgrade {
+  readonly connectionId: string;
+  accept(socket: ServerWebSocket): void;
+  reject(): void;
+}
+
+/** The outcome of `checkWebSocketUpgrade`: the subprotocol to select and headers for the 101, or the refusal. */
+export type WebSocketUpgradeCheck =
+  { ok: true; protocol: string | undefined; headers: Headers } | { ok: false; response: Response };
+
+export class AcpServer {
+  readonly limits: ResolvedLimits;
+  readonly #agent: AgentConnector;
+  readonly #settings: AcpServerSettings;
+  readonly #access: AccessPolicy;
+  readonly #logger: Logger;
+  readonly #all = new Set<ServerConnection>();
+  readonly #open = new Map<string, ServerConnection>();
+  readonly #sockets = new Set<WebSocketSession>();
+  readonly #remote = new WeakMap<ServerConnection, string | undefined>();
+  readonly #context: ServerContext;
+  #closing = false;
+
+  constructor(options: AcpServerOptions) {
+    this.#agent = resolveAgent(options, true)!;
+    this.#settings = options;
+    this.limits = resolveLimits(options);
+    this.#access = new AccessPolicy(options);
+    this.#logger = options.logger ?? silentLogger;
+    this.#context = {
+      limits: this.limits,
+      logger: this.#logger,
+      openConnection: (transport, connector, remoteAddress) =>
+        this.#openConnection(transport, connector, remoteAddress),
+      register: (connection) => this.#register(connection),
+      find: (connectionId) => {
+        const connection = this.#open.get(connectionId);
+        return connection?.transport === "http" && connection.isOpen ? connection : undefined;
+      },
+    };
+  }
+
+  /** Whether clients must present a bearer token. */
+  get requiresToken(): boolean {
+    return this.#access.requiresToken;
+  }
+
+  /** Connections not yet ended (HTTP and WebSocket, initializing or open). */
+  get connectionCount(): number {
+    return this.#all.size;
+  }
+
+  /** A snapshot of every connection not yet ended: for monitoring. */
+  stats(): ConnectionStats[] {
+    return [...this.#all].map((connection) => ({
+      connectionId: connection.id,
+      transport: connection.transport,
+      open: connection.isOpen,
+      openedAt: connection.openedAt,
+      bufferedOutput: connection.output?.bufferedAmount ?? 0,
+      runningPrompts: connection.runningPrompts,
+    }));
+  }
+
+  /** Whether `close()` was called: new connections are refused. */
+  get closing(): boolean {
+    return this.#closing;
+  }
+
+  /** Handles one Streamable HTTP request (and the health endpoint). Never throws for a client's mistake. */
+  async handleRequest(request: Request, options: HandleRequestOptions = {}): Promise<Response> {
+    const pathname = safePathname(request.url);
+    const { healthPath, path } = this.#settings;
+    if (
+      healthPath !== undefined &&
+      pathname === healthPath &&
+      (request.method === "GET" || request.method === "HEAD")
+    ) {
+      return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
+    }
+    if (path !== undefined && pathname !== path) return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
+    const origin = request.headers.get("origin");
+    const refused =
+      this.#refusal(this.#access.checkHost(request, options.socket)) ??
+      this.#refusal(this.#access.checkOrigin(request));
+    if (refused) return refused;
+    const cors = origin !== null && this.#access.isListedOrigin(origin) ? corsHeaders(origin) : undefined;
+    if (request.method === "OPTIONS") {
+      return cors ? preflightResponse(origin!) : textResponse(405, "Method Not Allowed", { Allow: ALLOWED_METHODS });
+    }
+    const unauthorized = this.#refusal(this.#access.checkToken(request), cors);
+    if (unauthorized) return unauthorized;
+    const connector = resolveAgent(options, false) ?? this.#agent;
+    let response: Response;
+    switch (request.method) {
+      case "POST":
+        response = await handlePost(this.#context, request, connector, options.socket?.remoteAddress);
+        break;
+      case "GET":
+        response = handleGet(this.#context, request);
+        break;
+      case "DELETE":
+        response = handleDelete(this.#context, request);
+        break;
+      default:
+        response = textResponse(405, `Method Not Allowed: the ACP endpoint answers ${ALLOWED_METHODS}`, {
+          Allow: ALLOWED_METHODS,
+        });
+    }
+    return withHeaders(
+      withHeaders(response, cors),
+      this.#extraHeaders(request, response.headers.get(HEADER_CONNECTION_ID)),
+    );
+  }
+
+  /**
+   * acpkit: checks a WebSocket upgrade request before it is accepted (path, Host, Origin, token from `Authorization`
+   * or the `acp.bearer.*` subprotocol, capacity). On success, says which subprotocol to select (`acp` when offered;
+   * never the bearer one) and which headers the 101 carries.
+   */
+  checkWebSocketUpgrade(request: Request, socket?: SocketInfo): WebSocketUpgradeCheck {
+    const { path } = this.#settings;
+    if (path !== undefined && safePathname(request.url) !== path)
+      return { ok: false, response: textResponse(404, `Not Found: the ACP endpoint is ${path}`) };
+    const offered = (request.headers.get("sec-websocket-protocol") ?? "")
+      .split(",")
+      .map((protocol) => protocol.trim())
+      .filter(Boolean);
+    const refused = this.#refusal(this.#access.check(request, socket, offered));
+    if (refused) return { ok: false, response: refused };
+    const full = this.#capacityProblem();
+    if (full) return { ok: false, response: textResponse(503, `Service Unavailable: ${full}`, { "Retry-After": "5" }) };
+    return {
+      ok: true,
+      protocol: offered.includes(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : undefined,
+      headers: new Headers(this.#extraHeaders(request, undefined)),
+    };
+  }
+
+  /** Creates a WebSocket connection before the upgrade is accepted. Throws when the server is full or closing. */
+  prepareWebSocketUpgrade(options: PrepareWebSocketUpgradeOptions = {}): PreparedWebSocketUpgrade {
+    const opened = this.#openConnection(
+      "websocket",
+      resolveAgent(options, false) ?? this.#agent,
+      options.socket?.remoteAddress,
+    );
+    if (typeof opened === "string") throw new Error(`cannot accept the WebSocket: ${opened}`);
+    const connection = opened;
+    let settled = false;
+    return {
+      connectionId: connection.id,
+      accept: (socket) => {
+        if (settled) throw new Error("This WebSocket upgrade was already accepted or rejected.");
+        settled = true;
+        const session = new WebSocketSession(this.#context, connection, socket);
+        this.#sockets.add(session);
+        void session.closed.then(() => this.#sockets.delete(session));
+        session.start();
+      },
+      reject: () => {
+        if (settled) return;
+        settled = true;
+        void connection.end({ reason: "upgrade rejected" });
+      },
+    };
+  }
+
+  /**
+   * Closes every connection and stops their agents; new connections are refused from now on. With `graceMs`,
+   * running prompt turns are first cancelled (`session/cancel`) and given that long to answer, so clients see
+   * their turns end `cancelled`. Resolves once every agent is done.
+   */
+  async close(options: { graceMs?: number } = {}): Promise<void> {
+    this.#closing = true;
+    const connections = [...this.#all];
+    const graceMs = options.graceMs ?? 0;
+    if (graceMs > 0 && connections.some((connection) => connection.runningPrompts.length > 0)) {
+      for (const connection of connections) connection.cancelPrompts();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.all(connections.map((connection) => connection.promptsSettled())),
+        new Promise((resolve) => (timer = setTimeout(resolve, graceMs))),
+      ]);
+      clearTimeout(timer);
+    }
+    await Promise.all(connections.map((connection) => connection.end({ reason: "server closing" })));
+    await Promise.all([...this.#sockets].map((session) => session.closed));
+  }
+
+  #openConnection(
+    transport: ConnectionTransport,
+    connector: AgentConnector,
+    remoteAddress?: string,
+  ): ServerConnection | string {
+    const problem = this.#capacityProblem();
+    if (problem) {
+      this.#logger.warn("refusing a remote connection", { reason: problem });
+      return problem;
+    }
+    const connection = new ServerConnection({
+      transport,
+      connector,
+      limits: this.limits,
+      logger: this.#logger,
+      onEnd: (ended, end) => this.#ended(ended, end),
+    });
+    this.#all.add(connection);
+    this.#remote.set(connection, remoteAddress);
+    return connection;
+  }
+
+  #capacityProblem(): string | undefined {
+    if (this.#closing) return "the server is shutting down";
+    if (this.#all.size >= this.limits.maxConnections)
+      return `the server has ${this.#all.size} connections, its maximum (maxConnections); retry later`;
+    return undefined;
+  }
+
+  #register(connection: ServerConnection): void {
+    if (connection.ended) return;
+    this.#open.set(connection.id, connection);
+    const remoteAddress = this.#remote.get(connection);
+    this.#logger.info("remote connection opened", {
+      connectionId: connection.id,
+      transport: connection.transport,
+      remoteAddress,
+    });
+    this.#settings.onConnectionEvent?.({
+      type: "open",
+      connectionId: connection.id,
+      transport: connection.transport,
+      ...(remoteAddress ? { remoteAddress } : {}),
+    });
+  }
+
+  #ended(connection: ServerConnection, end: ConnectionEnd): void {
+    this.#all.delete(connection);
+    const wasOpen = this.#open.delete(connection.id);
+    if (!wasOpen) return;
+    const remoteAddress = this.#remote.get(connection);
+    const durationMs = Date.now() - connection.openedAt;
+    this.#logger.info("remote connection closed", {
+      connectionId: connection.id,
+      transport: connection.transport,
+      reason: end.reason,
+      durationMs,
+    });
+    this.#settings.onConnectionEvent?.({
+      type: "close",
+      connectionId: connection.id,
+      transport: connection.transport,
+      ...(remoteAddress ? { remoteAddress } : {}),
+      reason: end.reason,
+      ...(end.error === undefined ? {} : { error: end.error }),
+      durationMs,
+    });
+  }
+
+  #refusal(decision: AccessDecision, extra?: Record<string, string>): Response | undefined {
+    if (decision.ok) return undefined;
+    this.#logger.warn("refused a remote request", { status: decision.status, reason: decision.message });
+    return textResponse(decision.status, decision.message, { ...decision.headers, ...extra });
+  }
+
+  #extraHeaders(request: Request, connectionId: string | null | undefined): HeadersInit | undefined {
+    const hook = this.#settings.responseHeaders;
+    if (!hook) return undefined;
+    return hook({ request, connectionId: connectionId ?? request.headers.get(HEADER_CONNECTION_ID) ?? undefined });
+  }
+}
+
+/** acpkit's own constructor: like `new AcpServer`, but a token is required unless `insecureNoToken` says otherwise. */
+export function createAcpServer(options: AcpServerOptions & { readonly insecureNoToken?: boolean }): AcpServer {
+  if (options.token === undefined && !options.insecureNoToken) {
+    throw new TypeError(
+      "createAcpServer needs a bearer token (options.token): anyone who can reach the server could otherwise run the agent. " +
+        "Pass insecureNoToken: true only for a server nobody else can reach.",
+    );
+  }
+  return new AcpServer({ path: "/acp", healthPath: "/healthz", ...options } as AcpServerOptions);
+}
+
+function resolveAgent(
+  options: { agent?: AgentConnector; createAgent?: AgentFactory },
+  required: boolean,
+): AgentConnector | undefined {
+  if ("createLegacyAgent" in options)
+    throw new TypeError(
+      "createLegacyAgent is not supported (it was removed in the official SDK too); use agent or createAgent.",
+    );
+  const { agent, createAgent } = options;
+  if (agent !== undefined && createAgent !== undefined)
+    throw new TypeError("Give either agent or createAgent, not both.");
+  if (agent !== undefined) {
+    if (typeof agent?.connect !== "function")
+      throw new TypeError("agent must have a connect(stream) method (an agent() app, or a connector).");
+    return agent;
+  }
+  if (createAgent !== undefined)
+    return { connect: (stream, connectOptions) => createAgent().connect(stream, connectOptions ?? {}) };
+  if (required)
+    throw new TypeError(
+      "AcpServer needs an agent: give options.agent (an agent() app or a connector) or options.createAgent.",
+    );
+  return undefined;
+}
+
+function safePathname(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return "";
+  }
+}

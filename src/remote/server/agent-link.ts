@@ -1,0 +1,165 @@
+/**
+ * The link an agent hosted by the server talks through: what the client POSTs (or sends over its WebSocket) is
+ * delivered to the agent's receiver; what the agent sends is serialized once and handed to the connection, which
+ * routes it to the client's streams. `drain()` waits while the client is behind, so an agent that awaits its sends
+ * goes no faster than the client reads.
+ */
+import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
+import type { AnyMessage } from "../../jsonrpc/messages.js";
+import type { LinkControl } from "../../transports/link-streams.js";
+import { serializeMessage } from "../../transports/serialize.js";
+
+/** Where the agent's output goes: the connection that hosts it. */
+export interface AgentOutput {
+  /** One message from the agent, and its JSON text. */
+  fromAgent(message: AnyMessage, text: string): void;
+  /** The agent closed its output (or its link): nothing more will come. */
+  agentOutputClosed(): void;
+  /** Resolves once the client has room for more output (or the connection is over). */
+  whenRoom(): Promise<void>;
+}
+
+/**
+ * The agent's end of a server connection. Inbound messages are delivered in order, a whole batch per microtask,
+ * and held while the agent pauses its input (a web-stream reader whose queue is full).
+ */
+export class AgentLink implements MessageLink, LinkControl {
+  #receiver: LinkReceiver | undefined;
+  #inbox: unknown[] = [];
+  #next = 0;
+  #scheduled = false;
+  #paused = false;
+  #inputEnded = false;
+  #inputCause: unknown;
+  #finished = false;
+  #closedDelivered = false;
+  #outputClosed = false;
+  #inboxChars = 0;
+  #inboxSizes: number[] = [];
+
+  constructor(
+    private readonly output: AgentOutput,
+    /** The largest message the agent may send, in UTF-8 bytes. */
+    readonly maxMessageBytes: number,
+  ) {}
+
+  /** UTF-16 units of client messages delivered but not yet taken by the agent (its input is paused or not started). */
+  get inboxChars(): number {
+    return this.#inboxChars;
+  }
+
+  /** Whether the agent has paused its input. */
+  get paused(): boolean {
+    return this.#paused || this.#receiver === undefined;
+  }
+
+  /** Hands one client message to the agent. `chars` is its JSON length, for accounting. Ignored once input ended. */
+  deliver(message: unknown, chars: number): void {
+    if (this.#finished || this.#inputEnded) return;
+    this.#inbox.push(message);
+    this.#inboxSizes.push(chars);
+    this.#inboxChars += chars;
+    this.#schedule();
+  }
+
+  /** Ends the agent's input after what is already delivered: `closed(cause)` follows the last message. */
+  endInput(cause?: unknown): void {
+    if (this.#inputEnded) return;
+    this.#inputEnded = true;
+    this.#inputCause = cause;
+    if (cause !== undefined) this.#finish(cause);
+    else this.#schedule();
+  }
+
+  start(receiver: LinkReceiver): void {
+    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
+    this.#receiver = receiver;
+    if (this.#finished) queueMicrotask(this.#deliverClosed);
+    else this.#schedule();
+  }
+
+  send(message: AnyMessage): void {
+    const text = serializeMessage(message, this.maxMessageBytes);
+    if (this.#outputClosed) return;
+    this.output.fromAgent(message, text);
+  }
+
+  drain(): Promise<void> {
+    return this.output.whenRoom();
+  }
+
+  close(): Promise<void> {
+    void this.closeOutput();
+    this.#finish(undefined, true);
+    return Promise.resolve();
+  }
+
+  pauseInput(): void {
+    this.#paused = true;
+  }
+
+  resumeInput(): void {
+    this.#paused = false;
+    this.#schedule();
+  }
+
+  stopInput(): void {
+    this.#finish(undefined, true);
+  }
+
+  closeOutput(): Promise<void> {
+    if (!this.#outputClosed) {
+      this.#outputClosed = true;
+      this.output.agentOutputClosed();
+    }
+    return Promise.resolve();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || !this.#receiver || this.#paused || this.#finished) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#deliver);
+  }
+
+  readonly #deliver = (): void => {
+    this.#scheduled = false;
+    const receiver = this.#receiver!;
+    try {
+      while (this.#next < this.#inbox.length && !this.#paused && !this.#finished) {
+        const index = this.#next++;
+        const message = this.#inbox[index];
+        this.#inbox[index] = undefined;
+        this.#inboxChars -= this.#inboxSizes[index]!;
+        receiver.message(message);
+      }
+    } catch (error) {
+      this.#finish(error);
+      return;
+    }
+    if (this.#next === this.#inbox.length) {
+      this.#inbox = [];
+      this.#inboxSizes = [];
+      this.#next = 0;
+      if (this.#inputEnded) this.#finish(this.#inputCause);
+    }
+  };
+
+  #finish(cause: unknown, deferred = false): void {
+    if (this.#finished) return;
+    this.#finished = true;
+    this.#inputCause = cause;
+    this.#inbox = [];
+    this.#inboxSizes = [];
+    this.#inboxChars = 0;
+    this.#next = 0;
+    if (!this.#receiver) return; // start() delivers it
+    if (deferred) queueMicrotask(this.#deliverClosed);
+    else this.#deliverClosed();
+  }
+
+  readonly #deliverClosed = (): void => {
+    if (this.#closedDelivered) return;
+    this.#closedDelivered = true;
+    this.#receiver!.closed(this.#inputCause);
+  };
+}

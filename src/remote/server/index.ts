@@ -1,0 +1,49 @@
+/**
+ * The runtime-neutral ACP server core: hosts an agent per client connection over Streamable HTTP and WebSocket on
+ * fetch-style `Request`/`Response`. Node adapters live in `@acpkit/sdk/node`; the official-shaped entry is
+ * `@acpkit/sdk/experimental/server`.
+ */
+export {
+  AcpServer,
+  createAcpServer,
+  type AcpServerOptions,
+  type AcpServerSettings,
+  type AgentSource,
+  type ConnectionEvent,
+  type ConnectionStats,
+  type HandleRequestOptions,
+  type PrepareWebSocketUpgradeOptions,
+  type PreparedWebSocketUpgrade,
+  type ResponseHeadersContext,
+  type WebSocketUpgradeCheck,
+} from "./acp-server.js";
+export { AccessPolicy, constantTimeEqual, isLoopbackAddress, type AccessOptions, type SocketInfo } from "./access.js";
+export {
+  REMOTE_AGENT_CONTROL,
+  remoteAgentControl,
+  type AgentConnectOptions,
+  type AgentConnectionLifecycle,
+  type AgentConnector,
+  type AgentFactory,
+  type RemoteAgentControl,
+} from "../../acp/agent-connector.js";
+export {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_INITIALIZE_TIMEOUT_MS,
+  DEFAULT_KEEP_ALIVE_MS,
+  DEFAULT_MAX_BUFFERED_BYTES,
+  DEFAULT_MAX_BUFFERED_SESSION_STREAMS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_ID_LENGTH,
+  DEFAULT_MAX_OPEN_SESSION_STREAMS,
+  DEFAULT_MAX_OUTPUT_STALL_MS,
+  DEFAULT_MAX_PENDING_REQUESTS,
+  DEFAULT_MAX_REQUEST_BODY_BYTES,
+  resolveLimits,
+  type ConnectionLimits,
+  type ResolvedLimits,
+  type ServerLimits,
+} from "./limits.js";
+export { ConnectionLimitError } from "./output-sink.js";
+export type { ConnectionEnd, ConnectionTransport } from "./server-connection.js";
+export type { ServerWebSocket, WebSocketFlowControl, WebSocketLike } from "./websocket-like.js";

@@ -1,0 +1,381 @@
+/**
+ * One client's transport connection (`Acp-Connection-Id`) and the agent hosted for it: client messages go to the
+ * agent, the agent's messages are routed to the client's streams (HTTP) or socket (WebSocket), requests are tracked
+ * so their answers find the right stream, and the connection ends (its agent told by the end of its input) when the
+ * client deletes it, goes away, breaks a limit, or the agent ends.
+ *
+ * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
+ */
+import type { Logger } from "../../jsonrpc/logger.js";
+import type { AnyMessage } from "../../jsonrpc/messages.js";
+import { streamFromLink } from "../../transports/link-streams.js";
+import { idKey } from "../client/http-protocol.js";
+import {
+  lifecycleOf,
+  REMOTE_AGENT_CONTROL,
+  type AgentConnectionLifecycle,
+  type AgentConnector,
+  type RemoteAgentControl,
+} from "../../acp/agent-connector.js";
+import { AgentLink, type AgentOutput } from "./agent-link.js";
+import { errorText, InitializeFailure } from "./errors.js";
+import type { ResolvedLimits } from "./limits.js";
+import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
+import { kindOf, responseStreamOf, sessionIdOfResponse, sessionOfAgentMessage } from "./routing.js";
+import type { Refusal } from "./server-context.js";
+
+export type ConnectionTransport = "http" | "websocket";
+
+/** Why a connection ended. */
+export interface ConnectionEnd {
+  /** "deleted", "idle", "socket closed", "agent ended", "limit", "server closing", "initialize failed", ... */
+  readonly reason: string;
+  readonly error?: unknown;
+}
+
+/** What a connection needs from its server. */
+export interface ServerConnectionOptions {
+  readonly transport: ConnectionTransport;
+  readonly connector: AgentConnector;
+  readonly limits: ResolvedLimits;
+  readonly logger: Logger;
+  /** Called once when the connection ends (the server forgets it and reports it). */
+  onEnd(connection: ServerConnection, end: ConnectionEnd): void;
+}
+
+interface PendingRequest {
+  readonly method: string;
+  readonly sessionId: string | undefined;
+}
+
+interface InitializeWaiter {
+  readonly key: string | undefined;
+  /** Route the answer to the output too (WebSocket: it must keep its place among the agent's messages). */
+  readonly passThrough: boolean;
+  resolve(answer: { message: Record<string, unknown>; text: string }): void;
+  reject(error: InitializeFailure): void;
+}
+
+export class ServerConnection implements AgentOutput {
+  readonly id = globalThis.crypto.randomUUID();
+  readonly openedAt = Date.now();
+  readonly agentLink: AgentLink;
+  #output: OutputSink | undefined;
+  #lifecycle: AgentConnectionLifecycle = {};
+  readonly #pending = new Map<string, PendingRequest>();
+  readonly #clientRoutes = new Map<string, string | undefined>();
+  readonly #promptsSettled = new Waiters();
+  #state: "new" | "initializing" | "open" | "ended" = "new";
+  #end: ConnectionEnd | undefined;
+  #initWaiter: InitializeWaiter | undefined;
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #inFlight = 0;
+  #openStreams = 0;
+  #resolveDone!: () => void;
+  /** Resolves when the connection has ended and its agent is done (its `closed` settled, when it has one). */
+  readonly done = new Promise<void>((resolve) => (this.#resolveDone = resolve));
+
+  constructor(readonly options: ServerConnectionOptions) {
+    this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
+  }
+
+  get transport(): ConnectionTransport {
+    return this.options.transport;
+  }
+
+  get isOpen(): boolean {
+    return this.#state === "open";
+  }
+
+  get ended(): ConnectionEnd | undefined {
+    return this.#end;
+  }
+
+  get output(): OutputSink | undefined {
+    return this.#output;
+  }
+
+  /** Session ids with a `session/prompt` the agent has not answered yet. */
+  get runningPrompts(): string[] {
+    const sessions = new Set<string>();
+    for (const request of this.#pending.values())
+      if (request.method === "session/prompt" && request.sessionId) sessions.add(request.sessionId);
+    return [...sessions];
+  }
+
+  /**
+   * Connects the agent (on a fresh stream carrying `REMOTE_AGENT_CONTROL`), with its `onConnect` handlers deferred
+   * until `initialize` is answered. Throws an `InitializeFailure` (500) when the connector throws.
+   */
+  start(output: OutputSink): void {
+    this.#output = output;
+    this.#state = "initializing";
+    const link = this.agentLink;
+    const control: RemoteAgentControl = {
+      connectionId: this.id,
+      transport: this.transport,
+      outputBacklogged: () => output.backlogged,
+      pauseInput: () => link.pauseInput(),
+      resumeInput: () => link.resumeInput(),
+    };
+    const stream = streamFromLink(link);
+    Object.defineProperty(stream, REMOTE_AGENT_CONTROL, { value: control });
+    try {
+      this.#lifecycle = lifecycleOf(this.options.connector.connect(stream, { deferConnectHandlers: true }));
+    } catch (error) {
+      this.end({ reason: "initialize failed", error });
+      throw new InitializeFailure(500, `the agent could not be connected: ${errorText(error)}`, { cause: error });
+    }
+    // Writes a web-stream agent made before closing may still be queued: let them through first.
+    this.#lifecycle.closed?.then(
+      () => setTimeout(() => this.end({ reason: "agent ended" }), 0),
+      (error: unknown) => setTimeout(() => this.end({ reason: "agent ended", error }), 0),
+    );
+  }
+
+  /**
+   * Delivers `initialize` and waits for the agent's answer, which is returned (and, with `passThrough`, also
+   * delivered to the output in its place). Rejects with an `InitializeFailure`: 502 when the agent ends first, 504
+   * after `initializeTimeoutMs`, 499 when `signal` aborts.
+   */
+  async initialize(
+    message: Record<string, unknown>,
+    chars: number,
+    options: { signal?: AbortSignal; passThrough?: boolean } = {},
+  ): Promise<{ message: Record<string, unknown>; text: string }> {
+    const { signal } = options;
+    const answer = new Promise<{ message: Record<string, unknown>; text: string }>((resolve, reject) => {
+      this.#initWaiter = { key: idKey(message.id), passThrough: options.passThrough ?? false, resolve, reject };
+    });
+    const timeoutMs = this.options.limits.initializeTimeoutMs;
+    const timer = setTimeout(
+      () =>
+        this.#initWaiter?.reject(
+          new InitializeFailure(504, `the agent did not answer initialize within ${timeoutMs} ms`),
+        ),
+      timeoutMs,
+    );
+    const onAbort = () => this.#initWaiter?.reject(new InitializeFailure(499, "the client gave up on initialize"));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (signal?.aborted) onAbort();
+      this.agentLink.deliver(message, chars);
+      const result = await answer;
+      this.#state = "open";
+      try {
+        this.#lifecycle.startConnectHandlers?.();
+      } catch (error) {
+        this.end({ reason: "agent failed", error });
+        throw new InitializeFailure(502, `the agent's onConnect handler failed: ${errorText(error)}`, { cause: error });
+      }
+      this.#updateIdle();
+      return result;
+    } catch (error) {
+      this.end({ reason: "initialize failed", error });
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#initWaiter = undefined;
+    }
+  }
+
+  /**
+   * Forwards a client request or notification in `sessionId` to the agent. Returns a refusal instead when the
+   * request id is too long (400) or too many requests are pending (429).
+   */
+  forwardCall(message: Record<string, unknown>, chars: number, sessionId: string | undefined): Refusal | undefined {
+    const { maxIdLength, maxPendingRequests } = this.options.limits;
+    if ("id" in message) {
+      const { id } = message;
+      if (typeof id === "string" && id.length > maxIdLength)
+        return { status: 400, message: `Bad Request: the request id is longer than maxIdLength (${maxIdLength})` };
+      const key = idKey(id);
+      if (key !== undefined && typeof message.method === "string") {
+        if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
+          return {
+            status: 429,
+            message: `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer (maxPendingRequests); wait for some to finish`,
+          };
+        }
+        this.#pending.set(key, { method: message.method, sessionId });
+      }
+    }
+    this.agentLink.deliver(message, chars);
+    return undefined;
+  }
+
+  /**
+   * Forwards a client's response to an agent request. With `headerSessionId` (HTTP; `null` skips the check), a
+   * response to a request that came on a session stream must name that session. Returns a refusal or undefined.
+   */
+  forwardResponse(
+    message: Record<string, unknown>,
+    chars: number,
+    headerSessionId: string | undefined | null,
+  ): Refusal | undefined {
+    const key = idKey(message.id);
+    if (key !== undefined && this.#clientRoutes.has(key)) {
+      const route = this.#clientRoutes.get(key);
+      if (headerSessionId !== null && route !== undefined && headerSessionId !== route) {
+        const message =
+          headerSessionId === undefined
+            ? `Missing Acp-Session-Id: this is a response to a request of session "${route}"; send it with that header`
+            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not "${headerSessionId}"`;
+        return { status: 400, message };
+      }
+      this.#clientRoutes.delete(key);
+    }
+    this.agentLink.deliver(message, chars);
+    return undefined;
+  }
+
+  /** Tells the agent to cancel every running prompt turn (`session/cancel` per session); returns their sessions. */
+  cancelPrompts(): string[] {
+    const sessions = this.runningPrompts;
+    for (const sessionId of sessions) {
+      const cancel = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } };
+      this.agentLink.deliver(cancel, 64 + sessionId.length);
+    }
+    return sessions;
+  }
+
+  /** Resolves once no prompt is running (or the connection ended). */
+  async promptsSettled(): Promise<void> {
+    while (this.#state !== "ended" && this.runningPrompts.length > 0) await this.#promptsSettled.wait();
+  }
+
+  /** A POST began / ended: a connection with requests in flight is not idle. */
+  requestStarted(): void {
+    this.#inFlight++;
+    this.#updateIdle();
+  }
+
+  requestEnded(): void {
+    this.#inFlight--;
+    this.#updateIdle();
+  }
+
+  /** The number of open SSE streams changed. */
+  openStreamsChanged(count: number): void {
+    this.#openStreams = count;
+    this.#updateIdle();
+  }
+
+  /**
+   * Ends the connection once: queued output is delivered to streams still reading when the agent ended, dropped
+   * otherwise; the agent's input ends (a stdio agent is then stopped by its connector). Returns `done`.
+   */
+  end(end: ConnectionEnd): Promise<void> {
+    if (this.#state === "ended") return this.done;
+    const wasStarted = this.#state !== "new";
+    this.#state = "ended";
+    this.#end = end;
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#initWaiter?.reject(
+      new InitializeFailure(
+        502,
+        `the agent ended before answering initialize (it may have failed to start; the server's log says why)${end.error ? `: ${errorText(end.error)}` : ""}`,
+      ),
+    );
+    if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
+    else if (end.reason === "server closing") this.#output?.finish(1001, "the server is shutting down");
+    else this.#output?.abort(closeCodeOf(end), end.error === undefined ? end.reason : errorText(end.error));
+    this.agentLink.endInput();
+    this.#pending.clear();
+    this.#clientRoutes.clear();
+    this.#promptsSettled.wakeAll();
+    this.options.onEnd(this, end);
+    const closed = wasStarted ? this.#lifecycle.closed : undefined;
+    if (closed) closed.then(this.#resolveDone, this.#resolveDone);
+    else this.#resolveDone();
+    return this.done;
+  }
+
+  // AgentOutput: what the agent sends.
+
+  fromAgent(message: AnyMessage, text: string): void {
+    if (this.#state === "ended") return;
+    try {
+      this.#route(message as unknown as Record<string, unknown>, text);
+    } catch (error) {
+      if (!(error instanceof ConnectionLimitError)) throw error;
+      this.options.logger.warn("closing a remote connection: a limit was exceeded", {
+        connectionId: this.id,
+        reason: error.message,
+      });
+      void this.end({ reason: "limit", error });
+    }
+  }
+
+  agentOutputClosed(): void {
+    queueMicrotask(() => this.end({ reason: "agent ended" }));
+  }
+
+  whenRoom(): Promise<void> {
+    return this.#output ? this.#output.whenRoom() : Promise.resolve();
+  }
+
+  /** Closes the connection for a broken limit (called by the output sinks). */
+  readonly limitExceeded = (error: ConnectionLimitError): void => {
+    this.options.logger.warn("closing a remote connection: a limit was exceeded", {
+      connectionId: this.id,
+      reason: error.message,
+    });
+    void this.end({ reason: "limit", error });
+  };
+
+  #route(message: Record<string, unknown>, text: string): void {
+    const maxIdLength = this.options.limits.maxIdLength;
+    if (kindOf(message) === "response") {
+      const key = idKey(message.id);
+      const waiter = this.#initWaiter;
+      if (waiter !== undefined && key === waiter.key) {
+        waiter.resolve({ message, text });
+        if (waiter.passThrough) this.#output!.deliver(text, undefined);
+        return;
+      }
+      const pending = key === undefined ? undefined : this.#pending.get(key);
+      if (pending) this.#pending.delete(key!);
+      const issued = sessionIdOfResponse(message);
+      if (issued !== undefined && issued.length > maxIdLength)
+        throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
+      this.#output!.deliver(text, pending ? responseStreamOf(pending.method, pending.sessionId) : undefined);
+      if (pending?.method === "session/prompt") this.#promptsSettled.wakeAll();
+      return;
+    }
+    const sessionId = sessionOfAgentMessage(message);
+    if (sessionId !== undefined && sessionId.length > maxIdLength)
+      throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
+    if ("id" in message) {
+      const key = idKey(message.id);
+      if (key !== undefined) this.#clientRoutes.set(key, sessionId);
+    }
+    this.#output!.deliver(text, sessionId);
+  }
+
+  #updateIdle(): void {
+    const idle = this.#state === "open" && this.transport === "http" && this.#inFlight === 0 && this.#openStreams === 0;
+    if (!idle) {
+      if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+      this.#idleTimer = undefined;
+      return;
+    }
+    if (this.#idleTimer !== undefined) return;
+    const idleMs = this.options.limits.idleTimeoutMs;
+    this.#idleTimer = setTimeout(() => {
+      this.options.logger.info(
+        "closing an idle remote connection: no stream open and no request for the idle timeout",
+        { connectionId: this.id, idleMs },
+      );
+      void this.end({ reason: "idle" });
+    }, idleMs);
+  }
+}
+
+/** The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a failure. */
+function closeCodeOf(end: ConnectionEnd): number {
+  if (end.reason === "limit") return 1008;
+  if (end.reason === "protocol error") return 1002;
+  return end.error === undefined ? 1000 : 1011;
+}
