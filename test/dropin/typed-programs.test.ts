@@ -76,7 +76,7 @@ test("the typed programs compile against the official SDK, as written (the basel
 
 test("the same programs compile with the import changed to acpkit, without the official declarations", () => {
   const source = readFileSync(join(repoRoot, "test/dropin/typed-programs/remote.ts"), "utf8");
-  assert.match(withAcpkitImports(source), /from "acpkit\/experimental\/http-client"/);
+  assert.match(withAcpkitImports(source), /from "@acpkit\/sdk\/experimental\/http-client"/);
   assert.doesNotMatch(withAcpkitImports(source), /@agentclientprotocol\/sdk"|sdk-v1"/);
   const { errors, files } = compile("acpkit");
   assert.deepEqual(errors, []);

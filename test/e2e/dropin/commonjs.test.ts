@@ -126,7 +126,7 @@ const probe = (specifier) => {
   }
 };
 const subpaths = ${JSON.stringify(subpaths)};
-console.log(JSON.stringify(subpaths.map((subpath) => [subpath, probe("@agentclientprotocol/sdk" + subpath.slice(1)), probe("acpkit" + subpath.slice(1))])));
+console.log(JSON.stringify(subpaths.map((subpath) => [subpath, probe("@agentclientprotocol/sdk" + subpath.slice(1)), probe("@acpkit/sdk" + subpath.slice(1))])));
 `,
   );
   const results = JSON.parse(out) as Array<[string, Probe, Probe]>;
@@ -139,15 +139,15 @@ console.log(JSON.stringify(subpaths.map((subpath) => [subpath, probe("@agentclie
     required.push(subpath);
     assert.ok(
       ours.loads,
-      `require("acpkit${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) where the official one loads`,
+      `require("@acpkit/sdk${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) where the official one loads`,
     );
     const missing = official.names.filter((name) => !ours.names.includes(name));
-    assert.deepEqual(missing, [], `require("acpkit${subpath.slice(1)}") lacks names the official one has`);
+    assert.deepEqual(missing, [], `require("@acpkit/sdk${subpath.slice(1)}") lacks names the official one has`);
     if (!subpath.endsWith(".json"))
       assert.match(
         ours.file,
         /[\\/]dist[\\/]cjs[\\/]/,
-        `require("acpkit${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`,
+        `require("@acpkit/sdk${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`,
       );
   }
   // The official entries this Node can require, at least: the root, unstable, nes, the four remote entries, mcp-http

@@ -1,4 +1,4 @@
-// One prompt turn by an acpkit client against the reference agent of the installed acpkit (`acp agent`), over a
+// One prompt turn by an acpkit client against a small agent on the installed @acpkit/sdk (echo-agent.mjs), over a
 // stream given by the caller's transport: "stdio" (a child process), "http" (AcpServer on node:http, no `ws`) or
 // "websocket" (listenAcp, which needs `ws`). Prints { profile, protocolVersion, agent, stopReason, text } as JSON.
 import { createServer } from "node:http";
@@ -15,7 +15,7 @@ import {
 } from "@acpkit/sdk/node";
 
 const transport = process.argv[2];
-const argv = [process.execPath, fileURLToPath(new URL("./run-cli.mjs", import.meta.url)), "agent"];
+const argv = [process.execPath, fileURLToPath(new URL("./echo-agent.mjs", import.meta.url))];
 const closers = [];
 let stream;
 let profile = "stdio";

@@ -19,7 +19,7 @@ type HttpClientModule = typeof import("@agentclientprotocol/sdk/experimental/htt
 type WsClientModule = typeof import("@agentclientprotocol/sdk/experimental/ws-client");
 type CookieStore = InstanceType<HttpClientModule["MemoryAcpCookieStore"]>;
 
-const ACPKIT = new URL("../../../../src/", import.meta.url).href;
+const ACPKIT = new URL("../../../../src/entries/", import.meta.url).href;
 
 async function modules(impl: ClientImpl): Promise<{ sdk: typeof acp; http: HttpClientModule; ws: WsClientModule }> {
   if (impl === "official") {
