@@ -15,6 +15,8 @@ export type LocalErrorKind =
   | "transport_failed"
   | "output_backlog"
   | "dependency_missing"
+  | "database_unavailable"
+  | "database_schema"
   | "protocol_version";
 
 /** Base class of every local error. Check `kind` (or `instanceof` a subclass) to tell them apart. */

@@ -27,6 +27,9 @@ export const MCP_SDK_PEER: OptionalPeer = {
   feature: "MCP server support",
 };
 
+/** `pg` (node-postgres): the PostgreSQL cluster backend and session store (`src/node/postgres`). */
+export const PG_PEER: OptionalPeer = { name: "pg", range: "8", feature: "PostgreSQL support" };
+
 /**
  * A feature needs an optional peer dependency that is not installed. A local error: install the package named in
  * `packageName` (the message gives the command), or use the `acp` programs from `@acpkit/cli`, which bring it.
