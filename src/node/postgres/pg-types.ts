@@ -22,6 +22,8 @@ export interface PgQueryable {
 /** A client checked out of a pool: `release()` returns it, `release(error)` destroys it. */
 export interface PgPoolClient extends PgQueryable {
   release(destroy?: Error | boolean): void;
+  on(event: "error", listener: (error: Error) => void): unknown;
+  removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /** A `NOTIFY` as delivered by `pg`. */

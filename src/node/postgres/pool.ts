@@ -116,19 +116,43 @@ export async function createPostgresPool(options: PostgresOptions | string): Pro
   });
   const redact = <E>(error: E): E => redactor.error(error);
 
+  /**
+   * A pooled client, guarded: a checked-out client whose connection fails between queries emits `error`, which
+   * would end the process unheard; here it marks the client broken (its next query fails, and it is destroyed on
+   * release instead of going back to the pool).
+   */
+  const checkout = async () => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken ??= error;
+    };
+    client.on("error", onError);
+    return {
+      client,
+      release(error?: unknown) {
+        if (error !== undefined && broken === undefined && isConnectionLost(error)) broken = error as Error;
+        client.removeListener("error", onError);
+        client.release(broken ?? false);
+      },
+      destroy(error: Error) {
+        broken ??= error;
+      },
+    };
+  };
+
   const withClient = async <T>(work: (client: PgQueryable) => Promise<T>): Promise<T> => {
-    const client = await pool.connect().catch((error: unknown) => {
+    const held = await checkout().catch((error: unknown) => {
       throw redact(error);
     });
-    let broken: Error | undefined;
+    let failure: unknown;
     try {
-      return await work(client);
+      return await work(held.client);
     } catch (error) {
-      // A connection that failed is not returned to the pool.
-      if (isConnectionLost(error)) broken = error as Error;
+      failure = error;
       throw redact(error);
     } finally {
-      client.release(broken ?? false);
+      held.release(failure);
     }
   };
 
@@ -136,32 +160,31 @@ export async function createPostgresPool(options: PostgresOptions | string): Pro
     withPostgresRetry(work, { operation, database, logger, redact }, { ...retryOptions, ...options });
 
   const transactionOnce = async <T>(work: (client: PgQueryable) => Promise<T>, options: TransactionOptions) => {
-    const client = await pool.connect();
-    let destroy: Error | undefined;
+    const held = await checkout();
+    const { client } = held;
+    let failure: unknown;
     try {
       await client.query(options.isolation === undefined ? "BEGIN" : `BEGIN ISOLATION LEVEL ${isolation(options)}`);
       let result: T;
       try {
         result = await work(client);
       } catch (error) {
-        await client.query("ROLLBACK").catch((rollbackError: Error) => {
-          destroy = rollbackError;
-        });
+        // A ROLLBACK that fails leaves the connection in an unknown state: it is not reused.
+        await client.query("ROLLBACK").catch((rollbackError: Error) => held.destroy(rollbackError));
         throw error;
       }
       try {
         await client.query("COMMIT");
       } catch (error) {
-        destroy = error as Error;
         if (!options.idempotent && outcomeUnknown(error)) throw new PostgresCommitUnknownError(database, error);
         throw error;
       }
       return result;
     } catch (error) {
-      if (destroy === undefined && isConnectionLost(error)) destroy = error as Error;
+      failure = error instanceof PostgresCommitUnknownError ? error.cause : error;
       throw error;
     } finally {
-      client.release(destroy ?? false);
+      held.release(failure);
     }
   };
 

@@ -75,7 +75,13 @@ export async function withPostgresRetry<T>(
         attempt,
         database: context.database,
       });
-      await sleep(delay, undefined, options.signal === undefined ? undefined : { signal: options.signal });
+      if (options.signal === undefined) await sleep(delay);
+      else
+        await sleep(delay, undefined, { signal: options.signal }).catch((abort: unknown) => {
+          // Reject with the signal's reason (as `throwIfAborted` does), not the timer's AbortError.
+          options.signal!.throwIfAborted();
+          throw abort;
+        });
     }
   }
 }
