@@ -3,6 +3,7 @@
  * `pg`'s own types, so a project compiles against acpkit without `@types/pg` (docs/packaging.md). `pg-types.test.ts`
  * checks that the real `pg` module fits these shapes.
  */
+import type { ConnectionOptions } from "node:tls";
 
 /** One row as `pg` returns it (column name -> value). */
 export type PgRow = Record<string, unknown>;
@@ -35,7 +36,7 @@ export interface PgNotification {
 
 /** A dedicated (unpooled) connection, used for LISTEN. */
 export interface PgClient extends PgQueryable {
-  connect(): Promise<void>;
+  connect(): Promise<unknown>;
   end(): Promise<void>;
   on(event: "notification", listener: (message: PgNotification) => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
@@ -60,7 +61,7 @@ export interface PgClientConfig {
   user?: string;
   password?: string;
   database?: string;
-  ssl?: unknown;
+  ssl?: boolean | ConnectionOptions;
   application_name?: string;
   statement_timeout?: number;
   idle_in_transaction_session_timeout?: number;

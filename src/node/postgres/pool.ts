@@ -4,6 +4,7 @@
  * timeout, a connect timeout, TCP keep-alive), errors redacted of credentials, transactions with retry of transient
  * failures, and dedicated clients with the same settings for LISTEN.
  */
+import type { ConnectionOptions } from "node:tls";
 import { defaultLogger, type Logger } from "../../jsonrpc/logger.js";
 import { importOptional, PG_PEER } from "../optional-peer.js";
 import { isTransientPostgresError, PostgresCommitUnknownError, sqlState } from "./errors.js";
@@ -20,8 +21,8 @@ export interface PostgresOptions {
   readonly user?: string;
   readonly password?: string;
   readonly database?: string;
-  /** Passed to `pg` as is (`true`, or `{ ca, rejectUnauthorized, ... }`). */
-  readonly ssl?: unknown;
+  /** Passed to `pg` as is (`true`, or `node:tls` options: `{ ca, rejectUnauthorized, ... }`). */
+  readonly ssl?: boolean | ConnectionOptions;
   /** Shown in `pg_stat_activity` (default `acpkit`). */
   readonly applicationName?: string;
   /** The server cancels a statement after this long (default 30,000 ms; 0: never). */
