@@ -1,6 +1,6 @@
 /**
  * Packs the two npm packages of this repository into publishable tarballs: `@acpkit/sdk` (the library, no runtime
- * dependency) and `@acpkit/cli` (the `acp` programs, depending on @acpkit/sdk, ws and the MCP SDK).
+ * dependency) and `@acpkit/cli` (the `acp` programs, depending on @acpkit/sdk, ws, pg and the MCP SDK).
  *
  *   node scripts/pack.mjs [--out DIR] [--library-only]   (npm run pack: builds first; default DIR dist/pack)
  *                                           prints the tarball paths as JSON: { library, cli }

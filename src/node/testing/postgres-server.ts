@@ -64,8 +64,8 @@ interface RunAs {
 }
 
 /** Why a test PostgreSQL cannot be started here, or undefined when it can. Throws where the tests must run. */
-export function postgresUnavailable(): string | undefined {
-  const reason = unavailableReason();
+export function postgresUnavailable(bin: string = POSTGRES_BIN): string | undefined {
+  const reason = unavailableReason(bin);
   if (reason !== undefined && mustRunServices())
     throw new Error(
       `PostgreSQL tests must run here (CI on Linux), but ${reason}. Install it: apt-get install postgresql`,
@@ -73,10 +73,10 @@ export function postgresUnavailable(): string | undefined {
   return reason;
 }
 
-function unavailableReason(): string | undefined {
+function unavailableReason(bin: string = POSTGRES_BIN): string | undefined {
   if (process.platform === "win32") return "the test PostgreSQL helper supports Linux and macOS only";
   for (const program of ["initdb", "pg_ctl", "postgres", "psql"]) {
-    const file = program === "psql" ? psqlPath() : path.join(POSTGRES_BIN, program);
+    const file = program === "psql" ? psqlPath() : path.join(bin, program);
     if (!existsSync(file)) return `${file} is missing (apt-get install postgresql, or set ACPKIT_PG_BIN)`;
   }
   if (process.getuid?.() === 0 && systemUser("postgres") === undefined)

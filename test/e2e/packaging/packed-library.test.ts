@@ -121,9 +121,10 @@ test("the installed library has no runtime dependency: node_modules holds @acpki
     Record<string, unknown> | undefined
   >;
   assert.equal(manifest.dependencies, undefined);
-  assert.deepEqual(Object.keys(manifest.peerDependencies ?? {}).sort(), ["@modelcontextprotocol/sdk", "ws"]);
+  assert.deepEqual(Object.keys(manifest.peerDependencies ?? {}).sort(), ["@modelcontextprotocol/sdk", "pg", "ws"]);
   assert.deepEqual(manifest.peerDependenciesMeta, {
     "@modelcontextprotocol/sdk": { optional: true },
+    pg: { optional: true },
     ws: { optional: true },
   });
   assert.deepEqual(
