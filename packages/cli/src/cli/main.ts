@@ -10,6 +10,7 @@ import { replayCommand } from "./replay-command.js";
 import { connectCommand } from "./connect-command.js";
 import { runExec } from "./exec/run-exec.js";
 import { serveCommand } from "./serve-command.js";
+import { inspectCommand } from "./inspect-command.js";
 
 const usage = `acp: the acpkit command
 
@@ -23,6 +24,7 @@ Usage:
   acp replay FILE --as agent|client   play one side of a cassette (acp replay --help)
   acp connect URL use a remote agent (http(s):// or ws(s)://) as a stdio agent, for editors (acp connect --help)
   acp serve       put an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help for its flags)
+  acp inspect     a web inspector for ACP conversations, live or recorded (acp inspect --help)
   acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
   acp --version   print the version
   acp --help      print this help
@@ -53,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
       return connectCommand(argv.slice(1));
     case "serve":
       return serveCommand(argv.slice(1));
+    case "inspect":
+      return inspectCommand(argv.slice(1), version());
     case "demo":
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":

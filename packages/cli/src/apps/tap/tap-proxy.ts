@@ -8,7 +8,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { closeSync, openSync } from "node:fs";
-import type { Readable, Writable } from "node:stream";
+import { PassThrough, type Readable, type Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { launchAgent, signalGroup, type LaunchedAgent } from "@acpkit/sdk/node";
 import { waitUntil } from "@acpkit/sdk/node";
@@ -27,6 +27,20 @@ export interface TapOptions {
   /** For the cassette header and messages, e.g. `acp tap`. */
   tool: { name: string; version: string };
   io?: { stdin: Readable; stdout: Writable; stderr: Writable };
+  /**
+   * Who gets the copy of the traffic instead of the analyzer process (`acp inspect --tap` hands it to its page,
+   * which checks and records it there): called after each forwarded write, never able to hold or change the bytes.
+   * With it, no analyzer is started and `tracePath`, `reportPath` and `quiet` are not used.
+   */
+  observer?: TapObserver;
+  /** Each line the agent writes on stderr, besides passing it on (for `acp inspect --tap`). */
+  onStderr?: (chunk: Buffer) => void;
+}
+
+/** A copy of the traffic: the bytes each side wrote, in order, and the end of each side's output. */
+export interface TapObserver {
+  bytes(from: Side, chunk: Uint8Array): void;
+  end(from: Side): void;
 }
 
 /** How the agent ended. */
@@ -64,10 +78,12 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     throw new TapSetupError((error as Error).message, { cause: error });
   }
   const child = launched.child;
-  const analyzer = startAnalyzer(options);
-  const tee = analyzer.stdin!;
+  const observer = options.observer;
+  const analyzer = observer ? undefined : startAnalyzer(options);
+  const tee = analyzer?.stdin ?? new PassThrough();
   const sources: Readable[] = [io.stdin, child.stdout!];
   const copy = (from: Side, chunk: Buffer) => {
+    if (observer) return observer.bytes(from, chunk);
     for (const part of dataRecord(from, chunk)) tee.write(part);
     if (tee.writableLength > MAX_BACKLOG_BYTES) {
       for (const source of sources) source.pause();
@@ -106,7 +122,8 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     });
     input.once("end", () => {
       flush();
-      tee.write(endRecord(from));
+      if (observer) observer.end(from);
+      else tee.write(endRecord(from));
       end();
     });
     input.on("error", () => {});
@@ -117,7 +134,10 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     child.stdout!.once("close", () => resolve());
   });
   pipe("client", io.stdin, child.stdin!, () => child.stdin!.end());
-  child.stderr!.on("data", (chunk: Buffer) => io.stderr.write(chunk));
+  child.stderr!.on("data", (chunk: Buffer) => {
+    io.stderr.write(chunk);
+    options.onStderr?.(chunk);
+  });
 
   const forward = (signal: NodeJS.Signals) => () => void signalGroup(launched.pid, signal);
   const handlers = FORWARDED_SIGNALS.map((signal) => [signal, forward(signal)] as const);
@@ -126,12 +146,12 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     const status = await launched.exited;
     await Promise.race([agentOutputDone, new Promise((resolve) => setTimeout(resolve, 1000))]);
     await launched.stop();
-    await finishAnalyzer(analyzer);
+    if (analyzer) await finishAnalyzer(analyzer);
     return status;
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler);
     io.stdin.pause();
-    if (analyzer.exitCode === null && analyzer.signalCode === null) analyzer.kill("SIGKILL");
+    if (analyzer && analyzer.exitCode === null && analyzer.signalCode === null) analyzer.kill("SIGKILL");
   }
 }
 
