@@ -6,7 +6,7 @@
  * agent's requests that wait for the other client's answer.
  */
 import type { JSX } from "preact";
-import { useRef, useState } from "preact/hooks";
+import { useLayoutEffect, useRef, useState } from "preact/hooks";
 import type { LaneModel } from "../model/lane.js";
 import type { Store } from "../model/store.js";
 import type { Actions, Attachment } from "./actions.js";
@@ -30,6 +30,13 @@ export function Conversation({
       : fold.order[fold.order.length - 1];
   const view = sessionId === undefined ? undefined : fold.sessions.get(sessionId);
   const driven = actions !== undefined && !lane.closed;
+  // Follow the end of the conversation while the person has not scrolled up.
+  const scroller = useRef<HTMLDivElement>(null);
+  const atEnd = useRef(true);
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (element && atEnd.current) element.scrollTop = element.scrollHeight;
+  });
   const waiting = [...fold.requests.values()].filter(
     (request) => !request.answered && (request.method === "session/request_permission" || request.method === "elicitation/create"),
   );
@@ -56,7 +63,17 @@ export function Conversation({
       </div>
       {driven ? <SessionList actions={actions!} /> : null}
       {view ? <SessionBar view={view} actions={actions} driven={driven} /> : null}
-      <div class="transcript" aria-live="polite" aria-busy={view?.transcript.currentTurn !== undefined}>
+      <div
+        class="transcript"
+        ref={scroller}
+        tabIndex={0}
+        aria-label="transcript"
+        aria-busy={view?.transcript.currentTurn !== undefined}
+        onScroll={(event) => {
+          const element = event.currentTarget as HTMLDivElement;
+          atEnd.current = element.scrollTop + element.clientHeight >= element.scrollHeight - 40;
+        }}
+      >
         {view ? (
           <Entries transcript={view.transcript} fold={fold} />
         ) : (

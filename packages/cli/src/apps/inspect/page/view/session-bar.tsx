@@ -30,6 +30,7 @@ export function SessionBar({
         <label>
           Mode{" "}
           <select
+            aria-label="Mode"
             disabled={!driven}
             value={transcript.currentModeId}
             onChange={(e) => actions?.setMode(view.sessionId, (e.currentTarget as HTMLSelectElement).value)}
@@ -59,6 +60,7 @@ export function SessionBar({
           <label key={option.id}>
             {option.name}{" "}
             <select
+              aria-label={option.name}
               disabled={!driven}
               value={String(option.currentValue)}
               onChange={(e) => actions?.setConfig(view.sessionId, option.id, (e.currentTarget as HTMLSelectElement).value)}
