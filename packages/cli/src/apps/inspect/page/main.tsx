@@ -46,7 +46,8 @@ feed = new Feed(`ws://${host}/feed`, token, {
     }
     if (first && message.type === "hello") {
       if (message.cassette) importCassette(store, message.cassette.name, message.cassette.text);
-      if (message.canDrive) openClientLane();
+      // A cassette opens on its own lane; a client lane for replaying it is one click away.
+      if (message.canDrive && !message.cassette) openClientLane();
     }
   },
   record(lane, from, time, bytes) {

@@ -9,8 +9,8 @@ import { ConversationFold } from "./fold.js";
 import { LaneFrames, type FrameRow } from "./frames.js";
 
 export class LaneModel {
-  readonly frames: LaneFrames;
-  readonly fold = new ConversationFold();
+  frames: LaneFrames;
+  fold = new ConversationFold();
   readonly stderr: string[] = [];
   closedReason: string | undefined;
   closed = false;
@@ -21,13 +21,26 @@ export class LaneModel {
     readonly info: LaneInfo,
     private readonly changed: () => void,
   ) {
-    this.frames = new LaneFrames({
+    this.frames = this.#newFrames();
+  }
+
+  #newFrames(): LaneFrames {
+    return new LaneFrames({
       frame: (_row: FrameRow, event: WireEvent) => {
         this.fold.apply(event);
         this.changed();
       },
       finding: () => this.changed(),
     });
+  }
+
+  /** A recorded lane starts over from its first frame (none applied). */
+  restart(): void {
+    if (!this.recorded) return;
+    this.frames = this.#newFrames();
+    this.fold = new ConversationFold();
+    this.recorded.applied = 0;
+    this.changed();
   }
 
   /** Whether the page drives this lane (its own client). */

@@ -18,18 +18,18 @@ const ROW = 26;
 export function Timeline({ store, lane }: { store: Store; lane: LaneModel }): JSX.Element {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   const [view, setView] = useState<"list" | "sequence">("list");
-  const cache = useRef<{ lane: LaneModel; filtered: FilteredRows; errors: number } | undefined>(undefined);
+  const cache = useRef<{ filtered: FilteredRows; errors: number } | undefined>(undefined);
   const rows = lane.frames.rows;
   const errors = filters.errorsOnly ? lane.frames.errorCount : 0;
   let filtered = cache.current?.filtered;
   if (
     !filtered ||
-    cache.current!.lane !== lane ||
+    filtered.rows !== rows ||
     !sameFilters(filtered.filters, filters) ||
     cache.current!.errors !== errors
   ) {
     filtered = new FilteredRows(rows, filters);
-    cache.current = { lane, filtered, errors };
+    cache.current = { filtered, errors };
   }
   const indexes = filtered.update();
   const selected = store.selectedFrame;

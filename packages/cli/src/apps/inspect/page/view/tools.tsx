@@ -97,6 +97,9 @@ function RecordedControls({ context, lane }: { context: ToolsContext; lane: Lane
       <span data-testid="step-position">
         frame {recorded.applied} of {total}
       </span>
+      <button type="button" disabled={recorded.applied === 0} onClick={() => lane.restart()}>
+        Restart
+      </button>
       <button type="button" disabled={recorded.applied >= total} onClick={() => lane.step(1)}>
         Step
       </button>
