@@ -143,6 +143,12 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     url: `http://${ownHost}/?token=${encodeURIComponent(options.token)}`,
     port: address.port,
     close: async () => {
+      // Pages get what was sent to them (a tap's last frames), then the closing handshake; a page that does not
+      // answer it within a second is cut off.
+      for (const client of webSockets.clients) client.close(1001, "the inspector stopped");
+      await new Promise((resolve) => setTimeout(resolve, webSockets.clients.size > 0 ? 200 : 0));
+      const deadline = Date.now() + 1000;
+      while (webSockets.clients.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       for (const client of webSockets.clients) client.terminate();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
