@@ -36,7 +36,7 @@ const result = await build({
   format: "esm",
   platform: "browser",
   target: ["chrome110", "firefox115", "safari16"],
-  minify: true,
+  minify: process.env.ACPKIT_PAGE_MINIFY !== "0",
   legalComments: "none",
   jsx: "automatic",
   jsxImportSource: "preact",

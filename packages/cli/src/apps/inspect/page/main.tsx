@@ -5,7 +5,9 @@
  */
 import { render } from "preact";
 import { ClientLane } from "./model/client.js";
+import type { ServerMessage } from "../feed-protocol.js";
 import { Feed } from "./model/feed.js";
+import { Slicer } from "./model/slicer.js";
 import type { LaneModel } from "./model/lane.js";
 import { Store } from "./model/store.js";
 import { Actions } from "./view/actions.js";
@@ -18,6 +20,17 @@ const host = location.host;
 const store = new Store();
 const actions = new Map<string, Actions>();
 let feed: Feed;
+
+/** A record's bytes are processed in time slices (model/slicer.ts); records larger than this are cut first. */
+const PIECE = 16 * 1024;
+type Piece = { lane: number; from: "client" | "agent"; time: number; bytes: Uint8Array | undefined };
+const slicer = new Slicer<Piece | (() => void)>((item) => {
+  if (typeof item === "function") return item();
+  const model = store.lanes.get(item.lane);
+  if (!model) return;
+  if (item.bytes === undefined) model.endOf(item.from, item.time);
+  else model.bytes(item.from, item.bytes, item.time);
+});
 
 const openClientLane = () => {
   const hello = store.hello!;
@@ -33,28 +46,33 @@ const openClientLane = () => {
   );
 };
 
+function serverMessage(message: ServerMessage): void {
+  const first = message.type === "hello" && store.hello === undefined;
+  store.serverMessage(message);
+  if (message.type === "lane" && message.lane.clientKey) {
+    const owner = actions.get(message.lane.clientKey);
+    if (owner) {
+      owner.client.laneId = message.lane.id;
+      store.select(message.lane.id);
+    }
+  }
+  if (first && message.type === "hello") {
+    if (message.cassette) importCassette(store, message.cassette.name, message.cassette.text);
+    // A cassette opens on its own lane; a client lane for replaying it is one click away.
+    if (message.canDrive && !message.cassette) openClientLane();
+  }
+}
+
 feed = new Feed(`ws://${host}/feed`, token, {
   message(message) {
-    const first = message.type === "hello" && store.hello === undefined;
-    store.serverMessage(message);
-    if (message.type === "lane" && message.lane.clientKey) {
-      const owner = actions.get(message.lane.clientKey);
-      if (owner) {
-        owner.client.laneId = message.lane.id;
-        store.select(message.lane.id);
-      }
-    }
-    if (first && message.type === "hello") {
-      if (message.cassette) importCassette(store, message.cassette.name, message.cassette.text);
-      // A cassette opens on its own lane; a client lane for replaying it is one click away.
-      if (message.canDrive && !message.cassette) openClientLane();
-    }
+    // Messages keep their place among the records still being processed (a lane's end after its last frames).
+    if (message.type !== "hello" && slicer.pending > 0) slicer.push(() => serverMessage(message));
+    else serverMessage(message);
   },
   record(lane, from, time, bytes) {
-    const model = store.lanes.get(lane);
-    if (!model) return;
-    if (bytes === undefined) model.endOf(from, time);
-    else model.bytes(from, bytes, time);
+    if (bytes === undefined) return slicer.push({ lane, from, time, bytes });
+    for (let at = 0; at < bytes.length; at += PIECE)
+      slicer.push({ lane, from, time, bytes: bytes.subarray(at, Math.min(bytes.length, at + PIECE)) });
   },
   closed(reason) {
     store.connected = false;

@@ -33,8 +33,12 @@ export function Conversation({
   // Follow the end of the conversation while the person has not scrolled up.
   const scroller = useRef<HTMLDivElement>(null);
   const atEnd = useRef(true);
+  const shown = useRef(-1);
+  const version = fold.version;
   useLayoutEffect(() => {
     const element = scroller.current;
+    if (shown.current === version) return;
+    shown.current = version;
     if (element && atEnd.current) element.scrollTop = element.scrollHeight;
   });
   const waiting = [...fold.requests.values()].filter(
