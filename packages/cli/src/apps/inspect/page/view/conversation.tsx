@@ -46,19 +46,21 @@ export function Conversation({
   );
   return (
     <section class="conversation" aria-label="conversation">
-      <div class="tabs" role="tablist" aria-label="sessions">
-        {fold.order.map((id) => (
-          <button
-            key={id}
-            type="button"
-            role="tab"
-            aria-selected={id === sessionId}
-            onClick={() => store.select(lane.info.id, id)}
-            title={id}
-          >
-            {fold.sessions.get(id)!.transcript.info.title ?? short(id)}
-          </button>
-        ))}
+      <div class="tabs">
+        <div role="tablist" aria-label="sessions">
+          {fold.order.map((id) => (
+            <button
+              key={id}
+              type="button"
+              role="tab"
+              aria-selected={id === sessionId}
+              onClick={() => store.select(lane.info.id, id)}
+              title={id}
+            >
+              {fold.sessions.get(id)!.transcript.info.title ?? short(id)}
+            </button>
+          ))}
+        </div>
         {driven ? (
           <button type="button" class="new-session" onClick={() => void actions!.newSession().catch(() => {})}>
             + New session
