@@ -104,3 +104,20 @@ test("the sequence view draws the same frames as arrows between the two sides", 
   await page.screenshot({ path: join(SCREENSHOTS, "inspect-sequence.png") });
   await page.getByRole("button", { name: "List", exact: true }).click();
 });
+
+test("acp check agent from the page: the report, each failure with its finding, JSON path, frame and spec section", { ...skip, timeout: 180_000 }, async () => {
+  await page.getByLabel("Scenarios").fill("initialize,prompt.turn");
+  await page.getByRole("button", { name: "Run acp check agent" }).click();
+  const report = page.getByTestId("check-report");
+  await report.waitFor({ timeout: 170_000 });
+  const failed = report.locator("tr.status-failed").filter({ hasText: "prompt.turn" });
+  await failed.waitFor();
+  const summary = failed.locator("details summary").filter({ hasText: "schema" }).first();
+  assert.match((await summary.textContent()) ?? "", /schema \(agent\) at \$\.params\.update\.content\.text: .*received number 42/);
+  assert.equal(await summary.getByRole("link", { name: "spec" }).getAttribute("href"), "https://agentclientprotocol.com/protocol/schema");
+  assert.match((await failed.getByRole("link", { name: "prompt.turn" }).getAttribute("href")) ?? "", /^https:\/\/agentclientprotocol\.com\/protocol\/prompt-turn/);
+  await summary.click();
+  assert.match((await failed.locator("pre").first().textContent()) ?? "", /"text":42/);
+  assert.match((await report.locator("tr").filter({ hasText: "initialize" }).first().textContent()) ?? "", /passed/);
+  await page.screenshot({ path: join(SCREENSHOTS, "inspect-check.png") });
+});

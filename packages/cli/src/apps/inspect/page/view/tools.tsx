@@ -187,7 +187,7 @@ function CheckButton({ context }: { context: ToolsContext }): JSX.Element {
     <div class="check-run">
       <label>
         Scenarios{" "}
-        <input type="text" size={18} placeholder="all (or ids, comma-separated)" value={only} onInput={(e) => setOnly((e.currentTarget as HTMLInputElement).value)} />
+        <input type="text" size={18} aria-label="Scenarios" placeholder="all (or ids, comma-separated)" value={only} onInput={(e) => setOnly((e.currentTarget as HTMLInputElement).value)} />
       </label>
       <button type="button" disabled={state.running} onClick={() => void run()}>
         {state.running ? "Checking…" : "Run acp check agent"}
