@@ -2,7 +2,7 @@
  * What the inspector's browser tests share: the real `acp inspect` started as a child process (its URL read from
  * what it prints), and Debian's Chromium driven by playwright-core (nothing downloads a browser: the executable is
  * `/usr/bin/chromium`, or `ACPKIT_CHROMIUM`). Without a Chromium the tests skip, saying why, unless
- * `ACPKIT_REQUIRE_BROWSER=1` (CI), where they fail instead.
+ * `ACPKIT_REQUIRE_BROWSER=1` or `ACPKIT_REQUIRE_SERVICES=1` (CI, whose .ci/run installs chromium), where they fail.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
@@ -22,7 +22,7 @@ export const SCREENSHOTS = fileURLToPath(new URL("../../../../docs/images/", imp
 /** `{ skip: reason }` when no Chromium is installed (and CI does not require one). */
 export function browserSkip(): { skip?: string } {
   if (existsSync(CHROMIUM)) return {};
-  if (process.env.ACPKIT_REQUIRE_BROWSER === "1") return {};
+  if (process.env.ACPKIT_REQUIRE_BROWSER === "1" || process.env.ACPKIT_REQUIRE_SERVICES === "1") return {};
   return { skip: `no Chromium at ${CHROMIUM} (apt-get install chromium, or set ACPKIT_CHROMIUM)` };
 }
 
