@@ -44,5 +44,7 @@ const result = await build({
   logLevel: "warning",
   metafile: true,
 });
-const outputs = Object.entries(result.metafile.outputs).map(([file, { bytes }]) => `${file.replace(root + "/", "")} ${bytes} B`);
+const outputs = Object.entries(result.metafile.outputs).map(
+  ([file, { bytes }]) => `${file.replace(root + "/", "")} ${bytes} B`,
+);
 process.stdout.write(`inspector page: ${outputs.join(", ")}\n`);

@@ -54,26 +54,30 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test("a cassette exported from the page and imported again shows the same timeline", { ...skip, timeout: 60_000 }, async () => {
-  const live = await timeline(page);
-  assert.ok(live.length > 8, `a short conversation: ${live.length} frames`);
-  const [download] = await Promise.all([
-    page.waitForEvent("download"),
-    page.getByRole("button", { name: "Export cassette" }).click(),
-  ]);
-  await download.saveAs(cassettePath);
-  const cassette = readCassette(readFileSync(cassettePath, "utf8"));
-  assert.equal(cassette.entries.length, live.length);
-  assert.equal((cassette.header.agentInfo as { name: string }).name, "acpkit-reference-agent");
-  assert.equal(cassette.header.tool.name, "acp inspect");
+test(
+  "a cassette exported from the page and imported again shows the same timeline",
+  { ...skip, timeout: 60_000 },
+  async () => {
+    const live = await timeline(page);
+    assert.ok(live.length > 8, `a short conversation: ${live.length} frames`);
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export cassette" }).click(),
+    ]);
+    await download.saveAs(cassettePath);
+    const cassette = readCassette(readFileSync(cassettePath, "utf8"));
+    assert.equal(cassette.entries.length, live.length);
+    assert.equal((cassette.header.agentInfo as { name: string }).name, "acpkit-reference-agent");
+    assert.equal(cassette.header.tool.name, "acp inspect");
 
-  await page.getByLabel("Import cassette").setInputFiles(cassettePath);
-  await page.getByTestId("lane-tab").filter({ hasText: "recorded" }).waitFor();
-  assert.deepEqual(await timeline(page), live);
-  // The conversation is folded from the recording too.
-  await page.getByTestId("msg-agent").filter({ hasText: "Read notes.txt: 3 lines" }).waitFor();
-  assert.deepEqual(pageErrors(page), []);
-});
+    await page.getByLabel("Import cassette").setInputFiles(cassettePath);
+    await page.getByTestId("lane-tab").filter({ hasText: "recorded" }).waitFor();
+    assert.deepEqual(await timeline(page), live);
+    // The conversation is folded from the recording too.
+    await page.getByTestId("msg-agent").filter({ hasText: "Read notes.txt: 3 lines" }).waitFor();
+    assert.deepEqual(pageErrors(page), []);
+  },
+);
 
 test("a recorded lane steps through its frames one by one", { ...skip, timeout: 60_000 }, async () => {
   const inspectorCassette = await startInspector(["--cassette", cassettePath], { cwd: work, env });
@@ -128,7 +132,10 @@ test("replayed against a changed agent: the divergence, where and what", { ...sk
     const divergence = replayer.getByTestId("divergence").filter({ hasText: "agent_message_chunk" });
     const text = (await divergence.textContent()) ?? "";
     assert.match(text, /differs: agent session\/update agent_message_chunk/);
-    assert.match(text, /\$\.params\.update\.content\.text: recorded "Read notes\.txt: 3 lines, 14 characters\.", live "Looked at notes\.txt/);
+    assert.match(
+      text,
+      /\$\.params\.update\.content\.text: recorded "Read notes\.txt: 3 lines, 14 characters\.", live "Looked at notes\.txt/,
+    );
     // The link selects the recorded frame.
     await divergence.getByRole("button", { name: /frame #\d+/ }).click();
     assert.match((await replayer.getByTestId("frame-detail").textContent()) ?? "", /agent_message_chunk/);

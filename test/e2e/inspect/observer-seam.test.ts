@@ -26,7 +26,8 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const line = (value: unknown) => new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", ...(value as object) })}\n`);
+const line = (value: unknown) =>
+  new TextEncoder().encode(`${JSON.stringify({ jsonrpc: "2.0", ...(value as object) })}\n`);
 const update = (text: string) => ({
   method: "session/update",
   params: { sessionId: "shared-1", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
@@ -47,7 +48,11 @@ function scriptedSource(): ObserverSource & { resume(): void; attached: Array<[s
       const agent = (value: unknown) => lane.bytes("agent", line(value));
       client({ id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
       agent({ id: 0, result: { protocolVersion: 1, agentCapabilities: { loadSession: true } } });
-      client({ id: 1, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "fix the bug" }] } });
+      client({
+        id: 1,
+        method: "session/prompt",
+        params: { sessionId, prompt: [{ type: "text", text: "fix the bug" }] },
+      });
       agent(update("Looking at the bug. "));
       agent({
         id: 7,
@@ -68,59 +73,65 @@ function scriptedSource(): ObserverSource & { resume(): void; attached: Array<[s
   };
 }
 
-test("an observer lane fed through the seam: read-only, the other client's conversation, live", { ...skip, timeout: 60_000 }, async () => {
-  const source = scriptedSource();
-  let stop!: () => void;
-  const stopped = new Promise<void>((resolve) => (stop = resolve));
-  let server: InspectServer | undefined;
-  const listening = new Promise<void>((resolve) => {
-    void runInspect(
-      {
-        host: "127.0.0.1",
-        port: 0,
-        open: false,
-        tap: false,
-        attach: { url: "http://127.0.0.1:9/acp", sessionId: "shared-1" },
-        cwd: dir,
-        version: "test",
-        acpArgv: [process.execPath, ACP],
-      },
-      {
-        stdout: () => {},
-        stderr: () => {},
-        stopped,
-        observerSource: source,
-        onListening: (listening) => {
-          server = listening;
-          resolve();
+test(
+  "an observer lane fed through the seam: read-only, the other client's conversation, live",
+  { ...skip, timeout: 60_000 },
+  async () => {
+    const source = scriptedSource();
+    let stop!: () => void;
+    const stopped = new Promise<void>((resolve) => (stop = resolve));
+    let server: InspectServer | undefined;
+    const listening = new Promise<void>((resolve) => {
+      void runInspect(
+        {
+          host: "127.0.0.1",
+          port: 0,
+          open: false,
+          tap: false,
+          attach: { url: "http://127.0.0.1:9/acp", sessionId: "shared-1" },
+          cwd: dir,
+          version: "test",
+          acpArgv: [process.execPath, ACP],
         },
-      },
-    );
-  });
-  await listening;
-  const page = await openInspector(browser, server!.url);
-  try {
-    assert.deepEqual(source.attached, [["http://127.0.0.1:9/acp", "shared-1"]]);
-    const lane = page.getByTestId("lane-tab").filter({ hasText: "observer" });
-    await lane.waitFor();
-    assert.match((await lane.textContent()) ?? "", /observer shared-1 at 127\.0\.0\.1:9/);
-    await lane.click();
-    await page.getByText("Looking at the bug.").waitFor();
-    await page.getByText(/The agent asks session\/request_permission .*waiting for the other client's answer/).waitFor();
-    assert.equal(await page.getByLabel("prompt text").count(), 0, "an observer does not prompt");
-    assert.equal(await page.getByTestId("permission-dialog").count(), 0, "nor answer the agent");
-    assert.equal(await page.getByText("Observer attach: not available yet").count(), 0);
-    await page.screenshot({ path: join(SCREENSHOTS, "inspect-observer.png") });
+        {
+          stdout: () => {},
+          stderr: () => {},
+          stopped,
+          observerSource: source,
+          onListening: (listening) => {
+            server = listening;
+            resolve();
+          },
+        },
+      );
+    });
+    await listening;
+    const page = await openInspector(browser, server!.url);
+    try {
+      assert.deepEqual(source.attached, [["http://127.0.0.1:9/acp", "shared-1"]]);
+      const lane = page.getByTestId("lane-tab").filter({ hasText: "observer" });
+      await lane.waitFor();
+      assert.match((await lane.textContent()) ?? "", /observer shared-1 at 127\.0\.0\.1:9/);
+      await lane.click();
+      await page.getByText("Looking at the bug.").waitFor();
+      await page
+        .getByText(/The agent asks session\/request_permission .*waiting for the other client's answer/)
+        .waitFor();
+      assert.equal(await page.getByLabel("prompt text").count(), 0, "an observer does not prompt");
+      assert.equal(await page.getByTestId("permission-dialog").count(), 0, "nor answer the agent");
+      assert.equal(await page.getByText("Observer attach: not available yet").count(), 0);
+      await page.screenshot({ path: join(SCREENSHOTS, "inspect-observer.png") });
 
-    source.resume();
-    await page.getByTestId("turn-end").filter({ hasText: "turn ended: end_turn" }).waitFor();
-    await page.getByText("Fixed.").waitFor();
-    assert.equal(await page.getByText(/waiting for the other client's answer/).count(), 0);
-    await page.getByText("Lane closed: the observed session ended.").waitFor();
-    assert.match((await page.getByTestId("frame-count").textContent()) ?? "", /^8 frames$/);
-    assert.deepEqual(pageErrors(page), []);
-  } finally {
-    await page.close();
-    stop();
-  }
-});
+      source.resume();
+      await page.getByTestId("turn-end").filter({ hasText: "turn ended: end_turn" }).waitFor();
+      await page.getByText("Fixed.").waitFor();
+      assert.equal(await page.getByText(/waiting for the other client's answer/).count(), 0);
+      await page.getByText("Lane closed: the observed session ended.").waitFor();
+      assert.match((await page.getByTestId("frame-count").textContent()) ?? "", /^8 frames$/);
+      assert.deepEqual(pageErrors(page), []);
+    } finally {
+      await page.close();
+      stop();
+    }
+  },
+);

@@ -9,7 +9,16 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { startServe, type ServeProcess } from "../remote/support/serve-process.js";
-import { browserSkip, launchBrowser, openInspector, pageErrors, prompt, startInspector, tempDir, turnEnded } from "./support.js";
+import {
+  browserSkip,
+  launchBrowser,
+  openInspector,
+  pageErrors,
+  prompt,
+  startInspector,
+  tempDir,
+  turnEnded,
+} from "./support.js";
 
 const skip = browserSkip();
 const TOKEN = "inspect-remote";
@@ -65,7 +74,9 @@ describe("acp inspect --url: a remote agent behind acp serve", { ...skip }, () =
     });
     const page = await openInspector(browser, inspector.url);
     try {
-      await page.getByText(/Lane closed: could not reach .*401|Lane closed: could not reach/).waitFor({ timeout: 30_000 });
+      await page
+        .getByText(/Lane closed: could not reach .*401|Lane closed: could not reach/)
+        .waitFor({ timeout: 30_000 });
     } finally {
       await page.close();
       await inspector.stop();

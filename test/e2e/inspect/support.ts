@@ -97,13 +97,21 @@ export function startInspector(
 }
 
 /** Opens the inspector in a new page and waits for its feed to connect. */
-export async function openInspector(browser: Browser, url: string, viewport = { width: 1400, height: 900 }): Promise<Page> {
+export async function openInspector(
+  browser: Browser,
+  url: string,
+  viewport = { width: 1400, height: 900 },
+): Promise<Page> {
   const page = await browser.newPage({ viewport, acceptDownloads: true });
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
   (page as Page & { errors?: string[] }).errors = errors;
   await page.goto(url);
-  await page.getByRole("status").filter({ hasText: /^connected$/ }).first().waitFor();
+  await page
+    .getByRole("status")
+    .filter({ hasText: /^connected$/ })
+    .first()
+    .waitFor();
   return page;
 }
 

@@ -39,34 +39,38 @@ async function waitForFile(path: string, timeoutMs: number): Promise<string> {
   throw new Error(`${path} was not written in ${timeoutMs} ms`);
 }
 
-test("between acp exec and the reference agent: the traffic shows live, the exec's output is unchanged", { ...skip, timeout: 120_000 }, async () => {
-  const turn = "/slow 6000";
-  const direct = await acp(["exec", "--agent", quote(REFERENCE_AGENT), turn], { cwd: dir, env });
-  assert.equal(direct.code, 0, direct.stderr);
+test(
+  "between acp exec and the reference agent: the traffic shows live, the exec's output is unchanged",
+  { ...skip, timeout: 120_000 },
+  async () => {
+    const turn = "/slow 6000";
+    const direct = await acp(["exec", "--agent", quote(REFERENCE_AGENT), turn], { cwd: dir, env });
+    assert.equal(direct.code, 0, direct.stderr);
 
-  const urlFile = join(dir, "inspector.url");
-  const tapped = [process.execPath, ACP, "inspect", "--tap", "--url-file", urlFile, "--", ...REFERENCE_AGENT];
-  const running = acp(["exec", "--agent", quote(tapped), turn], { cwd: dir, env });
-  const url = await waitForFile(urlFile, 30_000);
-  const page = await openInspector(browser, url);
-  try {
-    const lane = page.getByTestId("lane-tab").filter({ hasText: "tap" });
-    await lane.waitFor();
-    assert.match((await page.getByTestId("mode").textContent()) ?? "", /^tap: /);
-    // Live: the turn is still running while the page shows it.
-    await page.getByText("Working for 6000 ms").waitFor({ timeout: 20_000 });
-    assert.equal(await page.getByTestId("turn-end").last().textContent(), "the agent is working…");
-    assert.equal(await page.getByLabel("prompt text").count(), 0, "a tapped lane is read-only");
-    await page.locator(".frame").filter({ hasText: "session/prompt" }).first().waitFor();
-    await page.screenshot({ path: join(SCREENSHOTS, "inspect-tap.png") });
+    const urlFile = join(dir, "inspector.url");
+    const tapped = [process.execPath, ACP, "inspect", "--tap", "--url-file", urlFile, "--", ...REFERENCE_AGENT];
+    const running = acp(["exec", "--agent", quote(tapped), turn], { cwd: dir, env });
+    const url = await waitForFile(urlFile, 30_000);
+    const page = await openInspector(browser, url);
+    try {
+      const lane = page.getByTestId("lane-tab").filter({ hasText: "tap" });
+      await lane.waitFor();
+      assert.match((await page.getByTestId("mode").textContent()) ?? "", /^tap: /);
+      // Live: the turn is still running while the page shows it.
+      await page.getByText("Working for 6000 ms").waitFor({ timeout: 20_000 });
+      assert.equal(await page.getByTestId("turn-end").last().textContent(), "the agent is working…");
+      assert.equal(await page.getByLabel("prompt text").count(), 0, "a tapped lane is read-only");
+      await page.locator(".frame").filter({ hasText: "session/prompt" }).first().waitFor();
+      await page.screenshot({ path: join(SCREENSHOTS, "inspect-tap.png") });
 
-    const run = await running;
-    assert.equal(run.code, 0, run.stderr);
-    assert.equal(run.stdout, direct.stdout);
-    // The end of the turn reached the page before the inspector stopped with the agent.
-    await page.getByTestId("turn-end").filter({ hasText: "turn ended: end_turn" }).waitFor({ timeout: 10_000 });
-    await page.locator(".frame").filter({ hasText: "session/prompt ✓ result" }).waitFor();
-  } finally {
-    await page.close();
-  }
-});
+      const run = await running;
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout, direct.stdout);
+      // The end of the turn reached the page before the inspector stopped with the agent.
+      await page.getByTestId("turn-end").filter({ hasText: "turn ended: end_turn" }).waitFor({ timeout: 10_000 });
+      await page.locator(".frame").filter({ hasText: "session/prompt ✓ result" }).waitFor();
+    } finally {
+      await page.close();
+    }
+  },
+);

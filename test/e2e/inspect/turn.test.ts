@@ -32,7 +32,10 @@ let page: Page;
 
 before(async () => {
   if (skip.skip) return;
-  inspector = await startInspector(["--", ...REFERENCE_AGENT], { cwd: work, env: { ACPKIT_DATA_DIR: join(dir, "data") } });
+  inspector = await startInspector(["--", ...REFERENCE_AGENT], {
+    cwd: work,
+    env: { ACPKIT_DATA_DIR: join(dir, "data") },
+  });
   writeFileSync(join(work, "notes.txt"), "one\ntwo\nthree\n");
   browser = await launchBrowser();
   page = await openInspector(browser, inspector.url);
@@ -55,24 +58,28 @@ test("a turn streams its text into the conversation", { ...skip, timeout: 60_000
   assert.deepEqual(pageErrors(page), []);
 });
 
-test("a write asks permission in a dialog; clicking Allow once writes the file and shows its diff", { ...skip, timeout: 60_000 }, async () => {
-  await prompt(page, "/edit notes.txt two => TWO");
-  const dialog = page.getByTestId("permission-dialog");
-  await dialog.waitFor();
-  assert.match((await dialog.textContent()) ?? "", /permission/i);
-  await page.screenshot({ path: join(SCREENSHOTS, "inspect-permission.png") });
-  await dialog.getByRole("button", { name: /Allow once/ }).click();
-  assert.match(await turnEnded(page, 2), /end_turn/);
-  const diff = page.getByTestId("diff").last();
-  await diff.waitFor();
-  const table = (await diff.textContent()) ?? "";
-  assert.match(table, /two/);
-  assert.match(table, /TWO/);
-  assert.match(table, /\+1/);
-  assert.equal(readFileSync(join(work, "notes.txt"), "utf8"), "one\nTWO\nthree\n");
-  await diff.getByRole("button", { name: "Side by side" }).click();
-  await diff.locator("table.split").waitFor();
-});
+test(
+  "a write asks permission in a dialog; clicking Allow once writes the file and shows its diff",
+  { ...skip, timeout: 60_000 },
+  async () => {
+    await prompt(page, "/edit notes.txt two => TWO");
+    const dialog = page.getByTestId("permission-dialog");
+    await dialog.waitFor();
+    assert.match((await dialog.textContent()) ?? "", /permission/i);
+    await page.screenshot({ path: join(SCREENSHOTS, "inspect-permission.png") });
+    await dialog.getByRole("button", { name: /Allow once/ }).click();
+    assert.match(await turnEnded(page, 2), /end_turn/);
+    const diff = page.getByTestId("diff").last();
+    await diff.waitFor();
+    const table = (await diff.textContent()) ?? "";
+    assert.match(table, /two/);
+    assert.match(table, /TWO/);
+    assert.match(table, /\+1/);
+    assert.equal(readFileSync(join(work, "notes.txt"), "utf8"), "one\nTWO\nthree\n");
+    await diff.getByRole("button", { name: "Side by side" }).click();
+    await diff.locator("table.split").waitFor();
+  },
+);
 
 test("a command's terminal output appears while it runs", { ...skip, timeout: 60_000 }, async () => {
   await page.getByLabel("Mode", { exact: true }).selectOption("code");
@@ -100,18 +107,25 @@ test("Cancel ends a running turn cancelled", { ...skip, timeout: 60_000 }, async
   await page.getByLabel("filter by method").fill("");
 });
 
-test("a session is loaded back in a new lane, from the agent's session list", { ...skip, timeout: 60_000 }, async () => {
-  const first = await page.getByRole("tab", { name: /sess_/ }).first().getAttribute("title");
-  assert.ok(first);
-  await page.getByRole("button", { name: "+ Client lane" }).click();
-  await page.getByTestId("lane-tab").nth(1).waitFor();
-  await page.getByRole("tab", { name: /sess_/ }).first().waitFor();
-  await page.getByRole("button", { name: "List sessions" }).click();
-  const row = page.locator(".session-list li").filter({ hasText: first });
-  await row.getByRole("button", { name: "Load" }).click();
-  await page.getByRole("tab", { name: /sess_/, selected: true }).filter({ hasText: first.slice(0, 6) }).waitFor();
-  // The history replayed by the agent: the first turn's streamed answer and the edit.
-  await page.getByTestId("msg-agent").filter({ hasText: "streamed 40" }).first().waitFor();
-  await page.getByText("/edit notes.txt two => TWO").first().waitFor();
-  assert.deepEqual(pageErrors(page), []);
-});
+test(
+  "a session is loaded back in a new lane, from the agent's session list",
+  { ...skip, timeout: 60_000 },
+  async () => {
+    const first = await page.getByRole("tab", { name: /sess_/ }).first().getAttribute("title");
+    assert.ok(first);
+    await page.getByRole("button", { name: "+ Client lane" }).click();
+    await page.getByTestId("lane-tab").nth(1).waitFor();
+    await page.getByRole("tab", { name: /sess_/ }).first().waitFor();
+    await page.getByRole("button", { name: "List sessions" }).click();
+    const row = page.locator(".session-list li").filter({ hasText: first });
+    await row.getByRole("button", { name: "Load" }).click();
+    await page
+      .getByRole("tab", { name: /sess_/, selected: true })
+      .filter({ hasText: first.slice(0, 6) })
+      .waitFor();
+    // The history replayed by the agent: the first turn's streamed answer and the edit.
+    await page.getByTestId("msg-agent").filter({ hasText: "streamed 40" }).first().waitFor();
+    await page.getByText("/edit notes.txt two => TWO").first().waitFor();
+    assert.deepEqual(pageErrors(page), []);
+  },
+);

@@ -38,7 +38,10 @@ before(async () => {
   inspector = await startInspector(["--", ...faulty], { cwd: join(dir, "work") });
   browser = await launchBrowser();
   page = await openInspector(browser, inspector.url);
-  await page.getByRole("tab", { name: /faulty/ }).first().waitFor();
+  await page
+    .getByRole("tab", { name: /faulty/ })
+    .first()
+    .waitFor();
   await prompt(page, "hi");
   await turnEnded(page, 1);
 });
@@ -49,34 +52,48 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test("every frame is listed, each request paired with its answer and the latency", { ...skip, timeout: 30_000 }, async () => {
-  assert.match(await count(page), /^7 frames · 1 with errors/);
-  const initialize = frames(page).nth(0);
-  assert.match((await initialize.textContent()) ?? "", /→.*req.*initialize.*#0.*↘ 1/);
-  const answer = frames(page).nth(1);
-  assert.match((await answer.textContent()) ?? "", /←.*resp.*initialize ✓ result.*#0.*↖ 0.*\d+\.\d ms/);
-  // Keyboard: select the request, Enter jumps to its answer.
-  await initialize.click();
-  await page.getByRole("listbox", { name: "frames" }).press("Enter");
-  assert.match((await page.getByTestId("frame-detail").textContent()) ?? "", /#1 agent → client · initialize ✓ result/);
-  assert.deepEqual(pageErrors(page), []);
-});
+test(
+  "every frame is listed, each request paired with its answer and the latency",
+  { ...skip, timeout: 30_000 },
+  async () => {
+    assert.match(await count(page), /^7 frames · 1 with errors/);
+    const initialize = frames(page).nth(0);
+    assert.match((await initialize.textContent()) ?? "", /→.*req.*initialize.*#0.*↘ 1/);
+    const answer = frames(page).nth(1);
+    assert.match((await answer.textContent()) ?? "", /←.*resp.*initialize ✓ result.*#0.*↖ 0.*\d+\.\d ms/);
+    // Keyboard: select the request, Enter jumps to its answer.
+    await initialize.click();
+    await page.getByRole("listbox", { name: "frames" }).press("Enter");
+    assert.match(
+      (await page.getByTestId("frame-detail").textContent()) ?? "",
+      /#1 agent → client · initialize ✓ result/,
+    );
+    assert.deepEqual(pageErrors(page), []);
+  },
+);
 
-test("the schema violation is flagged on the agent's frame, at its JSON path", { ...skip, timeout: 30_000 }, async () => {
-  await page.getByLabel("errors only").check();
-  assert.match(await count(page), /^1 of 7 frames/);
-  const bad = frames(page).first();
-  assert.match((await bad.textContent()) ?? "", /←.*notif.*session\/update · agent_message_chunk.*⚠ 1/);
-  await bad.click();
-  const detail = page.getByTestId("frame-detail");
-  const finding = detail.getByTestId("finding");
-  assert.match((await finding.textContent()) ?? "", /error schema \(agent\):.*expected string, received number 42.*at \$\.params\.update\.content\.text/);
-  // The JSON tree opens along the path and marks the value.
-  const marked = detail.locator(".json-mark");
-  assert.match((await marked.last().textContent()) ?? "", /"text": 42/);
-  await page.screenshot({ path: join(SCREENSHOTS, "inspect-finding.png") });
-  await page.getByLabel("errors only").uncheck();
-});
+test(
+  "the schema violation is flagged on the agent's frame, at its JSON path",
+  { ...skip, timeout: 30_000 },
+  async () => {
+    await page.getByLabel("errors only").check();
+    assert.match(await count(page), /^1 of 7 frames/);
+    const bad = frames(page).first();
+    assert.match((await bad.textContent()) ?? "", /←.*notif.*session\/update · agent_message_chunk.*⚠ 1/);
+    await bad.click();
+    const detail = page.getByTestId("frame-detail");
+    const finding = detail.getByTestId("finding");
+    assert.match(
+      (await finding.textContent()) ?? "",
+      /error schema \(agent\):.*expected string, received number 42.*at \$\.params\.update\.content\.text/,
+    );
+    // The JSON tree opens along the path and marks the value.
+    const marked = detail.locator(".json-mark");
+    assert.match((await marked.last().textContent()) ?? "", /"text": 42/);
+    await page.screenshot({ path: join(SCREENSHOTS, "inspect-finding.png") });
+    await page.getByLabel("errors only").uncheck();
+  },
+);
 
 test("filters and search narrow the timeline", { ...skip, timeout: 30_000 }, async () => {
   await page.getByLabel("filter by method").fill("session/new");
@@ -94,30 +111,47 @@ test("filters and search narrow the timeline", { ...skip, timeout: 30_000 }, asy
   assert.match(await count(page), /^7 frames/);
 });
 
-test("the sequence view draws the same frames as arrows between the two sides", { ...skip, timeout: 30_000 }, async () => {
-  await page.getByRole("button", { name: "Sequence" }).click();
-  const rows = page.locator(".seq-row");
-  assert.equal(await rows.count(), 7);
-  assert.match((await rows.nth(0).getAttribute("class")) ?? "", /client/);
-  assert.match((await rows.nth(1).getAttribute("class")) ?? "", /agent/);
-  assert.match((await rows.nth(1).textContent()) ?? "", /initialize ✓ result #0 \(\d+\.\d ms\)/);
-  await page.screenshot({ path: join(SCREENSHOTS, "inspect-sequence.png") });
-  await page.getByRole("button", { name: "List", exact: true }).click();
-});
+test(
+  "the sequence view draws the same frames as arrows between the two sides",
+  { ...skip, timeout: 30_000 },
+  async () => {
+    await page.getByRole("button", { name: "Sequence" }).click();
+    const rows = page.locator(".seq-row");
+    assert.equal(await rows.count(), 7);
+    assert.match((await rows.nth(0).getAttribute("class")) ?? "", /client/);
+    assert.match((await rows.nth(1).getAttribute("class")) ?? "", /agent/);
+    assert.match((await rows.nth(1).textContent()) ?? "", /initialize ✓ result #0 \(\d+\.\d ms\)/);
+    await page.screenshot({ path: join(SCREENSHOTS, "inspect-sequence.png") });
+    await page.getByRole("button", { name: "List", exact: true }).click();
+  },
+);
 
-test("acp check agent from the page: the report, each failure with its finding, JSON path, frame and spec section", { ...skip, timeout: 180_000 }, async () => {
-  await page.getByLabel("Scenarios").fill("initialize,prompt.turn");
-  await page.getByRole("button", { name: "Run acp check agent" }).click();
-  const report = page.getByTestId("check-report");
-  await report.waitFor({ timeout: 170_000 });
-  const failed = report.locator("tr.status-failed").filter({ hasText: "prompt.turn" });
-  await failed.waitFor();
-  const summary = failed.locator("details summary").filter({ hasText: "schema" }).first();
-  assert.match((await summary.textContent()) ?? "", /schema \(agent\) at \$\.params\.update\.content\.text: .*received number 42/);
-  assert.equal(await summary.getByRole("link", { name: "spec" }).getAttribute("href"), "https://agentclientprotocol.com/protocol/schema");
-  assert.match((await failed.getByRole("link", { name: "prompt.turn" }).getAttribute("href")) ?? "", /^https:\/\/agentclientprotocol\.com\/protocol\/prompt-turn/);
-  await summary.click();
-  assert.match((await failed.locator("pre").first().textContent()) ?? "", /"text":42/);
-  assert.match((await report.locator("tr").filter({ hasText: "initialize" }).first().textContent()) ?? "", /passed/);
-  await page.screenshot({ path: join(SCREENSHOTS, "inspect-check.png") });
-});
+test(
+  "acp check agent from the page: the report, each failure with its finding, JSON path, frame and spec section",
+  { ...skip, timeout: 180_000 },
+  async () => {
+    await page.getByLabel("Scenarios").fill("initialize,prompt.turn");
+    await page.getByRole("button", { name: "Run acp check agent" }).click();
+    const report = page.getByTestId("check-report");
+    await report.waitFor({ timeout: 170_000 });
+    const failed = report.locator("tr.status-failed").filter({ hasText: "prompt.turn" });
+    await failed.waitFor();
+    const summary = failed.locator("details summary").filter({ hasText: "schema" }).first();
+    assert.match(
+      (await summary.textContent()) ?? "",
+      /schema \(agent\) at \$\.params\.update\.content\.text: .*received number 42/,
+    );
+    assert.equal(
+      await summary.getByRole("link", { name: "spec" }).getAttribute("href"),
+      "https://agentclientprotocol.com/protocol/schema",
+    );
+    assert.match(
+      (await failed.getByRole("link", { name: "prompt.turn" }).getAttribute("href")) ?? "",
+      /^https:\/\/agentclientprotocol\.com\/protocol\/prompt-turn/,
+    );
+    await summary.click();
+    assert.match((await failed.locator("pre").first().textContent()) ?? "", /"text":42/);
+    assert.match((await report.locator("tr").filter({ hasText: "initialize" }).first().textContent()) ?? "", /passed/);
+    await page.screenshot({ path: join(SCREENSHOTS, "inspect-check.png") });
+  },
+);

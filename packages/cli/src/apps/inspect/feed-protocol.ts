@@ -86,7 +86,13 @@ export interface HostError {
 /** Page to server, as JSON text. */
 export type PageMessage =
   /** A client-side method the agent called on the page's client (fs/*, terminal/*), served by the server's hosts. */
-  | { readonly type: "host"; readonly id: number; readonly lane: number; readonly method: string; readonly params: unknown }
+  | {
+      readonly type: "host";
+      readonly id: number;
+      readonly lane: number;
+      readonly method: string;
+      readonly params: unknown;
+    }
   /** Run `acp check agent` against the agent command. */
   | { readonly type: "check"; readonly id: number; readonly only?: readonly string[] };
 

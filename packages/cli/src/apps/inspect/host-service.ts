@@ -30,7 +30,11 @@ export class HostService {
     } catch (error) {
       if (error instanceof RequestError) {
         return {
-          error: { code: error.code, message: error.message, ...(error.data !== undefined ? { data: error.data } : {}) },
+          error: {
+            code: error.code,
+            message: error.message,
+            ...(error.data !== undefined ? { data: error.data } : {}),
+          },
         };
       }
       return { error: { code: -32603, message: (error as Error).message ?? String(error) } };

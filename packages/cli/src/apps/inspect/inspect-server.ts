@@ -86,7 +86,11 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     noServer: true,
     maxPayload: 64 * 1024 * 1024,
     handleProtocols: (protocols) =>
-      protocols.has(FEED_SUBPROTOCOL) ? FEED_SUBPROTOCOL : protocols.has(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : false,
+      protocols.has(FEED_SUBPROTOCOL)
+        ? FEED_SUBPROTOCOL
+        : protocols.has(WEBSOCKET_SUBPROTOCOL)
+          ? WEBSOCKET_SUBPROTOCOL
+          : false,
   });
   server.on("upgrade", (request: IncomingMessage, socket: Socket, head: Buffer) => {
     const url = new URL(request.url ?? "/", "http://inspector");
@@ -104,7 +108,9 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       if (!options.openLane) return refuseUpgrade(socket, 409, "Conflict: this inspector has no agent to drive.");
       const role: LaneRole = url.searchParams.get("role") === "replay" ? "replay" : "client";
       const key = url.searchParams.get("client") ?? "";
-      webSockets.handleUpgrade(request, socket, head, (ws) => options.openLane!(ws as unknown as PageSocket, role, key));
+      webSockets.handleUpgrade(request, socket, head, (ws) =>
+        options.openLane!(ws as unknown as PageSocket, role, key),
+      );
       return;
     }
     refuseUpgrade(socket, 404, "Not found: the inspector's sockets are /feed and /acp.");
@@ -148,7 +154,8 @@ export async function startInspectServer(options: InspectServerOptions): Promise
       for (const client of webSockets.clients) client.close(1001, "the inspector stopped");
       await new Promise((resolve) => setTimeout(resolve, webSockets.clients.size > 0 ? 200 : 0));
       const deadline = Date.now() + 1000;
-      while (webSockets.clients.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (webSockets.clients.size > 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       for (const client of webSockets.clients) client.terminate();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

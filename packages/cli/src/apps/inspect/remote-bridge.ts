@@ -27,11 +27,12 @@ export async function bridgeRemote(socket: PageSocket, lane: LaneHandle, options
     socket.on("error", () => {});
   });
   const held: string[] = [];
-  let forward: ((text: string) => void) | undefined;
+  /** Set once the remote is reached: until then the page's frames are held. */
+  const sink: { forward?: (text: string) => void } = {};
   socket.on("message", (data, isBinary) => {
     if (isBinary) return;
     const text = textOf(data);
-    if (forward) forward(text);
+    if (sink.forward) sink.forward(text);
     else held.push(text);
   });
 
@@ -63,7 +64,7 @@ export async function bridgeRemote(socket: PageSocket, lane: LaneHandle, options
       closed: (cause) => resolve(cause === undefined ? undefined : String((cause as Error).message ?? cause)),
     });
   });
-  forward = (text) => {
+  const forward = (text: string) => {
     lane.bytes("client", encoder.encode(`${text}\n`));
     let value: unknown;
     try {
@@ -79,6 +80,7 @@ export async function bridgeRemote(socket: PageSocket, lane: LaneHandle, options
     }
   };
   for (const text of held.splice(0)) forward(text);
+  sink.forward = forward;
 
   const reason = await Promise.race([socketClosed.then(() => "the page closed the lane"), remoteClosed]);
   lane.end("client");

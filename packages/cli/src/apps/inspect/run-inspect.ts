@@ -99,9 +99,7 @@ export async function runInspect(options: InspectOptions, io: InspectIo): Promis
     canDrive: driven,
     canCheck: !options.tap && options.agent !== undefined,
     ...(cassette ? { cassette } : {}),
-    observe: io.observerSource
-      ? { available: true, reason: "" }
-      : { available: false, reason: OBSERVER_UNAVAILABLE },
+    observe: io.observerSource ? { available: true, reason: "" } : { available: false, reason: OBSERVER_UNAVAILABLE },
   });
 
   let laneCount = 0;
@@ -200,7 +198,9 @@ function openBrowser(url: string, stderr: (text: string) => void): void {
   const command = process.platform === "darwin" ? "open" : process.platform === "win32" ? "explorer.exe" : "xdg-open";
   try {
     const child = spawn(command, [url], { stdio: "ignore", detached: true });
-    child.on("error", (error) => stderr(`acp inspect: could not open a browser (${error.message}); open the URL yourself\n`));
+    child.on("error", (error) =>
+      stderr(`acp inspect: could not open a browser (${error.message}); open the URL yourself\n`),
+    );
     child.unref();
   } catch (error) {
     stderr(`acp inspect: could not open a browser (${(error as Error).message}); open the URL yourself\n`);

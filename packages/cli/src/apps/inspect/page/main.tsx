@@ -19,7 +19,6 @@ const token = new URLSearchParams(location.search).get("token") ?? "";
 const host = location.host;
 const store = new Store();
 const actions = new Map<string, Actions>();
-let feed: Feed;
 
 /** A record's bytes are processed in time slices (model/slicer.ts); records larger than this are cut first. */
 const PIECE = 16 * 1024;
@@ -40,7 +39,11 @@ const openClientLane = () => {
     () => {
       const lane = [...store.lanes.values()].find((item) => item.info.clientKey === client.key);
       if (lane) client.laneId = lane.info.id;
-      if (client.laneId !== undefined) void actions.get(client.key)!.newSession().catch(() => {});
+      if (client.laneId !== undefined)
+        void actions
+          .get(client.key)!
+          .newSession()
+          .catch(() => {});
     },
     (error: Error) => store.notify("error", `the agent did not answer initialize: ${error.message}`),
   );
@@ -63,7 +66,7 @@ function serverMessage(message: ServerMessage): void {
   }
 }
 
-feed = new Feed(`ws://${host}/feed`, token, {
+const feed: Feed = new Feed(`ws://${host}/feed`, token, {
   message(message) {
     // Messages keep their place among the records still being processed (a lane's end after its last frames).
     if (message.type !== "hello" && slicer.pending > 0) slicer.push(() => serverMessage(message));

@@ -37,7 +37,9 @@ export class Feed {
       handlers.record(record.lane, record.from, record.time, record.bytes);
     };
     this.#socket.onclose = (event) =>
-      handlers.closed(event.reason || (event.code === 1006 ? "the inspector is not reachable" : `closed (${event.code})`));
+      handlers.closed(
+        event.reason || (event.code === 1006 ? "the inspector is not reachable" : `closed (${event.code})`),
+      );
   }
 
   /** Asks the server; resolves with its answer. */

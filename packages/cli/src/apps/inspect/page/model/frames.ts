@@ -107,10 +107,12 @@ export class LaneFrames {
     const event = this.checker.frame(from, frame, time);
     const request = event.request;
     const params = (event.type === "response" ? request?.params : event.params) as
-      | { sessionId?: unknown; update?: { sessionUpdate?: unknown } }
-      | undefined;
+      { sessionId?: unknown; update?: { sessionUpdate?: unknown } } | undefined;
     const failed =
-      event.type === "invalid" || event.type === "unparsable" || event.type === "oversized" || event.error !== undefined;
+      event.type === "invalid" ||
+      event.type === "unparsable" ||
+      event.type === "oversized" ||
+      event.error !== undefined;
     const row: FrameRow = {
       index: event.index,
       time,

@@ -92,7 +92,12 @@ export class LaneModel {
     });
     for (const row of this.frames.rows) {
       if (row === undefined) continue;
-      recorder.frame(row.from, rowFrame(row), row.time, row.type === "unparsable" || row.type === "oversized" ? undefined : row.text);
+      recorder.frame(
+        row.from,
+        rowFrame(row),
+        row.time,
+        row.type === "unparsable" || row.type === "oversized" ? undefined : row.text,
+      );
     }
     recorder.close();
     return `${lines.join("\n")}\n`;

@@ -42,7 +42,10 @@ export class Actions {
   #run<T>(what: string, promise: Promise<T>): Promise<T> {
     return promise.catch((error: unknown) => {
       const e = error as { message?: string; data?: unknown };
-      this.store.notify("error", `${what} failed: ${e.message ?? String(error)}${e.data ? ` (${JSON.stringify(e.data)})` : ""}`);
+      this.store.notify(
+        "error",
+        `${what} failed: ${e.message ?? String(error)}${e.data ? ` (${JSON.stringify(e.data)})` : ""}`,
+      );
       throw error;
     });
   }
@@ -64,7 +67,10 @@ export class Actions {
 
   async resumeSession(sessionId: string, cwd = this.cwd): Promise<void> {
     this.#select(sessionId);
-    await this.#run("session/resume", this.client.connection.resumeSession({ sessionId, cwd, mcpServers: [] } as never));
+    await this.#run(
+      "session/resume",
+      this.client.connection.resumeSession({ sessionId, cwd, mcpServers: [] } as never),
+    );
   }
 
   async forkSession(sessionId: string, cwd = this.cwd): Promise<void> {
@@ -100,7 +106,11 @@ export class Actions {
       } else if (file.text !== undefined && caps.embedded) {
         blocks.push({
           type: "resource",
-          resource: { uri: `file:///${encodeURIComponent(file.name)}`, mimeType: file.mimeType || "text/plain", text: file.text },
+          resource: {
+            uri: `file:///${encodeURIComponent(file.name)}`,
+            mimeType: file.mimeType || "text/plain",
+            text: file.text,
+          },
         });
       } else if (file.text !== undefined) {
         blocks.push({ type: "text", text: `\n--- ${file.name} ---\n${file.text}` });

@@ -64,7 +64,10 @@ export function App({ store, context, actionsOf, openClientLane }: AppProps): JS
         </div>
         <label>
           Theme{" "}
-          <select value={theme} onChange={(e) => setTheme((e.currentTarget as HTMLSelectElement).value as typeof theme)}>
+          <select
+            value={theme}
+            onChange={(e) => setTheme((e.currentTarget as HTMLSelectElement).value as typeof theme)}
+          >
             <option value="auto">system</option>
             <option value="light">light</option>
             <option value="dark">dark</option>

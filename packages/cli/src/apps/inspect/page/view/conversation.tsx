@@ -42,7 +42,8 @@ export function Conversation({
     if (element && atEnd.current) element.scrollTop = element.scrollHeight;
   });
   const waiting = [...fold.requests.values()].filter(
-    (request) => !request.answered && (request.method === "session/request_permission" || request.method === "elicitation/create"),
+    (request) =>
+      !request.answered && (request.method === "session/request_permission" || request.method === "elicitation/create"),
   );
   return (
     <section class="conversation" aria-label="conversation">
@@ -122,7 +123,8 @@ function Composer({
   const running = transcript.currentTurn !== undefined;
   const commands = transcript.availableCommands ?? [];
   const typed = /^\/(\S*)$/.exec(text)?.[1];
-  const suggestions = typed === undefined ? [] : commands.filter((command) => command.name.startsWith(typed)).slice(0, 8);
+  const suggestions =
+    typed === undefined ? [] : commands.filter((command) => command.name.startsWith(typed)).slice(0, 8);
   const send = () => {
     if (running || (text.trim() === "" && files.length === 0)) return;
     const prompt = text;
@@ -157,7 +159,8 @@ function Composer({
           {suggestions.map((command) => (
             <li key={command.name}>
               <button type="button" onClick={() => setText(`/${command.name} `)}>
-                <code>/{command.name}</code> {command.input?.hint ? <code class="muted">{command.input.hint}</code> : null}{" "}
+                <code>/{command.name}</code>{" "}
+                {command.input?.hint ? <code class="muted">{command.input.hint}</code> : null}{" "}
                 <span class="muted">{command.description}</span>
               </button>
             </li>
@@ -169,7 +172,11 @@ function Composer({
           {files.map((file, i) => (
             <li key={i}>
               {file.name}{" "}
-              <button type="button" aria-label={`remove ${file.name}`} onClick={() => setFiles(files.filter((_, k) => k !== i))}>
+              <button
+                type="button"
+                aria-label={`remove ${file.name}`}
+                onClick={() => setFiles(files.filter((_, k) => k !== i))}
+              >
                 ×
               </button>
             </li>
@@ -190,7 +197,13 @@ function Composer({
             }
           }}
         />
-        <input ref={fileInput} type="file" multiple hidden onChange={(e) => void attach((e.currentTarget as HTMLInputElement).files)} />
+        <input
+          ref={fileInput}
+          type="file"
+          multiple
+          hidden
+          onChange={(e) => void attach((e.currentTarget as HTMLInputElement).files)}
+        />
         <button type="button" onClick={() => fileInput.current?.click()} title="attach files">
           Attach…
         </button>

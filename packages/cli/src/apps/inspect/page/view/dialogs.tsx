@@ -54,15 +54,28 @@ function PermissionDialog({ question, store }: { question: Question; store: Stor
     options: Array<{ optionId: string; name: string; kind: string }>;
   };
   const ref = useDialog(() => question.resolve({ outcome: { outcome: "cancelled" } }));
-  const known = store.lanes.get(question.lane)?.fold.sessions.get(params.sessionId)?.transcript.toolCall(params.toolCall.toolCallId);
+  const known = store.lanes
+    .get(question.lane)
+    ?.fold.sessions.get(params.sessionId)
+    ?.transcript.toolCall(params.toolCall.toolCallId);
   const title = params.toolCall.title ?? known?.title ?? params.toolCall.toolCallId;
   return (
     <div class="backdrop">
-      <div ref={ref} class="dialog" role="alertdialog" aria-modal="true" aria-labelledby="perm-title" aria-describedby="perm-desc" data-testid="permission-dialog">
+      <div
+        ref={ref}
+        class="dialog"
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="perm-title"
+        aria-describedby="perm-desc"
+        data-testid="permission-dialog"
+      >
         <h2 id="perm-title">The agent asks for permission</h2>
         <p id="perm-desc">
           <strong>{title}</strong>
-          {params.toolCall.kind ?? known?.kind ? <span class="muted"> ({params.toolCall.kind ?? known?.kind})</span> : null}
+          {(params.toolCall.kind ?? known?.kind) ? (
+            <span class="muted"> ({params.toolCall.kind ?? known?.kind})</span>
+          ) : null}
         </p>
         {params.toolCall.rawInput !== undefined ? (
           <pre class="raw small">{JSON.stringify(params.toolCall.rawInput, null, 2)}</pre>
@@ -124,7 +137,14 @@ function ElicitationDialog({ question }: { question: Question }): JSX.Element {
   };
   return (
     <div class="backdrop">
-      <div ref={ref} class="dialog" role="dialog" aria-modal="true" aria-labelledby="form-title" data-testid="elicitation-dialog">
+      <div
+        ref={ref}
+        class="dialog"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby="form-title"
+        data-testid="elicitation-dialog"
+      >
         <h2 id="form-title">The agent asks</h2>
         <p>{params.message}</p>
         <form onSubmit={submit}>
@@ -137,7 +157,11 @@ function ElicitationDialog({ question }: { question: Question }): JSX.Element {
               <div class="field" key={name}>
                 <label for={id}>{label}</label>
                 {choices ? (
-                  <select id={id} value={String(values[name] ?? "")} onChange={(e) => set((e.currentTarget as HTMLSelectElement).value)}>
+                  <select
+                    id={id}
+                    value={String(values[name] ?? "")}
+                    onChange={(e) => set((e.currentTarget as HTMLSelectElement).value)}
+                  >
                     <option value="">—</option>
                     {choices.map((choice) => (
                       <option key={choice} value={choice}>
@@ -146,7 +170,12 @@ function ElicitationDialog({ question }: { question: Question }): JSX.Element {
                     ))}
                   </select>
                 ) : field.type === "boolean" ? (
-                  <input id={id} type="checkbox" checked={values[name] === true} onChange={(e) => set((e.currentTarget as HTMLInputElement).checked)} />
+                  <input
+                    id={id}
+                    type="checkbox"
+                    checked={values[name] === true}
+                    onChange={(e) => set((e.currentTarget as HTMLInputElement).checked)}
+                  />
                 ) : field.type === "number" || field.type === "integer" ? (
                   <input
                     id={id}

@@ -71,8 +71,7 @@ function Entry({ entry, fold }: { entry: TranscriptEntry; fold: ConversationFold
 
 function Message({ entry }: { entry: MessageEntry }): JSX.Element {
   const others = entry.content.filter((block) => block.type !== "text");
-  const body =
-    entry.text.length > LONG_MESSAGE ? <LongText text={entry.text} /> : <Markdown text={entry.text} />;
+  const body = entry.text.length > LONG_MESSAGE ? <LongText text={entry.text} /> : <Markdown text={entry.text} />;
   if (entry.role === "thought") {
     return (
       <details class="msg thought" data-testid="thought">
@@ -155,7 +154,9 @@ function Plan({ entry }: { entry: PlanSnapshotEntry }): JSX.Element {
       <ul>
         {entry.entries.map((item, i) => (
           <li key={i} class={`plan-${item.status}`}>
-            <span aria-hidden="true">{item.status === "completed" ? "☑" : item.status === "in_progress" ? "◐" : "☐"}</span>{" "}
+            <span aria-hidden="true">
+              {item.status === "completed" ? "☑" : item.status === "in_progress" ? "◐" : "☐"}
+            </span>{" "}
             <span class="sr-only">{item.status.replace("_", " ")}: </span>
             {item.content}
             {item.priority === "high" ? <span class="badge">high</span> : null}

@@ -83,7 +83,12 @@ function Node({ name, value, at, paths, depth }: NodeProps): JSX.Element {
   const brackets = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
   return (
     <div class={cls} ref={ref} role="treeitem" aria-expanded={open} aria-selected={mark === "end"}>
-      <button type="button" class="json-toggle" onClick={() => setOpen(!open)} aria-label={open ? "collapse" : "expand"}>
+      <button
+        type="button"
+        class="json-toggle"
+        onClick={() => setOpen(!open)}
+        aria-label={open ? "collapse" : "expand"}
+      >
         {open ? "▾" : "▸"}
       </button>
       {label}

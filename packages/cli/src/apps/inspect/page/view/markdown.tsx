@@ -58,11 +58,7 @@ function blocks(text: string): JSX.Element[] {
       continue;
     }
     const paragraph: string[] = [];
-    while (
-      i < lines.length &&
-      lines[i]!.trim() !== "" &&
-      !/^\s*(```|~~~|#{1,6}\s|>|[-*+]\s|\d+[.)]\s)/.test(lines[i]!)
-    )
+    while (i < lines.length && lines[i]!.trim() !== "" && !/^\s*(```|~~~|#{1,6}\s|>|[-*+]\s|\d+[.)]\s)/.test(lines[i]!))
       paragraph.push(lines[i++]!);
     out.push(<p key={key++}>{joinLines(paragraph)}</p>);
   }
@@ -78,7 +74,8 @@ function joinLines(lines: string[]): ComponentChildren[] {
   return out;
 }
 
-const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\(([^)\s]+)\)/g;
+const INLINE =
+  /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\(([^)\s]+)\)/g;
 
 function inline(text: string): ComponentChildren[] {
   const out: ComponentChildren[] = [];

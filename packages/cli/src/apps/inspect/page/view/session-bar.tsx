@@ -63,7 +63,9 @@ export function SessionBar({
               aria-label={option.name}
               disabled={!driven}
               value={String(option.currentValue)}
-              onChange={(e) => actions?.setConfig(view.sessionId, option.id, (e.currentTarget as HTMLSelectElement).value)}
+              onChange={(e) =>
+                actions?.setConfig(view.sessionId, option.id, (e.currentTarget as HTMLSelectElement).value)
+              }
             >
               {flatOptions(option.options).map((choice) => (
                 <option key={choice.value} value={choice.value}>

@@ -201,7 +201,15 @@ function FrameLine({ row, start, selected, onSelect }: LineProps & { start: numb
       <span class="f-dir" title={row.from === "client" ? "client → agent" : "agent → client"}>
         {row.from === "client" ? "→" : "←"}
       </span>
-      <span class="f-kind">{row.type === "notification" ? "notif" : row.type === "request" ? "req" : row.type === "response" ? "resp" : row.type}</span>
+      <span class="f-kind">
+        {row.type === "notification"
+          ? "notif"
+          : row.type === "request"
+            ? "req"
+            : row.type === "response"
+              ? "resp"
+              : row.type}
+      </span>
       <span class="f-method">{rowLabel(row)}</span>
       <span class="f-id">{row.id !== undefined ? `#${row.id}` : ""}</span>
       <span class="f-pair">

@@ -26,7 +26,11 @@ const KIND_ICON: Record<string, string> = {
 export function ToolCard({ call, fold }: { call: ToolCallState; fold: ConversationFold }): JSX.Element {
   const status = call.cancelled ? "cancelled" : call.status;
   return (
-    <article class={`tool status-${status}`} aria-label={`tool call: ${call.title || call.toolCallId}`} data-testid="tool-card">
+    <article
+      class={`tool status-${status}`}
+      aria-label={`tool call: ${call.title || call.toolCallId}`}
+      data-testid="tool-card"
+    >
       <header>
         <span class="tool-kind" title={call.kind}>
           <span aria-hidden="true">{KIND_ICON[call.kind] ?? "•"}</span> {call.kind}
@@ -47,7 +51,8 @@ export function ToolCard({ call, fold }: { call: ToolCallState; fold: Conversati
         </ul>
       ) : null}
       {call.content.map((content, i) => {
-        if (content.type === "diff") return <DiffView key={i} path={content.path} oldText={content.oldText} newText={content.newText} />;
+        if (content.type === "diff")
+          return <DiffView key={i} path={content.path} oldText={content.oldText} newText={content.newText} />;
         if (content.type === "terminal") return <TerminalView key={i} terminalId={content.terminalId} fold={fold} />;
         if (content.type === "content" && content.content.type === "text")
           return <Markdown key={i} text={content.content.text} />;

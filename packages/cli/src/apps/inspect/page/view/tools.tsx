@@ -26,7 +26,11 @@ export function Tools({ context, lane }: { context: ToolsContext; lane: LaneMode
   return (
     <section class="tools" aria-label="tools">
       <div class="tool-row">
-        <button type="button" disabled={!lane || lane.frames.rows.length === 0} onClick={() => lane && exportLane(lane, store)}>
+        <button
+          type="button"
+          disabled={!lane || lane.frames.rows.length === 0}
+          onClick={() => lane && exportLane(lane, store)}
+        >
           Export cassette
         </button>
         <label class="button">
@@ -85,7 +89,9 @@ function RecordedControls({ context, lane }: { context: ToolsContext; lane: Lane
     setRunning(true);
     setResult(undefined);
     try {
-      setResult(await replayAgainstAgent(recorded.cassette, { host: context.host, token: context.token, cwd: hello!.cwd }));
+      setResult(
+        await replayAgainstAgent(recorded.cassette, { host: context.host, token: context.token, cwd: hello!.cwd }),
+      );
     } catch (error) {
       context.store.notify("error", `replay failed: ${(error as Error).message}`);
     } finally {
@@ -125,7 +131,9 @@ function Divergences({ result, lane, store }: { result: ReplayResult; lane: Lane
       <p>
         Replay {result.completed ? "completed" : "stopped"}: {result.sent} frames sent, {result.compared} compared,{" "}
         <strong>
-          {result.divergences.length === 0 ? "no divergence" : `${result.divergences.length} divergence${result.divergences.length === 1 ? "" : "s"}`}
+          {result.divergences.length === 0
+            ? "no divergence"
+            : `${result.divergences.length} divergence${result.divergences.length === 1 ? "" : "s"}`}
         </strong>
         .
       </p>
@@ -148,7 +156,8 @@ function Divergences({ result, lane, store }: { result: ReplayResult; lane: Lane
               <ul>
                 {divergence.differences.map((difference, k) => (
                   <li key={k}>
-                    <code class="path">{difference.path}</code>: recorded <code>{JSON.stringify(difference.expected)}</code>, live{" "}
+                    <code class="path">{difference.path}</code>: recorded{" "}
+                    <code>{JSON.stringify(difference.expected)}</code>, live{" "}
                     <code>{JSON.stringify(difference.actual)}</code>
                   </li>
                 ))}
@@ -167,7 +176,15 @@ interface ScenarioResult {
   spec: string;
   status: string;
   message?: string;
-  findings: Array<{ rule: string; severity: string; side: string; message: string; spec: string; path?: string; frame?: string }>;
+  findings: Array<{
+    rule: string;
+    severity: string;
+    side: string;
+    message: string;
+    spec: string;
+    path?: string;
+    frame?: string;
+  }>;
   durationMs: number;
 }
 
@@ -187,7 +204,14 @@ function CheckButton({ context }: { context: ToolsContext }): JSX.Element {
     <div class="check-run">
       <label>
         Scenarios{" "}
-        <input type="text" size={18} aria-label="Scenarios" placeholder="all (or ids, comma-separated)" value={only} onInput={(e) => setOnly((e.currentTarget as HTMLInputElement).value)} />
+        <input
+          type="text"
+          size={18}
+          aria-label="Scenarios"
+          placeholder="all (or ids, comma-separated)"
+          value={only}
+          onInput={(e) => setOnly((e.currentTarget as HTMLInputElement).value)}
+        />
       </label>
       <button type="button" disabled={state.running} onClick={() => void run()}>
         {state.running ? "Checking…" : "Run acp check agent"}
@@ -198,7 +222,11 @@ function CheckButton({ context }: { context: ToolsContext }): JSX.Element {
   );
 }
 
-function CheckReport({ report }: { report: { results: ScenarioResult[]; summary: Record<string, number> } }): JSX.Element {
+function CheckReport({
+  report,
+}: {
+  report: { results: ScenarioResult[]; summary: Record<string, number> };
+}): JSX.Element {
   return (
     <div class="check-report" data-testid="check-report">
       <p>
@@ -229,8 +257,14 @@ function CheckReport({ report }: { report: { results: ScenarioResult[]; summary:
                 {result.findings.map((finding, i) => (
                   <details key={i} class={`finding ${finding.severity}`}>
                     <summary>
-                      {finding.rule} ({finding.side}){finding.path ? <> at <code class="path">{finding.path}</code></> : null}:{" "}
-                      {finding.message}{" "}
+                      {finding.rule} ({finding.side})
+                      {finding.path ? (
+                        <>
+                          {" "}
+                          at <code class="path">{finding.path}</code>
+                        </>
+                      ) : null}
+                      : {finding.message}{" "}
                       <a href={finding.spec} target="_blank" rel="noopener noreferrer">
                         spec
                       </a>
