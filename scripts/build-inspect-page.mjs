@@ -1,7 +1,8 @@
 /**
  * Builds the page of `acp inspect` (packages/cli/src/apps/inspect/page): type-checks it (its own tsconfig: DOM, no
  * Node), then bundles it with esbuild for the browser into packages/cli/dist/inspect-page/{page.js,page.css}, which
- * the inspector's server inlines into the one HTML document it serves. The library comes in through its public
+ * the inspector's server inlines into the one HTML document it serves, and worker.js (the page's ACP client, run in a
+ * Web Worker), which it serves at /worker.js. The library comes in through its public
  * entries (@acpkit/sdk, /wire, /client-toolkit, /unstable), resolved to the compiled dist/src: a Node built-in
  * anywhere in what the page imports fails the build, which keeps the browser-safe core honest.
  * `--no-check` skips the type check (the bundle still builds).
@@ -30,7 +31,7 @@ if (!process.argv.includes("--no-check")) {
 }
 mkdirSync(outDir, { recursive: true });
 const result = await build({
-  entryPoints: { page: join(pageDir, "main.tsx") },
+  entryPoints: { page: join(pageDir, "main.tsx"), worker: join(pageDir, "worker/client-worker.ts") },
   outdir: outDir,
   bundle: true,
   format: "esm",

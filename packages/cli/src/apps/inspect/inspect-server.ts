@@ -16,7 +16,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { AccessPolicy, WEBSOCKET_SUBPROTOCOL } from "@acpkit/sdk";
 import { FEED_SUBPROTOCOL, type Hello, type LaneRole, type PageMessage } from "./feed-protocol.js";
 import type { LaneHub } from "./lane-hub.js";
-import { renderPage, type PageAssets } from "./page-html.js";
+import { renderPage, renderWorker, type PageAssets } from "./page-html.js";
 import type { PageSocket } from "./agent-bridge.js";
 
 export interface InspectServerOptions {
@@ -72,6 +72,12 @@ export async function startInspectServer(options: InspectServerOptions): Promise
     if (!decision.ok) return refuse(response, decision.status, explain(decision.status), decision.headers);
     if (request.method !== "GET" && request.method !== "HEAD")
       return refuse(response, 405, "Method not allowed: the inspector's page is read with GET.", { allow: "GET" });
+    if (url.pathname === "/worker.js") {
+      const worker = renderWorker(options.assets, request.headers.host ?? ownHost);
+      response.writeHead(200, worker.headers);
+      response.end(request.method === "HEAD" ? undefined : worker.body);
+      return;
+    }
     if (url.pathname !== "/") return refuse(response, 404, "Not found: the inspector's page is at /.");
     const page = renderPage(options.assets, request.headers.host ?? ownHost);
     response.writeHead(200, page.headers);

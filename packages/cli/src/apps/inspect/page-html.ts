@@ -19,6 +19,8 @@ export class PageMissingError extends Error {
 export interface PageAssets {
   readonly script: string;
   readonly style: string;
+  /** The page's client worker (served at /worker.js, behind the same checks). */
+  readonly worker: string;
 }
 
 /** Reads the bundle; throws `PageMissingError` saying what to do when it is missing. */
@@ -27,6 +29,7 @@ export function loadPageAssets(dir = PAGE_DIR): PageAssets {
     return {
       script: readFileSync(`${dir}page.js`, "utf8"),
       style: readFileSync(`${dir}page.css`, "utf8"),
+      worker: readFileSync(`${dir}worker.js`, "utf8"),
     };
   } catch (error) {
     throw new PageMissingError(
@@ -34,6 +37,19 @@ export function loadPageAssets(dir = PAGE_DIR): PageAssets {
       { cause: error },
     );
   }
+}
+
+/** The client worker's script and its headers (its own policy: it may only connect back to this server). */
+export function renderWorker(assets: PageAssets, host: string): { body: string; headers: Record<string, string> } {
+  return {
+    body: assets.worker,
+    headers: {
+      "content-type": "text/javascript; charset=utf-8",
+      "content-security-policy": `default-src 'none'; connect-src ws://${host}`,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+    },
+  };
 }
 
 /** The HTML document and the headers it goes with. */
@@ -63,6 +79,7 @@ export function renderPage(assets: PageAssets, host: string): { body: string; he
     `style-src 'nonce-${nonce}'`,
     "style-src-attr 'unsafe-inline'",
     `connect-src ws://${host} http://${host}`,
+    "worker-src 'self'",
     "img-src data: blob:",
     "base-uri 'none'",
     "form-action 'none'",

@@ -1,15 +1,14 @@
 /**
- * The page's own ACP client, one per lane it drives: the library's `ClientSideConnection` (unstable flavour, so
- * fork and the unstable update kinds are understood) over the library's browser WebSocket transport to the
- * inspector's `/acp` endpoint, which bridges it to the agent. What the agent asks of the client is answered here:
- * permission requests and forms by the person (dialogs), files and terminals by the inspector's host (over the
- * feed), with the host's wire errors passed on unchanged.
+ * The page's end of a lane it drives: the client itself runs in a Web Worker (../worker/client-worker.ts: the
+ * library's `ClientSideConnection` over its browser WebSocket transport), so a long turn's messages are handled off
+ * the main thread. Here: the connection's methods as calls to the worker, and the agent's requests the worker
+ * forwards, answered by the person (permission dialogs, forms) or by the inspector's host over the feed (files,
+ * terminals), with the host's wire errors passed on unchanged.
  */
-import { createWebSocketStream, PROTOCOL_VERSION, RequestError } from "@acpkit/sdk";
-import { ClientSideConnection, type Client } from "@acpkit/sdk/unstable";
 import type { ServerMessage } from "../../feed-protocol.js";
 import type { Feed } from "./feed.js";
 import type { Store } from "./store.js";
+import type { ClientMethod, FromWorker, ToWorker, WireError } from "./worker-protocol.js";
 
 export interface ClientLaneOptions {
   store: Store;
@@ -19,26 +18,78 @@ export interface ClientLaneOptions {
   version: string;
 }
 
-/** Opens a lane the page drives and initializes it; resolves once the agent answered `initialize`. */
+/** An error the agent (or the connection) answered a call with. */
+export class CallError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The connection's methods the page uses, each a call to the worker. */
+export type ClientCalls = { [M in ClientMethod]: (params: any) => Promise<any> };
+
+const METHODS: readonly ClientMethod[] = [
+  "newSession",
+  "loadSession",
+  "resumeSession",
+  "unstable_forkSession",
+  "listSessions",
+  "prompt",
+  "cancel",
+  "setSessionMode",
+  "setSessionConfigOption",
+];
+
+/** Opens a lane the page drives and initializes it; `initialized` resolves once the agent answered `initialize`. */
 export class ClientLane {
   readonly key = `k${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
-  readonly connection: ClientSideConnection;
+  readonly connection: ClientCalls;
   /** The lane id, once the server announced it. */
   laneId: number | undefined;
-  initialized: Promise<unknown>;
+  readonly initialized: Promise<unknown>;
+  readonly #worker: Worker;
+  readonly #calls = new Map<number, { resolve(value: unknown): void; reject(error: unknown): void }>();
+  #nextCall = 1;
 
   constructor(private readonly options: ClientLaneOptions) {
-    const stream = createWebSocketStream(`ws://${options.host}/acp?client=${this.key}`, { token: options.token });
-    const client = this.#client();
-    this.connection = new ClientSideConnection(() => client, stream);
-    this.initialized = this.connection.initialize({
-      protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: {
-        fs: { readTextFile: true, writeTextFile: true },
-        terminal: true,
-        elicitation: { form: {} },
-      } as never,
-      clientInfo: { name: "acp inspect", title: "acpkit inspector", version: options.version },
+    this.#worker = new Worker(`/worker.js?token=${encodeURIComponent(options.token)}`, {
+      type: "module",
+      name: `acp client ${this.key}`,
+    });
+    let initialized!: { resolve(value: unknown): void; reject(error: unknown): void };
+    this.initialized = new Promise((resolve, reject) => (initialized = { resolve, reject }));
+    this.#worker.onerror = (event) => initialized.reject(new Error(`the client worker failed: ${event.message}`));
+    this.#worker.onmessage = (event: MessageEvent<FromWorker>) => {
+      const message = event.data;
+      if (message.type === "initialized") {
+        if (message.error) initialized.reject(callError(message.error));
+        else initialized.resolve(undefined);
+      } else if (message.type === "result") {
+        const call = this.#calls.get(message.id);
+        this.#calls.delete(message.id);
+        if (message.error) call?.reject(callError(message.error));
+        else call?.resolve(message.result);
+      } else void this.#answer(message);
+    };
+    this.#post({ type: "open", host: options.host, token: options.token, key: this.key, version: options.version });
+    this.connection = Object.fromEntries(
+      METHODS.map((method) => [method, (params: unknown) => this.#call(method, params)]),
+    ) as ClientCalls;
+  }
+
+  #post(message: ToWorker): void {
+    this.#worker.postMessage(message);
+  }
+
+  #call(method: ClientMethod, params: unknown): Promise<any> {
+    const id = this.#nextCall++;
+    return new Promise((resolve, reject) => {
+      this.#calls.set(id, { resolve, reject });
+      this.#post({ type: "call", id, method, params });
     });
   }
 
@@ -51,28 +102,27 @@ export class ClientLane {
     return this.laneId ?? 0;
   }
 
-  #host = async (method: string, params: unknown): Promise<any> => {
-    const answer = (await this.options.feed.ask({ type: "host", lane: this.#lane(), method, params })) as Extract<
-      ServerMessage,
-      { type: "host-result" }
-    >;
-    if (answer.error) throw new RequestError(answer.error.code, answer.error.message, answer.error.data);
-    return answer.result;
-  };
-
-  #client(): Client {
-    const { store } = this.options;
-    return {
-      sessionUpdate: async () => {},
-      requestPermission: async (params) => (await store.ask(this.#lane(), "permission", params)) as never,
-      createElicitation: async (params) => (await store.ask(this.#lane(), "elicitation", params)) as never,
-      readTextFile: (params) => this.#host("fs/read_text_file", params),
-      writeTextFile: (params) => this.#host("fs/write_text_file", params),
-      createTerminal: (params) => this.#host("terminal/create", params),
-      terminalOutput: (params) => this.#host("terminal/output", params),
-      waitForTerminalExit: (params) => this.#host("terminal/wait_for_exit", params),
-      killTerminal: (params) => this.#host("terminal/kill", params),
-      releaseTerminal: (params) => this.#host("terminal/release", params),
-    } as Client;
+  async #answer(message: Extract<FromWorker, { type: "ask" }>): Promise<void> {
+    const { store, feed } = this.options;
+    try {
+      let result: unknown;
+      if (message.kind === "host") {
+        const answer = (await feed.ask({
+          type: "host",
+          lane: this.#lane(),
+          method: message.method,
+          params: message.params,
+        })) as Extract<ServerMessage, { type: "host-result" }>;
+        if (answer.error) return this.#post({ type: "answer", id: message.id, error: answer.error });
+        result = answer.result;
+      } else result = await store.ask(this.#lane(), message.kind, message.params);
+      this.#post({ type: "answer", id: message.id, result });
+    } catch (error) {
+      this.#post({ type: "answer", id: message.id, error: { code: -32603, message: (error as Error).message } });
+    }
   }
+}
+
+function callError(error: WireError): CallError {
+  return new CallError(error.code, error.message, error.data);
 }
