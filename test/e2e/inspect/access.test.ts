@@ -74,6 +74,19 @@ describe("acp inspect: access", () => {
     assert.equal(page.headers["referrer-policy"], "no-referrer");
   });
 
+  it("the client worker's script: with the token only, under its own policy", async () => {
+    const worker = await get(`${base}worker.js?token=${TOKEN}`);
+    assert.equal(worker.status, 200);
+    assert.match(String(worker.headers["content-type"]), /^text\/javascript/);
+    assert.match(String(worker.headers["content-security-policy"]), /^default-src 'none'; connect-src ws:\/\//);
+    for (const url of [`${base}worker.js`, `${base}worker.js?token=wrong`]) {
+      const refused = await get(url);
+      assert.equal(refused.status, 401);
+      assert.doesNotMatch(refused.body, /ClientSideConnection|function/);
+    }
+    assert.equal((await get(`${base}worker.js?token=${TOKEN}`, { origin: "http://evil.example" })).status, 403);
+  });
+
   for (const [name, url, headers] of [
     ["no token", () => base, {}],
     ["a wrong token", () => `${base}?token=not-the-token`, {}],
