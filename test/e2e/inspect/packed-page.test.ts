@@ -31,7 +31,7 @@ test(
       const files = execFileSync("tar", ["-tzf", cli], { encoding: "utf8" }).split("\n");
       assert.ok(files.includes("package/dist/inspect-page/page.js"), "the page's script");
       assert.ok(files.includes("package/dist/inspect-page/page.css"), "the page's style");
-    assert.ok(files.includes("package/dist/inspect-page/worker.js"), "the page's client worker");
+      assert.ok(files.includes("package/dist/inspect-page/worker.js"), "the page's client worker");
       assert.ok(files.includes("package/dist/src/apps/inspect/run-inspect.js"), "the inspector's server");
       assert.deepEqual(
         files.filter((file) => /\.tsx?$/.test(file) && !file.endsWith(".d.ts")),
