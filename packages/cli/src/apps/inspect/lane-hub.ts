@@ -2,8 +2,9 @@
  * The inspector's lanes and the pages watching them: every conversation the server relays or watches is a lane;
  * each byte either side of a lane writes is recorded (`bytes`) and sent to every page on the feed, batched per turn
  * of the event loop so a fast stream costs one socket message per burst, not per chunk. A page that connects late
- * gets the whole history first (an editor started `acp inspect --tap` long before the browser was opened), up to
- * `maxHistoryBytes`; past that, the oldest records are dropped and the page is told how much it missed.
+ * gets every lane first, then the history (an editor started `acp inspect --tap` long before the browser was
+ * opened), up to `maxHistoryBytes` (past that, the oldest records are dropped and the page is told how much it
+ * missed), then which lanes have closed: lanes are never dropped with the history.
  */
 import { encodeRecord, type LaneInfo, type LaneRole, type ServerMessage } from "./feed-protocol.js";
 
@@ -36,6 +37,8 @@ type Pending = { lane: number; from: "client" | "agent"; time: number; chunks: U
 export class LaneHub {
   readonly #clients = new Set<FeedClient>();
   readonly #lanes = new Map<number, LaneInfo>();
+  /** Lanes that closed, with the reason. */
+  readonly #closed = new Map<number, string | undefined>();
   /** Text and binary messages in order, for late pages. */
   readonly #history: Array<string | Uint8Array> = [];
   #historyBytes = 0;
@@ -65,10 +68,13 @@ export class LaneHub {
         }),
       );
     }
+    for (const lane of this.#lanes.values()) client.sendText(json({ type: "lane", lane }));
     for (const item of this.#history) {
       if (typeof item === "string") client.sendText(item);
       else client.sendBinary(item);
     }
+    for (const [lane, reason] of this.#closed)
+      client.sendText(json({ type: "lane-closed", lane, ...(reason !== undefined ? { reason } : {}) }));
     this.#clients.add(client);
     return () => this.#clients.delete(client);
   }
@@ -90,7 +96,7 @@ export class LaneHub {
       started: Date.now(),
     };
     this.#lanes.set(info.id, info);
-    this.#keep(json({ type: "lane", lane: info }));
+    this.#live(json({ type: "lane", lane: info }));
     let closed = false;
     return {
       info,
@@ -108,7 +114,8 @@ export class LaneHub {
       close: (reason) => {
         if (closed) return;
         closed = true;
-        this.#keep(json({ type: "lane-closed", lane: info.id, ...(reason !== undefined ? { reason } : {}) }));
+        this.#closed.set(info.id, reason);
+        this.#live(json({ type: "lane-closed", lane: info.id, ...(reason !== undefined ? { reason } : {}) }));
       },
     };
   }
@@ -135,6 +142,12 @@ export class LaneHub {
     this.#pending = undefined;
     const bytes = pending.chunks.length === 1 ? pending.chunks[0]! : concat(pending.chunks, pending.size);
     this.#keep(encodeRecord(pending.lane, pending.from, pending.time, bytes));
+  }
+
+  /** Sent to the pages now, after what is pending; not kept (lanes are sent to late pages from `#lanes`). */
+  #live(text: string): void {
+    this.#flush();
+    for (const client of this.#clients) client.sendText(text);
   }
 
   #keep(item: string | Uint8Array): void {
