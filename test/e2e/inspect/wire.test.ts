@@ -150,8 +150,15 @@ test(
       /^https:\/\/agentclientprotocol\.com\/protocol\/prompt-turn/,
     );
     await summary.click();
-    assert.match((await failed.locator("pre").first().textContent()) ?? "", /"text":42/);
+    // The quoted frame, as a tree with the failing path marked; and its link to the live frames of the wire.
+    assert.match((await failed.locator(".json-mark").last().textContent()) ?? "", /"text": 42/);
     assert.match((await report.locator("tr").filter({ hasText: "initialize" }).first().textContent()) ?? "", /passed/);
     await page.screenshot({ path: join(SCREENSHOTS, "inspect-check.png") });
+    await failed.getByRole("button", { name: "find session/update frames with errors in the wire" }).click();
+    await page
+      .getByTestId("frame-count")
+      .filter({ hasText: /^1 of 7 frames/ })
+      .waitFor();
+    assert.equal(await page.getByLabel("errors only").isChecked(), true);
   },
 );

@@ -30,6 +30,8 @@ export class Store {
   connected = false;
   closedReason: string | undefined;
   notices: Notice[] = [];
+  /** Filters another view asks the wire to show (a check failure's "find in the wire"); the wire adopts them once. */
+  wireQuery: { method: string; errorsOnly: boolean; search: string } | undefined;
   questions: Question[] = [];
   version = 0;
   readonly #listeners = new Set<() => void>();

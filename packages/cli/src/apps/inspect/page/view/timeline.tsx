@@ -17,6 +17,11 @@ const ROW = 26;
 
 export function Timeline({ store, lane }: { store: Store; lane: LaneModel }): JSX.Element {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  if (store.wireQuery) {
+    const query = store.wireQuery;
+    store.wireQuery = undefined;
+    setFilters({ ...NO_FILTERS, ...query });
+  }
   const [view, setView] = useState<"list" | "sequence">("list");
   const cache = useRef<{ filtered: FilteredRows; errors: number } | undefined>(undefined);
   const rows = lane.frames.rows;

@@ -7,6 +7,7 @@
 import type { JSX } from "preact";
 import { useState } from "preact/hooks";
 import { readCassette, type Divergence, type ReplayResult } from "@acpkit/sdk/wire";
+import { JsonTree } from "./json-tree.js";
 import type { ServerMessage } from "../../feed-protocol.js";
 import type { Feed } from "../model/feed.js";
 import type { LaneModel } from "../model/lane.js";
@@ -170,6 +171,41 @@ function Divergences({ result, lane, store }: { result: ReplayResult; lane: Lane
   );
 }
 
+/**
+ * A check failure's frame: as a JSON tree with the failing path marked (when the quote is whole), and a link that
+ * filters the wire to the live frames of the same method with errors, where the same fault shows up in the lane.
+ */
+function QuotedFrame({ text, path, store }: { text: string; path: string | undefined; store: Store }): JSX.Element {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const method = /"method":"([^"]+)"/.exec(text)?.[1];
+  return (
+    <div class="quoted-frame">
+      {value === undefined ? (
+        <pre class="raw small">{text}</pre>
+      ) : (
+        <JsonTree value={value} highlight={path ? [path] : []} depth={1} />
+      )}
+      {method ? (
+        <button
+          type="button"
+          class="link"
+          onClick={() => {
+            store.wireQuery = { method, errorsOnly: true, search: "" };
+            store.changed();
+          }}
+        >
+          find {method} frames with errors in the wire
+        </button>
+      ) : null}
+    </div>
+  );
+}
+
 interface ScenarioResult {
   id: string;
   title: string;
@@ -217,15 +253,17 @@ function CheckButton({ context }: { context: ToolsContext }): JSX.Element {
         {state.running ? "Checking…" : "Run acp check agent"}
       </button>
       {state.error ? <p class="error">{state.error}</p> : null}
-      {state.report ? <CheckReport report={state.report} /> : null}
+      {state.report ? <CheckReport report={state.report} store={context.store} /> : null}
     </div>
   );
 }
 
 function CheckReport({
   report,
+  store,
 }: {
   report: { results: ScenarioResult[]; summary: Record<string, number> };
+  store: Store;
 }): JSX.Element {
   return (
     <div class="check-report" data-testid="check-report">
@@ -269,7 +307,7 @@ function CheckReport({
                         spec
                       </a>
                     </summary>
-                    {finding.frame ? <pre class="raw small">{finding.frame}</pre> : null}
+                    {finding.frame ? <QuotedFrame text={finding.frame} path={finding.path} store={store} /> : null}
                   </details>
                 ))}
               </td>
