@@ -78,6 +78,10 @@ test(
     assert.equal(readFileSync(join(work, "notes.txt"), "utf8"), "one\nTWO\nthree\n");
     await diff.getByRole("button", { name: "Side by side" }).click();
     await diff.locator("table.split").waitFor();
+    // The changed line side by side: the old on the left, the new on the right, in one row.
+    const changed = diff.locator("table.split tr").filter({ has: page.locator("td.removed") });
+    assert.equal(await changed.count(), 1);
+    assert.deepEqual(await changed.locator("td.text").allTextContents(), ["two", "TWO"]);
   },
 );
 

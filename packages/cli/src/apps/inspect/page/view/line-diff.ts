@@ -41,12 +41,13 @@ export function lineDiff(oldText: string | null | undefined, newText: string): D
         out.push({ kind: "same", text: midA[i]!, oldNo: head + i + 1, newNo: head + j + 1 });
         i++;
         j++;
-      } else if (j < m && (i === n || lcs[i * (m + 1) + j + 1]! >= lcs[(i + 1) * (m + 1) + j]!)) {
-        out.push({ kind: "added", text: midB[j]!, newNo: head + j + 1 });
-        j++;
-      } else {
+      } else if (i < n && (j === m || lcs[(i + 1) * (m + 1) + j]! >= lcs[i * (m + 1) + j + 1]!)) {
+        // Removals before additions: a changed line reads as "old, then new".
         out.push({ kind: "removed", text: midA[i]!, oldNo: head + i + 1 });
         i++;
+      } else {
+        out.push({ kind: "added", text: midB[j]!, newNo: head + j + 1 });
+        j++;
       }
     }
   }

@@ -128,10 +128,13 @@ function Split({ lines }: { lines: DiffLine[] }): JSX.Element {
       i++;
       continue;
     }
+    // A run of changes: its removed lines on the left, its added lines on the right, side by side.
     const removed: DiffLine[] = [];
     const added: DiffLine[] = [];
-    while (i < lines.length && lines[i]!.kind === "removed") removed.push(lines[i++]!);
-    while (i < lines.length && lines[i]!.kind === "added") added.push(lines[i++]!);
+    while (i < lines.length && lines[i]!.kind !== "same") {
+      const changed = lines[i++]!;
+      (changed.kind === "removed" ? removed : added).push(changed);
+    }
     for (let k = 0; k < Math.max(removed.length, added.length); k++) rows.push([removed[k], added[k]]);
   }
   const cell = (line: DiffLine | undefined, side: "old" | "new") =>
