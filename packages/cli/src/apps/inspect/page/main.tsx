@@ -13,7 +13,11 @@ import { Store } from "./model/store.js";
 import { Actions } from "./view/actions.js";
 import { App } from "./view/app.js";
 import { importCassette } from "./view/tools.js";
-import "./styles.css";
+import "./styles/theme.css";
+import "./styles/base.css";
+import "./styles/layout.css";
+import "./styles/conversation.css";
+import "./styles/wire.css";
 
 const token = new URLSearchParams(location.search).get("token") ?? "";
 const host = location.host;
