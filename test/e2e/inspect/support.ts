@@ -16,8 +16,14 @@ export const ACP = ACP_CLI;
 export const FIXTURES = fileURLToPath(new URL("../fixtures/check/", import.meta.url));
 export const REFERENCE_AGENT = [process.execPath, ACP, "agent"];
 export const CHROMIUM = process.env.ACPKIT_CHROMIUM ?? "/usr/bin/chromium";
-/** Where the tests put the screenshots the README shows. */
-export const SCREENSHOTS = fileURLToPath(new URL("../../../../docs/images/", import.meta.url));
+/**
+ * Where the tests put their screenshots: a temporary folder, or, with `ACPKIT_UPDATE_SCREENSHOTS=1`, docs/images/
+ * (the screenshots the README shows; regenerate them that way, so that a test run never edits the checkout).
+ */
+export const SCREENSHOTS =
+  process.env.ACPKIT_UPDATE_SCREENSHOTS === "1"
+    ? fileURLToPath(new URL("../../../../docs/images/", import.meta.url))
+    : mkdtempSync(join(tmpdir(), "acpkit-inspect-screenshots-"));
 
 /** `{ skip: reason }` when no Chromium is installed (and CI does not require one). */
 export function browserSkip(): { skip?: string } {
