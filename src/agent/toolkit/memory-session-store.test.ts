@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { MemorySessionStore } from "./memory-session-store.js";
 import type { StoredSession } from "./session-store.js";
+import { sessionStoreContract } from "./testing/store-contract.js";
 
 const session = (sessionId: string, cwd: string, updatedAt: string): StoredSession => ({
   sessionId,
@@ -42,4 +43,11 @@ test("the memory store keeps history in order, copies values, pages with a curso
   await store.delete("a");
   await store.delete("a");
   assert.equal(await store.get("a"), undefined);
+});
+
+sessionStoreContract({
+  name: "MemorySessionStore",
+  open: async () => new MemorySessionStore(),
+  // Its sessions live in its memory: a "restart" keeps the same store.
+  reopen: async (store) => store,
 });

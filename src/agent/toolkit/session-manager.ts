@@ -92,7 +92,11 @@ export class SessionManager<S = unknown> {
       "abort",
       () => {
         this.cancelAll(new TurnCancelledError("the connection closed"));
-        for (const session of this.#sessions.values()) void session.dispose();
+        for (const session of this.#sessions.values()) {
+          void session.dispose();
+          // What was offered is written (or failed and logged) before the store may let another process write it.
+          void session.flush().then(() => this.#release(session.sessionId));
+        }
       },
       { once: true },
     );
@@ -201,6 +205,7 @@ export class SessionManager<S = unknown> {
     await session.turns.idle();
     await session.dispose();
     await session.flush();
+    await this.#release(sessionId);
   }
 
   /** `session/delete`: closes the session if live, then removes it from the store; unknown ids succeed silently. */
@@ -232,6 +237,18 @@ export class SessionManager<S = unknown> {
   /** Cancels every turn of every session (the connection closed). */
   cancelAll(reason?: unknown): void {
     for (const session of this.#sessions.values()) session.turns.cancelAll(reason);
+  }
+
+  /** Tells the store the session is no longer live here (see `SessionStore.releaseSession`); failures are logged. */
+  async #release(sessionId: string): Promise<void> {
+    try {
+      await this.store?.releaseSession?.(sessionId);
+    } catch (error) {
+      this.logger.error("the session store could not release a session", {
+        sessionId,
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    }
   }
 
   async #restorable(

@@ -66,6 +66,12 @@ export interface SessionStore {
   list(query?: SessionListQuery): Promise<SessionPage>;
   update(sessionId: string, patch: SessionMetadataPatch): Promise<void>;
   delete(sessionId: string): Promise<void>;
+  /**
+   * The session is no longer live in this process (closed, or its connection ended): a store that lets one process
+   * at a time write a session (a lease) lets others have it now, once this process's pending writes are done. A
+   * later write takes it again. Never rejects. Optional: stores without leases need nothing.
+   */
+  releaseSession?(sessionId: string): Promise<void>;
   /** Releases resources (open files, connections). Optional. */
   close?(): Promise<void>;
 }
@@ -78,12 +84,22 @@ interface CursorKey {
   s: string;
 }
 
-function encodeCursor(session: StoredSession): string {
+/** The `nextCursor` that names `session` as the last of a page (opaque to clients; keyset pagination). */
+export function encodeSessionCursor(session: Pick<StoredSession, "updatedAt" | "sessionId">): string {
   const json = JSON.stringify({ u: session.updatedAt, s: session.sessionId } satisfies CursorKey);
   return btoa(String.fromCharCode(...new TextEncoder().encode(json)));
 }
 
-function decodeCursor(cursor: string): CursorKey {
+/**
+ * The last session of the previous page, from a cursor `encodeSessionCursor` made; a -32602 `RequestError` for
+ * anything else (the spec's SHOULD for a cursor the agent did not issue).
+ */
+export function decodeSessionCursor(cursor: string): { updatedAt: string; sessionId: string } {
+  const key = decodeCursorKey(cursor);
+  return { updatedAt: key.u, sessionId: key.s };
+}
+
+function decodeCursorKey(cursor: string): CursorKey {
   try {
     const bytes = Uint8Array.from(atob(cursor), (c) => c.charCodeAt(0));
     const key = JSON.parse(new TextDecoder().decode(bytes)) as Partial<CursorKey>;
@@ -112,13 +128,13 @@ export function compareSessions(
  */
 export function pageSessions(all: Iterable<StoredSession>, query: SessionListQuery = {}): SessionPage {
   const limit = Math.max(1, query.limit ?? DEFAULT_PAGE_SIZE);
-  const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+  const after = query.cursor === undefined ? undefined : decodeCursorKey(query.cursor);
   const matching = [...all]
     .filter((s) => query.cwd === undefined || s.cwd === query.cwd)
     .filter((s) => after === undefined || compareSessions({ updatedAt: after.u, sessionId: after.s }, s) < 0)
     .sort(compareSessions);
   const sessions = matching.slice(0, limit);
   const page: SessionPage = { sessions };
-  if (matching.length > limit) page.nextCursor = encodeCursor(sessions[sessions.length - 1]!);
+  if (matching.length > limit) page.nextCursor = encodeSessionCursor(sessions[sessions.length - 1]!);
   return page;
 }

@@ -98,7 +98,8 @@ function readLine(content: Buffer): { status: LineStatus; reason?: string; recor
   return isKnownRecord(value) ? { status: "record", record: value } : { status: "unknown" };
 }
 
-function isKnownRecord(value: unknown): value is SessionRecord {
+/** True for a record of a kind this version knows (`update` with an object, or `data`). */
+export function isKnownRecord(value: unknown): value is SessionRecord {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
   const record = value as { kind?: unknown; update?: unknown };
   if (record.kind === "data") return "data" in record;

@@ -1,0 +1,569 @@
+/**
+ * A `SessionStore` on PostgreSQL, for agents that run on several machines or whose sessions must outlive a disk:
+ * the same contract as the file store (`file-session-store.ts`), on the database's guarantees instead of fsync.
+ *
+ * The contract:
+ * - Write-ahead, batched: the appends of all sessions made in one tick (and those made while a batch is being
+ *   written) go to the database as one statement (`WriteBatcher`); each `append` resolves only once that statement
+ *   committed (durable: PostgreSQL's `synchronous_commit`), and rejects when it did not. Transient failures (the
+ *   server restarting, a connection cut) are retried within the pool's bound; a retried statement never writes a
+ *   record twice (records are numbered by the lease holder, `postgres-session-writer.ts`).
+ * - One writer per session (`postgres-session-lease.ts`): a store takes a session's lease when it creates the
+ *   session or first writes it (`update`, `append`, `delete`), renews it every third of `leaseTtlMs`, and gives it
+ *   up on `releaseSession` (the toolkit calls it when a session closes or its connection ends) and `close`. Another store
+ *   then fails at once with a `SessionLeaseError` (`session_leased`) or waits for it (`whenLeased: "wait"`, up to
+ *   `leaseWaitMs`). A process that dies loses its leases after `leaseTtlMs`. Every write is fenced by the lease's
+ *   token in the same statement: once another store took the lease over, this one writes nothing more to the
+ *   session (`lease_lost`), until the session is loaded again.
+ * - `history` returns every record in order; a row that is not a readable record (edited by hand, or of a kind a
+ *   newer version writes) is kept in the table, skipped, and reported to the logger. Records are kept as the JSON
+ *   text they were given, so nothing the client saw is normalised away.
+ * - `list` pages newest first with an opaque cursor (keyset, in SQL) and filters by exact `cwd`; ids and times
+ *   compare byte by byte (`COLLATE "C"`), which is JavaScript's order for every string without characters above
+ *   U+FFFF (ISO times and the toolkit's ids).
+ * - Credentials never reach an error or a log line (the kit's pool redacts them).
+ */
+import { hostname } from "node:os";
+import { setTimeout as sleep } from "node:timers/promises";
+import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
+import { ErrorCodes, RequestError } from "../../jsonrpc/request-error.js";
+import {
+  decodeSessionCursor,
+  DEFAULT_PAGE_SIZE,
+  encodeSessionCursor,
+  type SessionListQuery,
+  type SessionMetadataPatch,
+  type SessionPage,
+  type SessionRecord,
+  type SessionStore,
+  type StoredSession,
+} from "../../agent/toolkit/session-store.js";
+import { migrate } from "../postgres/migrations.js";
+import { createPostgresPool, type PostgresOptions, type PostgresPool } from "../postgres/pool.js";
+import { describeDatabase } from "../postgres/redact.js";
+import { WriteBatcher } from "../postgres/write-batcher.js";
+import {
+  currentHolders,
+  leasedError,
+  lostError,
+  releaseLeases,
+  renewLeases,
+  tryAcquire,
+  tryDelete,
+  type HeldLease,
+  type LeaseHolder,
+  type SessionLeaseError,
+} from "./postgres-session-lease.js";
+import { RECORDS_TABLE, SESSIONS_MIGRATIONS, SESSIONS_TABLE } from "./postgres-session-schema.js";
+import { leaseKey, writeAppends, type AppendItem } from "./postgres-session-writer.js";
+import { isKnownRecord } from "./session-log-format.js";
+
+/** Options of `PostgresSessionStore`: where the database is (`connection` or `pool`), and the lease. */
+export interface PostgresSessionStoreOptions {
+  /** A connection string (`postgres://user:password@host/db`) or options: the store opens a pool, and ends it on `close`. */
+  readonly connection?: string | PostgresOptions;
+  /** A pool to use instead (one a server already has, from `createPostgresPool`); `close` leaves it open. */
+  readonly pool?: PostgresPool;
+  /** Apply the `sessions` migrations when the store opens (default true). */
+  readonly migrate?: boolean;
+  /** How long a lease lasts without renewal: a dead process's sessions are free after this (default 10,000 ms). */
+  readonly leaseTtlMs?: number;
+  /** When another process holds a session's lease: fail at once (default) or wait for it, up to `leaseWaitMs`. */
+  readonly whenLeased?: "fail" | "wait";
+  /** The longest wait for a lease with `whenLeased: "wait"` (default `leaseTtlMs` + 5,000 ms). */
+  readonly leaseWaitMs?: number;
+  /** This store's name in other processes' lease errors (default `<host> pid <pid>`). */
+  readonly holderName?: string;
+  /** Where skipped records, lost leases and failed renewals are reported. Default: the pool's logger, else silent. */
+  readonly logger?: Logger;
+  /** Appends per statement at most (default 500). */
+  readonly maxBatch?: number;
+}
+
+interface SessionState {
+  chain: Promise<void>;
+  steps: number;
+  lease: HeldLease | undefined;
+  lost: SessionLeaseError | undefined;
+  /** Appends handed to the batcher and not yet settled. */
+  readonly writes: Set<Promise<unknown>>;
+}
+
+const MAX_ID_BYTES = 512;
+const noop = () => {};
+const settle = (promises: Iterable<Promise<unknown>>) => Promise.allSettled([...promises]).then(noop);
+const missing = (sessionId: string) => new Error(`session ${sessionId} does not exist`);
+
+/** The PostgreSQL store. See the file's comment for the contract; `open` connects and migrates. */
+export class PostgresSessionStore implements SessionStore {
+  /** The database, for log lines: `postgres://user@host:port/database` (never the password). */
+  readonly database: string;
+  /** This store's lease identity. */
+  readonly holder: LeaseHolder;
+  readonly leaseTtlMs: number;
+  readonly #options: PostgresSessionStoreOptions;
+  readonly #states = new Map<string, SessionState>();
+  readonly #batcher: WriteBatcher<AppendItem, Error | undefined>;
+  #logger: Logger;
+  #pool: PostgresPool | undefined;
+  #ready: Promise<PostgresPool> | undefined;
+  #renewal: ReturnType<typeof setInterval> | undefined;
+  #renewing = false;
+  #closed: Promise<void> | undefined;
+  #finished = false;
+
+  /** A store that connects on first use; prefer `PostgresSessionStore.open`, which fails early. */
+  constructor(options: PostgresSessionStoreOptions) {
+    if (options.pool === undefined && options.connection === undefined)
+      throw new TypeError("PostgresSessionStore needs a connection (a postgres:// URL or options) or a pool");
+    this.#options = options;
+    const connection =
+      typeof options.connection === "string" ? { connectionString: options.connection } : options.connection;
+    this.database = options.pool?.database ?? describeDatabase(connection ?? {});
+    this.holder = {
+      id: globalThis.crypto.randomUUID(),
+      name: options.holderName ?? `${hostname()} pid ${process.pid}`,
+    };
+    this.leaseTtlMs = Math.max(100, options.leaseTtlMs ?? 10_000);
+    this.#logger = options.logger ?? options.pool?.logger ?? silentLogger;
+    this.#batcher = new WriteBatcher({ maxBatch: options.maxBatch ?? 500, write: (items) => this.#write(items) });
+  }
+
+  /** Opens a store: connects, applies the migrations, and resolves once it is ready (or rejects, redacted). */
+  static async open(options: PostgresSessionStoreOptions): Promise<PostgresSessionStore> {
+    const store = new PostgresSessionStore(options);
+    await store.ready();
+    return store;
+  }
+
+  /** Connects and migrates once (again after a failure). */
+  ready(): Promise<PostgresPool> {
+    // Work queued before `close` still runs; nothing after it.
+    if (this.#finished || (this.#ready === undefined && this.#closed !== undefined))
+      return Promise.reject(new Error("acpkit: the PostgreSQL session store is closed; open a new one"));
+    this.#ready ??= this.#start().catch((error: unknown) => {
+      this.#ready = undefined;
+      throw error;
+    });
+    return this.#ready;
+  }
+
+  async #start(): Promise<PostgresPool> {
+    const { pool: given, connection } = this.#options;
+    const pool =
+      given ??
+      (await createPostgresPool({
+        applicationName: "acpkit sessions",
+        ...(this.#options.logger === undefined ? {} : { logger: this.#options.logger }),
+        ...(typeof connection === "string" ? { connectionString: connection } : connection),
+      }));
+    try {
+      if (this.#options.migrate !== false) await migrate(pool, { sets: [SESSIONS_MIGRATIONS] });
+    } catch (error) {
+      if (given === undefined) await pool.end().catch(noop);
+      throw error;
+    }
+    this.#pool = pool;
+    if (this.#options.logger === undefined) this.#logger = pool.logger;
+    this.#renewal = setInterval(() => void this.#renew(), Math.max(50, Math.floor(this.leaseTtlMs / 3)));
+    this.#renewal.unref();
+    return pool;
+  }
+
+  async create(session: StoredSession): Promise<void> {
+    const bytes = Buffer.byteLength(session.sessionId, "utf8");
+    if (bytes === 0 || bytes > MAX_ID_BYTES) throw new Error(`session id must be 1 to ${MAX_ID_BYTES} UTF-8 bytes`);
+    const info = JSON.stringify(session);
+    const state = this.#state(session.sessionId);
+    return this.#step(session.sessionId, state, async () => {
+      const pool = await this.ready();
+      const token = await pool.retry("create session", async (attempt) => {
+        const { rows } = await pool.query<{ token: string }>(
+          `INSERT INTO ${SESSIONS_TABLE}
+             (session_id, cwd, updated_at, info, lease_token, lease_holder, lease_holder_name, lease_expires_at)
+           VALUES ($1, $2, $3, $4, 1, $5, $6, clock_timestamp() + $7::int * interval '1 millisecond')
+           ON CONFLICT (session_id) DO NOTHING
+           RETURNING lease_token::text AS token`,
+          [session.sessionId, session.cwd, session.updatedAt, info, this.holder.id, this.holder.name, this.leaseTtlMs],
+        );
+        if (rows[0] !== undefined) return rows[0].token;
+        // Ours already, when an earlier attempt of this call committed but its answer was lost.
+        const existing = await pool.query<{ holder: string | null; info: string; token: string }>(
+          `SELECT lease_holder AS holder, info, lease_token::text AS token FROM ${SESSIONS_TABLE} WHERE session_id = $1`,
+          [session.sessionId],
+        );
+        const row = existing.rows[0];
+        if (attempt > 1 && row?.holder === this.holder.id && row.info === info && row.token === "1") return row.token;
+        throw new Error(`session ${session.sessionId} already exists`);
+      });
+      state.lease = { token, nextSeq: 1 };
+      state.lost = undefined;
+    });
+  }
+
+  /** The session's metadata; undefined when unknown. */
+  async get(sessionId: string): Promise<StoredSession | undefined> {
+    const pool = await this.ready();
+    const { rows } = await pool.retry("read session", () =>
+      pool.query<{ info: string }>(`SELECT info FROM ${SESSIONS_TABLE} WHERE session_id = $1`, [sessionId]),
+    );
+    return rows[0] === undefined ? undefined : this.#info(sessionId, rows[0].info);
+  }
+
+  append(sessionId: string, records: readonly SessionRecord[]): Promise<void> {
+    if (records.length === 0) return Promise.resolve();
+    let texts: string[];
+    try {
+      texts = records.map((record) => recordText(sessionId, record));
+    } catch (error) {
+      return Promise.reject(error as Error);
+    }
+    const state = this.#state(sessionId);
+    return this.#step(sessionId, state, async () => {
+      await this.ready();
+      const lease = await this.#lease(sessionId, state);
+      const firstSeq = lease.nextSeq;
+      lease.nextSeq += texts.length;
+      const written = this.#batcher.add({ sessionId, token: lease.token, firstSeq, texts });
+      state.writes.add(written);
+      void written.finally(() => state.writes.delete(written)).catch(noop);
+      // Not awaited here: the next append of this session is numbered and queued while this one is being written.
+      return { written };
+    }).then(async ({ written }) => {
+      const refused = await written;
+      if (refused !== undefined) throw refused;
+    });
+  }
+
+  /** Every readable record, in order (see the file's comment for what is skipped). */
+  async history(sessionId: string): Promise<SessionRecord[]> {
+    const pool = await this.ready();
+    const state = this.#states.get(sessionId);
+    // Appends made before this call are read back.
+    if (state !== undefined) await this.#step(sessionId, state, () => settle(state.writes));
+    const { rows } = await pool.retry("read session history", () =>
+      pool.query<{ seq: string; record: string }>(
+        `SELECT seq, record FROM ${RECORDS_TABLE} WHERE session_id = $1 ORDER BY seq`,
+        [sessionId],
+      ),
+    );
+    const records: SessionRecord[] = [];
+    const unknown: string[] = [];
+    const unreadable: string[] = [];
+    for (const row of rows) {
+      let value: unknown;
+      try {
+        value = JSON.parse(row.record);
+      } catch {
+        unreadable.push(row.seq);
+        continue;
+      }
+      if (isKnownRecord(value)) records.push(value);
+      else unknown.push(row.seq);
+    }
+    if (unknown.length > 0)
+      this.#logger.warn(
+        "session history holds records of an unknown kind (written by a newer version?); kept them, skipped them",
+        { sessionId, database: this.database, seq: unknown.slice(0, 20), unknown: unknown.length },
+      );
+    if (unreadable.length > 0)
+      this.#logger.error("session history holds rows that are not JSON (edited by hand?); kept them, skipped them", {
+        sessionId,
+        database: this.database,
+        table: RECORDS_TABLE,
+        seq: unreadable.slice(0, 20),
+        unreadable: unreadable.length,
+      });
+    return records;
+  }
+
+  async list(query: SessionListQuery = {}): Promise<SessionPage> {
+    const limit = Math.max(1, query.limit ?? DEFAULT_PAGE_SIZE);
+    const after = query.cursor === undefined ? undefined : decodeSessionCursor(query.cursor);
+    const pool = await this.ready();
+    const where: string[] = [];
+    const values: unknown[] = [];
+    if (query.cwd !== undefined) {
+      values.push(query.cwd);
+      where.push(`md5(cwd) = md5($${values.length}) AND cwd = $${values.length}`);
+    }
+    if (after !== undefined) {
+      values.push(after.updatedAt, after.sessionId);
+      const [u, s] = [`$${values.length - 1}`, `$${values.length}`];
+      where.push(`(updated_at < ${u} OR (updated_at = ${u} AND session_id > ${s}))`);
+    }
+    values.push(limit + 1);
+    const { rows } = await pool.retry("list sessions", () =>
+      pool.query<{ session_id: string; updated_at: string; info: string }>(
+        `SELECT session_id, updated_at, info FROM ${SESSIONS_TABLE} ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`}
+          ORDER BY updated_at DESC, session_id ASC LIMIT $${values.length}`,
+        values,
+      ),
+    );
+    const sessions: StoredSession[] = [];
+    for (const row of rows.slice(0, limit)) {
+      try {
+        sessions.push(this.#info(row.session_id, row.info));
+      } catch (error) {
+        this.#logger.error("session store: skipped a session whose metadata cannot be used", {
+          sessionId: row.session_id,
+          detail: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
+    const page: SessionPage = { sessions };
+    if (rows.length > limit) {
+      const last = rows[limit - 1]!;
+      page.nextCursor = encodeSessionCursor({ sessionId: last.session_id, updatedAt: last.updated_at });
+    }
+    return page;
+  }
+
+  update(sessionId: string, patch: SessionMetadataPatch): Promise<void> {
+    const state = this.#state(sessionId);
+    return this.#step(sessionId, state, async () => {
+      const pool = await this.ready();
+      const lease = await this.#lease(sessionId, state);
+      const written = await pool.retry("update session", async () => {
+        const { rows } = await pool.query<{ info: string }>(
+          `SELECT info FROM ${SESSIONS_TABLE} WHERE session_id = $1`,
+          [sessionId],
+        );
+        if (rows[0] === undefined) return false;
+        const merged: StoredSession = { ...this.#info(sessionId, rows[0].info) };
+        for (const [key, value] of Object.entries(patch))
+          if (value !== undefined) Object.assign(merged, { [key]: value });
+        const result = await pool.query(
+          `UPDATE ${SESSIONS_TABLE} SET info = $4, updated_at = $5
+            WHERE session_id = $1 AND lease_holder = $2 AND lease_token = $3`,
+          [sessionId, this.holder.id, lease.token, JSON.stringify(merged), String(merged.updatedAt ?? "")],
+        );
+        return (result.rowCount ?? 0) > 0;
+      });
+      if (!written) throw (await this.#refused([{ sessionId, token: lease.token }])).get(sessionId)!;
+    });
+  }
+
+  /** Deletes the session and its history (unknown ids succeed); refused while another process holds its lease. */
+  delete(sessionId: string): Promise<void> {
+    const state = this.#state(sessionId);
+    return this.#step(sessionId, state, async () => {
+      const pool = await this.ready();
+      await settle(state.writes);
+      await this.#whileLeased(sessionId, () =>
+        pool.retry("delete session", () => tryDelete(pool, this.holder, sessionId)),
+      );
+      state.lease = undefined;
+      state.lost = undefined;
+    });
+  }
+
+  /** Gives up the session's lease once its pending writes are done (see `SessionStore.releaseSession`). */
+  releaseSession(sessionId: string): Promise<void> {
+    const state = this.#states.get(sessionId);
+    if (state === undefined || this.#pool === undefined) return Promise.resolve();
+    const pool = this.#pool;
+    return this.#step(sessionId, state, async () => {
+      await settle(state.writes);
+      const lease = state.lease;
+      state.lease = undefined;
+      state.lost = undefined;
+      if (lease !== undefined)
+        await releaseLeases(pool, this.holder, new Map([[sessionId, lease]])).catch((error: unknown) =>
+          this.#logger.warn("could not release a session lease; it lapses by itself", {
+            sessionId,
+            detail: error instanceof Error ? error.message : String(error),
+          }),
+        );
+    }).catch(noop);
+  }
+
+  /** Writes what is pending, gives up every lease, and ends the pool it opened (a given pool stays open). */
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      clearInterval(this.#renewal);
+      if (this.#ready === undefined) return;
+      const pool = await this.#ready.catch(() => undefined);
+      if (pool === undefined) return;
+      await settle([...this.#states.values()].map((state) => state.chain));
+      await this.#batcher.close();
+      const leases = this.#held();
+      for (const state of this.#states.values()) state.lease = undefined;
+      await releaseLeases(pool, this.holder, leases).catch((error: unknown) =>
+        this.#logger.warn("could not release the session leases; they lapse by themselves", {
+          detail: error instanceof Error ? error.message : String(error),
+        }),
+      );
+      this.#finished = true;
+      if (this.#options.pool === undefined) await pool.end();
+    })();
+    return this.#closed;
+  }
+
+  #state(sessionId: string): SessionState {
+    let state = this.#states.get(sessionId);
+    if (state === undefined) {
+      state = { chain: Promise.resolve(), steps: 0, lease: undefined, lost: undefined, writes: new Set() };
+      this.#states.set(sessionId, state);
+    }
+    return state;
+  }
+
+  /** Runs `work` after everything queued for the session; forgets an idle session that holds nothing. */
+  #step<T>(sessionId: string, state: SessionState, work: () => Promise<T>): Promise<T> {
+    state.steps++;
+    const run = state.chain.then(work).finally(() => {
+      state.steps--;
+      const idle = state.steps === 0 && state.writes.size === 0;
+      if (idle && state.lease === undefined && state.lost === undefined && this.#states.get(sessionId) === state)
+        this.#states.delete(sessionId);
+    });
+    state.chain = run.then(noop, noop);
+    return run;
+  }
+
+  /** The lease this store holds on the session, taken now if it holds none. Throws once it was lost. */
+  async #lease(sessionId: string, state: SessionState): Promise<HeldLease> {
+    if (state.lost !== undefined) throw state.lost;
+    if (state.lease !== undefined) return state.lease;
+    const pool = this.#pool!;
+    const lease = await this.#whileLeased(sessionId, async () => {
+      const attempt = await pool.retry("take a session lease", () =>
+        tryAcquire(pool, this.holder, sessionId, this.leaseTtlMs),
+      );
+      return attempt.state === "acquired" ? { state: "acquired" as const, value: attempt.lease } : attempt;
+    });
+    if (lease === undefined) throw missing(sessionId);
+    state.lease = lease;
+    return lease;
+  }
+
+  /**
+   * Runs `attempt` until it is not refused by another holder's lease: at once, or (whenLeased: "wait") until
+   * `leaseWaitMs` passed, then throws `session_leased`. Resolves with the attempt's value (undefined: no session).
+   */
+  async #whileLeased<V>(
+    sessionId: string,
+    attempt: () => Promise<
+      | { state: "acquired"; value: V }
+      | { state: "deleted" | "missing" }
+      | { state: "held"; holder: string | undefined; remainingMs: number }
+    >,
+  ): Promise<V | undefined> {
+    const wait = this.#options.whenLeased === "wait";
+    const started = performance.now();
+    const deadline = started + (wait ? (this.#options.leaseWaitMs ?? this.leaseTtlMs + 5_000) : 0);
+    for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
+      const result = await attempt();
+      if (result.state === "acquired") return result.value;
+      if (result.state !== "held") return undefined;
+      const now = performance.now();
+      if (now >= deadline)
+        throw leasedError(sessionId, result.holder, result.remainingMs, wait ? now - started : undefined);
+      await sleep(Math.max(1, Math.min(delay, deadline - now, result.remainingMs + 5)));
+    }
+  }
+
+  /** Writes one batch of appends (the batcher's `write`): each item's result is undefined, or why it was refused. */
+  async #write(items: readonly AppendItem[]): Promise<(Error | undefined)[]> {
+    const pool = this.#pool!;
+    const written = await pool.retry("append session records", () =>
+      writeAppends(pool, this.holder.id, items, this.leaseTtlMs),
+    );
+    const refusedItems = items.filter((item) => !written.has(leaseKey(item.sessionId, item.token)));
+    const refused = refusedItems.length === 0 ? new Map<string, Error>() : await this.#refused(refusedItems);
+    return items.map((item) =>
+      written.has(leaseKey(item.sessionId, item.token)) ? undefined : refused.get(item.sessionId),
+    );
+  }
+
+  /**
+   * Why writes under these leases were refused (the session is gone, or another store took it over), with each
+   * session's state updated: a lost lease is remembered, so nothing more is written to that session here.
+   */
+  async #refused(items: readonly { sessionId: string; token: string }[]): Promise<Map<string, Error>> {
+    const pool = this.#pool!;
+    // Unknown (the database cannot say): taken as lost, the safe side.
+    const holders = await pool
+      .retry("read session leases", () => currentHolders(pool, [...new Set(items.map((item) => item.sessionId))]))
+      .catch(() => undefined);
+    const errors = new Map<string, Error>();
+    for (const { sessionId, token } of items) {
+      const state = this.#states.get(sessionId);
+      const current = state?.lease?.token === token ? state : undefined;
+      if (holders !== undefined && !holders.has(sessionId)) {
+        errors.set(sessionId, missing(sessionId));
+        if (current !== undefined) current.lease = undefined;
+        continue;
+      }
+      const error = lostError(sessionId, holders?.get(sessionId));
+      errors.set(sessionId, error);
+      if (current !== undefined) {
+        current.lease = undefined;
+        current.lost = error;
+        this.#logger.error("lost the write lease of a session to another process; nothing more is written to it here", {
+          sessionId,
+          holder: holders?.get(sessionId) ?? null,
+        });
+      }
+    }
+    return errors;
+  }
+
+  /** The leases held now. */
+  #held(): Map<string, HeldLease> {
+    const leases = new Map<string, HeldLease>();
+    for (const [sessionId, state] of this.#states) if (state.lease !== undefined) leases.set(sessionId, state.lease);
+    return leases;
+  }
+
+  /** Renews every lease held (the timer); a lease found taken over is marked lost. Failures are logged. */
+  async #renew(): Promise<void> {
+    const pool = this.#pool;
+    const leases = this.#held();
+    if (pool === undefined || this.#renewing || leases.size === 0 || this.#closed !== undefined) return;
+    this.#renewing = true;
+    try {
+      const kept = await renewLeases(pool, this.holder, leases, this.leaseTtlMs);
+      const gone = [...leases].filter(([sessionId]) => !kept.has(sessionId));
+      if (gone.length > 0) await this.#refused(gone.map(([sessionId, lease]) => ({ sessionId, token: lease.token })));
+    } catch (error) {
+      this.#logger.warn("could not renew session leases (they hold while nobody takes them over); retrying", {
+        database: this.database,
+        detail: error instanceof Error ? error.message : String(error),
+      });
+    } finally {
+      this.#renewing = false;
+    }
+  }
+
+  #info(sessionId: string, text: string): StoredSession {
+    try {
+      const info = JSON.parse(text) as StoredSession;
+      if (typeof info.sessionId === "string" && typeof info.cwd === "string") return info;
+    } catch {
+      // below
+    }
+    throw new RequestError(
+      ErrorCodes.internalError,
+      `Internal error: the metadata of session ${sessionId} in ${SESSIONS_TABLE}.info at ${this.database} is not the ` +
+        "JSON this store writes (edited by hand?); fix or delete that row.",
+      { sessionId, reason: "metadata_unreadable" },
+    );
+  }
+}
+
+/** A record as the JSON text stored; a record JSON cannot hold is refused before anything is written. */
+function recordText(sessionId: string, record: SessionRecord): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(record);
+  } catch (error) {
+    throw new Error(
+      `session ${sessionId}: a record cannot be stored, it is not JSON (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
+  }
+  if (text === undefined) throw new Error(`session ${sessionId}: a record cannot be stored, it is not JSON`);
+  return text;
+}
