@@ -1,7 +1,7 @@
 /**
  * `@acpkit/sdk/agent-toolkit`: what an agent author builds on beyond the wire. Sessions with persistence and replay,
- * prompt turns with cancellation, tool calls, permissions and plans. Browser-safe; the on-disk session store is
- * `FileSessionStore` in `@acpkit/sdk/node`.
+ * prompt turns with cancellation, tool calls, permissions and plans. Browser-safe; the session stores on disk
+ * (`FileSessionStore`) and in PostgreSQL (`PostgresSessionStore`) are in `@acpkit/sdk/node`.
  */
 export * from "../agent/toolkit/index.js";
 export * from "../agent/toolkit/session-store.js";

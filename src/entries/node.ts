@@ -1,5 +1,6 @@
 /**
- * `@acpkit/sdk/node`: the Node-only transports (the only library folder that imports `node:*`).
+ * `@acpkit/sdk/node`: the Node-only transports (the only library folder that imports `node:*`), and the session
+ * stores on disk and in PostgreSQL.
  */
 export { stdioStream, type StdioStreamOptions } from "../node/stdio/stdio.js";
 export {
@@ -65,6 +66,21 @@ export {
   type TerminalExitEvent,
 } from "../node/terminal/terminal-host.js";
 export { FileSessionStore, type FileSessionStoreOptions } from "../node/store/file-session-store.js";
+// Sessions in PostgreSQL (`pg` is an optional peer, loaded on first use), and the pieces of the PostgreSQL kit a
+// user of the store needs: connection options, a pool to share, the errors to recognise. Typed structurally: the
+// declarations need no `@types/pg`.
+export { PostgresSessionStore, type PostgresSessionStoreOptions } from "../node/store/postgres-session-store.js";
+export { SessionLeaseError, type SessionLeaseReason } from "../node/store/postgres-session-lease.js";
+export {
+  createPostgresPool,
+  type IsolationLevel,
+  type PostgresOptions,
+  type PostgresPool,
+  type TransactionOptions,
+} from "../node/postgres/pool.js";
+export { PostgresCommitUnknownError, PostgresSchemaError, PostgresUnavailableError } from "../node/postgres/errors.js";
+export type { RetryOptions } from "../node/postgres/retry.js";
+export type { PgClient, PgNotification, PgQueryable, PgQueryResult, PgRow } from "../node/postgres/pg-types.js";
 export { userDataDir, DATA_DIR_ENV } from "../node/store/data-dir.js";
 export { createMcpConnector, McpConnections, type McpConnectorOptions } from "../node/mcp/mcp-servers.js";
 export { runTerminalAuth } from "../node/auth/terminal-auth.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseAgentFlags } from "./agent-command.js";
+import { maskUrlPasswords, parseAgentFlags } from "./agent-command.js";
 
 test("acp agent flags: both spellings, model from flags and environment, errors for bad input", () => {
   assert.deepEqual(parseAgentFlags(["--data-dir", "/d", "--run-timeout=500", "--log-level", "debug"], {}), {
@@ -24,4 +24,40 @@ test("acp agent flags: both spellings, model from flags and environment, errors 
     /--grep-time-limit must be a positive number of milliseconds/,
   );
   assert.throws(() => parseAgentFlags([], { ACP_LOG: "loud" }), /unknown log level/);
+});
+
+test("acp agent --store: a postgres:// URL (or $ACP_STORE); anything else refused without echoing it", () => {
+  const url = "postgres://acp:s3cret@db.example:5432/sessions";
+  assert.equal(parseAgentFlags(["--store", url], {}).store, url);
+  assert.equal(
+    parseAgentFlags([`--store=${url.replace("postgres:", "postgresql:")}`], {}).store,
+    url.replace("postgres:", "postgresql:"),
+  );
+  assert.equal(parseAgentFlags([], { ACP_STORE: url }).store, url);
+  assert.equal(
+    parseAgentFlags(["--store", "postgres://h/db"], { ACP_STORE: url }).store,
+    "postgres://h/db",
+    "the flag wins",
+  );
+  assert.equal(parseAgentFlags([], { ACP_STORE: "" }).store, undefined);
+  assert.equal(parseAgentFlags(["--store-wait", "0"], {}).storeWaitMs, 0);
+  assert.equal(parseAgentFlags(["--store-wait=2500"], {}).storeWaitMs, 2500);
+  assert.throws(() => parseAgentFlags(["--store-wait", "soon"], {}), /--store-wait must be 0 or a positive number/);
+  for (const [argv, env] of [
+    [["--store", "mysql://acp:s3cret@db/x"], {}],
+    [["--store=host=db password=s3cret"], {}],
+    [[], { ACP_STORE: "/var/lib/s3cret" }],
+  ] as const) {
+    assert.throws(
+      () => parseAgentFlags(argv, env),
+      (error: Error) =>
+        /must be a postgres:\/\/ or postgresql:\/\/ URL/.test(error.message) && !error.message.includes("s3cret"),
+    );
+  }
+  assert.throws(
+    () => parseAgentFlags(["--stroe=postgres://acp:s3cret@db/x"], {}),
+    (error: Error) => error.message === 'unknown argument "--stroe=postgres://acp:***@db/x"',
+  );
+  assert.equal(maskUrlPasswords("a postgresql://u:p%40ss@h/db b"), "a postgresql://u:***@h/db b");
+  assert.equal(maskUrlPasswords("postgres://u@h/db"), "postgres://u@h/db");
 });
