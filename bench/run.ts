@@ -12,6 +12,8 @@
  *   BENCH_TAP=0          leave out (a) through `acp tap` (measured with acpkit, against acpkit's direct pipe row)
  *   BENCH_REMOTE=0       leave out (a) over WebSocket and Streamable HTTP (each implementation's remote server in the
  *                        agent child, its remote client here)
+ *   BENCH_STORE=0        leave out the session stores (PostgreSQL vs file: appends/s, load of a 10,000-update
+ *                        session; `store-bench.ts`); BENCH_ONLY=store runs only them
  *
  * Progress goes to stderr; the report goes to stdout; everything also goes to .bench-out/results.json.
  */
@@ -26,6 +28,7 @@ import { officialImpl } from "./impls/official.js";
 import { rawImpl } from "./impls/raw.js";
 import { DEFAULT_IMPLS, IMPL_NAMES, type Impl, type ImplName } from "./impls/types.js";
 import { printReport, ratios, summarize, targets, type Row } from "./report.js";
+import { printStoreReport, runStoreBench } from "./store-bench.js";
 import { fmtNum, fmtRate } from "./stats.js";
 import { ALL_WORKLOADS, sizesFor, type WorkloadId } from "./workloads.js";
 
@@ -34,7 +37,9 @@ const quick = env.BENCH_QUICK === "1" || env.BENCH_QUICK === "true";
 const sizes = sizesFor(quick);
 const reps = Math.max(1, Number(env.BENCH_REPS ?? (quick ? 2 : 3)));
 const timeoutMs = Number(env.BENCH_TIMEOUT_MS ?? (quick ? 30_000 : 120_000));
-const only = env.BENCH_ONLY ? (env.BENCH_ONLY.split(",").map((s) => s.trim()) as WorkloadId[]) : [...ALL_WORKLOADS];
+const onlyTokens = env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((s) => s.trim()) : undefined;
+const withStore = env.BENCH_STORE !== "0" && (onlyTokens === undefined || onlyTokens.includes("store"));
+const only = onlyTokens ? (onlyTokens.filter((s) => s !== "store") as WorkloadId[]) : [...ALL_WORKLOADS];
 const implFilter = env.BENCH_IMPLS
   ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
   : [...DEFAULT_IMPLS];
@@ -45,7 +50,7 @@ const unknown = only.filter((w) => !ALL_WORKLOADS.includes(w));
 const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
   process.stderr.write(
-    `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ${ALL_WORKLOADS.join(",")} / ${IMPL_NAMES.join(",")})\n`,
+    `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ${ALL_WORKLOADS.join(",")},store / ${IMPL_NAMES.join(",")})\n`,
   );
   process.exit(2);
 }
@@ -155,6 +160,7 @@ async function main(): Promise<void> {
     for (const row of rowsHere) summarize(row);
   }
 
+  const store = withStore ? await runStoreBench({ quick, reps, progress }) : undefined;
   const rs = ratios(rows);
   const ts = targets(rows);
   out("");
@@ -177,7 +183,8 @@ async function main(): Promise<void> {
   out(
     `in memory: raw = ${rawImpl.memoryNote}; official = ${officialImpl.memoryNote}; acpkit = ${acpkitImpl.memoryNote}`,
   );
-  printReport(rows, rs, ts, out);
+  if (rows.length > 0) printReport(rows, rs, ts, out);
+  if (store !== undefined) printStoreReport(store, out);
 
   const file = join(packageRoot(), ".bench-out", "results.json");
   mkdirSync(dirname(file), { recursive: true });
@@ -198,6 +205,7 @@ async function main(): Promise<void> {
           seconds: (performance.now() - started) / 1000,
         },
         rows,
+        store,
         ratios: rs,
         targets: ts,
       },

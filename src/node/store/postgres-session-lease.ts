@@ -12,7 +12,7 @@
  */
 import { ErrorCodes, RequestError } from "../../jsonrpc/request-error.js";
 import type { PgQueryable } from "../postgres/pg-types.js";
-import { SESSIONS_TABLE } from "./postgres-session-schema.js";
+import { RECORDS_TABLE, SESSIONS_TABLE } from "./postgres-session-schema.js";
 
 /** Why a write was refused: another process holds the lease (`session_leased`), or took it over (`lease_lost`). */
 export type SessionLeaseReason = "session_leased" | "lease_lost";
@@ -144,22 +144,24 @@ export type DeleteAttempt =
   | { readonly state: "held"; readonly holder: string | undefined; readonly remainingMs: number };
 
 /**
- * Deletes the session (its records go with it) unless another process holds its lease: a session is deleted by a
- * process that could write it.
+ * Deletes the session and its records unless another process holds its lease (a session is deleted by a process
+ * that could write it). Run inside a transaction: the session's row is locked first, so no append can add a record
+ * meanwhile, and the records are deleted by a later statement, which sees every record committed before the lock.
  */
-export async function tryDelete(db: PgQueryable, holder: LeaseHolder, sessionId: string): Promise<DeleteAttempt> {
-  for (;;) {
-    const { rowCount } = await db.query(
-      `DELETE FROM ${SESSIONS_TABLE}
-        WHERE session_id = $1
-          AND (lease_holder IS NULL OR lease_holder = $2 OR lease_expires_at <= clock_timestamp())`,
-      [sessionId, holder.id],
-    );
-    if ((rowCount ?? 0) > 0) return { state: "deleted" };
-    const held = await leaseOf(db, sessionId);
-    if (held === undefined) return { state: "missing" };
-    if (held !== "free") return { state: "held", ...held };
+export async function tryDelete(tx: PgQueryable, holder: LeaseHolder, sessionId: string): Promise<DeleteAttempt> {
+  const { rows } = await tx.query<{ free: boolean }>(
+    `SELECT (lease_holder IS NULL OR lease_holder = $2 OR lease_expires_at <= clock_timestamp()) AS free
+       FROM ${SESSIONS_TABLE} WHERE session_id = $1 FOR UPDATE`,
+    [sessionId, holder.id],
+  );
+  if (rows[0] === undefined) return { state: "missing" };
+  if (!rows[0].free) {
+    const held = await leaseOf(tx, sessionId);
+    if (held !== undefined && held !== "free") return { state: "held", ...held };
   }
+  await tx.query(`DELETE FROM ${RECORDS_TABLE} WHERE session_id = $1`, [sessionId]);
+  await tx.query(`DELETE FROM ${SESSIONS_TABLE} WHERE session_id = $1`, [sessionId]);
+  return { state: "deleted" };
 }
 
 /** The lease of a session: absent (no session), free (nobody holds it, or it lapsed), or held. */

@@ -6,7 +6,8 @@
  *   the last record number written (`last_seq`), and the session's write lease (holder, fencing token, expiry).
  * - `acpkit_session_records`: the history, one row per record (`seq` from 1, in order), the record's JSON as text
  *   (kept exactly as written: no server-side parsing, so no depth limit, and a `\u0000` in a string stays escaped).
- *   Deleting a session deletes its records (`ON DELETE CASCADE`).
+ *   Records are inserted only under their session's row lock (`postgres-session-writer.ts`) and deleted with it
+ *   (`tryDelete`), so none outlives its session.
  * Never renumber or edit a released migration: add one.
  */
 import { registerMigrations, type MigrationSet } from "../postgres/migrations.js";
@@ -38,8 +39,10 @@ CREATE TABLE ${SESSIONS_TABLE} (
 -- b-tree entry may be).
 CREATE INDEX acpkit_sessions_by_update ON ${SESSIONS_TABLE} (updated_at DESC, session_id);
 CREATE INDEX acpkit_sessions_by_cwd ON ${SESSIONS_TABLE} (md5(cwd), updated_at DESC, session_id);
+-- No foreign key (its check per row would cost more than the insert): a record is only ever inserted by the
+-- statement that holds its session's row lock, and a session's records are deleted with the row, under that lock.
 CREATE TABLE ${RECORDS_TABLE} (
-  session_id text COLLATE "C" NOT NULL REFERENCES ${SESSIONS_TABLE} (session_id) ON DELETE CASCADE,
+  session_id text COLLATE "C" NOT NULL,
   seq bigint NOT NULL,
   record text NOT NULL,
   PRIMARY KEY (session_id, seq)

@@ -351,7 +351,10 @@ export class PostgresSessionStore implements SessionStore {
       const pool = await this.ready();
       await settle(state.writes);
       await this.#whileLeased(sessionId, () =>
-        pool.retry("delete session", () => tryDelete(pool, this.holder, sessionId)),
+        pool.transaction((tx) => tryDelete(tx, this.holder, sessionId), {
+          operation: "delete session",
+          idempotent: true,
+        }),
       );
       state.lease = undefined;
       state.lost = undefined;

@@ -5,9 +5,10 @@
  * lease expiry moved on, and only those sessions' records inserted. It commits on its own, so once it returns every
  * record of the fenced-in sessions is durable; the records of a session whose token changed are not written at all.
  *
- * Record numbers (`seq`) are chosen by the lease holder when it accepts an append, so the statement is idempotent:
- * run again after a connection was lost during its commit, it writes nothing twice (`ON CONFLICT DO NOTHING` on
- * the session's own numbers, which no other process writes while the token holds).
+ * Record numbers (`seq`) are chosen by the lease holder when it accepts an append, in order, and batches are written
+ * one after another, so the statement is idempotent: run again after a connection was lost during its commit, it
+ * inserts only the records numbered above the session's `last_seq` as it finds it, which are those the first run did
+ * not write (none if it committed). A record number written twice would be refused by the primary key, loudly.
  */
 import type { PgQueryable } from "../postgres/pg-types.js";
 import { RECORDS_TABLE, SESSIONS_TABLE } from "./postgres-session-schema.js";
@@ -27,7 +28,7 @@ const STATEMENT = `
 WITH batch AS (
   SELECT * FROM unnest($2::text[], $3::bigint[], $4::bigint[]) AS b(session_id, token, last_seq)
 ), locked AS (
-  SELECT s.session_id, b.token, b.last_seq
+  SELECT s.session_id, b.token, b.last_seq, s.last_seq AS written_seq
     FROM ${SESSIONS_TABLE} AS s JOIN batch AS b ON s.session_id = b.session_id
    WHERE s.lease_holder = $1 AND s.lease_token = b.token
    ORDER BY s.session_id
@@ -38,13 +39,13 @@ WITH batch AS (
          lease_expires_at = clock_timestamp() + $9::int * interval '1 millisecond'
     FROM locked
    WHERE s.session_id = locked.session_id
-  RETURNING s.session_id, locked.token
+  RETURNING s.session_id, locked.token, locked.written_seq
 ), written AS (
   INSERT INTO ${RECORDS_TABLE} (session_id, seq, record)
   SELECT r.session_id, r.seq, r.record
     FROM unnest($5::text[], $6::bigint[], $7::bigint[], $8::text[]) AS r(session_id, token, seq, record)
-   WHERE (r.session_id, r.token) IN (SELECT session_id, token FROM fence)
-  ON CONFLICT (session_id, seq) DO NOTHING
+    JOIN fence ON fence.session_id = r.session_id AND fence.token = r.token
+   WHERE r.seq > fence.written_seq
 )
 SELECT session_id, token::text AS token FROM fence`;
 
