@@ -57,6 +57,9 @@ export type AcquireAttempt =
   | { readonly state: "missing" }
   | { readonly state: "held"; readonly holder: string | undefined; readonly remainingMs: number };
 
+/** Nobody holds the lease, or it lapsed (an expiry cleared by hand counts as lapsed). */
+const FREE = "(lease_holder IS NULL OR lease_expires_at IS NULL OR lease_expires_at <= clock_timestamp())";
+
 const ttl = (index: number) => `clock_timestamp() + $${index}::int * interval '1 millisecond'`;
 
 /**
@@ -74,7 +77,7 @@ export async function tryAcquire(
       `UPDATE ${SESSIONS_TABLE}
           SET lease_token = lease_token + 1, lease_holder = $2, lease_holder_name = $3, lease_expires_at = ${ttl(4)}
         WHERE session_id = $1
-          AND (lease_holder IS NULL OR lease_holder = $2 OR lease_expires_at <= clock_timestamp())
+          AND (${FREE} OR lease_holder = $2)
         RETURNING lease_token::text AS token, last_seq::text AS last_seq`,
       [sessionId, holder.id, holder.name, ttlMs],
     );
@@ -150,7 +153,7 @@ export type DeleteAttempt =
  */
 export async function tryDelete(tx: PgQueryable, holder: LeaseHolder, sessionId: string): Promise<DeleteAttempt> {
   const { rows } = await tx.query<{ free: boolean }>(
-    `SELECT (lease_holder IS NULL OR lease_holder = $2 OR lease_expires_at <= clock_timestamp()) AS free
+    `SELECT (${FREE} OR lease_holder = $2) AS free
        FROM ${SESSIONS_TABLE} WHERE session_id = $1 FOR UPDATE`,
     [sessionId, holder.id],
   );
@@ -178,6 +181,7 @@ async function leaseOf(
   const row = rows[0];
   if (row === undefined) return undefined;
   if (row.holder === null || row.remaining_ms === null || row.remaining_ms <= 0) return "free";
+  // (Consistent with FREE: the same row, read a moment later.)
   return { holder: row.name ?? undefined, remainingMs: Math.ceil(row.remaining_ms) };
 }
 
