@@ -24,39 +24,24 @@
  * - Credentials never reach an error or a log line (the kit's pool redacts them).
  */
 import { hostname } from "node:os";
-import { setTimeout as sleep } from "node:timers/promises";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
-import { ErrorCodes, RequestError } from "../../jsonrpc/request-error.js";
-import {
-  decodeSessionCursor,
-  DEFAULT_PAGE_SIZE,
-  encodeSessionCursor,
-  type SessionListQuery,
-  type SessionMetadataPatch,
-  type SessionPage,
-  type SessionRecord,
-  type SessionStore,
-  type StoredSession,
+import type {
+  SessionListQuery,
+  SessionMetadataPatch,
+  SessionPage,
+  SessionRecord,
+  SessionStore,
+  StoredSession,
 } from "../../agent/toolkit/session-store.js";
 import { migrate } from "../postgres/migrations.js";
 import { createPostgresPool, type PostgresOptions, type PostgresPool } from "../postgres/pool.js";
 import { describeDatabase } from "../postgres/redact.js";
 import { WriteBatcher } from "../postgres/write-batcher.js";
-import {
-  currentHolders,
-  leasedError,
-  lostError,
-  releaseLeases,
-  renewLeases,
-  tryAcquire,
-  tryDelete,
-  type HeldLease,
-  type LeaseHolder,
-  type SessionLeaseError,
-} from "./postgres-session-lease.js";
-import { RECORDS_TABLE, SESSIONS_MIGRATIONS, SESSIONS_TABLE } from "./postgres-session-schema.js";
+import { tryDelete, type LeaseHolder } from "./postgres-session-lease.js";
+import { LeaseKeeper, settle } from "./postgres-session-lease-keeper.js";
+import { listSessions, parseInfo, readHistory, readInfo } from "./postgres-session-read.js";
+import { SESSIONS_MIGRATIONS, SESSIONS_TABLE } from "./postgres-session-schema.js";
 import { leaseKey, writeAppends, type AppendItem } from "./postgres-session-writer.js";
-import { isKnownRecord } from "./session-log-format.js";
 
 /** Options of `PostgresSessionStore`: where the database is (`connection` or `pool`), and the lease. */
 export interface PostgresSessionStoreOptions {
@@ -72,7 +57,7 @@ export interface PostgresSessionStoreOptions {
   readonly whenLeased?: "fail" | "wait";
   /** The longest wait for a lease with `whenLeased: "wait"` (default `leaseTtlMs` + 5,000 ms). */
   readonly leaseWaitMs?: number;
-  /** This store's name in other processes' lease errors (default `<host> pid <pid>`). */
+  /** This store's name in other processes' lease errors (default `<host> pid <pid>`); clients of the agent see it. */
   readonly holderName?: string;
   /** Where skipped records, lost leases and failed renewals are reported. Default: the pool's logger, else silent. */
   readonly logger?: Logger;
@@ -80,19 +65,8 @@ export interface PostgresSessionStoreOptions {
   readonly maxBatch?: number;
 }
 
-interface SessionState {
-  chain: Promise<void>;
-  steps: number;
-  lease: HeldLease | undefined;
-  lost: SessionLeaseError | undefined;
-  /** Appends handed to the batcher and not yet settled. */
-  readonly writes: Set<Promise<unknown>>;
-}
-
 const MAX_ID_BYTES = 512;
 const noop = () => {};
-const settle = (promises: Iterable<Promise<unknown>>) => Promise.allSettled([...promises]).then(noop);
-const missing = (sessionId: string) => new Error(`session ${sessionId} does not exist`);
 
 /** The PostgreSQL store. See the file's comment for the contract; `open` connects and migrates. */
 export class PostgresSessionStore implements SessionStore {
@@ -102,13 +76,11 @@ export class PostgresSessionStore implements SessionStore {
   readonly holder: LeaseHolder;
   readonly leaseTtlMs: number;
   readonly #options: PostgresSessionStoreOptions;
-  readonly #states = new Map<string, SessionState>();
+  readonly #leases: LeaseKeeper;
   readonly #batcher: WriteBatcher<AppendItem, Error | undefined>;
   #logger: Logger;
   #pool: PostgresPool | undefined;
   #ready: Promise<PostgresPool> | undefined;
-  #renewal: ReturnType<typeof setInterval> | undefined;
-  #renewing = false;
   #closed: Promise<void> | undefined;
   #finished = false;
 
@@ -126,6 +98,12 @@ export class PostgresSessionStore implements SessionStore {
     };
     this.leaseTtlMs = Math.max(100, options.leaseTtlMs ?? 10_000);
     this.#logger = options.logger ?? options.pool?.logger ?? silentLogger;
+    const policy = {
+      ttlMs: this.leaseTtlMs,
+      whenLeased: options.whenLeased ?? "fail",
+      waitMs: options.leaseWaitMs ?? this.leaseTtlMs + 5_000,
+    } as const;
+    this.#leases = new LeaseKeeper(this.holder, policy, () => this.#logger);
     this.#batcher = new WriteBatcher({ maxBatch: options.maxBatch ?? 500, write: (items) => this.#write(items) });
   }
 
@@ -165,8 +143,7 @@ export class PostgresSessionStore implements SessionStore {
     }
     this.#pool = pool;
     if (this.#options.logger === undefined) this.#logger = pool.logger;
-    this.#renewal = setInterval(() => void this.#renew(), Math.max(50, Math.floor(this.leaseTtlMs / 3)));
-    this.#renewal.unref();
+    this.#leases.attach(pool);
     return pool;
   }
 
@@ -174,8 +151,8 @@ export class PostgresSessionStore implements SessionStore {
     const bytes = Buffer.byteLength(session.sessionId, "utf8");
     if (bytes === 0 || bytes > MAX_ID_BYTES) throw new Error(`session id must be 1 to ${MAX_ID_BYTES} UTF-8 bytes`);
     const info = JSON.stringify(session);
-    const state = this.#state(session.sessionId);
-    return this.#step(session.sessionId, state, async () => {
+    const state = this.#leases.state(session.sessionId);
+    return this.#leases.step(session.sessionId, state, async () => {
       const pool = await this.ready();
       const token = await pool.retry("create session", async (attempt) => {
         const { rows } = await pool.query<{ token: string }>(
@@ -203,11 +180,7 @@ export class PostgresSessionStore implements SessionStore {
 
   /** The session's metadata; undefined when unknown. */
   async get(sessionId: string): Promise<StoredSession | undefined> {
-    const pool = await this.ready();
-    const { rows } = await pool.retry("read session", () =>
-      pool.query<{ info: string }>(`SELECT info FROM ${SESSIONS_TABLE} WHERE session_id = $1`, [sessionId]),
-    );
-    return rows[0] === undefined ? undefined : this.#info(sessionId, rows[0].info);
+    return readInfo(await this.ready(), sessionId);
   }
 
   append(sessionId: string, records: readonly SessionRecord[]): Promise<void> {
@@ -218,119 +191,50 @@ export class PostgresSessionStore implements SessionStore {
     } catch (error) {
       return Promise.reject(error as Error);
     }
-    const state = this.#state(sessionId);
-    return this.#step(sessionId, state, async () => {
-      await this.ready();
-      const lease = await this.#lease(sessionId, state);
-      const firstSeq = lease.nextSeq;
-      lease.nextSeq += texts.length;
-      const written = this.#batcher.add({ sessionId, token: lease.token, firstSeq, texts });
-      state.writes.add(written);
-      void written.finally(() => state.writes.delete(written)).catch(noop);
-      // Not awaited here: the next append of this session is numbered and queued while this one is being written.
-      return { written };
-    }).then(async ({ written }) => {
-      const refused = await written;
-      if (refused !== undefined) throw refused;
-    });
+    const state = this.#leases.state(sessionId);
+    return this.#leases
+      .step(sessionId, state, async () => {
+        await this.ready();
+        const lease = await this.#leases.lease(sessionId, state);
+        const firstSeq = lease.nextSeq;
+        lease.nextSeq += texts.length;
+        const written = this.#batcher.add({ sessionId, token: lease.token, firstSeq, texts });
+        state.writes.add(written);
+        void written.finally(() => state.writes.delete(written)).catch(noop);
+        // Not awaited here: the next append of this session is numbered and queued while this one is being written.
+        return { written };
+      })
+      .then(async ({ written }) => {
+        const refused = await written;
+        if (refused !== undefined) throw refused;
+      });
   }
 
   /** Every readable record, in order (see the file's comment for what is skipped). */
   async history(sessionId: string): Promise<SessionRecord[]> {
     const pool = await this.ready();
-    const state = this.#states.get(sessionId);
+    const state = this.#leases.existing(sessionId);
     // Appends made before this call are read back.
-    if (state !== undefined) await this.#step(sessionId, state, () => settle(state.writes));
-    const { rows } = await pool.retry("read session history", () =>
-      pool.query<{ seq: string; record: string }>(
-        `SELECT seq, record FROM ${RECORDS_TABLE} WHERE session_id = $1 ORDER BY seq`,
-        [sessionId],
-      ),
-    );
-    const records: SessionRecord[] = [];
-    const unknown: string[] = [];
-    const unreadable: string[] = [];
-    for (const row of rows) {
-      let value: unknown;
-      try {
-        value = JSON.parse(row.record);
-      } catch {
-        unreadable.push(row.seq);
-        continue;
-      }
-      if (isKnownRecord(value)) records.push(value);
-      else unknown.push(row.seq);
-    }
-    if (unknown.length > 0)
-      this.#logger.warn(
-        "session history holds records of an unknown kind (written by a newer version?); kept them, skipped them",
-        { sessionId, database: this.database, seq: unknown.slice(0, 20), unknown: unknown.length },
-      );
-    if (unreadable.length > 0)
-      this.#logger.error("session history holds rows that are not JSON (edited by hand?); kept them, skipped them", {
-        sessionId,
-        database: this.database,
-        table: RECORDS_TABLE,
-        seq: unreadable.slice(0, 20),
-        unreadable: unreadable.length,
-      });
-    return records;
+    if (state !== undefined) await this.#leases.step(sessionId, state, () => settle(state.writes));
+    return readHistory(pool, sessionId, this.#logger);
   }
 
   async list(query: SessionListQuery = {}): Promise<SessionPage> {
-    const limit = Math.max(1, query.limit ?? DEFAULT_PAGE_SIZE);
-    const after = query.cursor === undefined ? undefined : decodeSessionCursor(query.cursor);
-    const pool = await this.ready();
-    const where: string[] = [];
-    const values: unknown[] = [];
-    if (query.cwd !== undefined) {
-      values.push(query.cwd);
-      where.push(`md5(cwd) = md5($${values.length}) AND cwd = $${values.length}`);
-    }
-    if (after !== undefined) {
-      values.push(after.updatedAt, after.sessionId);
-      const [u, s] = [`$${values.length - 1}`, `$${values.length}`];
-      where.push(`(updated_at < ${u} OR (updated_at = ${u} AND session_id > ${s}))`);
-    }
-    values.push(limit + 1);
-    const { rows } = await pool.retry("list sessions", () =>
-      pool.query<{ session_id: string; updated_at: string; info: string }>(
-        `SELECT session_id, updated_at, info FROM ${SESSIONS_TABLE} ${where.length === 0 ? "" : `WHERE ${where.join(" AND ")}`}
-          ORDER BY updated_at DESC, session_id ASC LIMIT $${values.length}`,
-        values,
-      ),
-    );
-    const sessions: StoredSession[] = [];
-    for (const row of rows.slice(0, limit)) {
-      try {
-        sessions.push(this.#info(row.session_id, row.info));
-      } catch (error) {
-        this.#logger.error("session store: skipped a session whose metadata cannot be used", {
-          sessionId: row.session_id,
-          detail: error instanceof Error ? error.message : String(error),
-        });
-      }
-    }
-    const page: SessionPage = { sessions };
-    if (rows.length > limit) {
-      const last = rows[limit - 1]!;
-      page.nextCursor = encodeSessionCursor({ sessionId: last.session_id, updatedAt: last.updated_at });
-    }
-    return page;
+    return listSessions(await this.ready(), query, this.#logger);
   }
 
   update(sessionId: string, patch: SessionMetadataPatch): Promise<void> {
-    const state = this.#state(sessionId);
-    return this.#step(sessionId, state, async () => {
+    const state = this.#leases.state(sessionId);
+    return this.#leases.step(sessionId, state, async () => {
       const pool = await this.ready();
-      const lease = await this.#lease(sessionId, state);
+      const lease = await this.#leases.lease(sessionId, state);
       const written = await pool.retry("update session", async () => {
         const { rows } = await pool.query<{ info: string }>(
           `SELECT info FROM ${SESSIONS_TABLE} WHERE session_id = $1`,
           [sessionId],
         );
         if (rows[0] === undefined) return false;
-        const merged: StoredSession = { ...this.#info(sessionId, rows[0].info) };
+        const merged: StoredSession = { ...parseInfo(sessionId, rows[0].info, this.database) };
         for (const [key, value] of Object.entries(patch))
           if (value !== undefined) Object.assign(merged, { [key]: value });
         const result = await pool.query(
@@ -340,17 +244,17 @@ export class PostgresSessionStore implements SessionStore {
         );
         return (result.rowCount ?? 0) > 0;
       });
-      if (!written) throw (await this.#refused([{ sessionId, token: lease.token }])).get(sessionId)!;
+      if (!written) throw (await this.#leases.refused([{ sessionId, token: lease.token }])).get(sessionId)!;
     });
   }
 
   /** Deletes the session and its history (unknown ids succeed); refused while another process holds its lease. */
   delete(sessionId: string): Promise<void> {
-    const state = this.#state(sessionId);
-    return this.#step(sessionId, state, async () => {
+    const state = this.#leases.state(sessionId);
+    return this.#leases.step(sessionId, state, async () => {
       const pool = await this.ready();
       await settle(state.writes);
-      await this.#whileLeased(sessionId, () =>
+      await this.#leases.whileLeased(sessionId, () =>
         pool.transaction((tx) => tryDelete(tx, this.holder, sessionId), {
           operation: "delete session",
           idempotent: true,
@@ -363,108 +267,23 @@ export class PostgresSessionStore implements SessionStore {
 
   /** Gives up the session's lease once its pending writes are done (see `SessionStore.releaseSession`). */
   releaseSession(sessionId: string): Promise<void> {
-    const state = this.#states.get(sessionId);
-    if (state === undefined || this.#pool === undefined) return Promise.resolve();
-    const pool = this.#pool;
-    return this.#step(sessionId, state, async () => {
-      await settle(state.writes);
-      const lease = state.lease;
-      state.lease = undefined;
-      state.lost = undefined;
-      if (lease !== undefined)
-        await releaseLeases(pool, this.holder, new Map([[sessionId, lease]])).catch((error: unknown) =>
-          this.#logger.warn("could not release a session lease; it lapses by itself", {
-            sessionId,
-            detail: error instanceof Error ? error.message : String(error),
-          }),
-        );
-    }).catch(noop);
+    return this.#leases.release(sessionId);
   }
 
   /** Writes what is pending, gives up every lease, and ends the pool it opened (a given pool stays open). */
   close(): Promise<void> {
     this.#closed ??= (async () => {
-      clearInterval(this.#renewal);
+      this.#leases.stop();
       if (this.#ready === undefined) return;
       const pool = await this.#ready.catch(() => undefined);
       if (pool === undefined) return;
-      await settle([...this.#states.values()].map((state) => state.chain));
+      await settle(this.#leases.chains());
       await this.#batcher.close();
-      const leases = this.#held();
-      for (const state of this.#states.values()) state.lease = undefined;
-      await releaseLeases(pool, this.holder, leases).catch((error: unknown) =>
-        this.#logger.warn("could not release the session leases; they lapse by themselves", {
-          detail: error instanceof Error ? error.message : String(error),
-        }),
-      );
+      await this.#leases.releaseAll();
       this.#finished = true;
       if (this.#options.pool === undefined) await pool.end();
     })();
     return this.#closed;
-  }
-
-  #state(sessionId: string): SessionState {
-    let state = this.#states.get(sessionId);
-    if (state === undefined) {
-      state = { chain: Promise.resolve(), steps: 0, lease: undefined, lost: undefined, writes: new Set() };
-      this.#states.set(sessionId, state);
-    }
-    return state;
-  }
-
-  /** Runs `work` after everything queued for the session; forgets an idle session that holds nothing. */
-  #step<T>(sessionId: string, state: SessionState, work: () => Promise<T>): Promise<T> {
-    state.steps++;
-    const run = state.chain.then(work).finally(() => {
-      state.steps--;
-      const idle = state.steps === 0 && state.writes.size === 0;
-      if (idle && state.lease === undefined && state.lost === undefined && this.#states.get(sessionId) === state)
-        this.#states.delete(sessionId);
-    });
-    state.chain = run.then(noop, noop);
-    return run;
-  }
-
-  /** The lease this store holds on the session, taken now if it holds none. Throws once it was lost. */
-  async #lease(sessionId: string, state: SessionState): Promise<HeldLease> {
-    if (state.lost !== undefined) throw state.lost;
-    if (state.lease !== undefined) return state.lease;
-    const pool = this.#pool!;
-    const lease = await this.#whileLeased(sessionId, async () => {
-      const attempt = await pool.retry("take a session lease", () =>
-        tryAcquire(pool, this.holder, sessionId, this.leaseTtlMs),
-      );
-      return attempt.state === "acquired" ? { state: "acquired" as const, value: attempt.lease } : attempt;
-    });
-    if (lease === undefined) throw missing(sessionId);
-    state.lease = lease;
-    return lease;
-  }
-
-  /**
-   * Runs `attempt` until it is not refused by another holder's lease: at once, or (whenLeased: "wait") until
-   * `leaseWaitMs` passed, then throws `session_leased`. Resolves with the attempt's value (undefined: no session).
-   */
-  async #whileLeased<V>(
-    sessionId: string,
-    attempt: () => Promise<
-      | { state: "acquired"; value: V }
-      | { state: "deleted" | "missing" }
-      | { state: "held"; holder: string | undefined; remainingMs: number }
-    >,
-  ): Promise<V | undefined> {
-    const wait = this.#options.whenLeased === "wait";
-    const started = performance.now();
-    const deadline = started + (wait ? (this.#options.leaseWaitMs ?? this.leaseTtlMs + 5_000) : 0);
-    for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
-      const result = await attempt();
-      if (result.state === "acquired") return result.value;
-      if (result.state !== "held") return undefined;
-      const now = performance.now();
-      if (now >= deadline)
-        throw leasedError(sessionId, result.holder, result.remainingMs, wait ? now - started : undefined);
-      await sleep(Math.max(1, Math.min(delay, deadline - now, result.remainingMs + 5)));
-    }
   }
 
   /** Writes one batch of appends (the batcher's `write`): each item's result is undefined, or why it was refused. */
@@ -474,84 +293,9 @@ export class PostgresSessionStore implements SessionStore {
       writeAppends(pool, this.holder.id, items, this.leaseTtlMs),
     );
     const refusedItems = items.filter((item) => !written.has(leaseKey(item.sessionId, item.token)));
-    const refused = refusedItems.length === 0 ? new Map<string, Error>() : await this.#refused(refusedItems);
+    const refused = refusedItems.length === 0 ? new Map<string, Error>() : await this.#leases.refused(refusedItems);
     return items.map((item) =>
       written.has(leaseKey(item.sessionId, item.token)) ? undefined : refused.get(item.sessionId),
-    );
-  }
-
-  /**
-   * Why writes under these leases were refused (the session is gone, or another store took it over), with each
-   * session's state updated: a lost lease is remembered, so nothing more is written to that session here.
-   */
-  async #refused(items: readonly { sessionId: string; token: string }[]): Promise<Map<string, Error>> {
-    const pool = this.#pool!;
-    // Unknown (the database cannot say): taken as lost, the safe side.
-    const holders = await pool
-      .retry("read session leases", () => currentHolders(pool, [...new Set(items.map((item) => item.sessionId))]))
-      .catch(() => undefined);
-    const errors = new Map<string, Error>();
-    for (const { sessionId, token } of items) {
-      const state = this.#states.get(sessionId);
-      const current = state?.lease?.token === token ? state : undefined;
-      if (holders !== undefined && !holders.has(sessionId)) {
-        errors.set(sessionId, missing(sessionId));
-        if (current !== undefined) current.lease = undefined;
-        continue;
-      }
-      const error = lostError(sessionId, holders?.get(sessionId));
-      errors.set(sessionId, error);
-      if (current !== undefined) {
-        current.lease = undefined;
-        current.lost = error;
-        this.#logger.error("lost the write lease of a session to another process; nothing more is written to it here", {
-          sessionId,
-          holder: holders?.get(sessionId) ?? null,
-        });
-      }
-    }
-    return errors;
-  }
-
-  /** The leases held now. */
-  #held(): Map<string, HeldLease> {
-    const leases = new Map<string, HeldLease>();
-    for (const [sessionId, state] of this.#states) if (state.lease !== undefined) leases.set(sessionId, state.lease);
-    return leases;
-  }
-
-  /** Renews every lease held (the timer); a lease found taken over is marked lost. Failures are logged. */
-  async #renew(): Promise<void> {
-    const pool = this.#pool;
-    const leases = this.#held();
-    if (pool === undefined || this.#renewing || leases.size === 0 || this.#closed !== undefined) return;
-    this.#renewing = true;
-    try {
-      const kept = await renewLeases(pool, this.holder, leases, this.leaseTtlMs);
-      const gone = [...leases].filter(([sessionId]) => !kept.has(sessionId));
-      if (gone.length > 0) await this.#refused(gone.map(([sessionId, lease]) => ({ sessionId, token: lease.token })));
-    } catch (error) {
-      this.#logger.warn("could not renew session leases (they hold while nobody takes them over); retrying", {
-        database: this.database,
-        detail: error instanceof Error ? error.message : String(error),
-      });
-    } finally {
-      this.#renewing = false;
-    }
-  }
-
-  #info(sessionId: string, text: string): StoredSession {
-    try {
-      const info = JSON.parse(text) as StoredSession;
-      if (typeof info.sessionId === "string" && typeof info.cwd === "string") return info;
-    } catch {
-      // below
-    }
-    throw new RequestError(
-      ErrorCodes.internalError,
-      `Internal error: the metadata of session ${sessionId} in ${SESSIONS_TABLE}.info at ${this.database} is not the ` +
-        "JSON this store writes (edited by hand?); fix or delete that row.",
-      { sessionId, reason: "metadata_unreadable" },
     );
   }
 }
