@@ -5,7 +5,7 @@
  * and the database password is never shown (not in `ps`, not on stderr, not in a failure to connect).
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
@@ -114,7 +114,10 @@ describe("acp agent --store postgres://...", { skip: unavailable }, () => {
     const agent = await start("--log-level", "debug");
     const { sessionId } = await agent.connection.newSession({ cwd: root, mcpServers: [] });
     await agent.connection.prompt(text(sessionId, "hello there"));
-    const cmdline = readFileSync(`/proc/${agent.child.pid}/cmdline`, "utf8");
+    // What ps shows (Linux: /proc; elsewhere ps itself).
+    const cmdline = existsSync("/proc/self/cmdline")
+      ? readFileSync(`/proc/${agent.child.pid}/cmdline`, "utf8")
+      : execFileSync("ps", ["-o", "command=", "-p", String(agent.child.pid)], { encoding: "utf8" });
     assert.ok(!cmdline.includes(server.password), `ps shows ${JSON.stringify(cmdline)}`);
     await agent.stop();
     assert.match(

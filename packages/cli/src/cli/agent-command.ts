@@ -17,8 +17,8 @@ import { resolveModelConfig } from "../apps/reference-agent/model/config.js";
 export const AGENT_USAGE = `acp agent: the reference ACP agent on stdio (deterministic; a coding agent when given a model)
 
 Usage:
-  acp agent [--data-dir DIR | --store postgres://...] [--model-url URL --model NAME [--model-key KEY]] [--run-timeout MS]
-            [--grep-time-limit MS] [--log-level LEVEL] [--unstable]
+  acp agent [--data-dir DIR | --store postgres://... [--store-wait MS]] [--model-url URL --model NAME [--model-key KEY]]
+            [--run-timeout MS] [--grep-time-limit MS] [--log-level LEVEL] [--unstable]
 
   --data-dir DIR     where sessions are kept (default: $ACPKIT_DATA_DIR, else the per-user data directory)
   --store URL        keep sessions in PostgreSQL instead: postgres://user@host:port/database (or $ACP_STORE); keep
