@@ -17,6 +17,16 @@ export {
   DEFAULT_MAX_OUTPUT_STALL_MS,
 } from "../../remote/server/index.js";
 
+// The official backend SPI's shape (its `httpBackend` option; experimental upstream), as types only: the values of
+// this entry stay exactly the official 2.4.0's.
+export type {
+  AcpHttpAcceptResult,
+  AcpHttpBackend,
+  AcpHttpLeaseResult,
+  AcpHttpOutboundLease,
+  AcpHttpResponseRoute,
+} from "../../remote/server/index.js";
+
 import type { AgentSideConnection } from "../../agent/agent-side-connection.js";
 import type { Agent } from "../../acp/agent-handler.js";
 /**

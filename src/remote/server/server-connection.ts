@@ -7,7 +7,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
  */
 import type { Logger } from "../../jsonrpc/logger.js";
-import type { AnyMessage } from "../../jsonrpc/messages.js";
+import { isRecord, type AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
 import { idKey } from "../client/http-protocol.js";
 import {
@@ -39,6 +39,13 @@ export interface ServerConnectionOptions {
   readonly connector: AgentConnector;
   readonly limits: ResolvedLimits;
   readonly logger: Logger;
+  /** The connection's id: given when a node adopts a connection; otherwise a new random one. */
+  readonly connectionId?: string;
+  /**
+   * The id the client sees on each request the agent sends it; the client's answer is given back to the agent with
+   * the agent's own id. Absent: the agent's ids go through unchanged.
+   */
+  readonly serverRequestId?: () => string | number;
   /** Called once when the connection ends (the server forgets it and reports it). */
   onEnd(connection: ServerConnection, end: ConnectionEnd): void;
 }
@@ -57,13 +64,17 @@ interface InitializeWaiter {
 }
 
 export class ServerConnection implements AgentOutput {
-  readonly id = globalThis.crypto.randomUUID();
+  readonly id: string;
   readonly openedAt = Date.now();
   readonly agentLink: AgentLink;
   #output: OutputSink | undefined;
   #lifecycle: AgentConnectionLifecycle = {};
   readonly #pending = new Map<string, PendingRequest>();
   readonly #clientRoutes = new Map<string, string | undefined>();
+  /** With `serverRequestId`: the agent's id of each request the client has yet to answer, by the client's id. */
+  readonly #agentIds = new Map<string, unknown>();
+  /** ... and the client's id of each, by the agent's. */
+  readonly #clientIds = new Map<string, string | number>();
   readonly #promptsSettled = new Waiters();
   #state: "new" | "initializing" | "open" | "ended" = "new";
   #end: ConnectionEnd | undefined;
@@ -76,6 +87,7 @@ export class ServerConnection implements AgentOutput {
   readonly done = new Promise<void>((resolve) => (this.#resolveDone = resolve));
 
   constructor(readonly options: ServerConnectionOptions) {
+    this.id = options.connectionId ?? globalThis.crypto.randomUUID();
     this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
   }
 
@@ -226,6 +238,12 @@ export class ServerConnection implements AgentOutput {
       }
       this.#clientRoutes.delete(key);
     }
+    if (key !== undefined && this.#agentIds.has(key)) {
+      const agentId = this.#agentIds.get(key);
+      this.#agentIds.delete(key);
+      this.#clientIds.delete(idKey(agentId)!);
+      message = { ...message, id: agentId };
+    }
     this.agentLink.deliver(message, chars);
     return undefined;
   }
@@ -284,6 +302,8 @@ export class ServerConnection implements AgentOutput {
     this.agentLink.endInput();
     this.#pending.clear();
     this.#clientRoutes.clear();
+    this.#agentIds.clear();
+    this.#clientIds.clear();
     this.#promptsSettled.wakeAll();
     this.options.onEnd(this, end);
     const closed = wasStarted ? this.#lifecycle.closed : undefined;
@@ -347,11 +367,32 @@ export class ServerConnection implements AgentOutput {
     const sessionId = sessionOfAgentMessage(message);
     if (sessionId !== undefined && sessionId.length > maxIdLength)
       throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
+    if (this.options.serverRequestId !== undefined) [message, text] = this.#renameRequest(message, text);
     if ("id" in message) {
       const key = idKey(message.id);
       if (key !== undefined) this.#clientRoutes.set(key, sessionId);
     }
     this.#output!.deliver(text, sessionId);
+  }
+
+  /**
+   * Gives an agent request the id the backend allocates (and an agent's `$/cancel_request` the id the client knows
+   * its request by); returns the text to send (the agent's message object is left as it is).
+   */
+  #renameRequest(message: Record<string, unknown>, text: string): [Record<string, unknown>, string] {
+    let renamed: Record<string, unknown> | undefined;
+    if ("id" in message) {
+      const agentKey = idKey(message.id);
+      if (agentKey === undefined) return [message, text];
+      const clientId = this.options.serverRequestId!();
+      this.#agentIds.set(idKey(clientId)!, message.id);
+      this.#clientIds.set(agentKey, clientId);
+      renamed = { ...message, id: clientId };
+    } else if (message.method === "$/cancel_request" && isRecord(message.params)) {
+      const clientId = this.#clientIds.get(idKey(message.params.requestId) ?? "");
+      if (clientId !== undefined) renamed = { ...message, params: { ...message.params, requestId: clientId } };
+    }
+    return renamed === undefined ? [message, text] : [renamed, JSON.stringify(renamed)];
   }
 
   #updateIdle(): void {
