@@ -11,9 +11,14 @@ export interface EventStreamSink {
   event(data: string): void | Promise<void>;
   /** An event over the size limit was skipped. */
   tooLarge(bytes: number, head: string): void;
+  /**
+   * The last event ID once an event is handled (after `event`'s promise settled), when the stream gives ids: where a
+   * reconnect resumes (`Last-Event-ID`).
+   */
+  position?(lastEventId: string): void;
 }
 
-type Pending = { data: string } | { bytes: number; head: string };
+type Pending = { data: string; id: string } | { bytes: number; head: string; id: string } | { id: string };
 
 /**
  * Resolves when the body ends (the server closed the stream), rejects when reading fails (network, abort).
@@ -28,9 +33,12 @@ export async function readEventStream(
 ): Promise<void> {
   const events: Pending[] = [];
   const parser = new SseParser(maxMessageBytes, {
-    data: (data) => events.push({ data }),
-    tooLarge: (bytes, head) => events.push({ bytes, head }),
+    data: (data, id) => events.push({ data, id }),
+    tooLarge: (bytes, head, id) => events.push({ bytes, head, id }),
+    position: (id) => events.push({ id }),
   });
+  const position = sink.position;
+  let lastEventId = "";
   const reader = body.getReader();
   try {
     for (;;) {
@@ -49,7 +57,8 @@ export async function readEventStream(
         if ("data" in event) {
           const held = sink.event(event.data);
           if (held !== undefined) await held;
-        } else sink.tooLarge(event.bytes, event.head);
+        } else if ("bytes" in event) sink.tooLarge(event.bytes, event.head);
+        if (position !== undefined && event.id !== lastEventId) position((lastEventId = event.id));
         if (stopped()) return;
       }
       events.length = 0;

@@ -14,6 +14,8 @@
  *   a refused notification or response, and the end of the connection stream. A 409 fails only its session until
  *   it is reattached. A session stream that ends loses its waiting requests (`ResponseLostError`); the next
  *   message for the session opens it again.
+ * - An event stream whose read breaks off is resumed with `Last-Event-ID` when the server gives event ids
+ *   (`maxResumeAttempts`): what the agent sent meanwhile arrives once, in order (see `http-event-streams.ts`).
  * - `close()` sends what is queued, stops reading, then DELETEs the connection (bounded by `closeTimeoutMs`).
  * - Backpressure (`backpressure.ts`), counted on the messages not yet POSTed: `drain()` waits above
  *   `writeHighWaterMark`, a request or notification sent while `maxBufferedBytes` wait throws
@@ -34,7 +36,7 @@ import {
   type BackpressureOptions,
 } from "../../transports/backpressure.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../../transports/serialize.js";
-import { HttpEventStreams } from "./http-event-streams.js";
+import { DEFAULT_MAX_RESUME_ATTEMPTS, HttpEventStreams } from "./http-event-streams.js";
 import { postInitialize, type InitializeOutcome } from "./http-initialize.js";
 import {
   CONNECTION_FATAL_STATUSES,
@@ -55,6 +57,11 @@ export interface HttpLinkOptions extends HttpEndpointOptions, BackpressureOption
   writeHighWaterMark?: number;
   /** How long `close()` waits for the DELETE. Default 5000 ms. */
   closeTimeoutMs?: number;
+  /**
+   * GETs in a row that try to resume an event stream whose read broke off, with `Last-Event-ID` (when the server
+   * gives event ids). Default 6 (about 3 s in all); 0 never resumes.
+   */
+  maxResumeAttempts?: number;
   /** Where the link's diagnostics go. Silent by default. */
   logger?: Logger;
   /**
@@ -115,6 +122,8 @@ export class HttpLink implements MessageLink {
       {
         endpoint: this.#endpoint,
         maxBytes: this.#maxBytes,
+        maxResumeAttempts: resolveResumeAttempts(options.maxResumeAttempts),
+        logger: this.#logger,
         routes: this.#routes,
         get finished() {
           return isFinished();
@@ -400,6 +409,13 @@ export class HttpLink implements MessageLink {
     this.#closedDelivered = true;
     this.#receiver!.closed(this.#cause);
   }
+}
+
+function resolveResumeAttempts(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESUME_ATTEMPTS;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`maxResumeAttempts must be a non-negative integer, got ${String(value)}`);
+  return value;
 }
 
 function describeMessage(message: AnyMessage): string {

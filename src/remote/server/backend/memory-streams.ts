@@ -37,8 +37,8 @@ export interface MemoryStreamsHooks {
 export class MemoryStreams implements OutputSink {
   readonly connectionStream: RetainedQueue;
   readonly #sessions = new Map<string, RetainedQueue>();
-  /** Session streams without a reader that keep only taken events, least recently read first. */
-  readonly #retaining = new Set<RetainedQueue>();
+  /** Sessions whose stream has no reader and keeps only taken events, least recently read first. */
+  readonly #retaining = new Set<string>();
   readonly #room = new Waiters();
   /** The last event id given out on any of the connection's streams. */
   #lastId = 0;
@@ -132,7 +132,7 @@ export class MemoryStreams implements OutputSink {
       if (existing === undefined) queue = this.#createSession(sessionId);
       else {
         // A stream kept for resumption is counted as readerless again until the reader attaches.
-        if (this.#retaining.delete(existing)) this.#readerless++;
+        if (this.#retaining.delete(sessionId)) this.#readerless++;
         queue = existing;
       }
     }
@@ -201,7 +201,7 @@ export class MemoryStreams implements OutputSink {
   #sessionQueue(sessionId: string): RetainedQueue {
     const existing = this.#sessions.get(sessionId);
     if (existing) {
-      if (this.#retaining.delete(existing)) {
+      if (this.#retaining.delete(sessionId)) {
         // Kept for resumption only until now: it buffers for its client again.
         this.#checkReaderless();
         this.#readerless++;
@@ -281,11 +281,13 @@ export class MemoryStreams implements OutputSink {
     }
     if (queue.isEmpty) {
       this.#readerless--;
-      this.#retaining.add(queue);
+      this.#retaining.add(sessionId);
       if (this.#retaining.size > RETAINING_STREAMS) {
+        // Forgotten with what it kept: a cursor from before is then older than the stream made anew (410).
         const oldest = this.#retaining.values().next().value!;
         this.#retaining.delete(oldest);
-        oldest.forgetRetained();
+        this.#sessions.get(oldest)?.drop();
+        this.#sessions.delete(oldest);
       }
       return;
     }

@@ -203,13 +203,6 @@ export class RetainedQueue {
     return dropped;
   }
 
-  /** Forgets the events kept for resumption (pending ones stay). */
-  forgetRetained(): void {
-    if (!this.retains) return;
-    const keepFrom = this.#reader === undefined ? this.#delivered : Math.min(this.#read, this.#delivered);
-    this.#dropBefore(keepFrom);
-  }
-
   /** The index of the first event after `cursor`, or why there is none. */
   #position(cursor: string): number | CursorProblem {
     const id = parseCursor(cursor);
