@@ -5,8 +5,8 @@
  * Contracts:
  * - A read that breaks off (the network, a proxy, a node that went away) on a stream whose events carry ids is
  *   resumed: the GET is sent again with `Last-Event-ID` (the id of the last event handled), at once and then with a
- *   growing delay, up to `maxResumeAttempts` times in a row (also through 502, 503 and 504 answers and unreachable
- *   servers), so nothing is lost or seen twice. A stream without ids is not resumed.
+ *   growing delay, up to `maxResumeAttempts` times in a row (also through 409, 502, 503 and 504 answers and
+ *   unreachable servers), so nothing is lost or seen twice. A stream without ids is not resumed.
  * - The connection stream ending, or any GET refused with a status other than 409 (and 410 for a session), or a
  *   read that breaks off and cannot be resumed, ends the transport (`fail`) with a `TransportFailedError` that says
  *   which stream and why.
@@ -38,8 +38,11 @@ export const DEFAULT_MAX_RESUME_ATTEMPTS = 6;
 /** The delay before each resume attempt after the first (which is immediate) doubles from this, up to the cap. */
 const RESUME_INITIAL_DELAY_MS = 100;
 const RESUME_MAX_DELAY_MS = 2000;
-/** Statuses of a resuming GET that are worth another attempt: a balancer or node in between was not ready. */
-const RESUMABLE_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+/**
+ * Statuses of a resuming GET that are worth another attempt: a balancer or node in between was not ready, or (409) a
+ * server that does not let a resuming reader take over has not yet seen the broken response go.
+ */
+const RESUMABLE_STATUSES: ReadonlySet<number> = new Set([409, 502, 503, 504]);
 
 /** What the streams need from the link that owns them. */
 export interface EventStreamOwner {
