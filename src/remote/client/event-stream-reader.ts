@@ -18,7 +18,7 @@ export interface EventStreamSink {
   position?(lastEventId: string): void;
 }
 
-type Pending = { data: string; id: string } | { bytes: number; head: string; id: string } | { id: string };
+type Pending = { data: string } | { bytes: number; head: string };
 
 /**
  * Resolves when the body ends (the server closed the stream), rejects when reading fails (network, abort).
@@ -33,9 +33,8 @@ export async function readEventStream(
 ): Promise<void> {
   const events: Pending[] = [];
   const parser = new SseParser(maxMessageBytes, {
-    data: (data, id) => events.push({ data, id }),
-    tooLarge: (bytes, head, id) => events.push({ bytes, head, id }),
-    position: (id) => events.push({ id }),
+    data: (data) => events.push({ data }),
+    tooLarge: (bytes, head) => events.push({ bytes, head }),
   });
   const position = sink.position;
   let lastEventId = "";
@@ -57,11 +56,13 @@ export async function readEventStream(
         if ("data" in event) {
           const held = sink.event(event.data);
           if (held !== undefined) await held;
-        } else if ("bytes" in event) sink.tooLarge(event.bytes, event.head);
-        if (position !== undefined && event.id !== lastEventId) position((lastEventId = event.id));
+        } else sink.tooLarge(event.bytes, event.head);
         if (stopped()) return;
       }
       events.length = 0;
+      // Once per chunk, when every event of it was handled (a read can only break between chunks): the parser's last
+      // event id is then the id of the last event handled (or of an event without data after it).
+      if (position !== undefined && parser.lastEventId !== lastEventId) position((lastEventId = parser.lastEventId));
     }
   } finally {
     void reader.cancel().catch(() => {});

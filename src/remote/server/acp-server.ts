@@ -2,7 +2,8 @@
  * `AcpServer`: hosts an agent per client connection over Streamable HTTP and WebSocket on one endpoint, on
  * fetch-style `Request`/`Response` (any runtime), with the official SDK 2.4.0's API (`handleRequest`,
  * `prepareWebSocketUpgrade`, `close`) and acpkit's additions: access control, limits, a health endpoint, response
- * headers (affinity cookies), connection events, graceful close.
+ * headers (affinity cookies), connection events, graceful close, and a backend seam: Streamable HTTP connections live
+ * in a `ServerBackend` (in memory by default; shared by servers that are nodes of one cluster), see `backend/`.
  *
  * `new AcpServer(options)` keeps the official defaults (no token unless one is given) but still checks Host and
  * Origin; `createAcpServer(options)` is acpkit's own, secure by default: it refuses to start without a token
@@ -244,13 +245,14 @@ export class AcpServer {
 
   /** `ServerNode.host`: an agent host for a Streamable HTTP connection of the backend's. */
   #host(options: HostOptions): ServerConnection | string {
-    const { serverRequestId } = this.#backend;
-    const opened = this.#openConnection("http", options.connector, options.remoteAddress, {
+    const backend = this.#backend;
+    return this.#openConnection("http", options.connector, options.remoteAddress, {
       ...(options.connectionId === undefined ? {} : { connectionId: options.connectionId }),
-      ...(serverRequestId === undefined ? {} : { serverRequestId: (id: string) => serverRequestId(id) }),
+      ...(backend.serverRequestId === undefined
+        ? {}
+        : { serverRequestId: (connectionId: string) => backend.serverRequestId!(connectionId) }),
       ...(options.onEnd === undefined ? {} : { onEnd: options.onEnd }),
     });
-    return opened;
   }
 
   #openConnection(
@@ -269,20 +271,18 @@ export class AcpServer {
       return problem;
     }
     const { connectionId, serverRequestId, onEnd } = extra;
-    let id = "";
-    const connection = new ServerConnection({
+    const connection: ServerConnection = new ServerConnection({
       transport,
       connector,
       limits: this.limits,
       logger: this.#logger,
       ...(connectionId === undefined ? {} : { connectionId }),
-      ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(id) }),
+      ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
       onEnd: (ended, end) => {
         this.#ended(ended, end);
         onEnd?.(ended, end);
       },
     });
-    id = connection.id;
     this.#all.add(connection);
     this.#remote.set(connection, remoteAddress);
     return connection;

@@ -61,12 +61,12 @@ export {
   type Refusal,
   type ServerBackend,
   type ServerNode,
-  type StreamEventSink,
   type StreamReader,
 } from "./backend/backend.js";
 export { MemoryServerBackend, type MemoryServerBackendOptions } from "./backend/memory-backend.js";
 export { MemoryStreams, type MemoryStreamsHooks } from "./backend/memory-streams.js";
 export { parseCursor } from "./backend/retained-queue.js";
+export { encodeSse, offsetAfterId, sseEventText } from "./sse-format.js";
 export {
   officialBackend,
   type AcpHttpAcceptResult,

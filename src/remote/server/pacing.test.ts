@@ -92,7 +92,7 @@ test("Streamable HTTP: paced while a response reads, until its next take; unpace
   assert.ok("take" in reader);
   const waiting = outbound.whenRoom();
   assert.equal(await settled(waiting), false, "a response reads: the agent waits for it");
-  reader.take(PACE_HIGH_WATER_CHARS / 2, () => {});
+  reader.take(PACE_HIGH_WATER_CHARS / 2);
   assert.equal(await settled(waiting), true, "the response took some: the agent goes on");
   outbound.abort();
 });

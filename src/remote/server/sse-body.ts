@@ -1,5 +1,5 @@
 /**
- * The body of an SSE response: each message a reader takes as one event (`id:` then `data:`), keep-alive comments
+ * The body of an SSE response: the events a reader takes (SSE bytes, each event with its `id:`), keep-alive comments
  * while idle.
  *
  * The body takes events from its reader only when its consumer asks for bytes (no high-water mark), so what the
@@ -10,11 +10,12 @@
  * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
 import type { StreamReader } from "./backend/backend.js";
+import { encodeSse } from "./sse-format.js";
 
 /** About how many UTF-16 units of JSON one chunk carries when messages are waiting. */
 const BATCH_CHARS = 64 * 1024;
 /** An SSE comment: ignored by clients, keeps proxies and NATs from timing the stream out. */
-const KEEP_ALIVE = ":\n\n";
+const KEEP_ALIVE = encodeSse(":\n\n");
 
 /** Options of `sseBody`. */
 export interface SseBodyOptions {
@@ -29,19 +30,10 @@ export interface SseBodyOptions {
  * another reader took it over); the consumer cancelling releases the reader and leaves the rest for the next one.
  */
 export function sseBody(reader: StreamReader, options: SseBodyOptions): ReadableStream<Uint8Array> {
-  const encoder = new TextEncoder();
   let lastSent = Date.now();
   let waiting = false;
   let timer: ReturnType<typeof setInterval> | undefined;
   let done = false;
-  let chunk = "";
-  // Each event with its id: a cursor, which the client sends back as Last-Event-ID when it reconnects.
-  // An id with no message (a backend's checkpoint) moves the client's position without an event.
-  const sink = (id: string | undefined, json: string): void => {
-    if (id === undefined) chunk += `data: ${json}\n\n`;
-    else if (json === "") chunk += `id: ${id}\n\n`;
-    else chunk += `id: ${id}\ndata: ${json}\n\n`;
-  };
   const finish = () => {
     if (done) return;
     done = true;
@@ -56,18 +48,17 @@ export function sseBody(reader: StreamReader, options: SseBodyOptions): Readable
           // Only a consumer waiting for bytes needs a keep-alive; one that is not reading is not helped by more.
           if (done || !waiting || Date.now() - lastSent < options.keepAliveMs) return;
           lastSent = Date.now();
-          controller.enqueue(encoder.encode(KEEP_ALIVE));
+          controller.enqueue(KEEP_ALIVE.slice());
         }, options.keepAliveMs);
         (timer as { unref?: () => void }).unref?.();
       },
       async pull(controller) {
         for (;;) {
           if (done) return;
-          if (reader.take(BATCH_CHARS, sink) > 0) {
-            const text = chunk;
-            chunk = "";
+          const bytes = reader.take(BATCH_CHARS);
+          if (bytes !== undefined) {
             lastSent = Date.now();
-            controller.enqueue(encoder.encode(text));
+            controller.enqueue(bytes);
             return;
           }
           if (reader.ended) {

@@ -21,7 +21,7 @@
  *   what no reader has taken yet (what the server always did).
  *
  * Hot path (per POST or GET, once): `connection`, `BackendConnection.send` / `sendResponse` / `openStream`.
- * Per event: `OutputSink.deliver` on the owner, `StreamReader.take` on the reading node. Once per connection:
+ * Per event: `OutputSink.deliver` on the owner; per batch of events, `StreamReader.take` on the reading node. Once per connection:
  * `initialize`, `closeConnection`.
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
@@ -202,19 +202,17 @@ export interface BackendConnection {
   openStream(input: OpenStreamInput): Promise<StreamReader | Refusal>;
 }
 
-/** Receives the events a reader takes: the event id (undefined: none) and the message's JSON text. */
-export type StreamEventSink = (id: string | undefined, text: string) => void;
-
 /**
  * One reader of one stream (an SSE response body). Until `release()`, no other reader without a cursor can open the
- * stream. Events are handed over in stream order, each once to this reader.
+ * stream. Events are handed over in stream order, each once to this reader, as SSE bytes (`sse-format.ts` writes
+ * them: `id: <id>` and `data: <json>` lines, then a blank line).
  */
 export interface StreamReader {
   /**
-   * Hands the events ready now to `sink`, oldest first, until about `maxChars` UTF-16 units of JSON are taken (at
-   * least one event when any is ready). Returns the units taken; 0 when none is ready. Synchronous: the hot path.
+   * The SSE bytes of the events ready now, oldest first: whole events, about `maxChars` UTF-16 units of JSON (at
+   * least one event when any is ready); undefined when none is. Synchronous: the hot path.
    */
-  take(maxChars: number, sink: StreamEventSink): number;
+  take(maxChars: number): Uint8Array | undefined;
   /** True when nothing is ready and nothing more will come: the stream ended, or another reader took it over. */
   readonly ended: boolean;
   /** Resolves once an event is ready or the reader has ended (at once if either is already true). */

@@ -7,7 +7,7 @@
  * `PACE_HIGH_WATER_CHARS` queued it waits for the reader's next take (so events leave while the agent works, instead
  * of piling up in memory first); a reader that takes nothing for `maxOutputStallMs` meanwhile closes the connection.
  *
- * What readers took stays for resumption (`maxRetainedBytes` per stream, not counted as buffered): a session stream
+ * What readers took stays for resumption (`maxRetainedBytes` of SSE per stream, not counted as buffered): a session stream
  * whose reader left keeps it, up to `RETAINING_STREAMS` such streams per connection (the least recently read go
  * first).
  *
@@ -15,7 +15,7 @@
  */
 import type { ResolvedLimits } from "../limits.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "../output-sink.js";
-import type { Refusal, StreamEventSink, StreamReader } from "./backend.js";
+import type { Refusal, StreamReader } from "./backend.js";
 import { RetainedQueue, type QueueWaker } from "./retained-queue.js";
 
 const RESOLVED = Promise.resolve();
@@ -358,9 +358,9 @@ export class MemoryStreamReader implements StreamReader, QueueWaker {
     return this.#queue.ended && !this.#queue.hasUnread;
   }
 
-  take(maxChars: number, sink: StreamEventSink): number {
-    if (!this.#attached) return 0;
-    return this.#queue.take(maxChars, sink);
+  take(maxChars: number): Uint8Array | undefined {
+    if (!this.#attached) return undefined;
+    return this.#queue.take(maxChars);
   }
 
   wait(): Promise<void> {

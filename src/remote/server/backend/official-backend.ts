@@ -28,9 +28,9 @@ import {
   type OpenStreamInput,
   type Refusal,
   type ServerBackend,
-  type StreamEventSink,
   type StreamReader,
 } from "./backend.js";
+import { encodeSse, sseEventText } from "../sse-format.js";
 
 /** Where the official SPI routes a message or a response: the connection stream or a session's. */
 export type AcpHttpResponseRoute = "connection" | { readonly session: string };
@@ -214,18 +214,12 @@ class LeaseReader implements StreamReader {
     return this.#ended && this.#ready === undefined;
   }
 
-  take(maxChars: number, sink: StreamEventSink): number {
+  take(): Uint8Array | undefined {
     const ready = this.#ready;
-    if (ready === undefined || ready.done) return 0;
+    if (ready === undefined || ready.done) return undefined;
     this.#ready = undefined;
-    if (ready.value === undefined) {
-      // An id alone: the position moves, no message (an SSE event with an id and no data).
-      sink(ready.id, "");
-      return 1;
-    }
-    const text = JSON.stringify(ready.value);
-    sink(ready.id, text);
-    return Math.max(1, Math.min(text.length, maxChars));
+    // An id alone moves the client's position without an event (an `id:` line and a blank line).
+    return encodeSse(sseEventText(ready.id, ready.value === undefined ? "" : JSON.stringify(ready.value)));
   }
 
   wait(): Promise<void> {

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
+import { sseEvents } from "../testing/sse-events.js";
 import { parseCursor, RetainedQueue, type QueueWaker } from "./retained-queue.js";
 
 /** A connection's id counter and a queue on it, with what its owner was told. */
-function setup(retainChars = 1000, createdAt = 0) {
+function setup(retainBytes = 100_000, createdAt = 0) {
   let lastId = createdAt;
   const counter = () => ++lastId;
   const log = { taken: 0, readerChanges: 0 };
@@ -11,7 +12,7 @@ function setup(retainChars = 1000, createdAt = 0) {
     new RetainedQueue(
       counter,
       lastId,
-      retainChars,
+      retainBytes,
       (chars) => (log.taken += chars),
       () => log.readerChanges++,
     );
@@ -28,9 +29,13 @@ const reader = (): QueueWaker & { woken: number } => {
   return waker;
 };
 
+/** Takes what the reader has, in takes of about `maxChars` (one kept chunk each), as `[id, data]` pairs. */
 function takeAll(queue: RetainedQueue, maxChars = Infinity): Array<[string, string]> {
   const events: Array<[string, string]> = [];
-  queue.take(maxChars, (id, text) => events.push([id, text]));
+  for (let bytes = queue.take(maxChars); bytes !== undefined; bytes = queue.take(maxChars)) {
+    for (const [id, data] of sseEvents(bytes)) events.push([id!, data]);
+    if (maxChars !== Infinity) break;
+  }
   return events;
 }
 
@@ -74,7 +79,7 @@ test("without a cursor a reader starts after what earlier readers took; a second
   ]);
   assert.equal(log.taken, 3 + 3 + 5);
   assert.equal(queue.chars, 0);
-  assert.equal(queue.retainedChars, 11, "taken events are kept for resumption");
+  assert.equal(queue.retainedBytes, 17 + 17 + 19, "taken events are kept for resumption, as the bytes sent");
 });
 
 test("a cursor resumes right after its event: no gap, no duplicate, and taking again reports nothing new", () => {
@@ -138,41 +143,59 @@ test("cursors that are not ids of the stream are refused: malformed, ahead of it
   assert.deepEqual(takeAll(queue), []);
 });
 
-test("retention is bounded: the oldest taken events go first, and a cursor before them is expired", () => {
-  const { queue } = setup(10);
-  for (let i = 1; i <= 5; i++) queue.push(`abcd${i}`); // 5 chars each
+test("retention is bounded: the oldest kept chunks go first, and a cursor before them is expired", () => {
+  const { queue } = setup(40);
+  for (let i = 1; i <= 5; i++) queue.push(`abcd${i}`); // "id: N\ndata: abcdN\n\n": 19 bytes each
   const first = reader();
   queue.attach(first);
-  takeAll(queue);
-  assert.equal(queue.retainedChars, 10, "two events kept");
+  for (let i = 1; i <= 5; i++) assert.equal(takeAll(queue, 1).length, 1, "one event per take");
+  assert.equal(queue.retainedBytes, 38, "two chunks kept");
   queue.detach(first);
   const expired = queue.attach(reader(), "2") as { kind: string; message: string };
   assert.equal(expired.kind, "expired");
   assert.match(expired.message, /no longer kept \(this stream keeps events after 3\)/);
-  assert.equal(queue.attach(reader(), "3"), undefined, "the last trimmed event's id is still a valid cursor");
+  assert.equal(queue.attach(reader(), "3"), undefined, "the last dropped event's id is still a valid cursor");
   assert.deepEqual(
     takeAll(queue).map(([id]) => id),
     ["4", "5"],
   );
 });
 
-test("events a resumed reader has yet to take are not trimmed, even past the retention budget", () => {
-  const { queue } = setup(10);
-  for (let i = 1; i <= 4; i++) queue.push(`ev-${i}`); // 4 chars each
+test("a resume starts in the middle of a kept chunk, right after the cursor's event", () => {
+  const { queue, log } = setup();
+  for (let i = 1; i <= 6; i++) queue.push(`{"n":${i},"s":"${"ü".repeat(i)}"}`);
   const first = reader();
   queue.attach(first);
-  takeAll(queue);
+  assert.equal(takeAll(queue).length, 6, "one chunk of six events");
+  const taken = log.taken;
+  queue.detach(first);
+  for (const cursor of ["0", "1", "3", "5", "6"]) {
+    const resumed = reader();
+    assert.equal(queue.attach(resumed, cursor), undefined);
+    assert.deepEqual(
+      takeAll(queue).map(([id, data]) => [id, JSON.parse(data).n]),
+      Array.from({ length: 6 - Number(cursor) }, (_, i) => [String(Number(cursor) + i + 1), Number(cursor) + i + 1]),
+      `after ${cursor}`,
+    );
+    queue.detach(resumed);
+  }
+  assert.equal(log.taken, taken, "replays are not taken again");
+});
+
+test("new events follow the replay of kept ones, and are kept in turn", () => {
+  const { queue } = setup(40);
+  for (let i = 1; i <= 4; i++) queue.push(`ev-${i}`); // "id: N\ndata: ev-N\n\n": 18 bytes each
+  const first = reader();
+  queue.attach(first);
+  for (let i = 1; i <= 4; i++) takeAll(queue, 1);
   queue.detach(first);
   assert.equal(queue.attach(reader(), "2"), undefined);
   queue.push("ev-5");
   assert.deepEqual(
-    takeAll(queue, 4).map(([id]) => id),
-    ["3"],
-  );
-  assert.deepEqual(
     takeAll(queue).map(([id]) => id),
-    ["4", "5"],
+    ["3", "4", "5"],
   );
+  assert.equal(queue.retainedBytes, 36, "the newest two chunks are kept");
 });
 
 test("pending events (never taken) are never trimmed, whatever the retention budget", () => {
@@ -185,23 +208,25 @@ test("pending events (never taken) are never trimmed, whatever the retention bud
 });
 
 test("ids stay right across compaction of a long stream", () => {
-  const { queue } = setup(200);
+  const { queue } = setup(2000);
   const first = reader();
   queue.attach(first);
-  for (let i = 1; i <= 5000; i++) {
-    queue.push(`event-${String(i).padStart(5, "0")}`); // 11 chars
-    if (i % 7 === 0) takeAll(queue);
-  }
-  takeAll(queue);
+  for (let i = 1; i <= 3000; i++) queue.push(`event-${String(i).padStart(5, "0")}`); // 11 chars
+  const ids: number[] = [];
+  for (let i = 0; i < 3000; i++) ids.push(...takeAll(queue, 11).map(([id]) => Number(id)));
+  assert.deepEqual(
+    ids,
+    Array.from({ length: 3000 }, (_, i) => i + 1),
+  );
   queue.detach(first);
-  assert.equal(queue.attach(reader(), "4990"), undefined);
+  assert.equal(queue.attach(reader(), "2990"), undefined);
   const events = takeAll(queue);
   assert.deepEqual(
     events.map(([id]) => id),
-    ["4991", "4992", "4993", "4994", "4995", "4996", "4997", "4998", "4999", "5000"],
+    ["2991", "2992", "2993", "2994", "2995", "2996", "2997", "2998", "2999", "3000"],
   );
-  assert.equal(events[0]![1], "event-04991");
-  assert.equal((queue.attach(reader(), "4000") as { kind: string }).kind, "expired");
+  assert.equal(events[0]![1], "event-02991");
+  assert.equal((queue.attach(reader(), "2000") as { kind: string }).kind, "expired");
 });
 
 test("a stream made after other streams' events refuses cursors from before it was made as expired", () => {
@@ -225,7 +250,7 @@ test("drop forgets everything and returns what no reader took; older cursors are
   assert.equal(queue.chars, 7);
   assert.equal(queue.drop(), 7);
   assert.equal(queue.ended, true);
-  assert.equal(queue.retainedChars, 0);
+  assert.equal(queue.retainedBytes, 0);
   assert.equal((queue.attach(reader(), "1") as { kind: string }).kind, "expired");
   assert.equal(queue.push("more"), false, "nothing is appended to a dropped stream");
 });
