@@ -77,7 +77,7 @@ export interface ServerLimits extends ConnectionLimits {
   readonly maxOpenSessionStreams?: number;
   /**
    * Output already sent on a stream that is kept for a client resuming with `Last-Event-ID` after a break, per stream
-   * (UTF-16 units of JSON; the in-memory backend). A cursor older than what is kept gets 410.
+   * (bytes of SSE as sent, in whole chunks; the in-memory backend). A cursor older than what is kept gets 410.
    */
   readonly maxRetainedBytes?: number;
 }
