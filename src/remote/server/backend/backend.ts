@@ -20,9 +20,16 @@
  *   duplicate), as long as the cursor is within the stream's retention window; one opened without a cursor gets
  *   what no reader has taken yet (what the server always did).
  *
- * Hot path (per POST or GET, once): `connection`, `BackendConnection.send` / `sendResponse` / `openStream`.
- * Per event: `OutputSink.deliver` on the owner; per batch of events, `StreamReader.take` on the reading node. Once per connection:
- * `initialize`, `closeConnection`.
+ * Hot path (per POST or GET, once): `connection`, `BackendConnection.send` / `sendResponse` / `openStream`. Per
+ * event: `OutputSink.deliver` on the owner; per batch of events: `StreamReader.take` on the reading node. Once per
+ * connection: `initialize`, `closeConnection`.
+ *
+ * On the owner, a backend drives the host it made (`ServerConnection`): `start(output)` with its `OutputSink` (the
+ * streams the agent's output goes to, routed by the host: `deliver(text, sessionId)`), `initialize(...)`,
+ * `forwardCall` / `forwardResponse` for client messages (they return refusals), `end(...)`. The host ends an HTTP
+ * connection nobody uses for `idleTimeoutMs`: activity it cannot see (POSTs and streams on other nodes) is reported
+ * to it with `requestStarted()` / `requestEnded()` and `openStreamsChanged(count)`. A node adopting a connection
+ * hosts it under its id (`ServerNode.host({ connectionId })`) and replays what it needs through the same calls.
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */

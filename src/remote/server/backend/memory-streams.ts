@@ -7,9 +7,9 @@
  * `PACE_HIGH_WATER_CHARS` queued it waits for the reader's next take (so events leave while the agent works, instead
  * of piling up in memory first); a reader that takes nothing for `maxOutputStallMs` meanwhile closes the connection.
  *
- * What readers took stays for resumption (`maxRetainedBytes` of SSE per stream, not counted as buffered): a session stream
- * whose reader left keeps it, up to `RETAINING_STREAMS` such streams per connection (the least recently read go
- * first).
+ * What readers took stays for resumption (`maxRetainedBytes` of SSE per stream, not counted as buffered): a session
+ * stream whose reader left keeps it, up to `RETAINING_STREAMS` such streams per connection (the least recently read
+ * go first).
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
  */
