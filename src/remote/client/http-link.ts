@@ -25,6 +25,8 @@
  */
 import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
+
+export type { HttpLinkOptions } from "./http-link-options.js";
 import type { AnyMessage, JsonRpcId } from "../../jsonrpc/messages.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
 import {
@@ -33,10 +35,10 @@ import {
   OutputLedger,
   refuseOverBacklog,
   resolveMaxBufferedBytes,
-  type BackpressureOptions,
 } from "../../transports/backpressure.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../../transports/serialize.js";
-import { DEFAULT_MAX_RESUME_ATTEMPTS, HttpEventStreams } from "./http-event-streams.js";
+import { HttpEventStreams } from "./http-event-streams.js";
+import { resolveResumeAttempts, type HttpLinkOptions } from "./http-link-options.js";
 import { postInitialize, type InitializeOutcome } from "./http-initialize.js";
 import {
   CONNECTION_FATAL_STATUSES,
@@ -44,32 +46,9 @@ import {
   failureAsTransportError,
   HttpEndpoint,
   readFailure,
-  type HttpEndpointOptions,
 } from "./http-endpoint.js";
 import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "./http-protocol.js";
 import { HttpRoutes } from "./http-routes.js";
-
-/** Options of the Streamable HTTP link. */
-export interface HttpLinkOptions extends HttpEndpointOptions, BackpressureOptions {
-  /** Largest message accepted or sent, in UTF-8 bytes. Default 32 MiB. */
-  maxMessageBytes?: number;
-  /** `drain()` waits while more than this many UTF-16 units of messages are queued for POSTing. Default 256 Ki. */
-  writeHighWaterMark?: number;
-  /** How long `close()` waits for the DELETE. Default 5000 ms. */
-  closeTimeoutMs?: number;
-  /**
-   * GETs in a row that try to resume an event stream whose read broke off, with `Last-Event-ID` (when the server
-   * gives event ids). Default 6 (about 3 s in all); 0 never resumes.
-   */
-  maxResumeAttempts?: number;
-  /** Where the link's diagnostics go. Silent by default. */
-  logger?: Logger;
-  /**
-   * When set, each incoming message goes here with its exact text instead of to the receiver's `message` (for
-   * bridges that pass frames on unchanged). Problems and the end still go to the receiver.
-   */
-  deliverText?: (text: string, value: unknown) => void;
-}
 
 interface Queued {
   message: AnyMessage;
@@ -409,13 +388,6 @@ export class HttpLink implements MessageLink {
     this.#closedDelivered = true;
     this.#receiver!.closed(this.#cause);
   }
-}
-
-function resolveResumeAttempts(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_RESUME_ATTEMPTS;
-  if (!Number.isSafeInteger(value) || value < 0)
-    throw new RangeError(`maxResumeAttempts must be a non-negative integer, got ${String(value)}`);
-  return value;
 }
 
 function describeMessage(message: AnyMessage): string {

@@ -7,7 +7,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
  */
 import type { Logger } from "../../jsonrpc/logger.js";
-import { isRecord, type AnyMessage } from "../../jsonrpc/messages.js";
+import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
 import { idKey } from "../client/http-protocol.js";
 import {
@@ -21,6 +21,7 @@ import { AgentLink, type AgentOutput } from "./agent-link.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import type { ResolvedLimits } from "./limits.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
+import { RequestRenaming } from "./request-renaming.js";
 import { kindOf, responseStreamOf, sessionIdOfResponse, sessionOfAgentMessage } from "./routing.js";
 import type { Refusal } from "./server-context.js";
 
@@ -71,10 +72,7 @@ export class ServerConnection implements AgentOutput {
   #lifecycle: AgentConnectionLifecycle = {};
   readonly #pending = new Map<string, PendingRequest>();
   readonly #clientRoutes = new Map<string, string | undefined>();
-  /** With `serverRequestId`: the agent's id of each request the client has yet to answer, by the client's id. */
-  readonly #agentIds = new Map<string, unknown>();
-  /** ... and the client's id of each, by the agent's. */
-  readonly #clientIds = new Map<string, string | number>();
+  readonly #renaming: RequestRenaming | undefined;
   readonly #promptsSettled = new Waiters();
   #state: "new" | "initializing" | "open" | "ended" = "new";
   #end: ConnectionEnd | undefined;
@@ -88,6 +86,7 @@ export class ServerConnection implements AgentOutput {
 
   constructor(readonly options: ServerConnectionOptions) {
     this.id = options.connectionId ?? globalThis.crypto.randomUUID();
+    this.#renaming = options.serverRequestId && new RequestRenaming(options.serverRequestId);
     this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
   }
 
@@ -238,12 +237,7 @@ export class ServerConnection implements AgentOutput {
       }
       this.#clientRoutes.delete(key);
     }
-    if (key !== undefined && this.#agentIds.has(key)) {
-      const agentId = this.#agentIds.get(key);
-      this.#agentIds.delete(key);
-      this.#clientIds.delete(idKey(agentId)!);
-      message = { ...message, id: agentId };
-    }
+    if (this.#renaming) message = this.#renaming.toAgent(message, key);
     this.agentLink.deliver(message, chars);
     return undefined;
   }
@@ -302,8 +296,7 @@ export class ServerConnection implements AgentOutput {
     this.agentLink.endInput();
     this.#pending.clear();
     this.#clientRoutes.clear();
-    this.#agentIds.clear();
-    this.#clientIds.clear();
+    this.#renaming?.clear();
     this.#promptsSettled.wakeAll();
     this.options.onEnd(this, end);
     const closed = wasStarted ? this.#lifecycle.closed : undefined;
@@ -367,32 +360,12 @@ export class ServerConnection implements AgentOutput {
     const sessionId = sessionOfAgentMessage(message);
     if (sessionId !== undefined && sessionId.length > maxIdLength)
       throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
-    if (this.options.serverRequestId !== undefined) [message, text] = this.#renameRequest(message, text);
+    if (this.#renaming) [message, text] = this.#renaming.toClient(message, text);
     if ("id" in message) {
       const key = idKey(message.id);
       if (key !== undefined) this.#clientRoutes.set(key, sessionId);
     }
     this.#output!.deliver(text, sessionId);
-  }
-
-  /**
-   * Gives an agent request the id the backend allocates (and an agent's `$/cancel_request` the id the client knows
-   * its request by); returns the text to send (the agent's message object is left as it is).
-   */
-  #renameRequest(message: Record<string, unknown>, text: string): [Record<string, unknown>, string] {
-    let renamed: Record<string, unknown> | undefined;
-    if ("id" in message) {
-      const agentKey = idKey(message.id);
-      if (agentKey === undefined) return [message, text];
-      const clientId = this.options.serverRequestId!();
-      this.#agentIds.set(idKey(clientId)!, message.id);
-      this.#clientIds.set(agentKey, clientId);
-      renamed = { ...message, id: clientId };
-    } else if (message.method === "$/cancel_request" && isRecord(message.params)) {
-      const clientId = this.#clientIds.get(idKey(message.params.requestId) ?? "");
-      if (clientId !== undefined) renamed = { ...message, params: { ...message.params, requestId: clientId } };
-    }
-    return renamed === undefined ? [message, text] : [renamed, JSON.stringify(renamed)];
   }
 
   #updateIdle(): void {
