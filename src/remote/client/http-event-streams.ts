@@ -168,6 +168,8 @@ export class HttpEventStreams {
   ): Promise<"ended" | undefined> {
     let lastEventId = "";
     let attempts = 0;
+    /** The read that broke off, while its stream is being resumed: what the user is told first if resuming fails. */
+    let broken: unknown;
     const position = (id: string) => {
       lastEventId = id;
       attempts = 0;
@@ -178,17 +180,19 @@ export class HttpEventStreams {
       try {
         response = await this.#open(resuming ? { ...headers, "Last-Event-ID": lastEventId } : headers, signal, what);
       } catch (error) {
-        if (!resuming || !this.#mayRetry(error, signal, ++attempts)) throw error;
+        if (!resuming || !this.#mayRetry(error, signal, ++attempts)) throw this.#resumeFailed(broken, error, what);
         await this.#resumeDelay(attempts, signal);
         continue;
       }
       if (response === undefined) return undefined;
       if (!resuming) opened?.();
+      broken = undefined;
       try {
         await this.#read(response, sessionId, signal, position);
         return "ended";
       } catch (error) {
         if (lastEventId === "" || !this.#mayRetry(error, signal, ++attempts)) throw error;
+        broken = error;
         this.#owner.logger.debug("an event stream broke off: resuming it with Last-Event-ID", {
           stream: what,
           lastEventId,
@@ -198,6 +202,20 @@ export class HttpEventStreams {
         await this.#resumeDelay(attempts, signal);
       }
     }
+  }
+
+  /**
+   * The error that ends a stream whose resume gave up: the break first (what happened), then why resuming failed. A
+   * refusal with a status the callers act on (409, 410) and a failure with no break before it pass through as they are.
+   */
+  #resumeFailed(broken: unknown, error: unknown, what: string): unknown {
+    if (broken === undefined || this.#owner.finished) return error;
+    if (error instanceof HttpRefusal && [409, 410].includes(error.failure.status)) return error;
+    const url = this.#owner.endpoint.url;
+    const breakText = asTransportError(broken, what, url).message;
+    return new TransportFailedError(`${breakText} Resuming it failed: ${errorText(error).replace(/\.$/, "")}.`, {
+      cause: error,
+    });
   }
 
   /** Whether a failed GET or read is worth another resume attempt (the `attempts`-th in a row). */
