@@ -8,7 +8,7 @@ import { ClientSideConnection } from "../client-side-connection.js";
 import { PermissionBroker } from "./permission-broker.js";
 import { allowReads, interactive, selectOption, withMemory, type PermissionPolicy } from "./permission-policy.js";
 import { rules } from "./permission-rules.js";
-import { SessionRouter } from "./session-router.js";
+import { TranscriptRouter } from "./transcript-router.js";
 import type { Transcript } from "./transcript.js";
 
 const text = (value: string) => ({ type: "text" as const, text: value });
@@ -155,7 +155,7 @@ function outline(transcript: Transcript): string[] {
 test("a ClientSideConnection with router, transcript and policies, against an AgentSideConnection streaming real turns", async () => {
   const [agentStream, clientStream] = createMemoryPair();
   const agentSide = new AgentSideConnection(scriptedAgent, agentStream);
-  const router = new SessionRouter();
+  const router = new TranscriptRouter();
   const asked: string[] = [];
   let release: (() => void) | undefined;
   // edits under /work are asked (and the user says "always"), reads are allowed, the rest rejected

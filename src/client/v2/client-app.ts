@@ -35,7 +35,7 @@ import type { InitializationSnapshot } from "../../acp/v2/initialization.js";
 import { v2Flavor } from "../../acp/v2-flavors.js";
 import type { UpdateSessionNotification } from "../../protocol/v2.js";
 import { ClientContext, type V2ClientState } from "./client-context.js";
-import { V2SessionRouter } from "./session-router.js";
+import { V2ActiveSessionFeed } from "./active-session-feed.js";
 
 type Init<P extends ProtocolTypes> = InitializationSnapshot<
   RequestParamsOf<P["agentRequests"], "initialize">,
@@ -120,7 +120,7 @@ class ClientConnectionHandle<P extends ProtocolTypes>
 function clientSide<P extends ProtocolTypes>(): AppSide<V2ClientState, ClientConnection<P>> {
   return {
     side: "client",
-    createState: (acp: AcpConnection) => ({ ...v2ConnectionState(acp), router: new V2SessionRouter(acp) }),
+    createState: (acp: AcpConnection) => ({ ...v2ConnectionState(acp), feed: new V2ActiveSessionFeed(acp) }),
     createHandle: (state) => new ClientConnectionHandle<P>(state),
     requestContext: (state, params, request, method) => ({
       method,
@@ -138,7 +138,7 @@ function clientSide<P extends ProtocolTypes>(): AppSide<V2ClientState, ClientCon
       agent: new ClientContext(state),
     }),
     configure: (state) => {
-      const { acp, init, router } = state;
+      const { acp, init, feed } = state;
       acp.admission = clientAdmission(init);
       // Every session/update feeds the active sessions first, then the app's handler (or its fallback).
       const routes = acp.routes;
@@ -146,7 +146,7 @@ function clientSide<P extends ProtocolTypes>(): AppSide<V2ClientState, ClientCon
       routes.onNotification("session/update", {
         parse: own?.parse,
         handler: (params, method) => {
-          router.route(params as UpdateSessionNotification);
+          feed.route(params as UpdateSessionNotification);
           return (own ?? routes.fallbackNotification)?.handler(params, method);
         },
       });

@@ -11,7 +11,7 @@ import {
   brokerGate,
   interactive,
   PermissionBroker,
-  SessionRouter,
+  TranscriptRouter,
   TurnGuard,
   withMemory,
   type AskAnswer,
@@ -88,7 +88,7 @@ export interface ChatSessionOptions {
 export class ChatSession {
   readonly connection: ClientSideConnection;
   readonly init: schema.InitializeResponse;
-  readonly router: SessionRouter;
+  readonly router: TranscriptRouter;
   readonly terminals = new Map<string, TerminalView & { sessionId: string }>();
   #transcript: Transcript | undefined;
   #sessionId: string | undefined;
@@ -108,7 +108,7 @@ export class ChatSession {
     connection: ClientSideConnection,
     init: schema.InitializeResponse,
     parts: {
-      router: SessionRouter;
+      router: TranscriptRouter;
       broker: PermissionBroker;
       terminalHost: TerminalHost;
       roots: Map<string, string[]>;
@@ -137,7 +137,7 @@ export class ChatSession {
   /** Launches and initializes the agent (no session yet: call `newSession` or `load`). */
   static async start(options: ChatSessionOptions): Promise<ChatSession> {
     const roots = new Map<string, string[]>();
-    const router = new SessionRouter();
+    const router = new TranscriptRouter();
     const policy =
       options.policy ?? withMemory(interactive((request, context) => options.ask(request, context.signal)));
     const broker = new PermissionBroker(policy, {

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { painterFor } from "../../apps/demo/painter.js";
-import { SessionRouter } from "@acpkit/sdk/client-toolkit";
+import { TranscriptRouter } from "@acpkit/sdk/client-toolkit";
 import { CONTROL_SEQUENCES } from "@acpkit/sdk/testing";
 import type { RequestPermissionRequest, SessionNotification } from "@acpkit/sdk";
 import { JsonRenderer, NdjsonRenderer } from "./render-json.js";
@@ -60,7 +60,7 @@ test("text format, colours on: every display path, every sequence; only text and
   for (const [name, sequence] of CONTROL_SEQUENCES) {
     let out = "";
     let err = "";
-    const router = new SessionRouter();
+    const router = new TranscriptRouter();
     const transcript = router.open("s");
     transcript.beginTurn([]);
     const colours = painterFor({ isTTY: true }, {});
@@ -96,7 +96,7 @@ test("json and ndjson stay faithful: the agent's text is JSON-escaped as sent; d
   for (const Renderer of [JsonRenderer, NdjsonRenderer]) {
     let out = "";
     let err = "";
-    const router = new SessionRouter();
+    const router = new TranscriptRouter();
     const transcript = router.open("s");
     transcript.beginTurn([]);
     const renderer = new Renderer(

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { painterFor } from "../../apps/demo/painter.js";
-import { SessionRouter } from "@acpkit/sdk/client-toolkit";
+import { TranscriptRouter } from "@acpkit/sdk/client-toolkit";
 import type { SessionNotification } from "@acpkit/sdk";
 import { TextRenderer } from "./render-text.js";
 
 function setup(verbose = false) {
   let out = "";
   let err = "";
-  const router = new SessionRouter();
+  const router = new TranscriptRouter();
   const transcript = router.open("s");
   const plain = painterFor({ isTTY: false });
   const renderer = new TextRenderer({

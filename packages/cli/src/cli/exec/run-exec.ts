@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { painterFor } from "../../apps/demo/painter.js";
 import { supportedMcpServers } from "@acpkit/sdk/client-toolkit";
-import { SessionRouter, PermissionBroker, TurnGuard, brokerGate, type Transcript } from "@acpkit/sdk/client-toolkit";
+import { TranscriptRouter, PermissionBroker, TurnGuard, brokerGate, type Transcript } from "@acpkit/sdk/client-toolkit";
 import { silentLogger } from "@acpkit/sdk";
 import { ClientSideConnection } from "@acpkit/sdk";
 import type { Client } from "@acpkit/sdk";
@@ -161,7 +161,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     return fail(ExitCode.startup, (error as Error).message);
   }
 
-  const router = new SessionRouter();
+  const router = new TranscriptRouter();
   const broker = new PermissionBroker(prepared.policy.policy, {
     lookupToolCall: (s, id) => router.get(s)?.toolCall(id),
   });

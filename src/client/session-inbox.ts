@@ -1,6 +1,6 @@
 /**
- * What both protocol versions' session routers share: one connection's session messages delivered to the listeners
- * of their session id, in arrival order.
+ * `SessionInbox`: what both protocol versions' active-session feeds share: one connection's session messages
+ * delivered to the listeners of their session id, in arrival order.
  *
  * Contracts:
  * - Messages for a session id nobody listens to are kept while a `session/new` (or another start) is in flight (an
@@ -17,7 +17,7 @@ export const MAX_EARLY_UPDATES = 10_000;
 
 type Early<M> = { readonly message: M; readonly position: number };
 
-export class SessionRouting<M> {
+export class SessionInbox<M> {
   private readonly sessions = new Map<string, Set<(message: M) => void>>();
   private readonly early = new Map<string, Early<M>[]>();
   private earlyCount = 0;

@@ -1,12 +1,12 @@
 /**
- * `SessionRouter`: one connection's `session/update` notifications, routed to one `Transcript` per session id,
+ * `TranscriptRouter`: one connection's `session/update` notifications, routed to one `Transcript` per session id,
  * tolerant of agents that stream updates before the `session/new` (or `session/load`) response names the session.
  */
 import type { SessionNotification } from "../../protocol/index.js";
 import { Transcript, type SessionSetup, type TranscriptOptions } from "./transcript.js";
 
-/** Options of `SessionRouter`. */
-export interface SessionRouterOptions {
+/** Options of `TranscriptRouter`. */
+export interface TranscriptRouterOptions {
   /**
    * What to do with updates for a session id no transcript exists for yet:
    * - `"buffer"` (default): keep them until `open(sessionId)` (typically right after the `session/new` response),
@@ -37,14 +37,14 @@ const DEFAULT_MAX_BUFFERED = 10_000;
  * Use: `sessionUpdate: (n) => router.route(n)` in your `Client`, and `router.open(response.sessionId, response)`
  * when `session/new` resolves.
  */
-export class SessionRouter {
-  readonly #options: SessionRouterOptions;
+export class TranscriptRouter {
+  readonly #options: TranscriptRouterOptions;
   readonly #sessions = new Map<string, Transcript>();
   readonly #buffered = new Map<string, SessionNotification["update"][]>();
   #bufferedCount = 0;
   #dropped = 0;
 
-  constructor(options: SessionRouterOptions = {}) {
+  constructor(options: TranscriptRouterOptions = {}) {
     this.#options = options;
   }
 

@@ -4,12 +4,12 @@
  * everything else a `session_update`.
  *
  * Updates the agent sends for a session before its `session/new` response arrives are kept while a `session/new`
- * started through a builder is in flight, and handed to the session that claims the id (the v1 router's contract).
+ * started through a builder is in flight, and handed to the session that claims the id (the v1 feed's contract).
  */
 import type { AcpConnection } from "../../acp/acp-connection.js";
 import { SessionUpdate, StateUpdate, type IdleStateUpdate, type UpdateSessionNotification } from "../../protocol/v2.js";
 import type { AsyncQueue } from "../async-queue.js";
-import { SessionRouting } from "../session-routing.js";
+import { SessionInbox } from "../session-inbox.js";
 
 /** What a v2 `ActiveSession` yields. */
 export type ActiveSessionMessage =
@@ -46,29 +46,29 @@ export interface SessionListener {
 }
 
 /**
- * Routes a v2 connection's updates to its active sessions (the shared routing: ../session-routing.ts), each
+ * Routes a v2 connection's updates to its active sessions (through the shared `SessionInbox`, ../session-inbox.ts), each
  * `session/update` as a `session_update` or, for an idle `state_update`, a `stop` message.
  */
-export class V2SessionRouter {
-  private readonly routing: SessionRouting<ActiveSessionMessage>;
+export class V2ActiveSessionFeed {
+  private readonly inbox: SessionInbox<ActiveSessionMessage>;
 
   constructor(readonly connection: AcpConnection) {
-    this.routing = new SessionRouting(connection.logger);
+    this.inbox = new SessionInbox(connection.logger);
   }
 
   /** How many updates were routed so far: read it when a response arrives to place the response among them. */
   get position(): number {
-    return this.routing.position;
+    return this.inbox.position;
   }
 
   /** Delivers one notification to the listeners of its session (or keeps it while a `session/new` is in flight). */
   route(notification: UpdateSessionNotification): void {
-    this.routing.route(notification.sessionId, sessionMessage(notification));
+    this.inbox.route(notification.sessionId, sessionMessage(notification));
   }
 
   /** Marks a `session/new` in flight; call the returned function when it settled and its session (if any) attached. */
   beginStart(): () => void {
-    return this.routing.beginStart();
+    return this.inbox.beginStart();
   }
 
   /**
@@ -81,7 +81,7 @@ export class V2SessionRouter {
     responsePosition = Number.POSITIVE_INFINITY,
     atResponse?: () => void,
   ): () => void {
-    return this.routing.attach(
+    return this.inbox.attach(
       sessionId,
       (message) => {
         listener.observe(message);

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { SessionNotification } from "../../protocol/index.js";
-import { SessionRouter } from "./session-router.js";
+import { TranscriptRouter } from "./transcript-router.js";
 import type { MessageEntry } from "./transcript-types.js";
 
 const chunk = (sessionId: string, text: string): SessionNotification => ({
@@ -10,7 +10,7 @@ const chunk = (sessionId: string, text: string): SessionNotification => ({
 });
 
 test("updates before the session/new response are buffered and replayed on open, then the response's setup applies", () => {
-  const router = new SessionRouter();
+  const router = new TranscriptRouter();
   router.route({
     sessionId: "s1",
     update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "init", description: "Init" }] },
@@ -42,7 +42,7 @@ test("updates before the session/new response are buffered and replayed on open,
 
 test("onSession sees a transcript before its buffered updates replay", () => {
   const replayed: string[] = [];
-  const router = new SessionRouter({
+  const router = new TranscriptRouter({
     onSession: (transcript) => transcript.onChange((change) => replayed.push(change.type)),
   });
   router.route(chunk("s", "a"));
@@ -52,7 +52,7 @@ test("onSession sees a transcript before its buffered updates replay", () => {
 });
 
 test("the buffer is bounded; create mode makes transcripts on first sight; forget drops a session", () => {
-  const bounded = new SessionRouter({ maxBuffered: 2 });
+  const bounded = new TranscriptRouter({ maxBuffered: 2 });
   for (const text of ["1", "2", "3"]) bounded.route(chunk("s", text));
   assert.equal(bounded.buffered, 2);
   assert.equal(bounded.dropped, 1);
@@ -61,7 +61,7 @@ test("the buffer is bounded; create mode makes transcripts on first sight; forge
   bounded.close();
   assert.equal(bounded.buffered, 0);
 
-  const eager = new SessionRouter({ unknownSessions: "create" });
+  const eager = new TranscriptRouter({ unknownSessions: "create" });
   eager.route(chunk("a", "x"));
   assert.equal(eager.get("a")?.entries.length, 1);
   eager.forget("a");

@@ -8,7 +8,7 @@ import type {
 } from "../protocol/index.js";
 import type { AcpConnection } from "../acp/acp-connection.js";
 import type { AsyncQueue } from "./async-queue.js";
-import { SessionRouting } from "./session-routing.js";
+import { SessionInbox } from "./session-inbox.js";
 
 /**
  * What an `ActiveSession` yields: a `session/update` notification, or the `stop` that ends a prompt turn.
@@ -31,32 +31,32 @@ export type ActiveSessionMessage =
     };
 
 /**
- * Routes one connection's `session/update` notifications to the active sessions of their session id (the shared
- * routing, ./session-routing.ts: updates that arrive before their `session/new` response are kept for the session).
+ * Routes one connection's `session/update` notifications to the active sessions of their session id (through the
+ * shared `SessionInbox`, ./session-inbox.ts: updates that arrive before their `session/new` response are kept for the session).
  *
  * `sendPrompt` reports the exact arrival of the prompt's response (the engine's `onResponse`), so the `stop` takes
  * its place in the stream: after the updates sent before the response, before those sent after.
  */
-export class SessionUpdateRouter {
-  private readonly routing: SessionRouting<ActiveSessionMessage>;
+export class ActiveSessionFeed {
+  private readonly inbox: SessionInbox<ActiveSessionMessage>;
 
   constructor(readonly connection: AcpConnection) {
-    this.routing = new SessionRouting(connection.logger);
+    this.inbox = new SessionInbox(connection.logger);
   }
 
   /** Delivers one notification to the sessions listening to its id (or keeps it, see the class contract). */
   route(notification: SessionNotification): void {
-    this.routing.route(notification.sessionId, { kind: "session_update", notification, update: notification.update });
+    this.inbox.route(notification.sessionId, { kind: "session_update", notification, update: notification.update });
   }
 
   /** Marks a `session/new` in flight; call the returned function (once is enough) when it settled and was attached. */
   beginStart(): () => void {
-    return this.routing.beginStart();
+    return this.inbox.beginStart();
   }
 
   /** Routes `sessionId`'s updates into `queue`, starting with those kept for it; returns the function that stops it. */
   attach(sessionId: string, queue: AsyncQueue<ActiveSessionMessage>): () => void {
-    return this.routing.attach(sessionId, (message) => queue.push(message));
+    return this.inbox.attach(sessionId, (message) => queue.push(message));
   }
 
   /**
