@@ -72,7 +72,7 @@ export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } f
 export { scriptPeerOver } from "../node/wire/wire-peer.js";
 export { openCassetteFile, type CassetteFile } from "../node/wire/cassette-file.js";
 export { connectRemote, nodeWebSocket, type ConnectRemoteOptions } from "../node/endpoint/connect-remote.js";
-export { OptionalDependencyMissingError, type OptionalPeer } from "../node/optional-peer.js";
+export { OptionalDependencyMissingError, type OptionalDependency } from "../node/optional-dependency.js";
 export {
   openAgentEndpoint,
   isAgentUrl,

@@ -29,19 +29,19 @@ let sdk: Promise<McpSdk> | undefined;
 function loadSdk(): Promise<McpSdk> {
   sdk ??= Promise.all([
     importOptional<typeof import("@modelcontextprotocol/sdk/client/index.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/index.js",
     ),
     importOptional<typeof import("@modelcontextprotocol/sdk/client/stdio.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/stdio.js",
     ),
     importOptional<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/streamableHttp.js",
     ),
     importOptional<typeof import("@modelcontextprotocol/sdk/client/sse.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/sse.js",
     ),
   ]).then(
@@ -71,7 +71,7 @@ import { isMcpServerAcp, McpOverAcpCaller, type McpServerAcpDeclaration } from "
 import { McpOverAcpHttpBridge } from "./over-acp/http-bridge.js";
 import type { McpCapabilities, McpServer } from "../../protocol/index.js";
 import { StderrTail } from "../process/stderr-tail.js";
-import { importOptional, MCP_SDK_PEER } from "../optional-peer.js";
+import { importOptional, MCP_SDK_DEPENDENCY } from "../optional-dependency.js";
 
 /** Options of `createMcpConnector`. */
 export interface McpConnectorOptions {

@@ -7,14 +7,14 @@ import { pathToFileURL } from "node:url";
 import { LocalError } from "../jsonrpc/local-errors.js";
 import {
   importOptional,
-  MCP_SDK_PEER,
+  MCP_SDK_DEPENDENCY,
   OptionalDependencyMissingError,
   requireOptional,
-  WS_PEER,
-  type OptionalPeer,
-} from "./optional-peer.js";
+  WS_DEPENDENCY,
+  type OptionalDependency,
+} from "./optional-dependency.js";
 
-const ABSENT: OptionalPeer = { name: "acpkit-absent-peer", range: "2", feature: "Frobbing" };
+const ABSENT: OptionalDependency = { name: "acpkit-absent-peer", range: "2", feature: "Frobbing" };
 
 test("a missing peer rejects with a local error naming the package and the command to install it", async () => {
   const error = await importOptional(ABSENT).then(
@@ -42,24 +42,24 @@ test("a subpath of a missing peer is reported as the peer missing", async () => 
 
 test("the messages for ws and the MCP SDK", () => {
   assert.equal(
-    new OptionalDependencyMissingError(WS_PEER).message,
+    new OptionalDependencyMissingError(WS_DEPENDENCY).message,
     "acpkit: WebSocket support needs the 'ws' package: npm install ws@8",
   );
   assert.equal(
-    new OptionalDependencyMissingError(MCP_SDK_PEER).message,
+    new OptionalDependencyMissingError(MCP_SDK_DEPENDENCY).message,
     "acpkit: MCP server support needs the '@modelcontextprotocol/sdk' package: npm install @modelcontextprotocol/sdk@1",
   );
 });
 
 test("an installed peer loads, by import and by require, as the same module", async () => {
-  const imported = await importOptional<typeof import("ws")>(WS_PEER);
-  const required = requireOptional<typeof import("ws")>(WS_PEER);
+  const imported = await importOptional<typeof import("ws")>(WS_DEPENDENCY);
+  const required = requireOptional<typeof import("ws")>(WS_DEPENDENCY);
   assert.equal(typeof imported.WebSocketServer, "function");
   assert.equal(imported.WebSocket, required.WebSocket);
 });
 
 test("a peer that is installed but fails to load (a dependency of its own missing) is not reported as missing", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "acpkit-optional-peer-"));
+  const dir = mkdtempSync(join(tmpdir(), "acpkit-optional-dependency-"));
   try {
     const file = join(dir, "broken.mjs");
     writeFileSync(file, 'import "acpkit-absent-inner-dependency";\n');

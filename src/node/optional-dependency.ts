@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import { LocalError } from "../jsonrpc/local-errors.js";
 
 /** An optional peer dependency, and what needs it. */
-export interface OptionalPeer {
+export interface OptionalDependency {
   /** The npm package name, e.g. `ws`. */
   readonly name: string;
   /** The version range to install, e.g. `8` (`npm install ws@8`). */
@@ -18,17 +18,17 @@ export interface OptionalPeer {
 }
 
 /** `ws`: WebSocket clients (`connectRemote` to a `ws(s)://` URL) and servers (`listenAcp`). */
-export const WS_PEER: OptionalPeer = { name: "ws", range: "8", feature: "WebSocket support" };
+export const WS_DEPENDENCY: OptionalDependency = { name: "ws", range: "8", feature: "WebSocket support" };
 
 /** The official MCP TypeScript SDK: connecting agent sessions to MCP servers (`createMcpConnector`). */
-export const MCP_SDK_PEER: OptionalPeer = {
+export const MCP_SDK_DEPENDENCY: OptionalDependency = {
   name: "@modelcontextprotocol/sdk",
   range: "1",
   feature: "MCP server support",
 };
 
 /** `pg` (node-postgres): the PostgreSQL cluster backend and session store (`src/node/postgres`). */
-export const PG_PEER: OptionalPeer = { name: "pg", range: "8", feature: "PostgreSQL support" };
+export const PG_DEPENDENCY: OptionalDependency = { name: "pg", range: "8", feature: "PostgreSQL support" };
 
 /**
  * A feature needs an optional peer dependency that is not installed. A local error: install the package named in
@@ -38,46 +38,53 @@ export class OptionalDependencyMissingError extends LocalError {
   readonly packageName: string;
   readonly feature: string;
 
-  constructor(peer: OptionalPeer, cause?: unknown) {
+  constructor(dependency: OptionalDependency, cause?: unknown) {
     super(
       "dependency_missing",
-      `acpkit: ${peer.feature} needs the '${peer.name}' package: npm install ${peer.name}@${peer.range}`,
+      `acpkit: ${dependency.feature} needs the '${dependency.name}' package: npm install ${dependency.name}@${dependency.range}`,
       { cause },
     );
     this.name = "OptionalDependencyMissingError";
-    this.packageName = peer.name;
-    this.feature = peer.feature;
+    this.packageName = dependency.name;
+    this.feature = dependency.feature;
   }
 }
 
 /**
- * Imports `specifier` (the peer itself or one of its subpaths) on first use. Rejects with
- * `OptionalDependencyMissingError` when the peer is not installed; any other failure (a broken install, an error
+ * Imports `specifier` (the dependency itself or one of its subpaths) on first use. Rejects with
+ * `OptionalDependencyMissingError` when the dependency is not installed; any other failure (a broken install, an error
  * inside the module) is passed on as it is.
  */
-export async function importOptional<T>(peer: OptionalPeer, specifier: string = peer.name): Promise<T> {
+export async function importOptional<T>(
+  dependency: OptionalDependency,
+  specifier: string = dependency.name,
+): Promise<T> {
   try {
     return (await import(specifier)) as T;
   } catch (error) {
-    throw isMissing(error, peer) ? new OptionalDependencyMissingError(peer, error) : error;
+    throw isMissing(error, dependency) ? new OptionalDependencyMissingError(dependency, error) : error;
   }
 }
 
 const requireHere = createRequire(import.meta.url);
 
-/** `importOptional`, synchronously (for a constructor that cannot wait): the peer's CommonJS entry. */
-export function requireOptional<T>(peer: OptionalPeer, specifier: string = peer.name): T {
+/** `importOptional`, synchronously (for a constructor that cannot wait): the dependency's CommonJS entry. */
+export function requireOptional<T>(dependency: OptionalDependency, specifier: string = dependency.name): T {
   try {
     return requireHere(specifier) as T;
   } catch (error) {
-    throw isMissing(error, peer) ? new OptionalDependencyMissingError(peer, error) : error;
+    throw isMissing(error, dependency) ? new OptionalDependencyMissingError(dependency, error) : error;
   }
 }
 
-/** Whether `error` says that the peer itself cannot be found (not one of its own dependencies). */
-function isMissing(error: unknown, peer: OptionalPeer): boolean {
+/** Whether `error` says that the dependency itself cannot be found (not one of its own dependencies). */
+function isMissing(error: unknown, dependency: OptionalDependency): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   if (code !== "ERR_MODULE_NOT_FOUND" && code !== "MODULE_NOT_FOUND") return false;
   const message = error instanceof Error ? error.message : "";
-  return message.includes(`'${peer.name}'`) || message.includes(`'${peer.name}/`) || message.includes(`"${peer.name}"`);
+  return (
+    message.includes(`'${dependency.name}'`) ||
+    message.includes(`'${dependency.name}/`) ||
+    message.includes(`"${dependency.name}"`)
+  );
 }
