@@ -24,7 +24,7 @@ const readPackage = (dir: string) => JSON.parse(readFileSync(join(dir, "package.
 /** The official packages, by the name they are installed under here. */
 const OFFICIAL = [
   { label: "2.4.0", name: "@agentclientprotocol/sdk" },
-  { label: "1.9.0", name: "sdk-v1" },
+  { label: "1.9.0", name: "sdk-1.9" },
 ] as const;
 
 /** Entries that acpkit does not have yet, with the reason (none today: protocol v2's entries arrived last). */

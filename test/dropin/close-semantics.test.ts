@@ -7,17 +7,17 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import * as officialV1 from "sdk-v1";
+import * as official1x from "sdk-1.9";
 import * as acpkit from "../../src/entries/index.js";
 
-type V1 = typeof officialV1;
+type V1 = typeof official1x;
 const impls: Array<[string, V1]> = [
   // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V1],
-  ["official 1.9.0", officialV1],
+  ["official 1.9.0", official1x],
 ];
 
-const minimalClient = (): officialV1.Client => ({
+const minimalClient = (): official1x.Client => ({
   requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
   sessionUpdate: async () => {},
 });
@@ -26,8 +26,8 @@ function quietOptions(name: string): unknown {
   return name === "acpkit" ? { logger: acpkit.silentLogger } : undefined;
 }
 
-function connect(name: string, sdk: V1, stream: officialV1.Stream): officialV1.ClientSideConnection {
-  const Client = sdk.ClientSideConnection as unknown as new (...args: unknown[]) => officialV1.ClientSideConnection;
+function connect(name: string, sdk: V1, stream: official1x.Stream): official1x.ClientSideConnection {
+  const Client = sdk.ClientSideConnection as unknown as new (...args: unknown[]) => official1x.ClientSideConnection;
   return new Client(minimalClient, stream, quietOptions(name));
 }
 
@@ -86,7 +86,7 @@ for (const [name, sdk] of impls) {
     test("a failing write (a foreign message stream): the request and a notification reject with the write's error", async () => {
       const writeError = new Error("write failed");
       const stream = {
-        readable: manualReadable<officialV1.AnyMessage>().readable,
+        readable: manualReadable<official1x.AnyMessage>().readable,
         writable: new WritableStream({ write: () => Promise.reject(writeError) }),
       };
       const connection = connect(name, sdk, stream);
@@ -95,7 +95,7 @@ for (const [name, sdk] of impls) {
       assert.equal(connection.signal.aborted, true);
 
       const again = connect(name, sdk, {
-        readable: manualReadable<officialV1.AnyMessage>().readable,
+        readable: manualReadable<official1x.AnyMessage>().readable,
         writable: new WritableStream({ write: () => Promise.reject(writeError) }),
       });
       await assert.rejects(again.cancel({ sessionId: "s" }), /write failed/);

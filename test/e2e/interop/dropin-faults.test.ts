@@ -22,7 +22,7 @@ import {
 import { repoRoot } from "../../../src/protocol/testing/repo.js";
 
 const register = join(repoRoot, "dist/test/e2e/interop/support/official-programs/register.js");
-const exampleAgent = join(repoRoot, "node_modules/sdk-v1/dist/examples/agent.js");
+const exampleAgent = join(repoRoot, "node_modules/sdk-1.9/dist/examples/agent.js");
 type Sdk = "acpkit" | "official";
 
 function startAgent(sdk: Sdk): {

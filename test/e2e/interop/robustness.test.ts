@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { describe, it, type TestContext } from "node:test";
 import { appDriver } from "./support/app-driver.js";
 import { classDriver } from "./support/class-driver.js";

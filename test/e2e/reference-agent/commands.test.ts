@@ -1,5 +1,5 @@
 /**
- * `acp agent` end to end over a real process, driven by the official SDK's client (sdk-v1 ClientSideConnection):
+ * `acp agent` end to end over a real process, driven by the official SDK's client (sdk-1.9 ClientSideConnection):
  * every slash command, modes, the config option, prompt content, session management; and every line the agent
  * wrote is checked against the schema at the end.
  */
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { agentViolations, startRefAgent, text, type RefAgent } from "../fixtures/ref-harness.js";
 

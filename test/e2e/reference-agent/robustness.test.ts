@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import type { WireLine } from "../interop/support/spawn.js";
 import { agentViolations, startRefAgent, text, type RefAgent } from "../fixtures/ref-harness.js";
