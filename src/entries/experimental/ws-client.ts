@@ -4,4 +4,4 @@
  */
 export { createWebSocketStream, type WebSocketStreamOptions } from "../../remote/client/websocket-stream.js";
 export { MemoryAcpCookieStore, type AcpCookieStore } from "../../remote/client/cookie-store.js";
-export type { WebSocketConstructor, WebSocketLike } from "../../remote/client/websocket-like.js";
+export type { WebSocketConstructor, WebSocketLike } from "../../remote/websocket-like.js";

@@ -8,7 +8,7 @@
 import { reconnectingStream, type ReconnectingStream, type ReconnectOptions } from "../../client/reconnect/index.js";
 import { openRemoteStream, type RemoteStream, type RemoteStreamOptions } from "../../remote/client/open-remote.js";
 import { MemoryAcpCookieStore } from "../../remote/client/cookie-store.js";
-import type { WebSocketConstructor } from "../../remote/client/websocket-like.js";
+import type { WebSocketConstructor } from "../../remote/websocket-like.js";
 import {
   importOptional,
   OptionalDependencyMissingError,

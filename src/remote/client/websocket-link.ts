@@ -36,13 +36,8 @@ import { resolveMaxMessageBytes, serializeMessage, utf8Length } from "../../tran
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import type { RemoteEndpointOptions } from "./http-endpoint.js";
 import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "./http-protocol.js";
-import {
-  describeCloseCode,
-  listen,
-  refusedStatus,
-  type WebSocketConstructor,
-  type WebSocketLike,
-} from "./websocket-like.js";
+import type { WebSocketConstructor, WebSocketLike } from "../websocket-like.js";
+import { describeCloseCode, listen, refusedStatus } from "./websocket-events.js";
 
 /** Options of the WebSocket link. */
 export interface WebSocketLinkOptions extends RemoteEndpointOptions, BackpressureOptions {

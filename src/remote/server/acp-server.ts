@@ -19,7 +19,7 @@ import { resolveLimits, type ResolvedLimits, type ServerLimits } from "./limits.
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
-import type { ServerWebSocket } from "./websocket-like.js";
+import type { ServerWebSocket } from "./server-websocket.js";
 import { WebSocketSession } from "./websocket-session.js";
 
 /** Exactly one source of agents: one connector for every connection, or a factory called per connection. */

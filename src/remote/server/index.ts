@@ -46,4 +46,5 @@ export {
 } from "./limits.js";
 export { ConnectionLimitError } from "./output-sink.js";
 export type { ConnectionEnd, ConnectionTransport } from "./server-connection.js";
-export type { ServerWebSocket, WebSocketFlowControl, WebSocketLike } from "./websocket-like.js";
+export type { ServerWebSocket, WebSocketFlowControl } from "./server-websocket.js";
+export type { WebSocketLike } from "../websocket-like.js";

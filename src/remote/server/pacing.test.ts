@@ -4,7 +4,7 @@ import { HttpOutbound, PACE_HIGH_WATER_CHARS } from "./http-outbound.js";
 import { resolveLimits } from "./limits.js";
 import type { ConnectionLimitError } from "./output-sink.js";
 import { PACE_HIGH_WATER_BYTES, WebSocketOutbound } from "./websocket-outbound.js";
-import type { ServerWebSocket } from "./websocket-like.js";
+import type { ServerWebSocket } from "./server-websocket.js";
 
 /** Whether `promise` settled once pending callbacks and a macrotask ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {

@@ -10,7 +10,7 @@
  */
 import type { ResolvedLimits } from "./limits.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
-import type { ServerWebSocket } from "./websocket-like.js";
+import type { ServerWebSocket } from "./server-websocket.js";
 
 const RESOLVED = Promise.resolve();
 /** Buffered output from which `whenRoom()` waits for the socket to drain (as the stdio writer's high-water mark). */

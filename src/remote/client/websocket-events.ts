@@ -1,26 +1,8 @@
 /**
- * The WebSocket shapes the remote client accepts: the platform's (browsers, Node >= 22) and Node's `ws`, which
- * differ in how they report events. Same names as the official SDK's `WebSocketLike` and `WebSocketConstructor`.
+ * The events of a client WebSocket, normalized: the platform's (browsers, Node >= 22) and Node's `ws` report them
+ * differently (`WebSocketLike` in ../websocket-like.ts is the shape both have).
  */
-
-/** A browser- or `ws`-style WebSocket, as much of it as the transport uses. */
-export interface WebSocketLike {
-  readonly readyState?: number;
-  /** Bytes passed to `send()` and not yet sent; `drain()` waits on it where the socket reports it. */
-  readonly bufferedAmount?: number;
-  send(data: string): void;
-  close(code?: number, reason?: string): void;
-  addEventListener?(type: string, listener: (event: unknown) => void): void;
-  removeEventListener?(type: string, listener: (event: unknown) => void): void;
-  on?(type: string, listener: (...args: unknown[]) => void): unknown;
-  off?(type: string, listener: (...args: unknown[]) => void): unknown;
-  removeListener?(type: string, listener: (...args: unknown[]) => void): unknown;
-}
-
-/** A WebSocket constructor: the platform's, or one that also takes headers (Node's `ws`). */
-export interface WebSocketConstructor {
-  new (url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }): WebSocketLike;
-}
+import { frameText, onSocketEvent, type WebSocketLike } from "../websocket-like.js";
 
 /** What a socket reports, normalized. */
 export interface SocketEvents {
@@ -33,30 +15,23 @@ export interface SocketEvents {
   upgrade?(headers: Headers): void;
 }
 
-const decoder = new TextDecoder();
-
 /** Subscribes to a socket's events, `ws`-style (`on`) when it has that, else DOM-style; returns the unsubscriber. */
 export function listen(socket: WebSocketLike, events: SocketEvents): () => void {
   const offs: Array<() => void> = [];
+  const on = (type: string, listener: (...args: unknown[]) => void) => offs.push(onSocketEvent(socket, type, listener));
   if (typeof socket.on === "function") {
-    const on = (type: string, listener: (...args: unknown[]) => void) => {
-      socket.on!(type, listener);
-      offs.push(() => (socket.off ?? socket.removeListener)?.call(socket, type, listener));
-    };
+    // ws: events are arguments.
     on("open", () => events.open());
     on("message", (data, isBinary) => {
       if (isBinary === true) return;
-      const text = textOf(data);
+      const text = frameText(data);
       if (text !== undefined) events.text(text);
     });
-    on("close", (code, reason) => events.close(typeof code === "number" ? code : 1005, textOf(reason) ?? ""));
+    on("close", (code, reason) => events.close(typeof code === "number" ? code : 1005, frameText(reason) ?? ""));
     on("error", (error) => events.error(error));
     on("upgrade", (response) => events.upgrade?.(headersOf((response as { headers?: unknown })?.headers)));
-  } else if (typeof socket.addEventListener === "function") {
-    const on = (type: string, listener: (event: unknown) => void) => {
-      socket.addEventListener!(type, listener);
-      offs.push(() => socket.removeEventListener?.(type, listener));
-    };
+  } else {
+    // The platform's: events are objects (a throw for an object that is neither comes from onSocketEvent).
     on("open", () => events.open());
     on("message", (event) => {
       const data = (event as { data?: unknown }).data;
@@ -67,32 +42,10 @@ export function listen(socket: WebSocketLike, events: SocketEvents): () => void 
       events.close(code ?? 1005, reason ?? "");
     });
     on("error", (event) => events.error((event as { error?: unknown }).error ?? event));
-  } else {
-    throw new TypeError(
-      "This WebSocket has neither on() nor addEventListener(): pass a browser WebSocket or Node's ws.",
-    );
   }
   return () => {
     for (const off of offs.splice(0)) off();
   };
-}
-
-/** A text frame's payload as a string (`ws` hands Buffers, or arrays of them as fragments). */
-function textOf(data: unknown): string | undefined {
-  if (typeof data === "string") return data;
-  if (data instanceof Uint8Array) return decoder.decode(data);
-  if (data instanceof ArrayBuffer) return decoder.decode(new Uint8Array(data));
-  if (Array.isArray(data) && data.every((part) => part instanceof Uint8Array)) {
-    const parts = data as Uint8Array[];
-    const joined = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-    let offset = 0;
-    for (const part of parts) {
-      joined.set(part, offset);
-      offset += part.length;
-    }
-    return decoder.decode(joined);
-  }
-  return undefined;
 }
 
 /** Node-style header records (arrays for repeated headers) as `Headers`. */
