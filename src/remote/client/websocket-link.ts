@@ -32,6 +32,7 @@ import {
   resolveMaxBufferedBytes,
   type BackpressureOptions,
 } from "../../transports/backpressure.js";
+import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import { resolveMaxMessageBytes, serializeMessage, utf8Length } from "../../transports/serialize.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import type { RemoteEndpointOptions } from "./http-endpoint.js";
@@ -82,16 +83,21 @@ export class WebSocketLink implements MessageLink {
   #open = false;
   #openSettled!: { resolve: () => void; reject: (error: unknown) => void };
   #connectionId: string | undefined;
-  #receiver: LinkReceiver | undefined;
+  /** The receiver, and the end of the link: drop the backlog, settle `opened`, forget our own cookies. */
+  readonly #life = new LinkLifecycle((cause) => {
+    this.#backlog = [];
+    this.#backlogChars = 0;
+    this.#ledger.clear();
+    clearTimeout(this.#openTimer);
+    if (!this.#open && cause === undefined)
+      this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
+    if (this.#ownsCookies) this.#cookies?.clear();
+  });
   /** Frames sent before the socket opened. */
   #backlog: string[] = [];
   #refusedStatus: number | undefined;
-  #closing: Promise<void> | undefined;
   #socketClosed!: () => void;
   readonly #socketClosedPromise: Promise<void>;
-  #finished = false;
-  #cause: unknown;
-  #closedDelivered = false;
   readonly #deliverText: ((text: string, value: unknown) => void) | undefined;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -173,9 +179,7 @@ export class WebSocketLink implements MessageLink {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
-    if (this.#finished) queueMicrotask(() => this.#deliverClosed());
+    this.#life.start(receiver);
   }
 
   send(message: AnyMessage): void {
@@ -188,7 +192,7 @@ export class WebSocketLink implements MessageLink {
    * frame counts as a request.
    */
   sendText(text: string, message?: AnyMessage): void {
-    if (this.#finished || this.#closing) return;
+    if (this.#life.finished || this.#life.closing) return;
     const reply = message !== undefined && isReply(message);
     const pending = this.pendingOutput;
     if (!reply) refuseOverBacklog(message ?? ({ method: "(frame)" } as AnyMessage), pending, this.#maxBuffered);
@@ -217,10 +221,10 @@ export class WebSocketLink implements MessageLink {
   }
 
   drain(): Promise<void> {
-    if (this.#finished || this.pendingOutput <= this.#highWaterMark) return Promise.resolve();
+    if (this.#life.finished || this.pendingOutput <= this.#highWaterMark) return Promise.resolve();
     return new Promise((resolve) => {
       const check = () => {
-        if (this.#finished || this.pendingOutput <= this.#highWaterMark) resolve();
+        if (this.#life.finished || this.pendingOutput <= this.#highWaterMark) resolve();
         else setTimeout(check, 5);
       };
       setTimeout(check, 5);
@@ -237,14 +241,14 @@ export class WebSocketLink implements MessageLink {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
+    return this.#life.close(() => this.#close());
   }
 
   async #close(): Promise<void> {
     // What was sent before close() goes out once the socket opens; a socket that never opens is not waited for long.
-    if (!this.#open && !this.#finished && this.#backlog.length > 0) await this.#within(this.#opened.catch(() => {}));
-    this.#finish(undefined, true);
+    if (!this.#open && !this.#life.finished && this.#backlog.length > 0)
+      await this.#within(this.#opened.catch(() => {}));
+    this.#life.finishLater(undefined);
     try {
       this.#socket.close(1000);
     } catch {
@@ -277,11 +281,11 @@ export class WebSocketLink implements MessageLink {
   }
 
   #onText(data: string): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     if (data.length * 3 > this.#maxBytes) {
       const bytes = utf8Length(data);
       if (bytes > this.#maxBytes) {
-        this.#receiver?.problem({ kind: "too_large", bytes, limit: this.#maxBytes, head: data.slice(0, 256) });
+        this.#life.receiver?.problem({ kind: "too_large", bytes, limit: this.#maxBytes, head: data.slice(0, 256) });
         return;
       }
     }
@@ -290,7 +294,7 @@ export class WebSocketLink implements MessageLink {
       value = JSON.parse(data);
     } catch (error) {
       const first = data.trimStart().charCodeAt(0);
-      this.#receiver?.problem({
+      this.#life.receiver?.problem({
         kind: "parse",
         detail: error instanceof Error ? error.message : String(error),
         preview: data.length > PREVIEW_CHARS ? data.slice(0, PREVIEW_CHARS) : data,
@@ -299,7 +303,7 @@ export class WebSocketLink implements MessageLink {
       return;
     }
     if (this.#deliverText) this.#deliverText(data, value);
-    else this.#receiver?.message(value);
+    else this.#life.receiver?.message(value);
   }
 
   #onError(error: unknown): void {
@@ -310,7 +314,7 @@ export class WebSocketLink implements MessageLink {
 
   #onClose(code: number, reason: string): void {
     this.#socketClosed();
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     if (!this.#open) return this.#fail(this.#openError(undefined, code));
     const why = reason === "" ? "" : `: ${reason}`;
     this.#fail(
@@ -348,35 +352,13 @@ export class WebSocketLink implements MessageLink {
   }
 
   #fail(error: TransportFailedError): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     if (!this.#open) this.#openSettled.reject(error);
-    this.#finish(error);
+    this.#life.finish(error);
     try {
       this.#socket.close();
     } catch {
       // Never opened or already closed.
     }
-  }
-
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#cause = cause;
-    this.#backlog = [];
-    this.#backlogChars = 0;
-    this.#ledger.clear();
-    clearTimeout(this.#openTimer);
-    if (!this.#open && cause === undefined)
-      this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
-    if (this.#ownsCookies) this.#cookies?.clear();
-    if (!this.#receiver) return;
-    if (deferred) queueMicrotask(() => this.#deliverClosed());
-    else this.#deliverClosed();
-  }
-
-  #deliverClosed(): void {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#cause);
   }
 }
