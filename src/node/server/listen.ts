@@ -14,7 +14,7 @@ import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo, Server as NetServer, Socket } from "node:net";
 import { AcpServer, type AcpServerSettings, type AgentSource } from "../../remote/server/acp-server.js";
-import { DEFAULT_ACP_PATH, WEBSOCKET_SUBPROTOCOL } from "../../remote/client/http-protocol.js";
+import { DEFAULT_ACP_PATH, WEBSOCKET_SUBPROTOCOL } from "../../remote/http-protocol.js";
 import { createCleartextServers } from "./cleartext-h2.js";
 import { defaultAllowedHosts, formatHost, isLoopbackHost } from "./local-hosts.js";
 import { createNodeHttpHandler } from "./node-http-handler.js";

@@ -11,7 +11,7 @@
 import type { IncomingMessage } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { HEADER_CONNECTION_ID } from "../../remote/client/http-protocol.js";
+import { HEADER_CONNECTION_ID } from "../../remote/http-protocol.js";
 import type { AcpServer } from "../../remote/server/acp-server.js";
 import type { ServerWebSocket } from "../../remote/server/server-websocket.js";
 import { headersOf, socketInfoOf, urlOf } from "./node-request.js";

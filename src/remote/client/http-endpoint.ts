@@ -5,7 +5,7 @@
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import { RequestError } from "../../jsonrpc/request-error.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
-import { HEADER_PROTOCOL_VERSION } from "./http-protocol.js";
+import { HEADER_PROTOCOL_VERSION } from "../http-protocol.js";
 
 /** Options every remote client shares (Streamable HTTP and WebSocket). */
 export interface RemoteEndpointOptions {

@@ -23,7 +23,7 @@ import {
   type HttpEndpoint,
   type HttpFailure,
 } from "./http-endpoint.js";
-import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "./http-protocol.js";
+import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { HttpRoutes } from "./http-routes.js";
 
 /** What the streams need from the link that owns them. */

@@ -45,7 +45,13 @@ import {
   readFailure,
   type HttpEndpointOptions,
 } from "./http-endpoint.js";
-import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "./http-protocol.js";
+import {
+  EVENT_STREAM_MIME_TYPE,
+  HEADER_CONNECTION_ID,
+  HEADER_SESSION_ID,
+  JSON_MIME_TYPE,
+  METHODS,
+} from "../http-protocol.js";
 import { HttpRoutes } from "./http-routes.js";
 
 /** Options of the Streamable HTTP link. */
@@ -271,7 +277,12 @@ export class HttpLink implements MessageLink {
   }
 
   async #post(message: AnyMessage, text: string): Promise<void> {
-    if (this.#connectionId === undefined && "method" in message && message.method === "initialize" && "id" in message) {
+    if (
+      this.#connectionId === undefined &&
+      "method" in message &&
+      message.method === METHODS.initialize &&
+      "id" in message
+    ) {
       return this.#initialize(message.id, text);
     }
     const sessionId = this.#routes.sessionOf(message);

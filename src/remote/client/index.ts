@@ -27,4 +27,4 @@ export {
   BEARER_SUBPROTOCOL_PREFIX,
   bearerSubprotocol,
   tokenFromSubprotocols,
-} from "./http-protocol.js";
+} from "../http-protocol.js";

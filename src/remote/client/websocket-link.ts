@@ -36,7 +36,7 @@ import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import { resolveMaxMessageBytes, serializeMessage, utf8Length } from "../../transports/serialize.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import type { RemoteEndpointOptions } from "./http-endpoint.js";
-import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "./http-protocol.js";
+import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
 import type { WebSocketConstructor, WebSocketLike } from "../websocket-like.js";
 import { describeCloseCode, listen, refusedStatus } from "./websocket-events.js";
 

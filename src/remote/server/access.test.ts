@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { bearerSubprotocol } from "../client/http-protocol.js";
+import { bearerSubprotocol } from "../http-protocol.js";
 import { AcpServer, createAcpServer } from "./acp-server.js";
 import { constantTimeEqual, hostnameOf, isLoopbackAddress } from "./access.js";
 import { initializeMessage, request, send } from "./testing/http-client.js";

@@ -7,7 +7,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (authentication is layered on top
  * "via HTTP headers, query parameters, or WebSocket subprotocols")
  */
-import { tokenFromSubprotocols } from "../client/http-protocol.js";
+import { tokenFromSubprotocols } from "../http-protocol.js";
 
 /** Who may use the server. */
 export interface AccessOptions {

@@ -11,7 +11,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
-import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../client/http-protocol.js";
+import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
 import { AccessPolicy, type AccessDecision, type AccessOptions, type SocketInfo } from "./access.js";
 import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";

@@ -8,7 +8,7 @@
  * Content Negotiation and Validation)
  */
 import { isRecord } from "../../jsonrpc/messages.js";
-import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../client/http-protocol.js";
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import { HttpOutbound } from "./http-outbound.js";

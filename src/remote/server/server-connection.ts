@@ -9,7 +9,7 @@
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
-import { idKey } from "../client/http-protocol.js";
+import { idKey, METHODS } from "../http-protocol.js";
 import {
   lifecycleOf,
   REMOTE_AGENT_CONTROL,
@@ -99,7 +99,7 @@ export class ServerConnection implements AgentOutput {
   get runningPrompts(): string[] {
     const sessions = new Set<string>();
     for (const request of this.#pending.values())
-      if (request.method === "session/prompt" && request.sessionId) sessions.add(request.sessionId);
+      if (request.method === METHODS.session_prompt && request.sessionId) sessions.add(request.sessionId);
     return [...sessions];
   }
 
@@ -234,7 +234,7 @@ export class ServerConnection implements AgentOutput {
   cancelPrompts(): string[] {
     const sessions = this.runningPrompts;
     for (const sessionId of sessions) {
-      const cancel = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } };
+      const cancel = { jsonrpc: "2.0", method: METHODS.session_cancel, params: { sessionId } };
       this.agentLink.deliver(cancel, 64 + sessionId.length);
     }
     return sessions;
@@ -341,7 +341,7 @@ export class ServerConnection implements AgentOutput {
       if (issued !== undefined && issued.length > maxIdLength)
         throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
       this.#output!.deliver(text, pending ? responseStreamOf(pending.method, pending.sessionId) : undefined);
-      if (pending?.method === "session/prompt") this.#promptsSettled.wakeAll();
+      if (pending?.method === METHODS.session_prompt) this.#promptsSettled.wakeAll();
       return;
     }
     const sessionId = sessionOfAgentMessage(message);

@@ -156,7 +156,7 @@ export class WebSocketSession {
     const connection = this.connection;
     if (connection.ended) return;
     const kind = kindOf(message);
-    if (kind === "request" && message.method === "initialize") {
+    if (kind === "request" && isInitializeRequest(message)) {
       this.#reply(
         JSON.stringify({
           jsonrpc: "2.0",

@@ -5,7 +5,20 @@
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
-import { isRecord } from "../../jsonrpc/messages.js";
+import { isRecord } from "../jsonrpc/messages.js";
+import { AGENT_METHODS } from "../protocol/generated/methods.unstable.js";
+
+/**
+ * ACP's method names, for the remote layer: the unstable v1 table's, the widest (its names are those of the stable
+ * table and of protocol v2 for the same methods).
+ */
+export const METHODS = AGENT_METHODS;
+
+/**
+ * `session/set_model`: in no current schema (it left the unstable one), and still scoped to its session by the
+ * official SDK 2.4.0, whose clients send it.
+ */
+export const SESSION_SET_MODEL = "session/set_model";
 
 /** Header carrying the transport connection's id: returned by `initialize` (or the 101), required afterwards. */
 export const HEADER_CONNECTION_ID = "Acp-Connection-Id";
@@ -29,16 +42,16 @@ export const DEFAULT_ACP_PATH = "/acp";
  * The same set as the official SDK 2.4.0, so its server accepts what our client sends and the reverse.
  */
 export const SESSION_SCOPED_METHODS: ReadonlySet<string> = new Set([
-  "session/cancel",
-  "session/close",
-  "session/delete",
-  "session/fork",
-  "session/load",
-  "session/prompt",
-  "session/resume",
-  "session/set_config_option",
-  "session/set_mode",
-  "session/set_model",
+  METHODS.session_cancel,
+  METHODS.session_close,
+  METHODS.session_delete,
+  METHODS.session_fork,
+  METHODS.session_load,
+  METHODS.session_prompt,
+  METHODS.session_resume,
+  METHODS.session_set_config_option,
+  METHODS.session_set_mode,
+  SESSION_SET_MODEL,
 ]);
 
 /** True when a POST of `method` must carry `Acp-Session-Id`. */
