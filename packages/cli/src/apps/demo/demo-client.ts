@@ -8,7 +8,7 @@ import { spawnAgentStream } from "@acpkit/sdk/node";
 import { silentLogger } from "@acpkit/sdk";
 import type * as schema from "@acpkit/sdk";
 import { PROTOCOL_VERSION } from "@acpkit/sdk";
-import type { Painter } from "./painter.js";
+import type { Painter } from "../shared/painter.js";
 
 /** What the demo prints, line by line, as the turn unfolds. */
 class DemoClient implements Client {

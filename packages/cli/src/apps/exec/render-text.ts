@@ -9,7 +9,7 @@
  */
 import { sanitizeTerminalText as safe, TerminalTextFilter, type Transcript } from "@acpkit/sdk/client-toolkit";
 import type { RequestPermissionRequest, RequestPermissionResponse, SessionNotification } from "@acpkit/sdk";
-import type { Painter } from "../../apps/demo/painter.js";
+import type { Painter } from "../shared/painter.js";
 import type { ExecRenderer, ExecResult, SessionStarted, UpdatePlacement } from "./renderer.js";
 
 /** Where the text renderer writes. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { painterFor } from "../../apps/demo/painter.js";
+import { painterFor } from "../shared/painter.js";
 import { TranscriptRouter } from "@acpkit/sdk/client-toolkit";
 import type { SessionNotification } from "@acpkit/sdk";
 import { TextRenderer } from "./render-text.js";

@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseExecArgs, UsageError } from "./args.js";
-import { ExitCode, exitCodeFor } from "./exit-codes.js";
+import { parseExecArgs, UsageError } from "./exec-args.js";
 
 test("flags as --flag value and --flag=value; defaults", () => {
   const args = parseExecArgs([
@@ -71,19 +70,4 @@ test("errors name the flag and say what to do", () => {
   fails([], /^no prompt given/);
   fails(["  "], /the prompt is empty/);
   fails(["--session", "s", "--resume", "x"], /exclude each other/);
-});
-
-test("exit codes by stop reason", () => {
-  assert.deepEqual(
-    ["end_turn", "refusal", "max_tokens", "max_turn_requests", "cancelled", "something_new"].map(exitCodeFor),
-    [
-      ExitCode.endTurn,
-      ExitCode.refusal,
-      ExitCode.maxTokens,
-      ExitCode.maxTurnRequests,
-      ExitCode.cancelled,
-      ExitCode.agentError,
-    ],
-  );
-  assert.deepEqual(Object.values(ExitCode), [0, 1, 2, 3, 4, 5, 6, 7, 124, 130]);
 });

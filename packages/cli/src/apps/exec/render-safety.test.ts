@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { painterFor } from "../../apps/demo/painter.js";
+import { painterFor } from "../shared/painter.js";
 import { TranscriptRouter } from "@acpkit/sdk/client-toolkit";
 import { CONTROL_SEQUENCES } from "@acpkit/sdk/testing";
 import type { RequestPermissionRequest, SessionNotification } from "@acpkit/sdk";

@@ -1,21 +1,24 @@
 /**
- * `acp exec --permissions`: the shared policies (../shared/permissions.ts), with `ask` asking on the terminal
- * (stdin must be a TTY), remembering "always" answers for the run.
+ * `acp exec`'s `ask` permission policy: asks on the terminal (stdin and stderr must be terminals), remembering
+ * "always" answers for the run. The other policies are the client toolkit's, chosen by `--permissions`.
  */
 import { createInterface } from "node:readline";
-import { interactive, sanitizeTerminalText as safe, withMemory } from "@acpkit/sdk/client-toolkit";
+import {
+  interactive,
+  sanitizeTerminalText as safe,
+  withMemory,
+  type PermissionPolicy,
+} from "@acpkit/sdk/client-toolkit";
 import type { RequestPermissionRequest } from "@acpkit/sdk";
-import { buildPolicy, type NamedPolicy, type PermissionsFlag } from "../shared/permissions.js";
 
 /** Whether the user can be asked (stdin and stderr are terminals). */
 export function canAsk(): boolean {
   return Boolean(process.stdin.isTTY) && Boolean(process.stderr.isTTY);
 }
 
-/** The policy for a flag (undefined: `ask` on a terminal, else `allow-reads`). Throws `UsageError`. */
-export function execPolicy(flag: PermissionsFlag | undefined, promptFromStdin: boolean): NamedPolicy {
-  const ask = canAsk() && !promptFromStdin ? () => withMemory(interactive(askOnTerminal)) : undefined;
-  return buildPolicy(flag, { ask, cannotAsk: "needs an interactive terminal (and a prompt not read from stdin)" });
+/** The `ask` policy on this terminal: each permission request listed on stderr, answered on stdin. */
+export function askOnTerminalPolicy(): PermissionPolicy {
+  return withMemory(interactive(askOnTerminal));
 }
 
 /** Asks on the terminal: lists the agent's options, reads a number or an option id. */

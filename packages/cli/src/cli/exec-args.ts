@@ -1,7 +1,7 @@
 /**
  * `acp exec` flags: parsed into `ExecArgs`, with errors that name the flag and say what to do. The agent-setup
  * flags it shares with `acp chat` (--trace, --mcp-config, --mcp, --auth, --permissions) live in
- * ../shared/agent-setup-flags.ts.
+ * ./shared/agent-setup-flags.ts.
  */
 import {
   AGENT_SETUP_HINTS,
@@ -9,16 +9,17 @@ import {
   noAgentSetupFlags,
   setAgentSetupFlag,
   type AgentSetupFlags,
-} from "../shared/agent-setup-flags.js";
-import type { PermissionsFlag } from "../shared/permissions.js";
+} from "./shared/agent-setup-flags.js";
+import type { PermissionsFlag } from "./shared/permissions.js";
 import {
   noRemoteAgentFlags,
   REMOTE_AGENT_HINTS,
   REMOTE_AGENT_USAGE,
   setRemoteAgentFlag,
   type RemoteAgentFlags,
-} from "../shared/remote-agent-flags.js";
-import { UsageError } from "../shared/usage-error.js";
+} from "./shared/remote-agent-flags.js";
+import type { OutputFormat } from "../apps/exec/exec-options.js";
+import { UsageError } from "./shared/usage-error.js";
 
 export { UsageError, type PermissionsFlag };
 
@@ -52,7 +53,7 @@ Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure (includi
 130 cancelled (Ctrl-C).
 `;
 
-export type OutputFormat = "text" | "json" | "ndjson";
+export type { OutputFormat };
 
 /** Everything `acp exec` was asked to do. */
 export interface ExecArgs extends AgentSetupFlags, RemoteAgentFlags {
