@@ -80,5 +80,24 @@ export {
   type AgentEndpointOptions,
   type AgentSpec,
 } from "../node/endpoint/index.js";
-export * from "../node/server/index.js";
+export {
+  createCleartextServers,
+  createNodeHttpHandler,
+  createNodeWebSocketUpgradeHandler,
+  DEFAULT_MAX_REQUEST_BODY_BYTES,
+  generateToken,
+  listenAcp,
+  RequestBodyTooLargeError,
+  stdioAgentConnector,
+  type CleartextServers,
+  type ListenAcpOptions,
+  type ListeningAcpServer,
+  type NodeHttpHandlerOptions,
+  type NodeWebSocketUpgradeOptions,
+  type NodeWebSocketUpgradeServer,
+  type StdioAgentConnector,
+  type StdioAgentConnectorOptions,
+  type TlsOptions,
+  type UpgradedWebSocket,
+} from "../node/server/index.js";
 export { defaultAllowedHosts, isLoopbackHost } from "../node/server/local-hosts.js";

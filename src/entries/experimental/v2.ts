@@ -73,9 +73,43 @@ export { v2Methods as methods } from "../../acp/v2/methods.js";
 export { AgentProtocolRouter, agentProtocolRouter } from "../../agent/protocol-router.js";
 export { assertSupportedMcpServers } from "../../agent/v2/mcp-servers.js";
 export { AgentContext } from "../../agent/v2/agent-context.js";
-export * from "../../agent/v2/agent-app.js";
+export {
+  agent,
+  AgentApp,
+  type AgentConnectHandler,
+  type AgentConnection,
+  type AgentHandlerContext,
+  type AgentNotificationContext,
+  type AgentNotificationHandler,
+  type AgentNotificationHandlersByMethod,
+  type AgentNotificationMethod,
+  type AgentNotificationParamsByMethod,
+  type AgentRequestContext,
+  type AgentRequestHandler,
+  type AgentRequestHandlersByMethod,
+  type AgentRequestMethod,
+  type AgentRequestParamsByMethod,
+  type AgentRequestResponsesByMethod,
+} from "../../agent/v2/agent-app.js";
 export { ClientContext } from "../../client/v2/client-context.js";
-export * from "../../client/v2/client-app.js";
+export {
+  client,
+  ClientApp,
+  type ClientConnectHandler,
+  type ClientConnection,
+  type ClientHandlerContext,
+  type ClientNotificationContext,
+  type ClientNotificationHandler,
+  type ClientNotificationHandlersByMethod,
+  type ClientNotificationMethod,
+  type ClientNotificationParamsByMethod,
+  type ClientRequestContext,
+  type ClientRequestHandler,
+  type ClientRequestHandlersByMethod,
+  type ClientRequestMethod,
+  type ClientRequestParamsByMethod,
+  type ClientRequestResponsesByMethod,
+} from "../../client/v2/client-app.js";
 export {
   SessionBuilder,
   ActiveSession,

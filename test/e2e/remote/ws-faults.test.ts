@@ -14,10 +14,10 @@ import {
   MessageTooLargeError,
   openRemoteStream,
   TransportFailedError,
-  tokenFromSubprotocols,
   type Client,
   type WebSocketConstructor,
 } from "../../../src/entries/index.js";
+import { tokenFromSubprotocols } from "../../../src/remote/http-protocol.js";
 import { within } from "../interop/support/spawn.js";
 import { answerInitialize, scriptedServer, type ScriptedServer } from "./support/scripted-server.js";
 
