@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { loadApp, loadV2, type Impl } from "./support/impl.js";
-import { spawnFixture, type SpawnedAgent } from "./support/spawn.js";
+import { spawnFixture, within, type SpawnedAgent } from "./support/spawn.js";
 
 const IMPLS: Impl[] = ["acpkit", "official"];
 const errorCode = (error: unknown) => (error as { code?: unknown }).code;
@@ -169,7 +169,8 @@ describe("negotiation: a peer that speaks only the other version", () => {
             capabilities: {},
           }),
         );
-        await connection.closed;
+        await within(connection.closed, 10_000, "the official client's connection to close");
+        assert.equal(connection.signal.aborted, true);
       } finally {
         await agent.stop();
       }
