@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: everything CI checks, in order, stopping at the first failure, with the time of each step and of the
+ * whole run: lint, formatting, the generated code, one build, the API reports, then the unit lane, the e2e lane and the browser lane
+ * (scripts/test-lane.mjs), then the browser lane. `.ci/run` runs exactly this after `npm ci`.
+ */
+import { spawnSync } from "node:child_process";
+import process from "node:process";
+
+const STEPS = [
+  ["lint", "lint"],
+  ["formatting", "format:check"],
+  ["generated code", "generate:check"],
+  ["build", "build"],
+  ["API reports", "api:check"],
+  ["unit tests", "test:unit"],
+  ["end-to-end tests", "test:e2e"],
+  ["browser tests", "test:browser"],
+];
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const started = Date.now();
+const times = [];
+let failed;
+for (const [what, script] of STEPS) {
+  process.stderr.write(`\n== ${what} (npm run ${script})\n`);
+  const stepStarted = Date.now();
+  const result = spawnSync(npm, ["run", script], { stdio: "inherit" });
+  times.push(`${what} ${seconds(Date.now() - stepStarted)}`);
+  if (result.status !== 0) {
+    failed = `${what} failed (npm run ${script}${result.signal ? `, ${result.signal}` : `, exit ${result.status}`})`;
+    break;
+  }
+}
+const total = seconds(Date.now() - started);
+process.stderr.write(`\n== ${failed ?? "all checks passed"} in ${total}: ${times.join(", ")}\n`);
+process.exitCode = failed ? 1 : 0;
