@@ -13,6 +13,8 @@ export {
   nodeNdJsonStream,
   nodeByteSink,
   nodeByteSource,
+  type NodeByteSinkOptions,
+  type NodeByteSourceOptions,
   type NodeNdJsonOptions,
   type ReleaseInput,
 } from "../node/stdio/index.js";

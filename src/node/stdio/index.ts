@@ -17,6 +17,8 @@ export {
   nodeNdJsonStream,
   nodeByteSink,
   nodeByteSource,
+  type NodeByteSinkOptions,
+  type NodeByteSourceOptions,
   type NodeNdJsonOptions,
   type ReleaseInput,
 } from "./node-bytes.js";
