@@ -54,8 +54,10 @@ const ABSENT_BY_DESIGN: Readonly<Record<string, { names: readonly string[]; reas
       "ProtocolLevelNotification",
     ],
     reason:
-      "1.9.0's v2 entry followed an older draft: JSON-RPC batches (which the current draft and 2.4.0 refuse with -32600) " +
-      "and two definitions the current v2 schema no longer has; acpkit's v2 entry follows the current draft, as 2.4.0 does",
+      "1.9.0's v2 entry followed an older draft: JSON-RPC batches (which the current draft and 2.4.0 refuse " +
+      "with -32600) " +
+      ("and two definitions the current v2 schema no longer has; acpkit's v2 entry follows the current draft, " +
+        "as 2.4.0 does"),
   },
 };
 const absentByDesign = (label: string, subpath: string): ReadonlySet<string> =>
@@ -191,7 +193,8 @@ test("every name (value or type) of every official entry compiles as an import f
       counts.push(`${label} ${subpath}: ${names.length}`);
       const k = i++;
       lines.push(
-        `import type { ${names.map((n) => `${n} as e${k}_${n}`).join(", ")} } from ${JSON.stringify(asSpecifier(subpath))};`,
+        `import type { ${names.map((n) => `${n} as e${k}_${n}`).join(", ")} } from ` +
+          `${JSON.stringify(asSpecifier(subpath))};`,
       );
     }
   }

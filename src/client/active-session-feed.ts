@@ -32,7 +32,8 @@ export type ActiveSessionMessage =
 
 /**
  * Routes one connection's `session/update` notifications to the active sessions of their session id (through the
- * shared `SessionInbox`, ./session-inbox.ts: updates that arrive before their `session/new` response are kept for the session).
+ * shared `SessionInbox`, ./session-inbox.ts: updates that arrive before their `session/new` response are kept for the
+ * session).
  *
  * `sendPrompt` reports the exact arrival of the prompt's response (the engine's `onResponse`), so the `stop` takes
  * its place in the stream: after the updates sent before the response, before those sent after.

@@ -324,8 +324,8 @@ export function client(options?: AppOptions): ClientApp<any> {
 }
 
 /**
- * The `ClientApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions whatever
- * `options.unstable` says, and types its handlers and calls with the unstable method maps.
+ * The `ClientApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions
+ * whatever `options.unstable` says, and types its handlers and calls with the unstable method maps.
  */
 export class UnstableClientApp extends ClientApp<UnstableProtocol> {
   constructor(options: AppOptions = {}) {

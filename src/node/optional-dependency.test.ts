@@ -58,21 +58,24 @@ test("an installed peer loads, by import and by require, as the same module", as
   assert.equal(imported.WebSocket, required.WebSocket);
 });
 
-test("a peer that is installed but fails to load (a dependency of its own missing) is not reported as missing", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "acpkit-optional-dependency-"));
-  try {
-    const file = join(dir, "broken.mjs");
-    writeFileSync(file, 'import "acpkit-absent-inner-dependency";\n');
-    const error = await importOptional(ABSENT, pathToFileURL(file).href).then(
-      () => assert.fail("loaded a module whose import is missing"),
-      (caught: unknown) => caught,
-    );
-    assert.ok(
-      !(error instanceof OptionalDependencyMissingError),
-      "a broken install must not read as 'install the package'",
-    );
-    assert.match(String((error as Error).message), /acpkit-absent-inner-dependency/);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+test(
+  "a peer that is installed but fails to load (a dependency of " + "its own missing) is not reported as missing",
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acpkit-optional-dependency-"));
+    try {
+      const file = join(dir, "broken.mjs");
+      writeFileSync(file, 'import "acpkit-absent-inner-dependency";\n');
+      const error = await importOptional(ABSENT, pathToFileURL(file).href).then(
+        () => assert.fail("loaded a module whose import is missing"),
+        (caught: unknown) => caught,
+      );
+      assert.ok(
+        !(error instanceof OptionalDependencyMissingError),
+        "a broken install must not read as 'install the package'",
+      );
+      assert.match(String((error as Error).message), /acpkit-absent-inner-dependency/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

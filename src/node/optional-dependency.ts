@@ -41,7 +41,8 @@ export class OptionalDependencyMissingError extends LocalError {
   constructor(dependency: OptionalDependency, cause?: unknown) {
     super(
       "dependency_missing",
-      `acpkit: ${dependency.feature} needs the '${dependency.name}' package: npm install ${dependency.name}@${dependency.range}`,
+      `acpkit: ${dependency.feature} needs the '${dependency.name}' package: npm install ` +
+        `${dependency.name}@${dependency.range}`,
       { cause },
     );
     this.name = "OptionalDependencyMissingError";

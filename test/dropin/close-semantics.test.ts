@@ -12,7 +12,8 @@ import * as acpkit from "../../src/entries/index.js";
 
 type V1 = typeof official1x;
 const impls: Array<[string, V1]> = [
-  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in
+  // type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V1],
   ["official 1.9.0", official1x],
 ];
@@ -40,19 +41,22 @@ function manualReadable<T>() {
 
 for (const [name, sdk] of impls) {
   describe(`close and error semantics (${name})`, () => {
-    test("the input ending: pending requests reject with 'ACP connection closed', closed resolves, signal aborts", async () => {
-      const input = manualReadable<Uint8Array>();
-      const connection = connect(name, sdk, sdk.ndJsonStream(new WritableStream(), input.readable));
-      const pending = connection.newSession({ cwd: "/", mcpServers: [] });
-      input.controller.close();
-      await assert.rejects(
-        pending,
-        (error: unknown) => error instanceof Error && /ACP connection closed/.test(error.message),
-      );
-      await connection.closed;
-      assert.equal(connection.signal.aborted, true);
-      await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /ACP connection closed/);
-    });
+    test(
+      "the input ending: pending requests reject with 'ACP " + "connection closed', closed resolves, signal aborts",
+      async () => {
+        const input = manualReadable<Uint8Array>();
+        const connection = connect(name, sdk, sdk.ndJsonStream(new WritableStream(), input.readable));
+        const pending = connection.newSession({ cwd: "/", mcpServers: [] });
+        input.controller.close();
+        await assert.rejects(
+          pending,
+          (error: unknown) => error instanceof Error && /ACP connection closed/.test(error.message),
+        );
+        await connection.closed;
+        assert.equal(connection.signal.aborted, true);
+        await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /ACP connection closed/);
+      },
+    );
 
     test("requests never awaited: no unhandled rejection when the connection closes under them", async () => {
       const seen: unknown[] = [];
@@ -83,23 +87,26 @@ for (const [name, sdk] of impls) {
       assert.equal(connection.signal.aborted, true);
     });
 
-    test("a failing write (a foreign message stream): the request and a notification reject with the write's error", async () => {
-      const writeError = new Error("write failed");
-      const stream = {
-        readable: manualReadable<official1x.AnyMessage>().readable,
-        writable: new WritableStream({ write: () => Promise.reject(writeError) }),
-      };
-      const connection = connect(name, sdk, stream);
-      await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /write failed/);
-      await connection.closed;
-      assert.equal(connection.signal.aborted, true);
+    test(
+      "a failing write (a foreign message stream): the request and " + "a notification reject with the write's error",
+      async () => {
+        const writeError = new Error("write failed");
+        const stream = {
+          readable: manualReadable<official1x.AnyMessage>().readable,
+          writable: new WritableStream({ write: () => Promise.reject(writeError) }),
+        };
+        const connection = connect(name, sdk, stream);
+        await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /write failed/);
+        await connection.closed;
+        assert.equal(connection.signal.aborted, true);
 
-      const again = connect(name, sdk, {
-        readable: manualReadable<official1x.AnyMessage>().readable,
-        writable: new WritableStream({ write: () => Promise.reject(writeError) }),
-      });
-      await assert.rejects(again.cancel({ sessionId: "s" }), /write failed/);
-    });
+        const again = connect(name, sdk, {
+          readable: manualReadable<official1x.AnyMessage>().readable,
+          writable: new WritableStream({ write: () => Promise.reject(writeError) }),
+        });
+        await assert.rejects(again.cancel({ sessionId: "s" }), /write failed/);
+      },
+    );
   });
 }
 

@@ -14,7 +14,8 @@ type V1 = typeof official1x;
 type V2 = typeof official;
 
 const classImpls: Array<[string, V1]> = [
-  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in
+  // type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V1],
   ["official 1.9.0", official1x],
 ];

@@ -11,7 +11,8 @@ import * as acpkit from "../../src/entries/index.js";
 
 type Sdk = typeof official1x;
 const impls: Array<[string, Sdk]> = [
-  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in
+  // type-shapes.test.ts).
   ["acpkit", acpkit as unknown as Sdk],
   ["official 1.9.0", official1x],
 ];

@@ -8,8 +8,8 @@
  * `AcpServer`, the 1.x connections), TypeScript compares them nominally: no class of one package is assignable to
  * the other's, whatever its shape. There the check is on the public surface: the same public member names both ways
  * (compile time), the official methods with at least their declared parameters (run time, below), and the data a
- * handler receives (method, params, signal, request id) assignable both ways. Code that switches its import as a whole never meets this;
- * MIGRATING.md says so for code that mixes the two packages' class types.
+ * handler receives (method, params, signal, request id) assignable both ways. Code that switches its import as a whole
+ * never meets this; MIGRATING.md says so for code that mixes the two packages' class types.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -259,7 +259,10 @@ function methodsOf(klass: { prototype: object }): Map<string, number> {
   return methods;
 }
 
-/** The official class's public methods (TypeScript's private ones are visible at run time: the compile-time names decide). */
+/**
+ * The official class's public methods (TypeScript's private ones are visible at run time: the compile-time names
+ * decide).
+ */
 function assertSameMethods(ours: { prototype: object }, theirs: { prototype: object }, names: readonly string[]) {
   const mine = methodsOf(ours);
   const reference = methodsOf(theirs);

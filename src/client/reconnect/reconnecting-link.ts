@@ -117,7 +117,8 @@ export class ReconnectingLink implements MessageLink {
       const max = this.#options.maxQueuedMessages ?? 1000;
       if (this.#queue.length >= max) {
         throw new TransportFailedError(
-          `The link to the agent is reconnecting and ${max} messages are already queued; wait for it (see the reconnect events) or raise maxQueuedMessages.`,
+          `The link to the agent is reconnecting and ${max} messages are already queued; wait for it (see the ` +
+            `reconnect events) or raise maxQueuedMessages.`,
         );
       }
       this.#queue.push(message);

@@ -9,36 +9,42 @@ const chunk = (sessionId: string, text: string): SessionNotification => ({
   update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },
 });
 
-test("updates before the session/new response are buffered and replayed on open, then the response's setup applies", () => {
-  const router = new TranscriptRouter();
-  router.route({
-    sessionId: "s1",
-    update: { sessionUpdate: "available_commands_update", availableCommands: [{ name: "init", description: "Init" }] },
-  });
-  router.route({ sessionId: "s1", update: { sessionUpdate: "current_mode_update", currentModeId: "early" } });
-  router.route(chunk("s1", "hello "));
-  router.route(chunk("other", "x"));
-  assert.equal(router.get("s1"), undefined);
-  assert.equal(router.buffered, 4);
-  assert.equal(router.bufferedFor("s1"), 3);
-  const seen: string[] = [];
-  const router2Sessions: string[] = [];
-  const transcript = router.open("s1", {
-    modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] },
-  });
-  router2Sessions.push(...router.sessionIds);
-  transcript.onChange((change) => seen.push(change.type));
-  router.route(chunk("s1", "world"));
-  assert.equal((transcript.entries[0] as MessageEntry).text, "hello world");
-  assert.equal(transcript.availableCommands?.[0]?.name, "init");
-  assert.equal(transcript.currentModeId, "ask"); // the response came after the early update
-  assert.deepEqual(seen, ["entry_updated"]);
-  assert.equal(router.buffered, 1);
-  assert.equal(router.open("s1"), transcript);
-  assert.deepEqual(router2Sessions, ["s1"]);
-  router.discard("other");
-  assert.equal(router.buffered, 0);
-});
+test(
+  "updates before the session/new response are buffered and " + "replayed on open, then the response's setup applies",
+  () => {
+    const router = new TranscriptRouter();
+    router.route({
+      sessionId: "s1",
+      update: {
+        sessionUpdate: "available_commands_update",
+        availableCommands: [{ name: "init", description: "Init" }],
+      },
+    });
+    router.route({ sessionId: "s1", update: { sessionUpdate: "current_mode_update", currentModeId: "early" } });
+    router.route(chunk("s1", "hello "));
+    router.route(chunk("other", "x"));
+    assert.equal(router.get("s1"), undefined);
+    assert.equal(router.buffered, 4);
+    assert.equal(router.bufferedFor("s1"), 3);
+    const seen: string[] = [];
+    const router2Sessions: string[] = [];
+    const transcript = router.open("s1", {
+      modes: { currentModeId: "ask", availableModes: [{ id: "ask", name: "Ask" }] },
+    });
+    router2Sessions.push(...router.sessionIds);
+    transcript.onChange((change) => seen.push(change.type));
+    router.route(chunk("s1", "world"));
+    assert.equal((transcript.entries[0] as MessageEntry).text, "hello world");
+    assert.equal(transcript.availableCommands?.[0]?.name, "init");
+    assert.equal(transcript.currentModeId, "ask"); // the response came after the early update
+    assert.deepEqual(seen, ["entry_updated"]);
+    assert.equal(router.buffered, 1);
+    assert.equal(router.open("s1"), transcript);
+    assert.deepEqual(router2Sessions, ["s1"]);
+    router.discard("other");
+    assert.equal(router.buffered, 0);
+  },
+);
 
 test("onSession sees a transcript before its buffered updates replay", () => {
   const replayed: string[] = [];

@@ -14,7 +14,10 @@ export interface TranscriptRouterOptions {
    * - `"create"`: create the transcript on first sight (an inspector that watches every session).
    */
   unknownSessions?: "buffer" | "create";
-  /** At most this many updates are buffered across all unknown sessions; later ones are dropped (counted). Default 10,000. */
+  /**
+   * At most this many updates are buffered across all unknown sessions; later ones are dropped (counted). Default
+   * 10,000.
+   */
   maxBuffered?: number;
   /** Builds each transcript (default: `new Transcript({ sessionId })`). */
   create?: (sessionId: string) => Transcript;

@@ -46,8 +46,8 @@ export interface SessionListener {
 }
 
 /**
- * Routes a v2 connection's updates to its active sessions (through the shared `SessionInbox`, ../session-inbox.ts), each
- * `session/update` as a `session_update` or, for an idle `state_update`, a `stop` message.
+ * Routes a v2 connection's updates to its active sessions (through the shared `SessionInbox`, ../session-inbox.ts),
+ * each `session/update` as a `session_update` or, for an idle `state_update`, a `stop` message.
  */
 export class V2ActiveSessionFeed {
   private readonly inbox: SessionInbox<ActiveSessionMessage>;

@@ -4,7 +4,8 @@
  * stable entry (`acpkit`) remains ACP v1. Serve v1 and v2 side by side with `agentProtocolRouter()`.
  *
  * In v2 the `session/prompt` response acknowledges the prompt; foreground work and its end arrive as
- * `state_update`s (read as `stop` messages by `ActiveSession`). See https://agentclientprotocol.com/protocol/v2/migration
+ * `state_update`s (read as `stop` messages by `ActiveSession`). See
+ * https://agentclientprotocol.com/protocol/v2/migration
  */
 export type * from "../../protocol/generated/types.v2.js";
 export type * from "../../protocol/generated/v2-unstable-extras.js";

@@ -25,7 +25,10 @@ interface McpSdk {
   SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
 }
 let sdk: Promise<McpSdk> | undefined;
-/** Loads the MCP SDK (an optional peer: `OptionalDependencyMissingError` when it is not installed, tried again next time). */
+/**
+ * Loads the MCP SDK (an optional peer: `OptionalDependencyMissingError` when it is not installed, tried again next
+ * time).
+ */
 function loadSdk(): Promise<McpSdk> {
   sdk ??= Promise.all([
     importOptional<typeof import("@modelcontextprotocol/sdk/client/index.js")>(
@@ -183,7 +186,8 @@ export class McpConnections implements McpSessionTools {
     if (entry === undefined) throw new Error(`no MCP server named "${server}" in this session`);
     if (entry.client === undefined || entry.status.state !== "connected") {
       throw new Error(
-        `MCP server "${server}" is not connected (${entry.status.state}${entry.status.error ? `: ${entry.status.error}` : ""})`,
+        `MCP server "${server}" is not connected ` +
+          `(${entry.status.state}${entry.status.error ? `: ${entry.status.error}` : ""})`,
       );
     }
     const requestOptions: { timeout: number; signal?: AbortSignal } = {

@@ -51,7 +51,9 @@ export interface NodeWebSocketUpgradeServer {
 
 /** Options of the upgrade handler (acpkit's). */
 export interface NodeWebSocketUpgradeOptions {
-  /** Ping interval; a socket that did not answer the previous ping is terminated. Default: the server's `keepAliveMs`. */
+  /**
+   * Ping interval; a socket that did not answer the previous ping is terminated. Default: the server's `keepAliveMs`.
+   */
   readonly pingIntervalMs?: number;
 }
 

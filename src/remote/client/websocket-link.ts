@@ -112,7 +112,8 @@ export class WebSocketLink implements MessageLink {
     const Socket = options.WebSocket ?? platform;
     if (Socket === undefined) {
       throw new TypeError(
-        "createWebSocketStream needs a WebSocket: this platform has none (Node < 22), so pass options.WebSocket (e.g. the ws package's) or use @acpkit/sdk/node.",
+        "createWebSocketStream needs a WebSocket: this platform has none (Node < 22), so pass " +
+          "options.WebSocket (e.g. the ws package's) or use @acpkit/sdk/node.",
       );
     }
     const takesHeaders = options.WebSocket !== undefined && options.WebSocket !== platform;
@@ -152,7 +153,8 @@ export class WebSocketLink implements MessageLink {
       if (!this.#open)
         this.#fail(
           new TransportFailedError(
-            `The ACP server at ${url} did not accept the WebSocket within ${openTimeoutMs} ms. Check the URL, or raise openTimeoutMs.`,
+            `The ACP server at ${url} did not accept the WebSocket within ${openTimeoutMs} ms. Check the URL, ` +
+              `or raise openTimeoutMs.`,
           ),
         );
     }, openTimeoutMs);
@@ -319,7 +321,8 @@ export class WebSocketLink implements MessageLink {
     const why = reason === "" ? "" : `: ${reason}`;
     this.#fail(
       new TransportFailedError(
-        `The ACP server closed the WebSocket (${code} ${describeCloseCode(code)}${why}). The agent went away or the server ended the connection.`,
+        `The ACP server closed the WebSocket (${code} ${describeCloseCode(code)}${why}). The agent went away ` +
+          `or the server ended the connection.`,
         { closeCode: code },
       ),
     );
@@ -346,7 +349,8 @@ export class WebSocketLink implements MessageLink {
           ? `closed with ${code} ${describeCloseCode(code)}`
           : "it failed";
     return new TransportFailedError(
-      `Could not open a WebSocket to the ACP server at ${this.url} (${detail}). Check the URL and that the server is running.`,
+      `Could not open a WebSocket to the ACP server at ${this.url} (${detail}). Check the URL and that the ` +
+        `server is running.`,
       { ...(code === undefined ? {} : { closeCode: code }), cause: error },
     );
   }

@@ -69,7 +69,9 @@ export type ConnectionEvent =
 export interface AcpServerSettings extends ServerLimits, AccessOptions {
   /** The endpoint path; other paths get 404. Default: any path (as the official SDK). */
   readonly path?: string;
-  /** A health endpoint for load balancers (GET/HEAD, no auth, no details: 200 "ok", 503 while closing). Default: none. */
+  /**
+   * A health endpoint for load balancers (GET/HEAD, no auth, no details: 200 "ok", 503 while closing). Default: none.
+   */
   readonly healthPath?: string;
   /** Headers added to every ACP response, the WebSocket 101 included: e.g. `Set-Cookie` for load-balancer affinity. */
   readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInit | undefined;
@@ -367,7 +369,8 @@ export class AcpServer {
 export function createAcpServer(options: AcpServerOptions & { readonly insecureNoToken?: boolean }): AcpServer {
   if (options.token === undefined && !options.insecureNoToken) {
     throw new TypeError(
-      "createAcpServer needs a bearer token (options.token): anyone who can reach the server could otherwise run the agent. " +
+      "createAcpServer needs a bearer token (options.token): anyone who can reach the server could otherwise " +
+        "run the agent. " +
         "Pass insecureNoToken: true only for a server nobody else can reach.",
     );
   }

@@ -41,7 +41,8 @@ export async function handlePost(
   if (text === undefined) {
     return textResponse(
       413,
-      `Payload Too Large: the body is over ${maxRequestBodyBytes} bytes (maxRequestBodyBytes); send smaller messages or raise the limit`,
+      `Payload Too Large: the body is over ${maxRequestBodyBytes} bytes (maxRequestBodyBytes); send smaller ` +
+        `messages or raise the limit`,
     );
   }
   let value: unknown;
@@ -100,7 +101,8 @@ async function forward(
   if (route.sessionId !== undefined && route.sessionId.length > context.limits.maxIdLength)
     return sessionIdTooLong(context);
   if (kind === "request") {
-    // An answer adds output: a client that is not reading what it has waits here, and cannot make the agent produce more.
+    // An answer adds output: a client that is not reading what it has waits here, and cannot make the agent produce
+    // more.
     const aborted = await waitForRoom(connection, request.signal);
     if (aborted) return textResponse(499, "Client Closed Request");
     if (!connection.isOpen) return unknownConnection();
@@ -183,7 +185,8 @@ export function handleGet(context: ServerContext, request: Request): Response {
   if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
     return textResponse(
       426,
-      "Upgrade Required: this handler serves Streamable HTTP; WebSocket upgrades go through the server's upgrade handler",
+      "Upgrade Required: this handler serves Streamable HTTP; WebSocket upgrades go through the server's " +
+        "upgrade handler",
     );
   }
   if (!acceptsEventStream(request.headers.get("accept"))) {
@@ -203,7 +206,8 @@ export function handleGet(context: ServerContext, request: Request): Response {
   if (queue === "too-many") {
     return textResponse(
       429,
-      `Too Many Requests: ${context.limits.maxOpenSessionStreams} session streams are open on this connection (maxOpenSessionStreams)`,
+      `Too Many Requests: ${context.limits.maxOpenSessionStreams} session streams are open on this connection ` +
+        `(maxOpenSessionStreams)`,
     );
   }
   if (queue === "closed") return unknownConnection();

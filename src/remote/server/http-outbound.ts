@@ -81,7 +81,8 @@ export class HttpOutbound implements OutputSink {
     this.#bufferedChars += text.length;
     if (this.#bufferedChars > this.limits.maxBufferedBytes + this.limits.maxMessageBytes) {
       throw new ConnectionLimitError(
-        `the client is behind by ${this.#bufferedChars} characters of output (maxBufferedBytes ${this.limits.maxBufferedBytes}) ` +
+        `the client is behind by ${this.#bufferedChars} characters of output (maxBufferedBytes ` +
+          `${this.limits.maxBufferedBytes}) ` +
           "and the agent did not wait for it",
       );
     }
@@ -170,7 +171,8 @@ export class HttpOutbound implements OutputSink {
     if (existing) return existing;
     if (this.#readerless >= this.limits.maxBufferedSessionStreams) {
       throw new ConnectionLimitError(
-        `output for ${this.#readerless + 1} sessions is waiting for streams the client did not open (maxBufferedSessionStreams ${this.limits.maxBufferedSessionStreams})`,
+        `output for ${this.#readerless + 1} sessions is waiting for streams the client did not open ` +
+          `(maxBufferedSessionStreams ${this.limits.maxBufferedSessionStreams})`,
       );
     }
     return this.#createSession(sessionId);
@@ -216,7 +218,8 @@ export class HttpOutbound implements OutputSink {
         if (this.#readerless > this.limits.maxBufferedSessionStreams) {
           this.hooks.onLimit(
             new ConnectionLimitError(
-              `the client left ${this.#readerless} session streams with output waiting (maxBufferedSessionStreams ${this.limits.maxBufferedSessionStreams})`,
+              `the client left ${this.#readerless} session streams with output waiting ` +
+                `(maxBufferedSessionStreams ${this.limits.maxBufferedSessionStreams})`,
             ),
           );
         }
@@ -231,7 +234,8 @@ export class HttpOutbound implements OutputSink {
       this.#stallTimer = undefined;
       this.hooks.onLimit(
         new ConnectionLimitError(
-          `the client read none of its ${this.#bufferedChars} characters of waiting output for ${this.limits.maxOutputStallMs} ms (maxOutputStallMs)`,
+          `the client read none of its ${this.#bufferedChars} characters of waiting output for ` +
+            `${this.limits.maxOutputStallMs} ms (maxOutputStallMs)`,
         ),
       );
     }, this.limits.maxOutputStallMs);

@@ -77,23 +77,27 @@ test("WebSocket: a client that reads none of the paced output is disconnected af
   assert.equal(await settled(waiting), true, "the waiting agent is released when the connection ends");
 });
 
-test("Streamable HTTP: paced while a response reads, until its next take; unpaced while nobody reads (up to the hard limit)", async () => {
-  const outbound = new HttpOutbound(resolveLimits({}), {
-    onLimit: () => assert.fail("no limit is hit"),
-    onOpenStreams: () => {},
-  });
-  const queue = outbound.openStream("s1");
-  assert.ok(typeof queue === "object");
-  for (let i = 0; i < 4; i++) outbound.deliver(text(PACE_HIGH_WATER_CHARS / 2), "s1");
-  assert.equal(
-    await settled(outbound.whenRoom()),
-    true,
-    "no response reads this session yet: output buffers for a client that may come",
-  );
-  queue.attach({ wake() {} });
-  const waiting = outbound.whenRoom();
-  assert.equal(await settled(waiting), false, "a response reads: the agent waits for it");
-  queue.take(PACE_HIGH_WATER_CHARS / 2);
-  assert.equal(await settled(waiting), true, "the response took some: the agent goes on");
-  outbound.abort();
-});
+test(
+  "Streamable HTTP: paced while a response reads, until its next take; unpaced while nobody reads (up to the " +
+    "hard limit)",
+  async () => {
+    const outbound = new HttpOutbound(resolveLimits({}), {
+      onLimit: () => assert.fail("no limit is hit"),
+      onOpenStreams: () => {},
+    });
+    const queue = outbound.openStream("s1");
+    assert.ok(typeof queue === "object");
+    for (let i = 0; i < 4; i++) outbound.deliver(text(PACE_HIGH_WATER_CHARS / 2), "s1");
+    assert.equal(
+      await settled(outbound.whenRoom()),
+      true,
+      "no response reads this session yet: output buffers for a client that may come",
+    );
+    queue.attach({ wake() {} });
+    const waiting = outbound.whenRoom();
+    assert.equal(await settled(waiting), false, "a response reads: the agent waits for it");
+    queue.take(PACE_HIGH_WATER_CHARS / 2);
+    assert.equal(await settled(waiting), true, "the response took some: the agent goes on");
+    outbound.abort();
+  },
+);

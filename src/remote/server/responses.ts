@@ -65,7 +65,10 @@ export function preflightResponse(origin: string): Response {
   return emptyResponse(204, {
     ...corsHeaders(origin),
     "Access-Control-Allow-Methods": ALLOWED_METHODS,
-    "Access-Control-Allow-Headers": `Authorization, Content-Type, Accept, ${HEADER_CONNECTION_ID}, ${HEADER_SESSION_ID}, Acp-Protocol-Version`,
+    "Access-Control-Allow-Headers":
+      `Authorization, Content-Type, Accept, ` +
+      `${HEADER_CONNECTION_ID}, ${HEADER_SESSION_ID}, ` +
+      `Acp-Protocol-Version`,
     "Access-Control-Max-Age": "600",
   });
 }

@@ -39,7 +39,10 @@ export function routeOfClientMessage(
   return { ok: true, sessionId: headerSessionId || paramsSessionId };
 }
 
-/** The stream the agent's response to a client request of `method` in `sessionId` travels on (undefined: the connection's). */
+/**
+ * The stream the agent's response to a client request of `method` in `sessionId` travels on (undefined: the
+ * connection's).
+ */
 export function responseStreamOf(method: string, sessionId: string | undefined): string | undefined {
   return method === METHODS.session_load ? undefined : sessionId;
 }

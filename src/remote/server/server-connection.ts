@@ -195,7 +195,9 @@ export class ServerConnection implements AgentOutput {
         if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
           return {
             status: 429,
-            message: `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer (maxPendingRequests); wait for some to finish`,
+            message:
+              `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer ` +
+              `(maxPendingRequests); wait for some to finish`,
           };
         }
         this.#pending.set(key, { method: message.method, sessionId });
@@ -221,7 +223,8 @@ export class ServerConnection implements AgentOutput {
         const message =
           headerSessionId === undefined
             ? `Missing Acp-Session-Id: this is a response to a request of session "${route}"; send it with that header`
-            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not "${headerSessionId}"`;
+            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not ` +
+              `"${headerSessionId}"`;
         return { status: 400, message };
       }
       this.#clientRoutes.delete(key);
@@ -275,7 +278,8 @@ export class ServerConnection implements AgentOutput {
     this.#initWaiter?.reject(
       new InitializeFailure(
         502,
-        `the agent ended before answering initialize (it may have failed to start; the server's log says why)${end.error ? `: ${errorText(end.error)}` : ""}`,
+        `the agent ended before answering initialize (it may have failed to start; the server's log says ` +
+          `why)${end.error ? `: ${errorText(end.error)}` : ""}`,
       ),
     );
     if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
@@ -373,7 +377,10 @@ export class ServerConnection implements AgentOutput {
   }
 }
 
-/** The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a failure. */
+/**
+ * The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a
+ * failure.
+ */
 function closeCodeOf(end: ConnectionEnd): number {
   if (end.reason === "limit") return 1008;
   if (end.reason === "protocol error") return 1002;

@@ -55,7 +55,8 @@ export class WebSocketOutbound implements OutputSink {
     const buffered = this.#buffered;
     if (buffered > this.limits.maxBufferedBytes + this.limits.maxMessageBytes) {
       throw new ConnectionLimitError(
-        `the client is behind by ${buffered} bytes of output (maxBufferedBytes ${this.limits.maxBufferedBytes}) and the agent did not wait for it`,
+        `the client is behind by ${buffered} bytes of output (maxBufferedBytes ` +
+          `${this.limits.maxBufferedBytes}) and the agent did not wait for it`,
       );
     }
     if (buffered >= this.limits.maxBufferedBytes) this.#watch();

@@ -33,19 +33,28 @@ export interface MessageFaults {
 export interface ReceiveFaults extends MessageFaults {
   /** Each incoming message is delivered this long after the previous delivery or its arrival (order is kept). */
   latencyMs?: Latency;
-  /** The peer "exits" after this many messages were delivered: the input ends (a clean end of input, as a dead process's stdout gives), later messages are lost. */
+  /**
+   * The peer "exits" after this many messages were delivered: the input ends (a clean end of input, as a dead process's
+   * stdout gives), later messages are lost.
+   */
   endAfter?: number;
 }
 
 /** Faults applied to what this side sends. */
 export interface SendFaults extends MessageFaults {
-  /** After this many messages were written, the output breaks: the next send fails as a write to a closed pipe (EPIPE) would, ending the link with that error; later sends are lost. */
+  /**
+   * After this many messages were written, the output breaks: the next send fails as a write to a closed pipe (EPIPE)
+   * would, ending the link with that error; later sends are lost.
+   */
   failAfter?: number;
 }
 
 /** Options of `faultyLink` and `withFaults`. */
 export interface LinkFaultOptions {
-  /** Seed of the random source behind probabilities and latency ranges. Default: a random one (see `seed` on the result). */
+  /**
+   * Seed of the random source behind probabilities and latency ranges. Default: a random one (see `seed` on the
+   * result).
+   */
   seed?: number;
   send?: SendFaults;
   receive?: ReceiveFaults;

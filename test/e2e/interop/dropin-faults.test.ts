@@ -60,18 +60,22 @@ async function agentExitsByItself(agent: ReturnType<typeof startAgent>): Promise
 
 for (const sdk of ["official", "acpkit"] as const) {
   describe(`against the example agent on ${sdk === "acpkit" ? "acpkit" : "the official SDK"}`, () => {
-    test("fault 1: a 1.x acpkit client closes the agent's stdin through the stream it gave ndJsonStream; the agent exits", async () => {
-      const agent = startAgent(sdk);
-      const connection = new ClientSideConnection(() => handlers, ndJsonStream(agent.output, agent.input), {
-        logger: silentLogger,
-      });
-      const init = await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
-      assert.equal(init.protocolVersion, 1);
-      await agent.output.close();
-      await agentExitsByItself(agent);
-      await within(connection.closed, 10_000, "the connection to close once the agent is gone");
-      assert.equal(connection.signal.aborted, true);
-    });
+    test(
+      "fault 1: a 1.x acpkit client closes the agent's stdin through the stream it gave ndJsonStream; the agent " +
+        "exits",
+      async () => {
+        const agent = startAgent(sdk);
+        const connection = new ClientSideConnection(() => handlers, ndJsonStream(agent.output, agent.input), {
+          logger: silentLogger,
+        });
+        const init = await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
+        assert.equal(init.protocolVersion, 1);
+        await agent.output.close();
+        await agentExitsByItself(agent);
+        await within(connection.closed, 10_000, "the connection to close once the agent is gone");
+        assert.equal(connection.signal.aborted, true);
+      },
+    );
 
     test("fault 1: the same from a 2.x client app", async () => {
       const agent = startAgent(sdk);

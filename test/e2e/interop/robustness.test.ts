@@ -115,7 +115,8 @@ describe(
   () => {
     for (const [api, factory] of DRIVERS) {
       it(
-        `${api}: a non-JSON line and an over-long line on the agent's stdout are logged and skipped; the conversation completes`,
+        `${api}: a non-JSON line and an over-long line on the agent's stdout are logged and skipped; the ` +
+          `conversation completes`,
         TEST,
         async () => {
           await withAgent("acpkit", factory, async (session) => {
@@ -145,7 +146,8 @@ describe(
       );
 
       it(
-        `${api}: SIGKILL mid-prompt rejects the pending prompt with a connection-closed error saying why; nothing unhandled, no process left`,
+        `${api}: SIGKILL mid-prompt rejects the pending prompt with a connection-closed error saying why; ` +
+          `nothing unhandled, no process left`,
         TEST,
         async (t) => {
           const unhandled: unknown[] = [];
@@ -239,7 +241,8 @@ describe(
 describe("the official clients facing the same (the baseline)", () => {
   for (const [api, factory] of DRIVERS) {
     it(
-      `${api}: official client, noise on the agent's stdout: a non-JSON line is skipped, an over-long one fails the conversation`,
+      `${api}: official client, noise on the agent's stdout: a non-JSON line is skipped, an over-long one ` +
+        `fails the conversation`,
       TEST,
       async () => {
         await withAgent("official", factory, async (session) => {

@@ -52,24 +52,27 @@ async function runSuite(target: string): Promise<Outcome[]> {
   }
 }
 
-test("the official v0.12 suite: 9 of 10 against acpkit and against 1.9.0, the same tenth failing for the same reason", async () => {
-  const acpkit = await runSuite(join(repoRoot, "dist/src/entries/index.js"));
-  const official = await runSuite(join(repoRoot, "node_modules/sdk-1.9/dist/acp.js"));
-  for (const [name, outcomes] of [
-    ["acpkit", acpkit],
-    ["official 1.9.0", official],
-  ] as const) {
-    assert.equal(outcomes.length, 10, `${name}: the suite has 10 tests`);
-    const failed = outcomes.filter((o) => o.status !== "passed");
-    assert.deepEqual(
-      failed.map((o) => o.title),
-      ["handles optional extension methods correctly"],
-      `${name}: ${failed.map((o) => `${o.title}: ${o.failureMessages.join(" ")}`).join("\n")}`,
-    );
-    assert.match(
-      failed[0]!.failureMessages.join("\n"),
-      /expected 'example\.com\/ping' to be '_example\.com\/ping'/,
-      name,
-    );
-  }
-});
+test(
+  "the official v0.12 suite: 9 of 10 against acpkit and against 1.9.0, the same tenth failing for the same " + "reason",
+  async () => {
+    const acpkit = await runSuite(join(repoRoot, "dist/src/entries/index.js"));
+    const official = await runSuite(join(repoRoot, "node_modules/sdk-1.9/dist/acp.js"));
+    for (const [name, outcomes] of [
+      ["acpkit", acpkit],
+      ["official 1.9.0", official],
+    ] as const) {
+      assert.equal(outcomes.length, 10, `${name}: the suite has 10 tests`);
+      const failed = outcomes.filter((o) => o.status !== "passed");
+      assert.deepEqual(
+        failed.map((o) => o.title),
+        ["handles optional extension methods correctly"],
+        `${name}: ${failed.map((o) => `${o.title}: ${o.failureMessages.join(" ")}`).join("\n")}`,
+      );
+      assert.match(
+        failed[0]!.failureMessages.join("\n"),
+        /expected 'example\.com\/ping' to be '_example\.com\/ping'/,
+        name,
+      );
+    }
+  },
+);

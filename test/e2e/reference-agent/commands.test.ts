@@ -248,17 +248,20 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     assert.equal(listed.sessions.find((s) => s.sessionId === sessionId)?.title, "My reference session");
   });
 
-  it("/mcp lists the session's MCP servers; /mcp-call reports an unknown server; /help lists every command", async () => {
-    assert.match((await prompt("/mcp")).said, /no MCP servers/);
-    const withServer = await agent.connection.newSession({
-      cwd: root,
-      mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }],
-    });
-    assert.match((await prompt("/mcp", withServer.sessionId)).said, /files \(stdio\)/);
-    assert.match((await prompt('/mcp-call nowhere tool {"a":1}')).said, /no MCP server named "nowhere"/);
-    const help = (await prompt("/help")).said;
-    for (const name of REQUIRED_COMMANDS) assert.match(help, new RegExp(`/${name}\\b`));
-  });
+  it(
+    "/mcp lists the session's MCP servers; /mcp-call reports an " + "unknown server; /help lists every command",
+    async () => {
+      assert.match((await prompt("/mcp")).said, /no MCP servers/);
+      const withServer = await agent.connection.newSession({
+        cwd: root,
+        mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }],
+      });
+      assert.match((await prompt("/mcp", withServer.sessionId)).said, /files \(stdio\)/);
+      assert.match((await prompt('/mcp-call nowhere tool {"a":1}')).said, /no MCP server named "nowhere"/);
+      const help = (await prompt("/help")).said;
+      for (const name of REQUIRED_COMMANDS) assert.match(help, new RegExp(`/${name}\\b`));
+    },
+  );
 
   it("the model option: scripted is accepted, unknown values are refused", async () => {
     const response = await agent.connection.setSessionConfigOption({ sessionId, configId: "model", value: "scripted" });

@@ -140,7 +140,8 @@ describe("WebSocket client (scripted ws server)", () => {
   );
 
   it(
-    "the token goes in Authorization with a header-capable constructor, in the bearer subprotocol otherwise; cookies from the 101 come back",
+    "the token goes in Authorization with a header-capable constructor, in the bearer subprotocol otherwise; " +
+      "cookies from the 101 come back",
     STEP,
     async () => {
       const endpoint = await wsEndpoint(() => {}, ["Set-Cookie: affinity=a1; Path=/; HttpOnly"]);

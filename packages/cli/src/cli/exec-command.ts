@@ -52,7 +52,10 @@ export async function execCommand(argv: readonly string[], version: string): Pro
   }
 }
 
-/** The run's options from the flags, and the trace file (opened last, once every flag was accepted). Throws `UsageError`. */
+/**
+ * The run's options from the flags, and the trace file (opened last, once every flag was accepted). Throws
+ * `UsageError`.
+ */
 async function execOptions(
   args: ExecArgs,
   version: string,

@@ -56,7 +56,9 @@ export async function cookieStoreOf(impl: ClientImpl): Promise<CookieStore> {
   return new (await modules(impl)).http.MemoryAcpCookieStore();
 }
 
-/** Connects a `ClientSideConnection` of `impl` to `url` over `profile`, hosting `host` (files, terminals, permissions). */
+/**
+ * Connects a `ClientSideConnection` of `impl` to `url` over `profile`, hosting `host` (files, terminals, permissions).
+ */
 export async function connectClient(
   impl: ClientImpl,
   profile: Profile,

@@ -130,7 +130,8 @@ export class ChatSession {
     this.#mcpServers = supported;
     for (const server of unsupported)
       options.onNote?.(
-        `MCP server "${server.name}" left out: the agent does not accept ${"type" in server ? server.type : "stdio"} MCP servers`,
+        `MCP server "${server.name}" left out: the agent does not accept ` +
+          `${"type" in server ? server.type : "stdio"} MCP servers`,
       );
   }
 
@@ -254,7 +255,10 @@ export class ChatSession {
     return this.#mcpServers;
   }
 
-  /** Starts a new session in `cwd` and makes it current; authenticates and retries when the agent answers `auth_required`. */
+  /**
+   * Starts a new session in `cwd` and makes it current; authenticates and retries when the agent answers
+   * `auth_required`.
+   */
   async newSession(): Promise<Transcript> {
     const response = await this.#withAuth(() =>
       this.#bounded("session/new", this.connection.newSession({ cwd: this.cwd, mcpServers: this.#mcpServers })),
@@ -401,7 +405,8 @@ export class ChatSession {
           ? "it printed nothing on stderr"
           : `it printed:\n${tail.map((line) => `  | ${line}`).join("\n")}`;
       return new Error(
-        `the agent did not answer ${method} within ${ms} ms; ${printed}\n(:restart restarts the agent; --startup-timeout gives it longer)`,
+        `the agent did not answer ${method} within ${ms} ms; ${printed}\n(:restart restarts the agent; ` +
+          `--startup-timeout gives it longer)`,
       );
     });
   }

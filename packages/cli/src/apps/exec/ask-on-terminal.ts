@@ -29,7 +29,8 @@ async function askOnTerminal(
   const tool = request.toolCall;
   const lines = request.options.map((option, i) => `  ${i + 1}) ${safe(option.name)} [${safe(option.kind)}]`);
   process.stderr.write(
-    `\nThe agent asks permission: ${safe(`${tool.title ?? tool.toolCallId}${tool.kind ? ` (${tool.kind})` : ""}`)}\n${lines.join("\n")}\n`,
+    `\nThe agent asks permission: ` +
+      `${safe(`${tool.title ?? tool.toolCallId}${tool.kind ? ` (${tool.kind})` : ""}`)}\n${lines.join("\n")}\n`,
   );
   const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   try {

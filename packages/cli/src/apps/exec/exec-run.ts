@@ -218,7 +218,8 @@ class ExecRun {
       waitingOn = this.#client.unanswered.describe();
       const cancelling = this.#client.cancelTurn();
       this.#renderer.note(
-        `acp exec: the run reached --timeout ${seconds(this.#clock.totalMs)}; ${cancelling ? "cancelling the turn" : "stopping the agent"}`,
+        `acp exec: the run reached --timeout ${seconds(this.#clock.totalMs)}; ` +
+          `${cancelling ? "cancelling the turn" : "stopping the agent"}`,
       );
       if (!this.#client.turnRunning) void this.#agent.stop();
     });

@@ -1,8 +1,8 @@
 /**
  * `--format json` (one object when the turn is over) and `--format ndjson` (one line per event as it happens:
- * `session`, `update` (every `session/update`; those that arrived before the prompt was sent, such as a loaded session's
- * history, are marked `beforeTurn: true`, those the agent sent after answering the prompt `late: true`), `permission`,
- * `stderr` (with --verbose), then `result`).
+ * `session`, `update` (every `session/update`; those that arrived before the prompt was sent, such as a loaded
+ * session's history, are marked `beforeTurn: true`, those the agent sent after answering the prompt `late: true`),
+ * `permission`, `stderr` (with --verbose), then `result`).
  *
  * Both are faithful: the agent's text is JSON-escaped as it came, control characters included (`\u001b`), never
  * stripped: a consumer gets exactly what the agent sent. DEL and the C1 controls, which JSON may leave raw, are

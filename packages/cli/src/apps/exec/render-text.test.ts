@@ -27,21 +27,25 @@ function setup(verbose = false) {
   return { renderer, send, transcript, out: () => out, err: () => err };
 }
 
-test("text streams to stdout; tool lines start on a fresh line when the call finishes; history before the turn is not shown", () => {
-  const t = setup();
-  t.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old history" } }, true);
-  t.transcript.beginTurn([{ type: "text", text: "go" }]);
-  t.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Looking" } });
-  t.send({ sessionUpdate: "tool_call", toolCallId: "a", title: "Read x", kind: "read", status: "in_progress" });
-  t.send({ sessionUpdate: "tool_call", toolCallId: "b", title: "Run tests", kind: "execute", status: "in_progress" });
-  t.send({ sessionUpdate: "tool_call_update", toolCallId: "a", status: "completed" });
-  t.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } });
-  t.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } });
-  t.transcript.requestCancel();
-  t.renderer.finish({ exitCode: 130 });
-  assert.equal(t.out(), "Looking\n• Read x (read) ✓\nDone.\n• Run tests (execute) cancelled\n");
-  assert.equal(t.err(), "");
-});
+test(
+  "text streams to stdout; tool lines start on a fresh line when the call finishes; history before the turn is " +
+    "not shown",
+  () => {
+    const t = setup();
+    t.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "old history" } }, true);
+    t.transcript.beginTurn([{ type: "text", text: "go" }]);
+    t.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Looking" } });
+    t.send({ sessionUpdate: "tool_call", toolCallId: "a", title: "Read x", kind: "read", status: "in_progress" });
+    t.send({ sessionUpdate: "tool_call", toolCallId: "b", title: "Run tests", kind: "execute", status: "in_progress" });
+    t.send({ sessionUpdate: "tool_call_update", toolCallId: "a", status: "completed" });
+    t.send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "hmm" } });
+    t.send({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Done." } });
+    t.transcript.requestCancel();
+    t.renderer.finish({ exitCode: 130 });
+    assert.equal(t.out(), "Looking\n• Read x (read) ✓\nDone.\n• Run tests (execute) cancelled\n");
+    assert.equal(t.err(), "");
+  },
+);
 
 test("verbose: thoughts, plans, allowed permissions and agent stderr on stderr", () => {
   const t = setup(true);

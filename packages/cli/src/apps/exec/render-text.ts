@@ -69,7 +69,8 @@ export class TextRenderer implements ExecRenderer {
         if (verbose) {
           const marks = update.entries.map(
             (entry) =>
-              `[${entry.status === "completed" ? "x" : entry.status === "in_progress" ? ">" : " "}] ${safe(entry.content)}`,
+              `[${entry.status === "completed" ? "x" : entry.status === "in_progress" ? ">" : " "}] ` +
+              `${safe(entry.content)}`,
           );
           this.#noteStyled(`${errPaint.cyan("plan")} ${marks.join("  ")}`);
         }

@@ -37,7 +37,9 @@ export class RunClock {
     return Math.max(0, Math.min(this.startupMs, this.totalMs) - (Date.now() - this.#startedAt));
   }
 
-  /** Waits for `promise`, or rejects with a `BoundExceededError` carrying `message()` once the startup bound ran out. */
+  /**
+   * Waits for `promise`, or rejects with a `BoundExceededError` carrying `message()` once the startup bound ran out.
+   */
   withinStartup<T>(promise: Promise<T>, message: () => string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = this.#after(this.startupLeft(), () => {

@@ -86,7 +86,8 @@ async function openSession(input: SetupInput): Promise<SetupResult> {
   }
   throw new ExecFailure(
     ExitCode.startup,
-    "the agent cannot continue a session (it advertises neither session/resume nor session/load); drop --session/--resume",
+    "the agent cannot continue a session (it advertises neither session/resume nor session/load); drop " +
+      "--session/--resume",
   );
 }
 
