@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test`: everything CI checks, in order, stopping at the first failure, with the time of each step and of the
- * whole run: lint, formatting, the generated code, one build, the API reports, then the unit lane, the e2e lane and the browser lane
- * (scripts/test-lane.mjs), then the browser lane. `.ci/run` runs exactly this after `npm ci`.
+ * whole run: lint, formatting, the generated code, one build, the API reports, then the unit, end-to-end and browser
+ * lanes (scripts/test-lane.mjs). `.ci/run` runs exactly this after `npm ci`.
  */
 import { spawnSync } from "node:child_process";
 import process from "node:process";

@@ -45,6 +45,8 @@ const folders: Record<string, Record<string, readonly string[]>> = {
     mcp: ["process"],
     server: ["process"],
     wire: [],
+    // The PostgreSQL kit (pool, migrations, retries, LISTEN, group commit) the cluster's shared state stands on.
+    postgres: [],
   },
 };
 

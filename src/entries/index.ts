@@ -86,6 +86,7 @@ export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES, type NdJsonStreamOptions } fro
 export { createMemoryPair, type MemoryPairOptions } from "../transports/memory.js";
 export { linkFromStream } from "../transports/stream-link.js";
 export {
+  bearerSubprotocol,
   createHttpStream,
   createWebSocketStream,
   DEFAULT_ACP_PATH,

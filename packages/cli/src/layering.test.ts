@@ -3,7 +3,7 @@
  * - nothing here imports the library's sources: the library comes in through its public entries (`@acpkit/sdk`
  *   and the subpaths its package.json exports), like any other program's;
  * - apps/ hold the programs, one folder each, and never import cli/ or another app (what several apps use lives in
- *   apps/shared/, which imports no app);
+ *   apps/shared/, which imports no app; the one app built on another is listed in `APP_USES`, with why);
  * - cli/ is thin: commands that read flags and call apps; no file over `THIN_LINES` lines, no npm package but the
  *   library (an app brings what it needs: ws, the MCP SDK);
  * - entries/ (the subpaths this package exports for the repository's tests) import apps only.
@@ -58,9 +58,17 @@ function unitOf(where: string): string {
   return parts[0] === "apps" ? `apps/${parts[1]}` : parts[0]!;
 }
 
+/**
+ * The few apps built on another app, each with why. Anything else several apps use belongs in apps/shared/.
+ */
+const APP_USES: Readonly<Record<string, readonly string[]>> = {
+  // The inspector stands in front of an agent as acp tap does: it runs the tap proxy and watches its wire.
+  "apps/inspect": ["apps/tap"],
+};
+
 /** Why `from` may not import `to` (both units), or undefined. */
 function unitViolation(from: string, to: string): string | undefined {
-  if (from === to || to === "apps/shared") return undefined;
+  if (from === to || to === "apps/shared" || APP_USES[from]?.includes(to)) return undefined;
   if (from.startsWith("apps/"))
     return to.startsWith("apps/") ? `an app imports another app (${to})` : `an app imports ${to}/`;
   if (from === "entries") return to.startsWith("apps/") ? undefined : `entries/ import ${to}/`;
@@ -116,6 +124,7 @@ test(`cli/ is thin: no command file over ${THIN_LINES} lines`, () => {
 test("the checks themselves catch a wrong-way arrow", () => {
   assert.match(unitViolation("apps/exec", "cli") ?? "", /an app imports cli/);
   assert.match(unitViolation("apps/exec", "apps/chat") ?? "", /another app/);
+  assert.match(unitViolation("apps/tap", "apps/inspect") ?? "", /another app/);
   assert.equal(unitViolation("apps/exec", "apps/shared"), undefined);
   assert.equal(unitViolation("cli", "apps/exec"), undefined);
   assert.match(unitViolation("entries", "cli") ?? "", /entries/);
