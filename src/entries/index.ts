@@ -5,16 +5,112 @@
  */
 
 // Protocol data: every schema type by name, method constants, the method table, validators, guards.
-export * from "../protocol/index.js";
+export type * from "../protocol/generated/types.js";
+export type * from "../protocol/generated/unstable-extras.js";
+export {
+  AGENT_METHODS,
+  CLIENT_METHODS,
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  ElicitationPropertySchema,
+  hasCapability,
+  IdleStateUpdate,
+  METHOD_TABLE,
+  MultiSelectItems,
+  peerSupports,
+  PROTOCOL_METHODS,
+  PROTOCOL_VERSION,
+  schemas,
+  SchemaValidationError,
+  StateUpdate,
+  type AgentNotificationMap,
+  type AgentRequestMap,
+  type CapabilityGateEntry,
+  type ClientNotificationMap,
+  type ClientRequestMap,
+  type CompiledSchema,
+  type HandledBy,
+  type MethodEntry,
+  type MethodInfo,
+  type ProtocolNotificationMap,
+  type Schemas,
+  type ValidationIssue,
+} from "../protocol/index.js";
 
 // The JSON-RPC engine's public pieces: message types, the two error families, logger, tap.
-export * from "../jsonrpc/index.js";
+export {
+  answerWithNullId,
+  CANCEL_REQUEST_METHOD,
+  CapabilityMissingError,
+  ConnectionClosedError,
+  defaultLogger,
+  ErrorCodes,
+  InvalidResponseError,
+  JsonRpcConnection,
+  LINK,
+  LocalError,
+  MessageTooLargeError,
+  OutputBacklogError,
+  ProtocolVersionError,
+  RequestError,
+  RequestTimeoutError,
+  ResponseLostError,
+  silentLogger,
+  TransportFailedError,
+  UnserializableValueError,
+  type AnyMessage,
+  type AnyNotification,
+  type AnyRequest,
+  type AnyResponse,
+  type ConnectionOptions,
+  type Dispatcher,
+  type ErrorResponse,
+  type FrameProblem,
+  type IncomingRequestContext,
+  type JsonRpcId,
+  type LinkReceiver,
+  type LocalErrorKind,
+  type Logger,
+  type MaybePromise,
+  type MessageLink,
+  type Result,
+  type ResultParser,
+  type SendRequestOptions,
+  type Stream,
+  type TapEvent,
+  type TapListener,
+} from "../jsonrpc/index.js";
 
 // Transports.
 export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES, type NdJsonStreamOptions } from "../transports/ndjson.js";
 export { createMemoryPair, type MemoryPairOptions } from "../transports/memory.js";
 export { linkFromStream } from "../transports/stream-link.js";
-export * from "../remote/client/index.js";
+export {
+  bearerSubprotocol,
+  createHttpStream,
+  createWebSocketStream,
+  DEFAULT_ACP_PATH,
+  HEADER_CONNECTION_ID,
+  HEADER_SESSION_ID,
+  HttpLink,
+  MemoryAcpCookieStore,
+  openRemoteStream,
+  WEBSOCKET_SUBPROTOCOL,
+  WebSocketLink,
+  webSocketUrl,
+  type AcpCookieStore,
+  type HttpLinkOptions,
+  type HttpStreamOptions,
+  type MemoryAcpCookieStoreOptions,
+  type RemoteEndpointOptions,
+  type RemoteProfile,
+  type RemoteStream,
+  type RemoteStreamOptions,
+  type WebSocketConstructor,
+  type WebSocketLike,
+  type WebSocketLinkOptions,
+  type WebSocketStreamOptions,
+} from "../remote/client/index.js";
 export {
   reconnectingStream,
   ReconnectingLink,
@@ -36,9 +132,64 @@ export { TerminalHandle } from "../agent/terminal-handle.js";
 
 // The 2.x app API.
 export { methods } from "../acp/methods.js";
-export * from "../acp/app-types.js";
-export * from "../agent/agent-app.js";
-export * from "../client/client-app.js";
+export {
+  type AppConnection,
+  type AppOptions,
+  type ExtensionMethod,
+  type HandlerContextBase,
+  type HandlerResult,
+  type MethodOf,
+  type NotificationParamsOf,
+  type ProtocolTypes,
+  type RequestIdentity,
+  type RequestParamsOf,
+  type RequestResultOf,
+  type StableProtocol,
+  type UnstableAppOptions,
+  type UnstableProtocol,
+} from "../acp/app-types.js";
+export {
+  agent,
+  AgentApp,
+  AgentContext,
+  unstableAgent,
+  UnstableAgentApp,
+  type AgentConnectHandler,
+  type AgentConnection,
+  type AgentHandlerContext,
+  type AgentNotificationContext,
+  type AgentNotificationHandler,
+  type AgentNotificationHandlersByMethod,
+  type AgentNotificationMethod,
+  type AgentNotificationParamsByMethod,
+  type AgentRequestContext,
+  type AgentRequestHandler,
+  type AgentRequestHandlersByMethod,
+  type AgentRequestMethod,
+  type AgentRequestParamsByMethod,
+  type AgentRequestResponsesByMethod,
+} from "../agent/agent-app.js";
+export {
+  client,
+  ClientApp,
+  ClientContext,
+  unstableClient,
+  UnstableClientApp,
+  type ClientConnectHandler,
+  type ClientConnection,
+  type ClientHandlerContext,
+  type ClientNotificationContext,
+  type ClientNotificationHandler,
+  type ClientNotificationHandlersByMethod,
+  type ClientNotificationMethod,
+  type ClientNotificationParamsByMethod,
+  type ClientRequestContext,
+  type ClientRequestHandler,
+  type ClientRequestHandlersByMethod,
+  type ClientRequestMethod,
+  type ClientRequestParamsByMethod,
+  type ClientRequestResponsesByMethod,
+} from "../client/client-app.js";
 export { SessionBuilder, ActiveSession, type ActiveSessionMessage } from "../client/active-session.js";
 
 // Remote agents, the server side (runtime-neutral; the Node adapters and listenAcp are in @acpkit/sdk/node).

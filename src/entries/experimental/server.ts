@@ -1,7 +1,7 @@
 /**
- * `@acpkit/sdk/experimental/server`: a drop-in for `@agentclientprotocol/sdk/experimental/server` (2.4.0). Same exports;
- * `AcpServer` also takes acpkit's options (token, allowed hosts and origins, limits, health path, response headers,
- * connection events). See docs/remote-agents.md.
+ * `@acpkit/sdk/experimental/server`: a drop-in for `@agentclientprotocol/sdk/experimental/server` (2.4.0). Same
+ * exports; `AcpServer` also takes acpkit's options (token, allowed hosts and origins, limits, health path, response
+ * headers, connection events). See docs/remote-agents.md.
  */
 export {
   AcpServer,

@@ -30,7 +30,7 @@ import {
   type HttpEndpoint,
   type HttpFailure,
 } from "./http-endpoint.js";
-import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "./http-protocol.js";
+import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { HttpRoutes } from "./http-routes.js";
 
 /** Default of `maxResumeAttempts`: GETs in a row that try to resume a broken stream. */
@@ -186,7 +186,6 @@ export class HttpEventStreams {
       }
       if (response === undefined) return undefined;
       if (!resuming) opened?.();
-      broken = undefined;
       try {
         await this.#read(response, sessionId, signal, position);
         return "ended";

@@ -36,6 +36,7 @@ import {
   refuseOverBacklog,
   resolveMaxBufferedBytes,
 } from "../../transports/backpressure.js";
+import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../../transports/serialize.js";
 import { HttpEventStreams } from "./http-event-streams.js";
 import { resolveResumeAttempts, type HttpLinkOptions } from "./http-link-options.js";
@@ -47,7 +48,13 @@ import {
   HttpEndpoint,
   readFailure,
 } from "./http-endpoint.js";
-import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "./http-protocol.js";
+import {
+  EVENT_STREAM_MIME_TYPE,
+  HEADER_CONNECTION_ID,
+  HEADER_SESSION_ID,
+  JSON_MIME_TYPE,
+  METHODS,
+} from "../http-protocol.js";
 import { HttpRoutes } from "./http-routes.js";
 
 interface Queued {
@@ -75,7 +82,16 @@ export class HttpLink implements MessageLink {
   readonly #readAbort = new AbortController();
   readonly #postAbort = new AbortController();
   #connectionId: string | undefined;
-  #receiver: LinkReceiver | undefined;
+  /** The receiver, and the end of the link: stop reading, drop what was not POSTed, wake whoever waits. */
+  readonly #life = new LinkLifecycle(() => {
+    this.#readAbort.abort();
+    this.#queue = [];
+    this.#queueHead = 0;
+    this.#queuedChars = 0;
+    this.#ledger.clear();
+    this.#paused?.resume();
+    this.#wake("drain");
+  });
   #queue: Queued[] = [];
   #queueHead = 0;
   #queuedChars = 0;
@@ -83,10 +99,6 @@ export class HttpLink implements MessageLink {
   #drainWaiters: Array<() => void> = [];
   #idleWaiters: Array<() => void> = [];
   #paused: { promise: Promise<void>; resume: () => void } | undefined;
-  #closing: Promise<void> | undefined;
-  #finished = false;
-  #cause: unknown;
-  #closedDelivered = false;
 
   constructor(url: string, options: HttpLinkOptions = {}) {
     this.#endpoint = new HttpEndpoint(url, options);
@@ -96,7 +108,7 @@ export class HttpLink implements MessageLink {
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
     this.#logger = options.logger ?? silentLogger;
     this.#deliverText = options.deliverText;
-    const isFinished = () => this.#finished;
+    const isFinished = () => this.#life.finished;
     this.#streams = new HttpEventStreams(
       {
         endpoint: this.#endpoint,
@@ -109,7 +121,7 @@ export class HttpLink implements MessageLink {
         },
         paused: () => this.#paused?.promise,
         message: (value, text) => this.#deliver(value, text),
-        problem: (problem) => this.#receiver?.problem(problem),
+        problem: (problem) => this.#life.receiver?.problem(problem),
         fail: (error) => this.#fail(error),
       },
       this.#readAbort.signal,
@@ -132,9 +144,7 @@ export class HttpLink implements MessageLink {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
-    if (this.#finished) queueMicrotask(() => this.#deliverClosed());
+    this.#life.start(receiver);
   }
 
   send(message: AnyMessage): void {
@@ -146,7 +156,7 @@ export class HttpLink implements MessageLink {
    * on unchanged. The caller checks its size.
    */
   sendText(text: string, message: AnyMessage): void {
-    if (this.#finished || this.#closing) return;
+    if (this.#life.finished || this.#life.closing) return;
     const reply = isReply(message);
     if (!reply) refuseOverBacklog(message, this.#queuedChars, this.#maxBuffered);
     this.#queue.push({ message, text });
@@ -166,13 +176,12 @@ export class HttpLink implements MessageLink {
   }
 
   drain(): Promise<void> {
-    if (this.#queuedChars <= this.#highWaterMark || this.#finished) return Promise.resolve();
+    if (this.#queuedChars <= this.#highWaterMark || this.#life.finished) return Promise.resolve();
     return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
+    return this.#life.close(() => this.#close());
   }
 
   pauseInput(): void {
@@ -201,7 +210,7 @@ export class HttpLink implements MessageLink {
     this.#readAbort.abort();
     if (this.#pumping) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     const connectionId = this.#connectionId;
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
     if (connectionId !== undefined) await this.#delete(connectionId);
     this.#endpoint.dispose();
   }
@@ -228,7 +237,7 @@ export class HttpLink implements MessageLink {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
-      while (this.#queueHead < this.#queue.length && !this.#finished) {
+      while (this.#queueHead < this.#queue.length && !this.#life.finished) {
         const item = this.#queue[this.#queueHead]!;
         await this.#post(item.message, item.text);
         this.#queue[this.#queueHead++] = undefined as unknown as Queued;
@@ -256,7 +265,12 @@ export class HttpLink implements MessageLink {
   }
 
   async #post(message: AnyMessage, text: string): Promise<void> {
-    if (this.#connectionId === undefined && "method" in message && message.method === "initialize" && "id" in message) {
+    if (
+      this.#connectionId === undefined &&
+      "method" in message &&
+      message.method === METHODS.initialize &&
+      "id" in message
+    ) {
       return this.#initialize(message.id, text);
     }
     const sessionId = this.#routes.sessionOf(message);
@@ -266,7 +280,7 @@ export class HttpLink implements MessageLink {
         try {
           await this.#streams.session(sessionId);
         } catch {
-          if (this.#finished) return;
+          if (this.#life.finished) return;
           failure = this.#routes.failureOf(message, sessionId);
         }
       }
@@ -292,7 +306,7 @@ export class HttpLink implements MessageLink {
       return;
     }
     const failure = await readFailure(response);
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     const what = describeMessage(message);
     const error = failureAsRequestError(failure, what);
     if (this.#routes.refused(message)) this.#answerRequest(message, error);
@@ -313,7 +327,7 @@ export class HttpLink implements MessageLink {
     } catch {
       return; // aborted: the link is ending
     }
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     switch (outcome.kind) {
       case "answered":
         if (outcome.connectionId !== undefined) {
@@ -328,7 +342,7 @@ export class HttpLink implements MessageLink {
         if (outcome.fatal) this.#fail(outcome.fatal);
         return;
       case "too_large":
-        return this.#receiver?.problem({
+        return this.#life.receiver?.problem({
           kind: "too_large",
           bytes: outcome.bytes,
           limit: this.#maxBytes,
@@ -341,7 +355,7 @@ export class HttpLink implements MessageLink {
   }
 
   #answer(id: JsonRpcId, error: RequestError): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     this.#deliver({
       jsonrpc: "2.0",
       id,
@@ -352,41 +366,19 @@ export class HttpLink implements MessageLink {
   /** Hands an incoming message on: to `deliverText` with its exact text when set, else to the receiver. */
   #deliver(value: unknown, text?: string): void {
     if (this.#deliverText) this.#deliverText(text ?? JSON.stringify(value), value);
-    else this.#receiver?.message(value);
+    else this.#life.receiver?.message(value);
   }
 
   // ---- Ending ----------------------------------------------------------------------------------------------------
 
   #fail(error: Error): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     const connectionId = this.#connectionId;
     this.#postAbort.abort();
-    this.#finish(error);
+    this.#life.finish(error);
     this.#logger.debug("the Streamable HTTP transport failed", { error: String(error) });
     if (connectionId !== undefined) void this.#delete(connectionId).finally(() => this.#endpoint.dispose());
     else this.#endpoint.dispose();
-  }
-
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#cause = cause;
-    this.#readAbort.abort();
-    this.#queue = [];
-    this.#queueHead = 0;
-    this.#queuedChars = 0;
-    this.#ledger.clear();
-    this.#paused?.resume();
-    this.#wake("drain");
-    if (!this.#receiver) return;
-    if (deferred) queueMicrotask(() => this.#deliverClosed());
-    else this.#deliverClosed();
-  }
-
-  #deliverClosed(): void {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#cause);
   }
 }
 

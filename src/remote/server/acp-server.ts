@@ -12,7 +12,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
-import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../client/http-protocol.js";
+import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
 import { AccessPolicy, type AccessDecision, type SocketInfo } from "./access.js";
 import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
 import type { HostOptions, NodeBackend, ServerNode } from "./backend/backend.js";

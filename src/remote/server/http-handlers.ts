@@ -12,7 +12,7 @@
  * Content Negotiation and Validation)
  */
 import { isRecord } from "../../jsonrpc/messages.js";
-import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../client/http-protocol.js";
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
 import { ServerBackendError, type Refusal } from "./backend/backend.js";
 import { errorText, InitializeFailure } from "./errors.js";

@@ -76,4 +76,5 @@ export {
   type AcpHttpResponseRoute,
 } from "./backend/official-backend.js";
 export { InitializeFailure } from "./errors.js";
-export type { ServerWebSocket, WebSocketFlowControl, WebSocketLike } from "./websocket-like.js";
+export type { ServerWebSocket, WebSocketFlowControl } from "./server-websocket.js";
+export type { WebSocketLike } from "../websocket-like.js";

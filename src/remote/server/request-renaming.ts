@@ -5,7 +5,7 @@
  * the agent with the agent's own id; an agent's `$/cancel_request` names the id the client knows.
  */
 import { isRecord } from "../../jsonrpc/messages.js";
-import { idKey } from "../client/http-protocol.js";
+import { idKey } from "../http-protocol.js";
 
 export class RequestRenaming {
   /** The agent's id of each request the client has yet to answer, by the client's id. */

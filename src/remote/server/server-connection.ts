@@ -9,7 +9,7 @@
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
-import { idKey } from "../client/http-protocol.js";
+import { idKey, METHODS } from "../http-protocol.js";
 import {
   lifecycleOf,
   REMOTE_AGENT_CONTROL,
@@ -110,7 +110,7 @@ export class ServerConnection implements AgentOutput {
   get runningPrompts(): string[] {
     const sessions = new Set<string>();
     for (const request of this.#pending.values())
-      if (request.method === "session/prompt" && request.sessionId) sessions.add(request.sessionId);
+      if (request.method === METHODS.session_prompt && request.sessionId) sessions.add(request.sessionId);
     return [...sessions];
   }
 
@@ -206,7 +206,9 @@ export class ServerConnection implements AgentOutput {
         if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
           return {
             status: 429,
-            message: `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer (maxPendingRequests); wait for some to finish`,
+            message:
+              `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer ` +
+              `(maxPendingRequests); wait for some to finish`,
           };
         }
         this.#pending.set(key, { method: message.method, sessionId });
@@ -232,7 +234,8 @@ export class ServerConnection implements AgentOutput {
         const message =
           headerSessionId === undefined
             ? `Missing Acp-Session-Id: this is a response to a request of session "${route}"; send it with that header`
-            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not "${headerSessionId}"`;
+            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not ` +
+              `"${headerSessionId}"`;
         return { status: 400, message };
       }
       this.#clientRoutes.delete(key);
@@ -246,7 +249,7 @@ export class ServerConnection implements AgentOutput {
   cancelPrompts(): string[] {
     const sessions = this.runningPrompts;
     for (const sessionId of sessions) {
-      const cancel = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } };
+      const cancel = { jsonrpc: "2.0", method: METHODS.session_cancel, params: { sessionId } };
       this.agentLink.deliver(cancel, 64 + sessionId.length);
     }
     return sessions;
@@ -287,7 +290,8 @@ export class ServerConnection implements AgentOutput {
     this.#initWaiter?.reject(
       new InitializeFailure(
         502,
-        `the agent ended before answering initialize (it may have failed to start; the server's log says why)${end.error ? `: ${errorText(end.error)}` : ""}`,
+        `the agent ended before answering initialize (it may have failed to start; the server's log says ` +
+          `why)${end.error ? `: ${errorText(end.error)}` : ""}`,
       ),
     );
     if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
@@ -354,7 +358,7 @@ export class ServerConnection implements AgentOutput {
       if (issued !== undefined && issued.length > maxIdLength)
         throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
       this.#output!.deliver(text, pending ? responseStreamOf(pending.method, pending.sessionId) : undefined);
-      if (pending?.method === "session/prompt") this.#promptsSettled.wakeAll();
+      if (pending?.method === METHODS.session_prompt) this.#promptsSettled.wakeAll();
       return;
     }
     const sessionId = sessionOfAgentMessage(message);
@@ -387,7 +391,10 @@ export class ServerConnection implements AgentOutput {
   }
 }
 
-/** The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a failure. */
+/**
+ * The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a
+ * failure.
+ */
 function closeCodeOf(end: ConnectionEnd): number {
   if (end.reason === "limit") return 1008;
   if (end.reason === "protocol error") return 1002;

@@ -9,7 +9,7 @@ import type { ServerBackend } from "./backend/backend.js";
 import type { AcpHttpBackend } from "./backend/official-backend.js";
 import type { ServerLimits } from "./limits.js";
 import type { ConnectionTransport } from "./server-connection.js";
-import type { ServerWebSocket } from "./websocket-like.js";
+import type { ServerWebSocket } from "./server-websocket.js";
 
 /** Exactly one source of agents: one connector for every connection, or a factory called per connection. */
 export type AgentSource =

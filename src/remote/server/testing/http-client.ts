@@ -58,7 +58,9 @@ export interface SseEvent {
   data: any;
 }
 
-/** Reads an SSE body: `next()` resolves with the next event's parsed data (comments skipped), or undefined at the end. */
+/**
+ * Reads an SSE body: `next()` resolves with the next event's parsed data (comments skipped), or undefined at the end.
+ */
 export class SseReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
