@@ -1,0 +1,168 @@
+/**
+ * `PostgresServerBackend`: the shared state of a cluster of `AcpServer` nodes in PostgreSQL, so that any request of
+ * a Streamable HTTP connection may reach any node. Each server that binds it is one node (`ClusterNode`); one
+ * backend object may serve several servers of one process, and separate processes share the same database. The
+ * schema is migrated at `open` (versioned, under an advisory lock); nodes are woken by LISTEN/NOTIFY on one channel.
+ *
+ * ```ts
+ * const backend = await PostgresServerBackend.open({ database: process.env.DATABASE_URL!, connector: agent });
+ * const server = await listenAcp({ agent, backend, token });
+ * ```
+ */
+import type { AgentConnector } from "../../acp/agent-connector.js";
+import type { Logger } from "../../jsonrpc/logger.js";
+import type { NodeBackend, ServerBackend, ServerNode } from "../../remote/server/backend/backend.js";
+import { listenPostgres, type PostgresListener } from "../postgres/listener.js";
+import { migrate } from "../postgres/migrations.js";
+import { createPostgresPool, type PostgresOptions, type PostgresPool } from "../postgres/pool.js";
+import { ClusterNode } from "./cluster-node.js";
+import { DEFAULT_LEASE_MS, DEFAULT_RETAIN_ENDED_MS, type ClusterSettings } from "./cluster-settings.js";
+import { Heartbeat } from "./heartbeat.js";
+import { newNodeId } from "./ids.js";
+import { CLUSTER_CHANNEL, CLUSTER_MIGRATIONS, CONNECTIONS } from "./schema.js";
+
+export interface PostgresServerBackendOptions {
+  /** The database: a connection string, pool options, or an open pool (not ended by `close`). */
+  readonly database: string | PostgresOptions | PostgresPool;
+  /**
+   * The agent a node starts when it adopts a connection whose node died. Without it, nodes adopt nothing (the
+   * connections of a dead node end when their lease expires... never: give it).
+   */
+  readonly connector?: AgentConnector;
+  /**
+   * How long a node's hold on its connections lasts without renewal (renewed every quarter of it): a dead node's
+   * connections are adopted between one and 1.25 leases after its last renewal. Default 5000 ms.
+   */
+  readonly leaseMs?: number;
+  /** How long ended connections (and their events, for late resumption) are kept. Default 60,000 ms. */
+  readonly retainEndedMs?: number;
+  /** Put before each node's random id, for logs and metrics. */
+  readonly nodeName?: string;
+  /** Diagnostics of the pool (when the backend opens it). */
+  readonly logger?: Logger;
+}
+
+export class PostgresServerBackend implements ServerBackend {
+  readonly #pool: PostgresPool;
+  readonly #ownsPool: boolean;
+  readonly #settings: ClusterSettings;
+  readonly #nodes = new Map<ClusterNode, Heartbeat>();
+  #listener: PostgresListener | undefined;
+
+  private constructor(pool: PostgresPool, ownsPool: boolean, settings: ClusterSettings) {
+    this.#pool = pool;
+    this.#ownsPool = ownsPool;
+    this.#settings = settings;
+  }
+
+  /** Opens the pool (unless given), migrates the schema, and listens for wake-ups. */
+  static async open(options: PostgresServerBackendOptions): Promise<PostgresServerBackend> {
+    const leaseMs = options.leaseMs ?? DEFAULT_LEASE_MS;
+    if (!Number.isFinite(leaseMs) || leaseMs < 200)
+      throw new RangeError(`leaseMs must be a number of milliseconds, 200 or more; got ${leaseMs}`);
+    const given = typeof options.database === "object" && "query" in options.database;
+    const pool = given
+      ? (options.database as PostgresPool)
+      : await createPostgresPool(
+          typeof options.database === "string"
+            ? { connectionString: options.database, max: 20, ...(options.logger ? { logger: options.logger } : {}) }
+            : { max: 20, ...(options.database as PostgresOptions) },
+        );
+    const backend = new PostgresServerBackend(pool, !given, {
+      leaseMs,
+      heartbeatMs: Math.max(50, Math.floor(leaseMs / 4)),
+      retainEndedMs: options.retainEndedMs ?? DEFAULT_RETAIN_ENDED_MS,
+      connector: options.connector,
+      nodeName: options.nodeName,
+      onNodeClosed: (node) => void backend.#nodeClosed(node),
+    });
+    try {
+      await migrate(pool, { sets: [CLUSTER_MIGRATIONS] });
+      backend.#listener = await listenPostgres(pool, {
+        channels: [CLUSTER_CHANNEL],
+        onNotification: (_channel, payload) => {
+          for (const node of backend.#nodes.keys()) node.notified(payload);
+        },
+        // Notifications may have been missed while the listener was away: readers look again, heartbeats take inboxes.
+        onResync: () => {
+          for (const [node, heartbeat] of backend.#nodes) {
+            for (const connectionId of node.readers.keys()) node.wakeReaders(connectionId);
+            void heartbeat.beat();
+          }
+        },
+      });
+    } catch (error) {
+      if (!given) await pool.end();
+      throw error;
+    }
+    return backend;
+  }
+
+  /** The pool the nodes use. */
+  get pool(): PostgresPool {
+    return this.#pool;
+  }
+
+  /** The nodes bound in this process. */
+  get nodes(): readonly ClusterNode[] {
+    return [...this.#nodes.keys()];
+  }
+
+  bind(server: ServerNode): NodeBackend {
+    const node = new ClusterNode(newNodeId(this.#settings.nodeName), this.#pool, server, this.#settings);
+    const heartbeat = new Heartbeat(node);
+    this.#nodes.set(node, heartbeat);
+    heartbeat.start();
+    return node;
+  }
+
+  /** Whether `node` can serve: its database answers and it is not draining. */
+  async ready(node?: ClusterNode): Promise<boolean> {
+    if (node?.handOver || node?.closed) return false;
+    try {
+      await this.#pool.query("SELECT 1");
+      return this.#listener?.connected ?? false;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The Prometheus text of `node` (the first bound node by default). */
+  async metrics(node = this.nodes[0]): Promise<string> {
+    if (node === undefined) return "";
+    let clusterConnections: number | undefined;
+    try {
+      const counted = await this.#pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${CONNECTIONS} WHERE ended_at IS NULL AND ready`,
+      );
+      clusterConnections = counted.rows[0]!.n;
+    } catch {
+      clusterConnections = undefined;
+    }
+    return node.metrics.render({
+      nodeId: node.nodeId,
+      hostedConnections: node.hosted.size,
+      openStreams: node.openStreams,
+      clusterConnections,
+      ready: await this.ready(node),
+    });
+  }
+
+  /** Runs a heartbeat of every node now (tests). */
+  async beat(): Promise<void> {
+    await Promise.all([...this.#nodes.values()].map((heartbeat) => heartbeat.beat()));
+  }
+
+  async #nodeClosed(node: ClusterNode): Promise<void> {
+    const heartbeat = this.#nodes.get(node);
+    this.#nodes.delete(node);
+    await heartbeat?.stop();
+  }
+
+  /** Stops listening and closes the pool (when the backend opened it). Close the servers first. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#nodes.values()].map((heartbeat) => heartbeat.stop()));
+    await this.#listener?.close();
+    if (this.#ownsPool) await this.#pool.end();
+  }
+}
