@@ -43,7 +43,17 @@ export async function adoptExpired(node: ClusterNode): Promise<void> {
     settings.leaseMs,
     room,
   ]);
-  await Promise.all(taken.rows.map((row) => adopt(node, row.connection_id, Number(row.lease_token), row.initialize)));
+  // Not awaited: the agents start while the heartbeat goes on renewing this node's leases (the adopted ones too).
+  for (const row of taken.rows)
+    node.track(
+      adopt(node, row.connection_id, Number(row.lease_token), row.initialize).catch((error: unknown) => {
+        node.counters.adoptionFailures++;
+        node.logger.error("cluster: adopting a connection failed", {
+          connectionId: row.connection_id,
+          error: error instanceof Error ? node.redact(error).message : String(error),
+        });
+      }),
+    );
 }
 
 async function adopt(node: ClusterNode, connectionId: string, token: number, initializeText: string): Promise<void> {
@@ -121,7 +131,7 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
         throw new Error(`${method} of session ${row.session_id} failed: ${JSON.stringify(result.error)}`);
     }
   } catch (error) {
-    node.metrics.adoptionFailures++;
+    node.counters.adoptionFailures++;
     node.logger.error("cluster: adopting a connection failed; ending it", { connectionId, error: errorText(error) });
     finishAdoption(
       hosted,
@@ -132,7 +142,7 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
     return;
   }
   finishAdoption(hosted, prompts.rows, PROMPT_LOST);
-  node.metrics.adoptions++;
+  node.counters.adoptions++;
   node.logger.info("cluster: adopted a connection", {
     connectionId,
     sessions: sessionRows.length,

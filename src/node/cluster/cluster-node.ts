@@ -25,6 +25,7 @@ import { EventWriter } from "./event-writer.js";
 import { newConnectionId, plausibleConnectionId } from "./ids.js";
 import { InboxWriter, takeInboxOf } from "./inbox.js";
 import { ClusterMetrics } from "./metrics.js";
+import { nodeMetrics, nodeReadiness } from "./node-status.js";
 import { OwnerSink } from "./owner-sink.js";
 import { CLUSTER_CHANNEL, CONNECTIONS } from "./schema.js";
 import type { ClusterStreamReader, ReaderHost } from "./stream-reader.js";
@@ -57,7 +58,7 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   readonly initializing = new Set<string>();
   readonly writer: EventWriter;
   readonly inbox: InboxWriter;
-  readonly metrics = new ClusterMetrics();
+  readonly counters = new ClusterMetrics();
   readonly gone: Refusal = {
     status: 404,
     message:
@@ -75,6 +76,8 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     readonly pool: PostgresPool,
     readonly server: ServerNode,
     readonly settings: ClusterSettings,
+    /** Whether the backend's LISTEN connection is up. */
+    private readonly listening: () => boolean,
   ) {
     this.writer = new EventWriter({ pool, nodeId, onFenced: (ids) => ids.forEach((id) => this.fence(id)) });
     this.inbox = new InboxWriter(pool);
@@ -99,6 +102,14 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   /** Unique across the cluster: this node's random id and a counter. */
   readonly serverRequestId = (_connectionId: string): string => `${this.nodeId}-${++this.#requestIds}`;
 
+  ready(): Promise<string | undefined> {
+    return nodeReadiness(this, this.listening());
+  }
+
+  metrics(): Promise<string> {
+    return nodeMetrics(this, this.listening());
+  }
+
   redact<E>(error: E): E {
     return this.pool.redact(error);
   }
@@ -113,7 +124,7 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     let set = this.readers.get(reader.connectionId);
     if (set === undefined) this.readers.set(reader.connectionId, (set = new Set()));
     set.add(reader);
-    this.metrics.streamsOpened++;
+    this.counters.streamsOpened++;
   }
 
   detach(reader: ClusterStreamReader): void {
@@ -134,7 +145,7 @@ export class ClusterNode implements NodeBackend, ReaderHost {
       connector: input.connector,
       connectionId,
       ...(input.remoteAddress === undefined ? {} : { remoteAddress: input.remoteAddress }),
-      onEnd: (_host, end) => this.#track(this.#ended(connectionId, end)),
+      onEnd: (_host, end) => this.track(this.#ended(connectionId, end)),
     });
     if (typeof host === "string")
       throw new ServerBackendError(503, `Service Unavailable: ${host}`, { headers: { "Retry-After": "5" } });
@@ -224,7 +235,7 @@ export class ClusterNode implements NodeBackend, ReaderHost {
       `SELECT 1 FROM ${CONNECTIONS} WHERE connection_id = $1 AND ended_at IS NULL AND ready`,
       [connectionId],
     );
-    this.metrics.observeQuery(performance.now() - started);
+    this.counters.observeQuery(performance.now() - started);
     if (found.rows.length === 0) return undefined;
     this.touched.add(connectionId);
     return new ClusterConnection(this, connectionId);
@@ -291,19 +302,20 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     const hosted = this.hosted.get(connectionId);
     if (hosted === undefined || hosted.fenced) return;
     hosted.fenced = true;
-    this.metrics.fenced++;
+    this.counters.fenced++;
     this.logger.warn("cluster: this node lost a connection's lease; stopping its agent here", { connectionId });
     hosted.sink.abort();
     void hosted.host.end({ reason: "lease lost" });
   }
 
-  #track(ending: Promise<void>): void {
+  /** Work in flight that `close` waits for (ends being recorded, adoptions). */
+  track(ending: Promise<void>): void {
     this.#ending.add(ending);
     void ending.finally(() => this.#ending.delete(ending));
   }
 
   /** `ServerNode.host`'s `onEnd` for a connection hosted here. */
-  readonly onHostEnd = (connectionId: string, end: ConnectionEnd): void => this.#track(this.#ended(connectionId, end));
+  readonly onHostEnd = (connectionId: string, end: ConnectionEnd): void => this.track(this.#ended(connectionId, end));
 
   /** A hosted connection ended: mark it ended in the database (unless fenced, or handed over on close). */
   async #ended(connectionId: string, end: ConnectionEnd): Promise<void> {

@@ -91,7 +91,7 @@ export class Heartbeat {
         [nodeId, settings.leaseMs, node.limits.idleTimeoutMs, touched],
       );
       this.#lastRenewed = started;
-      node.metrics.lastHeartbeatMs = performance.now() - started;
+      node.counters.lastHeartbeatMs = performance.now() - started;
       this.healthy = true;
       const held = new Map(renewed.rows.map((row) => [row.connection_id, row]));
       for (const hosted of [...node.hosted.values()]) {
@@ -135,7 +135,7 @@ export class Heartbeat {
       if (this.#beats % 20 === 5) await pool.query(SWEEP, [settings.retainEndedMs]);
     } catch (error) {
       this.healthy = false;
-      node.metrics.heartbeatFailures++;
+      node.counters.heartbeatFailures++;
       node.logger.warn("cluster: heartbeat failed (the database is unreachable?)", {
         error: error instanceof Error ? node.redact(error).message : String(error),
       });

@@ -19,8 +19,9 @@ import { ClusterNode } from "./cluster-node.js";
 import { DEFAULT_LEASE_MS, DEFAULT_RETAIN_ENDED_MS, type ClusterSettings } from "./cluster-settings.js";
 import { Heartbeat } from "./heartbeat.js";
 import { newNodeId } from "./ids.js";
-import { CLUSTER_CHANNEL, CLUSTER_MIGRATIONS, CONNECTIONS } from "./schema.js";
+import { CLUSTER_CHANNEL, CLUSTER_MIGRATIONS } from "./schema.js";
 
+/** Options of `PostgresServerBackend.open`. */
 export interface PostgresServerBackendOptions {
   /** The database: a connection string, pool options, or an open pool (not ended by `close`). */
   readonly database: string | PostgresOptions | PostgresPool;
@@ -42,6 +43,7 @@ export interface PostgresServerBackendOptions {
   readonly logger?: Logger;
 }
 
+/** A server backend whose state is in PostgreSQL: the servers that bind it are the nodes of one cluster. */
 export class PostgresServerBackend implements ServerBackend {
   readonly #pool: PostgresPool;
   readonly #ownsPool: boolean;
@@ -103,49 +105,38 @@ export class PostgresServerBackend implements ServerBackend {
     return this.#pool;
   }
 
-  /** The nodes bound in this process. */
-  get nodes(): readonly ClusterNode[] {
-    return [...this.#nodes.keys()];
-  }
 
+  /** Makes `server` a node of the cluster (called by `AcpServer`); its heartbeat starts. */
   bind(server: ServerNode): NodeBackend {
-    const node = new ClusterNode(newNodeId(this.#settings.nodeName), this.#pool, server, this.#settings);
+    const node = new ClusterNode(
+      newNodeId(this.#settings.nodeName),
+      this.#pool,
+      server,
+      this.#settings,
+      () => this.#listener?.connected ?? false,
+    );
     const heartbeat = new Heartbeat(node);
     this.#nodes.set(node, heartbeat);
     heartbeat.start();
     return node;
   }
 
-  /** Whether `node` can serve: its database answers and it is not draining. */
-  async ready(node?: ClusterNode): Promise<boolean> {
-    if (node?.handOver || node?.closed) return false;
-    try {
-      await this.#pool.query("SELECT 1");
-      return this.#listener?.connected ?? false;
-    } catch {
-      return false;
-    }
-  }
-
-  /** The Prometheus text of `node` (the first bound node by default). */
-  async metrics(node = this.nodes[0]): Promise<string> {
-    if (node === undefined) return "";
-    let clusterConnections: number | undefined;
-    try {
-      const counted = await this.#pool.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM ${CONNECTIONS} WHERE ended_at IS NULL AND ready`,
-      );
-      clusterConnections = counted.rows[0]!.n;
-    } catch {
-      clusterConnections = undefined;
-    }
-    return node.metrics.render({
-      nodeId: node.nodeId,
-      hostedConnections: node.hosted.size,
-      openStreams: node.openStreams,
-      clusterConnections,
-      ready: await this.ready(node),
+  /**
+   * Drains the nodes of this process (SIGTERM): they report not ready (the balancer takes them out), adopt nothing,
+   * and running turns get up to `timeoutMs` to finish; closing the servers afterwards hands each connection over (its
+   * lease lapses at once, and another node adopts it). Resolves when the turns finished or the time is up.
+   */
+  async drain(timeoutMs: number): Promise<void> {
+    const hosts = [...this.#nodes.keys()].flatMap((node) => {
+      node.handOver = true;
+      return [...node.hosted.values()].map((hosted) => hosted.host);
     });
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all(hosts.map((host) => host.promptsSettled())),
+      new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+    ]);
+    clearTimeout(timer);
   }
 
   /** Runs a heartbeat of every node now (tests). */

@@ -117,6 +117,8 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     ...options,
     path,
     healthPath: options.healthPath ?? "/healthz",
+    readyPath: options.readyPath ?? "/readyz",
+    metricsPath: options.metricsPath ?? "/metrics",
     token,
     allowedHosts: options.allowedHosts ?? defaultAllowedHosts(host),
   } as ConstructorParameters<typeof AcpServer>[0]);

@@ -57,12 +57,15 @@ export function urlOf(request: NodeRequest, headers: Headers): string {
   const scheme = encrypted ? "https" : "http";
   const path = request.url ?? "/";
   const host = headers.get("host") ?? "";
-  try {
-    const url = new URL(`${scheme}://${host}${path.startsWith("/") ? path : `/${path}`}`);
-    if (url.host !== "" && url.username === "" && url.password === "") return url.href;
-  } catch {
-    // Fall through to the placeholder.
-  }
+  // No Host (HTTP/1.0, e.g. a load balancer's health check) or one with URL delimiters: the path must stay the path
+  // (`http:///readyz` would parse with the host "readyz").
+  if (host !== "" && !/[/?#\\@]/.test(host))
+    try {
+      const url = new URL(`${scheme}://${host}${path.startsWith("/") ? path : `/${path}`}`);
+      if (url.host !== "" && url.username === "" && url.password === "") return url.href;
+    } catch {
+      // Fall through to the placeholder.
+    }
   return `${scheme}://invalid-host.invalid${path.startsWith("/") ? path : "/"}`;
 }
 

@@ -18,6 +18,7 @@ import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js"
 import type { HostOptions, NodeBackend, ServerNode } from "./backend/backend.js";
 import { MemoryServerBackend } from "./backend/memory-backend.js";
 import { officialBackend } from "./backend/official-backend.js";
+import { metricsResponse, operationOf, readinessResponse } from "./operations.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits } from "./limits.js";
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
@@ -133,7 +134,10 @@ export class AcpServer {
     ) {
       return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
     }
-    if (path !== undefined && pathname !== path) return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
+    const operation = operationOf(this.#settings, pathname, request.method);
+    if (operation === "ready") return readinessResponse(this.#closing, this.#backend);
+    if (path !== undefined && pathname !== path && operation === undefined)
+      return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
     const origin = request.headers.get("origin");
     const refused =
       this.#refusal(this.#access.checkHost(request, options.socket)) ??
@@ -145,6 +149,7 @@ export class AcpServer {
     }
     const unauthorized = this.#refusal(this.#access.checkToken(request), cors);
     if (unauthorized) return unauthorized;
+    if (operation === "metrics") return metricsResponse(this, this.#backend);
     const connector = resolveAgent(options, false) ?? this.#agent;
     let response: Response;
     switch (request.method) {
