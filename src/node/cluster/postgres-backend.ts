@@ -105,7 +105,6 @@ export class PostgresServerBackend implements ServerBackend {
     return this.#pool;
   }
 
-
   /** Makes `server` a node of the cluster (called by `AcpServer`); its heartbeat starts. */
   bind(server: ServerNode): NodeBackend {
     const node = new ClusterNode(
