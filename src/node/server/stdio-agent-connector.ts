@@ -102,8 +102,9 @@ class ProcessRelay {
     const child = linkFromStream(agent.stream);
     const stdout = agent.child.stdout!;
     const fromClient: LinkReceiver = {
-      message: (value) => {
-        child.send(value as AnyMessage);
+      // Ids a JS number cannot hold travel as their exact text both ways (`rawId`), as over stdio.
+      message: (value, rawId) => {
+        child.send(value as AnyMessage, rawId);
         // The agent's stdin is full: hold client messages until it drains.
         const control = this.#control;
         if (control && agent.child.stdin!.writableNeedDrain) {
@@ -115,9 +116,9 @@ class ProcessRelay {
       closed: () => this.#finish(),
     };
     const fromAgent: LinkReceiver = {
-      message: (value) => {
+      message: (value, rawId) => {
         try {
-          this.#server.send(value as AnyMessage);
+          this.#server.send(value as AnyMessage, rawId);
         } catch (error) {
           this.logger.warn("dropped a message from the agent that the connection refused", {
             error: (error as Error).message,

@@ -16,6 +16,7 @@ import { AccessPolicy, type AccessDecision, type AccessOptions, type SocketInfo 
 import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits, type ServerLimits } from "./limits.js";
+import { BodyBudget } from "./request-body.js";
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
@@ -88,6 +89,11 @@ export type HandleRequestOptions = (
   | { readonly agent?: never; readonly createAgent?: AgentFactory }
 ) & {
   readonly socket?: SocketInfo;
+  /**
+   * acpkit: called once the request passed the access checks (Host, Origin, token), before its body is read: the
+   * Node adapter takes its socket out of the unauthenticated ledger then.
+   */
+  readonly onAccessGranted?: () => void;
 };
 export type PrepareWebSocketUpgradeOptions = HandleRequestOptions;
 
@@ -124,6 +130,7 @@ export class AcpServer {
     this.#context = {
       limits: this.limits,
       logger: this.#logger,
+      bodyBudget: new BodyBudget(this.limits.maxBufferedRequestBytes),
       openConnection: (transport, connector, remoteAddress) =>
         this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
@@ -132,6 +139,11 @@ export class AcpServer {
         return connection?.transport === "http" && connection.isOpen ? connection : undefined;
       },
     };
+  }
+
+  /** Where the server reports connections and refusals (`options.logger`; silent by default). */
+  get logger(): Logger {
+    return this.#logger;
   }
 
   /** Whether clients must present a bearer token. */
@@ -184,6 +196,7 @@ export class AcpServer {
     }
     const unauthorized = this.#refusal(this.#access.checkToken(request), cors);
     if (unauthorized) return unauthorized;
+    options.onAccessGranted?.();
     const connector = resolveAgent(options, false) ?? this.#agent;
     let response: Response;
     switch (request.method) {

@@ -7,20 +7,13 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Unified Endpoint Routing,
  * Content Negotiation and Validation)
  */
-import { isRecord } from "../../jsonrpc/messages.js";
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../client/http-protocol.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
+import { errorAnswerText, readClientMessage } from "./client-message.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import { HttpOutbound } from "./http-outbound.js";
 import { acceptsEventStream, isJsonContentType, readBodyText } from "./request-body.js";
-import {
-  emptyResponse,
-  jsonResponse,
-  jsonRpcErrorResponse,
-  jsonTextResponse,
-  SSE_HEADERS,
-  textResponse,
-} from "./responses.js";
+import { emptyResponse, jsonRpcErrorResponse, jsonTextResponse, SSE_HEADERS, textResponse } from "./responses.js";
 import { isInitializeRequest, kindOf, routeOfClientMessage } from "./routing.js";
 import type { ServerContext } from "./server-context.js";
 import type { ServerConnection } from "./server-connection.js";
@@ -36,34 +29,23 @@ export async function handlePost(
   if (!isJsonContentType(request.headers.get("content-type"))) {
     return textResponse(415, "Unsupported Media Type: POST a JSON-RPC message with Content-Type: application/json");
   }
-  const { maxRequestBodyBytes } = context.limits;
-  const text = await readBodyText(request, maxRequestBodyBytes);
-  if (text === undefined) {
-    return textResponse(
-      413,
-      `Payload Too Large: the body is over ${maxRequestBodyBytes} bytes (maxRequestBodyBytes); send smaller messages or raise the limit`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // The id of a body that does not parse is unknowable, so the error cannot go on a stream: it is the answer.
-    return jsonRpcErrorResponse(400, -32700, "Parse error: the POST body is not valid JSON");
-  }
-  if (Array.isArray(value))
-    return jsonRpcErrorResponse(
-      501,
-      -32600,
-      "Invalid Request: JSON-RPC batches are not supported by ACP; send one message per POST",
-    );
-  if (!isRecord(value))
-    return jsonRpcErrorResponse(400, -32600, "Invalid Request: a JSON-RPC message is a JSON object");
+  const { maxRequestBodyBytes, requestBodyTimeoutMs } = context.limits;
+  const text = await readBodyText(request, {
+    maxBytes: maxRequestBodyBytes,
+    timeoutMs: requestBodyTimeoutMs,
+    budget: context.bodyBudget,
+  });
+  if (typeof text !== "string") return textResponse(text.status, text.message, text.headers);
+  // What is not one valid message is answered at once: its id is unknowable or unusable, so the error cannot go
+  // on a stream, it is the answer.
+  const read = readClientMessage(text, "POST");
+  if (!read.ok) return jsonRpcErrorResponse(read.status, read.code, read.message);
+  const { message: value, rawId } = read;
   const connectionId = request.headers.get(HEADER_CONNECTION_ID);
   if (isInitializeRequest(value)) {
     if (connectionId)
       return textResponse(400, "Bad Request: initialize starts a new connection; POST it without Acp-Connection-Id");
-    return initialize(context, request, connector, value, text.length, remoteAddress);
+    return initialize(context, request, connector, value, text.length, remoteAddress, rawId);
   }
   if (!connectionId)
     return textResponse(
@@ -74,7 +56,7 @@ export async function handlePost(
   if (!connection) return unknownConnection();
   connection.requestStarted();
   try {
-    return await forward(context, connection, request, value, text.length);
+    return await forward(context, connection, request, value, text.length, rawId);
   } finally {
     connection.requestEnded();
   }
@@ -86,13 +68,14 @@ async function forward(
   request: Request,
   message: Record<string, unknown>,
   chars: number,
+  rawId: string | undefined,
 ): Promise<Response> {
   const headerSessionId = request.headers.get(HEADER_SESSION_ID) || undefined;
   if (headerSessionId !== undefined && headerSessionId.length > context.limits.maxIdLength)
     return sessionIdTooLong(context);
   const kind = kindOf(message);
   if (kind === "response") {
-    const refusal = connection.forwardResponse(message, chars, headerSessionId);
+    const refusal = connection.forwardResponse(message, chars, headerSessionId, rawId);
     return refusal ? textResponse(refusal.status, refusal.message) : emptyResponse(202);
   }
   const route = routeOfClientMessage(message.method as string, message.params, headerSessionId);
@@ -112,7 +95,7 @@ async function forward(
       { "Retry-After": "1" },
     );
   }
-  const refusal = connection.forwardCall(message, chars, route.sessionId);
+  const refusal = connection.forwardCall(message, chars, route.sessionId, rawId);
   return refusal ? textResponse(refusal.status, refusal.message) : emptyResponse(202);
 }
 
@@ -140,6 +123,7 @@ async function initialize(
   message: Record<string, unknown>,
   chars: number,
   remoteAddress: string | undefined,
+  rawId: string | undefined,
 ): Promise<Response> {
   if (message.id === null) return textResponse(400, "Bad Request: initialize must have an id (not null)");
   const opened = context.openConnection("http", connector, remoteAddress);
@@ -152,7 +136,10 @@ async function initialize(
         onOpenStreams: (count) => connection.openStreamsChanged(count),
       }),
     );
-    const answer = await connection.initialize(message, chars, { signal: request.signal });
+    const answer = await connection.initialize(message, chars, {
+      signal: request.signal,
+      ...(rawId === undefined ? {} : { rawId }),
+    });
     const headers = { [HEADER_CONNECTION_ID]: connection.id };
     if ("error" in answer.message) {
       // The agent refused: nothing can follow on this connection (a second initialize is not allowed on it).
@@ -170,11 +157,10 @@ async function initialize(
       reason: failure.message,
     });
     void connection.end({ reason: "initialize failed", error: failure });
-    return jsonResponse(failure.status, {
-      jsonrpc: "2.0",
-      id: message.id,
-      error: { code: -32603, message: "Initialize failed", data: failure.message },
-    });
+    return jsonTextResponse(
+      failure.status,
+      errorAnswerText(message.id, rawId, { code: -32603, message: "Initialize failed", data: failure.message }),
+    );
   }
 }
 

@@ -5,11 +5,14 @@
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
 import type { ResolvedLimits } from "./limits.js";
+import type { BodyBudget } from "./request-body.js";
 import type { ConnectionTransport, ServerConnection } from "./server-connection.js";
 
 export interface ServerContext {
   readonly limits: ResolvedLimits;
   readonly logger: Logger;
+  /** The bytes of POST bodies being read, all requests together (`maxBufferedRequestBytes`). */
+  readonly bodyBudget: BodyBudget;
   /** A new connection (counted against `maxConnections` until it ends), or the reason it cannot be opened (503). */
   openConnection(
     transport: ConnectionTransport,
