@@ -121,6 +121,8 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     healthPath: options.healthPath ?? "/healthz",
     token,
     allowedHosts: options.allowedHosts ?? defaultAllowedHosts(host),
+    // A client-named stdio MCP server is a command run here: only loopback servers pass them unless told.
+    stdioMcpServers: options.stdioMcpServers ?? (loopback ? "allow" : "refuse"),
   } as ConstructorParameters<typeof AcpServer>[0]);
   // Sockets that have not authenticated are capped and given a short deadline (socket-admission.ts).
   const admission = new SocketAdmission(options);

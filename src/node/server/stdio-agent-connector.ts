@@ -34,6 +34,8 @@ export interface StdioAgentConnectorOptions extends Omit<LaunchAgentOptions, "lo
 export interface StdioAgentConnector extends AgentConnector {
   /** The processes of connections still open. */
   readonly running: ReadonlySet<LaunchedAgent>;
+  /** SIGKILLs every running agent's process tree at once (a second SIGTERM to a server that is stopping). */
+  killAll(): Promise<void>;
 }
 
 /** A connector that launches `options.command` (or `argv`) for each connection. */
@@ -42,6 +44,9 @@ export function stdioAgentConnector(options: StdioAgentConnectorOptions): StdioA
   const { logger = silentLogger, onStderrLine, onProcess, ...launch } = options;
   return {
     running,
+    killAll: async () => {
+      await Promise.all([...running].map((agent) => agent.kill()));
+    },
     connect(stream: Stream) {
       const relay = new ProcessRelay(stream, logger);
       const connectionId = remoteAgentControl(stream)?.connectionId;

@@ -109,19 +109,10 @@ export class AccessPolicy {
    * names an allowed host (DNS rebinding defence).
    */
   checkHost(request: Request, socket?: SocketInfo): AccessDecision {
-    // Runtimes that build the Request themselves (fetch-style servers) carry the authority in the URL only.
-    const host = request.headers.get("host") ?? safeUrlHost(request.url) ?? null;
-    const parsed = host === null ? undefined : parseAuthority(host);
-    if (parsed === undefined) {
-      return {
-        ok: false,
-        status: 400,
-        message:
-          host === null
-            ? "Bad Request: the request has no Host header. Send Host: <host>[:<port>] (HTTP/1.1 clients do)."
-            : `Bad Request: the Host header ${JSON.stringify(host.slice(0, 200))} is not a host[:port] (RFC 3986). Send the server's host name or address, and its port.`,
-      };
-    }
+    const syntax = this.checkHostSyntax(request);
+    if (!syntax.ok) return syntax;
+    const host = hostOf(request)!;
+    const parsed = parseAuthority(host)!;
     const allowed = this.#allowedHosts(socket);
     if (allowed === "any") return ALLOWED;
     const withPort = parsed.port === undefined ? parsed.host : `${parsed.host}:${parsed.port}`;
@@ -143,6 +134,20 @@ export class AccessPolicy {
       message:
         `Forbidden: the Host header "${host}" is not one this server answers to. ` +
         "Connect through an allowed name, or start the server with that host allowed (--allow-host / allowedHosts).",
+    };
+  }
+
+  /** 400 unless the `Host` header is `host[:port]` as RFC 3986 spells them (checked before anything else). */
+  checkHostSyntax(request: Request): AccessDecision {
+    const host = hostOf(request);
+    if (host !== undefined && parseAuthority(host) !== undefined) return ALLOWED;
+    return {
+      ok: false,
+      status: 400,
+      message:
+        host === undefined
+          ? "Bad Request: the request has no Host header. Send Host: <host>[:<port>] (HTTP/1.1 clients do)."
+          : `Bad Request: the Host header ${JSON.stringify(host.slice(0, 200))} is not a host[:port] (RFC 3986). Send the server's host name or address, and its port.`,
     };
   }
 
@@ -212,6 +217,11 @@ function normalizeOrigin(origin: string): string {
   } catch {
     return origin.trim().toLowerCase();
   }
+}
+
+/** The `Host` header; runtimes that build the Request themselves (fetch-style servers) carry it in the URL only. */
+function hostOf(request: Request): string | undefined {
+  return request.headers.get("host") ?? safeUrlHost(request.url);
 }
 
 function safeUrlHost(url: string): string | undefined {

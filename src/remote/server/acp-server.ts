@@ -16,6 +16,7 @@ import { AccessPolicy, type AccessDecision, type AccessOptions, type SocketInfo 
 import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits, type ServerLimits } from "./limits.js";
+import type { StdioMcpPolicy } from "./mcp-policy.js";
 import { BodyBudget } from "./request-body.js";
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
@@ -78,6 +79,12 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
   readonly logger?: Logger;
   /** Called when a connection opens (after `initialize`) and when it closes. */
   readonly onConnectionEvent?: (event: ConnectionEvent) => void;
+  /**
+   * Whether `session/new` (and load, resume, fork) may name stdio MCP servers, commands the agent runs on this
+   * machine: `"refuse"` answers those requests -32602 before they reach the agent. Default `"allow"` (`listenAcp`:
+   * `"refuse"` unless bound to loopback).
+   */
+  readonly stdioMcpServers?: StdioMcpPolicy;
 }
 
 /** Options of `AcpServer`: the official shape (agent source and `ConnectionLimits`) plus acpkit's settings. */
@@ -131,6 +138,7 @@ export class AcpServer {
       limits: this.limits,
       logger: this.#logger,
       bodyBudget: new BodyBudget(this.limits.maxBufferedRequestBytes),
+      stdioMcpServers: options.stdioMcpServers ?? "allow",
       openConnection: (transport, connector, remoteAddress) =>
         this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
@@ -175,6 +183,9 @@ export class AcpServer {
 
   /** Handles one Streamable HTTP request (and the health endpoint). Never throws for a client's mistake. */
   async handleRequest(request: Request, options: HandleRequestOptions = {}): Promise<Response> {
+    // A Host that is not an authority could have changed the URL itself: refused before the URL is trusted.
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return badHost;
     const pathname = safePathname(request.url);
     const { healthPath, path } = this.#settings;
     if (
@@ -226,6 +237,8 @@ export class AcpServer {
    * never the bearer one) and which headers the 101 carries.
    */
   checkWebSocketUpgrade(request: Request, socket?: SocketInfo): WebSocketUpgradeCheck {
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return { ok: false, response: badHost };
     const { path } = this.#settings;
     if (path !== undefined && safePathname(request.url) !== path)
       return { ok: false, response: textResponse(404, `Not Found: the ACP endpoint is ${path}`) };

@@ -12,6 +12,7 @@ import type { AgentConnector } from "../../acp/agent-connector.js";
 import { errorAnswerText, readClientMessage } from "./client-message.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import { HttpOutbound } from "./http-outbound.js";
+import { stdioMcpRefusal } from "./mcp-policy.js";
 import { acceptsEventStream, isJsonContentType, readBodyText } from "./request-body.js";
 import { emptyResponse, jsonRpcErrorResponse, jsonTextResponse, SSE_HEADERS, textResponse } from "./responses.js";
 import { isInitializeRequest, kindOf, routeOfClientMessage } from "./routing.js";
@@ -95,7 +96,13 @@ async function forward(
       { "Retry-After": "1" },
     );
   }
-  const refusal = connection.forwardCall(message, chars, route.sessionId, rawId);
+  const refusal = connection.forwardCall(
+    message,
+    chars,
+    route.sessionId,
+    rawId,
+    kind === "request" ? stdioMcpRefusal(context.stdioMcpServers, message) : undefined,
+  );
   return refusal ? textResponse(refusal.status, refusal.message) : emptyResponse(202);
 }
 

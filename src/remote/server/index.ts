@@ -39,11 +39,14 @@ export {
   DEFAULT_MAX_OUTPUT_STALL_MS,
   DEFAULT_MAX_PENDING_REQUESTS,
   DEFAULT_MAX_REQUEST_BODY_BYTES,
+  DEFAULT_MAX_BUFFERED_REQUEST_BYTES,
+  DEFAULT_REQUEST_BODY_TIMEOUT_MS,
   resolveLimits,
   type ConnectionLimits,
   type ResolvedLimits,
   type ServerLimits,
 } from "./limits.js";
 export { ConnectionLimitError } from "./output-sink.js";
+export type { StdioMcpPolicy } from "./mcp-policy.js";
 export type { ConnectionEnd, ConnectionTransport } from "./server-connection.js";
 export type { ServerWebSocket, WebSocketFlowControl, WebSocketLike } from "./websocket-like.js";

@@ -17,7 +17,7 @@ import {
   type RemoteAgentControl,
 } from "../../acp/agent-connector.js";
 import { AgentLink, type AgentOutput } from "./agent-link.js";
-import { keyOfId } from "./client-message.js";
+import { errorAnswerText, keyOfId } from "./client-message.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import type { ResolvedLimits } from "./limits.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
@@ -188,13 +188,15 @@ export class ServerConnection implements AgentOutput {
   /**
    * Forwards a client request or notification in `sessionId` to the agent. Returns a refusal instead when the
    * request id is too long (400) or too many requests are pending (429). `rawId`: the exact text of an id a JS
-   * number cannot hold.
+   * number cannot hold. With `localError`, the request is tracked but answered here with it, not by the agent (the
+   * answer travels where the agent's would).
    */
   forwardCall(
     message: Record<string, unknown>,
     chars: number,
     sessionId: string | undefined,
     rawId?: string,
+    localError?: { code: number; message: string; data?: unknown },
   ): Refusal | undefined {
     const { maxIdLength, maxPendingRequests } = this.options.limits;
     if ("id" in message) {
@@ -212,7 +214,9 @@ export class ServerConnection implements AgentOutput {
         this.#pending.set(key, { method: message.method, sessionId });
       }
     }
-    this.agentLink.deliver(message, chars, rawId);
+    const answer = localError && ({ jsonrpc: "2.0", id: message.id, error: localError } as AnyMessage);
+    if (answer) this.fromAgent(answer, errorAnswerText(message.id, rawId, localError!), rawId);
+    else this.agentLink.deliver(message, chars, rawId);
     return undefined;
   }
 

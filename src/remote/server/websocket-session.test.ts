@@ -8,6 +8,8 @@ import { testAgent } from "./testing/test-agent.js";
 /** An in-memory server-side socket, `ws`-style: frames sent to the client are parsed into `sent`. */
 class FakeSocket extends EventEmitter {
   readonly sent: any[] = [];
+  /** The frames as sent, text. */
+  readonly raw: string[] = [];
   closedWith: { code?: number; reason?: string } | undefined;
   /** What the socket reports as unsent; a test sets it to make the client look behind. */
   bufferedAmount = 0;
@@ -15,6 +17,7 @@ class FakeSocket extends EventEmitter {
 
   send(data: string): void {
     if (this.closedWith) throw new Error("closed");
+    this.raw.push(data);
     this.sent.push(JSON.parse(data));
     this.#check();
   }
@@ -94,6 +97,46 @@ test("a first message other than initialize closes the socket with 1002; no agen
   assert.equal(socket.closedWith!.code, 1002);
   assert.equal(agent.stats.connected, 0);
   await socket.until(() => acp.connectionCount === 0);
+});
+
+test("ids beyond 2^53 come back with their exact text, and two that round to the same double stay apart", async () => {
+  const { socket } = accepted();
+  socket.receive(
+    '{"jsonrpc":"2.0","id":12345678901234567890123,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}',
+  );
+  await socket.until(() => socket.raw.length === 1);
+  assert.match(socket.raw[0]!, /^\{"jsonrpc":"2\.0","id":12345678901234567890123,"result":/);
+  // 9007199254740993 and 9007199254740992 are the same JS number.
+  socket.receive('{"jsonrpc":"2.0","id":9007199254740993,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+  socket.receive('{"jsonrpc":"2.0","id":9007199254740992,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+  await socket.until(() => socket.raw.length === 3);
+  const ids = socket.raw.slice(1).map((text) => /"id":(\d+)/.exec(text)?.[1]);
+  assert.deepEqual(ids.sort(), ["9007199254740992", "9007199254740993"]);
+});
+
+test("an initialize whose id is not a string, number or null is refused at once with -32600, the socket closed", async () => {
+  for (const id of ["1e400", "{}", "[1]", "true"]) {
+    const { socket, agent, acp } = accepted();
+    const started = Date.now();
+    socket.receive(
+      `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
+    );
+    const refusal = await socket.untilMessage((m) => m.error?.code === -32600);
+    assert.equal(refusal.id, null, id);
+    assert.match(refusal.error.message, /the id must be a string, a number or null/);
+    await socket.until(() => socket.closedWith !== undefined);
+    assert.equal(socket.closedWith!.code, 1002);
+    assert.ok(Date.now() - started < 1000, "at once, not after initializeTimeoutMs");
+    assert.equal(agent.stats.connected, 0, "no agent started");
+    await socket.until(() => acp.connectionCount === 0);
+  }
+  const { socket } = accepted();
+  socket.receive(initializeMessage(1));
+  await socket.untilMessage((m) => m.id === 1);
+  socket.receive('{"jsonrpc":"2.0","id":{"a":1},"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+  const later = await socket.untilMessage((m) => m.error?.code === -32600);
+  assert.equal(later.id, null);
+  assert.equal(socket.closedWith, undefined, "after initialize, the connection stays up");
 });
 
 test("binary frames are ignored; bad JSON gets -32700, a batch -32600, a second initialize -32600; the connection stays up", async () => {

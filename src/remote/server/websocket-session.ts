@@ -7,6 +7,7 @@
 import { isRecord } from "../../jsonrpc/messages.js";
 import { errorAnswerText, readClientMessage } from "./client-message.js";
 import { errorText, InitializeFailure } from "./errors.js";
+import { stdioMcpRefusal } from "./mcp-policy.js";
 import { isInitializeRequest, kindOf } from "./routing.js";
 import type { ServerContext } from "./server-context.js";
 import type { ServerConnection } from "./server-connection.js";
@@ -154,7 +155,13 @@ export class WebSocketSession {
     const refusal =
       kind === "response"
         ? connection.forwardResponse(message, chars, null, rawId)
-        : connection.forwardCall(message, chars, sessionId, rawId);
+        : connection.forwardCall(
+            message,
+            chars,
+            sessionId,
+            rawId,
+            kind === "request" ? stdioMcpRefusal(this.context.stdioMcpServers, message) : undefined,
+          );
     if (refusal) {
       void connection.end({ reason: "limit", error: new Error(refusal.message) });
       return;
