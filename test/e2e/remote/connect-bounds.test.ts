@@ -147,6 +147,7 @@ describe("acp connect: what it says", () => {
       assert.equal(await bridge.exited, 1);
       assert.match(bridge.stderr(), /HTTP 403/);
       assert.match(bridge.stderr(), /refused/, "the text itself is kept");
+      // eslint-disable-next-line no-control-regex -- looking for escape codes
       assert.doesNotMatch(bridge.stderr(), /[\u001b\u0007\u009b]/, "no escape, bell or CSI reaches the terminal");
     } finally {
       server.close();
