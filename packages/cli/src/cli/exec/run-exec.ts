@@ -23,7 +23,7 @@ import { remoteAgentSpec } from "../shared/remote-agent-flags.js";
 import { PROTOCOL_VERSION, type ClientCapabilities, type McpServer } from "@acpkit/sdk";
 import { EXEC_USAGE, parseExecArgs, UsageError, type ExecArgs } from "./args.js";
 import { DEFAULT_AGENT_ARGV } from "./default-agent.js";
-import { ExitCode, exitCodeFor } from "./exit-codes.js";
+import { ExitCode, exitCodeFor, exitCodeForSignal } from "./exit-codes.js";
 import { execPolicy } from "./permissions.js";
 import { loadMcpServers, openTraceFlag } from "../shared/agent-setup-flags.js";
 import type { NamedPolicy } from "../shared/permissions.js";
@@ -228,7 +228,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
   });
   const interrupted = (message: string) =>
     fail(
-      ExitCode.cancelled,
+      exitCodeForSignal(interrupts.signal),
       interrupts.stopped ? `stopped (${interrupts.signal ?? "interrupt"}): ${message}` : message,
     );
   let timedOut = false;
@@ -372,7 +372,7 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     if (interrupts.interrupted) {
       return outcome.endedLocally
         ? interrupted("the turn was cancelled and the agent stopped")
-        : result(ExitCode.cancelled, { stopReason });
+        : result(exitCodeForSignal(interrupts.signal), { stopReason });
     }
     const code = exitCodeFor(stopReason);
     if (code !== ExitCode.endTurn) renderer.note(`acp exec: the turn ended with stop reason "${stopReason}"`);
