@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { RequestError } from "../../jsonrpc/request-error.js";
+import { ioError } from "./fs-errors.js";
 import { FileSystemHost, type FileSystemHostOptions } from "./fs-host.js";
 
 const posixOnly = { skip: process.platform === "win32" ? "POSIX file types" : false };
@@ -245,3 +246,45 @@ test("the gate decides every access after confinement: a refusal is -32602 with 
     "the gate is not asked about paths confinement refuses",
   );
 });
+
+test(
+  "a dangling final symlink is refused as one (dangling_symlink), not as a symlink that changed",
+  posixOnly,
+  async () => {
+    const link = join(root, "dangling.txt");
+    const target = join(root, "nowhere", "target.txt");
+    symlinkSync(target, link);
+    const dangling = /dangling\.txt is a symlink to nothing \(its target does not exist\)/;
+    await assert.rejects(host().readTextFile({ sessionId, path: link }), refused(-32602, "dangling_symlink", dangling));
+    await assert.rejects(
+      host().writeTextFile({ sessionId, path: link, content: "x" }),
+      refused(-32602, "dangling_symlink", dangling),
+    );
+    assert.throws(() => statSync(target), /ENOENT/, "nothing was created through it");
+  },
+);
+
+test(
+  "ELOOP from the open names its cause: a symlink gone again is no loop; a loop in the parent is",
+  posixOnly,
+  async () => {
+    const eloop = Object.assign(new Error("ELOOP: too many symbolic links"), { code: "ELOOP" });
+    // At the open a symlink was there (O_NOFOLLOW said ELOOP); now a regular file is back, and the parent resolves.
+    const back = join(root, "swapped-back.txt");
+    writeFileSync(back, "regular again\n");
+    const swapped = await ioError(eloop, back, back, "read");
+    assert.equal((swapped.data as { reason?: string }).reason, "symlink");
+    assert.match(swapped.message, /was a symlink when it was opened \(it changed meanwhile\)/);
+    assert.doesNotMatch(swapped.message, /loop/);
+    // A symlink to an existing file where the check saw a file: swapped in.
+    const swappedIn = join(root, "swapped-in.txt");
+    symlinkSync(back, swappedIn);
+    const changed = await ioError(eloop, swappedIn, swappedIn, "write");
+    assert.match(changed.message, /changed into a symlink while being opened/);
+    // A real loop in the parent stays a loop.
+    symlinkSync(join(root, "ring-b"), join(root, "ring-a"));
+    symlinkSync(join(root, "ring-a"), join(root, "ring-b"));
+    const loop = await ioError(eloop, join(root, "ring-a", "f.txt"), join(root, "ring-a", "f.txt"), "read");
+    assert.equal((loop.data as { reason?: string }).reason, "symlink_loop");
+  },
+);
