@@ -206,3 +206,21 @@ test("a socket that sends no initialize within initializeTimeoutMs is closed wit
   assert.equal(agent.stats.connected, 0);
   await socket.until(() => acp.connectionCount === 0);
 });
+
+test("stdioMcpServers refuse: a session/new naming a stdio MCP server is answered -32602 here; the agent never sees it", async () => {
+  const { socket } = accepted({ stdioMcpServers: "refuse" });
+  socket.receive(initializeMessage(1));
+  await socket.untilMessage((m) => m.id === 1);
+  socket.receive({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "session/new",
+    params: { cwd: "/", mcpServers: [{ name: "shell", command: "/bin/sh", args: [], env: [] }] },
+  });
+  const refused = await socket.untilMessage((m) => m.id === 2);
+  assert.equal(refused.error.code, -32602);
+  assert.deepEqual(refused.error.data, { refused: ["shell"] });
+  socket.receive({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+  // The test agent numbers its sessions: the first it ever made is this one, so the refused request never reached it.
+  assert.equal((await socket.untilMessage((m) => m.id === 3)).result.sessionId, "sess-1");
+});
