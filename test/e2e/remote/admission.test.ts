@@ -225,7 +225,8 @@ describe("acp serve: admission from the headers", () => {
     const first = await Promise.all(Array.from({ length: 12 }, () => open("127.0.0.2")));
     const flood = [];
     for (let i = 0; i < 40; i++) flood.push(await open("127.0.0.1"));
-    await sleep(300);
+    // Young sockets get a second to speak before a cap closes them (a burst of real clients is not cut): wait it out.
+    await sleep(1600);
     const openFlood = flood.filter((socket) => !socket.closed);
     assert.ok(openFlood.length <= 16, `at most 16 from one address (${openFlood.length} open)`);
     assert.ok(

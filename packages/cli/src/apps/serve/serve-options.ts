@@ -36,10 +36,10 @@ Options:
   --max-body-bytes N       largest POST body (default 16777216)
   --body-timeout MS        how long a POST body may take to arrive (default 30000; then 408)
   --headers-timeout MS     how long a socket without the token has to send its request headers (default 10000)
-  --max-unauthenticated N  sockets without the token held at once (default 256, at most a quarter of the
-                           descriptor limit); the oldest is closed to make room for a newcomer
+  --max-unauthenticated N  sockets without the token held (default 256, at most an eighth of the descriptor
+                           limit); past it the oldest is closed, once it had a second, to make room for a newcomer
   --max-unauthenticated-per-address N
-                           the same per remote address (default 64)
+                           the same per remote address (default 64; raise it behind a proxy)
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
   --verbose                also log the agents' stderr (prefixed by connection)
   -h, --help               print this help
