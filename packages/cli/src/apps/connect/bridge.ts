@@ -109,7 +109,8 @@ export async function runBridge(
   const early: string[] = [];
   let earlyChars = 0;
   let pausedEarly = false;
-  let forward: ((line: string) => void) | undefined;
+  // Set once connected: what a line and the end of stdin do then.
+  const wired: { forward?: (line: string) => void; onStdinEnd?: () => void } = {};
   const keepEarly = (line: string) => {
     early.push(line);
     earlyChars += line.length;
@@ -119,9 +120,8 @@ export async function runBridge(
     }
   };
   let stdinEnded = false;
-  let onStdinEnd: (() => void) | undefined;
   const splitter = new LineSplitter(maxBytes, {
-    line: (line) => (forward ? forward(line) : keepEarly(line)),
+    line: (line) => (wired.forward ? wired.forward(line) : keepEarly(line)),
     tooLarge: (bytes) =>
       note(`a line of ${bytes} bytes from the editor is over the ${maxBytes}-byte limit and was not sent`),
   });
@@ -130,7 +130,7 @@ export async function runBridge(
   io.stdin.once("end", () => {
     splitter.end();
     stdinEnded = true;
-    if (onStdinEnd) onStdinEnd();
+    if (wired.onStdinEnd) wired.onStdinEnd();
     else finish(0); // still connecting: nothing was sent, nothing to close
   });
   const stopReading = () => {
@@ -273,7 +273,7 @@ export async function runBridge(
   });
 
   let holdingStdin = false;
-  forward = (line: string) => {
+  const forward = (line: string) => {
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -314,9 +314,10 @@ export async function runBridge(
       });
     }
   };
+  wired.forward = forward;
   for (const line of early.splice(0)) forward(line);
   if (pausedEarly && !holdingStdin) io.stdin.resume();
-  onStdinEnd = () => {
+  wired.onStdinEnd = () => {
     clearTimeout(firstAnswerTimer);
     void closeBounded().then((done) => {
       if (!done) note(`the remote did not take the end of the connection within ${closeTimeoutMs / 1000} s; leaving`);
@@ -326,7 +327,7 @@ export async function runBridge(
       } else finish(0);
     });
   };
-  if (stdinEnded) onStdinEnd();
+  if (stdinEnded) wired.onStdinEnd();
   io.stdout.on("error", () => {
     // The editor went away: nothing is left to bridge for.
     stopReading();
