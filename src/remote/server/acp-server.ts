@@ -20,6 +20,7 @@ import { MemoryServerBackend } from "./backend/memory-backend.js";
 import { officialBackend } from "./backend/official-backend.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits } from "./limits.js";
+import { BodyBudget } from "./request-body.js";
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
@@ -84,6 +85,8 @@ export class AcpServer {
       limits: this.limits,
       logger: this.#logger,
       backend: this.#backend,
+      bodyBudget: new BodyBudget(this.limits.maxBufferedRequestBytes),
+      stdioMcpServers: options.stdioMcpServers ?? "allow",
       openConnection: (transport, connector, remoteAddress) =>
         this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
@@ -93,6 +96,11 @@ export class AcpServer {
   /** This server's node id in its backend (unique among the servers sharing the backend). */
   get nodeId(): string {
     return this.#backend.nodeId;
+  }
+
+  /** Where the server reports connections and refusals (`options.logger`; silent by default). */
+  get logger(): Logger {
+    return this.#logger;
   }
 
   /** Whether clients must present a bearer token. */
@@ -124,6 +132,9 @@ export class AcpServer {
 
   /** Handles one Streamable HTTP request (and the health endpoint). Never throws for a client's mistake. */
   async handleRequest(request: Request, options: HandleRequestOptions = {}): Promise<Response> {
+    // A Host that is not an authority could have changed the URL itself: refused before the URL is trusted.
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return badHost;
     const pathname = safePathname(request.url);
     const { healthPath, path } = this.#settings;
     if (
@@ -145,6 +156,7 @@ export class AcpServer {
     }
     const unauthorized = this.#refusal(this.#access.checkToken(request), cors);
     if (unauthorized) return unauthorized;
+    options.onAccessGranted?.();
     const connector = resolveAgent(options, false) ?? this.#agent;
     let response: Response;
     switch (request.method) {
@@ -174,6 +186,8 @@ export class AcpServer {
    * never the bearer one) and which headers the 101 carries.
    */
   checkWebSocketUpgrade(request: Request, socket?: SocketInfo): WebSocketUpgradeCheck {
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return { ok: false, response: badHost };
     const { path } = this.#settings;
     if (path !== undefined && safePathname(request.url) !== path)
       return { ok: false, response: textResponse(404, `Not Found: the ACP endpoint is ${path}`) };
@@ -276,6 +290,7 @@ export class AcpServer {
       connector,
       limits: this.limits,
       logger: this.#logger,
+      stdioMcpServers: this.#context.stdioMcpServers,
       ...(connectionId === undefined ? {} : { connectionId }),
       ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
       onEnd: (ended, end) => {
