@@ -39,7 +39,7 @@ const folders: Record<string, Record<string, readonly string[]>> = {
     process: ["stdio"],
     fs: [],
     terminal: ["fs", "process", "stdio"],
-    store: [],
+    store: ["postgres"],
     endpoint: ["process"],
     auth: [],
     mcp: ["process"],

@@ -225,5 +225,6 @@ export {
   type ServerLimits,
   type ServerWebSocket,
   type SocketInfo,
+  type StdioMcpPolicy,
 } from "../remote/server/index.js";
 export { classAgentConnector, type ClassAgentConnectorOptions } from "../agent/remote-connectors.js";

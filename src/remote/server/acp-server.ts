@@ -21,6 +21,7 @@ import { officialBackend } from "./backend/official-backend.js";
 import { metricsResponse, operationOf, readinessResponse } from "./operations.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits } from "./limits.js";
+import { BodyBudget } from "./request-body.js";
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
@@ -85,6 +86,8 @@ export class AcpServer {
       limits: this.limits,
       logger: this.#logger,
       backend: this.#backend,
+      bodyBudget: new BodyBudget(this.limits.maxBufferedRequestBytes),
+      stdioMcpServers: options.stdioMcpServers ?? "allow",
       openConnection: (transport, connector, remoteAddress) =>
         this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
@@ -94,6 +97,11 @@ export class AcpServer {
   /** This server's node id in its backend (unique among the servers sharing the backend). */
   get nodeId(): string {
     return this.#backend.nodeId;
+  }
+
+  /** Where the server reports connections and refusals (`options.logger`; silent by default). */
+  get logger(): Logger {
+    return this.#logger;
   }
 
   /** Whether clients must present a bearer token. */
@@ -125,16 +133,13 @@ export class AcpServer {
 
   /** Handles one Streamable HTTP request (and the health endpoint). Never throws for a client's mistake. */
   async handleRequest(request: Request, options: HandleRequestOptions = {}): Promise<Response> {
+    // A Host that is not an authority could have changed the URL itself: refused before the URL is trusted.
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return badHost;
     const pathname = safePathname(request.url);
-    const { healthPath, path } = this.#settings;
-    if (
-      healthPath !== undefined &&
-      pathname === healthPath &&
-      (request.method === "GET" || request.method === "HEAD")
-    ) {
-      return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
-    }
+    const { path } = this.#settings;
     const operation = operationOf(this.#settings, pathname, request.method);
+    if (operation === "health") return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
     if (operation === "ready") return readinessResponse(this.#closing, this.#backend);
     if (path !== undefined && pathname !== path && operation === undefined)
       return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
@@ -149,6 +154,7 @@ export class AcpServer {
     }
     const unauthorized = this.#refusal(this.#access.checkToken(request), cors);
     if (unauthorized) return unauthorized;
+    options.onAccessGranted?.();
     if (operation === "metrics") return metricsResponse(this, this.#backend);
     const connector = resolveAgent(options, false) ?? this.#agent;
     let response: Response;
@@ -179,6 +185,8 @@ export class AcpServer {
    * never the bearer one) and which headers the 101 carries.
    */
   checkWebSocketUpgrade(request: Request, socket?: SocketInfo): WebSocketUpgradeCheck {
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return { ok: false, response: badHost };
     const { path } = this.#settings;
     if (path !== undefined && safePathname(request.url) !== path)
       return { ok: false, response: textResponse(404, `Not Found: the ACP endpoint is ${path}`) };
@@ -281,6 +289,7 @@ export class AcpServer {
       connector,
       limits: this.limits,
       logger: this.#logger,
+      stdioMcpServers: this.#context.stdioMcpServers,
       ...(connectionId === undefined ? {} : { connectionId }),
       ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
       onEnd: (ended, end) => {

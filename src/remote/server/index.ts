@@ -40,6 +40,8 @@ export {
   DEFAULT_MAX_PENDING_REQUESTS,
   DEFAULT_MAX_REQUEST_BODY_BYTES,
   DEFAULT_MAX_RETAINED_BYTES,
+  DEFAULT_MAX_BUFFERED_REQUEST_BYTES,
+  DEFAULT_REQUEST_BODY_TIMEOUT_MS,
   resolveLimits,
   type ConnectionLimits,
   type ResolvedLimits,
@@ -78,3 +80,4 @@ export {
 export { InitializeFailure } from "./errors.js";
 export type { ServerWebSocket, WebSocketFlowControl } from "./server-websocket.js";
 export type { WebSocketLike } from "../websocket-like.js";
+export type { StdioMcpPolicy } from "./mcp-policy.js";

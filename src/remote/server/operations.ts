@@ -7,13 +7,18 @@
 import type { NodeBackend } from "./backend/backend.js";
 import { textResponse } from "./responses.js";
 
-/** Which operational endpoint a request is for (GET/HEAD on `readyPath` or `metricsPath`), if any. */
+/** Which operational endpoint a request is for (GET/HEAD on `healthPath`, `readyPath`, `metricsPath`), if any. */
 export function operationOf(
-  settings: { readonly readyPath?: string | undefined; readonly metricsPath?: string | undefined },
+  settings: {
+    readonly healthPath?: string | undefined;
+    readonly readyPath?: string | undefined;
+    readonly metricsPath?: string | undefined;
+  },
   pathname: string,
   method: string,
-): "ready" | "metrics" | undefined {
+): "health" | "ready" | "metrics" | undefined {
   if (method !== "GET" && method !== "HEAD") return undefined;
+  if (settings.healthPath !== undefined && pathname === settings.healthPath) return "health";
   if (settings.readyPath !== undefined && pathname === settings.readyPath) return "ready";
   if (settings.metricsPath !== undefined && pathname === settings.metricsPath) return "metrics";
   return undefined;

@@ -9,7 +9,7 @@
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
-import { idKey, METHODS } from "../http-protocol.js";
+import { METHODS } from "../http-protocol.js";
 import {
   lifecycleOf,
   REMOTE_AGENT_CONTROL,
@@ -18,6 +18,8 @@ import {
   type RemoteAgentControl,
 } from "../../acp/agent-connector.js";
 import { AgentLink, type AgentOutput } from "./agent-link.js";
+import { errorAnswerText, keyOfId } from "./client-message.js";
+import { stdioMcpRefusal, type StdioMcpPolicy } from "./mcp-policy.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import type { ResolvedLimits } from "./limits.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
@@ -47,6 +49,11 @@ export interface ServerConnectionOptions {
    * the agent's own id. Absent: the agent's ids go through unchanged.
    */
   readonly serverRequestId?: () => string | number;
+  /**
+   * Whether a request naming stdio MCP servers reaches the agent (`"refuse"`: answered -32602 here). Default
+   * `"allow"`.
+   */
+  readonly stdioMcpServers?: StdioMcpPolicy;
   /** Called once when the connection ends (the server forgets it and reports it). */
   onEnd(connection: ServerConnection, end: ConnectionEnd): void;
 }
@@ -147,16 +154,21 @@ export class ServerConnection implements AgentOutput {
   /**
    * Delivers `initialize` and waits for the agent's answer, which is returned (and, with `passThrough`, also
    * delivered to the output in its place). Rejects with an `InitializeFailure`: 502 when the agent ends first, 504
-   * after `initializeTimeoutMs`, 499 when `signal` aborts.
+   * after `initializeTimeoutMs`, 499 when `signal` aborts. `rawId`: the exact text of an id a JS number cannot hold.
    */
   async initialize(
     message: Record<string, unknown>,
     chars: number,
-    options: { signal?: AbortSignal; passThrough?: boolean } = {},
+    options: { signal?: AbortSignal; passThrough?: boolean; rawId?: string } = {},
   ): Promise<{ message: Record<string, unknown>; text: string }> {
-    const { signal } = options;
+    const { signal, rawId } = options;
     const answer = new Promise<{ message: Record<string, unknown>; text: string }>((resolve, reject) => {
-      this.#initWaiter = { key: idKey(message.id), passThrough: options.passThrough ?? false, resolve, reject };
+      this.#initWaiter = {
+        key: keyOfId(message.id, rawId),
+        passThrough: options.passThrough ?? false,
+        resolve,
+        reject,
+      };
     });
     const timeoutMs = this.options.limits.initializeTimeoutMs;
     const timer = setTimeout(
@@ -170,7 +182,7 @@ export class ServerConnection implements AgentOutput {
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       if (signal?.aborted) onAbort();
-      this.agentLink.deliver(message, chars);
+      this.agentLink.deliver(message, chars, rawId);
       const result = await answer;
       this.#state = "open";
       try {
@@ -193,15 +205,23 @@ export class ServerConnection implements AgentOutput {
 
   /**
    * Forwards a client request or notification in `sessionId` to the agent. Returns a refusal instead when the
-   * request id is too long (400) or too many requests are pending (429).
+   * request id is too long (400) or too many requests are pending (429). `rawId`: the exact text of an id a JS
+   * number cannot hold. With `localError`, the request is tracked but answered here with it, not by the agent (the
+   * answer travels where the agent's would).
    */
-  forwardCall(message: Record<string, unknown>, chars: number, sessionId: string | undefined): Refusal | undefined {
+  forwardCall(
+    message: Record<string, unknown>,
+    chars: number,
+    sessionId: string | undefined,
+    rawId?: string,
+    localError?: { code: number; message: string; data?: unknown },
+  ): Refusal | undefined {
     const { maxIdLength, maxPendingRequests } = this.options.limits;
     if ("id" in message) {
       const { id } = message;
       if (typeof id === "string" && id.length > maxIdLength)
         return { status: 400, message: `Bad Request: the request id is longer than maxIdLength (${maxIdLength})` };
-      const key = idKey(id);
+      const key = keyOfId(id, rawId);
       if (key !== undefined && typeof message.method === "string") {
         if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
           return {
@@ -214,7 +234,13 @@ export class ServerConnection implements AgentOutput {
         this.#pending.set(key, { method: message.method, sessionId });
       }
     }
-    this.agentLink.deliver(message, chars);
+    localError ??=
+      "id" in message && typeof message.method === "string"
+        ? stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message)
+        : undefined;
+    const answer = localError && ({ jsonrpc: "2.0", id: message.id, error: localError } as AnyMessage);
+    if (answer) this.fromAgent(answer, errorAnswerText(message.id, rawId, localError!), rawId);
+    else this.agentLink.deliver(message, chars, rawId);
     return undefined;
   }
 
@@ -226,8 +252,9 @@ export class ServerConnection implements AgentOutput {
     message: Record<string, unknown>,
     chars: number,
     headerSessionId: string | undefined | null,
+    rawId?: string,
   ): Refusal | undefined {
-    const key = idKey(message.id);
+    const key = keyOfId(message.id, rawId);
     if (key !== undefined && this.#clientRoutes.has(key)) {
       const route = this.#clientRoutes.get(key);
       if (headerSessionId !== null && route !== undefined && headerSessionId !== route) {
@@ -240,8 +267,13 @@ export class ServerConnection implements AgentOutput {
       }
       this.#clientRoutes.delete(key);
     }
-    if (this.#renaming) message = this.#renaming.toAgent(message, key);
-    this.agentLink.deliver(message, chars);
+    if (this.#renaming) {
+      const renamed = this.#renaming.toAgent(message, key);
+      // A renamed id is the server's own: an exact id text of the client's no longer applies.
+      if (renamed !== message) rawId = undefined;
+      message = renamed;
+    }
+    this.agentLink.deliver(message, chars, rawId);
     return undefined;
   }
 
@@ -311,10 +343,10 @@ export class ServerConnection implements AgentOutput {
 
   // AgentOutput: what the agent sends.
 
-  fromAgent(message: AnyMessage, text: string): void {
+  fromAgent(message: AnyMessage, text: string, rawId?: string): void {
     if (this.#state === "ended") return;
     try {
-      this.#route(message as unknown as Record<string, unknown>, text);
+      this.#route(message as unknown as Record<string, unknown>, text, rawId);
     } catch (error) {
       if (!(error instanceof ConnectionLimitError)) throw error;
       this.options.logger.warn("closing a remote connection: a limit was exceeded", {
@@ -342,10 +374,10 @@ export class ServerConnection implements AgentOutput {
     void this.end({ reason: "limit", error });
   };
 
-  #route(message: Record<string, unknown>, text: string): void {
+  #route(message: Record<string, unknown>, text: string, rawId: string | undefined): void {
     const maxIdLength = this.options.limits.maxIdLength;
     if (kindOf(message) === "response") {
-      const key = idKey(message.id);
+      const key = keyOfId(message.id, rawId);
       const waiter = this.#initWaiter;
       if (waiter !== undefined && key === waiter.key) {
         waiter.resolve({ message, text });
@@ -366,7 +398,7 @@ export class ServerConnection implements AgentOutput {
       throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
     if (this.#renaming) [message, text] = this.#renaming.toClient(message, text);
     if ("id" in message) {
-      const key = idKey(message.id);
+      const key = keyOfId(message.id, rawId);
       if (key !== undefined) this.#clientRoutes.set(key, sessionId);
     }
     this.#output!.deliver(text, sessionId);

@@ -13,7 +13,9 @@ import { listenAcp, type ListeningAcpServer } from "@acpkit/sdk/node";
 import { stdioAgentConnector } from "@acpkit/sdk/node";
 import { PostgresServerBackend } from "@acpkit/sdk/node";
 import type { ConnectionEvent } from "@acpkit/sdk";
+import { insecureNotes } from "./insecure-notes.js";
 import { ServeUsageError, type ServeOptions } from "./serve-options.js";
+import { agentEnvironment, readTokenFile } from "./serve-secrets.js";
 
 /** Where `acp serve` writes, and which agent it runs when `--agent` is not given. */
 export interface ServeIo {
@@ -66,15 +68,21 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     options.cert === undefined
       ? undefined
       : { cert: readPem(options.cert, "--cert"), key: readPem(options.key!, "--key") };
-  // The cluster's database URL may hold a password: `ps` shows only the command's name from here on, and the
-  // reference agent gets the URL in its environment, not on its command line.
+  const token =
+    options.tokenFile === undefined
+      ? options.token
+      : readTokenFile(options.tokenFile, (text) => io.stderr(`${timestamp()} acp serve: ${text}\n`));
+  // The cluster's database URL may hold a password: `ps` shows only the command's name from here on; the reference
+  // agent gets the URL in its environment (ACP_STORE), not on its command line, and another agent never gets it.
   if (options.cluster !== undefined) process.title = "acp serve";
+  const { ACP_CLUSTER: _cluster, ...serveEnv } = process.env;
+  const agentEnv = agentEnvironment(serveEnv, token);
+  if (options.cluster !== undefined && options.agent === undefined) agentEnv.ACP_STORE = options.cluster;
   const connector = stdioAgentConnector({
     ...(options.agent === undefined ? { argv: io.defaultAgentArgv } : { command: options.agent }),
-    ...(options.cluster !== undefined && options.agent === undefined
-      ? { env: { ...process.env, ACP_STORE: options.cluster } }
-      : {}),
     cwd,
+    // The token stays here: no agent (nor what it runs) finds it in its environment.
+    env: agentEnv,
     logger,
     onStderrLine: options.verbose
       ? (line, connectionId) => io.stderr(`${timestamp()} agent ${short(connectionId)} | ${line}\n`)
@@ -89,7 +97,7 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       host: options.host,
       port: options.port,
       path: options.path,
-      token: options.token,
+      token,
       insecureNoToken: options.insecureNoToken,
       allowInsecure: options.allowInsecure,
       tls,
@@ -103,6 +111,13 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
       maxRequestBodyBytes: options.maxBodyBytes,
+      ...(options.bodyTimeoutMs === undefined ? {} : { requestBodyTimeoutMs: options.bodyTimeoutMs }),
+      ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
+      ...(options.maxUnauthenticated === undefined ? {} : { maxUnauthenticatedSockets: options.maxUnauthenticated }),
+      ...(options.maxUnauthenticatedPerAddress === undefined
+        ? {}
+        : { maxUnauthenticatedSocketsPerAddress: options.maxUnauthenticatedPerAddress }),
+      ...(options.stdioMcp === undefined ? {} : { stdioMcpServers: options.stdioMcp }),
       closeGraceMs: options.graceMs,
       logger,
       onConnectionEvent: (event) => io.stderr(`${timestamp()} ${describe(event)}\n`),
@@ -143,13 +158,16 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     );
   if (listening.tokenGenerated)
     io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
+  for (const note of insecureNotes(options, new URL(listening.url).host, listening.token !== undefined))
+    io.stderr(`${timestamp()} acp serve: note: ${note}\n`);
 
   const signal = await stopSignal;
   io.stderr(
     `${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`,
   );
   const force = () => {
-    io.stderr(`${timestamp()} acp serve: stopping the agents now\n`);
+    io.stderr(`${timestamp()} acp serve: stopping the agents now (SIGKILL)\n`);
+    void connector.killAll();
     void listening.server.close({ graceMs: 0 });
   };
   for (const name of SIGNALS) process.once(name, force);
