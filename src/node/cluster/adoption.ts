@@ -94,6 +94,15 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
     sessionRows.map((row) => row.session_id),
   );
   hosted.adopting = true;
+  // The turns that were running are lost whatever happens next: their prompts are answered at once, not after the
+  // agent is back (which may take as long as the dead agent's session leases).
+  for (const prompt of prompts.rows) {
+    const id = JSON.parse(prompt.request_id) as unknown;
+    hosted.sink.deliver(
+      JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: PROMPT_LOST } }),
+      prompt.session_id,
+    );
+  }
   const replies = new Replies();
   // Everything the agent says until its sessions are back is for this node, not the client.
   hosted.sink.intercept = (text) => {
@@ -133,15 +142,11 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
   } catch (error) {
     node.counters.adoptionFailures++;
     node.logger.error("cluster: adopting a connection failed; ending it", { connectionId, error: errorText(error) });
-    finishAdoption(
-      hosted,
-      prompts.rows,
-      `The connection's agent could not be restarted on another node: ${errorText(error)}`,
-    );
+    finishAdoption(hosted);
     void host.end({ reason: "adoption failed", error });
     return;
   }
-  finishAdoption(hosted, prompts.rows, PROMPT_LOST);
+  finishAdoption(hosted);
   node.counters.adoptions++;
   node.logger.info("cluster: adopted a connection", {
     connectionId,
@@ -153,22 +158,10 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
   void node.takeInbox(hosted);
 }
 
-/** Output goes to the client again; each prompt that was in flight is answered with `why`. */
-function finishAdoption(
-  hosted: Hosted,
-  prompts: readonly { session_id: string; request_id: string }[],
-  why: string,
-): void {
+/** Output goes to the client again, and its messages to the agent. */
+function finishAdoption(hosted: Hosted): void {
   hosted.sink.intercept = undefined;
   hosted.adopting = false;
-  for (const prompt of prompts) {
-    const error = {
-      jsonrpc: "2.0",
-      id: JSON.parse(prompt.request_id) as unknown,
-      error: { code: -32603, message: why },
-    };
-    hosted.sink.deliver(JSON.stringify(error), prompt.session_id);
-  }
 }
 
 /** The agent's answers to the adopting node's own requests. */
