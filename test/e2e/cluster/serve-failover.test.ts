@@ -98,9 +98,8 @@ test(
   STEP,
   async (t) => {
     const client = await connect();
-    let sessionId = "";
+    const sessionId = await client.newSession(work);
     try {
-      sessionId = await client.newSession(work);
       assert.deepEqual(await client.prompt(sessionId, "/stream 3 before"), { stopReason: "end_turn" });
       const connectionId = await newestConnection();
       const owners = watchOwners(connectionId);
