@@ -77,7 +77,11 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
   if (options.cluster !== undefined) process.title = "acp serve";
   const { ACP_CLUSTER: _cluster, ...serveEnv } = process.env;
   const agentEnv = agentEnvironment(serveEnv, token);
-  if (options.cluster !== undefined && options.agent === undefined) agentEnv.ACP_STORE = options.cluster;
+  if (options.cluster !== undefined && options.agent === undefined) {
+    agentEnv.ACP_STORE = options.cluster;
+    // A session of an agent that died with its node is free again as soon as its connection is adopted.
+    agentEnv.ACP_STORE_LEASE = String(options.leaseMs);
+  }
   const connector = stdioAgentConnector({
     ...(options.agent === undefined ? { argv: io.defaultAgentArgv } : { command: options.agent }),
     cwd,
