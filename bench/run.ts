@@ -14,6 +14,8 @@
  *                        agent child, its remote client here)
  *   BENCH_STORE=0        leave out the session stores (PostgreSQL vs file: appends/s, load of a 10,000-update
  *                        session; `store-bench.ts`); BENCH_ONLY=store runs only them
+ *   BENCH_CLUSTER=0      leave out Streamable HTTP across 3 nodes, memory backend vs PostgreSQL backend, and the
+ *                        failover time (`cluster-bench.ts`); BENCH_ONLY=cluster runs only them
  *
  * Progress goes to stderr; the report goes to stdout; everything also goes to .bench-out/results.json.
  */
@@ -29,6 +31,7 @@ import { rawImpl } from "./impls/raw.js";
 import { DEFAULT_IMPLS, IMPL_NAMES, type Impl, type ImplName } from "./impls/types.js";
 import { printReport, ratios, summarize, targets, type Row } from "./report.js";
 import { printStoreReport, runStoreBench } from "./store-bench.js";
+import { printClusterReport, runClusterBench } from "./cluster-bench.js";
 import { fmtNum, fmtRate } from "./stats.js";
 import { ALL_WORKLOADS, sizesFor, type WorkloadId } from "./workloads.js";
 
@@ -39,7 +42,10 @@ const reps = Math.max(1, Number(env.BENCH_REPS ?? (quick ? 2 : 3)));
 const timeoutMs = Number(env.BENCH_TIMEOUT_MS ?? (quick ? 30_000 : 120_000));
 const onlyTokens = env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((s) => s.trim()) : undefined;
 const withStore = env.BENCH_STORE !== "0" && (onlyTokens === undefined || onlyTokens.includes("store"));
-const only = onlyTokens ? (onlyTokens.filter((s) => s !== "store") as WorkloadId[]) : [...ALL_WORKLOADS];
+const withCluster = env.BENCH_CLUSTER !== "0" && (onlyTokens === undefined || onlyTokens.includes("cluster"));
+const only = onlyTokens
+  ? (onlyTokens.filter((s) => s !== "store" && s !== "cluster") as WorkloadId[])
+  : [...ALL_WORKLOADS];
 const implFilter = env.BENCH_IMPLS
   ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
   : [...DEFAULT_IMPLS];
@@ -51,7 +57,7 @@ const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
   process.stderr.write(
     `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ` +
-      `${ALL_WORKLOADS.join(",")},store / ${IMPL_NAMES.join(",")})\n`,
+      `${ALL_WORKLOADS.join(",")},store,cluster / ${IMPL_NAMES.join(",")})\n`,
   );
   process.exit(2);
 }
@@ -166,6 +172,7 @@ async function main(): Promise<void> {
   }
 
   const store = withStore ? await runStoreBench({ quick, reps, progress }) : undefined;
+  const cluster = withCluster ? await runClusterBench({ quick, reps, progress }) : undefined;
   const rs = ratios(rows);
   const ts = targets(rows);
   out("");
@@ -196,6 +203,7 @@ async function main(): Promise<void> {
   );
   if (rows.length > 0) printReport(rows, rs, ts, out);
   if (store !== undefined) printStoreReport(store, out);
+  if (cluster !== undefined) printClusterReport(cluster, out);
 
   const file = join(packageRoot(), ".bench-out", "results.json");
   mkdirSync(dirname(file), { recursive: true });
@@ -217,6 +225,7 @@ async function main(): Promise<void> {
         },
         rows,
         store,
+        cluster,
         ratios: rs,
         targets: ts,
       },

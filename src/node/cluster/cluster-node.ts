@@ -95,6 +95,10 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     return this.settings.leaseMs * 2;
   }
 
+  get deadAfterMs(): number {
+    return this.settings.heartbeatMs * 3;
+  }
+
   get closed(): boolean {
     return this.#closed;
   }
@@ -353,7 +357,11 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const set of this.readers.values()) for (const reader of set) reader.release();
+    // Handing over: the streams are left to break with the server (their clients resume elsewhere), not ended.
+    for (const set of this.readers.values())
+      for (const reader of [...set])
+        if (this.handOver) reader.abandon();
+        else reader.release();
     await Promise.all([...this.#ending]);
     await this.writer.close();
     await this.inbox.close();

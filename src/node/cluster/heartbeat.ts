@@ -81,11 +81,10 @@ export class Heartbeat {
       const touched = [...node.touched];
       node.touched.clear();
       for (const connectionId of node.readers.keys()) touched.push(connectionId);
-      if (this.#beats % 10 === 0)
-        await pool.query(
-          `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`,
-          [nodeId, node.handOver],
-        );
+      await pool.query(
+        `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`,
+        [nodeId, node.handOver],
+      );
       const renewed = await pool.query<{ connection_id: string; lease_token: string; idle: boolean; inbox: boolean }>(
         RENEW,
         [nodeId, settings.leaseMs, node.limits.idleTimeoutMs, touched],

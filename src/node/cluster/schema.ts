@@ -9,9 +9,11 @@
  * - `acpkit_cluster_events`: every event of every stream (`stream` = '' for the connection stream, else the session
  *   id) with its id, kept until the connection is swept: any node serves a `Last-Event-ID` from here.
  * - `acpkit_cluster_streams`: one row per stream that was read: its reader (one at a time, with an expiry renewed by
- *   the reading node) and how far readers took it.
+ *   the reading node, and that node: a reader on a node that stopped beating is free to replace) and how far readers
+ *   took it.
  * - `acpkit_cluster_prompts`: the `session/prompt` requests the agent has not answered (what an adopting node
  *   answers with an error).
+ * - `acpkit_cluster_nodes`: each node and when it last beat.
  * No foreign keys (their checks would cost more than the inserts): rows of a connection are written only while its
  * row exists, and deleted with it by the sweeper.
  * Never renumber or edit a released migration: add one.
@@ -41,7 +43,6 @@ CREATE TABLE ${CONNECTIONS} (
   lease_token bigint NOT NULL DEFAULT 1,
   lease_expires_at timestamptz NOT NULL,
   ready boolean NOT NULL DEFAULT false,
-  credential text,
   initialize text NOT NULL,
   initialize_answer text,
   last_active_at timestamptz NOT NULL DEFAULT now(),
@@ -77,6 +78,7 @@ CREATE TABLE ${STREAMS} (
   connection_id text COLLATE "C" NOT NULL,
   stream text COLLATE "C" NOT NULL,
   reader text,
+  reader_node text,
   reader_expires_at timestamptz,
   taken bigint NOT NULL DEFAULT 0,
   PRIMARY KEY (connection_id, stream)

@@ -11,7 +11,7 @@ import type { Refusal, StreamReader } from "../../remote/server/backend/backend.
 import { encodeSse, sseEventText } from "../../remote/server/sse-format.js";
 import type { PostgresPool } from "../postgres/pool.js";
 import { newReaderToken } from "./ids.js";
-import { CONNECTIONS, EVENTS, STREAMS } from "./schema.js";
+import { CONNECTIONS, EVENTS, NODES, STREAMS } from "./schema.js";
 
 const RESOLVED = Promise.resolve();
 /** Events fetched per query. */
@@ -25,18 +25,28 @@ const POLL_MS = 1000;
 export interface ReaderHost {
   readonly pool: PostgresPool;
   readonly logger: Logger;
+  readonly nodeId: string;
   /** How long a reader's claim on its stream lasts without renewal (the node renews it while the reader is open). */
   readonly readerLeaseMs: number;
+  /** A node that has not beaten for this long is taken for dead (its readers' claims are void). */
+  readonly deadAfterMs: number;
   attach(reader: ClusterStreamReader): void;
   detach(reader: ClusterStreamReader): void;
 }
 
+/**
+ * Claims a stream: with a cursor ($5) always (a resuming client takes it over); without, only when it has no live
+ * reader: none, an expired claim, or one whose node stopped beating (it died: its clients come back without a cursor
+ * when they had no event yet, and must not wait for the claim to expire).
+ */
 const CLAIM = `
-INSERT INTO ${STREAMS} AS s (connection_id, stream, reader, reader_expires_at, taken)
-VALUES ($1, $2, $3, now() + $4 * interval '1 millisecond', 0)
+INSERT INTO ${STREAMS} AS s (connection_id, stream, reader, reader_node, reader_expires_at, taken)
+VALUES ($1, $2, $3, $6, now() + $4 * interval '1 millisecond', 0)
 ON CONFLICT (connection_id, stream) DO UPDATE
-   SET reader = EXCLUDED.reader, reader_expires_at = EXCLUDED.reader_expires_at
+   SET reader = EXCLUDED.reader, reader_node = EXCLUDED.reader_node, reader_expires_at = EXCLUDED.reader_expires_at
  WHERE $5 OR s.reader IS NULL OR s.reader_expires_at < now()
+    OR NOT EXISTS (SELECT 1 FROM ${NODES} n
+                    WHERE n.node_id = s.reader_node AND n.seen_at > now() - $7 * interval '1 millisecond')
 RETURNING s.taken`;
 
 /** Opens a reader of `stream` ('' = the connection stream) at `cursor`, or says why not. */
@@ -62,6 +72,8 @@ export async function openClusterStream(
     token,
     host.readerLeaseMs,
     position !== undefined,
+    host.nodeId,
+    host.deadAfterMs,
   ]);
   if (claimed.rows.length === 0) {
     const what = stream === "" ? "the connection stream" : `the stream of session "${stream}"`;
@@ -87,6 +99,8 @@ export class ClusterStreamReader implements StreamReader {
   #again = false;
   #ended = false;
   #released = false;
+  /** The node is handing over: no more reads, and no end either (the response breaks, and the client resumes). */
+  #abandoned = false;
   /** The connection ended and a fetch after that found nothing more. */
   #endSeen = false;
   #waiting: (() => void) | undefined;
@@ -140,9 +154,19 @@ export class ClusterStreamReader implements StreamReader {
     return new Promise<void>((resolve) => (this.#waiting = resolve));
   }
 
+  /**
+   * The node is handing its connections over: the reader stops reading but does not end, so its response is cut when
+   * the server goes rather than ended (a client takes an ended connection stream for the end of the connection; a
+   * broken one it resumes with Last-Event-ID on another node).
+   */
+  abandon(): void {
+    this.#abandoned = true;
+    if (this.#poll !== undefined) clearTimeout(this.#poll);
+  }
+
   /** Something may have been written (a notification, a poll): fetch. */
   wake(): void {
-    if (this.#released || this.#ended) return;
+    if (this.#released || this.#ended || this.#abandoned) return;
     if (this.#fetching) {
       this.#again = true;
       return;
@@ -163,6 +187,8 @@ export class ClusterStreamReader implements StreamReader {
     if (this.#poll !== undefined) clearTimeout(this.#poll);
     this.host.detach(this);
     this.#notify();
+    // Abandoned: the pool may be closed already; the claim lapses with the node's heartbeats.
+    if (this.#abandoned) return;
     this.host.pool
       .query(
         `UPDATE ${STREAMS} SET reader = NULL, taken = GREATEST(taken, $4)
@@ -232,7 +258,7 @@ export class ClusterStreamReader implements StreamReader {
     } finally {
       this.#fetching = false;
     }
-    if (!this.#released && !this.#ended) {
+    if (!this.#released && !this.#ended && !this.#abandoned) {
       this.#poll = setTimeout(() => this.wake(), POLL_MS);
       this.#poll.unref?.();
     }
