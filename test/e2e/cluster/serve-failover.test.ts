@@ -84,6 +84,19 @@ function watchOwners(connectionId: string): { stop(): Promise<string[]> } {
   };
 }
 
+/** Runs `body`; on failure, the nodes' logs go with the error (what the cluster saw). */
+async function withLogs(body: () => Promise<void>): Promise<void> {
+  try {
+    await body();
+  } catch (error) {
+    const logs = cluster!.nodes
+      .map((node) => `--- ${node.name} (${node.nodeId}):\n${node.process.stderr()}`)
+      .join("\n");
+    if (error instanceof Error) error.message += `\n${logs}`;
+    throw error;
+  }
+}
+
 async function killOwner(connectionId: string): Promise<{ index: number; killedAt: number }> {
   const owner = await cluster!.ownerOf(connectionId);
   assert.ok(owner, "the connection has an owner");
@@ -96,51 +109,55 @@ async function killOwner(connectionId: string): Promise<{ index: number; killedA
 test(
   "SIGKILL of the idle node running the agent: the next prompt on the same connection succeeds within the bound, the history is whole",
   STEP,
-  async (t) => {
-    const client = await connect();
-    const sessionId = await client.newSession(work);
-    try {
-      assert.deepEqual(await client.prompt(sessionId, "/stream 3 before"), { stopReason: "end_turn" });
-      const connectionId = await newestConnection();
-      const owners = watchOwners(connectionId);
-      const { index, killedAt } = await killOwner(connectionId);
-      const from = client.host.updates.length;
-      assert.deepEqual(await client.prompt(sessionId, "/stream 3 after"), { stopReason: "end_turn" });
-      const failoverMs = Date.now() - killedAt;
-      t.diagnostic(`SIGKILL to the next successful prompt: ${failoverMs} ms`);
-      assert.ok(failoverMs < BOUND_MS, `the prompt after the kill succeeded after ${failoverMs} ms`);
-      assert.deepEqual(
-        client.host.texts(from, sessionId).filter((text) => /^(before|after) /.test(text)),
-        ["after 1\n", "after 2\n", "after 3\n"],
-        "the client saw the new turn once, and none of the replayed history",
-      );
-      const seen = await owners.stop();
-      assert.equal(seen.length, 2, `one owner, then the adopting one: ${seen.join(" -> ")}`);
-      assert.notEqual(seen[1], cluster!.nodes[index]!.nodeId);
-      const adopted = await cluster!.pool.query<{ adoptions: number }>(
-        "SELECT adoptions FROM acpkit_cluster_connections WHERE connection_id = $1",
-        [connectionId],
-      );
-      assert.equal(adopted.rows[0]!.adoptions, 1);
+  (t) =>
+    withLogs(async () => {
+      const client = await connect();
+      const sessionId = await client.newSession(work);
+      try {
+        assert.deepEqual(await client.prompt(sessionId, "/stream 3 before"), { stopReason: "end_turn" });
+        const connectionId = await newestConnection();
+        const owners = watchOwners(connectionId);
+        const { index, killedAt } = await killOwner(connectionId);
+        const from = client.host.updates.length;
+        assert.deepEqual(await client.prompt(sessionId, "/stream 3 after"), { stopReason: "end_turn" });
+        const failoverMs = Date.now() - killedAt;
+        t.diagnostic(`SIGKILL to the next successful prompt: ${failoverMs} ms`);
+        assert.ok(failoverMs < BOUND_MS, `the prompt after the kill succeeded after ${failoverMs} ms`);
+        assert.deepEqual(
+          client.host.texts(from, sessionId).filter((text) => /^(before|after) /.test(text)),
+          ["after 1\n", "after 2\n", "after 3\n"],
+          "the client saw the new turn once, and none of the replayed history",
+        );
+        const seen = await owners.stop();
+        assert.equal(seen.length, 2, `one owner, then the adopting one: ${seen.join(" -> ")}`);
+        assert.notEqual(seen[1], cluster!.nodes[index]!.nodeId);
+        const adopted = await cluster!.pool.query<{ adoptions: number }>(
+          "SELECT adoptions FROM acpkit_cluster_connections WHERE connection_id = $1",
+          [connectionId],
+        );
+        assert.equal(adopted.rows[0]!.adoptions, 1);
 
-      await cluster!.restart(index);
-      await cluster!.haproxy!.waitForServer(cluster!.nodes[index]!.name, "UP");
-    } finally {
-      client.close();
-    }
-    // The session's history, loaded on a new connection once the first one ended (one agent process at a time writes
-    // a session): each turn once, in order.
-    const reader = await connect();
-    try {
-      await reader.loadSession(sessionId, work);
-      assert.deepEqual(
-        reader.host.texts(0, sessionId).filter((text) => /^(before|after) /.test(text)),
-        ["before 1\n", "before 2\n", "before 3\n", "after 1\n", "after 2\n", "after 3\n"],
-      );
-    } finally {
-      reader.close();
-    }
-  },
+        await cluster!.restart(index);
+        await cluster!.haproxy!.waitForServer(cluster!.nodes[index]!.name, "UP");
+      } finally {
+        client.close();
+      }
+      // The session's history, loaded on a new connection once the first one ended (one agent process at a time writes
+      // a session): each turn once, in order.
+      const reader = await connect();
+      try {
+        await reader.loadSession(sessionId, work);
+        // The replay comes on the session stream, the answer on the connection stream: wait for the replay too.
+        const turns = () => reader.host.texts(0, sessionId).filter((text) => /^(before|after) /.test(text));
+        await reader.host.until(() => turns().length >= 6, 10_000, "the replayed history").catch(() => {});
+        assert.deepEqual(
+          reader.host.texts(0, sessionId).filter((text) => /^(before|after) /.test(text)),
+          ["before 1\n", "before 2\n", "before 3\n", "after 1\n", "after 2\n", "after 3\n"],
+        );
+      } finally {
+        reader.close();
+      }
+    }),
 );
 
 test(
