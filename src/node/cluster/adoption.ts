@@ -67,8 +67,8 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
       `SELECT session_id, params FROM ${SESSIONS} WHERE connection_id = $1 ORDER BY session_id`,
       [connectionId],
     ),
-    pool.query<{ session_id: string; request_id: string }>(
-      `DELETE FROM ${PROMPTS} WHERE connection_id = $1 RETURNING session_id, request_id`,
+    pool.query<{ session_id: string; request_id: string; kind: string }>(
+      `DELETE FROM ${PROMPTS} WHERE connection_id = $1 RETURNING session_id, request_id, kind`,
       [connectionId],
     ),
   ]);
@@ -96,12 +96,14 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
   hosted.adopting = true;
   // The turns that were running are lost whatever happens next: their prompts are answered at once, not after the
   // agent is back (which may take as long as the dead agent's session leases).
-  for (const prompt of prompts.rows) {
-    const id = JSON.parse(prompt.request_id) as unknown;
-    hosted.sink.deliver(
-      JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32603, message: PROMPT_LOST } }),
-      prompt.session_id,
-    );
+  // The dead agent's requests to the client (permissions, files, terminals) are cancelled: nobody waits for them.
+  for (const open of prompts.rows) {
+    const id = JSON.parse(open.request_id) as unknown;
+    const text =
+      open.kind === "client"
+        ? { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } }
+        : { jsonrpc: "2.0", id, error: { code: -32603, message: PROMPT_LOST } };
+    hosted.sink.deliver(JSON.stringify(text), open.session_id === "" ? undefined : open.session_id);
   }
   const replies = new Replies();
   // Everything the agent says until its sessions are back is for this node, not the client.
@@ -151,7 +153,8 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
   node.logger.info("cluster: adopted a connection", {
     connectionId,
     sessions: sessionRows.length,
-    promptsLost: prompts.rows.length,
+    promptsLost: prompts.rows.filter((row) => row.kind === "prompt").length,
+    requestsCancelled: prompts.rows.filter((row) => row.kind === "client").length,
     ms: Math.round(performance.now() - started),
   });
   node.server.opened(host);

@@ -58,8 +58,11 @@ export class ClusterConnection implements BackendConnection {
 
   async sendResponse(input: ClientResponseInput): Promise<Refusal | undefined> {
     const hosted = this.node.local(this.connectionId);
-    if (hosted !== undefined)
-      return hosted.host.forwardResponse(input.message, input.text.length, input.headerSessionId);
+    if (hosted !== undefined) {
+      const refusal = hosted.host.forwardResponse(input.message, input.text.length, input.headerSessionId);
+      if (refusal === undefined) hosted.sink.clientAnswered(input.message.id);
+      return refusal;
+    }
     try {
       await this.node.inbox.add({
         connectionId: this.connectionId,

@@ -32,6 +32,8 @@ export type OwnerWrite =
       readonly kind: "prompt";
       readonly connectionId: string;
       readonly token: number;
+      /** A client's prompt to the agent, or an agent's request to the client. */
+      readonly requestKind: "prompt" | "client";
       readonly key: string;
       readonly sessionId: string;
       readonly requestId: string;
@@ -59,9 +61,10 @@ WITH claimed AS (
    WHERE s.connection_id IN (SELECT connection_id FROM owned)
   ON CONFLICT (connection_id, session_id) DO UPDATE SET params = COALESCE(EXCLUDED.params, x.params)
 ), pr AS (
-  INSERT INTO ${PROMPTS} (connection_id, request_key, session_id, request_id)
-  SELECT p.connection_id, p.request_key, p.session_id, p.request_id
-    FROM unnest($10::text[], $11::text[], $12::text[], $13::text[]) AS p(connection_id, request_key, session_id, request_id)
+  INSERT INTO ${PROMPTS} (connection_id, request_key, session_id, request_id, kind)
+  SELECT p.connection_id, p.request_key, p.session_id, p.request_id, p.kind
+    FROM unnest($10::text[], $11::text[], $12::text[], $13::text[], $17::text[])
+      AS p(connection_id, request_key, session_id, request_id, kind)
    WHERE p.connection_id IN (SELECT connection_id FROM owned)
   ON CONFLICT DO NOTHING
 ), pd AS (
@@ -113,6 +116,7 @@ export class EventWriter {
     const ev: [string[], string[], number[], string[]] = [[], [], [], []];
     const se: [string[], string[]] = [[], []];
     const seParams: (string | null)[] = [];
+    const prKinds: string[] = [];
     const pr: [string[], string[], string[], string[]] = [[], [], [], []];
     const pd: [string[], string[]] = [[], []];
     for (const item of items) {
@@ -131,6 +135,7 @@ export class EventWriter {
         pr[1].push(item.key);
         pr[2].push(item.sessionId);
         pr[3].push(item.requestId);
+        prKinds.push(item.requestKind);
       } else {
         pd[0].push(item.connectionId);
         pd[1].push(item.key);
@@ -148,6 +153,7 @@ export class EventWriter {
         ...pr,
         ...pd,
         seParams,
+        prKinds,
       ]),
     );
     const owned = new Set(result.rows.map((row) => row.connection_id));

@@ -110,7 +110,10 @@ function deliverTaken(node: ClusterNode, hosted: Hosted, { kind, sessionId, body
     kind === "call"
       ? node.forwardCall(hosted, message, body.length, sessionId)
       : hosted.host.forwardResponse(message, body.length, sessionId);
-  if (refusal === undefined) return;
+  if (refusal === undefined) {
+    if (kind === "response") hosted.sink.clientAnswered(message.id);
+    return;
+  }
   node.logger.warn("cluster: a client message taken from the inbox was refused", {
     connectionId: hosted.connectionId,
     status: refusal.status,

@@ -33,6 +33,8 @@ export class OwnerSink implements OutputSink {
   readonly #sessions: Set<string>;
   /** Keys of the `session/prompt` requests the agent has yet to answer. */
   readonly #prompts = new Set<string>();
+  /** Keys (`c:` + id key) of the agent's requests the client has yet to answer. */
+  readonly #clientRequests = new Set<string>();
   /** `session/new`, `load`, `resume`, `fork` requests the agent has yet to answer: their params, by key. */
   readonly #opening = new Map<string, Record<string, unknown>>();
   readonly #room = new Waiters();
@@ -72,8 +74,24 @@ export class OwnerSink implements OutputSink {
     this.#prompts.add(key);
     const { connectionId, token } = this.#options;
     this.#track(
-      this.#options.writer.add({ kind: "prompt", connectionId, token, key, sessionId, requestId: JSON.stringify(id) }),
+      this.#options.writer.add({
+        kind: "prompt",
+        requestKind: "prompt",
+        connectionId,
+        token,
+        key,
+        sessionId,
+        requestId: JSON.stringify(id),
+      }),
     );
+  }
+
+  /** The client answered an agent request (`id` as the client knows it): no longer open. */
+  clientAnswered(id: unknown): void {
+    const key = idKey(id);
+    if (key === undefined || !this.#clientRequests.delete(`c:${key}`) || this.#done) return;
+    const { connectionId, token } = this.#options;
+    this.#track(this.#options.writer.add({ kind: "answered", connectionId, token, key: `c:${key}` }));
   }
 
   /**
@@ -91,7 +109,7 @@ export class OwnerSink implements OutputSink {
     const { connectionId, token, writer } = this.#options;
     if (sessionId !== undefined && !this.#sessions.has(sessionId)) this.#addSession(sessionId);
     // Session updates are most of the traffic and are neither answers nor new sessions: not parsed.
-    if (!text.includes('"session/update"')) this.#inspect(text);
+    if (!text.includes('"session/update"')) this.#inspect(text, sessionId);
     const id = ++this.#lastId;
     this.#pendingChars += text.length;
     this.#track(
@@ -100,15 +118,19 @@ export class OwnerSink implements OutputSink {
     );
   }
 
-  /** An answer to a prompt is noted; a session id in an answer (`session/new`, `session/fork`) is a session. */
-  #inspect(text: string): void {
+  /**
+   * An agent request to the client is noted until answered; an answer to a prompt is noted; a session id in an
+   * answer (`session/new`, `session/fork`) is a session.
+   */
+  #inspect(text: string, stream: string | undefined): void {
     let message: Record<string, unknown>;
     try {
       message = JSON.parse(text) as Record<string, unknown>;
     } catch {
       return;
     }
-    if ("method" in message || !("id" in message)) return;
+    if (!("id" in message)) return;
+    if ("method" in message) return this.#clientRequest(message.id, stream);
     const key = idKey(message.id);
     if (key !== undefined && this.#prompts.delete(key)) {
       const { connectionId, token } = this.#options;
@@ -121,6 +143,24 @@ export class OwnerSink implements OutputSink {
     if (result === undefined || result === null) return;
     const sessionId = typeof result.sessionId === "string" ? result.sessionId : params.sessionId;
     if (typeof sessionId === "string") this.#addSession(sessionId, params);
+  }
+
+  #clientRequest(id: unknown, stream: string | undefined): void {
+    const key = idKey(id);
+    if (key === undefined) return;
+    this.#clientRequests.add(`c:${key}`);
+    const { connectionId, token } = this.#options;
+    this.#track(
+      this.#options.writer.add({
+        kind: "prompt",
+        requestKind: "client",
+        connectionId,
+        token,
+        key: `c:${key}`,
+        sessionId: stream ?? "",
+        requestId: JSON.stringify(id),
+      }),
+    );
   }
 
   #addSession(sessionId: string, params?: Record<string, unknown>): void {

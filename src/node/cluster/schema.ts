@@ -11,8 +11,9 @@
  * - `acpkit_cluster_streams`: one row per stream that was read: its reader (one at a time, with an expiry renewed by
  *   the reading node, and that node: a reader on a node that stopped beating is free to replace) and how far readers
  *   took it.
- * - `acpkit_cluster_prompts`: the `session/prompt` requests the agent has not answered (what an adopting node
- *   answers with an error).
+ * - `acpkit_cluster_prompts`: the requests still open across the connection: the client's `session/prompt` requests
+ *   the agent has not answered (`kind` 'prompt': an adopting node answers them with an error) and the agent's requests
+ *   the client has not answered (`kind` 'client': an adopting node cancels them, `$/cancel_request`).
  * - `acpkit_cluster_nodes`: each node and when it last beat.
  * No foreign keys (their checks would cost more than the inserts): rows of a connection are written only while its
  * row exists, and deleted with it by the sweeper.
@@ -86,6 +87,7 @@ CREATE TABLE ${STREAMS} (
 CREATE TABLE ${PROMPTS} (
   connection_id text COLLATE "C" NOT NULL,
   request_key text COLLATE "C" NOT NULL,
+  kind text NOT NULL DEFAULT 'prompt',
   session_id text NOT NULL,
   request_id text NOT NULL,
   PRIMARY KEY (connection_id, request_key)

@@ -221,3 +221,35 @@ test(
     }
   },
 );
+
+test(
+  "SIGKILL while the client is asked for a permission: the request is cancelled at the client, the prompt fails, the next one succeeds",
+  STEP,
+  (t) =>
+    withLogs(async () => {
+      const client = await connect();
+      try {
+        const sessionId = await client.newSession(work);
+        client.host.permissionPolicy = "wait-for-cancel";
+        const running = client.prompt(sessionId, "/write asked.txt hello").then(
+          () => "answered",
+          (error: Error) => error.message,
+        );
+        await client.host.until(() => client.host.permissionRequests.length === 1, 15_000, "the permission request");
+        const { index, killedAt } = await killOwner(await newestConnection());
+        await client.host.until(
+          () => client.host.permissionSignalAborted,
+          BOUND_MS,
+          "the permission request cancelled",
+        );
+        t.diagnostic(`SIGKILL to the permission request's cancellation: ${Date.now() - killedAt} ms`);
+        assert.match(await running, /went away during the turn/);
+        client.host.permissionPolicy = "allow";
+        assert.deepEqual(await client.prompt(sessionId, "/stream 2 next"), { stopReason: "end_turn" });
+        await cluster!.restart(index);
+        await cluster!.haproxy!.waitForServer(cluster!.nodes[index]!.name, "UP");
+      } finally {
+        client.close();
+      }
+    }),
+);
