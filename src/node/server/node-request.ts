@@ -109,5 +109,5 @@ export async function toWebRequest(request: NodeRequest, signal: AbortSignal, ma
   const headers = headersOf(request);
   const method = request.method ?? "GET";
   const body = method === "GET" || method === "HEAD" ? undefined : await readNodeBody(request, maxBodyBytes);
-  return new Request(urlOf(request, headers), { method, headers, body: body as BodyInit | undefined, signal });
+  return new Request(urlOf(request, headers), { method, headers, body: body as RequestInit["body"], signal });
 }

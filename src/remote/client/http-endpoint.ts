@@ -90,14 +90,16 @@ export class HttpEndpoint {
     this.#cookies?.apply(requestHeaders);
     let response: Response;
     try {
-      response = await this.#fetch(this.url, {
+      // `cache` is the DOM's RequestInit field (browsers); Node's types leave it out, and Node's fetch ignores it.
+      const init: RequestInit & { cache?: "no-store" } = {
         method,
         headers: requestHeaders,
         ...(body === undefined ? {} : { body }),
         ...(signal === undefined ? {} : { signal }),
         credentials: this.#cookies === undefined ? "omit" : "include",
         cache: "no-store",
-      });
+      };
+      response = await this.#fetch(this.url, init);
     } catch (error) {
       if (signal?.aborted) throw error;
       throw unreachable(this.url, error);

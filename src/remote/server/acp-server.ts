@@ -16,7 +16,14 @@ import { AccessPolicy, type AccessDecision, type AccessOptions, type SocketInfo 
 import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits, type ServerLimits } from "./limits.js";
-import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
+import {
+  ALLOWED_METHODS,
+  corsHeaders,
+  preflightResponse,
+  textResponse,
+  withHeaders,
+  type HeadersInitLike,
+} from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
 import type { ServerWebSocket } from "./websocket-like.js";
@@ -72,7 +79,7 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
   /** A health endpoint for load balancers (GET/HEAD, no auth, no details: 200 "ok", 503 while closing). Default: none. */
   readonly healthPath?: string;
   /** Headers added to every ACP response, the WebSocket 101 included: e.g. `Set-Cookie` for load-balancer affinity. */
-  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInit | undefined;
+  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInitLike | undefined;
   /** Hears about connections and refusals. Default: silent. */
   readonly logger?: Logger;
   /** Called when a connection opens (after `initialize`) and when it closes. */
@@ -356,7 +363,7 @@ export class AcpServer {
     return textResponse(decision.status, decision.message, { ...decision.headers, ...extra });
   }
 
-  #extraHeaders(request: Request, connectionId: string | null | undefined): HeadersInit | undefined {
+  #extraHeaders(request: Request, connectionId: string | null | undefined): HeadersInitLike | undefined {
     const hook = this.#settings.responseHeaders;
     if (!hook) return undefined;
     return hook({ request, connectionId: connectionId ?? request.headers.get(HEADER_CONNECTION_ID) ?? undefined });

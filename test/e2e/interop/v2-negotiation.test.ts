@@ -88,7 +88,7 @@ for (const agentImpl of IMPLS) {
       try {
         const writer = agent.output.getWriter();
         const reader = agent.input
-          .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
+          .pipeThrough(new TextDecoderStream() as unknown as TransformStream<Uint8Array, string>)
           .getReader();
         const encoder = new TextEncoder();
         let buffered = "";

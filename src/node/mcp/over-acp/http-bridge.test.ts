@@ -126,7 +126,9 @@ test("the endpoint refuses wrong tokens, hosts, origins, methods, media types, b
     413,
   );
   assert.equal((await post(good, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))).status, 202);
-  const unknown = await (await post(good, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "nope/x" }))).json();
+  const unknown = (await (await post(good, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "nope/x" }))).json()) as {
+    error: { code: number };
+  };
   assert.equal(unknown.error.code, -32601, "inner errors come back as the JSON-RPC error");
 
   clientConnection.close();
