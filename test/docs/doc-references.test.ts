@@ -6,18 +6,11 @@
  * `@acpkit/cli`).
  */
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { test } from "node:test";
 import { repoRoot } from "../../src/protocol/testing/repo.js";
-
-/** The documents a reader of the repository or of the npm pages meets. */
-export function documents(): string[] {
-  const docs = readdirSync(join(repoRoot, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`);
-  return ["README.md", "MIGRATING.md", ...docs, "examples/README.md", "packages/cli/README.md"];
-}
+import { documents } from "./support.js";
 
 /** The text of a document without its fenced code blocks (links and paths are read from the prose). */
 function prose(text: string): string {
