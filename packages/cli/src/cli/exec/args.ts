@@ -44,7 +44,8 @@ Options:
 ${AGENT_SETUP_USAGE}
 ${REMOTE_AGENT_USAGE}
   --logout                 log out of the agent (when it supports logout) and exit
-  --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr
+  --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr (what
+                           acp tap, record and replay report in front of an agent is shown without it)
   -h, --help               print this help
 
 Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure (including --startup-timeout),

@@ -8,7 +8,8 @@ import { resolve } from "node:path";
 import { painterFor } from "../../apps/demo/painter.js";
 import { supportedMcpServers } from "@acpkit/sdk/client-toolkit";
 import { SessionRouter, PermissionBroker, TurnGuard, brokerGate, type Transcript } from "@acpkit/sdk/client-toolkit";
-import { silentLogger } from "@acpkit/sdk";
+import { droppedUpdates } from "./exec-logger.js";
+import { ToolLines } from "./tool-lines.js";
 import { ClientSideConnection } from "@acpkit/sdk";
 import type { Client } from "@acpkit/sdk";
 import {
@@ -149,12 +150,17 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     renderer.note(`acp exec: warning: ${message}`);
   };
 
+  const toolLines = new ToolLines();
   let launched: AgentEndpoint;
   try {
     launched = await openAgentEndpoint(prepared.remote ?? { argv: agentArgv }, {
       cwd,
       startupTimeoutMs: clock.startupMs,
-      onStderrLine: args.verbose ? (line) => renderer.stderr(line) : undefined,
+      // The agent's log with --verbose; what acpkit's tools in front of it report (acp tap, record, replay) always.
+      onStderrLine: (line) => {
+        if (toolLines.shows(line)) renderer.note(line);
+        else if (args.verbose) renderer.stderr(line);
+      },
     });
   } catch (error) {
     clock.dispose();
@@ -208,8 +214,9 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     killTerminal: (params) => terminals.killTerminal(params),
     releaseTerminal: (params) => terminals.releaseTerminal(params),
   };
-  // exec chooses what reaches stderr itself (its messages, the agent's stderr tail, --trace): no library lines.
-  const connection = new ClientSideConnection(() => client, launched.stream, { logger: silentLogger });
+  // exec chooses what reaches stderr itself (its messages, the agent's stderr tail, --trace): of the library's lines,
+  // only what the agent sent that could not be shown (a session/update failing the schema is not dropped silently).
+  const connection = new ClientSideConnection(() => client, launched.stream, { logger: droppedUpdates(warn) });
   const unanswered = new UnansweredRequests();
   connection.tap(unanswered.listener);
   if (prepared.trace) connection.tap(prepared.trace.listener);
