@@ -29,6 +29,8 @@ Options:
   --max-body-bytes N       largest POST body (default 16777216)
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
   --verbose                also log the agents' stderr (prefixed by connection)
+  --exit-with-parent       stop (as on SIGTERM) when the process that started acp serve goes away; on by
+                           default under npm (npx acp serve), whose shell does not pass SIGTERM on
   -h, --help               print this help
 
 What is safe to expose: see docs/remote-agents.md. The agent runs with this machine's permissions for whoever has
@@ -57,6 +59,8 @@ export interface ServeOptions {
   maxBodyBytes: number;
   graceMs: number;
   verbose: boolean;
+  /** Stop when the parent process goes away (always watched under npm). */
+  exitWithParent: boolean;
   help: boolean;
 }
 
@@ -87,6 +91,7 @@ const BOOLEAN_FLAGS = new Set([
   "--http1",
   "--h2c",
   "--verbose",
+  "--exit-with-parent",
   "--help",
   "-h",
 ]);
@@ -126,6 +131,7 @@ export function parseServeArgs(
     maxBodyBytes: 16 * 1024 * 1024,
     graceMs: 2000,
     verbose: false,
+    exitWithParent: false,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -139,6 +145,7 @@ export function parseServeArgs(
       else if (flag === "--http1") options.http1 = true;
       else if (flag === "--h2c") options.h2c = true;
       else if (flag === "--verbose") options.verbose = true;
+      else if (flag === "--exit-with-parent") options.exitWithParent = true;
       else options.help = true;
       continue;
     }
