@@ -42,7 +42,14 @@ export class ConnectionClosedError extends LocalError {
   readonly detail: string;
 
   constructor(detail: string, cause?: unknown) {
-    super("connection_closed", `ACP connection closed: ${detail}. Open a new connection to continue.`, { cause });
+    // One period: a detail quoting an error that ends its own sentence ("...the connection.") is not followed by "..".
+    super(
+      "connection_closed",
+      `ACP connection closed: ${detail.replace(/\.+$/, "")}. Open a new connection to continue.`,
+      {
+        cause,
+      },
+    );
     this.name = "ConnectionClosedError";
     this.detail = detail;
   }

@@ -171,10 +171,13 @@ export async function readText(response: Response, maxBytes: number, truncate = 
 
 /** A one-line description of a failed answer, for messages. */
 export function describeFailure(failure: HttpFailure, what: string): string {
-  const body = failure.body.replace(/\s+/g, " ").trim();
-  const excerpt = body.length > 200 ? `${body.slice(0, 200)}…` : body;
+  let body = failure.body.replace(/\s+/g, " ").trim();
+  // A body that repeats the status text ("Unauthorized: ...") is not worth saying twice.
+  if (failure.statusText && body.toLowerCase().startsWith(failure.statusText.toLowerCase()))
+    body = body.slice(failure.statusText.length).replace(/^[\s:.-]+/, "");
+  const excerpt = (body.length > 200 ? `${body.slice(0, 200)}…` : body).replace(/\.+$/, "");
   const advice = adviceFor(failure.status);
-  return `The ACP server answered ${what} with HTTP ${failure.status}${failure.statusText ? ` ${failure.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}${advice ? `. ${advice}` : ""}`;
+  return `The ACP server answered ${what} with HTTP ${failure.status}${failure.statusText ? ` ${failure.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}${advice ? `. ${advice}` : "."}`;
 }
 
 function adviceFor(status: number): string {

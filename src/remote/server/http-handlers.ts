@@ -10,7 +10,7 @@
 import { isRecord } from "../../jsonrpc/messages.js";
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../client/http-protocol.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
-import { errorText, InitializeFailure } from "./errors.js";
+import { errorText, InitializeFailure, initializeFailedText } from "./errors.js";
 import { HttpOutbound } from "./http-outbound.js";
 import { acceptsEventStream, isJsonContentType, readBodyText } from "./request-body.js";
 import {
@@ -173,7 +173,7 @@ async function initialize(
     return jsonResponse(failure.status, {
       jsonrpc: "2.0",
       id: message.id,
-      error: { code: -32603, message: "Initialize failed", data: failure.message },
+      error: { code: -32603, message: initializeFailedText(failure), data: failure.message },
     });
   }
 }

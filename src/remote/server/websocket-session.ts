@@ -5,7 +5,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (WebSocket Request Flow)
  */
 import { isRecord } from "../../jsonrpc/messages.js";
-import { errorText, InitializeFailure } from "./errors.js";
+import { errorText, InitializeFailure, initializeFailedText } from "./errors.js";
 import { isInitializeRequest, kindOf } from "./routing.js";
 import type { ServerContext } from "./server-context.js";
 import type { ServerConnection } from "./server-connection.js";
@@ -145,7 +145,7 @@ export class WebSocketSession {
       JSON.stringify({
         jsonrpc: "2.0",
         id: message.id,
-        error: { code: -32603, message: "Initialize failed", data: failure.message },
+        error: { code: -32603, message: initializeFailedText(failure), data: failure.message },
       }),
     );
     void this.connection.end({ reason: "initialize failed", error: failure });

@@ -23,6 +23,7 @@
  * Spec: https://agentclientprotocol.com/protocol/transports and
  * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
+import { withTokenHint } from "../shared/token-hint.js";
 import { sketchEnvelope } from "@acpkit/sdk/wire";
 import type { FrameProblem } from "@acpkit/sdk";
 import { isRecord, type AnyMessage } from "@acpkit/sdk";
@@ -118,7 +119,7 @@ export async function runBridge(
       sendLine = (line, value) => plain.sendText(line, value);
     }
   } catch (error) {
-    note((error as Error).message);
+    note(withTokenHint((error as Error).message));
     return 1;
   }
   flow.link = link;

@@ -48,9 +48,9 @@ ${REMOTE_AGENT_USAGE}
                            acp tap, record and replay report in front of an agent is shown without it)
   -h, --help               print this help
 
-Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure (including --startup-timeout),
-4 authentication needed or failed, 5 refusal, 6 max_tokens, 7 max_turn_requests, 124 --timeout ran out,
-130 cancelled (Ctrl-C).
+Exit codes: 0 end_turn, 1 agent error (a turn cancelled without being asked included: a remote server shutting
+down), 2 usage error, 3 startup failure (including --startup-timeout), 4 authentication needed or failed,
+5 refusal, 6 max_tokens, 7 max_turn_requests, 124 --timeout ran out, 130 cancelled (Ctrl-C).
 `;
 
 export type OutputFormat = "text" | "json" | "ndjson";

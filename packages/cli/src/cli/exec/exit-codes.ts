@@ -4,7 +4,8 @@
  * | code | meaning                                                                                  |
  * | ---- | ---------------------------------------------------------------------------------------- |
  * | 0    | `end_turn`: the agent finished the turn                                                  |
- * | 1    | agent error: `session/prompt` failed, or the agent died or closed the connection mid-turn |
+ * | 1    | agent error: `session/prompt` failed, or the agent died or closed the connection mid-turn, |
+ * |      | or it ended the turn `cancelled` unasked (a remote server shutting down cancels its turns)  |
  * | 2    | usage error: a bad flag, an unreadable prompt, MCP config or rules file                  |
  * | 3    | startup failure: the agent could not be started, did not answer `initialize` in time, or |
  * |      | could not set up the session (`session/new`, `load`, `resume`) within --startup-timeout, |
@@ -14,7 +15,7 @@
  * | 6    | `max_tokens`: the model's token limit was reached                                        |
  * | 7    | `max_turn_requests`: the turn's request limit was reached                                |
  * | 124  | the run's bound (--timeout) ran out: the turn was cancelled and the agent stopped         |
- * | 130  | `cancelled`: Ctrl-C (or SIGTERM) cancelled the turn, or the agent reported it cancelled   |
+ * | 130  | `cancelled`: Ctrl-C (or SIGTERM) cancelled the turn                                      |
  */
 import type { StopReason } from "@acpkit/sdk";
 

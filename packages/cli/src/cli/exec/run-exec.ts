@@ -20,7 +20,7 @@ import {
   TerminalHost,
 } from "@acpkit/sdk/node";
 import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "@acpkit/sdk/node";
-import { remoteAgentSpec } from "../shared/remote-agent-flags.js";
+import { remoteAgentSpec, withTokenHint } from "../shared/remote-agent-flags.js";
 import { PROTOCOL_VERSION, type ClientCapabilities, type McpServer } from "@acpkit/sdk";
 import { EXEC_USAGE, parseExecArgs, UsageError, type ExecArgs } from "./args.js";
 import { DEFAULT_AGENT_ARGV } from "./default-agent.js";
@@ -141,7 +141,8 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
     renderer.finish({ exitCode, sessionId, transcript, ...(warnings.length > 0 ? { warnings } : {}), ...extra });
     return exitCode;
   };
-  const fail = (exitCode: number, message: string): number => {
+  const fail = (exitCode: number, problem: string): number => {
+    const message = withTokenHint(problem);
     renderer.note(`acp exec: ${message}`);
     return result(exitCode, { error: message });
   };
@@ -380,6 +381,16 @@ async function execute(prepared: Prepared, version: string): Promise<number> {
       return outcome.endedLocally
         ? interrupted("the turn was cancelled and the agent stopped")
         : result(ExitCode.cancelled, { stopReason });
+    }
+    if (stopReason === "cancelled") {
+      // Nobody here asked for it (no Ctrl-C, no --timeout): not the user's cancel, so not exit 130.
+      const message =
+        "the agent ended the turn as cancelled, which this run did not ask for" +
+        (prepared.remote === undefined
+          ? ""
+          : " (a remote server cancels its running turns when it shuts down: is it still up?)");
+      renderer.note(`acp exec: ${message}`);
+      return result(ExitCode.agentError, { stopReason, error: message });
     }
     const code = exitCodeFor(stopReason);
     if (code !== ExitCode.endTurn) renderer.note(`acp exec: the turn ended with stop reason "${stopReason}"`);

@@ -5,13 +5,13 @@
  */
 import { isAgentUrl, type AgentSpec } from "@acpkit/sdk/node";
 import type { RemoteProfile } from "@acpkit/sdk";
+import { TOKEN_ENV } from "../../apps/shared/token-hint.js";
 import { UsageError } from "./usage-error.js";
 
 /** The values of `--profile`. */
 export const REMOTE_PROFILES: readonly RemoteProfile[] = ["auto", "websocket", "http"];
 
-/** The environment variable a token is read from when `--token` is not given. */
-export const TOKEN_ENV = "ACP_TOKEN";
+export { TOKEN_ENV, withTokenHint } from "../../apps/shared/token-hint.js";
 
 /** The flags, as given. */
 export interface RemoteAgentFlags {
