@@ -5,7 +5,7 @@
 import { runBridge } from "../apps/connect/bridge.js";
 import {
   noRemoteAgentFlags,
-  REMOTE_AGENT_USAGE,
+  remoteAgentUsage,
   remoteAgentSpec,
   setRemoteAgentFlag,
 } from "./shared/remote-agent-flags.js";
@@ -21,7 +21,7 @@ that starts stdio agents runs this as its agent command. Exits 0 when stdin ends
 (with --reconnect: when it cannot be reached again).
 
 Options:
-${REMOTE_AGENT_USAGE}
+${remoteAgentUsage("the remote agent")}
   --connect-timeout S      seconds the server has to accept the connection (default 30)
   --reconnect              when the remote drops, reconnect and reattach the editor's sessions (session/resume or
                            session/load); a turn in flight fails, each session gets a notice, stderr logs each step

@@ -35,3 +35,9 @@ test("acp --help: one row per command, the descriptions in one column, none over
   assert.equal(new Set(columns).size, 1, `descriptions start at columns ${JSON.stringify(columns)}`);
   for (const row of rows) assert.ok(row.length <= 120, `too long: ${row}`);
 });
+
+test("acp connect --help mentions no --agent: its URL is its argument", () => {
+  const help = acp("connect", "--help");
+  assert.match(help, /--token T +bearer token of the remote agent/);
+  assert.doesNotMatch(help, /--agent/);
+});

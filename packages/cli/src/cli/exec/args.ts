@@ -12,6 +12,8 @@ import {
 } from "../shared/agent-setup-flags.js";
 import type { PermissionsFlag } from "../shared/permissions.js";
 import {
+  checkAgentValue,
+  flagValue,
   noRemoteAgentFlags,
   REMOTE_AGENT_HINTS,
   REMOTE_AGENT_USAGE,
@@ -136,9 +138,7 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
     let value: string;
     if (flag !== arg) value = arg.slice(eq + 1);
     else {
-      const next = argv[i + 1];
-      if (next === undefined) throw new UsageError(`${flag} needs a value: ${hint(flag)}`);
-      value = next;
+      value = flagValue(argv, i + 1, flag, (word) => BOOLEAN_FLAGS.has(word) || VALUE_FLAGS.has(word), hint(flag));
       i++;
     }
     setValue(args, flag, value);
@@ -164,6 +164,7 @@ function setValue(args: ExecArgs, flag: string, value: string): void {
   if (value === "") throw new UsageError(`${flag} needs a non-empty value: ${hint(flag)}`);
   switch (flag) {
     case "--agent":
+      checkAgentValue(value);
       args.agent = value;
       return;
     case "--cwd":
