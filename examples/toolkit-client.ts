@@ -10,7 +10,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { ClientSideConnection } from "@acpkit/sdk";
-import { allowAll, denyAll, PermissionBroker, SessionRouter, type Transcript } from "@acpkit/sdk/client-toolkit";
+import { allowAll, denyAll, PermissionBroker, TranscriptRouter, type Transcript } from "@acpkit/sdk/client-toolkit";
 import { launchAgent } from "@acpkit/sdk/node";
 
 const args = process.argv.slice(2);
@@ -24,7 +24,7 @@ const argv =
     : args.slice(dash + 1);
 
 const agent = await launchAgent({ argv, startupTimeoutMs: 20_000 });
-const router = new SessionRouter();
+const router = new TranscriptRouter();
 const broker = new PermissionBroker(deny ? denyAll() : allowAll(), {
   lookupToolCall: (sessionId, toolCallId) => router.get(sessionId)?.toolCall(toolCallId),
 });

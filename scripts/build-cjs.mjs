@@ -87,6 +87,7 @@ mkdirSync(to, { recursive: true });
 writeFileSync(join(to, "package.json"), '{ "type": "commonjs" }\n');
 const removed = removeStale(to, outputs);
 process.stdout.write(
-  `build-cjs: ${seen.size} modules -> ${relative(root, to)} (${transpiled} transpiled, ${seen.size - transpiled} up to date` +
+  `build-cjs: ${seen.size} modules -> ${relative(root, to)} ` +
+    `(${transpiled} transpiled, ${seen.size - transpiled} up to date` +
     `${removed > 0 ? `, ${removed} stale files removed` : ""})\n`,
 );

@@ -7,10 +7,11 @@
  * and file counts, exactly for package counts). Exits non-zero if anything fails.
  *
  *   npm run pack:check                          (builds first)
+ *   npm run test:packaging                      the same on the last build (a step of npm test, so of CI)
  *   node scripts/pack-check.mjs --update-docs   writes the figures into docs/packaging.md and README.md
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import process from "node:process";
@@ -37,19 +38,28 @@ function marked(text, [open, close], file) {
   return { start: start + open.length, end };
 }
 
+/** The packaging tests, file by file (a directory would make `node --test` run the support modules too). */
+const packagingDir = join(root, "dist/test/e2e/packaging");
+if (!existsSync(packagingDir)) {
+  process.stderr.write(
+    `pack:check: ${packagingDir} is missing: build first (npm run build), or run npm run pack:check\n`,
+  );
+  process.exit(1);
+}
+const packagingTests = readdirSync(packagingDir)
+  .filter((name) => name.endsWith(".test.js"))
+  .sort()
+  .map((name) => join(packagingDir, name));
+
 const dir = mkdtempSync(join(tmpdir(), "acpkit-pack-check-"));
 const reportFile = join(dir, "figures.jsonl");
 let failed = false;
 try {
-  execFileSync(
-    process.execPath,
-    ["--test", "--test-concurrency=1", "--test-timeout=900000", join(root, "dist/test/e2e/packaging")],
-    {
-      cwd: root,
-      env: { ...env, ACPKIT_PACK_TEST: "1", ACPKIT_PACK_REGISTRY: "1", ACPKIT_PACK_REPORT: reportFile },
-      stdio: "inherit",
-    },
-  );
+  execFileSync(process.execPath, ["--test", "--test-concurrency=1", "--test-timeout=900000", ...packagingTests], {
+    cwd: root,
+    env: { ...env, ACPKIT_PACK_TEST: "1", ACPKIT_PACK_REGISTRY: "1", ACPKIT_PACK_REPORT: reportFile },
+    stdio: "inherit",
+  });
   const rows = readFileSync(reportFile, "utf8")
     .trim()
     .split("\n")

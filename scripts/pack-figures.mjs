@@ -9,7 +9,8 @@ const mib = (bytes) =>
 /** The figures table (markdown) from the tests' rows. */
 export function figuresTable(rows) {
   const lines = [
-    "| package | tarball | unpacked | install brings | `npm ls --all --parseable \\| wc -l` | `du -sh node_modules` (apparent size) |",
+    "| package | tarball | unpacked | install brings | `npm ls --all --parseable \\| wc -l` | " +
+      "`du -sh node_modules` (apparent size) |",
     "| --- | --- | --- | --- | --- | --- |",
   ];
   for (const row of rows)

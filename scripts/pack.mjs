@@ -122,7 +122,9 @@ function packCli(out, library, repository) {
   }
 }
 
-/** Packs both packages (or the library alone) into `out` (created if needed); returns `{ library, cli }` tarball paths. */
+/**
+ * Packs both packages (or the library alone) into `out` (created if needed); returns `{ library, cli }` tarball paths.
+ */
 export function packAll(out, { libraryOnly = false } = {}) {
   mkdirSync(out, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -138,7 +140,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const manifest = JSON.parse(readFileSync("package.json", "utf8"));
     if (String(manifest.dependencies?.["@acpkit/sdk"] ?? "").startsWith("file:")) {
       process.stderr.write(
-        `${manifest.name}: its @acpkit/sdk dependency is the workspace link "${manifest.dependencies["@acpkit/sdk"]}", which a tarball cannot carry.\n` +
+        `${manifest.name}: its @acpkit/sdk dependency is the workspace link ` +
+          `"${manifest.dependencies["@acpkit/sdk"]}", which a tarball cannot carry.\n` +
           "Pack it from the repository root with `npm run pack` (it writes the library's version in its place).\n",
       );
       process.exit(1);

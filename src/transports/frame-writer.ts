@@ -19,7 +19,9 @@
 import { OutputLedger } from "./backpressure.js";
 import type { ByteSink } from "./bytes.js";
 
-/** Default high-water mark for `drain()`: 256 KiB (small enough that queued text rarely outlives a young-generation GC). */
+/**
+ * Default high-water mark for `drain()`: 256 KiB (small enough that queued text rarely outlives a young-generation GC).
+ */
 export const DEFAULT_WRITE_HIGH_WATER_MARK = 256 * 1024;
 
 const RESOLVED: Promise<void> = Promise.resolve();
@@ -66,7 +68,10 @@ export class FrameWriter {
     return this.#dead || this.#closing !== undefined;
   }
 
-  /** Queues one frame (its newline included); `reply`: it answers a peer's request. Dropped silently when the writer is dead or closing. */
+  /**
+   * Queues one frame (its newline included); `reply`: it answers a peer's request. Dropped silently when the writer is
+   * dead or closing.
+   */
   push(frame: string, reply = false): void {
     if (this.#dead || this.#closing) return;
     this.#parts.push(frame);

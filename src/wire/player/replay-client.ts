@@ -196,7 +196,9 @@ class ClientPlayer {
           kind: "missing",
           entry: i,
           frame: what,
-          message: `the agent did not send it: ${describeMessage(later.value, (id) => this.sentMethods.get(idKey(id)))} came first`,
+          message:
+            `the agent did not send it: ` +
+            `${describeMessage(later.value, (id) => this.sentMethods.get(idKey(id)))} came first`,
         });
         return true;
       }
@@ -305,7 +307,9 @@ class ClientPlayer {
   }
 }
 
-/** What a recorded frame is, for alignment: `request session/request_permission`, `notification session/update plan`. */
+/**
+ * What a recorded frame is, for alignment: `request session/request_permission`, `notification session/update plan`.
+ */
 function entrySignature(entry: CassetteEntry): string {
   return entry.frame.kind === "message" ? messageSignature(entry.frame.value) : entry.frame.kind;
 }

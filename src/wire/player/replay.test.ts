@@ -169,30 +169,33 @@ test("replay --as client: a changed agent's differences are reported with their 
   ]);
 });
 
-test("replay --as agent: an id the recording's agent sent is fixed; a client answering with another is told", async () => {
-  const cassette = readCassette(await record());
-  const [mine, theirs] = createMemoryByteStreams();
-  const peer = scriptPeerOverWeb(mine.input, mine.output, { side: "agent" });
-  const playing = replayAgent(cassette, peer, { timeoutMs: 5000 });
-  const client = new ClientSideConnection(
-    makeClient({ text: "", reads: [] }),
-    ndJsonStream(theirs.output, theirs.input),
-  );
-  await client.initialize({
-    protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
-  });
-  const { sessionId } = await client.newSession({ cwd: CWD, mcpServers: [] });
-  // The session id came from the replayed agent: prompting another session is a divergence, not a new id to learn.
-  await client.prompt({ sessionId: `${sessionId}-other`, prompt: [{ type: "text", text: "read my notes" }] });
-  const result = await playing;
-  const prompt = result.divergences.find((d) => d.frame.includes("session/prompt"));
-  assert.ok(prompt, JSON.stringify(result.divergences));
-  assert.equal(prompt.kind, "differs");
-  assert.deepEqual(prompt.differences, [
-    { path: "$.params.sessionId", expected: sessionId, actual: `${sessionId}-other` },
-  ]);
-});
+test(
+  "replay --as agent: an id the recording's agent sent is fixed; a client answering with another is " + "told",
+  async () => {
+    const cassette = readCassette(await record());
+    const [mine, theirs] = createMemoryByteStreams();
+    const peer = scriptPeerOverWeb(mine.input, mine.output, { side: "agent" });
+    const playing = replayAgent(cassette, peer, { timeoutMs: 5000 });
+    const client = new ClientSideConnection(
+      makeClient({ text: "", reads: [] }),
+      ndJsonStream(theirs.output, theirs.input),
+    );
+    await client.initialize({
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
+    });
+    const { sessionId } = await client.newSession({ cwd: CWD, mcpServers: [] });
+    // The session id came from the replayed agent: prompting another session is a divergence, not a new id to learn.
+    await client.prompt({ sessionId: `${sessionId}-other`, prompt: [{ type: "text", text: "read my notes" }] });
+    const result = await playing;
+    const prompt = result.divergences.find((d) => d.frame.includes("session/prompt"));
+    assert.ok(prompt, JSON.stringify(result.divergences));
+    assert.equal(prompt.kind, "differs");
+    assert.deepEqual(prompt.differences, [
+      { path: "$.params.sessionId", expected: sessionId, actual: `${sessionId}-other` },
+    ]);
+  },
+);
 
 test("replay --as agent: the client's answers to the agent's requests are compared too", async () => {
   const cassette = readCassette(await record());

@@ -1,6 +1,6 @@
 /**
- * Fault 7 of issue 8: CommonJS `require("@acpkit/sdk")` works (a `require` condition backed by a CommonJS build), and so
- * does `require()` of every other subpath that the official SDK 2.4.0 lets you require (its `default` condition is
+ * Fault 7 of issue 8: CommonJS `require("@acpkit/sdk")` works (a `require` condition backed by a CommonJS build), and
+ * so does `require()` of every other subpath that the official SDK 2.4.0 lets you require (its `default` condition is
  * ESM, which Node >= 20.19 can require): `unstable`, `experimental/nes`, the remote and MCP entries, and the schema
  * JSON files. acpkit's own entries (`node`, the toolkits, `wire`, `testing`) are require()-able too (issue 14: a
  * `require()` must not end in ERR_PACKAGE_PATH_NOT_EXPORTED). A real consumer project (acpkit and the official SDK
@@ -106,16 +106,18 @@ console.log(JSON.stringify({ esm: typeof AgentSideConnection, cjsPath: require.r
 
 type Probe = { loads: true; names: string[]; file: string } | { loads: false; code: string; message: string };
 
-test("every code entry of acpkit can be require()d, from the CommonJS build, with the names import() gives", async () => {
-  const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
-    exports: Record<string, unknown>;
-  };
-  const subpaths = Object.keys(ourManifest.exports).filter((subpath) => !/\.json$/.test(subpath));
-  for (const own of ["./node", "./agent-toolkit", "./client-toolkit", "./wire", "./testing"])
-    assert.ok(subpaths.includes(own), `${own} is an entry`);
-  const out = await node(
-    "own-entries.cjs",
-    `
+test(
+  "every code entry of acpkit can be require()d, from the CommonJS build, with the names import() " + "gives",
+  async () => {
+    const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+    };
+    const subpaths = Object.keys(ourManifest.exports).filter((subpath) => !/\.json$/.test(subpath));
+    for (const own of ["./node", "./agent-toolkit", "./client-toolkit", "./wire", "./testing"])
+      assert.ok(subpaths.includes(own), `${own} is an entry`);
+    const out = await node(
+      "own-entries.cjs",
+      `
 (async () => {
   const rows = [];
   for (const subpath of ${JSON.stringify(subpaths)}) {
@@ -131,32 +133,36 @@ test("every code entry of acpkit can be require()d, from the CommonJS build, wit
   console.log(JSON.stringify(rows));
 })();
 `,
-  );
-  for (const row of JSON.parse(out) as Array<{
-    subpath: string;
-    file?: string;
-    cjs?: string[];
-    esm?: string[];
-    error?: string;
-  }>) {
-    assert.equal(row.error, undefined, `require("@acpkit/sdk${row.subpath.slice(1)}"): ${row.error}`);
-    assert.match(row.file!, /[\\/]dist[\\/]cjs[\\/]/, `${row.subpath} loads the CommonJS build`);
-    assert.deepEqual(row.cjs, row.esm, `${row.subpath}: require() and import() give the same names`);
-  }
-});
+    );
+    for (const row of JSON.parse(out) as Array<{
+      subpath: string;
+      file?: string;
+      cjs?: string[];
+      esm?: string[];
+      error?: string;
+    }>) {
+      assert.equal(row.error, undefined, `require("@acpkit/sdk${row.subpath.slice(1)}"): ${row.error}`);
+      assert.match(row.file!, /[\\/]dist[\\/]cjs[\\/]/, `${row.subpath} loads the CommonJS build`);
+      assert.deepEqual(row.cjs, row.esm, `${row.subpath}: require() and import() give the same names`);
+    }
+  },
+);
 
-test("every subpath the official SDK lets you require(), acpkit lets you require() too, with at least its names, from the CommonJS build", async () => {
-  const officialManifest = JSON.parse(
-    readFileSync(join(repoRoot, "node_modules/@agentclientprotocol/sdk/package.json"), "utf8"),
-  ) as { exports: Record<string, unknown> };
-  const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
-    exports: Record<string, unknown>;
-  };
-  const subpaths = Object.keys(officialManifest.exports).filter((subpath) => subpath !== "./package.json");
-  assert.ok(subpaths.length >= 15, `the official manifest lists ${subpaths.length} subpaths`);
-  const out = await node(
-    "every-subpath.cjs",
-    `
+test(
+  "every subpath the official SDK lets you require(), acpkit lets you require() too, with at least its names, " +
+    "from the CommonJS build",
+  async () => {
+    const officialManifest = JSON.parse(
+      readFileSync(join(repoRoot, "node_modules/@agentclientprotocol/sdk/package.json"), "utf8"),
+    ) as { exports: Record<string, unknown> };
+    const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+    };
+    const subpaths = Object.keys(officialManifest.exports).filter((subpath) => subpath !== "./package.json");
+    assert.ok(subpaths.length >= 15, `the official manifest lists ${subpaths.length} subpaths`);
+    const out = await node(
+      "every-subpath.cjs",
+      `
 const probe = (specifier) => {
   try {
     const module = require(specifier);
@@ -168,49 +174,54 @@ const probe = (specifier) => {
 const subpaths = ${JSON.stringify(subpaths)};
 console.log(JSON.stringify(subpaths.map((subpath) => [subpath, probe("@agentclientprotocol/sdk" + subpath.slice(1)), probe("@acpkit/sdk" + subpath.slice(1))])));
 `,
-  );
-  const results = JSON.parse(out) as Array<[string, Probe, Probe]>;
-  const required: string[] = [];
-  for (const [subpath, official, ours] of results) {
-    if (!official.loads) continue;
-    // An official subpath acpkit does not export at all is export-parity's business (its list of entries not built
-    // yet); once exported, it must be require()-able here too.
-    if (!(subpath in ourManifest.exports)) continue;
-    required.push(subpath);
-    assert.ok(
-      ours.loads,
-      `require("@acpkit/sdk${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) where the official one loads`,
     );
-    const missing = official.names.filter((name) => !ours.names.includes(name));
-    assert.deepEqual(missing, [], `require("@acpkit/sdk${subpath.slice(1)}") lacks names the official one has`);
-    if (!subpath.endsWith(".json"))
-      assert.match(
-        ours.file,
-        /[\\/]dist[\\/]cjs[\\/]/,
-        `require("@acpkit/sdk${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`,
+    const results = JSON.parse(out) as Array<[string, Probe, Probe]>;
+    const required: string[] = [];
+    for (const [subpath, official, ours] of results) {
+      if (!official.loads) continue;
+      // An official subpath acpkit does not export at all is export-parity's business (its list of entries not built
+      // yet); once exported, it must be require()-able here too.
+      if (!(subpath in ourManifest.exports)) continue;
+      required.push(subpath);
+      assert.ok(
+        ours.loads,
+        `require("@acpkit/sdk${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) ` +
+          `where the official one loads`,
       );
-  }
-  // The official entries this Node can require, at least: the root, unstable, nes, the four remote entries, mcp-http
-  // and the schema files (mcp-server needs its optional peer @modelcontextprotocol/server, not installed here).
-  for (const subpath of [
-    ".",
-    "./unstable",
-    "./experimental/nes",
-    "./experimental/http-client",
-    "./experimental/ws-client",
-    "./experimental/server",
-    "./experimental/node",
-    "./experimental/mcp-http",
-    "./schema/v1/schema.json",
-  ]) {
-    assert.ok(required.includes(subpath), `${subpath} was not checked: the official one did not load`);
-  }
-});
+      const missing = official.names.filter((name) => !ours.names.includes(name));
+      assert.deepEqual(missing, [], `require("@acpkit/sdk${subpath.slice(1)}") lacks names the official one has`);
+      if (!subpath.endsWith(".json"))
+        assert.match(
+          ours.file,
+          /[\\/]dist[\\/]cjs[\\/]/,
+          `require("@acpkit/sdk${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`,
+        );
+    }
+    // The official entries this Node can require, at least: the root, unstable, nes, the four remote entries, mcp-http
+    // and the schema files (mcp-server needs its optional peer @modelcontextprotocol/server, not installed here).
+    for (const subpath of [
+      ".",
+      "./unstable",
+      "./experimental/nes",
+      "./experimental/http-client",
+      "./experimental/ws-client",
+      "./experimental/server",
+      "./experimental/node",
+      "./experimental/mcp-http",
+      "./schema/v1/schema.json",
+    ]) {
+      assert.ok(required.includes(subpath), `${subpath} was not checked: the official one did not load`);
+    }
+  },
+);
 
-test("require() of the remote entries: a CommonJS AcpServer on node:http, and a CommonJS client app over both profiles", async () => {
-  const out = await node(
-    "remote.cjs",
-    `
+test(
+  "require() of the remote entries: a CommonJS AcpServer on node:http, and a CommonJS client app over both " +
+    "profiles",
+  async () => {
+    const out = await node(
+      "remote.cjs",
+      `
 const http = require("node:http");
 const { WebSocketServer, WebSocket } = require("ws");
 const { agent, client, methods, PROTOCOL_VERSION, RequestError } = require("@acpkit/sdk");
@@ -258,12 +269,13 @@ listener.listen(0, "127.0.0.1", async () => {
   listener.close(() => console.log(JSON.stringify(results)));
 });
 `,
-  );
-  const expected = {
-    sessionId: "cjs-session",
-    stopReason: "end_turn",
-    chunks: ["hello from require()"],
-    refused: -32601,
-  };
-  assert.deepEqual(JSON.parse(out), { http: expected, websocket: expected });
-});
+    );
+    const expected = {
+      sessionId: "cjs-session",
+      stopReason: "end_turn",
+      chunks: ["hello from require()"],
+      refused: -32601,
+    };
+    assert.deepEqual(JSON.parse(out), { http: expected, websocket: expected });
+  },
+);

@@ -149,7 +149,8 @@ function execAgainst(url: string, ...args: string[]): { status: number | null; s
 }
 
 test(
-  "a wrong token: acp exec says HTTP 401 once, what to check, and to pass --token or set ACP_TOKEN; the WebSocket refusal does not fall back",
+  "a wrong token: acp exec says HTTP 401 once, what to check, and to pass --token or set ACP_TOKEN; " +
+    "the WebSocket refusal does not fall back",
   { timeout: 120_000 },
   async () => {
     const serve = await startServe(["--agent", `${JSON.stringify(process.execPath)} -e 0`]);
@@ -171,10 +172,12 @@ test(
 );
 
 test(
-  "an agent that dies before initialize: the server logs its exit and last stderr lines without --verbose; the client says the agent failed to start (HTTP 502)",
+  "an agent that dies before initialize: the server logs its exit and last stderr lines without --verbose; " +
+    "the client says the agent failed to start (HTTP 502)",
   { timeout: 120_000 },
   async () => {
-    const dying = `${JSON.stringify(process.execPath)} -e ${JSON.stringify('process.stderr.write("my-agent: OPENAI_API_KEY is not set\\n"); process.exit(3)')}`;
+    const script = 'process.stderr.write("my-agent: OPENAI_API_KEY is not set\\n"); process.exit(3)';
+    const dying = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}`;
     const serve = await startServe(["--agent", dying]);
     try {
       const token = ["--token", serve.token!];

@@ -32,7 +32,8 @@ function tap(args: readonly string[]) {
 }
 
 test(
-  "bytes pass through unchanged both ways: split lines, CRLF, blank and non-JSON lines, a split UTF-8 character, no final newline",
+  "bytes pass through unchanged both ways: split lines, CRLF, blank and non-JSON lines, a split UTF-8 " +
+    "character, no final newline",
   { timeout: 60_000 },
   async () => {
     const trace = join(dir, "echo.cassette");
@@ -131,7 +132,8 @@ test(
 const ESCAPES = "\u001b]52;c;cHduZWQ=\u0007\u009d0;owned\u0007\u001b[2J\u009b31m\u001b]0;title\u001b\\";
 
 test(
-  "an agent's line that is not JSON, full of terminal escapes: stderr shows it without them, --report keeps it escaped, the editor still gets its bytes",
+  "an agent's line that is not JSON, full of terminal escapes: stderr shows it without them, --report keeps " +
+    "it escaped, the editor still gets its bytes",
   { timeout: 60_000 },
   async () => {
     const report = join(dir, "escapes.ndjson");
@@ -221,7 +223,8 @@ test(
     assert.equal(code, 2, stderr);
     assert.equal(
       stderr,
-      `acp record: cannot write ${join(missing, "s.cassette")}: the directory ${missing} does not exist (create it, or give another path)\n`,
+      `acp record: cannot write ${join(missing, "s.cassette")}: the directory ${missing} does not exist ` +
+        "(create it, or give another path)\n",
     );
   },
 );

@@ -1,6 +1,7 @@
 // One prompt turn by an acpkit client against the toolkit agent of the examples (examples/toolkit-agent.js, compiled
-// against the installed @acpkit/sdk), over a stream given by the caller's transport: "stdio" (a child process), "http" (AcpServer on node:http, no `ws`) or
-// "websocket" (listenAcp, which needs `ws`). Prints { profile, protocolVersion, agent, stopReason, text } as JSON.
+// against the installed @acpkit/sdk), over a stream given by the caller's transport: "stdio" (a child process),
+// "http" (AcpServer on node:http, no `ws`) or "websocket" (listenAcp, which needs `ws`). Prints { profile,
+// protocolVersion, agent, stopReason, text } as JSON.
 import { createServer } from "node:http";
 import { once } from "node:events";
 import process from "node:process";

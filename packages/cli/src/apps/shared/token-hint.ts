@@ -9,5 +9,8 @@ export const TOKEN_ENV = "ACP_TOKEN";
  */
 export function withTokenHint(message: string): string {
   if (!/\bHTTP 401\b/.test(message) || message.includes(TOKEN_ENV)) return message;
-  return `${message.replace(/[.\s]*$/, "")}. Pass --token or set ${TOKEN_ENV} (acp serve printed the token when it started).`;
+  return (
+    `${message.replace(/[.\s]*$/, "")}. Pass --token or set ${TOKEN_ENV} ` +
+    "(acp serve printed the token when it started)."
+  );
 }

@@ -78,7 +78,8 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
       const missing = (error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(dirname(resolve(path)));
       throw new TapSetupError(
         missing
-          ? `cannot write ${path}: the directory ${dirname(resolve(path))} does not exist (create it, or give another path)`
+          ? `cannot write ${path}: the directory ${dirname(resolve(path))} does not exist ` +
+              "(create it, or give another path)"
           : `cannot write ${path}: ${(error as Error).message}`,
         { cause: error, file: path },
       );

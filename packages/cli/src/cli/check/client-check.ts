@@ -51,10 +51,12 @@ export function neverStartedAgent(report: CheckReport, command: readonly string[
   const program = command[0] ?? "";
   const runner = /^(npx|npm|pnpm|yarn|bunx)$/.test(basename(program));
   return (
-    `acp check client: the client failed before starting its agent in every scenario (${ran.length}), so nothing was checked. ` +
+    `acp check client: the client failed before starting its agent in every scenario (${ran.length}), ` +
+    "so nothing was checked. " +
     "Each scenario runs the client in a fresh temporary directory, and the command does not work there" +
     (runner
-      ? `: ${program} looks for the program in that directory's node_modules, which is empty, then asks the registry. ` +
+      ? `: ${program} looks for the program in that directory's node_modules, which is empty, ` +
+        "then asks the registry. " +
         "Give the installed program's path instead (e.g. node_modules/.bin/acp, or a global install)."
       : ". Give programs and files by absolute path (or relative to here: words naming an existing file are made " +
         "absolute), and make sure the client starts the {agent} command it is given.") +
