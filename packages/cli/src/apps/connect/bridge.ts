@@ -14,6 +14,9 @@
  *   editor sends (more than 256 KiB waiting), stdin is not read.
  * - The end of stdin closes the remote connection (DELETE on Streamable HTTP) and exits 0. The remote agent going
  *   away exits 1 with a message on stderr, unless `reconnect` is on.
+ * - "connected" is said once the remote answered: on WebSocket when the upgrade is accepted; on Streamable HTTP
+ *   (which sends nothing before the editor's `initialize`) when `initialize` is answered. A refused `initialize` is
+ *   said on stderr too, with what to do about a 401 (the editor may not show the error it gets).
  * - With `reconnect`: when the remote drops, the bridge reconnects (backoff), sends the editor's `initialize` again
  *   and reattaches its sessions (`session/resume` when advertised, else `session/load`, the replayed history held
  *   back), so the editor keeps its agent process. Requests in flight get a -32603 error at once; each step goes to
@@ -93,6 +96,7 @@ export async function runBridge(
   let link: BridgeLink;
   /** Sends one line from the editor: as is on a plain link, re-serialized on a reconnecting one (it may queue it). */
   let sendLine: (line: string, value: AnyMessage) => void;
+  const progress = new ConnectProgress(note);
   const common = {
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
@@ -116,7 +120,13 @@ export async function runBridge(
       link = reconnecting.reconnecting;
       sendLine = (_line, value) => reconnecting.reconnecting.send(value);
     } else {
-      stream = await connectRemote(options.url, { ...common, deliverText: (text) => writeFrame(text) });
+      stream = await connectRemote(options.url, {
+        ...common,
+        deliverText: (text, value) => {
+          progress.fromAgent(value);
+          writeFrame(text);
+        },
+      });
       const plain = stream.link;
       link = plain;
       sendLine = (line, value) => plain.sendText(line, value);
@@ -126,12 +136,15 @@ export async function runBridge(
     return 1;
   }
   flow.link = link;
-  note(`connected to ${stream.url} (${stream.profile === "websocket" ? "WebSocket" : "Streamable HTTP"})`);
+  progress.opened(stream);
 
   let closing = false;
   const ended = new Promise<number>((resolve) => {
     link.start({
-      message: (value) => writeFrame(JSON.stringify(value)),
+      message: (value) => {
+        progress.fromAgent(value);
+        writeFrame(JSON.stringify(value));
+      },
       problem: (problem) => reportProblem(problem, note, answer),
       closed: (cause) => {
         if (closing) return resolve(0);
@@ -168,6 +181,7 @@ export async function runBridge(
       );
       return;
     }
+    progress.fromEditor(value);
     try {
       sendLine(line, value as AnyMessage);
     } catch (error) {
@@ -239,5 +253,45 @@ function reportProblem(
     note(`lost the responses to ${problem.ids.length} request(s): ${problem.detail}`);
     for (const id of problem.ids)
       answer(id, RequestError.internalError({ lost: true }, `The response was lost: ${problem.detail}`));
+  }
+}
+
+/**
+ * When to say "connected": once the remote answered. A WebSocket that opened was accepted by the server; Streamable
+ * HTTP sends nothing before the editor's `initialize`, so there it is the answer to that `initialize` (a refusal is
+ * said instead). Only the first `initialize` counts; after that, every frame passes unlooked at.
+ */
+class ConnectProgress {
+  readonly #note: (text: string) => void;
+  #where = "";
+  /** The id of the editor's `initialize` (as JSON), while its answer is awaited. */
+  #initializeId: string | undefined;
+  #done = false;
+
+  constructor(note: (text: string) => void) {
+    this.#note = note;
+  }
+
+  opened(stream: Pick<RemoteStream, "url" | "profile">): void {
+    this.#where = `${stream.url} (${stream.profile === "websocket" ? "WebSocket" : "Streamable HTTP"})`;
+    if (stream.profile === "websocket") {
+      this.#note(`connected to ${this.#where}`);
+      this.#done = true;
+    } else this.#note(`reaching ${this.#where}: connected once it answers the editor's initialize`);
+  }
+
+  fromEditor(message: Record<string, unknown>): void {
+    if (this.#done || this.#initializeId !== undefined) return;
+    if (message.method === "initialize" && "id" in message) this.#initializeId = JSON.stringify(message.id);
+  }
+
+  fromAgent(message: unknown): void {
+    if (this.#done || this.#initializeId === undefined || !isRecord(message) || "method" in message) return;
+    if (JSON.stringify(message.id) !== this.#initializeId) return;
+    this.#done = true;
+    if ("result" in message) return this.#note(`connected to ${this.#where}`);
+    const error = isRecord(message.error) ? message.error : {};
+    const text = typeof error.message === "string" ? error.message : JSON.stringify(message.error);
+    this.#note(withTokenHint(`no connection to ${this.#where}: initialize failed: ${text}`));
   }
 }
