@@ -42,6 +42,8 @@ Options:
                            the same per remote address (default 64; raise it behind a proxy)
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
   --verbose                also log the agents' stderr (prefixed by connection)
+  --exit-with-parent       stop (as on SIGTERM) when the process that started acp serve goes away; on by
+                           default under npm (npx acp serve), whose shell does not pass SIGTERM on
   -h, --help               print this help
 
 What is safe to expose: see docs/remote-agents.md. The agent runs with this machine's permissions for whoever has
@@ -78,6 +80,8 @@ export interface ServeOptions {
   stdioMcp: "allow" | "refuse" | undefined;
   graceMs: number;
   verbose: boolean;
+  /** Stop when the parent process goes away (always watched under npm). */
+  exitWithParent: boolean;
   help: boolean;
 }
 
@@ -115,6 +119,7 @@ const BOOLEAN_FLAGS = new Set([
   "--verbose",
   "--allow-stdio-mcp",
   "--refuse-stdio-mcp",
+  "--exit-with-parent",
   "--help",
   "-h",
 ]);
@@ -160,6 +165,7 @@ export function parseServeArgs(
     stdioMcp: undefined,
     graceMs: 2000,
     verbose: false,
+    exitWithParent: false,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -173,6 +179,7 @@ export function parseServeArgs(
       else if (flag === "--http1") options.http1 = true;
       else if (flag === "--h2c") options.h2c = true;
       else if (flag === "--verbose") options.verbose = true;
+      else if (flag === "--exit-with-parent") options.exitWithParent = true;
       else if (flag === "--allow-stdio-mcp" || flag === "--refuse-stdio-mcp") {
         const value = flag === "--allow-stdio-mcp" ? "allow" : "refuse";
         if (options.stdioMcp !== undefined && options.stdioMcp !== value)
