@@ -39,6 +39,7 @@ const folders: Record<string, Record<string, readonly string[]>> = {
     process: ["stdio"],
     fs: [],
     terminal: ["fs", "process", "stdio"],
+    // The session stores: on disk (FileSessionStore) and in PostgreSQL (on the postgres kit).
     store: ["postgres"],
     endpoint: ["process"],
     auth: [],

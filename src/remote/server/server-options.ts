@@ -9,6 +9,7 @@ import type { ServerBackend } from "./backend/backend.js";
 import type { AcpHttpBackend } from "./backend/official-backend.js";
 import type { ServerLimits } from "./limits.js";
 import type { StdioMcpPolicy } from "./mcp-policy.js";
+import type { HeadersInitLike } from "./responses.js";
 import type { ConnectionTransport } from "./server-connection.js";
 import type { ServerWebSocket } from "./server-websocket.js";
 
@@ -69,7 +70,7 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
   /** A metrics endpoint (GET, behind the token like the ACP endpoint): Prometheus text format. Default: none. */
   readonly metricsPath?: string;
   /** Headers added to every ACP response, the WebSocket 101 included: e.g. `Set-Cookie` for load-balancer affinity. */
-  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInit | undefined;
+  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInitLike | undefined;
   /** Hears about connections and refusals. Default: silent. */
   readonly logger?: Logger;
   /** Called when a connection opens (after `initialize`) and when it closes. */

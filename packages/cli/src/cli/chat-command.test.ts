@@ -80,3 +80,8 @@ test("the chat's setup: the default policy is the chat's own asking; the flags' 
     /--mcp-config: cannot read \/nonexistent\/mcp\.json/,
   );
 });
+
+test("acp chat --agent: another URL scheme says which work; a flag is never taken as --agent's value", () => {
+  assert.throws(() => parseChatArgs(["--agent", "file:///tmp/agent"]), /file:\/\/ is not a way to reach an agent/);
+  assert.throws(() => parseChatArgs(["--agent", "--verbose"]), /--agent needs a value, but --verbose follows it/);
+});

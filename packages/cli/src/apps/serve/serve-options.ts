@@ -51,6 +51,8 @@ Options:
   --drain MS               with --cluster: on SIGTERM, how long running turns get to finish before the node hands
                            its connections over to the other nodes (default 30000)
   --verbose                also log the agents' stderr (prefixed by connection)
+  --exit-with-parent       stop (as on SIGTERM) when the process that started acp serve goes away; on by
+                           default under npm (npx acp serve), whose shell does not pass SIGTERM on
   -h, --help               print this help
 
 What is safe to expose: see docs/remote-agents.md. The agent runs with this machine's permissions for whoever has
@@ -87,6 +89,8 @@ export interface ServeOptions {
   stdioMcp: "allow" | "refuse" | undefined;
   graceMs: number;
   verbose: boolean;
+  /** Stop when the parent process goes away (always watched under npm). */
+  exitWithParent: boolean;
   help: boolean;
   /** The cluster's database (`--cluster` or $ACP_CLUSTER): never printed, its password masked in errors. */
   cluster: string | undefined;
@@ -133,6 +137,7 @@ const BOOLEAN_FLAGS = new Set([
   "--verbose",
   "--allow-stdio-mcp",
   "--refuse-stdio-mcp",
+  "--exit-with-parent",
   "--help",
   "-h",
 ]);
@@ -178,6 +183,7 @@ export function parseServeArgs(
     stdioMcp: undefined,
     graceMs: 2000,
     verbose: false,
+    exitWithParent: false,
     help: false,
     cluster: env.ACP_CLUSTER || undefined,
     leaseMs: 5000,
@@ -195,6 +201,7 @@ export function parseServeArgs(
       else if (flag === "--http1") options.http1 = true;
       else if (flag === "--h2c") options.h2c = true;
       else if (flag === "--verbose") options.verbose = true;
+      else if (flag === "--exit-with-parent") options.exitWithParent = true;
       else if (flag === "--allow-stdio-mcp" || flag === "--refuse-stdio-mcp") {
         const value = flag === "--allow-stdio-mcp" ? "allow" : "refuse";
         if (options.stdioMcp !== undefined && options.stdioMcp !== value)
