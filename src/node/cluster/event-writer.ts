@@ -117,6 +117,8 @@ export class EventWriter {
     const se: [string[], string[]] = [[], []];
     const seParams: (string | null)[] = [];
     const prKinds: string[] = [];
+    const sessionAt = new Map<string, number>();
+    const opened = new Map<string, Extract<OwnerWrite, { kind: "prompt" }>>();
     const pr: [string[], string[], string[], string[]] = [[], [], [], []];
     const pd: [string[], string[]] = [[], []];
     for (const item of items) {
@@ -127,19 +129,31 @@ export class EventWriter {
         ev[2].push(item.id);
         ev[3].push(item.body);
       } else if (item.kind === "session") {
-        se[0].push(item.connectionId);
-        se[1].push(item.sessionId);
-        seParams.push(item.params ?? null);
+        // One row per session in a statement (an upsert may not touch a row twice): the params, if any, win.
+        const key = `${item.connectionId}\u0000${item.sessionId}`;
+        const at = sessionAt.get(key);
+        if (at !== undefined) seParams[at] = item.params ?? seParams[at]!;
+        else {
+          sessionAt.set(key, se[0].length);
+          se[0].push(item.connectionId);
+          se[1].push(item.sessionId);
+          seParams.push(item.params ?? null);
+        }
       } else if (item.kind === "prompt") {
-        pr[0].push(item.connectionId);
-        pr[1].push(item.key);
-        pr[2].push(item.sessionId);
-        pr[3].push(item.requestId);
-        prKinds.push(item.requestKind);
-      } else {
+        opened.set(`${item.connectionId}\u0000${item.key}`, item);
+      } else if (!opened.delete(`${item.connectionId}\u0000${item.key}`)) {
+        // Opened in an earlier batch (answered in the same one: neither written, as the statement's parts do not see
+        // each other's rows).
         pd[0].push(item.connectionId);
         pd[1].push(item.key);
       }
+    }
+    for (const item of opened.values()) {
+      pr[0].push(item.connectionId);
+      pr[1].push(item.key);
+      pr[2].push(item.sessionId);
+      pr[3].push(item.requestId);
+      prKinds.push(item.requestKind);
     }
     const { pool, nodeId } = this.#options;
     // Idempotent (ON CONFLICT DO NOTHING, deletes by key): a batch whose commit is unknown may run again.
