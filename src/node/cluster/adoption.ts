@@ -9,19 +9,21 @@
  */
 import { errorText } from "../../remote/server/errors.js";
 import type { ClusterNode, Hosted } from "./cluster-node.js";
-import { CONNECTIONS, EVENTS, PROMPTS, SESSIONS } from "./schema.js";
+import { CONNECTIONS, EVENTS, NODES, PROMPTS, SESSIONS } from "./schema.js";
 
 /** Connections adopted per heartbeat at most (the rest at the next ones, or by other nodes). */
 const ADOPT_PER_BEAT = 16;
 
+/** A connection is adoptable when its owner node stopped beating, or a drained node let its lease lapse. */
 const TAKE_LEASES = `
 UPDATE ${CONNECTIONS}
-   SET owner_node = $1, lease_token = lease_token + 1, lease_expires_at = now() + $2 * interval '1 millisecond',
+   SET owner_node = $1, lease_token = lease_token + 1, lease_expires_at = 'infinity',
        adoptions = adoptions + 1, last_active_at = now()
  WHERE connection_id IN (
-   SELECT connection_id FROM ${CONNECTIONS}
-    WHERE ended_at IS NULL AND ready AND lease_expires_at < now()
-    ORDER BY lease_expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+   SELECT c.connection_id FROM ${CONNECTIONS} c LEFT JOIN ${NODES} n ON n.node_id = c.owner_node
+    WHERE c.ended_at IS NULL AND c.ready AND c.owner_node <> $1
+      AND (c.lease_expires_at < now() OR n.seen_at IS NULL OR n.seen_at < now() - $2 * interval '1 millisecond')
+    ORDER BY c.created_at LIMIT $3 FOR UPDATE OF c SKIP LOCKED)
 RETURNING connection_id, lease_token, initialize`;
 
 /** Why an in-flight prompt failed, as the client reads it. */
@@ -30,15 +32,18 @@ export const PROMPT_LOST =
   "was restarted on another node and this turn's remaining output is lost. The session is intact: send the prompt again.";
 
 export async function adoptExpired(node: ClusterNode): Promise<void> {
-  const { pool, settings, nodeId } = node;
+  const { control, settings, nodeId } = node;
   // Connections whose owner died before their initialize was answered cannot be adopted: ended.
-  await pool.query(
-    `UPDATE ${CONNECTIONS} SET ended_at = now(), end_reason = 'owner died during initialize'
-      WHERE ended_at IS NULL AND NOT ready AND lease_expires_at < now()`,
+  await control.query(
+    `UPDATE ${CONNECTIONS} c SET ended_at = now(), end_reason = 'owner died during initialize'
+      WHERE ended_at IS NULL AND NOT ready
+        AND NOT EXISTS (SELECT 1 FROM ${NODES} n
+                         WHERE n.node_id = c.owner_node AND n.seen_at > now() - $1 * interval '1 millisecond')`,
+    [settings.leaseMs],
   );
   const room = Math.min(ADOPT_PER_BEAT, node.limits.maxConnections - node.hosted.size);
   if (room <= 0) return;
-  const taken = await pool.query<{ connection_id: string; lease_token: string; initialize: string }>(TAKE_LEASES, [
+  const taken = await control.query<{ connection_id: string; lease_token: string; initialize: string }>(TAKE_LEASES, [
     nodeId,
     settings.leaseMs,
     room,

@@ -68,12 +68,17 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   #closed = false;
   /** Ends being recorded in the database (`close` waits for them). */
   readonly #ending = new Set<Promise<void>>();
+  #markRegistered!: () => void;
+  /** Resolves once the node's row is in the database (its first heartbeat): its connections are then alive. */
+  readonly registered = new Promise<void>((resolve) => (this.#markRegistered = resolve));
   /** Set when the node hands its connections over on close (drain) instead of ending them. */
   handOver = false;
 
   constructor(
     readonly nodeId: string,
     readonly pool: PostgresPool,
+    /** A small pool of the node's own for its heartbeat: renewal never waits behind the agents' output. */
+    readonly control: PostgresPool,
     readonly server: ServerNode,
     readonly settings: ClusterSettings,
     /** Whether the backend's LISTEN connection is up. */
@@ -105,6 +110,11 @@ export class ClusterNode implements NodeBackend, ReaderHost {
 
   /** Unique across the cluster: this node's random id and a counter. */
   readonly serverRequestId = (_connectionId: string): string => `${this.nodeId}-${++this.#requestIds}`;
+
+  /** Called by the heartbeat after each renewal. */
+  renewed(): void {
+    this.#markRegistered();
+  }
 
   ready(): Promise<string | undefined> {
     return nodeReadiness(this, this.listening());
@@ -155,10 +165,17 @@ export class ClusterNode implements NodeBackend, ReaderHost {
       throw new ServerBackendError(503, `Service Unavailable: ${host}`, { headers: { "Retry-After": "5" } });
     this.initializing.add(connectionId);
     try {
+      // A connection whose owner has no row yet would look dead to the other nodes.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        this.registered,
+        new Promise((resolve) => (timer = setTimeout(resolve, this.settings.leaseMs))),
+      ]);
+      clearTimeout(timer);
       await this.pool.query(
         `INSERT INTO ${CONNECTIONS} (connection_id, owner_node, lease_token, lease_expires_at, initialize)
-         VALUES ($1, $2, 1, now() + $3 * interval '1 millisecond', $4)`,
-        [connectionId, this.nodeId, this.settings.leaseMs, input.text],
+         VALUES ($1, $2, 1, 'infinity', $3)`,
+        [connectionId, this.nodeId, input.text],
       );
     } catch (error) {
       this.initializing.delete(connectionId);

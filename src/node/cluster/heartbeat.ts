@@ -1,23 +1,28 @@
 /**
- * A node's heartbeat, every quarter of the lease: renews the lease of every connection it owns (one UPDATE; one it
- * no longer holds is fenced, one idle for `idleTimeoutMs` on every node is ended), bumps `last_active_at` of the
- * connections used through it, renews its readers' claims (a reader whose stream was taken over ends), takes
- * inboxes a notification may have missed, adopts connections whose lease expired, and now and then sweeps ended
- * connections. A node that could not renew for a whole lease stops its agents: another node may hold them by now.
+ * A node's heartbeat, every quarter of the lease. The lease is the node's: one row per node (`seen_at`), renewed
+ * first, on a small pool of its own, so that renewal never waits behind the agents' output (nor its row locks); a
+ * connection's lease is valid while its owner node's is (and until a drained node lets it lapse). Then the node checks
+ * the connections it hosts (one it no longer owns is fenced; one ended elsewhere, or idle for `idleTimeoutMs` on every
+ * node, is ended; one with messages a notification may have missed has its inbox taken), bumps `last_active_at` of
+ * the connections used through it, renews its readers' claims (a reader whose stream was taken over ends), adopts the
+ * connections of dead nodes, and now and then sweeps ended connections. A node that could not renew for a whole lease
+ * stops its agents: another node may hold them by now.
  */
 import { adoptExpired } from "./adoption.js";
 import type { ClusterNode } from "./cluster-node.js";
 import { CONNECTIONS, EVENTS, INBOX, NODES, PROMPTS, SESSIONS, STREAMS } from "./schema.js";
 
-const RENEW = `
-UPDATE ${CONNECTIONS}
-   SET lease_expires_at = now() + $2 * interval '1 millisecond',
-       last_active_at = CASE WHEN connection_id = ANY($4::text[]) THEN now() ELSE last_active_at END
- WHERE owner_node = $1 AND ended_at IS NULL
-RETURNING connection_id, lease_token, last_active_at < now() - $3 * interval '1 millisecond' AS idle,
-          EXISTS (SELECT 1 FROM ${INBOX} i WHERE i.connection_id = ${CONNECTIONS}.connection_id) AS inbox`;
+const RENEW = `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`;
 
-const TOUCH = `UPDATE ${CONNECTIONS} SET last_active_at = now() WHERE connection_id = ANY($1::text[]) AND owner_node <> $2`;
+/** The rows of the connections this node hosts or owns: read only (no lock on rows the owner's writes share). */
+const CHECK = `
+SELECT connection_id, owner_node, lease_token, ended_at IS NOT NULL AS ended,
+       last_active_at < now() - $3 * interval '1 millisecond' AS idle,
+       EXISTS (SELECT 1 FROM ${INBOX} i WHERE i.connection_id = c.connection_id) AS inbox
+  FROM ${CONNECTIONS} c
+ WHERE connection_id = ANY($2::text[]) OR (owner_node = $1 AND ended_at IS NULL)`;
+
+const TOUCH = `UPDATE ${CONNECTIONS} SET last_active_at = now() WHERE connection_id = ANY($1::text[]) AND ended_at IS NULL`;
 
 const RENEW_READERS = `
 UPDATE ${STREAMS} s
@@ -75,42 +80,30 @@ export class Heartbeat {
 
   async #beat(): Promise<void> {
     const node = this.node;
-    const { pool, nodeId, settings } = node;
+    const { control, nodeId, settings } = node;
     try {
       const started = performance.now();
-      const touched = [...node.touched];
-      node.touched.clear();
-      for (const connectionId of node.readers.keys()) touched.push(connectionId);
-      await pool.query(
-        `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`,
-        [nodeId, node.handOver],
-      );
-      const renewed = await pool.query<{ connection_id: string; lease_token: string; idle: boolean; inbox: boolean }>(
-        RENEW,
-        [nodeId, settings.leaseMs, node.limits.idleTimeoutMs, touched],
-      );
+      await control.query(RENEW, [nodeId, node.handOver]);
       this.#lastRenewed = started;
+      node.renewed();
       node.counters.lastHeartbeatMs = performance.now() - started;
       this.healthy = true;
-      const held = new Map(renewed.rows.map((row) => [row.connection_id, row]));
+      const hostedIds = [...node.hosted.keys()];
+      const checked = await control.query<{
+        connection_id: string;
+        owner_node: string;
+        lease_token: string;
+        ended: boolean;
+        idle: boolean;
+        inbox: boolean;
+      }>(CHECK, [nodeId, hostedIds, node.limits.idleTimeoutMs]);
+      const rows = new Map(checked.rows.map((row) => [row.connection_id, row]));
       for (const hosted of [...node.hosted.values()]) {
-        const row = held.get(hosted.connectionId);
-        if (row === undefined || Number(row.lease_token) !== hosted.token) {
-          // Not ours any more (adopted elsewhere), or ended (the `x:` may have been missed).
-          if (row === undefined && hosted.host.isOpen && !hosted.fenced) {
-            const ended = await pool.query(
-              `SELECT ended_at IS NOT NULL AS ended FROM ${CONNECTIONS} WHERE connection_id = $1`,
-              [hosted.connectionId],
-            );
-            if (ended.rows[0]?.ended === true) {
-              void hosted.host.end({ reason: "deleted" });
-              continue;
-            }
-          }
-          if (hosted.host.ended === undefined || hosted.host.isOpen) node.fence(hosted.connectionId);
-          continue;
-        }
-        if (row.idle && hosted.host.isOpen) {
+        const row = rows.get(hosted.connectionId);
+        if (hosted.fenced || !hosted.host.isOpen) continue;
+        if (row === undefined || row.ended) void hosted.host.end({ reason: "deleted" });
+        else if (row.owner_node !== nodeId || Number(row.lease_token) !== hosted.token) node.fence(hosted.connectionId);
+        else if (row.idle) {
           node.logger.info(
             "cluster: closing an idle connection: no request or stream on any node for the idle timeout",
             {
@@ -121,17 +114,28 @@ export class Heartbeat {
         } else if (row.inbox) void node.takeInbox(hosted);
       }
       // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now.
-      const orphans = [...held.keys()].filter((id) => !node.hosted.has(id) && !node.initializing.has(id));
+      const orphans = checked.rows
+        .filter((row) => row.owner_node === nodeId && !row.ended && !node.hosted.has(row.connection_id))
+        .map((row) => row.connection_id)
+        .filter((id) => !node.initializing.has(id));
       if (orphans.length > 0)
-        await pool.query(
+        await control.query(
           `UPDATE ${CONNECTIONS} SET ended_at = now(), end_reason = 'agent ended'
             WHERE connection_id = ANY($1::text[]) AND owner_node = $2 AND ended_at IS NULL`,
           [orphans, nodeId],
         );
-      if (touched.length > 0) await pool.query(TOUCH, [touched, nodeId]);
       await this.#renewReaders();
       if (settings.connector !== undefined && !node.handOver && !node.closed) await adoptExpired(node);
-      if (this.#beats % 20 === 5) await pool.query(SWEEP, [settings.retainEndedMs]);
+      const touched = [...node.touched, ...node.readers.keys()];
+      node.touched.clear();
+      // Not awaited: it may wait for row locks the owners' writes hold, and nothing here depends on it.
+      if (touched.length > 0)
+        control.query(TOUCH, [touched]).catch((error: unknown) =>
+          node.logger.warn("cluster: touching connections failed", {
+            error: error instanceof Error ? node.redact(error).message : String(error),
+          }),
+        );
+      if (this.#beats % 20 === 5) await control.query(SWEEP, [settings.retainEndedMs]);
     } catch (error) {
       this.healthy = false;
       node.counters.heartbeatFailures++;
@@ -153,7 +157,7 @@ export class Heartbeat {
     const node = this.node;
     const readers = [...node.readers.values()].flatMap((set) => [...set]);
     if (readers.length === 0) return;
-    const renewed = await node.pool.query<{ reader: string }>(RENEW_READERS, [
+    const renewed = await node.control.query<{ reader: string }>(RENEW_READERS, [
       readers.map((reader) => reader.connectionId),
       readers.map((reader) => reader.stream),
       readers.map((reader) => reader.token),

@@ -46,13 +46,15 @@ export interface PostgresServerBackendOptions {
 /** A server backend whose state is in PostgreSQL: the servers that bind it are the nodes of one cluster. */
 export class PostgresServerBackend implements ServerBackend {
   readonly #pool: PostgresPool;
+  readonly #control: PostgresPool;
   readonly #ownsPool: boolean;
   readonly #settings: ClusterSettings;
   readonly #nodes = new Map<ClusterNode, Heartbeat>();
   #listener: PostgresListener | undefined;
 
-  private constructor(pool: PostgresPool, ownsPool: boolean, settings: ClusterSettings) {
+  private constructor(pool: PostgresPool, control: PostgresPool, ownsPool: boolean, settings: ClusterSettings) {
     this.#pool = pool;
+    this.#control = control;
     this.#ownsPool = ownsPool;
     this.#settings = settings;
   }
@@ -70,7 +72,15 @@ export class PostgresServerBackend implements ServerBackend {
             ? { connectionString: options.database, max: 20, ...(options.logger ? { logger: options.logger } : {}) }
             : { max: 20, ...(options.database as PostgresOptions) },
         );
-    const backend = new PostgresServerBackend(pool, !given, {
+    // The heartbeats' own pool (when the backend opens its pools): renewals never queue behind bulk writes.
+    const control = given
+      ? pool
+      : await createPostgresPool(
+          typeof options.database === "string"
+            ? { connectionString: options.database, max: 3, ...(options.logger ? { logger: options.logger } : {}) }
+            : { ...(options.database as PostgresOptions), max: 3 },
+        );
+    const backend = new PostgresServerBackend(pool, control, !given, {
       leaseMs,
       heartbeatMs: Math.max(50, Math.floor(leaseMs / 4)),
       retainEndedMs: options.retainEndedMs ?? DEFAULT_RETAIN_ENDED_MS,
@@ -94,7 +104,7 @@ export class PostgresServerBackend implements ServerBackend {
         },
       });
     } catch (error) {
-      if (!given) await pool.end();
+      if (!given) await Promise.all([pool.end(), control.end()]);
       throw error;
     }
     return backend;
@@ -110,6 +120,7 @@ export class PostgresServerBackend implements ServerBackend {
     const node = new ClusterNode(
       newNodeId(this.#settings.nodeName),
       this.#pool,
+      this.#control,
       server,
       this.#settings,
       () => this.#listener?.connected ?? false,
@@ -153,6 +164,6 @@ export class PostgresServerBackend implements ServerBackend {
   async close(): Promise<void> {
     await Promise.all([...this.#nodes.values()].map((heartbeat) => heartbeat.stop()));
     await this.#listener?.close();
-    if (this.#ownsPool) await this.#pool.end();
+    if (this.#ownsPool) await Promise.all([this.#pool.end(), this.#control.end()]);
   }
 }
