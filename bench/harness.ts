@@ -47,6 +47,11 @@ export interface RepResult {
   latency?: { kind: "round trip" | "inter-arrival gap"; medianUs: number; p99Us: number };
   /** This process (the client, and for memory runs also the agent). */
   clientRss: { baselineBytes: number; peakBytes: number };
+  /**
+   * CPU time (user + system, ms) this process spent during the measured turn (for memory runs, agent included), and
+   * the agent child's during its turn (pipe runs). On a shared machine these move less than wall times do.
+   */
+  cpu?: { clientMs: number; agentMs?: number };
   /** The agent child, for pipe runs. */
   agentRss?: { baselineBytes: number; sampledPeakBytes: number; endBytes: number; maxRssBytes: number; turnMs: number };
   /** For (d): bytes of the response line the agent received. */
@@ -181,6 +186,7 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     collectGarbage();
     const clientBaseline = sampler.reset();
     sampler.start();
+    const cpuStart = process.cpuUsage();
 
     let ms: number;
     let latency: RepResult["latency"];
@@ -236,6 +242,7 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
         ms = tResponse - t0;
       }
     }
+    const cpuUsed = process.cpuUsage(cpuStart);
     sampler.sample();
     sampler.stop();
     const clientRss = { baselineBytes: clientBaseline, peakBytes: sampler.peak };
@@ -243,10 +250,12 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     client.close();
     client = undefined;
     let agentRss: RepResult["agentRss"];
+    let reports: ChildReport[] = [];
     if (child) {
       // The tap exits once its analyzer has caught up (it runs on idle CPU time only, so that can come after the turn).
       await child.finish(tapTrace === undefined ? undefined : 120_000);
       agentRss = agentRssOf(child.reports, w);
+      reports = child.reports;
       child = undefined;
     }
     if (tapTrace !== undefined) {
@@ -275,6 +284,9 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     };
     if (latency) result.latency = latency;
     if (agentRss) result.agentRss = agentRss;
+    result.cpu = { clientMs: (cpuUsed.user + cpuUsed.system) / 1000 };
+    const agentCpu = agentCpuOf(reports, w);
+    if (agentCpu !== undefined) result.cpu.agentMs = agentCpu;
     if (w === "d") result.messageBytes = readResponseWireBytes(sizes.dBytes);
     return result;
   } catch (error) {
@@ -312,6 +324,12 @@ function agentRssOf(reports: ChildReport[], w: WorkloadId): RepResult["agentRss"
     maxRssBytes: exit?.maxRss ?? Number.NaN,
     turnMs: turn?.ms ?? Number.NaN,
   };
+}
+
+/** The agent child's CPU time during its last turn of workload `w`, in ms. */
+function agentCpuOf(reports: ChildReport[], w: WorkloadId): number | undefined {
+  const turns = reports.filter((r): r is Extract<ChildReport, { type: "turn" }> => r.type === "turn" && r.w === w);
+  return turns[turns.length - 1]?.cpuMs;
 }
 
 /** Frames in a cassette (one JSON line each, with `from`; the header has none). */
