@@ -90,7 +90,7 @@ export function nodeByteSource(
 }
 
 /**
- * A `ByteSink` over a Node `Writable`: text is written as UTF-8 by Node itself (no TextEncoder copy), and each
+ * A `ByteSink` over a Node `Writable`: text is written as UTF-8 by Node itself (no TextEncoder copy), bytes as they are, and each
  * write settles with its callback. With `end` true, `close()` ends the stream (the peer sees EOF); otherwise
  * it only waits for what was written (process.stdout cannot be closed). An `error` listener is attached for
  * good: EPIPE when the peer is gone reaches the link through the write callback, never as an uncaught error.
@@ -98,9 +98,11 @@ export function nodeByteSource(
 export function nodeByteSink(output: Writable, end: boolean): ByteSink {
   output.on("error", ignore);
   return {
-    write(text) {
+    write(data) {
       return new Promise<void>((resolve, reject) => {
-        output.write(text, "utf8", (error) => (error ? reject(error) : resolve()));
+        const done = (error: Error | null | undefined): void => (error ? reject(error) : resolve());
+        if (typeof data === "string") output.write(data, "utf8", done);
+        else output.write(data, done);
       });
     },
     close() {
