@@ -93,12 +93,17 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
     out.push({
       name,
       status: r >= min ? "PASS" : "FAIL",
-      detail: `${fmtRate(a.throughput)} vs ${fmtRate(b.throughput)} msg/s = ${fmtRatio(r)} (need >= ${min}x)`,
+      detail: `${a.unit === "MiB/s" ? fmtNum(a.throughput) : fmtRate(a.throughput)} vs ${a.unit === "MiB/s" ? fmtNum(b.throughput) : fmtRate(b.throughput)} ${a.unit} = ${fmtRatio(r)} (need >= ${min}x)`,
     });
   };
   ratioTarget(`(a) pipe: ${me} >= 3x official throughput`, "a", me, "official", 3);
   ratioTarget(`(c) pipe: ${me} >= 3x official throughput`, "c", me, "official", 3);
-  ratioTarget(`(a) pipe: ${me} >= 70% of raw throughput`, "a", me, "raw", 0.7);
+  // Issue 20: on the drop-in path as over acpkit's Node streams, within 10% of raw JSON; large messages at least as
+  // fast as the official SDK.
+  ratioTarget(`(a) pipe: ${me} >= 0.9x raw throughput`, "a", me, "raw", 0.9);
+  ratioTarget(`(c) pipe: ${me} >= 0.9x raw throughput`, "c", me, "raw", 0.9);
+  ratioTarget(`(d) pipe: ${me} >= official throughput`, "d", me, "official", 1);
+  ratioTarget(`(d) pipe: ${me} >= 0.9x raw throughput`, "d", me, "raw", 0.9);
 
   const bA = find(rows, "b", "pipe", me);
   const bR = find(rows, "b", "pipe", "raw");
@@ -122,16 +127,16 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
   if (dA && growth !== undefined && dA.messageBytes) {
     const r = growth / dA.messageBytes;
     out.push({
-      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 4x message size`,
-      status: r < 4 ? "PASS" : "FAIL",
+      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 3x message size`,
+      status: r < 3 ? "PASS" : "FAIL",
       detail:
         `peak ${fmtMiB(Math.max(dA.agentRss!.maxRssBytes, dA.agentRss!.sampledPeakBytes))} MiB - idle baseline ${fmtMiB(dA.agentRss!.baselineBytes)} MiB ` +
-        `= ${fmtMiB(growth)} MiB for a ${fmtMiB(dA.messageBytes)} MiB message = ${fmtRatio(r)} (need < 4x). ` +
+        `= ${fmtMiB(growth)} MiB for a ${fmtMiB(dA.messageBytes)} MiB message = ${fmtRatio(r)} (need < 3x). ` +
         `Peak = max(maxRSS, 20 ms samples); baseline = RSS after gc, measured in the child just before the turn, subtracted.`,
     });
   } else {
     out.push({
-      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 4x message size`,
+      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 3x message size`,
       status: "N/A",
       detail: `${me}: ${errorOf(rows, "d", "pipe", me)}`,
     });
