@@ -79,7 +79,9 @@ export function spawnAgent(
   const describe = (what: string) => {
     const errors = reports.filter((r) => r.type === "error").map((r) => (r as { message: string }).message);
     const first = errors[0]?.split("\n")[0];
-    return `${what}${first ? `: ${first}` : ""}${errors.length ? `\n${errors.join("\n")}` : ""}${tail ? `\n--- child stderr ---\n${tail}` : ""}`;
+    return `${what}${first ? `: ${first}` : ""}${errors.length ? `\n${errors.join("\n")}` : ""}${
+      tail ? `\n--- child stderr ` + `---\n${tail}` : ""
+    }`;
   };
   const died = exited.then((code) => {
     if (!finishing) throw new Error(describe(`agent child exited early (code ${code})`));

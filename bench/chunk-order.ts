@@ -35,6 +35,9 @@ export class ChunkOrder {
   describe(): string | undefined {
     if (!this.first) return undefined;
     const carried = Number.isNaN(this.first.carried) ? "no index" : `chunk ${this.first.carried}`;
-    return `chunk order broken: ${this.misplaced} of ${this.received} chunks out of place, the first at position ${this.first.position} (it carried ${carried})`;
+    return (
+      `chunk order broken: ${this.misplaced} of ${this.received} chunks out of place, the first at position ` +
+      `${this.first.position} (it carried ${carried})`
+    );
   }
 }

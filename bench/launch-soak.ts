@@ -30,7 +30,8 @@ async function main(): Promise<number> {
   }
   const cgroup = cgroupBase(OWNER_ID);
   process.stdout.write(
-    `launch/stop soak: ${cycles} cycles, containment: ${cgroup !== undefined ? "cgroup v2 + environment tag" : "environment tag"} + process group\n`,
+    `launch/stop soak: ${cycles} cycles, containment: ` +
+      `${cgroup !== undefined ? "cgroup v2 + environment tag" : "environment tag"} + process group\n`,
   );
   // One warm-up cycle, so that lazily opened descriptors (the watchdog's pipe) are in the baseline.
   await (await launchAgent({ argv: ["sh", "-c", AGENT], stdinGraceMs: 0, stopGraceMs: 1000 })).stop();
@@ -51,7 +52,8 @@ async function main(): Promise<number> {
     if (i % 100 === 0) {
       const perCycle = (performance.now() - started) / i;
       process.stdout.write(
-        `${i} cycles, ${perCycle.toFixed(1)} ms per cycle, descriptors ${descriptors()} (baseline ${baseline}), leftovers ${leftovers}\n`,
+        `${i} cycles, ${perCycle.toFixed(1)} ms per cycle, descriptors ${descriptors()} (baseline ` +
+          `${baseline}), leftovers ${leftovers}\n`,
       );
     }
   }
@@ -61,7 +63,8 @@ async function main(): Promise<number> {
       : readdirSync(cgroup).filter((name) => !name.startsWith("cgroup.") && !/\./.test(name)).length;
   const endDescriptors = descriptors();
   process.stdout.write(
-    `done: ${cycles} cycles in ${((performance.now() - started) / 1000).toFixed(1)} s; leftover processes ${leftovers}; ` +
+    `done: ${cycles} cycles in ${((performance.now() - started) / 1000).toFixed(1)} s; leftover processes ` +
+      `${leftovers}; ` +
       `descriptors ${baseline} -> ${endDescriptors} (max ${maxDescriptors}); tree cgroups left ${cgroupsLeft}\n`,
   );
   return leftovers === 0 && endDescriptors <= baseline && cgroupsLeft === 0 ? 0 : 1;

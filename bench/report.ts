@@ -46,7 +46,9 @@ function errorOf(rows: Row[], w: WorkloadId, t: Transport, impl: ImplName): stri
   return row.errors[0]?.split("\n")[0] ?? "no result";
 }
 
-/** Agent-side growth over its idle baseline: lifetime maxRSS (covers every peak) minus the RSS after gc before the turn. */
+/**
+ * Agent-side growth over its idle baseline: lifetime maxRSS (covers every peak) minus the RSS after gc before the turn.
+ */
 export function agentGrowth(r: RepResult | undefined): number | undefined {
   if (!r?.agentRss) return undefined;
   const peak = Math.max(r.agentRss.maxRssBytes, r.agentRss.sampledPeakBytes);
@@ -130,9 +132,11 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
       name: `(d) pipe: ${me} receiving agent's peak RSS growth < 3x message size`,
       status: r < 3 ? "PASS" : "FAIL",
       detail:
-        `peak ${fmtMiB(Math.max(dA.agentRss!.maxRssBytes, dA.agentRss!.sampledPeakBytes))} MiB - idle baseline ${fmtMiB(dA.agentRss!.baselineBytes)} MiB ` +
+        `peak ${fmtMiB(Math.max(dA.agentRss!.maxRssBytes, dA.agentRss!.sampledPeakBytes))} MiB - idle ` +
+        `baseline ${fmtMiB(dA.agentRss!.baselineBytes)} MiB ` +
         `= ${fmtMiB(growth)} MiB for a ${fmtMiB(dA.messageBytes)} MiB message = ${fmtRatio(r)} (need < 3x). ` +
-        `Peak = max(maxRSS, 20 ms samples); baseline = RSS after gc, measured in the child just before the turn, subtracted.`,
+        (`Peak = max(maxRSS, 20 ms samples); baseline = RSS after gc, measured in the child just before the ` +
+          `turn, subtracted.`),
     });
   } else {
     out.push({
@@ -176,7 +180,9 @@ function tapPairTarget(rows: Row[], out: Target[], via: Transport, base: Transpo
     out.push({
       name,
       status: "FAIL",
-      detail: `${broken.length} of ${tapped.reps.length} reps through the tap (${tapped.impl}) did not deliver every chunk in order: ${why}`,
+      detail:
+        `${broken.length} of ${tapped.reps.length} reps through the tap (${tapped.impl}) did not deliver every ` +
+        `chunk in order: ${why}`,
     });
     return;
   }
@@ -194,7 +200,11 @@ function tapPairTarget(rows: Row[], out: Target[], via: Transport, base: Transpo
   out.push({
     name,
     status: r < 1.1 ? "PASS" : "FAIL",
-    detail: `${fmtNum(tap.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); in each of ${tapped.reps.length} reps the client received all ${fmtNum(tap.messages, 0)} chunks, each carrying its index, in order, and the tap's analyzer checked and recorded at least ${fmtNum(Math.min(...tapped.reps.map((rep) => rep.checks.tapFrames ?? 0)), 0)} frames of the connection`,
+    detail:
+      `${fmtNum(tap.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); in ` +
+      `each of ${tapped.reps.length} reps the client received all ${fmtNum(tap.messages, 0)} chunks, each ` +
+      `carrying its index, in order, and the tap's analyzer checked and recorded at least ` +
+      `${fmtNum(Math.min(...tapped.reps.map((rep) => rep.checks.tapFrames ?? 0)), 0)} frames of the connection`,
   });
 }
 
@@ -249,7 +259,8 @@ export function targets(rows: Row[]): Target[] {
       name: `(e) pipe: ${impl} sender (agent) peak RSS without awaiting`,
       status: "INFO",
       detail: e?.agentRss
-        ? `peak ${fmtMiB(Math.max(e.agentRss.maxRssBytes, e.agentRss.sampledPeakBytes))} MiB, growth over idle ${fmtMiB(g)} MiB, ${fmtRate(e.throughput)} msg/s`
+        ? `peak ${fmtMiB(Math.max(e.agentRss.maxRssBytes, e.agentRss.sampledPeakBytes))} MiB, growth over idle ` +
+          `${fmtMiB(g)} MiB, ${fmtRate(e.throughput)} msg/s`
         : `${errorOf(rows, "e", "pipe", impl)}`,
     });
   }

@@ -54,7 +54,8 @@ const unknown = only.filter((w) => !ALL_WORKLOADS.includes(w));
 const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
   process.stderr.write(
-    `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ${ALL_WORKLOADS.join(",")},s,store / ${IMPL_NAMES.join(",")})\n`,
+    `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ` +
+      `${ALL_WORKLOADS.join(",")},s,store / ${IMPL_NAMES.join(",")})\n`,
   );
   process.exit(2);
 }
@@ -116,7 +117,8 @@ async function main(): Promise<void> {
   const total = plan.reduce((sum, [w, t]) => sum + lanesFor(w, t).length * (reps + 1), 0);
   let step = 0;
   progress(
-    `acpkit bench: ${quick ? "QUICK (10x smaller) " : ""}workloads ${only.join(",")}, ${impls.map((i) => i.name).join("/")}, 1 warm-up (at quick sizes) + ${reps} reps each`,
+    `acpkit bench: ${quick ? "QUICK (10x smaller) " : ""}workloads ${only.join(",")}, ` +
+      `${impls.map((i) => i.name).join("/")}, 1 warm-up (at quick sizes) + ${reps} reps each`,
   );
 
   for (const [w, stepTransport] of plan) {
@@ -135,7 +137,9 @@ async function main(): Promise<void> {
         step++;
         const row = rowsHere[i]!;
         const lane = `${impl.name}:${transport}`;
-        const label = `[${String(step).padStart(3)}/${total}] (${w}) ${transport.padEnd(6)} ${impl.name.padEnd(8)} ${k === 0 ? "warm-up" : `rep ${k}/${reps}`}`;
+        const label =
+          `[${String(step).padStart(3)}/${total}] (${w}) ` +
+          `${transport.padEnd(6)} ${impl.name.padEnd(8)} ${k === 0 ? "warm-up" : `rep ${k}/${reps}`}`;
         const loadError = loadErrors.get(impl.name);
         if (loadError) {
           if (k === 0) row.errors.push(loadError);
@@ -159,7 +163,8 @@ async function main(): Promise<void> {
           const rate =
             result.unit === "MiB/s" ? `${fmtNum(result.throughput)} MiB/s` : `${fmtRate(result.throughput)} msg/s`;
           progress(
-            `${label}  ${rate}${lat}${result.checks.note ? `  [${result.checks.note}]` : ""}  (${fmtNum((performance.now() - t) / 1000, 1)} s)`,
+            `${label}  ${rate}${lat}${result.checks.note ? `  [${result.checks.note}]` : ""}  ` +
+              `(${fmtNum((performance.now() - t) / 1000, 1)} s)`,
           );
         } catch (error) {
           row.errors.push(errorText(error));
@@ -182,20 +187,26 @@ async function main(): Promise<void> {
   if (cold) coldStartTargets(cold, ts);
   out("");
   out(
-    `acpkit bench — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ${(totalmem() / 2 ** 30).toFixed(1)} GiB` +
+    `acpkit bench — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ` +
+      `${(totalmem() / 2 ** 30).toFixed(1)} GiB` +
       (quick ? " — QUICK MODE (10x smaller)" : ""),
   );
   out(
-    `sizes: (a) ${sizes.a} updates, (b) ${sizes.b} round trips, (c) ${sizes.c} updates, (d) ${sizes.dBytes / 2 ** 20} MiB, (e) ${sizes.e} updates; 1 warm-up rep (at BENCH_QUICK sizes) + ${reps} measured reps, interleaved; the median rep (by rate) is shown`,
+    `sizes: (a) ${sizes.a} updates, (b) ${sizes.b} round trips, (c) ${sizes.c} updates, (d) ` +
+      `${sizes.dBytes / 2 ** 20} MiB, (e) ${sizes.e} updates; 1 warm-up rep (at BENCH_QUICK sizes) + ` +
+      `${reps} measured reps, interleaved; the median rep (by rate) is shown`,
   );
   out(
-    `each pipe rep: fresh agent child (node --expose-gc) on stdin/stdout; in-connection warm-up turn at 1/10 size; gc; measured turn`,
+    `each pipe rep: fresh agent child (node --expose-gc) on stdin/stdout; in-connection warm-up turn at 1/10 ` +
+      `size; gc; measured turn`,
   );
   out(
-    `rates are end to end at the client (prompt sent -> response and every update received); gap = time between consecutive update arrivals at the client`,
+    `rates are end to end at the client (prompt sent -> response and every update received); gap = time ` +
+      `between consecutive update arrivals at the client`,
   );
   out(
-    `agent idle = child RSS after gc just before the measured turn; agent peak = max(process.resourceUsage().maxRSS, 20 ms RSS samples); Δ = peak - idle`,
+    `agent idle = child RSS after gc just before the measured turn; agent peak = ` +
+      `max(process.resourceUsage().maxRSS, 20 ms RSS samples); Δ = peak - idle`,
   );
   out(
     `in memory: raw = ${rawImpl.memoryNote}; official = ${officialImpl.memoryNote}; acpkit = ${acpkitImpl.memoryNote}`,

@@ -96,7 +96,8 @@ async function main(): Promise<number> {
     ),
   );
   process.stdout.write(
-    `soak: ${sessions} sessions streaming through one agent process (pid ${agent.pid}) for ${seconds} s, a sample every ${sampleMs} ms\n`,
+    `soak: ${sessions} sessions streaming through one agent process (pid ${agent.pid}) for ${seconds} s, a ` +
+      `sample every ${sampleMs} ms\n`,
   );
   const started = performance.now();
   const deadline = started + seconds * 1000;
@@ -133,8 +134,10 @@ async function main(): Promise<number> {
       };
       samples.push(sample);
       process.stdout.write(
-        `t=${sample.t.toFixed(0).padStart(4)} s  client rss ${(sample.clientRss / MiB).toFixed(1)} MiB (heap ${(sample.clientHeap / MiB).toFixed(1)}), handles ${sample.clientHandles}, fds ${sample.clientFds}  ` +
-          `agent rss ${(sample.agentRss / MiB).toFixed(1)} MiB (heap ${(sample.agentHeap / MiB).toFixed(1)}), handles ${sample.agentHandles}, fds ${sample.agentFds}  turns ${turns}, updates ${updates}\n`,
+        `t=${sample.t.toFixed(0).padStart(4)} s  client rss ${(sample.clientRss / MiB).toFixed(1)} MiB (heap ` +
+          `${(sample.clientHeap / MiB).toFixed(1)}), handles ${sample.clientHandles}, fds ${sample.clientFds}  ` +
+          (`agent rss ${(sample.agentRss / MiB).toFixed(1)} MiB (heap ${(sample.agentHeap / MiB).toFixed(1)}), ` +
+            `handles ${sample.agentHandles}, fds ${sample.agentFds}  turns ${turns}, updates ${updates}\n`),
       );
     }
   })();
@@ -161,7 +164,8 @@ async function main(): Promise<number> {
       `${who} live heap after GC: slope ${((heapPerSecond * 60) / MiB).toFixed(2)} MiB/min (reported, not judged)`,
     );
     verdicts.push(
-      `${who} RSS slope ${((perSecond * 60) / MiB).toFixed(2)} MiB/min (${projected.toFixed(1)} MiB over ${span.toFixed(0)} s; limit ${maxGrowthMiB}) ${ok ? "flat" : "GROWING"}`,
+      `${who} RSS slope ${((perSecond * 60) / MiB).toFixed(2)} MiB/min (${projected.toFixed(1)} MiB over ` +
+        `${span.toFixed(0)} s; limit ${maxGrowthMiB}) ${ok ? "flat" : "GROWING"}`,
     );
     for (const kind of ["Handles", "Fds"] as const) {
       const key = `${who}${kind}` as const;
@@ -169,12 +173,14 @@ async function main(): Promise<number> {
       const ok2 = last === undefined || last[key] <= early;
       pass &&= ok2;
       verdicts.push(
-        `${who} ${kind.toLowerCase()}: ${last?.[key]} at the end, at most ${early} in the first third, slope ${(slope(steady.map((s) => [s.t, s[key]])) * 60).toFixed(2)}/min ${ok2 ? "flat" : "GROWING"}`,
+        `${who} ${kind.toLowerCase()}: ${last?.[key]} at the end, at most ${early} in the first third, slope ` +
+          `${(slope(steady.map((s) => [s.t, s[key]])) * 60).toFixed(2)}/min ${ok2 ? "flat" : "GROWING"}`,
       );
     }
   }
   process.stdout.write(
-    `\n${turns} turns, ${updates} updates, ${(bytes / MiB).toFixed(0)} MiB of text in ${elapsed.toFixed(0)} s (${(updates / elapsed).toFixed(0)} updates/s); ${failures} failed turns\n` +
+    `\n${turns} turns, ${updates} updates, ${(bytes / MiB).toFixed(0)} MiB of text in ${elapsed.toFixed(0)} s ` +
+      `(${(updates / elapsed).toFixed(0)} updates/s); ${failures} failed turns\n` +
       verdicts.map((v) => `  ${v}\n`).join("") +
       `${pass ? "PASS" : "FAIL"}\n`,
   );

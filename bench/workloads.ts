@@ -100,7 +100,9 @@ export function chunkUpdate(i: number) {
 
 // ---- (c) mixed updates ---------------------------------------------------------------------------------------------
 
-/** The kind of the i-th update of workload (c): in every 20, 9 tool_call_update, 7 usage_update, 2 tool_call, 2 chunks. */
+/**
+ * The kind of the i-th update of workload (c): in every 20, 9 tool_call_update, 7 usage_update, 2 tool_call, 2 chunks.
+ */
 export function mixedKind(i: number): "tool_call_update" | "usage_update" | "tool_call" | "agent_message_chunk" {
   const r = i % 20;
   if (r === 0 || r === 10) return "tool_call";

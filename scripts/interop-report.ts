@@ -94,7 +94,9 @@ function execTurn(agent: AgentUnderTest, home: string): Promise<ExecTurn> {
         const how = result.stopReason
           ? `stopReason ${result.stopReason}`
           : `no stop reason (${result.error ?? "no error"})`;
-        summary = `${interrupted ? `interrupted after ${EXEC_DEADLINE_MS / 1000} s: ` : ""}${how}${result.text ? `; said ${JSON.stringify(result.text.slice(0, 60))}` : ""}`;
+        summary = `${
+          interrupted ? `interrupted after ` + `${EXEC_DEADLINE_MS / 1000} s: ` : ""
+        }${how}${result.text ? `; said ${JSON.stringify(result.text.slice(0, 60))}` : ""}`;
       } catch {
         summary = `${interrupted ? "interrupted; " : ""}${err.trim().split("\n").slice(-1)[0] ?? "no output"}`;
       }
@@ -147,7 +149,10 @@ function row(o: AgentOutcome): string {
     : "-";
   const start = o.didNotStart ? `did not start` : ms(measure(o.report, "startupMs"));
   const exec = o.exec ? `exit ${o.exec.code} after ${o.exec.seconds.toFixed(1)} s: ${o.exec.summary}` : "-";
-  return `| \`${o.agent.pkg}\` | ${start} | ${checks} | ${failed.join(", ") || "none"} | ${ms(measure(o.report, "cancelLatencyMs"))} | ${cell(exec)} |`;
+  return (
+    `| \`${o.agent.pkg}\` | ${start} | ${checks} | ${failed.join(", ") || "none"} | ` +
+    `${ms(measure(o.report, "cancelLatencyMs"))} | ${cell(exec)} |`
+  );
 }
 
 function details(o: AgentOutcome): string {
@@ -157,7 +162,8 @@ function details(o: AgentOutcome): string {
   const info = o.report?.peerInfo as { name?: string; version?: string } | undefined;
   if (info)
     lines.push(
-      `Reports itself as ${info.name ?? "?"} ${info.version ?? ""}; command \`${[o.agent.bin, ...o.agent.args].join(" ")}\`.`,
+      `Reports itself as ${info.name ?? "?"} ${info.version ?? ""}; command ` +
+        `\`${[o.agent.bin, ...o.agent.args].join(" ")}\`.`,
       "",
     );
   const by = (status: ScenarioResult["status"]) => o.report?.results.filter((r) => r.status === status) ?? [];

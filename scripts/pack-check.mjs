@@ -66,12 +66,15 @@ try {
     ["@acpkit/cli", cli, programs, "npm install @acpkit/cli"],
   ];
   process.stdout.write(
-    "| package | tarball | unpacked | install brings | `npm ls --all --parseable \\| wc -l` | `du -sh node_modules` (apparent) |\n| --- | --- | --- | --- | --- | --- |\n",
+    "| package | tarball | unpacked | install brings | `npm ls --all --parseable \\| wc -l` | `du -sh " +
+      "node_modules` (apparent) |\n| --- | --- | --- | --- | --- | --- |\n",
   );
   for (const [name, tarball, installed] of rows) {
     const info = packInfo.get(tarball);
     process.stdout.write(
-      `| ${name} | ${mib(info.size)} | ${mib(info.unpackedSize)} (${info.entryCount} files) | ${installed.packages} package${installed.packages === 1 ? "" : "s"} | ${installed.lines} | ${installed.size} (${mib(installed.bytes)}) |\n`,
+      `| ${name} | ${mib(info.size)} | ${mib(info.unpackedSize)} (${info.entryCount} files) | ` +
+        `${installed.packages} package${installed.packages === 1 ? "" : "s"} | ${installed.lines} | ` +
+        `${installed.size} (${mib(installed.bytes)}) |\n`,
     );
   }
 

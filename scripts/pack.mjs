@@ -38,7 +38,9 @@ function npmPack(dir, out) {
   return path;
 }
 
-/** Packs both packages (or the library alone) into `out` (created if needed); returns `{ library, cli }` tarball paths. */
+/**
+ * Packs both packages (or the library alone) into `out` (created if needed); returns `{ library, cli }` tarball paths.
+ */
 export function packAll(out, { libraryOnly = false } = {}) {
   mkdirSync(out, { recursive: true });
   const library = npmPack(root, out);
@@ -65,7 +67,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const manifest = JSON.parse(readFileSync("package.json", "utf8"));
     if (String(manifest.dependencies?.["@acpkit/sdk"] ?? "").startsWith("file:")) {
       process.stderr.write(
-        `${manifest.name}: its @acpkit/sdk dependency is the workspace link "${manifest.dependencies["@acpkit/sdk"]}", which a tarball cannot carry.\n` +
+        `${manifest.name}: its @acpkit/sdk dependency is the workspace link ` +
+          `"${manifest.dependencies["@acpkit/sdk"]}", which a tarball cannot carry.\n` +
           "Pack it from the repository root with `npm run pack` (it writes the library's version in its place).\n",
       );
       process.exit(1);

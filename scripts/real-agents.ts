@@ -1,8 +1,8 @@
 /**
  * How far do real ACP agents from npm get with acpkit's client, offline and without API keys?
  *
- *   npm run real-agents                    # installs the pinned versions into .real-agents/ (npm registry), then probes
- *   npm run real-agents -- claude-code     # only some agents
+ *   npm run real-agents                    # installs the pinned versions into .real-agents/ (npm registry), then
+ *   probes npm run real-agents -- claude-code     # only some agents
  *
  * For each agent: launch (own process group), initialize (with a deadline), session/new in a temp dir, one prompt
  * with a short deadline, session/cancel, stop. Prints what each step returned or why it failed, and a summary table.
@@ -84,12 +84,15 @@ async function probe(agent: AgentUnderTest): Promise<string[]> {
       { timeoutMs: 60_000 },
     );
     steps.push(
-      `initialize: ok, ${init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""}, protocol v${init.protocolVersion}, auth methods ${brief((init.authMethods ?? []).map((m) => ("id" in m ? m.id : m)))}`,
+      `initialize: ok, ${init.agentInfo?.name ?? "?"} ${init.agentInfo?.version ?? ""}, protocol ` +
+        `v${init.protocolVersion}, auth methods ` +
+        `${brief((init.authMethods ?? []).map((m) => ("id" in m ? m.id : m)))}`,
     );
     steps.push(`  capabilities ${brief(init.agentCapabilities)}`);
     const session = await withDeadline(connection.newSession({ cwd, mcpServers: [] }), 60_000, "session/new");
     steps.push(
-      `session/new: ok, ${session.sessionId}${session.modes ? `, modes ${session.modes.availableModes.map((m) => m.id).join("/")}` : ""}${session.configOptions ? `, ${session.configOptions.length} config options` : ""}`,
+      `session/new: ok, ` +
+        `${session.sessionId}${session.modes ? `, modes ${session.modes.availableModes.map((m) => m.id).join("/")}` : ""}${session.configOptions ? `, ${session.configOptions.length} config options` : ""}`,
     );
     const prompt = connection.prompt({ sessionId: session.sessionId, prompt: [{ type: "text", text: "Say hello." }] });
     const outcome = await withDeadline(prompt, 20_000, "session/prompt").then(

@@ -21,25 +21,34 @@ const allowed: Record<string, readonly string[]> = {
   node: ["node", "remote", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
   // Thin files per public subpath: explicit export lists, no logic.
   entries: ["entries", "node", "remote", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports"],
-  cli: [
-    "cli",
-    "node",
-    "wire",
-    "agent",
-    "client",
-    "acp",
-    "protocol",
-    "jsonrpc",
-    "transports",
-    "apps",
-    "entries",
-    "remote",
-  ],
-  apps: ["apps", "node", "wire", "agent", "client", "acp", "protocol", "jsonrpc", "transports", "entries", "remote"],
   "(root)": [],
 };
 /** Folders that may import node:* built-ins and npm packages. Everything else must bundle for a browser. */
-const mayUseNode = new Set(["node", "cli", "apps"]);
+const mayUseNode = new Set(["node"]);
+
+/**
+ * Layers split into folders, and which sibling folders each folder may import. A layer's own root files are shared
+ * by its folders (e.g. remote/http-protocol.ts, the wire vocabulary of both ends) and import none of them. A folder
+ * missing here fails the test: a new folder says where it stands.
+ */
+const folders: Record<string, Record<string, readonly string[]>> = {
+  // The client transports and the server never import each other: what both ends share sits in remote/ itself.
+  remote: { client: [], server: [] },
+  node: {
+    stdio: [],
+    process: ["stdio"],
+    fs: [],
+    terminal: ["fs", "process", "stdio"],
+    store: [],
+    endpoint: ["process"],
+    auth: [],
+    mcp: ["process"],
+    server: ["process"],
+    wire: [],
+    // The PostgreSQL kit (pool, migrations, retries, LISTEN, group commit) the cluster's shared state stands on.
+    postgres: [],
+  },
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -56,6 +65,22 @@ function layerOf(path: string): string {
   return rel.length === 1 ? "(root)" : rel[0]!;
 }
 
+/** The folder of a split layer a path is in (`process` for src/node/process/x.ts), or "" for the layer's root files. */
+function folderOf(path: string): string {
+  const rel = relative(srcRoot, path).split(sep);
+  return rel.length > 2 ? rel[1]! : "";
+}
+
+/** Why an import between two folders of a split layer is refused, or undefined when it is allowed. */
+function folderViolation(layer: string, from: string, to: string): string | undefined {
+  const table = folders[layer];
+  if (table === undefined || from === to) return undefined;
+  if (from !== "" && table[from] === undefined) return `${layer}/${from}/ is not in the layering test's folder table`;
+  if (to === "") return undefined; // the layer's shared root files
+  if (from === "") return `${layer}/'s shared files import none of its folders`;
+  return table[from]!.includes(to) ? undefined : `${layer}/${from} -> ${layer}/${to}`;
+}
+
 function importsOf(source: string): string[] {
   const found: string[] = [];
   const pattern = /(?:^|\n)\s*(?:import|export)\s[^;]*?from\s+["']([^"']+)["']|import\(\s*["']([^"']+)["']\s*\)/g;
@@ -63,7 +88,7 @@ function importsOf(source: string): string[] {
   return found;
 }
 
-test("imports flow one way, and only node/, cli/ and apps/ use Node built-ins or npm packages", () => {
+test("imports flow one way, and only node/ uses Node built-ins or npm packages", () => {
   const files = sourceFiles(srcRoot);
   assert.ok(files.length > 20, `expected the sources under ${srcRoot}`);
   const violations: string[] = [];
@@ -72,9 +97,14 @@ test("imports flow one way, and only node/, cli/ and apps/ use Node built-ins or
     for (const specifier of importsOf(readFileSync(file, "utf8"))) {
       const where = relative(srcRoot, file);
       if (specifier.startsWith(".")) {
-        const target = layerOf(resolve(dirname(file), specifier));
+        const targetPath = resolve(dirname(file), specifier);
+        const target = layerOf(targetPath);
         if (!(allowed[layer] ?? []).includes(target))
           violations.push(`${where} imports ${specifier} (${layer} -> ${target})`);
+        else if (target === layer) {
+          const refused = folderViolation(layer, folderOf(file), folderOf(targetPath));
+          if (refused !== undefined) violations.push(`${where} imports ${specifier} (${refused})`);
+        }
       } else if (!mayUseNode.has(layer)) {
         violations.push(`${where} imports ${specifier}: ${layer}/ must stay browser-safe and dependency-free`);
       }
@@ -90,4 +120,18 @@ test("the layering check itself catches a wrong-way arrow", () => {
   ]);
   assert.equal(allowed.agent!.includes("client"), false);
   assert.equal(allowed.jsonrpc!.includes("protocol"), false);
+  assert.equal(folderViolation("remote", "client", "server"), "remote/client -> remote/server");
+  assert.equal(folderViolation("remote", "server", ""), undefined);
+  assert.match(folderViolation("remote", "", "client") ?? "", /shared files/);
+  assert.match(folderViolation("node", "newthing", "fs") ?? "", /not in the layering test's folder table/);
+});
+
+test("every folder of a split layer is in the folder table", () => {
+  for (const [layer, table] of Object.entries(folders)) {
+    const present = readdirSync(join(srcRoot, layer), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && entry.name !== "testing")
+      .map((entry) => entry.name)
+      .sort();
+    assert.deepEqual(present, Object.keys(table).sort(), `the folders of src/${layer}/`);
+  }
 });

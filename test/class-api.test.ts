@@ -12,7 +12,9 @@ import {
 } from "../src/entries/index.js";
 import * as unstable from "../src/entries/unstable.js";
 
-/** The 1.x class API, both faces, in one process. Process-level interop with the official SDK is in test/e2e/interop. */
+/**
+ * The 1.x class API, both faces, in one process. Process-level interop with the official SDK is in test/e2e/interop.
+ */
 function connect(agentImpl: (conn: AgentSideConnection) => Partial<Agent>, clientImpl: Partial<Client> = {}) {
   const [a, c] = createMemoryPair();
   let agentSide!: AgentSideConnection;
@@ -46,17 +48,20 @@ const init = {
 };
 
 describe("1.x class API", () => {
-  test("requests before initialize are served (as in 1.9.0); after it, capabilities are known on both sides", async () => {
-    const { client, agentSide } = connect(() => ({}));
-    assert.deepEqual(await client.newSession({ cwd: "/w", mcpServers: [] }), { sessionId: "s1" });
-    assert.equal(client.agentCapabilities, undefined);
-    await client.initialize(init);
-    assert.equal((client.agentCapabilities as { loadSession?: boolean } | undefined)?.loadSession, true);
-    assert.equal(agentSide().clientCapabilities?.terminal, true);
-    assert.equal(client.peerSupports("session/load"), true);
-    assert.equal(agentSide().peerSupports("terminal/create"), true);
-    assert.deepEqual(await client.newSession({ cwd: "/w", mcpServers: [] }), { sessionId: "s1" });
-  });
+  test(
+    "requests before initialize are served (as in 1.9.0); after " + "it, capabilities are known on both sides",
+    async () => {
+      const { client, agentSide } = connect(() => ({}));
+      assert.deepEqual(await client.newSession({ cwd: "/w", mcpServers: [] }), { sessionId: "s1" });
+      assert.equal(client.agentCapabilities, undefined);
+      await client.initialize(init);
+      assert.equal((client.agentCapabilities as { loadSession?: boolean } | undefined)?.loadSession, true);
+      assert.equal(agentSide().clientCapabilities?.terminal, true);
+      assert.equal(client.peerSupports("session/load"), true);
+      assert.equal(agentSide().peerSupports("terminal/create"), true);
+      assert.deepEqual(await client.newSession({ cwd: "/w", mcpServers: [] }), { sessionId: "s1" });
+    },
+  );
 
   test("a prompt's updates all reach sessionUpdate, in order, before the prompt resolves", async () => {
     const { client, updates } = connect((conn) => ({
@@ -80,40 +85,46 @@ describe("1.x class API", () => {
     );
   });
 
-  test("optional methods the implementation lacks answer -32601; closeSession of an unknown session counts as done", async () => {
-    const { client } = connect(() => ({
-      closeSession: () => {
-        throw RequestError.resourceNotFound("session gone");
-      },
-    }));
-    await client.initialize(init);
-    await assert.rejects(
-      client.loadSession({ sessionId: "s1", cwd: "/w", mcpServers: [] }),
-      (e) => e instanceof RequestError && e.code === -32601,
-    );
-    assert.deepEqual(await client.closeSession({ sessionId: "gone" }), {});
-  });
+  test(
+    "optional methods the implementation lacks answer -32601; " + "closeSession of an unknown session counts as done",
+    async () => {
+      const { client } = connect(() => ({
+        closeSession: () => {
+          throw RequestError.resourceNotFound("session gone");
+        },
+      }));
+      await client.initialize(init);
+      await assert.rejects(
+        client.loadSession({ sessionId: "s1", cwd: "/w", mcpServers: [] }),
+        (e) => e instanceof RequestError && e.code === -32601,
+      );
+      assert.deepEqual(await client.closeSession({ sessionId: "gone" }), {});
+    },
+  );
 
-  test("extension methods and notifications travel with their full names; named methods never fall into extMethod", async () => {
-    const seen: string[] = [];
-    const { client, agentSide } = connect(
-      () => ({
-        extMethod: async (method, params) => ({ method, echo: params }),
-        extNotification: async (method) => void seen.push(method),
-      }),
-      { extMethod: async (method) => ({ from: "client", method }) },
-    );
-    await client.initialize(init);
-    assert.deepEqual(await client.extMethod("_acme/ping", { n: 1 }), { method: "_acme/ping", echo: { n: 1 } });
-    await client.extNotification("_acme/ping_note", {});
-    await assert.rejects(
-      client.setSessionMode({ sessionId: "s1", modeId: "x" }),
-      (e) => e instanceof RequestError && e.code === -32601,
-    );
-    assert.deepEqual(await agentSide().extMethod("_editor/info", {}), { from: "client", method: "_editor/info" });
-    await new Promise((r) => setTimeout(r, 5));
-    assert.deepEqual(seen, ["_acme/ping_note"]);
-  });
+  test(
+    "extension methods and notifications travel with their full " + "names; named methods never fall into extMethod",
+    async () => {
+      const seen: string[] = [];
+      const { client, agentSide } = connect(
+        () => ({
+          extMethod: async (method, params) => ({ method, echo: params }),
+          extNotification: async (method) => void seen.push(method),
+        }),
+        { extMethod: async (method) => ({ from: "client", method }) },
+      );
+      await client.initialize(init);
+      assert.deepEqual(await client.extMethod("_acme/ping", { n: 1 }), { method: "_acme/ping", echo: { n: 1 } });
+      await client.extNotification("_acme/ping_note", {});
+      await assert.rejects(
+        client.setSessionMode({ sessionId: "s1", modeId: "x" }),
+        (e) => e instanceof RequestError && e.code === -32601,
+      );
+      assert.deepEqual(await agentSide().extMethod("_editor/info", {}), { from: "client", method: "_editor/info" });
+      await new Promise((r) => setTimeout(r, 5));
+      assert.deepEqual(seen, ["_acme/ping_note"]);
+    },
+  );
 
   test("createTerminal returns a handle whose calls carry the session and terminal ids", async () => {
     const calls: Array<[string, unknown]> = [];

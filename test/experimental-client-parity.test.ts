@@ -1,7 +1,8 @@
 /**
- * `@acpkit/sdk/experimental/http-client` and `/ws-client` export what `@agentclientprotocol/sdk/experimental/http-client`
- * and `/ws-client` 2.4.0 export: the same values (checked here at run time) and the same types (checked by tsc:
- * the assignments below only compile if acpkit's shapes accept what code written for the official ones passes).
+ * `@acpkit/sdk/experimental/http-client` and `/ws-client` export what
+ * `@agentclientprotocol/sdk/experimental/http-client` and `/ws-client` 2.4.0 export: the same values (checked here at
+ * run time) and the same types (checked by tsc: the assignments below only compile if acpkit's shapes accept what code
+ * written for the official ones passes).
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";

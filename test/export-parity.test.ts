@@ -24,7 +24,7 @@ const readPackage = (dir: string) => JSON.parse(readFileSync(join(dir, "package.
 /** The official packages, by the name they are installed under here. */
 const OFFICIAL = [
   { label: "2.4.0", name: "@agentclientprotocol/sdk" },
-  { label: "1.9.0", name: "sdk-v1" },
+  { label: "1.9.0", name: "sdk-1.9" },
 ] as const;
 
 /** Entries that acpkit does not have yet, with the reason (none today: protocol v2's entries arrived last). */
@@ -54,8 +54,10 @@ const ABSENT_BY_DESIGN: Readonly<Record<string, { names: readonly string[]; reas
       "ProtocolLevelNotification",
     ],
     reason:
-      "1.9.0's v2 entry followed an older draft: JSON-RPC batches (which the current draft and 2.4.0 refuse with -32600) " +
-      "and two definitions the current v2 schema no longer has; acpkit's v2 entry follows the current draft, as 2.4.0 does",
+      "1.9.0's v2 entry followed an older draft: JSON-RPC batches (which the current draft and 2.4.0 refuse " +
+      "with -32600) " +
+      ("and two definitions the current v2 schema no longer has; acpkit's v2 entry follows the current draft, " +
+        "as 2.4.0 does"),
   },
 };
 const absentByDesign = (label: string, subpath: string): ReadonlySet<string> =>
@@ -191,7 +193,8 @@ test("every name (value or type) of every official entry compiles as an import f
       counts.push(`${label} ${subpath}: ${names.length}`);
       const k = i++;
       lines.push(
-        `import type { ${names.map((n) => `${n} as e${k}_${n}`).join(", ")} } from ${JSON.stringify(asSpecifier(subpath))};`,
+        `import type { ${names.map((n) => `${n} as e${k}_${n}`).join(", ")} } from ` +
+          `${JSON.stringify(asSpecifier(subpath))};`,
       );
     }
   }

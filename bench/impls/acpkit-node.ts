@@ -1,6 +1,6 @@
 /**
- * Adapter for acpkit with its Node transports (`@acpkit/sdk/node`: `stdioStream()` in the agent, `childProcessStream()` in
- * the client) instead of the drop-in web-stream path. Opt-in: BENCH_IMPLS=...,acpkit-node.
+ * Adapter for acpkit with its Node transports (`@acpkit/sdk/node`: `stdioStream()` in the agent, `childProcessStream()`
+ * in the client) instead of the drop-in web-stream path. Opt-in: BENCH_IMPLS=...,acpkit-node.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { ACPKIT_ENTRY } from "./acpkit.js";

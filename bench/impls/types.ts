@@ -7,8 +7,9 @@ import type { TurnObserver } from "../agent-logic.js";
 import type { Command } from "../workloads.js";
 
 /**
- * `acpkit-node` is acpkit with its Node transports (`@acpkit/sdk/node`: `stdioStream()`, `childProcessStream()`) instead
- * of the drop-in `ndJsonStream(Writable.toWeb(...), Readable.toWeb(...))`; it runs only when BENCH_IMPLS names it.
+ * `acpkit-node` is acpkit with its Node transports (`@acpkit/sdk/node`: `stdioStream()`, `childProcessStream()`)
+ * instead of the drop-in `ndJsonStream(Writable.toWeb(...), Readable.toWeb(...))`; it runs only when BENCH_IMPLS names
+ * it.
  */
 export type ImplName = "raw" | "official" | "acpkit" | "acpkit-node";
 export const IMPL_NAMES: readonly ImplName[] = ["raw", "official", "acpkit", "acpkit-node"];

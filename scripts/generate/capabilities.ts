@@ -98,7 +98,8 @@ const v2Archive = agent(
 const v2Providers = agent(["providers"], "v2 AgentCapabilities.providers: provider methods");
 const v2Session = agent(
   ["session"],
-  "v2 AgentCapabilities.session: advertising it requires the baseline session methods; omitted means no session support",
+  "v2 AgentCapabilities.session: advertising it requires the baseline session methods; omitted means no " +
+    "session support",
 );
 export const V2_CAPABILITY_GATES: Readonly<Record<string, CapabilityGate>> = {
   "session/new": v2Session,

@@ -56,7 +56,8 @@ export function emitMethods(specs: MethodSpec[], meta: Meta, sources: SourceInfo
     for (const kind of ["request", "notification"] as const) {
       const name = kind === "request" ? "ProxyRequestMap" : "ProxyNotificationMap";
       out.push(
-        `/** ${kind === "request" ? "Requests" : "Notifications"} exchanged between a conductor and its proxies (\`proxy/*\`). */`,
+        `/** ${kind === "request" ? "Requests" : "Notifications"} exchanged between a conductor and its ` +
+          `proxies (\`proxy/*\`). */`,
       );
       out.push(`export interface ${name} {`);
       for (const s of proxy.filter((p) => p.kind === kind))
@@ -90,7 +91,8 @@ export function emitMethods(specs: MethodSpec[], meta: Meta, sources: SourceInfo
     out.push(
       ...constant(
         "PROXY_METHODS",
-        "Methods a conductor exchanges with the proxies of a proxy chain (typed, not routed by the agent or client APIs).",
+        "Methods a conductor exchanges with the proxies of a proxy chain (typed, not routed by the agent or " +
+          "client APIs).",
         keyed(specs, (s) => s.handledBy === "proxy"),
       ),
     );

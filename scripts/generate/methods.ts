@@ -116,7 +116,10 @@ export function deriveMethods(
   return out;
 }
 
-/** The constant key of a method meta.json does not list: `$/cancel_request` -> `cancel_request`, `document/didOpen` -> `document_did_open`. */
+/**
+ * The constant key of a method meta.json does not list: `$/cancel_request` -> `cancel_request`, `document/didOpen` ->
+ * `document_did_open`.
+ */
 export function methodKey(method: string): string {
   return method
     .replace(/^\$\//, "")

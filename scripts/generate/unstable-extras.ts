@@ -39,7 +39,8 @@ export function emitV2UnstableExtras(repoRoot: string): string {
   return [
     header(
       [stable, unstable],
-      "Names only v2's unstable schema has, re-exported as types by the v2 entry (as the official 1.9.0's v2 entry did).",
+      "Names only v2's unstable schema has, re-exported as types by the v2 entry (as the official 1.9.0's v2 " +
+        "entry did).",
     ),
     "export type {",
     ...only.map((name) => `  ${name},`),

@@ -108,14 +108,16 @@ function additionalCode(c: Compiler, s: Schema, where: string): string[] {
   const skipKnown = known.length ? `if (${known.map((k) => `k === ${literal(k)}`).join(" || ")}) continue; ` : "";
   if (ap === false) {
     return [
-      `  for (const k of Object.keys(v)) { ${skipKnown}K("no additional property", v[k], k); if (Y(m, s)) return false; }`,
+      `  for (const k of Object.keys(v)) { ${skipKnown}K("no additional property", v[k], k); if (Y(m, s)) ` +
+        `return false; }`,
     ];
   }
   if (typeof ap !== "object") return [];
   const node = c.node(ap, `${where}/additionalProperties`);
   if (node.anything) return [];
   return [
-    `  for (const k of Object.keys(v)) { ${skipKnown}const y = v[k]; if (!${node.call("y")} && X(m, s, k)) return false; }`,
+    `  for (const k of Object.keys(v)) { ${skipKnown}const y = v[k]; if (!${node.call("y")} && X(m, s, k)) ` +
+      `return false; }`,
   ];
 }
 
@@ -151,12 +153,14 @@ export function arrayBody(c: Compiler, s: Schema, where: string): string {
     lines.push(`  const n = ${counted ? "m < 2 ? j : v.length" : "v.length"};`);
     if (s.minItems !== undefined) {
       lines.push(
-        `  if (n < ${s.minItems}) { I(${literal(`array with at least ${s.minItems} items`)}, v); if (Y(m, s)) return false; }`,
+        `  if (n < ${s.minItems}) { I(${literal(`array with at least ${s.minItems} items`)}, v); if (Y(m, s)) ` +
+          `return false; }`,
       );
     }
     if (s.maxItems !== undefined) {
       lines.push(
-        `  if (n > ${s.maxItems}) { I(${literal(`array with at most ${s.maxItems} items`)}, v); if (Y(m, s)) return false; }`,
+        `  if (n > ${s.maxItems}) { I(${literal(`array with at most ${s.maxItems} items`)}, v); if (Y(m, s)) ` +
+          `return false; }`,
       );
     }
   }

@@ -60,7 +60,8 @@ export function emitValidators(
     "};",
     "",
     `/** Compiled validators for every def in ${schema.file}: \`parse\` (lenient, in place), \`check\`, \`is\`. */`,
-    `export const ${schemasName}: ${interfaceName} = compileSchemas(checkers, EMPTY_OK) as unknown as ${interfaceName};`,
+    `export const ${schemasName}: ${interfaceName} = compileSchemas(checkers, EMPTY_OK) as unknown as ` +
+      `${interfaceName};`,
     "",
     "/** Strict variant tests behind the generated guards (`generated/guards*.ts`). */",
     "export const guardTests: Readonly<Record<string, (value: any) => boolean>> = {",

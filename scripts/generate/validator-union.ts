@@ -71,7 +71,8 @@ function switchCode(c: Compiler, u: TaggedUnion, where: string): string[] {
     const expected = `one of ${u.knownTags.map((t) => literal(t)).join(", ")}`;
     lines.push(
       `      const t = ${tagAcc};`,
-      `      if (typeof t !== "string" || m >= 2) { K(${literal(expected)}, t, ${tagLit}); if (Y(m, s)) return false; }`,
+      `      if (typeof t !== "string" || m >= 2) { K(${literal(expected)}, t, ${tagLit}); if (Y(m, s)) ` +
+        `return false; }`,
     );
   }
   lines.push("    }", "  }");

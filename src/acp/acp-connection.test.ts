@@ -145,8 +145,7 @@ describe("AcpConnection: what it receives", () => {
   });
 
   test("the initialization gate refuses requests before initialize, then lets them through", async () => {
-    const peer = rawPeer("agent");
-    peer.connection.requireInitialize = true;
+    const peer = rawPeer("agent", { requireInitialize: true });
     peer.connection.routes.onRequest("initialize", { handler: () => ({ protocolVersion: 1 }) });
     peer.connection.routes.onRequest("session/new", { handler: () => ({ sessionId: "s" }) });
     await peer.send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/", mcpServers: [] } });

@@ -52,8 +52,22 @@ export interface AcpConnectionOptions extends ConnectionOptions {
   validateOutgoing?: OutgoingValidation;
   /** Reading off-schema results from the peer: `"warn"` (default, passed through) or `"strict"` (rejected). */
   validateResponses?: ResponseValidation;
-  /** Refuse (with `CapabilityMissingError`) to call a method the peer did not advertise the capability for. Default false. */
+  /**
+   * Refuse (with `CapabilityMissingError`) to call a method the peer did not advertise the capability for. Default
+   * false.
+   */
   enforceCapabilities?: boolean;
+  /**
+   * Agent side: refuse requests other than `initialize` (-32600) until one `initialize` succeeded. Default false:
+   * the 1.x classes serve requests sent before `initialize`, as 1.9.0 did; the 2.x agent app turns it on when it
+   * has an `initialize` handler, as 2.4.0 does.
+   */
+  requireInitialize?: boolean;
+  /**
+   * @internal Protocol-version rules applied before dispatch and around `initialize` (protocol v2's initialization
+   * lifecycle, set by the v2 apps). None for v1.
+   */
+  admission?: Admission;
 }
 
 /** The outgoing check mode an option value means. */
@@ -81,14 +95,10 @@ export class AcpConnection {
   readonly logger: Logger;
   /** The capabilities the peer advertised in `initialize` (client: agentCapabilities; agent: clientCapabilities). */
   peerCapabilities: Record<string, unknown> | undefined;
-  /**
-   * When true (agent side), requests other than `initialize` are refused (-32600) until one `initialize` succeeded.
-   * The 2.x agent app turns it on when it has an `initialize` handler, as 2.4.0 does; the 1.x classes never do
-   * (1.9.0 served requests sent before `initialize`).
-   */
-  requireInitialize = false;
-  /** Protocol-version rules applied before dispatch and around `initialize` (protocol v2's lifecycle); none for v1. */
-  admission: Admission | undefined;
+  /** See `AcpConnectionOptions.requireInitialize`. */
+  readonly requireInitialize: boolean;
+  /** See `AcpConnectionOptions.admission`. */
+  readonly admission: Admission | undefined;
   private initialized = false;
   private readonly index: MethodIndex;
   private readonly outgoing: "warn" | "strict" | "off";
@@ -108,6 +118,8 @@ export class AcpConnection {
     this.outgoing = outgoingMode(options.validateOutgoing);
     this.strictResponses = options.validateResponses === "strict";
     this.enforceCapabilities = options.enforceCapabilities ?? false;
+    this.requireInitialize = options.requireInitialize ?? false;
+    this.admission = options.admission;
     const link = "start" in transport && "send" in transport ? transport : linkFromStream(transport);
     const dispatcher: Dispatcher = {
       request: (method, params, context) => this.dispatchRequest(method, params, context),
@@ -132,7 +144,10 @@ export class AcpConnection {
     return this.rpc.tap(listener);
   }
 
-  /** Whether the peer advertised what `method` needs (true for ungated and extension methods; gated ones are false before initialize). */
+  /**
+   * Whether the peer advertised what `method` needs (true for ungated and extension methods; gated ones are false
+   * before initialize).
+   */
   peerSupports(method: string): boolean {
     if (this.flavor.version === 1) return peerSupports(method, this.peerCapabilities, peerOf(this.side));
     const info = this.index.peer.requests.get(method) ?? this.index.peer.notifications.get(method);
@@ -197,8 +212,11 @@ export class AcpConnection {
     this.reported.add(key);
     const message =
       what === "received"
-        ? `the peer's ${info.method} result does not match the schema (${schema}); passed through as received (validateResponses: "strict" rejects it)`
-        : `${what === "sent" ? "sent" : "answered"} a ${info.method} ${what === "sent" ? info.kind : "result"} that does not match the schema (${schema}); ` +
+        ? `the peer's ${info.method} result does not match the schema (${schema}); passed through as received ` +
+          `(validateResponses: "strict" rejects it)`
+        : `${what === "sent" ? "sent" : "answered"} a ` +
+          `${info.method} ${what === "sent" ? info.kind : "result"} that does not match the schema (${schema}); ` +
+          `` +
           `sent anyway (validateOutgoing: "strict" refuses it)`;
     this.logger.warn(message, { method: info.method, schema, issues: issues.slice(0, 5) });
   }
@@ -225,7 +243,8 @@ export class AcpConnection {
         info.method === "initialize" && this.side === "client"
           ? (raw) => {
               const result = parse(raw) as Record<string, unknown> | null;
-              // An answer the admission refuses (another protocol version) leaves the capabilities in effect as they were.
+              // An answer the admission refuses (another protocol version) leaves the capabilities in effect as they
+              // were.
               this.admission?.initializeResult?.(result);
               const capabilities = result !== null && typeof result === "object" ? result[field] : undefined;
               this.peerCapabilities =

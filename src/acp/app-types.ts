@@ -10,11 +10,16 @@ import type * as unstable from "../protocol/unstable.js";
 export interface AppOptions {
   /** Human-readable name of the app, for diagnostics (log lines carry it as `app`). */
   name?: string;
-  /** Where connection diagnostics go. Default: warnings and errors to stderr (`defaultLogger`); `silentLogger` for none. */
+  /**
+   * Where connection diagnostics go. Default: warnings and errors to stderr (`defaultLogger`); `silentLogger` for none.
+   */
   logger?: Logger;
   /** Default timeout of every outgoing request, in ms. None by default. */
   requestTimeoutMs?: number;
-  /** Checking what is sent: `"warn"` (default: report and send), `"strict"` (or `true`), `"off"` (or `false`). See `AcpConnectionOptions`. */
+  /**
+   * Checking what is sent: `"warn"` (default: report and send), `"strict"` (or `true`), `"off"` (or `false`). See
+   * `AcpConnectionOptions`.
+   */
   validateOutgoing?: "warn" | "strict" | "off" | boolean;
   /** Reading off-schema results: `"warn"` (default: report and pass through) or `"strict"` (reject). */
   validateResponses?: "warn" | "strict";

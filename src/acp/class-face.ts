@@ -15,7 +15,9 @@ export abstract class ClassFace<Requests = Record<never, never>, Notifications =
   /** The ACP core under this face: tap, peer capabilities, routes. */
   abstract readonly connection: AcpConnection;
 
-  /** The connection behind this face, as app contexts give it (so the MCP-over-ACP helpers take a 1.x connection too). */
+  /**
+   * The connection behind this face, as app contexts give it (so the MCP-over-ACP helpers take a 1.x connection too).
+   */
   get [ACP_CONNECTION](): AcpConnection {
     return this.connection;
   }

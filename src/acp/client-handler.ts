@@ -21,7 +21,9 @@ export interface Client {
   completeElicitation?(params: schema.CompleteElicitationNotification): MaybePromise<void>;
   /** `auth/status_update` (unstable): the agent's authentication state changed. */
   unstable_authStatusUpdate?(params: unstable.AuthStatusUpdateNotification): MaybePromise<void>;
-  /** `mcp/message` requests from the agent (MCP-over-ACP, unstable): an MCP request for a server the client provides. */
+  /**
+   * `mcp/message` requests from the agent (MCP-over-ACP, unstable): an MCP request for a server the client provides.
+   */
   unstable_mcpMessage?(params: unstable.MessageMcpRequest): MaybePromise<unstable.MessageMcpResponse>;
   /** Any other request from the agent (extension methods such as `_acme/x`), with its full method name. */
   extMethod?(method: string, params: Record<string, unknown>): MaybePromise<Record<string, unknown>>;

@@ -83,11 +83,16 @@ export class ConnectionHandle implements AppConnection {
 /** What an app plugs into `AppCore`: its per-connection state, its handle and the contexts its handlers get. */
 export interface AppSide<State, Handle extends Closable> {
   readonly side: Side;
+  /**
+   * What the app's connection is built with beyond the app's options, decided before it exists (the agent's
+   * initialization gate, protocol v2's admission).
+   */
+  connectionSettings?(core: AppCore<State, Handle>): Pick<AcpConnectionOptions, "requireInitialize" | "admission">;
   createState(acp: AcpConnection): State;
   createHandle(state: State): Handle;
   requestContext(state: State, params: unknown, request: IncomingRequestContext, method: string): unknown;
   notificationContext(state: State, params: unknown, method: string): unknown;
-  /** Last touches on a freshly opened connection (the agent's initialization gate, the client's session router). */
+  /** Last touches on a freshly opened connection's routes (protocol v2's `initialize` parser, the client's feed). */
   configure?(state: State, core: AppCore<State, Handle>): void;
 }
 
@@ -199,7 +204,10 @@ export class AppCore<State, Handle extends Closable> {
     return this.requests.has(method);
   }
 
-  /** Registers a request handler: `(method, handler)` for table methods and `"*"`, `(method, parser, handler)` for others. */
+  /**
+   * Registers a request handler: `(method, handler)` for table methods and `"*"`, `(method, parser, handler)` for
+   * others.
+   */
   onRequest(method: string, parserOrHandler: unknown, handler?: unknown): void {
     this.register("request", this.requests, method, parserOrHandler, handler);
   }
@@ -239,7 +247,10 @@ export class AppCore<State, Handle extends Closable> {
 
   /** Opens this app on a stream: a new connection with this app's handlers. `onConnect` handlers are not run yet. */
   open(stream: Stream): OpenedApp<Handle> {
-    const acp = new AcpConnection(this.app.side, stream, this.flavor, this.connectionOptions);
+    const acp = new AcpConnection(this.app.side, stream, this.flavor, {
+      ...this.connectionOptions,
+      ...this.app.connectionSettings?.(this),
+    });
     const state = this.app.createState(acp);
     for (const [method, { parse, handler }] of this.requests) {
       acp.routes.onRequest(method, {

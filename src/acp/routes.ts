@@ -1,7 +1,9 @@
 import type { IncomingRequestContext } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
 
-/** Turns raw params into typed ones, throwing when they are not valid. A function or an object with `parse` (zod-style). */
+/**
+ * Turns raw params into typed ones, throwing when they are not valid. A function or an object with `parse` (zod-style).
+ */
 export type ParamsParser<Params> = { parse: (params: unknown) => Params } | ((params: unknown) => Params);
 
 /** A request handler as the ACP core sees it: params already parsed. */

@@ -9,17 +9,20 @@ import { demoAgent, initializeParams } from "../client/testing/demo-apps.js";
 
 const isCode = (code: number) => (error: unknown) => error instanceof RequestError && error.code === code;
 
-test("the initialization gate: with an initialize handler, other requests get -32600 until initialize succeeded", async () => {
-  await client().connectWith(demoAgent(), async (ctx) => {
-    await assert.rejects(ctx.request("session/new", { cwd: "/work", mcpServers: [] }), (error: unknown) => {
-      assert.ok(isCode(-32600)(error));
-      assert.match((error as Error).message, /session\/new/);
-      return true;
+test(
+  "the initialization gate: with an initialize handler, other " + "requests get -32600 until initialize succeeded",
+  async () => {
+    await client().connectWith(demoAgent(), async (ctx) => {
+      await assert.rejects(ctx.request("session/new", { cwd: "/work", mcpServers: [] }), (error: unknown) => {
+        assert.ok(isCode(-32600)(error));
+        assert.match((error as Error).message, /session\/new/);
+        return true;
+      });
+      await ctx.request("initialize", initializeParams);
+      assert.equal((await ctx.request("session/new", { cwd: "/work", mcpServers: [] })).sessionId, "session-1");
     });
-    await ctx.request("initialize", initializeParams);
-    assert.equal((await ctx.request("session/new", { cwd: "/work", mcpServers: [] })).sessionId, "session-1");
-  });
-});
+  },
+);
 
 test("without an initialize handler there is no gate", async () => {
   const app = agent().onRequest("session/new", () => ({ sessionId: "s" }));
@@ -106,35 +109,38 @@ test("connectWith rejects with the close reason when the connection closes befor
   );
 });
 
-test("an onConnect handler runs before the first message and can call the peer; a throw closes the connection", async () => {
-  const notes: string[] = [];
-  const app = agent().onConnect(async ({ client: ctx }) => {
-    await ctx.notify("_acme/hello", { from: "agent" });
-  });
-  const appClient = client().onNotification(
-    "_acme/hello",
-    (raw) => raw as { from: string },
-    ({ params }) => void notes.push(params.from),
-  );
-  await appClient.connectWith(app, async () => {
-    while (notes.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
-  });
-  assert.deepEqual(notes, ["agent"]);
+test(
+  "an onConnect handler runs before the first message and can " + "call the peer; a throw closes the connection",
+  async () => {
+    const notes: string[] = [];
+    const app = agent().onConnect(async ({ client: ctx }) => {
+      await ctx.notify("_acme/hello", { from: "agent" });
+    });
+    const appClient = client().onNotification(
+      "_acme/hello",
+      (raw) => raw as { from: string },
+      ({ params }) => void notes.push(params.from),
+    );
+    await appClient.connectWith(app, async () => {
+      while (notes.length === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    });
+    assert.deepEqual(notes, ["agent"]);
 
-  const failing = agent().onConnect(() => {
-    throw new Error("refused");
-  });
-  await assert.rejects(
-    client().connectWith(failing, () => "never"),
-    /refused/,
-  );
-  const [mine] = createMemoryPair();
-  assert.throws(() => failing.connect(mine), /refused/);
-  const rejecting = agent().onConnect(() => Promise.reject(new Error("later")));
-  const connection = rejecting.connect(createMemoryPair()[0]);
-  await connection.closed;
-  assert.match(String((connection.signal.reason as Error).message), /later/);
-});
+    const failing = agent().onConnect(() => {
+      throw new Error("refused");
+    });
+    await assert.rejects(
+      client().connectWith(failing, () => "never"),
+      /refused/,
+    );
+    const [mine] = createMemoryPair();
+    assert.throws(() => failing.connect(mine), /refused/);
+    const rejecting = agent().onConnect(() => Promise.reject(new Error("later")));
+    const connection = rejecting.connect(createMemoryPair()[0]);
+    await connection.closed;
+    assert.match(String((connection.signal.reason as Error).message), /later/);
+  },
+);
 
 test("an app cannot connect to an app of its own side; connect() refuses what is not a stream", () => {
   assert.throws(() => agent().connect(agent() as never), /other side/);

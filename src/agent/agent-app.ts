@@ -192,9 +192,7 @@ function agentSide<P extends ProtocolTypes>(): AppSide<AcpConnection, AgentConne
       client: new AgentContext(connection),
     }),
     // The initialization gate: with an initialize handler, other requests get -32600 until one initialize succeeded.
-    configure: (connection, core) => {
-      if (core.hasRequestHandler("initialize")) connection.requireInitialize = true;
-    },
+    connectionSettings: (core) => ({ requireInitialize: core.hasRequestHandler("initialize") }),
   };
 }
 
@@ -312,8 +310,8 @@ export function agent(options?: AppOptions): AgentApp<any> {
 }
 
 /**
- * The `AgentApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions whatever
- * `options.unstable` says, and types its handlers and calls with the unstable method maps.
+ * The `AgentApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions
+ * whatever `options.unstable` says, and types its handlers and calls with the unstable method maps.
  */
 export class UnstableAgentApp extends AgentApp<UnstableProtocol> {
   constructor(options: AppOptions = {}) {

@@ -1,6 +1,6 @@
 /**
- * The agent app of the NES entry (`@acpkit/sdk/experimental/nes`): an `AgentApp` speaking the unstable protocol plus Next
- * Edit Suggestions and document sync. `nes/*` and `document/*` handlers get validated, typed params; `initialize`
+ * The agent app of the NES entry (`@acpkit/sdk/experimental/nes`): an `AgentApp` speaking the unstable protocol plus
+ * Next Edit Suggestions and document sync. `nes/*` and `document/*` handlers get validated, typed params; `initialize`
  * carries the NES capabilities. As in the official entry, a `nes/close` handler may return nothing (answered `{}`).
  */
 import type { AppOptions } from "../acp/app-types.js";

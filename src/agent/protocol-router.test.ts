@@ -57,28 +57,34 @@ test("a v1 client reaches the v1 implementation and a v2 client the v2 one (acpk
   });
 });
 
-test("a request for version 3 goes to v2: protocolVersion 2, a missing info replaced, the rest read as v2", async () => {
-  const { v1, v2, log } = implementations();
-  const peer = wirePeer();
-  agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream);
-  const answer = await peer.call(1, "initialize", { protocolVersion: 3, capabilities: { elicitation: { form: {} } } });
-  assert.deepEqual(answer.result, {
-    protocolVersion: 2,
-    info: { name: "v2-impl", version: "2" },
-    capabilities: { session: {} },
-  });
-  assert.deepEqual(log, [
-    ["v2 connect"],
-    [
-      "v2 initialize",
-      {
-        protocolVersion: 2,
-        info: { name: "unknown", version: "unknown" },
-        capabilities: { elicitation: { form: {} } },
-      },
-    ],
-  ]);
-});
+test(
+  "a request for version 3 goes to v2: protocolVersion 2, a " + "missing info replaced, the rest read as v2",
+  async () => {
+    const { v1, v2, log } = implementations();
+    const peer = wirePeer();
+    agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream);
+    const answer = await peer.call(1, "initialize", {
+      protocolVersion: 3,
+      capabilities: { elicitation: { form: {} } },
+    });
+    assert.deepEqual(answer.result, {
+      protocolVersion: 2,
+      info: { name: "v2-impl", version: "2" },
+      capabilities: { session: {} },
+    });
+    assert.deepEqual(log, [
+      ["v2 connect"],
+      [
+        "v2 initialize",
+        {
+          protocolVersion: 2,
+          info: { name: "unknown", version: "unknown" },
+          capabilities: { elicitation: { form: {} } },
+        },
+      ],
+    ]);
+  },
+);
 
 test("a v1-only router takes any version; a v2 initialize reaches it in v1's shape", async () => {
   const capture = captureConnector();
@@ -117,48 +123,54 @@ test("a v1-only router takes any version; a v2 initialize reaches it in v1's sha
   );
 });
 
-test("a v2-only router answers version 1 with -32022 {requested, supported: [2]} and stays open for a v2 initialize", async () => {
-  const { v2, log } = implementations();
-  const peer = wirePeer();
-  agentProtocolRouter().withV2(v2).connect(peer.stream);
-  const refused = await peer.call(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
-  assert.deepEqual(refused.error, {
-    code: -32022,
-    message: (refused.error as { message: string }).message,
-    data: { requested: 1, supported: [2] },
-  });
-  assert.deepEqual(log, []);
-  const answer = await peer.call(2, "initialize", v2Initialize);
-  assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 2);
-});
+test(
+  "a v2-only router answers version 1 with -32022 {requested, supported: [2]} and stays open for a v2 " + "initialize",
+  async () => {
+    const { v2, log } = implementations();
+    const peer = wirePeer();
+    agentProtocolRouter().withV2(v2).connect(peer.stream);
+    const refused = await peer.call(1, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+    assert.deepEqual(refused.error, {
+      code: -32022,
+      message: (refused.error as { message: string }).message,
+      data: { requested: 1, supported: [2] },
+    });
+    assert.deepEqual(log, []);
+    const answer = await peer.call(2, "initialize", v2Initialize);
+    assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 2);
+  },
+);
 
-test("before initialize: a request gets -32600, a batch one -32600 with id null, notifications and responses nothing", async () => {
-  const capture = captureConnector();
-  const peer = wirePeer();
-  agentProtocolRouter().withV1(captureConnector()).withV2(capture).connect(peer.stream);
-  await peer.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
-  await peer.send({ jsonrpc: "2.0", id: 40, result: {} });
-  await peer.send({ jsonrpc: "2.0", id: 41, error: { code: -32603, message: "x" } });
-  await peer.send({ jsonrpc: "2.0", id: 42 });
-  const early = await peer.call(1, "session/new", { cwd: "/", mcpServers: [] });
-  assert.equal(early.id, 1);
-  assert.equal((early.error as { code: number }).code, -32600);
-  assert.deepEqual(peer.seen, [], "notifications and responses are not answered");
-  void peer.send([{ jsonrpc: "2.0", id: 2, method: "initialize", params: v2Initialize }]);
-  const batch = await peer.next();
-  assert.equal(batch.id, null);
-  assert.equal((batch.error as { code: number }).code, -32600);
-  for (const junk of [5, "x", { foo: 1 }, { id: 3, method: "initialize", params: v2Initialize }]) {
-    void peer.send(junk);
-    const answer = await peer.next();
-    assert.deepEqual([answer.id, (answer.error as { code: number }).code], [null, -32600], JSON.stringify(junk));
-  }
-  assert.equal(capture.connections.length, 0, "nothing was routed");
-  await peer.send({ jsonrpc: "2.0", id: 4, method: "initialize", params: v2Initialize });
-  const [connection] = capture.connections;
-  assert.deepEqual(await connection!.first, { jsonrpc: "2.0", id: 4, method: "initialize", params: v2Initialize });
-  assert.equal(connection!.messages.length, 1);
-});
+test(
+  "before initialize: a request gets -32600, a batch one -32600 with id null, notifications and responses " + "nothing",
+  async () => {
+    const capture = captureConnector();
+    const peer = wirePeer();
+    agentProtocolRouter().withV1(captureConnector()).withV2(capture).connect(peer.stream);
+    await peer.send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "s" } });
+    await peer.send({ jsonrpc: "2.0", id: 40, result: {} });
+    await peer.send({ jsonrpc: "2.0", id: 41, error: { code: -32603, message: "x" } });
+    await peer.send({ jsonrpc: "2.0", id: 42 });
+    const early = await peer.call(1, "session/new", { cwd: "/", mcpServers: [] });
+    assert.equal(early.id, 1);
+    assert.equal((early.error as { code: number }).code, -32600);
+    assert.deepEqual(peer.seen, [], "notifications and responses are not answered");
+    void peer.send([{ jsonrpc: "2.0", id: 2, method: "initialize", params: v2Initialize }]);
+    const batch = await peer.next();
+    assert.equal(batch.id, null);
+    assert.equal((batch.error as { code: number }).code, -32600);
+    for (const junk of [5, "x", { foo: 1 }, { id: 3, method: "initialize", params: v2Initialize }]) {
+      void peer.send(junk);
+      const answer = await peer.next();
+      assert.deepEqual([answer.id, (answer.error as { code: number }).code], [null, -32600], JSON.stringify(junk));
+    }
+    assert.equal(capture.connections.length, 0, "nothing was routed");
+    await peer.send({ jsonrpc: "2.0", id: 4, method: "initialize", params: v2Initialize });
+    const [connection] = capture.connections;
+    assert.deepEqual(await connection!.first, { jsonrpc: "2.0", id: 4, method: "initialize", params: v2Initialize });
+    assert.equal(connection!.messages.length, 1);
+  },
+);
 
 test("an invalid protocolVersion gets -32602 (with the request's id), and the client may try again", async () => {
   const { v1, v2 } = implementations();
@@ -183,21 +195,25 @@ test("an invalid protocolVersion gets -32602 (with the request's id), and the cl
   );
 });
 
-test("params of exactly the selected version that do not parse are refused before routing: the client can fall back to v1", async () => {
-  const { v1, v2, log } = implementations();
-  const peer = wirePeer();
-  agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream);
-  const refused = await peer.call(1, "initialize", { protocolVersion: 2, capabilities: {} });
-  assert.equal((refused.error as { code: number }).code, -32602);
-  assert.match((refused.error as { message: string }).message, /invalid initialize params.*\$\.info/);
-  assert.equal(log.length, 0, "nothing was routed");
-  const answer = await peer.call(2, "initialize", { protocolVersion: 1, clientCapabilities: {} });
-  assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 1);
-  assert.deepEqual(
-    log.map(([what]) => what),
-    ["v1 connect", "v1 initialize"],
-  );
-});
+test(
+  "params of exactly the selected version that do not parse are refused before routing: the client can fall " +
+    "back to v1",
+  async () => {
+    const { v1, v2, log } = implementations();
+    const peer = wirePeer();
+    agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream);
+    const refused = await peer.call(1, "initialize", { protocolVersion: 2, capabilities: {} });
+    assert.equal((refused.error as { code: number }).code, -32602);
+    assert.match((refused.error as { message: string }).message, /invalid initialize params.*\$\.info/);
+    assert.equal(log.length, 0, "nothing was routed");
+    const answer = await peer.call(2, "initialize", { protocolVersion: 1, clientCapabilities: {} });
+    assert.equal((answer.result as { protocolVersion: number }).protocolVersion, 1);
+    assert.deepEqual(
+      log.map(([what]) => what),
+      ["v1 connect", "v1 initialize"],
+    );
+  },
+);
 
 test("on a v2 route a fractional or null id gets -32600 with id null (not routed); v1 routes keep any id", async () => {
   const v2 = captureConnector();
@@ -286,63 +302,73 @@ test("the official SDK's AgentApp (v1 root entry, v2 entry) serves as the implem
   await lifecycle.closed;
 });
 
-test("onConnect: before the initialize handler by default; with deferConnectHandlers only once started (once)", async () => {
-  for (const defer of [false, true]) {
-    const { v1, v2, log } = implementations();
+test(
+  "onConnect: before the initialize handler by default; with " + "deferConnectHandlers only once started (once)",
+  async () => {
+    for (const defer of [false, true]) {
+      const { v1, v2, log } = implementations();
+      const peer = wirePeer();
+      const lifecycle = agentProtocolRouter()
+        .withV1(v1)
+        .withV2(v2)
+        .connect(peer.stream, { deferConnectHandlers: defer });
+      await peer.call(1, "initialize", v2Initialize);
+      await tick();
+      assert.deepEqual(
+        log.map(([what]) => what),
+        defer ? ["v2 initialize"] : ["v2 connect", "v2 initialize"],
+      );
+      lifecycle.startConnectHandlers?.();
+      lifecycle.startConnectHandlers?.();
+      assert.deepEqual(
+        log.map(([what]) => what),
+        defer ? ["v2 initialize", "v2 connect"] : ["v2 connect", "v2 initialize"],
+      );
+    }
+    const capture = captureConnector();
     const peer = wirePeer();
-    const lifecycle = agentProtocolRouter().withV1(v1).withV2(v2).connect(peer.stream, { deferConnectHandlers: defer });
-    await peer.call(1, "initialize", v2Initialize);
-    await tick();
-    assert.deepEqual(
-      log.map(([what]) => what),
-      defer ? ["v2 initialize"] : ["v2 connect", "v2 initialize"],
-    );
+    const lifecycle = agentProtocolRouter().withV2(capture).connect(peer.stream, { deferConnectHandlers: true });
     lifecycle.startConnectHandlers?.();
-    lifecycle.startConnectHandlers?.();
-    assert.deepEqual(
-      log.map(([what]) => what),
-      defer ? ["v2 initialize", "v2 connect"] : ["v2 connect", "v2 initialize"],
+    await peer.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: v2Initialize });
+    await capture.connections[0]!.first;
+    assert.deepEqual(capture.connections[0]!.options, { deferConnectHandlers: true });
+    assert.equal(
+      capture.connections[0]!.started,
+      1,
+      "a start requested before routing reaches the implementation once routed",
     );
-  }
-  const capture = captureConnector();
-  const peer = wirePeer();
-  const lifecycle = agentProtocolRouter().withV2(capture).connect(peer.stream, { deferConnectHandlers: true });
-  lifecycle.startConnectHandlers?.();
-  await peer.send({ jsonrpc: "2.0", id: 1, method: "initialize", params: v2Initialize });
-  await capture.connections[0]!.first;
-  assert.deepEqual(capture.connections[0]!.options, { deferConnectHandlers: true });
-  assert.equal(
-    capture.connections[0]!.started,
-    1,
-    "a start requested before routing reaches the implementation once routed",
-  );
-});
+  },
+);
 
-test("an implementation that throws when handed the connection: the client's initialize gets -32603 saying why, the router logs it, the connection ends", async () => {
-  const errors: Array<[string, unknown]> = [];
-  const logger = {
-    debug() {},
-    info() {},
-    warn() {},
-    error: (message: string, fields?: unknown) => void errors.push([message, fields]),
-  };
-  const broken = {
-    connect: () => {
-      throw new Error("no model configured");
-    },
-  };
-  const router = agentProtocolRouter({ logger }).withV2(broken);
-  const [clientEnd, routerEnd] = createMemoryPair();
-  const lifecycle = router.connect(routerEnd);
-  const connection = v2Client().connect(clientEnd);
-  const error = await connection.agent.request("initialize", v2Initialize).then(
-    () => assert.fail("initialize should fail"),
-    (e: unknown) => e as { code?: number; data?: unknown },
-  );
-  assert.equal(error.code, -32603);
-  assert.deepEqual(error.data, { details: "no model configured" });
-  await lifecycle.closed;
-  await connection.closed;
-  assert.equal(errors.length, 1);
-  assert.match(errors[0]![0], /v2 implementation failed to take the connection/);
-});
+test(
+  "an implementation that throws when handed the connection: the client's initialize gets -32603 saying why, " +
+    "the router logs it, the connection ends",
+  async () => {
+    const errors: Array<[string, unknown]> = [];
+    const logger = {
+      debug() {},
+      info() {},
+      warn() {},
+      error: (message: string, fields?: unknown) => void errors.push([message, fields]),
+    };
+    const broken = {
+      connect: () => {
+        throw new Error("no model configured");
+      },
+    };
+    const router = agentProtocolRouter({ logger }).withV2(broken);
+    const [clientEnd, routerEnd] = createMemoryPair();
+    const lifecycle = router.connect(routerEnd);
+    const connection = v2Client().connect(clientEnd);
+    const error = await connection.agent.request("initialize", v2Initialize).then(
+      () => assert.fail("initialize should fail"),
+      (e: unknown) => e as { code?: number; data?: unknown },
+    );
+    assert.equal(error.code, -32603);
+    assert.deepEqual(error.data, { details: "no model configured" });
+    await lifecycle.closed;
+    await connection.closed;
+    assert.equal(errors.length, 1);
+    assert.match(errors[0]![0], /v2 implementation failed to take the connection/);
+  },
+);

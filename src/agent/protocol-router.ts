@@ -262,7 +262,9 @@ class RoutedLink implements MessageLink, Partial<LinkControl> {
     return this.inner.drain();
   }
 
-  /** The transport's message size limit, for the implementation (the agent toolkit refuses what it could not replay). */
+  /**
+   * The transport's message size limit, for the implementation (the agent toolkit refuses what it could not replay).
+   */
   get maxMessageBytes(): number | undefined {
     return this.inner.maxMessageBytes;
   }

@@ -37,8 +37,8 @@ export function classAgentConnector(
 
 /**
  * A connector making one `toolkitAgent` per client connection. `options` are shared by every connection (give
- * it a persistent `store`, such as `FileSessionStore` from `@acpkit/sdk/node`, for sessions that outlive connections), or
- * built per connection by a function.
+ * it a persistent `store`, such as `FileSessionStore` from `@acpkit/sdk/node`, for sessions that outlive connections),
+ * or built per connection by a function.
  */
 export function toolkitAgentConnector<S = unknown>(
   options: ToolkitAgentOptions<S> | ((connection: AgentSideConnection) => ToolkitAgentOptions<S>),

@@ -36,24 +36,28 @@ const chunk = (sessionId: string, text: string): AnyMessage => ({
   params: { sessionId, update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } },
 });
 
-test("updates sent before the session/new response are kept for the session that claims them, also with two starts at once", async () => {
-  const stream = rawAgent((request, send) => {
-    if (request.method !== "session/new") return;
-    const sessionId = request.params.cwd === "/a" ? "A" : "B";
-    send(chunk(sessionId, `${sessionId}1`));
-    send(chunk(sessionId, `${sessionId}2`));
-    send(chunk("nobody", "dropped"));
-    setTimeout(() => send({ jsonrpc: "2.0", id: request.id, result: { sessionId } }), sessionId === "A" ? 5 : 1);
-  });
-  const connection = client().connect(stream);
-  const [a, b] = await Promise.all([
-    connection.agent.buildSession("/a").start(),
-    connection.agent.buildSession("/b").start(),
-  ]);
-  assert.deepEqual([describe(await a.nextUpdate()), describe(await a.nextUpdate())], ["A1", "A2"]);
-  assert.deepEqual([describe(await b.nextUpdate()), describe(await b.nextUpdate())], ["B1", "B2"]);
-  connection.close();
-});
+test(
+  "updates sent before the session/new response are kept for the session that claims them, also with two starts " +
+    "at once",
+  async () => {
+    const stream = rawAgent((request, send) => {
+      if (request.method !== "session/new") return;
+      const sessionId = request.params.cwd === "/a" ? "A" : "B";
+      send(chunk(sessionId, `${sessionId}1`));
+      send(chunk(sessionId, `${sessionId}2`));
+      send(chunk("nobody", "dropped"));
+      setTimeout(() => send({ jsonrpc: "2.0", id: request.id, result: { sessionId } }), sessionId === "A" ? 5 : 1);
+    });
+    const connection = client().connect(stream);
+    const [a, b] = await Promise.all([
+      connection.agent.buildSession("/a").start(),
+      connection.agent.buildSession("/b").start(),
+    ]);
+    assert.deepEqual([describe(await a.nextUpdate()), describe(await a.nextUpdate())], ["A1", "A2"]);
+    assert.deepEqual([describe(await b.nextUpdate()), describe(await b.nextUpdate())], ["B1", "B2"]);
+    connection.close();
+  },
+);
 
 test("the stop takes the place its response arrived at: updates sent after the response follow it", async () => {
   const stream = rawAgent((request, send) => {

@@ -12,9 +12,9 @@ import type {
   SessionModeState,
 } from "../protocol/index.js";
 import { AsyncQueue, type QueueSlot } from "./async-queue.js";
-import type { ActiveSessionMessage, SessionUpdateRouter } from "./session-router.js";
+import type { ActiveSessionMessage, ActiveSessionFeed } from "./active-session-feed.js";
 
-export type { ActiveSessionMessage } from "./session-router.js";
+export type { ActiveSessionMessage } from "./active-session-feed.js";
 
 function copyRequest(request: NewSessionRequest): NewSessionRequest {
   const copy: NewSessionRequest = { ...request, mcpServers: [...(request.mcpServers ?? [])] };
@@ -30,7 +30,7 @@ export class SessionBuilder {
 
   /** @internal Get one from `ClientContext.buildSession`. */
   constructor(
-    private readonly router: SessionUpdateRouter,
+    private readonly feed: ActiveSessionFeed,
     request: NewSessionRequest,
   ) {
     this.request = copyRequest(request);
@@ -58,14 +58,10 @@ export class SessionBuilder {
    * response arrives are not lost: they are the first the session yields. `dispose()` it when done.
    */
   async start(options?: SendRequestOptions): Promise<ActiveSession> {
-    const endStart = this.router.beginStart();
+    const endStart = this.feed.beginStart();
     try {
-      const response = await this.router.connection.request<NewSessionResponse>(
-        "session/new",
-        this.toRequest(),
-        options,
-      );
-      return new ActiveSession(this.router, response);
+      const response = await this.feed.connection.request<NewSessionResponse>("session/new", this.toRequest(), options);
+      return new ActiveSession(this.feed, response);
     } finally {
       endStart();
     }
@@ -102,11 +98,11 @@ export class ActiveSession implements Disposable {
 
   /** @internal Get one from `SessionBuilder.start`. */
   constructor(
-    private readonly router: SessionUpdateRouter,
+    private readonly feed: ActiveSessionFeed,
     private readonly response: NewSessionResponse,
   ) {
-    this.detach = router.attach(response.sessionId, this.queue);
-    const signal = router.connection.signal;
+    this.detach = feed.attach(response.sessionId, this.queue);
+    const signal = feed.connection.signal;
     this.onClose = () => this.queue.fail(signal.reason);
     if (signal.aborted) this.onClose();
     else signal.addEventListener("abort", this.onClose, { once: true });
@@ -140,13 +136,9 @@ export class ActiveSession implements Disposable {
   prompt(prompt: string | ContentBlock | ContentBlock[], options?: SendRequestOptions): Promise<PromptResponse> {
     this.queue.clearErrors();
     let slot: QueueSlot<ActiveSessionMessage> | undefined;
-    const response = this.router.sendPrompt(
-      { sessionId: this.sessionId, prompt: promptBlocks(prompt) },
-      options,
-      () => {
-        slot = this.queue.reserve();
-      },
-    );
+    const response = this.feed.sendPrompt({ sessionId: this.sessionId, prompt: promptBlocks(prompt) }, options, () => {
+      slot = this.queue.reserve();
+    });
     response.then(
       (value) => {
         const stop: ActiveSessionMessage = { kind: "stop", response: value, stopReason: value.stopReason };
@@ -190,7 +182,7 @@ export class ActiveSession implements Disposable {
   dispose(): void {
     this.detach?.();
     this.detach = undefined;
-    this.router.connection.signal.removeEventListener("abort", this.onClose);
+    this.feed.connection.signal.removeEventListener("abort", this.onClose);
     this.queue.fail(new Error("Active session disposed"));
   }
 

@@ -60,22 +60,25 @@ test("next(signal): already aborted rejects with the reason and takes nothing", 
   assert.equal(await queue.next(), "kept");
 });
 
-test("next(signal): aborting a waiting read rejects it only; what it would have got goes to the next read", async () => {
-  const queue = new AsyncQueue<string>();
-  const controller = new AbortController();
-  const aborted = queue.next(controller.signal);
-  const second = queue.next();
-  controller.abort(new Error("gave up"));
-  await assert.rejects(aborted, /gave up/);
-  queue.push("first value");
-  assert.equal(await second, "first value", "the aborted read left the line");
-  const again = new AbortController();
-  const waiting = queue.next(again.signal);
-  again.abort(new Error("gave up again"));
-  await assert.rejects(waiting, /gave up again/);
-  queue.push("later");
-  assert.equal(await queue.next(), "later");
-});
+test(
+  "next(signal): aborting a waiting read rejects it only; " + "what it would have got goes to the next read",
+  async () => {
+    const queue = new AsyncQueue<string>();
+    const controller = new AbortController();
+    const aborted = queue.next(controller.signal);
+    const second = queue.next();
+    controller.abort(new Error("gave up"));
+    await assert.rejects(aborted, /gave up/);
+    queue.push("first value");
+    assert.equal(await second, "first value", "the aborted read left the line");
+    const again = new AbortController();
+    const waiting = queue.next(again.signal);
+    again.abort(new Error("gave up again"));
+    await assert.rejects(waiting, /gave up again/);
+    queue.push("later");
+    assert.equal(await queue.next(), "later");
+  },
+);
 
 test("next(signal): a read that got its value ignores a later abort; errors and failure still reach it", async () => {
   const queue = new AsyncQueue<string>();

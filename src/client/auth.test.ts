@@ -42,30 +42,33 @@ test("without --auth: the single agent method, else the single usable one, else 
   assert.match((chooseAuthMethod({ methods: [] }) as { message: string }).message, /lists no authentication method/);
 });
 
-test("a type this client does not know (codex-acp's env_var): never picked alone, sent as authenticate when named", () => {
-  const envVar = {
-    type: "env_var",
-    id: "openai-api-key",
-    name: "Use OPENAI_API_KEY",
-    vars: [{ name: "OPENAI_API_KEY" }],
-  } as unknown as AuthMethod;
-  assert.deepEqual(chooseAuthMethod({ methods: [envVar], requested: "openai-api-key" }), {
-    kind: "agent",
-    method: envVar,
-    unknownType: "env_var",
-  });
-  const alone = chooseAuthMethod({ methods: [envVar] });
-  assert.equal(alone.kind, "impossible");
-  assert.match(
-    (alone as { message: string }).message,
-    /openai-api-key \(type env_var, unknown to this client: usable only when named with --auth\): Use OPENAI_API_KEY/,
-  );
-  assert.deepEqual(
-    chooseAuthMethod({ methods: [envVar, token] }),
-    { kind: "agent", method: token },
-    "the one known agent method is still picked alone",
-  );
-});
+test(
+  "a type this client does not know (codex-acp's env_var): never " + "picked alone, sent as authenticate when named",
+  () => {
+    const envVar = {
+      type: "env_var",
+      id: "openai-api-key",
+      name: "Use OPENAI_API_KEY",
+      vars: [{ name: "OPENAI_API_KEY" }],
+    } as unknown as AuthMethod;
+    assert.deepEqual(chooseAuthMethod({ methods: [envVar], requested: "openai-api-key" }), {
+      kind: "agent",
+      method: envVar,
+      unknownType: "env_var",
+    });
+    const alone = chooseAuthMethod({ methods: [envVar] });
+    assert.equal(alone.kind, "impossible");
+    assert.match(
+      (alone as { message: string }).message,
+      /openai-api-key \(type env_var, unknown to this client: usable only when named with --auth\): Use OPENAI_API_KEY/,
+    );
+    assert.deepEqual(
+      chooseAuthMethod({ methods: [envVar, token] }),
+      { kind: "agent", method: token },
+      "the one known agent method is still picked alone",
+    );
+  },
+);
 
 test("older shapes: no type, or an explicit agent type, are agent methods", () => {
   const explicit = { type: "agent", id: "key", name: "Key" } as unknown as AuthMethod;

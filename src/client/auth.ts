@@ -105,7 +105,9 @@ export function chooseAuthMethod(input: AuthChoiceInput): AuthChoice {
     if (kind === "terminal" && !terminalOk) {
       return {
         kind: "impossible",
-        message: `authentication method "${method.id}" runs in a terminal; run this command in an interactive terminal to use it.`,
+        message:
+          `authentication method "${method.id}" runs in a terminal; run this command in an interactive terminal ` +
+          `to use it.`,
       };
     }
     return kind === "terminal"
@@ -116,7 +118,8 @@ export function chooseAuthMethod(input: AuthChoiceInput): AuthChoice {
     return {
       kind: "impossible",
       message:
-        "the agent requires authentication but lists no authentication method; authenticate with the agent's own tools first.",
+        "the agent requires authentication but lists no authentication method; authenticate with the agent's " +
+        "own tools first.",
     };
   const agentMethods = methods.filter((method) => authMethodKind(method) === "agent");
   if (agentMethods.length === 1) return { kind: "agent", method: agentMethods[0] as AuthMethodAgent };
@@ -130,7 +133,9 @@ export function chooseAuthMethod(input: AuthChoiceInput): AuthChoice {
   if (candidates.length === 0) {
     return {
       kind: "impossible",
-      message: `the agent requires authentication, and none of its methods can run here (terminal methods need an interactive terminal). ${listing}`,
+      message:
+        `the agent requires authentication, and none of its methods can run here (terminal methods need an ` +
+        `interactive terminal). ${listing}`,
     };
   }
   return {

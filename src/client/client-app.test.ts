@@ -77,25 +77,28 @@ test("session/cancel ends a prompt turn with stopReason cancelled", async () => 
   });
 });
 
-test("a cancellationSignal sends $/cancel_request: the agent's signal aborts and the prompt rejects with -32800", async () => {
-  const { app } = demoClient();
-  await app.connectWith(demoAgent(), async (agentCtx) => {
-    await agentCtx.request("initialize", initializeParams);
-    const session = await agentCtx.buildSession("/work").start();
-    await session.nextUpdate();
-    const controller = new AbortController();
-    const turn = session.prompt("wait", { cancellationSignal: controller.signal });
-    setTimeout(() => controller.abort(), 5);
-    await assert.rejects(turn, (error: unknown) => error instanceof RequestError && error.code === -32800);
-    await assert.rejects(
-      session.nextUpdate(),
-      (error: unknown) => error instanceof RequestError && error.code === -32800,
-    );
-    // The next prompt starts clean: the queued error is dropped.
-    void session.prompt("stream 2");
-    assert.equal(await session.readText(), "0 1 ");
-  });
-});
+test(
+  "a cancellationSignal sends $/cancel_request: the agent's " + "signal aborts and the prompt rejects with -32800",
+  async () => {
+    const { app } = demoClient();
+    await app.connectWith(demoAgent(), async (agentCtx) => {
+      await agentCtx.request("initialize", initializeParams);
+      const session = await agentCtx.buildSession("/work").start();
+      await session.nextUpdate();
+      const controller = new AbortController();
+      const turn = session.prompt("wait", { cancellationSignal: controller.signal });
+      setTimeout(() => controller.abort(), 5);
+      await assert.rejects(turn, (error: unknown) => error instanceof RequestError && error.code === -32800);
+      await assert.rejects(
+        session.nextUpdate(),
+        (error: unknown) => error instanceof RequestError && error.code === -32800,
+      );
+      // The next prompt starts clean: the queued error is dropped.
+      void session.prompt("stream 2");
+      assert.equal(await session.readText(), "0 1 ");
+    });
+  },
+);
 
 test("session/load replays through the client's session/update handler; a void result is answered {}", async () => {
   const seen: string[] = [];

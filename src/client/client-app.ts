@@ -42,7 +42,7 @@ import {
 } from "../acp/connect.js";
 import type { ParamsParser } from "../acp/routes.js";
 import { SessionBuilder } from "./active-session.js";
-import { SessionUpdateRouter } from "./session-router.js";
+import { ActiveSessionFeed } from "./active-session-feed.js";
 
 type AgentRequests<P extends ProtocolTypes> = P["agentRequests"];
 type AgentNotifications<P extends ProtocolTypes> = P["agentNotifications"];
@@ -57,7 +57,7 @@ const IDEMPOTENT_SESSION_METHODS = new Set(["session/close", "session/delete"]);
 export class ClientContext<P extends ProtocolTypes = StableProtocol> {
   /** @internal Contexts come from the app: handler contexts, `connect().agent`, `connectWith`. */
   constructor(
-    private readonly sessions: SessionUpdateRouter,
+    private readonly sessions: ActiveSessionFeed,
     private readonly currentRequestId?: JsonRpcId,
   ) {}
 
@@ -183,16 +183,16 @@ export interface ClientConnection<P extends ProtocolTypes = StableProtocol> exte
 class ClientConnectionHandle<P extends ProtocolTypes> extends ConnectionHandle implements ClientConnection<P> {
   readonly agent: ClientContext<P>;
 
-  constructor(sessions: SessionUpdateRouter) {
+  constructor(sessions: ActiveSessionFeed) {
     super(sessions.connection);
     this.agent = new ClientContext<P>(sessions);
   }
 }
 
-function clientSide<P extends ProtocolTypes>(): AppSide<SessionUpdateRouter, ClientConnection<P>> {
+function clientSide<P extends ProtocolTypes>(): AppSide<ActiveSessionFeed, ClientConnection<P>> {
   return {
     side: "client",
-    createState: (connection) => new SessionUpdateRouter(connection),
+    createState: (connection) => new ActiveSessionFeed(connection),
     createHandle: (sessions) => new ClientConnectionHandle<P>(sessions),
     requestContext: (sessions, params, request, method) => ({
       method,
@@ -234,7 +234,7 @@ function clientSide<P extends ProtocolTypes>(): AppSide<SessionUpdateRouter, Cli
  */
 export class ClientApp<P extends ProtocolTypes = StableProtocol> implements ConnectableApp<"client"> {
   readonly [APP_SIDE] = "client" as const;
-  private readonly core: AppCore<SessionUpdateRouter, ClientConnection<P>>;
+  private readonly core: AppCore<ActiveSessionFeed, ClientConnection<P>>;
 
   constructor(options: AppOptions = {}) {
     this.core = new AppCore(clientSide<P>(), options);
@@ -324,8 +324,8 @@ export function client(options?: AppOptions): ClientApp<any> {
 }
 
 /**
- * The `ClientApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions whatever
- * `options.unstable` says, and types its handlers and calls with the unstable method maps.
+ * The `ClientApp` of the unstable entry point (`@acpkit/sdk/unstable`): speaks ACP v1 with its unstable additions
+ * whatever `options.unstable` says, and types its handlers and calls with the unstable method maps.
  */
 export class UnstableClientApp extends ClientApp<UnstableProtocol> {
   constructor(options: AppOptions = {}) {

@@ -101,7 +101,9 @@ export class ClientSideConnection
     return this.connection.request("session/set_title", params);
   }
 
-  /** Asks for a session's status without side effects (unstable `session/status`; needs `sessionCapabilities.status`). */
+  /**
+   * Asks for a session's status without side effects (unstable `session/status`; needs `sessionCapabilities.status`).
+   */
   unstable_sessionStatus(params: unstable.SessionStatusRequest): Promise<unstable.SessionStatusResponse> {
     return this.connection.request("session/status", params);
   }

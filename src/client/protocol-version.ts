@@ -4,7 +4,8 @@
  * The spec: the client sends the latest version it supports; an agent that does not support it MUST answer with
  * the latest version it does support; a client that does not support the version the agent answered SHOULD close
  * the connection and tell the user.
- * See protocol docs: [Initialization: Protocol version](https://agentclientprotocol.com/protocol/initialization#protocol-version)
+ * See protocol docs: [Initialization: Protocol
+ * version](https://agentclientprotocol.com/protocol/initialization#protocol-version)
  */
 
 /** The protocol versions these programs speak (they ask for the latest). */
@@ -24,7 +25,9 @@ export function checkProtocolVersion(
   if (typeof answered !== "number" || !Number.isInteger(answered) || answered < 1) {
     return {
       ok: false,
-      message: `the agent answered initialize with protocolVersion ${shown}, which is not a protocol version (asked for ${asked}); the agent is broken or speaks something else`,
+      message:
+        `the agent answered initialize with protocolVersion ${shown}, which is not a protocol version (asked ` +
+        `for ${asked}); the agent is broken or speaks something else`,
     };
   }
   if (!spoken.includes(answered)) {
@@ -32,12 +35,15 @@ export function checkProtocolVersion(
     return {
       ok: false,
       message:
-        `the agent answered with protocol version ${answered}, ${which} (it asked for ${asked}; it speaks ${spoken.join(", ")}). ` +
+        `the agent answered with protocol version ${answered}, ${which} (it asked for ${asked}; it speaks ` +
+        `${spoken.join(", ")}). ` +
         "Use an agent release that speaks one of those, or a newer acp",
     };
   }
   return {
     ok: true,
-    warning: `the agent answered with protocol version ${answered}, not the ${asked} asked for; continuing in version ${answered}`,
+    warning:
+      `the agent answered with protocol version ${answered}, not the ${asked} asked for; continuing in version ` +
+      `${answered}`,
   };
 }

@@ -2,21 +2,23 @@
  * `@acpkit/sdk/node`: the Node-only transports (the only library folder that imports `node:*`), and the session
  * stores on disk and in PostgreSQL.
  */
-export { stdioStream, type StdioStreamOptions } from "../node/stdio/stdio.js";
+export { stdioStream, type StdioStreamOptions } from "../node/stdio/index.js";
 export {
   AgentExitedError,
   childProcessStream,
   spawnAgentStream,
   type ChildProcessStreamOptions,
   type SpawnAgentOptions,
-} from "../node/stdio/child.js";
+} from "../node/stdio/index.js";
 export {
   nodeNdJsonStream,
   nodeByteSink,
   nodeByteSource,
+  type NodeByteSinkOptions,
+  type NodeByteSourceOptions,
   type NodeNdJsonOptions,
   type ReleaseInput,
-} from "../node/stdio/node-bytes.js";
+} from "../node/stdio/index.js";
 export {
   launchAgent,
   initializeWithDeadline,
@@ -26,9 +28,9 @@ export {
   type LaunchedAgent,
   type Initializer,
   type InitializeDeadlineOptions,
-} from "../node/process/agent-launcher.js";
-export { splitCommandLine } from "../node/process/command-line.js";
-export { StderrTail, type StderrTailOptions } from "../node/process/stderr-tail.js";
+} from "../node/process/index.js";
+export { splitCommandLine } from "../node/process/index.js";
+export { StderrTail, type StderrTailOptions } from "../node/process/index.js";
 export {
   signalGroup,
   isGroupAlive,
@@ -40,8 +42,8 @@ export {
   trackGroup,
   untrackGroup,
   waitUntil,
-} from "../node/process/process-group.js";
-export { ProcessTree, setCgroupContainment, TREE_ENV } from "../node/process/process-tree.js";
+} from "../node/process/index.js";
+export { ProcessTree, setCgroupContainment, TREE_ENV } from "../node/process/index.js";
 export {
   confinePath,
   isWithin,
@@ -49,23 +51,23 @@ export {
   OUTSIDE_ROOTS_CODE,
   type ConfinedPath,
   type RootsProvider,
-} from "../node/fs/path-confinement.js";
+} from "../node/fs/index.js";
 export {
   FileSystemHost,
   selectLines,
   type FileOverlay,
   type FileSystemHostOptions,
   type HardLinkPolicy,
-} from "../node/fs/fs-host.js";
-export { OutputBuffer } from "../node/terminal/output-buffer.js";
+} from "../node/fs/index.js";
+export { OutputBuffer } from "../node/terminal/index.js";
 export {
   TerminalHost,
   type TerminalHostOptions,
   type TerminalInfo,
   type TerminalOutputEvent,
   type TerminalExitEvent,
-} from "../node/terminal/terminal-host.js";
-export { FileSessionStore, type FileSessionStoreOptions } from "../node/store/file-session-store.js";
+} from "../node/terminal/index.js";
+export { FileSessionStore, type FileSessionStoreOptions } from "../node/store/index.js";
 // Sessions in PostgreSQL (`pg` is an optional peer, loaded on first use), and the pieces of the PostgreSQL kit a
 // user of the store needs: connection options, a pool to share, the errors to recognise. Typed structurally: the
 // declarations need no `@types/pg`.
@@ -81,20 +83,39 @@ export {
 export { PostgresCommitUnknownError, PostgresSchemaError, PostgresUnavailableError } from "../node/postgres/errors.js";
 export type { RetryOptions } from "../node/postgres/retry.js";
 export type { PgClient, PgNotification, PgQueryable, PgQueryResult, PgRow } from "../node/postgres/pg-types.js";
-export { userDataDir, DATA_DIR_ENV } from "../node/store/data-dir.js";
-export { createMcpConnector, McpConnections, type McpConnectorOptions } from "../node/mcp/mcp-servers.js";
-export { runTerminalAuth } from "../node/auth/terminal-auth.js";
-export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "../node/auth/authenticate.js";
-export { scriptPeerOver } from "../node/wire/wire-peer.js";
-export { openCassetteFile, type CassetteFile } from "../node/wire/cassette-file.js";
-export { connectRemote, nodeWebSocket, type ConnectRemoteOptions } from "../node/endpoint/connect-remote.js";
-export { OptionalDependencyMissingError, type OptionalPeer } from "../node/optional-peer.js";
+export { userDataDir, DATA_DIR_ENV } from "../node/store/index.js";
+export { createMcpConnector, McpConnections, type McpConnectorOptions } from "../node/mcp/index.js";
+export { runTerminalAuth } from "../node/auth/index.js";
+export { AuthFailure, authenticateWith, withAuthentication, type AuthContext } from "../node/auth/index.js";
+export { scriptPeerOver } from "../node/wire/index.js";
+export { openCassetteFile, type CassetteFile } from "../node/wire/index.js";
+export { connectRemote, nodeWebSocket, type ConnectRemoteOptions } from "../node/endpoint/index.js";
+export { OptionalDependencyMissingError, type OptionalDependency } from "../node/optional-dependency.js";
 export {
   openAgentEndpoint,
   isAgentUrl,
   type AgentEndpoint,
   type AgentEndpointOptions,
   type AgentSpec,
-} from "../node/endpoint/agent-endpoint.js";
-export * from "../node/server/index.js";
+} from "../node/endpoint/index.js";
+export {
+  createCleartextServers,
+  createNodeHttpHandler,
+  createNodeWebSocketUpgradeHandler,
+  DEFAULT_MAX_REQUEST_BODY_BYTES,
+  generateToken,
+  listenAcp,
+  RequestBodyTooLargeError,
+  stdioAgentConnector,
+  type CleartextServers,
+  type ListenAcpOptions,
+  type ListeningAcpServer,
+  type NodeHttpHandlerOptions,
+  type NodeWebSocketUpgradeOptions,
+  type NodeWebSocketUpgradeServer,
+  type StdioAgentConnector,
+  type StdioAgentConnectorOptions,
+  type TlsOptions,
+  type UpgradedWebSocket,
+} from "../node/server/index.js";
 export { defaultAllowedHosts, isLoopbackHost } from "../node/server/local-hosts.js";

@@ -12,7 +12,9 @@ export const CANCEL_REQUEST_METHOD = "$/cancel_request";
 
 /** Receives what the peer sends. The engine knows no methods: the dispatcher decides. */
 export interface Dispatcher {
-  /** Handles a request; the return value is the result. Throw `RequestError.methodNotFound(method)` for unknown methods. */
+  /**
+   * Handles a request; the return value is the result. Throw `RequestError.methodNotFound(method)` for unknown methods.
+   */
   request(method: string, params: unknown, context: IncomingRequestContext): MaybePromise<unknown>;
   /** Handles a notification. Unknown notifications should be ignored. */
   notification(method: string, params: unknown): MaybePromise<void>;
@@ -20,7 +22,9 @@ export interface Dispatcher {
 
 /** Options of one outgoing request. */
 export interface SendRequestOptions {
-  /** Aborting it sends `$/cancel_request`; the call still settles with the peer's answer unless `stopWaitingOnCancel`. */
+  /**
+   * Aborting it sends `$/cancel_request`; the call still settles with the peer's answer unless `stopWaitingOnCancel`.
+   */
   cancellationSignal?: AbortSignal;
   /** Alias of `cancellationSignal`. */
   signal?: AbortSignal;

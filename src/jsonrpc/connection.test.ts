@@ -62,36 +62,40 @@ describe("JsonRpcConnection: requests it receives", () => {
     assert.deepEqual(link.sent[0], { jsonrpc: "2.0", id: 3, result: null });
   });
 
-  test("a thrown RequestError goes out as it is; any other error is -32603 with its message only (no stack), as the official SDK does", async () => {
-    const { link, logger } = setup({
-      request: (method) => {
-        if (method === "wire") throw new RequestError(-32002, "Resource not found: /x", { uri: "/x" });
-        if (method === "async") return Promise.reject(new Error("secret path /home/me/.ssh"));
-        throw new Error("secret token abc");
-      },
-    });
-    link.inject({ jsonrpc: "2.0", id: 1, method: "wire" });
-    link.inject({ jsonrpc: "2.0", id: 2, method: "boom" });
-    link.inject({ jsonrpc: "2.0", id: 3, method: "async" });
-    await link.waitForSent(3);
-    assert.deepEqual(link.sent[0], {
-      jsonrpc: "2.0",
-      id: 1,
-      error: { code: -32002, message: "Resource not found: /x", data: { uri: "/x" } },
-    });
-    assert.deepEqual(link.sent[1], {
-      jsonrpc: "2.0",
-      id: 2,
-      error: { code: -32603, message: "Internal error", data: { details: "secret token abc" } },
-    });
-    assert.deepEqual(link.sent[2], {
-      jsonrpc: "2.0",
-      id: 3,
-      error: { code: -32603, message: "Internal error", data: { details: "secret path /home/me/.ssh" } },
-    });
-    assert.doesNotMatch(JSON.stringify(link.sent), /connection\.test|at /);
-    assert.ok(logger.lines.some((l) => l.level === "error" && /secret token/.test(String(l.fields?.message))));
-  });
+  test(
+    "a thrown RequestError goes out as it is; any other error is -32603 with its message only (no stack), as " +
+      "the official SDK does",
+    async () => {
+      const { link, logger } = setup({
+        request: (method) => {
+          if (method === "wire") throw new RequestError(-32002, "Resource not found: /x", { uri: "/x" });
+          if (method === "async") return Promise.reject(new Error("secret path /home/me/.ssh"));
+          throw new Error("secret token abc");
+        },
+      });
+      link.inject({ jsonrpc: "2.0", id: 1, method: "wire" });
+      link.inject({ jsonrpc: "2.0", id: 2, method: "boom" });
+      link.inject({ jsonrpc: "2.0", id: 3, method: "async" });
+      await link.waitForSent(3);
+      assert.deepEqual(link.sent[0], {
+        jsonrpc: "2.0",
+        id: 1,
+        error: { code: -32002, message: "Resource not found: /x", data: { uri: "/x" } },
+      });
+      assert.deepEqual(link.sent[1], {
+        jsonrpc: "2.0",
+        id: 2,
+        error: { code: -32603, message: "Internal error", data: { details: "secret token abc" } },
+      });
+      assert.deepEqual(link.sent[2], {
+        jsonrpc: "2.0",
+        id: 3,
+        error: { code: -32603, message: "Internal error", data: { details: "secret path /home/me/.ssh" } },
+      });
+      assert.doesNotMatch(JSON.stringify(link.sent), /connection\.test|at /);
+      assert.ok(logger.lines.some((l) => l.level === "error" && /secret token/.test(String(l.fields?.message))));
+    },
+  );
 
   test("a result that cannot be serialized fails only that request, with -32603", async () => {
     const { link, connection } = setup({ request: (method) => (method === "bad" ? { n: 10n } : { ok: true }) });
@@ -303,40 +307,49 @@ describe("JsonRpcConnection: requests it sends", () => {
     await assert.rejects(call, (e) => e instanceof RequestError && e.code === -32800);
   });
 
-  test("stopWaitingOnCancel rejects at once; an already-aborted signal still sends the request, then the cancel", async () => {
-    const { link, connection } = setup();
-    const controller = new AbortController();
-    const call = connection.request("slow", undefined, { signal: controller.signal, stopWaitingOnCancel: true });
-    controller.abort("user pressed stop");
-    await assert.rejects(call, (e) => e instanceof RequestError && e.code === -32800 && e.data === "user pressed stop");
-    assert.equal(connection.pendingRequestCount, 0);
-    const early = connection.request("ask", undefined, { signal: AbortSignal.abort() });
-    await Promise.resolve();
-    const [request, cancel] = link.sent.slice(-2) as Array<{ id?: number; method: string; params?: unknown }>;
-    assert.equal(request!.method, "ask");
-    assert.deepEqual(cancel, { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: request!.id } });
-    link.inject({ jsonrpc: "2.0", id: request!.id, result: { outcome: { outcome: "cancelled" } } });
-    assert.deepEqual(await early, { outcome: { outcome: "cancelled" } });
-  });
+  test(
+    "stopWaitingOnCancel rejects at once; an already-aborted " + "signal still sends the request, then the cancel",
+    async () => {
+      const { link, connection } = setup();
+      const controller = new AbortController();
+      const call = connection.request("slow", undefined, { signal: controller.signal, stopWaitingOnCancel: true });
+      controller.abort("user pressed stop");
+      await assert.rejects(
+        call,
+        (e) => e instanceof RequestError && e.code === -32800 && e.data === "user pressed stop",
+      );
+      assert.equal(connection.pendingRequestCount, 0);
+      const early = connection.request("ask", undefined, { signal: AbortSignal.abort() });
+      await Promise.resolve();
+      const [request, cancel] = link.sent.slice(-2) as Array<{ id?: number; method: string; params?: unknown }>;
+      assert.equal(request!.method, "ask");
+      assert.deepEqual(cancel, { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: request!.id } });
+      link.inject({ jsonrpc: "2.0", id: request!.id, result: { outcome: { outcome: "cancelled" } } });
+      assert.deepEqual(await early, { outcome: { outcome: "cancelled" } });
+    },
+  );
 
-  test("a timeout rejects with RequestTimeoutError, sends $/cancel_request, and ignores the late response", async () => {
-    const { link, connection, logger } = setup({}, { requestTimeoutMs: 20 });
-    const call = connection.request("session/prompt");
-    await assert.rejects(
-      call,
-      (e) => e instanceof RequestTimeoutError && e.timeoutMs === 20 && /session\/prompt/.test(e.message),
-    );
-    assert.deepEqual(link.sent[1], { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 0 } });
-    link.inject({ jsonrpc: "2.0", id: 0, result: {} });
-    assert.ok(logger.lines.some((l) => l.level === "debug" && /late response/.test(l.message)));
-    link.inject({ jsonrpc: "2.0", id: 777, result: {} });
-    assert.ok(
-      logger.lines.some((l) => l.level === "warn" && /unknown request id/.test(l.message) && l.fields?.id === 777),
-    );
-    const quick = connection.request("x", undefined, { timeoutMs: 1000 });
-    link.inject({ jsonrpc: "2.0", id: 1, result: 1 });
-    assert.equal(await quick, 1);
-  });
+  test(
+    "a timeout rejects with RequestTimeoutError, sends " + "$/cancel_request, and ignores the late response",
+    async () => {
+      const { link, connection, logger } = setup({}, { requestTimeoutMs: 20 });
+      const call = connection.request("session/prompt");
+      await assert.rejects(
+        call,
+        (e) => e instanceof RequestTimeoutError && e.timeoutMs === 20 && /session\/prompt/.test(e.message),
+      );
+      assert.deepEqual(link.sent[1], { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 0 } });
+      link.inject({ jsonrpc: "2.0", id: 0, result: {} });
+      assert.ok(logger.lines.some((l) => l.level === "debug" && /late response/.test(l.message)));
+      link.inject({ jsonrpc: "2.0", id: 777, result: {} });
+      assert.ok(
+        logger.lines.some((l) => l.level === "warn" && /unknown request id/.test(l.message) && l.fields?.id === 777),
+      );
+      const quick = connection.request("x", undefined, { timeoutMs: 1000 });
+      link.inject({ jsonrpc: "2.0", id: 1, result: 1 });
+      assert.equal(await quick, 1);
+    },
+  );
 });
 
 describe("JsonRpcConnection: cancellation of requests it receives", () => {
@@ -357,23 +370,26 @@ describe("JsonRpcConnection: cancellation of requests it receives", () => {
     assert.deepEqual(link.sent[0], { jsonrpc: "2.0", id: 5, error: { code: -32800, message: "Request cancelled" } });
   });
 
-  test("a cancel before the handler looks at its signal still shows as aborted; a handler may answer with a result", async () => {
-    let release!: () => void;
-    let context!: IncomingRequestContext;
-    const { link } = setup({
-      request: async (_m, _p, ctx) => {
-        context = ctx;
-        await new Promise<void>((r) => (release = r));
-        return { partial: ctx.signal.aborted };
-      },
-    });
-    link.inject({ jsonrpc: "2.0", id: 1, method: "slow" });
-    link.inject({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 1 } });
-    release();
-    await link.waitForSent(1);
-    assert.equal(context.signal.aborted, true);
-    assert.deepEqual(link.sent[0], { jsonrpc: "2.0", id: 1, result: { partial: true } });
-  });
+  test(
+    "a cancel before the handler looks at its signal still shows " + "as aborted; a handler may answer with a result",
+    async () => {
+      let release!: () => void;
+      let context!: IncomingRequestContext;
+      const { link } = setup({
+        request: async (_m, _p, ctx) => {
+          context = ctx;
+          await new Promise<void>((r) => (release = r));
+          return { partial: ctx.signal.aborted };
+        },
+      });
+      link.inject({ jsonrpc: "2.0", id: 1, method: "slow" });
+      link.inject({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: 1 } });
+      release();
+      await link.waitForSent(1);
+      assert.equal(context.signal.aborted, true);
+      assert.deepEqual(link.sent[0], { jsonrpc: "2.0", id: 1, result: { partial: true } });
+    },
+  );
 
   test("a cancel for an unknown request is ignored", async () => {
     const { link, connection } = setup();

@@ -42,7 +42,11 @@ export class ConnectionClosedError extends LocalError {
   readonly detail: string;
 
   constructor(detail: string, cause?: unknown) {
-    super("connection_closed", `ACP connection closed: ${detail}. Open a new connection to continue.`, { cause });
+    super(
+      "connection_closed",
+      `ACP connection closed: ${detail.replace(/\.$/, "")}. Open a new connection to continue.`,
+      { cause },
+    );
     this.name = "ConnectionClosedError";
     this.detail = detail;
   }
@@ -76,7 +80,8 @@ export class MessageTooLargeError extends LocalError {
   constructor(maxMessageBytes: number, messageBytes?: number, direction: "incoming" | "outgoing" = "incoming") {
     super(
       "message_too_large",
-      `${direction === "incoming" ? "An incoming" : "An outgoing"} message of ${messageBytes ?? "more than " + maxMessageBytes} bytes ` +
+      `${direction === "incoming" ? "An incoming" : "An outgoing"} message of ` +
+        `${messageBytes ?? "more than " + maxMessageBytes} bytes ` +
         `exceeds the ${maxMessageBytes}-byte limit and was ${direction === "incoming" ? "skipped" : "not sent"}. ` +
         "Raise maxMessageBytes if messages this large are expected.",
     );
@@ -107,7 +112,8 @@ export class InvalidResponseError extends LocalError {
   constructor(method: string, detail: string, issues?: unknown) {
     super(
       "invalid_response",
-      `The peer's response to "${method}" is not valid: ${detail}. The peer does not follow the protocol schema; report it to its authors.`,
+      `The peer's response to "${method}" is not valid: ${detail}. The peer does not follow the protocol ` +
+        `schema; report it to its authors.`,
     );
     this.name = "InvalidResponseError";
     this.method = method;
@@ -208,7 +214,8 @@ export class ProtocolVersionError extends LocalError {
   constructor(requested: number, received: unknown) {
     super(
       "protocol_version",
-      `The agent answered initialize with protocolVersion ${JSON.stringify(received)}, but this connection speaks only ` +
+      `The agent answered initialize with protocolVersion ${JSON.stringify(received)}, but this connection ` +
+        `speaks only ` +
         `ACP v${requested}. Use a client for the version the agent chose (ACP v1: acpkit's root entry) or negotiate ` +
         "the version first.",
     );

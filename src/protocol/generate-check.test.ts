@@ -6,7 +6,8 @@ import { join } from "node:path";
 import { after, test } from "node:test";
 import { repoRoot } from "./testing/repo.js";
 
-// Runs the real generator (`tsx scripts/generate.ts --check --out <dir>`) against a scratch copy of the generated files.
+// Runs the real generator (`tsx scripts/generate.ts --check --out <dir>`) against a scratch copy of the generated
+// files.
 const generatedDir = join(repoRoot, "src/protocol/generated");
 const scratch = mkdtempSync(join(tmpdir(), "acpkit-generate-check-"));
 after(() => rmSync(scratch, { recursive: true, force: true }));
@@ -82,7 +83,8 @@ test("the generator refuses what it cannot compile faithfully, naming where", ()
       'gate: f: capability for x/y: AgentCapabilities has no property "nope"',
       "untaggedOneOf: U: oneOf without a discriminating tag or required keys cannot be checked deterministically",
       "overlappingOneOf: N: oneOf variants 0 and 1 can match the same value",
-      "requiredLenientEnum: O/properties/k: required default-on-error property without a default or a natural empty value",
+      "requiredLenientEnum: O/properties/k: required default-on-error property without a default or a natural " +
+        "empty value",
     ],
     result.stderr,
   );

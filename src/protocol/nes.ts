@@ -218,7 +218,10 @@ export function zodLike<T>(schema: CompiledSchema<T>): ZodLikeSchema<T> {
 /** `AGENT_METHODS` of the NES entry: the unstable agent methods plus `nes/*` and `document/*`. */
 export const NES_ENTRY_AGENT_METHODS = Object.freeze({ ...UNSTABLE_AGENT_METHODS, ...NES_ONLY_AGENT_METHODS });
 
-/** `ClientCapabilities` with NES fields, zod-shaped (`parse`, `safeParse`), as the official entry's `zClientCapabilities`. */
+/**
+ * `ClientCapabilities` with NES fields, zod-shaped (`parse`, `safeParse`), as the official entry's
+ * `zClientCapabilities`.
+ */
 export const zClientCapabilities = zodLike(nesClientCapabilitiesSchema);
 /** `AgentCapabilities` with NES fields, zod-shaped. */
 export const zAgentCapabilities = zodLike(nesAgentCapabilitiesSchema);

@@ -1,7 +1,8 @@
 /**
  * The ACP protocol as data, unstable schema (v1 plus unstable methods and fields: session/fork, archive, status,
- * set_title, providers/*, auth/status, mcp/message, proxy/*, plan updates, subagents, ...). A full standalone set: some defs differ from the stable
- * ones of the same name. Same shape of exports as ./index.ts, plus `unstableSchemas` (also exported as `schemas`).
+ * set_title, providers/*, auth/status, mcp/message, proxy/*, plan updates, subagents, ...). A full standalone set: some
+ * defs differ from the stable ones of the same name. Same shape of exports as ./index.ts, plus `unstableSchemas` (also
+ * exported as `schemas`).
  */
 export type * from "./generated/types.unstable.js";
 export {

@@ -50,28 +50,31 @@ describe("v2 validators", () => {
     assert.equal(v2Schemas.CreateElicitationRequest.is(form({ sessionId: 5 })), false);
   });
 
-  test("updatedAt must be an RFC 3339 date-time; a bad one is dropped by lenient parsing (default on error)", async () => {
-    const zod = await official();
-    const good = ["2026-11-26T09:00:00Z", "2026-11-26T09:00:00.123+01:00", "2026-02-28t23:59:60z"];
-    const bad = [
-      "yesterday",
-      "2026-13-01T00:00:00Z",
-      "2026-11-26 09:00:00Z",
-      "2026-11-26T09:00:00",
-      "2026-11-26T25:00:00Z",
-    ];
-    for (const updatedAt of good) {
-      const info = { sessionId: "s1", cwd: "/w", updatedAt };
-      assert.equal(v2Schemas.SessionInfo.is(info), true, updatedAt);
-      assert.equal(zod.zSessionInfo!.safeParse(info).success, true, `${updatedAt} (official)`);
-    }
-    for (const updatedAt of bad) {
-      const info = { sessionId: "s1", cwd: "/w", updatedAt };
-      assert.equal(v2Schemas.SessionInfo.is(info), false, updatedAt);
-      const parsed = v2Schemas.SessionInfo.parse(structuredClone(info)) as Record<string, unknown>;
-      assert.equal("updatedAt" in parsed, false, `${updatedAt} dropped`);
-    }
-  });
+  test(
+    "updatedAt must be an RFC 3339 date-time; a bad one is " + "dropped by lenient parsing (default on error)",
+    async () => {
+      const zod = await official();
+      const good = ["2026-11-26T09:00:00Z", "2026-11-26T09:00:00.123+01:00", "2026-02-28t23:59:60z"];
+      const bad = [
+        "yesterday",
+        "2026-13-01T00:00:00Z",
+        "2026-11-26 09:00:00Z",
+        "2026-11-26T09:00:00",
+        "2026-11-26T25:00:00Z",
+      ];
+      for (const updatedAt of good) {
+        const info = { sessionId: "s1", cwd: "/w", updatedAt };
+        assert.equal(v2Schemas.SessionInfo.is(info), true, updatedAt);
+        assert.equal(zod.zSessionInfo!.safeParse(info).success, true, `${updatedAt} (official)`);
+      }
+      for (const updatedAt of bad) {
+        const info = { sessionId: "s1", cwd: "/w", updatedAt };
+        assert.equal(v2Schemas.SessionInfo.is(info), false, updatedAt);
+        const parsed = v2Schemas.SessionInfo.parse(structuredClone(info)) as Record<string, unknown>;
+        assert.equal("updatedAt" in parsed, false, `${updatedAt} dropped`);
+      }
+    },
+  );
 
   test("v2 update kinds: user_message, state_update with a stop reason, tool_call_update upserts, plan_update", () => {
     const update = (u: Record<string, unknown>) => ({ sessionId: "s1", update: u });

@@ -126,71 +126,80 @@ function startSilently(link: MessageLink): void {
 }
 
 describe("NdJsonLink backpressure", () => {
-  it("refuses a request or notification once maxBufferedBytes are queued, with a clear error, and never a reply", async () => {
-    const { source } = manualSource();
-    const { sink, completeAll } = heldSink();
-    const link = new NdJsonLink(source, sink, { writeHighWaterMark: 1024, maxBufferedBytes: 10_000 });
-    startSilently(link);
-    let sent = 0;
-    let refused: unknown;
-    for (let i = 0; i < 1000 && refused === undefined; i++) {
-      try {
-        link.send(note(i, 100));
-        sent++;
-      } catch (error) {
-        refused = error;
+  it(
+    "refuses a request or notification once maxBufferedBytes are " + "queued, with a clear error, and never a reply",
+    async () => {
+      const { source } = manualSource();
+      const { sink, completeAll } = heldSink();
+      const link = new NdJsonLink(source, sink, { writeHighWaterMark: 1024, maxBufferedBytes: 10_000 });
+      startSilently(link);
+      let sent = 0;
+      let refused: unknown;
+      for (let i = 0; i < 1000 && refused === undefined; i++) {
+        try {
+          link.send(note(i, 100));
+          sent++;
+        } catch (error) {
+          refused = error;
+        }
       }
-    }
-    assert.ok(refused instanceof OutputBacklogError, String(refused));
-    assert.equal(refused.kind, "output_backlog");
-    assert.equal(refused.method, "note");
-    assert.equal(refused.maxBufferedBytes, 10_000);
-    assert.match(
-      refused.message,
-      /"note" was not sent: \d+ bytes of output are already queued for the peer, at the 10000-byte limit \(maxBufferedBytes\); the peer is not reading\. Await your sends/,
-    );
-    assert.ok(sent >= 10_000 / 200 && sent <= 10_000 / 100 + 1, `sent ${sent}`);
-    assert.throws(() => link.send(request(1)), OutputBacklogError, "requests are refused too");
-    assert.doesNotThrow(() => link.send(reply(1, 100)), "a reply is never refused");
-    await tick();
-    await completeAll();
-    assert.doesNotThrow(() => link.send(note(-1)), "once the peer reads, sending works again");
-  });
+      assert.ok(refused instanceof OutputBacklogError, String(refused));
+      assert.equal(refused.kind, "output_backlog");
+      assert.equal(refused.method, "note");
+      assert.equal(refused.maxBufferedBytes, 10_000);
+      assert.match(
+        refused.message,
+        /"note" was not sent: \d+ bytes of output are already queued for the peer, at the 10000-byte limit \(maxBufferedBytes\); the peer is not reading\. Await your sends/,
+      );
+      assert.ok(sent >= 10_000 / 200 && sent <= 10_000 / 100 + 1, `sent ${sent}`);
+      assert.throws(() => link.send(request(1)), OutputBacklogError, "requests are refused too");
+      assert.doesNotThrow(() => link.send(reply(1, 100)), "a reply is never refused");
+      await tick();
+      await completeAll();
+      assert.doesNotThrow(() => link.send(note(-1)), "once the peer reads, sending works again");
+    },
+  );
 
-  it("pauses reading while replies are backed up above the high-water mark, and resumes when the output drains", async () => {
-    const { source, state, push } = manualSource();
-    const { sink, completeAll } = heldSink();
-    const link = new NdJsonLink(source, sink, { writeHighWaterMark: 4096 });
-    link.start({
-      message: (m) => link.send(reply((m as { id: number }).id, 200)),
-      problem: () => {},
-      closed: () => {},
-    });
-    for (let i = 0; i < 10; i++) push(`{"jsonrpc":"2.0","id":${i},"method":"work"}\n`);
-    assert.equal(state.paused, false, "10 small replies stay under the mark");
-    for (let i = 10; i < 40; i++) push(`{"jsonrpc":"2.0","id":${i},"method":"work"}\n`);
-    assert.equal(state.paused, true, "the replies crossed the mark: reading is paused");
-    assert.equal(link.inputHeldByOutput, true);
-    await tick();
-    await completeAll();
-    await tick();
-    assert.equal(state.paused, false, "the output drained: reading resumes");
-    assert.equal(link.inputHeldByOutput, false);
-  });
+  it(
+    "pauses reading while replies are backed up above the " + "high-water mark, and resumes when the output drains",
+    async () => {
+      const { source, state, push } = manualSource();
+      const { sink, completeAll } = heldSink();
+      const link = new NdJsonLink(source, sink, { writeHighWaterMark: 4096 });
+      link.start({
+        message: (m) => link.send(reply((m as { id: number }).id, 200)),
+        problem: () => {},
+        closed: () => {},
+      });
+      for (let i = 0; i < 10; i++) push(`{"jsonrpc":"2.0","id":${i},"method":"work"}\n`);
+      assert.equal(state.paused, false, "10 small replies stay under the mark");
+      for (let i = 10; i < 40; i++) push(`{"jsonrpc":"2.0","id":${i},"method":"work"}\n`);
+      assert.equal(state.paused, true, "the replies crossed the mark: reading is paused");
+      assert.equal(link.inputHeldByOutput, true);
+      await tick();
+      await completeAll();
+      await tick();
+      assert.equal(state.paused, false, "the output drained: reading resumes");
+      assert.equal(link.inputHeldByOutput, false);
+    },
+  );
 
-  it("does not pause reading for its own notifications, however many (two streaming peers would deadlock)", async () => {
-    const { source, state } = manualSource();
-    const { sink } = heldSink();
-    const link = new NdJsonLink(source, sink, { writeHighWaterMark: 1024 });
-    startSilently(link);
-    for (let i = 0; i < 100; i++) link.send(note(i, 100));
-    assert.ok(link.pendingOutput > 10_000);
-    assert.equal(state.pauses, 0);
-    let drained = false;
-    void link.drain().then(() => (drained = true));
-    await tick();
-    assert.equal(drained, false, "an awaited sender is held at the high-water mark");
-  });
+  it(
+    "does not pause reading for its own notifications, however " + "many (two streaming peers would deadlock)",
+    async () => {
+      const { source, state } = manualSource();
+      const { sink } = heldSink();
+      const link = new NdJsonLink(source, sink, { writeHighWaterMark: 1024 });
+      startSilently(link);
+      for (let i = 0; i < 100; i++) link.send(note(i, 100));
+      assert.ok(link.pendingOutput > 10_000);
+      assert.equal(state.pauses, 0);
+      let drained = false;
+      void link.drain().then(() => (drained = true));
+      await tick();
+      assert.equal(drained, false, "an awaited sender is held at the high-water mark");
+    },
+  );
 
   it("keeps the reader's own pause: output draining does not resume a reader that paused", async () => {
     const { source, state, push } = manualSource();
@@ -214,36 +223,39 @@ describe("NdJsonLink backpressure", () => {
 });
 
 describe("memory pair backpressure", () => {
-  it("drain() waits while a peer that does not read holds what was sent, and the cap refuses notifications", async () => {
-    const [left, right] = createMemoryPair({ writeHighWaterMark: 2048, maxBufferedBytes: 20_000 });
-    const reader = right.readable.getReader(); // taken, not read: its queue fills, then the link stops delivering
-    const leftLink = left[LINK]!;
-    startSilently(leftLink);
-    let refused: unknown;
-    let sent = 0;
-    for (let i = 0; i < 1000 && refused === undefined; i++) {
-      try {
-        leftLink.send(note(i, 100));
-        sent++;
-      } catch (error) {
-        refused = error;
+  it(
+    "drain() waits while a peer that does not read holds what " + "was sent, and the cap refuses notifications",
+    async () => {
+      const [left, right] = createMemoryPair({ writeHighWaterMark: 2048, maxBufferedBytes: 20_000 });
+      const reader = right.readable.getReader(); // taken, not read: its queue fills, then the link stops delivering
+      const leftLink = left[LINK]!;
+      startSilently(leftLink);
+      let refused: unknown;
+      let sent = 0;
+      for (let i = 0; i < 1000 && refused === undefined; i++) {
+        try {
+          leftLink.send(note(i, 100));
+          sent++;
+        } catch (error) {
+          refused = error;
+        }
+        if (i % 10 === 0) await tick(); // let the memory link deliver into the reader's queue
       }
-      if (i % 10 === 0) await tick(); // let the memory link deliver into the reader's queue
-    }
-    assert.ok(refused instanceof OutputBacklogError, String(refused));
-    let drained = false;
-    void leftLink.drain().then(() => (drained = true));
-    await tick();
-    assert.equal(drained, false);
-    let read = 0;
-    while (read < sent) {
-      const { done } = await reader.read();
-      assert.equal(done, false);
-      read++;
-    }
-    await tick();
-    assert.equal(drained, true, "the peer took everything: drain resolves");
-  });
+      assert.ok(refused instanceof OutputBacklogError, String(refused));
+      let drained = false;
+      void leftLink.drain().then(() => (drained = true));
+      await tick();
+      assert.equal(drained, false);
+      let read = 0;
+      while (read < sent) {
+        const { done } = await reader.read();
+        assert.equal(done, false);
+        read++;
+      }
+      await tick();
+      assert.equal(drained, true, "the peer took everything: drain resolves");
+    },
+  );
 
   it("an engine whose replies are not taken stops taking requests, so a flood of requests is held", async () => {
     const [agentSide, clientSide] = createMemoryPair({ writeHighWaterMark: 8192 });

@@ -42,28 +42,31 @@ describe("DispatchPacer", () => {
     assert.deepEqual(seen, ["note", "req1", "req2", "note2"]);
   });
 
-  it("keeps waiting while the output holds the input, goes on when it releases, runs whenIdle after the last line", async () => {
-    let outputHeld = true;
-    const pacer = new DispatchPacer(
-      1,
-      () => {},
-      () => outputHeld,
-    );
-    const seen: number[] = [];
-    for (let i = 0; i < 3; i++) pacer.run(() => (seen.push(i), true));
-    let idle = false;
-    pacer.whenIdle(() => (idle = true));
-    await turn();
-    await turn();
-    assert.deepEqual(seen, [0]);
-    assert.equal(idle, false);
-    outputHeld = false;
-    pacer.outputReleased();
-    assert.deepEqual(seen, [0, 1]);
-    await turn();
-    assert.deepEqual(seen, [0, 1, 2]);
-    assert.equal(idle, true);
-  });
+  it(
+    "keeps waiting while the output holds the input, goes on when it releases, runs whenIdle after the last " + "line",
+    async () => {
+      let outputHeld = true;
+      const pacer = new DispatchPacer(
+        1,
+        () => {},
+        () => outputHeld,
+      );
+      const seen: number[] = [];
+      for (let i = 0; i < 3; i++) pacer.run(() => (seen.push(i), true));
+      let idle = false;
+      pacer.whenIdle(() => (idle = true));
+      await turn();
+      await turn();
+      assert.deepEqual(seen, [0]);
+      assert.equal(idle, false);
+      outputHeld = false;
+      pacer.outputReleased();
+      assert.deepEqual(seen, [0, 1]);
+      await turn();
+      assert.deepEqual(seen, [0, 1, 2]);
+      assert.equal(idle, true);
+    },
+  );
 
   it("stop() drops what waits and delivers nothing more", async () => {
     const pacer = new DispatchPacer(

@@ -19,7 +19,9 @@
 import { OutputLedger } from "./backpressure.js";
 import type { ByteSink } from "./bytes.js";
 
-/** Default high-water mark for `drain()`: 256 KiB (small enough that queued text rarely outlives a young-generation GC). */
+/**
+ * Default high-water mark for `drain()`: 256 KiB (small enough that queued text rarely outlives a young-generation GC).
+ */
 export const DEFAULT_WRITE_HIGH_WATER_MARK = 256 * 1024;
 
 const RESOLVED: Promise<void> = Promise.resolve();

@@ -14,6 +14,7 @@ import {
   type BackpressureOptions,
 } from "./backpressure.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK } from "./frame-writer.js";
+import { LinkLifecycle } from "./link-lifecycle.js";
 import { streamFromLink, type LinkControl, type LinkStreamOptions } from "./link-streams.js";
 import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
 
@@ -43,7 +44,12 @@ class MemoryLink implements MessageLink, LinkControl {
     },
   );
   #drained: { promise: Promise<void>; resolve: () => void } | undefined;
-  #receiver: LinkReceiver | undefined;
+  /** The receiver, and the end of our input: drop what is queued, the peer's sends no longer wait on us. */
+  readonly #life = new LinkLifecycle(() => {
+    this.#inbox = [];
+    this.#next = 0;
+    this.peer.#taken(Number.POSITIVE_INFINITY);
+  });
   /** Serialized messages from the peer not yet delivered; `#next` is the first undelivered one. */
   #inbox: string[] = [];
   #next = 0;
@@ -51,10 +57,6 @@ class MemoryLink implements MessageLink, LinkControl {
   #paused = false;
   /** The peer closed its output: `closed()` follows the last queued message. */
   #inputEnded = false;
-  /** Our input is over; `closed(#cause)` is (or will be) delivered once. */
-  #finished = false;
-  #cause: unknown;
-  #closedDelivered = false;
   #outputClosed = false;
 
   constructor(maxBytes: number, highWaterMark: number, maxBuffered: number) {
@@ -69,10 +71,7 @@ class MemoryLink implements MessageLink, LinkControl {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
-    if (this.#finished) queueMicrotask(this.#deliverClosed);
-    else this.#schedule();
+    if (this.#life.start(receiver)) this.#schedule();
   }
 
   send(message: AnyMessage, rawId?: string): void {
@@ -83,7 +82,7 @@ class MemoryLink implements MessageLink, LinkControl {
     this.#ledger.enter(text.length, reply);
     this.peer.#accept(text);
     // The peer is not taking our replies: stop taking its messages until it catches up.
-    if (reply && this.#ledger.replyPending >= this.#highWaterMark && !this.#finished) this.#gate.output(true);
+    if (reply && this.#ledger.replyPending >= this.#highWaterMark && !this.#life.finished) this.#gate.output(true);
   }
 
   /** Resolves once less than the high-water mark of what this side sent is waiting for the peer. */
@@ -99,7 +98,7 @@ class MemoryLink implements MessageLink, LinkControl {
 
   close(): Promise<void> {
     void this.closeOutput();
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
     return Promise.resolve();
   }
 
@@ -112,7 +111,7 @@ class MemoryLink implements MessageLink, LinkControl {
   }
 
   stopInput(): void {
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
   }
 
   closeOutput(): Promise<void> {
@@ -124,7 +123,7 @@ class MemoryLink implements MessageLink, LinkControl {
   }
 
   get #accepting(): boolean {
-    return !this.#finished && !this.#inputEnded;
+    return !this.#life.finished && !this.#inputEnded;
   }
 
   #accept(text: string): void {
@@ -149,7 +148,7 @@ class MemoryLink implements MessageLink, LinkControl {
   }
 
   #schedule(): void {
-    if (this.#scheduled || !this.#receiver || this.#paused || this.#finished) return;
+    if (this.#scheduled || !this.#life.receiver || this.#paused || this.#life.finished) return;
     this.#scheduled = true;
     queueMicrotask(this.#deliver);
   }
@@ -157,17 +156,17 @@ class MemoryLink implements MessageLink, LinkControl {
   /** Delivers every queued message in order (one microtask for a whole batch), then a pending end. */
   readonly #deliver = (): void => {
     this.#scheduled = false;
-    const receiver = this.#receiver!;
+    const receiver = this.#life.receiver!;
     let taken = 0;
     try {
-      while (this.#next < this.#inbox.length && !this.#paused && !this.#finished) {
+      while (this.#next < this.#inbox.length && !this.#paused && !this.#life.finished) {
         const text = this.#inbox[this.#next++]!;
         taken += text.length;
         const value: unknown = JSON.parse(text);
         receiver.message(value, rawIdOf(value, text));
       }
     } catch (error) {
-      this.#finish(error);
+      this.#life.finish(error);
       return;
     } finally {
       if (taken > 0) this.peer.#taken(taken);
@@ -175,26 +174,8 @@ class MemoryLink implements MessageLink, LinkControl {
     if (this.#next === this.#inbox.length) {
       this.#inbox = [];
       this.#next = 0;
-      if (this.#inputEnded) this.#finish(undefined);
+      if (this.#inputEnded) this.#life.finish(undefined);
     }
-  };
-
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#cause = cause;
-    this.#inbox = [];
-    this.#next = 0;
-    this.peer.#taken(Number.POSITIVE_INFINITY);
-    if (!this.#receiver) return; // start() delivers it
-    if (deferred) queueMicrotask(this.#deliverClosed);
-    else this.#deliverClosed();
-  }
-
-  readonly #deliverClosed = (): void => {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#cause);
   };
 }
 

@@ -16,6 +16,7 @@ import type { ByteSink, ByteSource } from "./bytes.js";
 import { DEFAULT_MAX_REQUEST_BURST, DispatchPacer } from "./dispatch-pacer.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK, FrameWriter } from "./frame-writer.js";
 import { LineSplitter } from "./line-splitter.js";
+import { LinkLifecycle } from "./link-lifecycle.js";
 import type { LinkControl } from "./link-streams.js";
 import { resolveMaxMessageBytes, serializeFrame } from "./serialize.js";
 
@@ -66,12 +67,12 @@ export class NdJsonLink implements MessageLink, LinkControl {
   readonly #maxBuffered: number;
   readonly #gate: InputGate;
   readonly #pacer: DispatchPacer;
-  #receiver: LinkReceiver | undefined;
-  #started = false;
-  /** Set once the incoming side is over; `closed` is delivered once the receiver is there. */
-  #finished = false;
-  #finishCause: unknown;
-  #closedDelivered = false;
+  /** The receiver, and the end of the incoming side: stop reading, drop a partial line. */
+  readonly #life = new LinkLifecycle(() => {
+    this.#source.cancel();
+    this.#splitter.reset();
+    this.#pacer.stop();
+  });
 
   constructor(source: ByteSource, sink: ByteSink, options: NdJsonLinkOptions = {}) {
     this.#maxBytes = resolveMaxMessageBytes(options.maxMessageBytes);
@@ -87,7 +88,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
       (held) => this.#gate.pacer(held),
       () => this.#gate.heldByOutput,
     );
-    this.#writer = new FrameWriter(sink, this.#highWaterMark, (cause) => this.#finish(cause));
+    this.#writer = new FrameWriter(sink, this.#highWaterMark, (cause) => this.#life.finish(cause));
     this.#splitter = new LineSplitter(this.#maxBytes, {
       line: (text) => this.#pacer.run(() => this.#line(text)),
       tooLarge: (bytes, head, envelope) =>
@@ -119,21 +120,15 @@ export class NdJsonLink implements MessageLink, LinkControl {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#started) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#started = true;
-    this.#receiver = receiver;
-    if (this.#finished) {
-      queueMicrotask(() => this.#deliverClosed());
-      return;
-    }
+    if (!this.#life.start(receiver)) return;
     this.#source.start({
       chunk: (bytes) => this.#splitter.push(bytes),
       end: () => {
         this.#splitter.end();
         // Lines still paced are delivered before the end.
-        this.#pacer.whenIdle(() => this.#finish(undefined));
+        this.#pacer.whenIdle(() => this.#life.finish(undefined));
       },
-      error: (cause) => this.#finish(cause),
+      error: (cause) => this.#life.finish(cause),
     });
   }
 
@@ -148,10 +143,10 @@ export class NdJsonLink implements MessageLink, LinkControl {
 
   /** Stops reading until the output is below the high-water mark (the peer is not reading our replies). */
   #holdInput(): void {
-    if (this.#gate.heldByOutput || this.#finished) return;
+    if (this.#gate.heldByOutput || this.#life.finished) return;
     this.#gate.output(true);
     void this.#writer.drain().then(() => {
-      if (this.#finished) return;
+      if (this.#life.finished) return;
       this.#gate.output(false);
       this.#pacer.outputReleased();
     });
@@ -164,7 +159,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
   /** Flushes and closes the output, stops reading; `closed()` follows in a microtask (never reentrantly). */
   close(): Promise<void> {
     const closing = this.#writer.close();
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
     return closing;
   }
 
@@ -177,7 +172,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
   }
 
   stopInput(): void {
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
   }
 
   closeOutput(): Promise<void> {
@@ -186,7 +181,7 @@ export class NdJsonLink implements MessageLink, LinkControl {
 
   /** Delivers one line; true when it was a request (owed a reply). */
   #line(text: string): boolean {
-    if (this.#finished) return false; // closed from inside a receiver call: the rest of the chunk is dropped
+    if (this.#life.finished) return false; // closed from inside a receiver call: the rest of the chunk is dropped
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -200,30 +195,11 @@ export class NdJsonLink implements MessageLink, LinkControl {
       });
       return false;
     }
-    this.#receiver!.message(value, rawIdOf(value, text));
+    this.#life.receiver!.message(value, rawIdOf(value, text));
     return isRequest(value);
   }
 
   #problem(problem: FrameProblem): void {
-    if (!this.#finished) this.#receiver!.problem(problem);
-  }
-
-  /** Ends the incoming side once: stops reading, drops a partial line, tells the receiver. */
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#finishCause = cause;
-    this.#source.cancel();
-    this.#splitter.reset();
-    this.#pacer.stop();
-    if (!this.#receiver) return; // delivered by start()
-    if (deferred) queueMicrotask(() => this.#deliverClosed());
-    else this.#deliverClosed();
-  }
-
-  #deliverClosed(): void {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#finishCause);
+    if (!this.#life.finished) this.#life.receiver!.problem(problem);
   }
 }

@@ -70,22 +70,30 @@ async function deliver(
   return { messages, problems, cause };
 }
 
-test("any frames cut into any chunks come out as the same messages; oversized lines are reported and skipped", async () => {
-  await checkAsyncProperty(
-    fc.asyncProperty(frames, fc.array(fc.nat(), { maxLength: 40 }), fc.boolean(), async (sequence, cuts, everyByte) => {
-      const bytes = encoder.encode(sequence.map(lineOf).join(""));
-      const parts = everyByte ? Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)) : chunks(bytes, cuts);
-      const { messages, problems, cause } = await deliver(parts);
-      assert.equal(cause, undefined);
-      assert.deepEqual(
-        messages,
-        sequence.filter((f) => f.kind === "message").map((f) => (f as { value: unknown }).value),
-      );
-      assert.deepEqual(
-        problems.map((p) => p.kind),
-        sequence.filter((f) => f.kind === "oversized").map(() => "too_large"),
-      );
-    }),
-    60,
-  );
-});
+test(
+  "any frames cut into any chunks come out as the same " + "messages; oversized lines are reported and skipped",
+  async () => {
+    await checkAsyncProperty(
+      fc.asyncProperty(
+        frames,
+        fc.array(fc.nat(), { maxLength: 40 }),
+        fc.boolean(),
+        async (sequence, cuts, everyByte) => {
+          const bytes = encoder.encode(sequence.map(lineOf).join(""));
+          const parts = everyByte ? Array.from(bytes, (_, i) => bytes.subarray(i, i + 1)) : chunks(bytes, cuts);
+          const { messages, problems, cause } = await deliver(parts);
+          assert.equal(cause, undefined);
+          assert.deepEqual(
+            messages,
+            sequence.filter((f) => f.kind === "message").map((f) => (f as { value: unknown }).value),
+          );
+          assert.deepEqual(
+            problems.map((p) => p.kind),
+            sequence.filter((f) => f.kind === "oversized").map(() => "too_large"),
+          );
+        },
+      ),
+      60,
+    );
+  },
+);

@@ -336,26 +336,29 @@ describe("ndJsonStream sending", () => {
     assert.equal(dec(out.writes), JSON.stringify(fits) + "\n");
   });
 
-  it("close() flushes pending output, leaves the output open for its owner, cancels the input; idempotent", async () => {
-    const out = recordingOutput();
-    const manual = manualInput();
-    const r = receive(ndJsonStream(out.output, manual.input));
-    r.link.send(note(1));
-    r.link.send(note(2));
-    const first = r.link.close();
-    const second = r.link.close();
-    r.link.send(note(3)); // after close: dropped
-    await Promise.all([first, second]);
-    assert.equal(dec(out.writes), JSON.stringify(note(1)) + "\n" + JSON.stringify(note(2)) + "\n");
-    assert.equal(out.closed(), false, "the output belongs to the caller (as with the official SDK)");
-    assert.equal(out.output.locked, false);
-    await out.output.close();
-    assert.equal(out.closed(), true);
-    assert.equal(manual.cancelled(), true);
-    assert.equal(await r.closed, undefined);
-    await tick();
-    assert.equal(r.closes.length, 1);
-  });
+  it(
+    "close() flushes pending output, leaves the output open for " + "its owner, cancels the input; idempotent",
+    async () => {
+      const out = recordingOutput();
+      const manual = manualInput();
+      const r = receive(ndJsonStream(out.output, manual.input));
+      r.link.send(note(1));
+      r.link.send(note(2));
+      const first = r.link.close();
+      const second = r.link.close();
+      r.link.send(note(3)); // after close: dropped
+      await Promise.all([first, second]);
+      assert.equal(dec(out.writes), JSON.stringify(note(1)) + "\n" + JSON.stringify(note(2)) + "\n");
+      assert.equal(out.closed(), false, "the output belongs to the caller (as with the official SDK)");
+      assert.equal(out.output.locked, false);
+      await out.output.close();
+      assert.equal(out.closed(), true);
+      assert.equal(manual.cancelled(), true);
+      assert.equal(await r.closed, undefined);
+      await tick();
+      assert.equal(r.closes.length, 1);
+    },
+  );
 
   it("a failing output ends the link with closed(error); sends do not throw", async () => {
     const boom = new Error("EPIPE");

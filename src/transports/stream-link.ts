@@ -12,6 +12,7 @@ import {
   type BackpressureOptions,
 } from "./backpressure.js";
 import { DEFAULT_WRITE_HIGH_WATER_MARK } from "./frame-writer.js";
+import { LinkLifecycle } from "./link-lifecycle.js";
 import { serializeMessage } from "./serialize.js";
 
 function ignore(): void {}
@@ -42,14 +43,15 @@ class ForeignStreamLink implements MessageLink {
   readonly #stream: Stream;
   #writer: WritableStreamDefaultWriter<AnyMessage> | undefined;
   #reader: ReadableStreamDefaultReader<AnyMessage> | undefined;
-  #receiver: LinkReceiver | undefined;
-  #finished = false;
-  #cause: unknown;
-  #closedDelivered = false;
+  /** The receiver, and the end of the incoming side: stop reading (release the pump first). */
+  readonly #life = new LinkLifecycle(() => {
+    this.#release();
+    if (this.#reader) this.#reader.cancel().catch(ignore);
+    else this.#stream.readable.cancel().catch(ignore);
+  });
   #writeFailed = false;
   #writeError: unknown;
   #lastWrite: Promise<void> = Promise.resolve();
-  #closing: Promise<void> | undefined;
   readonly #ledger = new OutputLedger();
   readonly #highWaterMark: number;
   readonly #maxBuffered: number;
@@ -63,12 +65,7 @@ class ForeignStreamLink implements MessageLink {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
-    if (this.#finished) {
-      queueMicrotask(() => this.#deliverClosed());
-      return;
-    }
+    if (!this.#life.start(receiver)) return;
     this.#reader = this.#stream.readable.getReader();
     void this.#pump(this.#reader);
   }
@@ -77,7 +74,7 @@ class ForeignStreamLink implements MessageLink {
     // Serialize to refuse what the foreign stream could not carry (no size limit here: that is its business),
     // and to count what waits on the writer.
     const units = serializeMessage(message, Number.POSITIVE_INFINITY).length;
-    if (this.#writeFailed || this.#closing) return;
+    if (this.#writeFailed || this.#life.closing) return;
     const reply = isReply(message);
     if (!reply) refuseOverBacklog(message, this.#ledger.pending, this.#maxBuffered);
     this.#writer ??= this.#stream.writable.getWriter();
@@ -89,7 +86,7 @@ class ForeignStreamLink implements MessageLink {
         if (this.#writeFailed) return;
         this.#writeFailed = true;
         this.#writeError = error;
-        this.#finish(error);
+        this.#life.finish(error);
       },
     );
     if (reply && this.#ledger.replyPending >= this.#highWaterMark && this.#held === undefined) {
@@ -123,12 +120,11 @@ class ForeignStreamLink implements MessageLink {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#closeNow();
-    return this.#closing;
+    return this.#life.close(() => this.#closeNow());
   }
 
   async #closeNow(): Promise<void> {
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
     await this.#lastWrite;
     if (!this.#writeFailed) {
       this.#writer ??= this.#stream.writable.getWriter();
@@ -142,32 +138,14 @@ class ForeignStreamLink implements MessageLink {
       for (;;) {
         // Our replies are backed up: the peer is not reading them. Read nothing more until it does.
         if (this.#held !== undefined) await this.#held.promise;
-        if (this.#finished) break;
+        if (this.#life.finished) break;
         const { value, done } = await reader.read();
-        if (done || this.#finished) break;
-        this.#receiver!.message(value);
+        if (done || this.#life.finished) break;
+        this.#life.receiver!.message(value);
       }
     } catch (error) {
       cause = error;
     }
-    this.#finish(cause);
-  }
-
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#cause = cause;
-    this.#release();
-    if (this.#reader) this.#reader.cancel().catch(ignore);
-    else this.#stream.readable.cancel().catch(ignore);
-    if (!this.#receiver) return; // start() delivers it
-    if (deferred) queueMicrotask(() => this.#deliverClosed());
-    else this.#deliverClosed();
-  }
-
-  #deliverClosed(): void {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#cause);
+    this.#life.finish(cause);
   }
 }

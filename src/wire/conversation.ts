@@ -113,7 +113,8 @@ export class Conversation implements ConversationView {
         type: "invalid",
         value,
         reason:
-          'a response without "id": every JSON-RPC 2.0 response carries the id of the request it answers (null when that id could not be read), and a notification gets no response at all',
+          'a response without "id": every JSON-RPC 2.0 response carries the id of the request it answers ' +
+          "(null when that id could not be read), and a notification gets no response at all",
       };
     }
     const envelope = classify(value);

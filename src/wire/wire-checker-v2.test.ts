@@ -57,14 +57,18 @@ test("v2's schema is what is checked: a chunk without messageId, and a v1-shaped
   );
 });
 
-test("v2 capabilities are read from `capabilities`: a v2 agent without capabilities.session is not to be asked session/new", () => {
-  const c = conversation();
-  c.client({ id: 1, method: "initialize", params: { protocolVersion: 2, info, capabilities: {} } });
-  c.agent({ id: 1, result: { protocolVersion: 2, info, capabilities: {} } });
-  c.client({ id: 2, method: "session/new", params: { cwd: CWD } });
-  assert.deepEqual(c.rules(), ["capability.gate"]);
-  assert.match(c.checker.findings[0]!.message, /did not advertise capabilities\.session in initialize/);
-});
+test(
+  "v2 capabilities are read from `capabilities`: a v2 agent without capabilities.session is not to be asked " +
+    "session/new",
+  () => {
+    const c = conversation();
+    c.client({ id: 1, method: "initialize", params: { protocolVersion: 2, info, capabilities: {} } });
+    c.agent({ id: 1, result: { protocolVersion: 2, info, capabilities: {} } });
+    c.client({ id: 2, method: "session/new", params: { cwd: CWD } });
+    assert.deepEqual(c.rules(), ["capability.gate"]);
+    assert.match(c.checker.findings[0]!.message, /did not advertise capabilities\.session in initialize/);
+  },
+);
 
 test("a v2 client meeting a v1 agent: the agent's answer brings the conversation back to v1 and its rules", () => {
   const c = conversation();

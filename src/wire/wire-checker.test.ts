@@ -288,14 +288,17 @@ test("jsonrpc.response: an error with id null answering a malformed line or an i
   assert.deepEqual(c.rules(), ["jsonrpc.message", "jsonrpc.message", "jsonrpc.response"]);
 });
 
-test("jsonrpc.message: a response without an id (as some agents answer notifications) says what JSON-RPC requires", () => {
-  const c = conversation().setUp();
-  c.client({ method: "_vendor/notice", params: {} });
-  c.agent({ error: { code: -32601, message: "Method not found" } });
-  const [finding] = c.end();
-  assert.equal(finding?.rule, "jsonrpc.message");
-  assert.match(
-    finding!.message,
-    /a response without "id": every JSON-RPC 2\.0 response carries the id of the request it answers .* a notification gets no response at all/,
-  );
-});
+test(
+  "jsonrpc.message: a response without an id (as some agents " + "answer notifications) says what JSON-RPC requires",
+  () => {
+    const c = conversation().setUp();
+    c.client({ method: "_vendor/notice", params: {} });
+    c.agent({ error: { code: -32601, message: "Method not found" } });
+    const [finding] = c.end();
+    assert.equal(finding?.rule, "jsonrpc.message");
+    assert.match(
+      finding!.message,
+      /a response without "id": every JSON-RPC 2\.0 response carries the id of the request it answers .* a notification gets no response at all/,
+    );
+  },
+);

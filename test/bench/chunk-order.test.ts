@@ -84,24 +84,30 @@ function target(tapReps: RepResult[]): Target {
   return out[0]!;
 }
 
-test("tap target: PASS only with every rep in order and the time within 10%; a reordered rep fails it however fast", () => {
-  const good = target([rep(true, 105, "tap"), rep(true, 104, "tap")]);
-  assert.equal(good.status, "PASS");
-  assert.match(good.detail, /in each of 2 reps the client received all 1000 chunks, each carrying its index, in order/);
+test(
+  "tap target: PASS only with every rep in order and the time " + "within 10%; a reordered rep fails it however fast",
+  () => {
+    const good = target([rep(true, 105, "tap"), rep(true, 104, "tap")]);
+    assert.equal(good.status, "PASS");
+    assert.match(
+      good.detail,
+      /in each of 2 reps the client received all 1000 chunks, each carrying its index, in order/,
+    );
 
-  const reordered = target([rep(true, 101, "tap"), rep(false, 101, "tap")]);
-  assert.equal(reordered.status, "FAIL");
-  assert.match(
-    reordered.detail,
-    /1 of 2 reps through the tap \(acpkit\) did not deliver every chunk in order: chunk order broken/,
-  );
+    const reordered = target([rep(true, 101, "tap"), rep(false, 101, "tap")]);
+    assert.equal(reordered.status, "FAIL");
+    assert.match(
+      reordered.detail,
+      /1 of 2 reps through the tap \(acpkit\) did not deliver every chunk in order: chunk order broken/,
+    );
 
-  const unchecked = target([rep(undefined, 101, "tap")]);
-  assert.equal(unchecked.status, "FAIL");
-  assert.match(unchecked.detail, /chunk order not checked/);
+    const unchecked = target([rep(undefined, 101, "tap")]);
+    assert.equal(unchecked.status, "FAIL");
+    assert.match(unchecked.detail, /chunk order not checked/);
 
-  assert.equal(target([rep(true, 120, "tap")]).status, "FAIL");
-});
+    assert.equal(target([rep(true, 120, "tap")]).status, "FAIL");
+  },
+);
 
 test("tap target beside a CPU load: tap+load is compared with pipe+load, each pair on its own", () => {
   const row = (transport: Transport, reps: RepResult[]): Row => ({

@@ -13,7 +13,8 @@ import * as acpkit from "../../src/entries/index.js";
 
 type V2 = typeof official;
 const impls: Array<[string, V2]> = [
-  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in
+  // type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V2],
   ["official 2.4.0", official],
 ];
@@ -66,36 +67,43 @@ async function unhandledDuring(op: () => Promise<void>): Promise<string[]> {
 
 for (const [name, sdk] of impls) {
   describe(`2.x apps: close and error semantics (${name})`, () => {
-    test("the input ending: a pending request rejects with 'ACP connection closed', closed resolves, signal aborts, later calls reject", async () => {
-      const input = manualReadable<Uint8Array>();
-      const connection = sdk.client().connect(sdk.ndJsonStream(new WritableStream(), input.readable));
-      assert.equal(connection.signal.aborted, false);
-      const pending = connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
-      input.controller.close();
-      await assert.rejects(pending, closedMessage);
-      await connection.closed;
-      assert.equal(connection.signal.aborted, true);
-      assert.ok(closedMessage(connection.signal.reason));
-      await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), closedMessage);
-      await assert.rejects(
-        connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }),
-        closedMessage,
-      );
-    });
-
-    test("requests and notifications never awaited: no unhandled rejection when the connection closes under them", async () => {
-      const unhandled = await unhandledDuring(async () => {
+    test(
+      "the input ending: a pending request rejects with 'ACP connection closed', closed resolves, signal " +
+        "aborts, later calls reject",
+      async () => {
         const input = manualReadable<Uint8Array>();
         const connection = sdk.client().connect(sdk.ndJsonStream(new WritableStream(), input.readable));
-        void connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
-        void connection.agent.request(sdk.methods.agent.session.new, { cwd: "/", mcpServers: [] });
+        assert.equal(connection.signal.aborted, false);
+        const pending = connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
         input.controller.close();
+        await assert.rejects(pending, closedMessage);
         await connection.closed;
-        void connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
-        void connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" });
-      });
-      assert.deepEqual(unhandled, []);
-    });
+        assert.equal(connection.signal.aborted, true);
+        assert.ok(closedMessage(connection.signal.reason));
+        await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), closedMessage);
+        await assert.rejects(
+          connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }),
+          closedMessage,
+        );
+      },
+    );
+
+    test(
+      "requests and notifications never awaited: no unhandled " + "rejection when the connection closes under them",
+      async () => {
+        const unhandled = await unhandledDuring(async () => {
+          const input = manualReadable<Uint8Array>();
+          const connection = sdk.client().connect(sdk.ndJsonStream(new WritableStream(), input.readable));
+          void connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
+          void connection.agent.request(sdk.methods.agent.session.new, { cwd: "/", mcpServers: [] });
+          input.controller.close();
+          await connection.closed;
+          void connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
+          void connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" });
+        });
+        assert.deepEqual(unhandled, []);
+      },
+    );
 
     test("the input failing: a pending request rejects with the transport's message", async () => {
       const input = manualReadable<Uint8Array>();
@@ -108,48 +116,66 @@ for (const [name, sdk] of impls) {
       assert.match(String((connection.signal.reason as Error).message), /process exited with code 1/);
     });
 
-    test("a failing write: the request and a notification reject with the write's error, and the connection closes", async () => {
-      const failing = messageStream(() => Promise.reject(new Error("write failed")));
-      const connection = sdk.client().connect(failing.stream);
-      await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), /write failed/);
-      await connection.closed;
-      assert.equal(connection.signal.aborted, true);
+    test(
+      "a failing write: the request and a notification reject with " + "the write's error, and the connection closes",
+      async () => {
+        const failing = messageStream(() => Promise.reject(new Error("write failed")));
+        const connection = sdk.client().connect(failing.stream);
+        await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), /write failed/);
+        await connection.closed;
+        assert.equal(connection.signal.aborted, true);
 
-      const again = sdk.client().connect(messageStream(() => Promise.reject(new Error("write failed"))).stream);
-      await assert.rejects(again.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }), /write failed/);
-      await again.closed;
-    });
+        const again = sdk.client().connect(messageStream(() => Promise.reject(new Error("write failed"))).stream);
+        await assert.rejects(again.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }), /write failed/);
+        await again.closed;
+      },
+    );
 
-    test("a failing byte output (ndJsonStream): the request rejects with the write's message, the connection closes, later sends reject", async () => {
-      const failingOutput = () =>
-        new WritableStream<Uint8Array>({ write: () => Promise.reject(new Error("EPIPE here")) });
-      const connection = sdk.client().connect(sdk.ndJsonStream(failingOutput(), manualReadable<Uint8Array>().readable));
-      await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), /EPIPE here/);
-      await connection.closed;
-      await assert.rejects(connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }), /EPIPE here/);
-    });
+    test(
+      "a failing byte output (ndJsonStream): the request rejects with the write's message, the connection " +
+        "closes, later sends reject",
+      async () => {
+        const failingOutput = () =>
+          new WritableStream<Uint8Array>({ write: () => Promise.reject(new Error("EPIPE here")) });
+        const connection = sdk
+          .client()
+          .connect(sdk.ndJsonStream(failingOutput(), manualReadable<Uint8Array>().readable));
+        await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), /EPIPE here/);
+        await connection.closed;
+        await assert.rejects(
+          connection.agent.notify(sdk.methods.agent.session.cancel, { sessionId: "s" }),
+          /EPIPE here/,
+        );
+      },
+    );
 
-    test("close() with no reason: pending requests reject with 'ACP connection closed'; close is idempotent", async () => {
-      const { stream } = messageStream();
-      const connection = sdk.client().connect(stream);
-      const pending = connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
-      connection.close();
-      connection.close(new Error("a second close changes nothing"));
-      await assert.rejects(pending, closedMessage);
-      await connection.closed;
-      assert.ok(closedMessage(connection.signal.reason));
-    });
+    test(
+      "close() with no reason: pending requests reject with 'ACP " + "connection closed'; close is idempotent",
+      async () => {
+        const { stream } = messageStream();
+        const connection = sdk.client().connect(stream);
+        const pending = connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
+        connection.close();
+        connection.close(new Error("a second close changes nothing"));
+        await assert.rejects(pending, closedMessage);
+        await connection.closed;
+        assert.ok(closedMessage(connection.signal.reason));
+      },
+    );
 
-    test("close(reason): pending requests reject with an error carrying the reason's message; the input is cancelled", async () => {
-      const { stream, input } = messageStream();
-      const connection = sdk.client().connect(stream);
-      const pending = connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
-      connection.close(new Error("user quit"));
-      await assert.rejects(pending, /user quit/);
-      await connection.closed;
-      await settle();
-      assert.notEqual(input.cancelled(), "not cancelled", "the input stream is cancelled on close");
-    });
+    test(
+      "close(reason): pending requests reject with an error carrying the reason's message; the input is " + "cancelled",
+      async () => {
+        const { stream, input } = messageStream();
+        const connection = sdk.client().connect(stream);
+        const pending = connection.agent.request(sdk.methods.agent.initialize, INITIALIZE);
+        connection.close(new Error("user quit"));
+        await assert.rejects(pending, /user quit/);
+        await connection.closed;
+        await settle();
+        assert.notEqual(input.cancelled(), "not cancelled", "the input stream is cancelled on close");
+      },
+    );
 
     test("connectWith: op's value when op settles first, then the connection is closed", async () => {
       const { stream, input, sent } = messageStream();
@@ -186,23 +212,27 @@ for (const [name, sdk] of impls) {
       );
     });
 
-    test("connectWith: the input ending before op settles rejects with 'ACP connection closed', even if op ignores the connection", async () => {
-      const awaiting = messageStream();
-      const first = sdk
-        .client()
-        .connectWith(awaiting.stream, (ctx) => ctx.request(sdk.methods.agent.initialize, INITIALIZE));
-      awaiting.input.controller.close();
-      await assert.rejects(first, closedMessage);
+    test(
+      "connectWith: the input ending before op settles rejects with 'ACP connection closed', even if op ignores " +
+        "the connection",
+      async () => {
+        const awaiting = messageStream();
+        const first = sdk
+          .client()
+          .connectWith(awaiting.stream, (ctx) => ctx.request(sdk.methods.agent.initialize, INITIALIZE));
+        awaiting.input.controller.close();
+        await assert.rejects(first, closedMessage);
 
-      const ignoring = messageStream();
-      let release!: () => void;
-      const second = sdk
-        .client()
-        .connectWith(ignoring.stream, () => new Promise<string>((resolve) => (release = () => resolve("too late"))));
-      ignoring.input.controller.close();
-      await assert.rejects(second, closedMessage);
-      release();
-    });
+        const ignoring = messageStream();
+        let release!: () => void;
+        const second = sdk
+          .client()
+          .connectWith(ignoring.stream, () => new Promise<string>((resolve) => (release = () => resolve("too late"))));
+        ignoring.input.controller.close();
+        await assert.rejects(second, closedMessage);
+        release();
+      },
+    );
 
     test("connectWith: the input failing before op settles rejects with the transport's message", async () => {
       const { stream, input } = messageStream();
@@ -226,21 +256,24 @@ for (const [name, sdk] of impls) {
       await handle.closed;
     });
 
-    test("connectWith and an onConnect handler that throws: awaiting connectWith sees that error, and op never runs", async () => {
-      const thrown = new Error("onConnect failed");
-      const app = sdk.client().onConnect(() => {
-        throw thrown;
-      });
-      let ran = false;
-      let caught: unknown;
-      try {
-        await app.connectWith(messageStream().stream, () => (ran = true));
-      } catch (error) {
-        caught = error;
-      }
-      assert.equal(caught, thrown);
-      assert.equal(ran, false);
-    });
+    test(
+      "connectWith and an onConnect handler that throws: awaiting connectWith sees that error, and op never " + "runs",
+      async () => {
+        const thrown = new Error("onConnect failed");
+        const app = sdk.client().onConnect(() => {
+          throw thrown;
+        });
+        let ran = false;
+        let caught: unknown;
+        try {
+          await app.connectWith(messageStream().stream, () => (ran = true));
+        } catch (error) {
+          caught = error;
+        }
+        assert.equal(caught, thrown);
+        assert.equal(ran, false);
+      },
+    );
 
     test("an onConnect handler that rejects: the connection closes with a reason carrying its message", async () => {
       const app = sdk.client().onConnect(async () => {
@@ -253,46 +286,50 @@ for (const [name, sdk] of impls) {
       await assert.rejects(connection.agent.request(sdk.methods.agent.initialize, INITIALIZE), /onConnect rejected/);
     });
 
-    test("an agent app: the input ending aborts the signal of a request in flight and rejects its pending call to the client", async () => {
-      const { stream, input, sent } = messageStream();
-      const seen: { handlerSignal?: AbortSignal; permission?: Promise<unknown> } = {};
-      let entered!: () => void;
-      const inHandler = new Promise<void>((resolve) => (entered = resolve));
-      const connection = sdk
-        .agent()
-        .onRequest(sdk.methods.agent.session.prompt, async ({ params, signal, client }) => {
-          seen.handlerSignal = signal;
-          seen.permission = client.request(sdk.methods.client.session.requestPermission, {
-            sessionId: params.sessionId,
-            toolCall: { toolCallId: "t1" },
-            options: [{ optionId: "ok", name: "OK", kind: "allow_once" }],
-          });
-          seen.permission.catch(() => {});
-          entered();
-          return new Promise<never>(() => {});
-        })
-        .connect(stream);
-      input.controller.enqueue({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "session/prompt",
-        params: { sessionId: "s", prompt: [] },
-      });
-      await inHandler;
-      input.controller.close();
-      await connection.closed;
-      assert.equal(seen.handlerSignal?.aborted, true);
-      assert.ok(closedMessage(seen.handlerSignal?.reason));
-      await assert.rejects(seen.permission!, closedMessage);
-      assert.ok(!sent.some((message) => (message as { id?: unknown }).id === 1), "nothing is answered once closed");
-      await assert.rejects(
-        connection.client.notify(sdk.methods.client.session.update, {
-          sessionId: "s",
-          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "late" } },
-        }),
-        closedMessage,
-      );
-    });
+    test(
+      "an agent app: the input ending aborts the signal of a request in flight and rejects its pending call to " +
+        "the client",
+      async () => {
+        const { stream, input, sent } = messageStream();
+        const seen: { handlerSignal?: AbortSignal; permission?: Promise<unknown> } = {};
+        let entered!: () => void;
+        const inHandler = new Promise<void>((resolve) => (entered = resolve));
+        const connection = sdk
+          .agent()
+          .onRequest(sdk.methods.agent.session.prompt, async ({ params, signal, client }) => {
+            seen.handlerSignal = signal;
+            seen.permission = client.request(sdk.methods.client.session.requestPermission, {
+              sessionId: params.sessionId,
+              toolCall: { toolCallId: "t1" },
+              options: [{ optionId: "ok", name: "OK", kind: "allow_once" }],
+            });
+            seen.permission.catch(() => {});
+            entered();
+            return new Promise<never>(() => {});
+          })
+          .connect(stream);
+        input.controller.enqueue({
+          jsonrpc: "2.0",
+          id: 1,
+          method: "session/prompt",
+          params: { sessionId: "s", prompt: [] },
+        });
+        await inHandler;
+        input.controller.close();
+        await connection.closed;
+        assert.equal(seen.handlerSignal?.aborted, true);
+        assert.ok(closedMessage(seen.handlerSignal?.reason));
+        await assert.rejects(seen.permission!, closedMessage);
+        assert.ok(!sent.some((message) => (message as { id?: unknown }).id === 1), "nothing is answered once closed");
+        await assert.rejects(
+          connection.client.notify(sdk.methods.client.session.update, {
+            sessionId: "s",
+            update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "late" } },
+          }),
+          closedMessage,
+        );
+      },
+    );
 
     test("an active session: nextUpdate yields what was queued, then rejects once the connection closed", async () => {
       const { stream, input, sent } = messageStream();
@@ -318,28 +355,32 @@ for (const [name, sdk] of impls) {
       await assert.rejects(session.nextUpdate(), closedMessage);
     });
 
-    test("two apps in memory: closing the client's connection closes the agent's, and connectWith closes both when op is done", async () => {
-      let agentSide!: official.AgentConnection;
-      const agentApp = sdk
-        .agent()
-        .onConnect((connection) => void (agentSide = connection))
-        .onRequest(sdk.methods.agent.initialize, () => ({ protocolVersion: 1 }));
-      const connection = sdk.client().connect(agentApp);
-      assert.equal((await connection.agent.request(sdk.methods.agent.initialize, INITIALIZE)).protocolVersion, 1);
-      connection.close();
-      await agentSide.closed;
-      assert.equal(agentSide.signal.aborted, true);
+    test(
+      "two apps in memory: closing the client's connection closes the agent's, and connectWith closes both when " +
+        "op is done",
+      async () => {
+        let agentSide!: official.AgentConnection;
+        const agentApp = sdk
+          .agent()
+          .onConnect((connection) => void (agentSide = connection))
+          .onRequest(sdk.methods.agent.initialize, () => ({ protocolVersion: 1 }));
+        const connection = sdk.client().connect(agentApp);
+        assert.equal((await connection.agent.request(sdk.methods.agent.initialize, INITIALIZE)).protocolVersion, 1);
+        connection.close();
+        await agentSide.closed;
+        assert.equal(agentSide.signal.aborted, true);
 
-      const value = await sdk
-        .client()
-        .connectWith(
-          agentApp,
-          async (ctx) => (await ctx.request(sdk.methods.agent.initialize, INITIALIZE)).protocolVersion,
-        );
-      assert.equal(value, 1);
-      await agentSide.closed;
-      assert.equal(agentSide.signal.aborted, true);
-    });
+        const value = await sdk
+          .client()
+          .connectWith(
+            agentApp,
+            async (ctx) => (await ctx.request(sdk.methods.agent.initialize, INITIALIZE)).protocolVersion,
+          );
+        assert.equal(value, 1);
+        await agentSide.closed;
+        assert.equal(agentSide.signal.aborted, true);
+      },
+    );
 
     test("two apps in memory: the agent closing with a reason ends the client's pending request", async () => {
       let agentSide!: official.AgentConnection;
@@ -359,22 +400,26 @@ for (const [name, sdk] of impls) {
 }
 
 describe("2.x apps: acpkit's deliberate differences on close", () => {
-  test("pending and later calls reject with a ConnectionClosedError whose cause is the reason (2.4.0: the reason itself)", async () => {
-    const { stream } = messageStream();
-    const connection = acpkit.client().connect(stream as acpkit.Stream);
-    const pending = connection.agent.request(acpkit.methods.agent.initialize, INITIALIZE);
-    const reason = new Error("user quit");
-    connection.close(reason);
-    await assert.rejects(
-      pending,
-      (error: unknown) =>
-        error instanceof acpkit.ConnectionClosedError &&
-        error.cause === reason &&
-        /^ACP connection closed: user quit/.test(error.message),
-    );
-    assert.ok(connection.signal.reason instanceof acpkit.ConnectionClosedError);
-    assert.equal((connection.signal.reason as acpkit.ConnectionClosedError).cause, reason);
-  });
+  test(
+    "pending and later calls reject with a ConnectionClosedError whose cause is the reason (2.4.0: the reason " +
+      "itself)",
+    async () => {
+      const { stream } = messageStream();
+      const connection = acpkit.client().connect(stream as acpkit.Stream);
+      const pending = connection.agent.request(acpkit.methods.agent.initialize, INITIALIZE);
+      const reason = new Error("user quit");
+      connection.close(reason);
+      await assert.rejects(
+        pending,
+        (error: unknown) =>
+          error instanceof acpkit.ConnectionClosedError &&
+          error.cause === reason &&
+          /^ACP connection closed: user quit/.test(error.message),
+      );
+      assert.ok(connection.signal.reason instanceof acpkit.ConnectionClosedError);
+      assert.equal((connection.signal.reason as acpkit.ConnectionClosedError).cause, reason);
+    },
+  );
 
   test("connectWith when the connection closes first: a ConnectionClosedError saying what closed it", async () => {
     const { stream, input } = messageStream();
@@ -388,37 +433,44 @@ describe("2.x apps: acpkit's deliberate differences on close", () => {
     );
   });
 
-  test("a notification over acpkit's ndJsonStream resolves once queued; the failed write then closes the connection (2.4.0: it rejects)", async () => {
-    const connection = acpkit
-      .client()
-      .connect(
-        acpkit.ndJsonStream(
-          new WritableStream({ write: () => Promise.reject(new Error("EPIPE here")) }),
-          manualReadable<Uint8Array>().readable,
-        ),
-      );
-    await connection.agent.notify(acpkit.methods.agent.session.cancel, { sessionId: "s" });
-    await connection.closed;
-    assert.match((connection.signal.reason as Error).message, /the transport failed: EPIPE here/);
-  });
+  test(
+    "a notification over acpkit's ndJsonStream resolves once queued; the failed write then closes the " +
+      "connection (2.4.0: it rejects)",
+    async () => {
+      const connection = acpkit
+        .client()
+        .connect(
+          acpkit.ndJsonStream(
+            new WritableStream({ write: () => Promise.reject(new Error("EPIPE here")) }),
+            manualReadable<Uint8Array>().readable,
+          ),
+        );
+      await connection.agent.notify(acpkit.methods.agent.session.cancel, { sessionId: "s" });
+      await connection.closed;
+      assert.match((connection.signal.reason as Error).message, /the transport failed: EPIPE here/);
+    },
+  );
 
-  test("connectWith with an onConnect handler that throws returns a rejected promise (2.4.0 throws synchronously)", async () => {
-    const thrown = new Error("onConnect failed");
-    const app = acpkit.client().onConnect(() => {
-      throw thrown;
-    });
-    const result = app.connectWith(messageStream().stream as acpkit.Stream, () => "never");
-    assert.ok(result instanceof Promise);
-    await assert.rejects(result, (error: unknown) => error === thrown);
-    assert.throws(
-      () =>
-        void official
-          .client()
-          .onConnect(() => {
-            throw thrown;
-          })
-          .connectWith(messageStream().stream, () => "never"),
-      (error: unknown) => error === thrown,
-    );
-  });
+  test(
+    "connectWith with an onConnect handler that throws returns a " + "rejected promise (2.4.0 throws synchronously)",
+    async () => {
+      const thrown = new Error("onConnect failed");
+      const app = acpkit.client().onConnect(() => {
+        throw thrown;
+      });
+      const result = app.connectWith(messageStream().stream as acpkit.Stream, () => "never");
+      assert.ok(result instanceof Promise);
+      await assert.rejects(result, (error: unknown) => error === thrown);
+      assert.throws(
+        () =>
+          void official
+            .client()
+            .onConnect(() => {
+              throw thrown;
+            })
+            .connectWith(messageStream().stream, () => "never"),
+        (error: unknown) => error === thrown,
+      );
+    },
+  );
 });

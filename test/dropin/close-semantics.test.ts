@@ -7,17 +7,18 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import * as officialV1 from "sdk-v1";
+import * as official1x from "sdk-1.9";
 import * as acpkit from "../../src/entries/index.js";
 
-type V1 = typeof officialV1;
+type V1 = typeof official1x;
 const impls: Array<[string, V1]> = [
-  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in
+  // type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V1],
-  ["official 1.9.0", officialV1],
+  ["official 1.9.0", official1x],
 ];
 
-const minimalClient = (): officialV1.Client => ({
+const minimalClient = (): official1x.Client => ({
   requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
   sessionUpdate: async () => {},
 });
@@ -26,8 +27,8 @@ function quietOptions(name: string): unknown {
   return name === "acpkit" ? { logger: acpkit.silentLogger } : undefined;
 }
 
-function connect(name: string, sdk: V1, stream: officialV1.Stream): officialV1.ClientSideConnection {
-  const Client = sdk.ClientSideConnection as unknown as new (...args: unknown[]) => officialV1.ClientSideConnection;
+function connect(name: string, sdk: V1, stream: official1x.Stream): official1x.ClientSideConnection {
+  const Client = sdk.ClientSideConnection as unknown as new (...args: unknown[]) => official1x.ClientSideConnection;
   return new Client(minimalClient, stream, quietOptions(name));
 }
 
@@ -40,19 +41,22 @@ function manualReadable<T>() {
 
 for (const [name, sdk] of impls) {
   describe(`close and error semantics (${name})`, () => {
-    test("the input ending: pending requests reject with 'ACP connection closed', closed resolves, signal aborts", async () => {
-      const input = manualReadable<Uint8Array>();
-      const connection = connect(name, sdk, sdk.ndJsonStream(new WritableStream(), input.readable));
-      const pending = connection.newSession({ cwd: "/", mcpServers: [] });
-      input.controller.close();
-      await assert.rejects(
-        pending,
-        (error: unknown) => error instanceof Error && /ACP connection closed/.test(error.message),
-      );
-      await connection.closed;
-      assert.equal(connection.signal.aborted, true);
-      await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /ACP connection closed/);
-    });
+    test(
+      "the input ending: pending requests reject with 'ACP " + "connection closed', closed resolves, signal aborts",
+      async () => {
+        const input = manualReadable<Uint8Array>();
+        const connection = connect(name, sdk, sdk.ndJsonStream(new WritableStream(), input.readable));
+        const pending = connection.newSession({ cwd: "/", mcpServers: [] });
+        input.controller.close();
+        await assert.rejects(
+          pending,
+          (error: unknown) => error instanceof Error && /ACP connection closed/.test(error.message),
+        );
+        await connection.closed;
+        assert.equal(connection.signal.aborted, true);
+        await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /ACP connection closed/);
+      },
+    );
 
     test("requests never awaited: no unhandled rejection when the connection closes under them", async () => {
       const seen: unknown[] = [];
@@ -83,23 +87,26 @@ for (const [name, sdk] of impls) {
       assert.equal(connection.signal.aborted, true);
     });
 
-    test("a failing write (a foreign message stream): the request and a notification reject with the write's error", async () => {
-      const writeError = new Error("write failed");
-      const stream = {
-        readable: manualReadable<officialV1.AnyMessage>().readable,
-        writable: new WritableStream({ write: () => Promise.reject(writeError) }),
-      };
-      const connection = connect(name, sdk, stream);
-      await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /write failed/);
-      await connection.closed;
-      assert.equal(connection.signal.aborted, true);
+    test(
+      "a failing write (a foreign message stream): the request and " + "a notification reject with the write's error",
+      async () => {
+        const writeError = new Error("write failed");
+        const stream = {
+          readable: manualReadable<official1x.AnyMessage>().readable,
+          writable: new WritableStream({ write: () => Promise.reject(writeError) }),
+        };
+        const connection = connect(name, sdk, stream);
+        await assert.rejects(connection.newSession({ cwd: "/", mcpServers: [] }), /write failed/);
+        await connection.closed;
+        assert.equal(connection.signal.aborted, true);
 
-      const again = connect(name, sdk, {
-        readable: manualReadable<officialV1.AnyMessage>().readable,
-        writable: new WritableStream({ write: () => Promise.reject(writeError) }),
-      });
-      await assert.rejects(again.cancel({ sessionId: "s" }), /write failed/);
-    });
+        const again = connect(name, sdk, {
+          readable: manualReadable<official1x.AnyMessage>().readable,
+          writable: new WritableStream({ write: () => Promise.reject(writeError) }),
+        });
+        await assert.rejects(again.cancel({ sessionId: "s" }), /write failed/);
+      },
+    );
   });
 }
 

@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as official from "@agentclientprotocol/sdk";
-import * as officialV1 from "sdk-v1";
+import * as official1x from "sdk-1.9";
 import * as acpkit from "../../src/entries/index.js";
 import { rawPeer, recordingLogger } from "./support/raw-peer.js";
 
-type V1 = typeof officialV1;
+type V1 = typeof official1x;
 type Reply = { error?: { code: number; message: string; data?: unknown } };
 
 const cases: Array<[string, () => never]> = [
@@ -76,7 +76,7 @@ describe("a throwing request handler", () => {
     test(`${name}: answered like the official SDK (1.9.0 and 2.4.0), never with a stack`, async () => {
       const logger = recordingLogger();
       const ours = await replyFrom(acpkit as unknown as V1, fail, { logger });
-      const theirs = await replyFrom(officialV1, fail);
+      const theirs = await replyFrom(official1x, fail);
       assert.deepEqual(ours, theirs);
       assert.equal(ours.error?.code, -32603);
       assert.doesNotMatch(JSON.stringify(ours), /at .*\.js|Error\n/);

@@ -7,16 +7,17 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as official from "@agentclientprotocol/sdk";
-import * as officialV1 from "sdk-v1";
+import * as official1x from "sdk-1.9";
 import * as acpkit from "../../src/entries/index.js";
 
-type V1 = typeof officialV1;
+type V1 = typeof official1x;
 type V2 = typeof official;
 
 const classImpls: Array<[string, V1]> = [
-  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in
+  // type-shapes.test.ts).
   ["acpkit", acpkit as unknown as V1],
-  ["official 1.9.0", officialV1],
+  ["official 1.9.0", official1x],
 ];
 const appImpls: Array<[string, V2]> = [
   ["acpkit", acpkit as unknown as V2],
@@ -58,7 +59,7 @@ for (const [name, sdk] of classImpls) {
 
     test("ClientSideConnection serves the agent's requests before initialize too", async () => {
       const p = pipes();
-      let agentSide!: officialV1.AgentSideConnection;
+      let agentSide!: official1x.AgentSideConnection;
       new sdk.AgentSideConnection(
         (conn) => {
           agentSide = conn;

@@ -6,14 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import * as officialV1 from "sdk-v1";
+import * as official1x from "sdk-1.9";
 import * as acpkit from "../../src/entries/index.js";
 
-type Sdk = typeof officialV1;
+type Sdk = typeof official1x;
 const impls: Array<[string, Sdk]> = [
-  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in type-shapes.test.ts).
+  // A cast: the official classes have private members, which TypeScript compares nominally (the shapes are checked in
+  // type-shapes.test.ts).
   ["acpkit", acpkit as unknown as Sdk],
-  ["official 1.9.0", officialV1],
+  ["official 1.9.0", official1x],
 ];
 
 function bytePipes() {
@@ -25,7 +26,7 @@ function bytePipes() {
   };
 }
 
-const agentImpl = (): officialV1.Agent => ({
+const agentImpl = (): official1x.Agent => ({
   initialize: async () => ({ protocolVersion: 1, agentCapabilities: {} }),
   newSession: async () => ({ sessionId: "s1" }),
   authenticate: async () => ({}),
@@ -33,7 +34,7 @@ const agentImpl = (): officialV1.Agent => ({
   cancel: async () => {},
 });
 
-const clientImpl = (): officialV1.Client => ({
+const clientImpl = (): official1x.Client => ({
   requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
   sessionUpdate: async () => {},
 });

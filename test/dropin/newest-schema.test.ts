@@ -40,28 +40,31 @@ function unstablePair(agentImpl: Partial<unstable.Agent>, clientImpl: Partial<un
 }
 
 describe("the new unstable methods, 1.x classes", () => {
-  test("session/archive, unarchive, set_title, status and auth/status reach their handlers and come back typed", async () => {
-    const calls: string[] = [];
-    const { client } = unstablePair({
-      unstable_archiveSession: async (p) => void calls.push(`archive ${p.sessionId}`),
-      unstable_unarchiveSession: async (p) => void calls.push(`unarchive ${p.sessionId}`),
-      unstable_setSessionTitle: async (p) => {
-        calls.push(`title ${p.title}`);
-        return { title: p.title.trim() };
-      },
-      unstable_sessionStatus: async () => ({ status: "open" }),
-      unstable_authStatus: async () => ({ state: "authenticated" }),
-    });
-    await client.initialize({ protocolVersion: 1 });
-    assert.deepEqual(await client.unstable_archiveSession({ sessionId: "s1" }), {});
-    assert.deepEqual(await client.unstable_unarchiveSession({ sessionId: "s1" }), {});
-    assert.deepEqual(await client.unstable_setSessionTitle({ sessionId: "s1", title: " Refactor " }), {
-      title: "Refactor",
-    });
-    assert.deepEqual(await client.unstable_sessionStatus({ sessionId: "s1" }), { status: "open" });
-    assert.deepEqual(await client.unstable_authStatus({}), { state: "authenticated" });
-    assert.deepEqual(calls, ["archive s1", "unarchive s1", "title  Refactor "]);
-  });
+  test(
+    "session/archive, unarchive, set_title, status and " + "auth/status reach their handlers and come back typed",
+    async () => {
+      const calls: string[] = [];
+      const { client } = unstablePair({
+        unstable_archiveSession: async (p) => void calls.push(`archive ${p.sessionId}`),
+        unstable_unarchiveSession: async (p) => void calls.push(`unarchive ${p.sessionId}`),
+        unstable_setSessionTitle: async (p) => {
+          calls.push(`title ${p.title}`);
+          return { title: p.title.trim() };
+        },
+        unstable_sessionStatus: async () => ({ status: "open" }),
+        unstable_authStatus: async () => ({ state: "authenticated" }),
+      });
+      await client.initialize({ protocolVersion: 1 });
+      assert.deepEqual(await client.unstable_archiveSession({ sessionId: "s1" }), {});
+      assert.deepEqual(await client.unstable_unarchiveSession({ sessionId: "s1" }), {});
+      assert.deepEqual(await client.unstable_setSessionTitle({ sessionId: "s1", title: " Refactor " }), {
+        title: "Refactor",
+      });
+      assert.deepEqual(await client.unstable_sessionStatus({ sessionId: "s1" }), { status: "open" });
+      assert.deepEqual(await client.unstable_authStatus({}), { state: "authenticated" });
+      assert.deepEqual(calls, ["archive s1", "unarchive s1", "title  Refactor "]);
+    },
+  );
 
   test("their params are validated: a title of the wrong type is answered -32602", async () => {
     const { client } = unstablePair({ unstable_setSessionTitle: async (p) => ({ title: p.title }) });
@@ -98,23 +101,26 @@ describe("the new unstable methods, 1.x classes", () => {
 });
 
 describe("the new methods, 2.x apps", () => {
-  test("agent({ unstable: true }) dispatches session/set_title and session/status; the client's calls are typed", async () => {
-    const app = unstable
-      .agent()
-      .onRequest("session/set_title", ({ params }) => ({ title: params.title }))
-      .onRequest("session/status", () => ({ status: "saved" }));
-    await unstable.client().connectWith(app, async (ctx) => {
-      const titled: unstable.SetSessionTitleResponse = await ctx.request("session/set_title", {
-        sessionId: "s",
-        title: "t",
+  test(
+    "agent({ unstable: true }) dispatches session/set_title and " + "session/status; the client's calls are typed",
+    async () => {
+      const app = unstable
+        .agent()
+        .onRequest("session/set_title", ({ params }) => ({ title: params.title }))
+        .onRequest("session/status", () => ({ status: "saved" }));
+      await unstable.client().connectWith(app, async (ctx) => {
+        const titled: unstable.SetSessionTitleResponse = await ctx.request("session/set_title", {
+          sessionId: "s",
+          title: "t",
+        });
+        assert.deepEqual(titled, { title: "t" });
+        assert.deepEqual(await ctx.request("session/status", { sessionId: "s" }), { status: "saved" });
       });
-      assert.deepEqual(titled, { title: "t" });
-      assert.deepEqual(await ctx.request("session/status", { sessionId: "s" }), { status: "saved" });
-    });
-    assert.equal(unstable.methods.agent.session.setTitle, "session/set_title");
-    assert.equal(unstable.methods.agent.auth.status, "auth/status");
-    assert.equal(unstable.methods.client.auth.statusUpdate, "auth/status_update");
-  });
+      assert.equal(unstable.methods.agent.session.setTitle, "session/set_title");
+      assert.equal(unstable.methods.agent.auth.status, "auth/status");
+      assert.equal(unstable.methods.client.auth.statusUpdate, "auth/status_update");
+    },
+  );
 });
 
 describe("new stable update kinds and fields", () => {
@@ -138,60 +144,63 @@ describe("@acpkit/sdk/experimental/nes", () => {
     assert.deepEqual({ ...nes.AGENT_METHODS }, { ...officialNes.AGENT_METHODS });
   });
 
-  test("a NES agent app serves nes/start, nes/suggest, nes/close and document/didChange; invalid params get -32602", async () => {
-    const events: string[] = [];
-    const app = nes
-      .agent()
-      .onRequest("initialize", () => ({
-        protocolVersion: 1,
-        agentCapabilities: {
-          nes: { events: { document: { didChange: { syncKind: "full" } } } },
-          positionEncoding: "utf-16",
-        },
-      }))
-      .onRequest("nes/start", () => ({ sessionId: "nes-1" }))
-      .onRequest(
-        "nes/suggest",
-        ({ params }) =>
-          ({
-            suggestions: [{ kind: "jump", id: "j1", uri: params.uri, position: { line: 1, character: 0 } }],
-          }) as never,
-      )
-      .onRequest("nes/close", () => {})
-      .onNotification(
-        "document/didChange",
-        ({ params }) => void events.push(`change ${params.uri} v${params.version}`),
-      );
-    await nes.client({ logger: acpkit.silentLogger }).connectWith(app, async (ctx) => {
-      const init = await ctx.request("initialize", {
-        protocolVersion: 1,
-        clientCapabilities: { nes: {}, positionEncodings: ["utf-16", "utf-99" as never] },
+  test(
+    "a NES agent app serves nes/start, nes/suggest, nes/close and " + "document/didChange; invalid params get -32602",
+    async () => {
+      const events: string[] = [];
+      const app = nes
+        .agent()
+        .onRequest("initialize", () => ({
+          protocolVersion: 1,
+          agentCapabilities: {
+            nes: { events: { document: { didChange: { syncKind: "full" } } } },
+            positionEncoding: "utf-16",
+          },
+        }))
+        .onRequest("nes/start", () => ({ sessionId: "nes-1" }))
+        .onRequest(
+          "nes/suggest",
+          ({ params }) =>
+            ({
+              suggestions: [{ kind: "jump", id: "j1", uri: params.uri, position: { line: 1, character: 0 } }],
+            }) as never,
+        )
+        .onRequest("nes/close", () => {})
+        .onNotification(
+          "document/didChange",
+          ({ params }) => void events.push(`change ${params.uri} v${params.version}`),
+        );
+      await nes.client({ logger: acpkit.silentLogger }).connectWith(app, async (ctx) => {
+        const init = await ctx.request("initialize", {
+          protocolVersion: 1,
+          clientCapabilities: { nes: {}, positionEncodings: ["utf-16", "utf-99" as never] },
+        });
+        assert.equal(init.agentCapabilities?.positionEncoding, "utf-16");
+        const started = await ctx.request("nes/start", { workspaceFolders: [] } as never);
+        assert.equal((started as { sessionId: string }).sessionId, "nes-1");
+        await ctx.notify("document/didChange", {
+          sessionId: "nes-1",
+          uri: "file:///a.ts",
+          version: 2,
+          contentChanges: [{ text: "x" }],
+        });
+        const suggested = await ctx.request("nes/suggest", {
+          sessionId: "nes-1",
+          uri: "file:///a.ts",
+          version: 2,
+          position: { line: 0, character: 0 },
+          triggerKind: "automatic",
+        } as never);
+        assert.ok(suggested);
+        assert.deepEqual(await ctx.request("nes/close", { sessionId: "nes-1" }), {});
+        await assert.rejects(
+          ctx.request("nes/suggest", { sessionId: 5 } as never),
+          (e: { code?: number }) => e.code === -32602,
+        );
       });
-      assert.equal(init.agentCapabilities?.positionEncoding, "utf-16");
-      const started = await ctx.request("nes/start", { workspaceFolders: [] } as never);
-      assert.equal((started as { sessionId: string }).sessionId, "nes-1");
-      await ctx.notify("document/didChange", {
-        sessionId: "nes-1",
-        uri: "file:///a.ts",
-        version: 2,
-        contentChanges: [{ text: "x" }],
-      });
-      const suggested = await ctx.request("nes/suggest", {
-        sessionId: "nes-1",
-        uri: "file:///a.ts",
-        version: 2,
-        position: { line: 0, character: 0 },
-        triggerKind: "automatic",
-      } as never);
-      assert.ok(suggested);
-      assert.deepEqual(await ctx.request("nes/close", { sessionId: "nes-1" }), {});
-      await assert.rejects(
-        ctx.request("nes/suggest", { sessionId: 5 } as never),
-        (e: { code?: number }) => e.code === -32602,
-      );
-    });
-    assert.deepEqual(events, ["change file:///a.ts v2"]);
-  });
+      assert.deepEqual(events, ["change file:///a.ts v2"]);
+    },
+  );
 
   test("validate has a z<Name> for every NES definition, with zod's parse and safeParse", () => {
     assert.deepEqual(Object.keys(nes.validate).sort(), Object.keys(officialNes.validate).sort());

@@ -8,8 +8,8 @@
  * `AcpServer`, the 1.x connections), TypeScript compares them nominally: no class of one package is assignable to
  * the other's, whatever its shape. There the check is on the public surface: the same public member names both ways
  * (compile time), the official methods with at least their declared parameters (run time, below), and the data a
- * handler receives (method, params, signal, request id) assignable both ways. Code that switches its import as a whole never meets this;
- * MIGRATING.md says so for code that mixes the two packages' class types.
+ * handler receives (method, params, signal, request id) assignable both ways. Code that switches its import as a whole
+ * never meets this; MIGRATING.md says so for code that mixes the two packages' class types.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
@@ -18,7 +18,7 @@ import type * as oHttp from "@agentclientprotocol/sdk/experimental/http-client";
 import type * as oNode from "@agentclientprotocol/sdk/experimental/node";
 import type * as oServer from "@agentclientprotocol/sdk/experimental/server";
 import type * as oWs from "@agentclientprotocol/sdk/experimental/ws-client";
-import * as officialV1 from "sdk-v1";
+import * as official1x from "sdk-1.9";
 import type * as aHttp from "../../src/entries/experimental/http-client.js";
 import type * as aNode from "../../src/entries/experimental/node.js";
 import type * as aServer from "../../src/entries/experimental/server.js";
@@ -32,10 +32,10 @@ type PublicKeys<T> = keyof { [K in keyof T as K extends symbol ? never : K]: T[K
 
 // 1.x handler interfaces (1.9.0), the stream, and options: assignable both ways.
 export const plain = {
-  agent: { to: (x: acpkit.Agent): officialV1.Agent => x, from: (x: officialV1.Agent): acpkit.Agent => x },
-  client: { to: (x: acpkit.Client): officialV1.Client => x, from: (x: officialV1.Client): acpkit.Client => x },
+  agent: { to: (x: acpkit.Agent): official1x.Agent => x, from: (x: official1x.Agent): acpkit.Agent => x },
+  client: { to: (x: acpkit.Client): official1x.Client => x, from: (x: official1x.Client): acpkit.Client => x },
   stream: { to: (x: acpkit.Stream): official.Stream => x, from: (x: official.Stream): acpkit.Stream => x },
-  streamV1: { to: (x: acpkit.Stream): officialV1.Stream => x, from: (x: officialV1.Stream): acpkit.Stream => x },
+  streamV1: { to: (x: acpkit.Stream): official1x.Stream => x, from: (x: official1x.Stream): acpkit.Stream => x },
   anyMessage: {
     to: (x: acpkit.AnyMessage): official.AnyMessage => x,
     from: (x: official.AnyMessage): acpkit.AnyMessage => x,
@@ -198,10 +198,10 @@ export const publicNames = {
   },
   // The 1.x classes: every official member is there (acpkit adds typed `request` / `notify`, `close`, `tap`, ...).
   agentSideConnection: {
-    from: (x: PublicKeys<officialV1.AgentSideConnection>): PublicKeys<acpkit.AgentSideConnection> => x,
+    from: (x: PublicKeys<official1x.AgentSideConnection>): PublicKeys<acpkit.AgentSideConnection> => x,
   },
   clientSideConnection: {
-    from: (x: PublicKeys<officialV1.ClientSideConnection>): PublicKeys<acpkit.ClientSideConnection> => x,
+    from: (x: PublicKeys<official1x.ClientSideConnection>): PublicKeys<acpkit.ClientSideConnection> => x,
   },
 };
 
@@ -259,7 +259,10 @@ function methodsOf(klass: { prototype: object }): Map<string, number> {
   return methods;
 }
 
-/** The official class's public methods (TypeScript's private ones are visible at run time: the compile-time names decide). */
+/**
+ * The official class's public methods (TypeScript's private ones are visible at run time: the compile-time names
+ * decide).
+ */
 function assertSameMethods(ours: { prototype: object }, theirs: { prototype: object }, names: readonly string[]) {
   const mine = methodsOf(ours);
   const reference = methodsOf(theirs);
@@ -308,13 +311,13 @@ describe("the classes have the official public methods, taking at least the offi
     const names = (klass: { prototype: object }) => [...methodsOf(klass).keys()];
     assertSameMethods(
       acpkit.AgentSideConnection,
-      officialV1.AgentSideConnection,
-      names(officialV1.AgentSideConnection),
+      official1x.AgentSideConnection,
+      names(official1x.AgentSideConnection),
     );
     assertSameMethods(
       acpkit.ClientSideConnection,
-      officialV1.ClientSideConnection,
-      names(officialV1.ClientSideConnection),
+      official1x.ClientSideConnection,
+      names(official1x.ClientSideConnection),
     );
   });
 });

@@ -23,7 +23,7 @@ before(() => {
   mkdirSync(join(modules, "@agentclientprotocol"), { recursive: true });
   mkdirSync(join(modules, "@acpkit"), { recursive: true });
   symlinkSync(repoRoot, join(modules, "@acpkit", "sdk"), "dir");
-  for (const name of ["@agentclientprotocol/sdk", "sdk-v1", "ws", "@types"])
+  for (const name of ["@agentclientprotocol/sdk", "sdk-1.9", "ws", "@types"])
     symlinkSync(join(repoRoot, "node_modules", name), join(modules, name), "dir");
   writeFileSync(join(project, "package.json"), '{ "name": "typed-consumer", "private": true, "type": "module" }\n');
 });
@@ -32,7 +32,7 @@ after(() => rmSync(project, { recursive: true, force: true }));
 /** The program's text with each official import replaced by acpkit's entry of the same subpath. */
 function withAcpkitImports(source: string): string {
   return source.replace(
-    /from "(?:@agentclientprotocol\/sdk|sdk-v1)((?:\/[\w/-]+)?)"/g,
+    /from "(?:@agentclientprotocol\/sdk|sdk-1\.9)((?:\/[\w/-]+)?)"/g,
     (_, subpath: string) => `from "@acpkit/sdk${subpath}"`,
   );
 }
@@ -77,7 +77,7 @@ test("the typed programs compile against the official SDK, as written (the basel
 test("the same programs compile with the import changed to acpkit, without the official declarations", () => {
   const source = readFileSync(join(repoRoot, "test/dropin/typed-programs/remote.ts"), "utf8");
   assert.match(withAcpkitImports(source), /from "@acpkit\/sdk\/experimental\/http-client"/);
-  assert.doesNotMatch(withAcpkitImports(source), /@agentclientprotocol\/sdk"|sdk-v1"/);
+  assert.doesNotMatch(withAcpkitImports(source), /@agentclientprotocol\/sdk"|sdk-1\.9"/);
   const { errors, files } = compile("acpkit");
   assert.deepEqual(errors, []);
   assert.ok(
@@ -86,7 +86,7 @@ test("the same programs compile with the import changed to acpkit, without the o
     "acpkit's declarations are used",
   );
   assert.deepEqual(
-    files.filter((file) => /@agentclientprotocol[\\/]sdk|sdk-v1/.test(file)),
+    files.filter((file) => /@agentclientprotocol[\\/]sdk|sdk-1\.9/.test(file)),
     [],
     "no official declaration is loaded",
   );

@@ -1,8 +1,8 @@
 /**
  * Backpressure over real pipes (issue 9, item 6): an acpkit agent talking to a client that does not read its stdout
  * neither buffers without bound nor keeps reading requests whose answers it cannot deliver. 1 GiB is offered each
- * time; the agent's RSS must grow by less than 192 MiB (of 1 GiB offered). Nothing here waits on a clock: the agent reports over IPC,
- * and the test acts on those reports and on its own reads.
+ * time; the agent's RSS must grow by less than 192 MiB (of 1 GiB offered). Nothing here waits on a clock: the agent
+ * reports over IPC, and the test acts on those reports and on its own reads.
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -107,49 +107,52 @@ describe("an agent whose client does not read its stdout", () => {
 });
 
 describe("an agent flooded with requests by a client that does not read the answers", () => {
-  it("stops reading its stdin once the answers back up, answers everything once the client reads, RSS bounded", async () => {
-    const { child, next } = start("--big-replies");
-    await next((r) => r.ready === true);
-    const stdin = child.stdin!;
-    let paused: Report | undefined;
-    const pausedReport = next((r) => r.paused === true).then((r) => (paused = r));
-    // Offer up to 1 GiB of answers (16,384 requests of 64 KiB answers), as fast as the pipe takes them.
-    let written = 0;
-    const batch = 64;
-    while (paused === undefined && written < 16_384) {
-      let text = "";
-      for (let i = 0; i < batch; i++) text += `{"jsonrpc":"2.0","id":${written + i},"method":"_big","params":{}}\n`;
-      written += batch;
-      if (!stdin.write(text)) await Promise.race([once(stdin, "drain"), pausedReport]);
-    }
-    assert.ok(paused, `the agent read all ${written} requests without pausing its input`);
-    child.send({ report: true });
-    const report = await next((r) => r.report === true);
-    const answered = report.answered as number;
-    assert.ok(
-      answered * 64 * 1024 <= 16 * MiB,
-      `the agent answered ${answered} requests (${answered * 64} KiB) to a client that read none`,
-    );
-    assert.ok(written < 16_384, "the client could write 1 GiB worth of requests");
-    assert.ok(report.peakRss - report.baseline < RSS_BOUND, `RSS grew by ${report.peakRss - report.baseline} bytes`);
+  it(
+    "stops reading its stdin once the answers back up, answers " + "everything once the client reads, RSS bounded",
+    async () => {
+      const { child, next } = start("--big-replies");
+      await next((r) => r.ready === true);
+      const stdin = child.stdin!;
+      let paused: Report | undefined;
+      const pausedReport = next((r) => r.paused === true).then((r) => (paused = r));
+      // Offer up to 1 GiB of answers (16,384 requests of 64 KiB answers), as fast as the pipe takes them.
+      let written = 0;
+      const batch = 64;
+      while (paused === undefined && written < 16_384) {
+        let text = "";
+        for (let i = 0; i < batch; i++) text += `{"jsonrpc":"2.0","id":${written + i},"method":"_big","params":{}}\n`;
+        written += batch;
+        if (!stdin.write(text)) await Promise.race([once(stdin, "drain"), pausedReport]);
+      }
+      assert.ok(paused, `the agent read all ${written} requests without pausing its input`);
+      child.send({ report: true });
+      const report = await next((r) => r.report === true);
+      const answered = report.answered as number;
+      assert.ok(
+        answered * 64 * 1024 <= 16 * MiB,
+        `the agent answered ${answered} requests (${answered * 64} KiB) to a client that read none`,
+      );
+      assert.ok(written < 16_384, "the client could write 1 GiB worth of requests");
+      assert.ok(report.peakRss - report.baseline < RSS_BOUND, `RSS grew by ${report.peakRss - report.baseline} bytes`);
 
-    // Now the client reads: the agent resumes and every request written gets exactly one answer.
-    const seen = new Set<number>();
-    let tail = "";
-    const allAnswered = new Promise<void>((resolve) => {
-      child.stdout!.on("data", (chunk: Buffer) => {
-        const lines = (tail + chunk.toString("utf8")).split("\n");
-        tail = lines.pop()!;
-        for (const line of lines) {
-          const id = (JSON.parse(line) as { id: number }).id;
-          assert.ok(!seen.has(id), `request ${id} answered twice`);
-          seen.add(id);
-        }
-        if (seen.size === written) resolve();
+      // Now the client reads: the agent resumes and every request written gets exactly one answer.
+      const seen = new Set<number>();
+      let tail = "";
+      const allAnswered = new Promise<void>((resolve) => {
+        child.stdout!.on("data", (chunk: Buffer) => {
+          const lines = (tail + chunk.toString("utf8")).split("\n");
+          tail = lines.pop()!;
+          for (const line of lines) {
+            const id = (JSON.parse(line) as { id: number }).id;
+            assert.ok(!seen.has(id), `request ${id} answered twice`);
+            seen.add(id);
+          }
+          if (seen.size === written) resolve();
+        });
       });
-    });
-    await allAnswered;
-    assert.equal(seen.size, written);
-    child.kill("SIGKILL");
-  });
+      await allAnswered;
+      assert.equal(seen.size, written);
+      child.kill("SIGKILL");
+    },
+  );
 });

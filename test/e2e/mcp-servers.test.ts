@@ -37,55 +37,58 @@ function agentOptions(results: string[]): ToolkitAgentOptions<unknown> {
   };
 }
 
-test("stdio, Streamable HTTP and SSE servers: tools listed and called; the stdio process is gone after session/close", async () => {
-  const results: string[] = [];
-  const h = await connectToolkit(agentOptions(results));
-  const init = await h.client.initialize({ protocolVersion: 1, clientCapabilities: {} });
-  assert.deepEqual(init.agentCapabilities!.mcpCapabilities, { http: true, sse: true });
-  const auth = [{ name: "Authorization", value: "Bearer secret-token" }];
-  const { sessionId } = await h.client.newSession({
-    cwd,
-    mcpServers: [
-      stdio("local", "--stdio"),
-      { type: "http", name: "remote", url: `${http.url}/mcp`, headers: auth },
-      { type: "sse", name: "legacy", url: `${http.url}/sse`, headers: auth },
-    ],
-  });
-  const session = h.agent.sessions.get(sessionId);
-  const servers = session.mcp!.servers;
-  assert.deepEqual(
-    servers.map((s) => [s.name, s.transport, s.state, s.error]),
-    [
-      ["local", "stdio", "connected", undefined],
-      ["remote", "http", "connected", undefined],
-      ["legacy", "sse", "connected", undefined],
-    ],
-  );
-  assert.deepEqual(
-    session.mcp!.tools().map((t) => `${t.server}/${t.name}`),
-    ["local/echo", "local/add", "remote/echo", "remote/add", "legacy/echo", "legacy/add"],
-  );
-  assert.equal(session.mcp!.tools()[0]!.description, "Echoes its text");
-  assert.ok(
-    http.authorizations.length > 0 && http.authorizations.every((a) => a === "Bearer secret-token"),
-    "headers reach the server",
-  );
+test(
+  "stdio, Streamable HTTP and SSE servers: tools listed and called; the stdio process is gone after " + "session/close",
+  async () => {
+    const results: string[] = [];
+    const h = await connectToolkit(agentOptions(results));
+    const init = await h.client.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    assert.deepEqual(init.agentCapabilities!.mcpCapabilities, { http: true, sse: true });
+    const auth = [{ name: "Authorization", value: "Bearer secret-token" }];
+    const { sessionId } = await h.client.newSession({
+      cwd,
+      mcpServers: [
+        stdio("local", "--stdio"),
+        { type: "http", name: "remote", url: `${http.url}/mcp`, headers: auth },
+        { type: "sse", name: "legacy", url: `${http.url}/sse`, headers: auth },
+      ],
+    });
+    const session = h.agent.sessions.get(sessionId);
+    const servers = session.mcp!.servers;
+    assert.deepEqual(
+      servers.map((s) => [s.name, s.transport, s.state, s.error]),
+      [
+        ["local", "stdio", "connected", undefined],
+        ["remote", "http", "connected", undefined],
+        ["legacy", "sse", "connected", undefined],
+      ],
+    );
+    assert.deepEqual(
+      session.mcp!.tools().map((t) => `${t.server}/${t.name}`),
+      ["local/echo", "local/add", "remote/echo", "remote/add", "legacy/echo", "legacy/add"],
+    );
+    assert.equal(session.mcp!.tools()[0]!.description, "Echoes its text");
+    assert.ok(
+      http.authorizations.length > 0 && http.authorizations.every((a) => a === "Bearer secret-token"),
+      "headers reach the server",
+    );
 
-  assert.deepEqual(await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "ping" }] }), {
-    stopReason: "end_turn",
-  });
-  assert.deepEqual(results, ["stdio: ping (hi)", "http: ping", "sse: ping", '{"sum":5}']);
-  assert.ok(
-    h.updates.every((n) => n.update.sessionUpdate !== "agent_message_chunk" || !/MCP/.test(JSON.stringify(n.update))),
-    "no failure notice",
-  );
+    assert.deepEqual(await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "ping" }] }), {
+      stopReason: "end_turn",
+    });
+    assert.deepEqual(results, ["stdio: ping (hi)", "http: ping", "sse: ping", '{"sum":5}']);
+    assert.ok(
+      h.updates.every((n) => n.update.sessionUpdate !== "agent_message_chunk" || !/MCP/.test(JSON.stringify(n.update))),
+      "no failure notice",
+    );
 
-  const pid = servers[0]!.pid!;
-  assert.ok(alive(pid));
-  await h.client.closeSession({ sessionId });
-  await until(() => !alive(pid), 6000, "the stdio MCP server to exit");
-  await assert.rejects(session.mcp!.callTool("local", "add", { a: 1, b: 1 }), /not connected \(closed\)/);
-});
+    const pid = servers[0]!.pid!;
+    assert.ok(alive(pid));
+    await h.client.closeSession({ sessionId });
+    await until(() => !alive(pid), 6000, "the stdio MCP server to exit");
+    await assert.rejects(session.mcp!.callTool("local", "add", { a: 1, b: 1 }), /not connected \(closed\)/);
+  },
+);
 
 test("a server that fails to start is reported in the session; the others and the session still work", async () => {
   const results: string[] = [];

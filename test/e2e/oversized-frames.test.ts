@@ -72,91 +72,100 @@ const rawPeer = (flag: string) => {
 };
 const INIT = '"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}';
 
-test("client side: a response too large whose id comes after its body rejects its request with MessageTooLargeError", async () => {
-  const launched = await launchAgent({
-    argv: [process.execPath, ...nodeArgs, "--big-reply-agent"],
-    maxMessageBytes: SMALL_LIMIT,
-  });
-  const connection = new ClientSideConnection(toClient, launched.stream);
-  try {
-    await assert.rejects(
-      within(connection.initialize({ protocolVersion: 1, clientCapabilities: {} }), "initialize"),
-      (error) => {
-        assert.ok(error instanceof MessageTooLargeError, String(error));
-        assert.equal(error.maxMessageBytes, SMALL_LIMIT);
-        assert.ok(error.messageBytes! > 200_000, `size ${error.messageBytes}`);
-        return true;
-      },
-    );
-    assert.equal(
-      (await within(connection.newSession({ cwd: "/", mcpServers: [] }), "session/new")).sessionId,
-      "s1",
-      "the connection keeps working",
-    );
-  } finally {
-    connection.close();
-    await launched.stop();
-  }
-});
+test(
+  "client side: a response too large whose id comes after its body rejects its request with " + "MessageTooLargeError",
+  async () => {
+    const launched = await launchAgent({
+      argv: [process.execPath, ...nodeArgs, "--big-reply-agent"],
+      maxMessageBytes: SMALL_LIMIT,
+    });
+    const connection = new ClientSideConnection(toClient, launched.stream);
+    try {
+      await assert.rejects(
+        within(connection.initialize({ protocolVersion: 1, clientCapabilities: {} }), "initialize"),
+        (error) => {
+          assert.ok(error instanceof MessageTooLargeError, String(error));
+          assert.equal(error.maxMessageBytes, SMALL_LIMIT);
+          assert.ok(error.messageBytes! > 200_000, `size ${error.messageBytes}`);
+          return true;
+        },
+      );
+      assert.equal(
+        (await within(connection.newSession({ cwd: "/", mcpServers: [] }), "session/new")).sessionId,
+        "s1",
+        "the connection keeps working",
+      );
+    } finally {
+      connection.close();
+      await launched.stop();
+    }
+  },
+);
 
-test("agent side: a request too large whose id comes after its body is answered with an error saying the limit", async () => {
-  const agent = rawPeer("--small-limit-agent");
-  agent.write(`{"jsonrpc":"2.0","id":0,${INIT}}`);
-  await within(
-    agent.lineWhere((line) => line.includes('"id":0')),
-    "initialize",
-  );
-  const prompt = JSON.stringify({ sessionId: "s1", prompt: [{ type: "text", text: "y".repeat(200_000) }] });
-  agent.write(`{"jsonrpc":"2.0","method":"session/prompt","params":${prompt},"id":"late-id"}`);
-  const reply = JSON.parse(
+test(
+  "agent side: a request too large whose id comes after its " + "body is answered with an error saying the limit",
+  async () => {
+    const agent = rawPeer("--small-limit-agent");
+    agent.write(`{"jsonrpc":"2.0","id":0,${INIT}}`);
     await within(
-      agent.lineWhere((line) => line.includes('"late-id"')),
-      "the oversized request",
-    ),
-  ) as {
-    error: { code: number; message: string; data: { maxMessageBytes: number; messageBytes: number } };
-  };
-  assert.equal(reply.error.code, -32600);
-  assert.equal(reply.error.data.maxMessageBytes, SMALL_LIMIT);
-  assert.ok(reply.error.data.messageBytes > 200_000);
-  assert.match(
-    reply.error.message,
-    /"session\/prompt" request is \d+ bytes, over this side's 65536-byte message limit; send less/,
-  );
-  agent.write('{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
-  assert.match(
-    await within(
-      agent.lineWhere((line) => line.includes('"id":2')),
-      "the next request",
-    ),
-    /"sessionId":"s1"/,
-  );
-});
+      agent.lineWhere((line) => line.includes('"id":0')),
+      "initialize",
+    );
+    const prompt = JSON.stringify({ sessionId: "s1", prompt: [{ type: "text", text: "y".repeat(200_000) }] });
+    agent.write(`{"jsonrpc":"2.0","method":"session/prompt","params":${prompt},"id":"late-id"}`);
+    const reply = JSON.parse(
+      await within(
+        agent.lineWhere((line) => line.includes('"late-id"')),
+        "the oversized request",
+      ),
+    ) as {
+      error: { code: number; message: string; data: { maxMessageBytes: number; messageBytes: number } };
+    };
+    assert.equal(reply.error.code, -32600);
+    assert.equal(reply.error.data.maxMessageBytes, SMALL_LIMIT);
+    assert.ok(reply.error.data.messageBytes > 200_000);
+    assert.match(
+      reply.error.message,
+      /"session\/prompt" request is \d+ bytes, over this side's 65536-byte message limit; send less/,
+    );
+    agent.write('{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+    assert.match(
+      await within(
+        agent.lineWhere((line) => line.includes('"id":2')),
+        "the next request",
+      ),
+      /"sessionId":"s1"/,
+    );
+  },
+);
 
-test("ids beyond 2^53 come back with their exact text, in results, errors and refusals of oversized requests", async () => {
-  const agent = rawPeer("--small-limit-agent");
-  agent.write(`{"jsonrpc":"2.0","id":12345678901234567890123,${INIT}}`);
-  const result = await within(
-    agent.lineWhere((line) => line.includes('"result"')),
-    "initialize",
-  );
-  assert.match(result, /^\{"jsonrpc":"2\.0","id":12345678901234567890123,"result":/);
-  agent.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"no/such_method"}');
-  assert.match(
-    await within(
-      agent.lineWhere((line) => line.includes("-32601")),
-      "the unknown method",
-    ),
-    /^\{"jsonrpc":"2\.0","id":9007199254740993,"error":/,
-  );
-  agent.write(
-    `{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"${"z".repeat(100_000)}"}]},"id":18014398509481985}`,
-  );
-  assert.match(
-    await within(
-      agent.lineWhere((line) => line.includes("-32600")),
-      "the oversized request",
-    ),
-    /^\{"jsonrpc":"2\.0","id":18014398509481985,"error":/,
-  );
-});
+test(
+  "ids beyond 2^53 come back with their exact text, in " + "results, errors and refusals of oversized requests",
+  async () => {
+    const agent = rawPeer("--small-limit-agent");
+    agent.write(`{"jsonrpc":"2.0","id":12345678901234567890123,${INIT}}`);
+    const result = await within(
+      agent.lineWhere((line) => line.includes('"result"')),
+      "initialize",
+    );
+    assert.match(result, /^\{"jsonrpc":"2\.0","id":12345678901234567890123,"result":/);
+    agent.write('{"jsonrpc":"2.0","id":9007199254740993,"method":"no/such_method"}');
+    assert.match(
+      await within(
+        agent.lineWhere((line) => line.includes("-32601")),
+        "the unknown method",
+      ),
+      /^\{"jsonrpc":"2\.0","id":9007199254740993,"error":/,
+    );
+    agent.write(
+      `{"jsonrpc":"2.0","method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":"${"z".repeat(100_000)}"}]},"id":18014398509481985}`,
+    );
+    assert.match(
+      await within(
+        agent.lineWhere((line) => line.includes("-32600")),
+        "the oversized request",
+      ),
+      /^\{"jsonrpc":"2\.0","id":18014398509481985,"error":/,
+    );
+  },
+);

@@ -105,8 +105,12 @@ for (const agent of REAL_AGENTS) {
         const result = lines.find((line) => line.type === "result");
         const reason = (result?.error ?? "").split("\n")[0];
         t.diagnostic(
-          `${agent.pkg}: exit ${code} in ${seconds.toFixed(1)} s; ${session ? `session ${session.sessionId}` : "no session"}; ` +
-            `stopReason ${result?.stopReason ?? "-"}; ${reason ? `reason: ${reason}` : ""}${result?.warnings?.length ? `; warnings: ${result.warnings.join(" | ")}` : ""}`,
+          `${agent.pkg}: exit ${code} in ${seconds.toFixed(1)} s; ` +
+            `${session ? `session ${session.sessionId}` : "no session"}; ` +
+            (`stopReason ${result?.stopReason ?? "-"}; ` +
+              `${reason ? `reason: ${reason}` : ""}${
+                result?.warnings?.length ? `; warnings: ` + `${result.warnings.join(" | ")}` : ""
+              }`),
         );
         assert.ok(Date.now() - started <= LIMIT_MS, `the run took ${seconds} s`);
         assert.ok(result !== undefined, `a result line; stderr:\n${stderr}`);

@@ -42,7 +42,10 @@ export const McpBindingErrorCode = {
 /** An inner MCP error object: its `code` is an MCP code, never an ACP one. */
 export type McpErrorObject = { code: number; message: string; data?: unknown; [key: string]: unknown };
 
-/** The one inner MCP outcome a successful `mcp/message` response carries: a `result` (any JSON, `null` too) or an `error`. */
+/**
+ * The one inner MCP outcome a successful `mcp/message` response carries: a `result` (any JSON, `null` too) or an
+ * `error`.
+ */
 export type McpOutcome =
   | { result: unknown; _meta?: Record<string, unknown> | null }
   | { error: McpErrorObject; _meta?: Record<string, unknown> | null };

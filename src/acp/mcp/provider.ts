@@ -258,7 +258,8 @@ async function runHandler(
   const sendable = sendableOutcome(outcome);
   if (!sendable) {
     throw new InvalidOutcome(
-      "MCP server handler produced an invalid outcome: expected exactly one of a defined `result` or an `error` with an integer `code` and string `message`",
+      "MCP server handler produced an invalid outcome: expected exactly one of a defined `result` or an " +
+        "`error` with an integer `code` and string `message`",
     );
   }
   return sendable;

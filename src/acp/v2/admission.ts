@@ -73,12 +73,18 @@ export function parsedOrCopy(schema: CompiledSchema<unknown> | undefined, value:
   return structuredClone(value);
 }
 
+/** Protocol v2's admission, with the initialization lifecycle it follows (the connection's state shares it). */
+export interface V2Admission extends Admission {
+  readonly state: InitializationState;
+}
+
 /** The agent side's rules. The `initialize` params themselves are checked by `initializeParamsParser`. */
 export function agentAdmission(
   state: InitializationState,
   schemas: Readonly<Record<string, CompiledSchema<unknown>>>,
-): Admission {
+): V2Admission {
   return {
+    state,
     request(method, id) {
       checkRequestId(id);
       if (method === "initialize") {
@@ -179,8 +185,9 @@ function parseNewer(params: Record<string, unknown>, request: CompiledSchema<unk
 }
 
 /** The client side's rules. */
-export function clientAdmission(state: InitializationState): Admission {
+export function clientAdmission(state: InitializationState): V2Admission {
   return {
+    state,
     request(method, id) {
       checkRequestId(id);
       if (state.phase === "initialized") return;

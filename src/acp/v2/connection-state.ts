@@ -4,16 +4,21 @@
  */
 import type { AcpConnection } from "../acp-connection.js";
 import { ConnectionHandle } from "../connect.js";
-import { InitializationState, type InitializationSnapshot } from "./initialization.js";
+import type { V2Admission } from "./admission.js";
+import type { InitializationSnapshot, InitializationState } from "./initialization.js";
 
 export interface V2ConnectionState {
   readonly acp: AcpConnection;
   readonly init: InitializationState;
 }
 
-/** A fresh state for a connection: its lifecycle fails when the connection closes before it was initialized. */
+/**
+ * The state of a connection built with a v2 admission (`agentAdmission` or `clientAdmission`, given to its
+ * constructor): the admission's lifecycle, which fails when the connection closes before it was initialized.
+ */
 export function v2ConnectionState(acp: AcpConnection): V2ConnectionState {
-  const init = new InitializationState();
+  const init = (acp.admission as V2Admission | undefined)?.state;
+  if (init === undefined) throw new Error("a protocol v2 connection is built with a v2 admission");
   init.followClose(acp.signal);
   return { acp, init };
 }

@@ -3,31 +3,35 @@ import { test } from "node:test";
 import { v2Flavor, v2UnstableFlavor } from "../v2-flavors.js";
 import { assertNotBuiltIn, assertOutgoingDirection } from "./direction.js";
 
-test("assertOutgoingDirection: v2 methods only toward the side that handles them; extensions and $/cancel_request pass", () => {
-  assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "client", "request", "session/new"));
-  assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "agent", "request", "session/request_permission"));
-  assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "agent", "notification", "session/update"));
-  assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "client", "notification", "session/cancel"));
-  for (const side of ["agent", "client"] as const) {
-    assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, side, "notification", "$/cancel_request"));
-    assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, side, "request", "_acme/x"));
-    assert.doesNotThrow(
-      () => assertOutgoingDirection(v2Flavor, side, "request", "session/load"),
-      "a v1 method is an unrecognized method in v2",
+test(
+  "assertOutgoingDirection: v2 methods only toward the side that handles them; extensions and $/cancel_request " +
+    "pass",
+  () => {
+    assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "client", "request", "session/new"));
+    assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "agent", "request", "session/request_permission"));
+    assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "agent", "notification", "session/update"));
+    assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, "client", "notification", "session/cancel"));
+    for (const side of ["agent", "client"] as const) {
+      assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, side, "notification", "$/cancel_request"));
+      assert.doesNotThrow(() => assertOutgoingDirection(v2Flavor, side, "request", "_acme/x"));
+      assert.doesNotThrow(
+        () => assertOutgoingDirection(v2Flavor, side, "request", "session/load"),
+        "a v1 method is an unrecognized method in v2",
+      );
+    }
+    assert.throws(
+      () => assertOutgoingDirection(v2Flavor, "agent", "request", "session/new"),
+      /'session\/new' is not valid in this direction \(the client does not handle it\)/,
     );
-  }
-  assert.throws(
-    () => assertOutgoingDirection(v2Flavor, "agent", "request", "session/new"),
-    /'session\/new' is not valid in this direction \(the client does not handle it\)/,
-  );
-  assert.throws(() => assertOutgoingDirection(v2Flavor, "client", "notification", "session/update"), TypeError);
-  assert.throws(
-    () => assertOutgoingDirection(v2Flavor, "client", "request", "session/cancel"),
-    /request method 'session\/cancel'/,
-    "a notification sent as a request",
-  );
-  assert.throws(() => assertOutgoingDirection(v2Flavor, "client", "request", "$/cancel_request"), TypeError);
-});
+    assert.throws(() => assertOutgoingDirection(v2Flavor, "client", "notification", "session/update"), TypeError);
+    assert.throws(
+      () => assertOutgoingDirection(v2Flavor, "client", "request", "session/cancel"),
+      /request method 'session\/cancel'/,
+      "a notification sent as a request",
+    );
+    assert.throws(() => assertOutgoingDirection(v2Flavor, "client", "request", "$/cancel_request"), TypeError);
+  },
+);
 
 test("assertNotBuiltIn: a parser for a v2 method is refused, with advice that fits the side", () => {
   assert.doesNotThrow(() => assertNotBuiltIn(v2Flavor, "agent", "request", "_acme/x"));

@@ -75,54 +75,68 @@ test("a first attempt that fails leaves it uninitialized: waiters are refused, b
   assert.deepEqual((await snapshot).request, request("second"));
 });
 
-test("waitUntilInitialized: at once when initialized, after the attempt in progress, refused when nothing was attempted", async () => {
-  const state = new InitializationState<Request, Response>();
-  await assert.rejects(state.waitUntilInitialized("auth/login"), isInvalidRequest(/initialized before 'auth\/login'/));
-  state.begin(request("a"));
-  const waiting = state.waitUntilInitialized("session/new");
-  assert.equal(await outcome(waiting), "pending");
-  state.complete(response("a"));
-  assert.deepEqual(await outcome(waiting), { resolved: undefined });
-  assert.deepEqual(await outcome(state.waitUntilInitialized("x")), { resolved: undefined });
-});
+test(
+  "waitUntilInitialized: at once when initialized, after the attempt in progress, refused when nothing was " +
+    "attempted",
+  async () => {
+    const state = new InitializationState<Request, Response>();
+    await assert.rejects(
+      state.waitUntilInitialized("auth/login"),
+      isInvalidRequest(/initialized before 'auth\/login'/),
+    );
+    state.begin(request("a"));
+    const waiting = state.waitUntilInitialized("session/new");
+    assert.equal(await outcome(waiting), "pending");
+    state.complete(response("a"));
+    assert.deepEqual(await outcome(waiting), { resolved: undefined });
+    assert.deepEqual(await outcome(state.waitUntilInitialized("x")), { resolved: undefined });
+  },
+);
 
-test("a repeat: allowed after a completed exchange; while it runs hasInitialized stays true and initialized waits for its outcome", async () => {
-  const state = new InitializationState<Request, Response>();
-  state.begin(request("first"));
-  state.complete(response("first"));
-  assert.equal(state.beginError(), undefined, "a repeat before any other request");
-  state.begin(request("second"));
-  assert.equal(state.phase, "initializing");
-  assert.equal(state.hasInitialized, true, "an exchange completed before");
-  const during = state.initialized;
-  const waiting = state.waitUntilInitialized("session/new");
-  assert.equal(await outcome(during), "pending");
-  state.complete(response("second"));
-  assert.deepEqual(
-    await during,
-    { request: request("second"), response: response("second") },
-    "the latest is authoritative",
-  );
-  assert.deepEqual(await outcome(waiting), { resolved: undefined });
-});
-
-test("a repeat that fails (an error answer, or the connection closing) keeps the previous exchange in effect", async () => {
-  for (const failure of ["failAttempt", "fail"] as const) {
+test(
+  "a repeat: allowed after a completed exchange; while it runs hasInitialized stays true and initialized waits " +
+    "for its outcome",
+  async () => {
     const state = new InitializationState<Request, Response>();
     state.begin(request("first"));
     state.complete(response("first"));
+    assert.equal(state.beginError(), undefined, "a repeat before any other request");
     state.begin(request("second"));
+    assert.equal(state.phase, "initializing");
+    assert.equal(state.hasInitialized, true, "an exchange completed before");
     const during = state.initialized;
     const waiting = state.waitUntilInitialized("session/new");
-    if (failure === "fail") state.fail(new Error("closed"));
-    else state.failAttempt();
-    assert.equal(state.phase, "initialized", failure);
-    assert.equal(state.hasInitialized, true);
-    assert.deepEqual(await during, { request: request("first"), response: response("first") });
+    assert.equal(await outcome(during), "pending");
+    state.complete(response("second"));
+    assert.deepEqual(
+      await during,
+      { request: request("second"), response: response("second") },
+      "the latest is authoritative",
+    );
     assert.deepEqual(await outcome(waiting), { resolved: undefined });
-    assert.equal(state.beginError(), undefined, "a repeat may be tried again");
-  }
-});
+  },
+);
+
+test(
+  "a repeat that fails (an error answer, or the connection " + "closing) keeps the previous exchange in effect",
+  async () => {
+    for (const failure of ["failAttempt", "fail"] as const) {
+      const state = new InitializationState<Request, Response>();
+      state.begin(request("first"));
+      state.complete(response("first"));
+      state.begin(request("second"));
+      const during = state.initialized;
+      const waiting = state.waitUntilInitialized("session/new");
+      if (failure === "fail") state.fail(new Error("closed"));
+      else state.failAttempt();
+      assert.equal(state.phase, "initialized", failure);
+      assert.equal(state.hasInitialized, true);
+      assert.deepEqual(await during, { request: request("first"), response: response("first") });
+      assert.deepEqual(await outcome(waiting), { resolved: undefined });
+      assert.equal(state.beginError(), undefined, "a repeat may be tried again");
+    }
+  },
+);
 
 test("noteRequest: after one, initialize may not be repeated; before any exchange it changes nothing", () => {
   const state = new InitializationState<Request, Response>();
@@ -200,62 +214,69 @@ test("followClose: a signal already aborted fails it at once; one aborted later 
   assert.equal(initialized.phase, "initialized");
 });
 
-test("whenAttemptEnds: at once without an attempt; otherwise synchronously when it ends, in order, after the phase changed", () => {
-  const state = new InitializationState<Request, Response>();
-  const log: string[] = [];
-  state.whenAttemptEnds(() => log.push(`now ${state.phase}`));
-  assert.deepEqual(log, ["now uninitialized"]);
-  for (const [end, phase] of [
-    [() => state.failAttempt(), "uninitialized"],
-    [() => state.complete(response("a")), "initialized"],
-  ] as const) {
-    log.length = 0;
+test(
+  "whenAttemptEnds: at once without an attempt; otherwise synchronously when it ends, in order, after the phase " +
+    "changed",
+  () => {
+    const state = new InitializationState<Request, Response>();
+    const log: string[] = [];
+    state.whenAttemptEnds(() => log.push(`now ${state.phase}`));
+    assert.deepEqual(log, ["now uninitialized"]);
+    for (const [end, phase] of [
+      [() => state.failAttempt(), "uninitialized"],
+      [() => state.complete(response("a")), "initialized"],
+    ] as const) {
+      log.length = 0;
+      state.begin(request("a"));
+      state.whenAttemptEnds(() => log.push(`first ${state.phase}`));
+      state.whenAttemptEnds(() => log.push(`second ${state.phase}`));
+      assert.deepEqual(log, []);
+      end();
+      assert.deepEqual(log, [`first ${phase}`, `second ${phase}`], "before end() returned");
+    }
+    const closing = new InitializationState<Request, Response>();
+    closing.begin(request("a"));
+    closing.whenAttemptEnds(() => log.push(`closed ${closing.phase}`));
+    closing.fail(new Error("gone"));
+    assert.equal(log.at(-1), "closed failed");
+  },
+);
+
+test(
+  "whenInitialized: sends at once when initialized, at the " + "attempt's end in call order, refuses otherwise",
+  async () => {
+    const state = new InitializationState<Request, Response>();
+    await assert.rejects(
+      state.whenInitialized("session/new", () => "sent"),
+      isInvalidRequest(/initialized before 'session\/new'/),
+    );
+    const log: string[] = [];
     state.begin(request("a"));
-    state.whenAttemptEnds(() => log.push(`first ${state.phase}`));
-    state.whenAttemptEnds(() => log.push(`second ${state.phase}`));
-    assert.deepEqual(log, []);
-    end();
-    assert.deepEqual(log, [`first ${phase}`, `second ${phase}`], "before end() returned");
-  }
-  const closing = new InitializationState<Request, Response>();
-  closing.begin(request("a"));
-  closing.whenAttemptEnds(() => log.push(`closed ${closing.phase}`));
-  closing.fail(new Error("gone"));
-  assert.equal(log.at(-1), "closed failed");
-});
+    const first = state.whenInitialized("a", () => log.push("first"));
+    const second = state.whenInitialized("b", () => log.push("second"));
+    state.complete(response("a"));
+    assert.deepEqual(log, ["first", "second"], "synchronously, before complete() returned");
+    assert.deepEqual([await first, await second], [1, 2]);
+    assert.equal(await state.whenInitialized("c", () => Promise.resolve("async result")), "async result");
+    await assert.rejects(
+      state.whenInitialized("d", () => {
+        throw new Error("send failed");
+      }),
+      /send failed/,
+    );
 
-test("whenInitialized: sends at once when initialized, at the attempt's end in call order, refuses otherwise", async () => {
-  const state = new InitializationState<Request, Response>();
-  await assert.rejects(
-    state.whenInitialized("session/new", () => "sent"),
-    isInvalidRequest(/initialized before 'session\/new'/),
-  );
-  const log: string[] = [];
-  state.begin(request("a"));
-  const first = state.whenInitialized("a", () => log.push("first"));
-  const second = state.whenInitialized("b", () => log.push("second"));
-  state.complete(response("a"));
-  assert.deepEqual(log, ["first", "second"], "synchronously, before complete() returned");
-  assert.deepEqual([await first, await second], [1, 2]);
-  assert.equal(await state.whenInitialized("c", () => Promise.resolve("async result")), "async result");
-  await assert.rejects(
-    state.whenInitialized("d", () => {
-      throw new Error("send failed");
-    }),
-    /send failed/,
-  );
-
-  const failing = new InitializationState<Request, Response>();
-  failing.begin(request("a"));
-  const refused = failing.whenInitialized("session/new", () => "never");
-  failing.failAttempt();
-  await assert.rejects(refused, isInvalidRequest(/'session\/new'/));
-  failing.begin(request("b"));
-  const closed = failing.whenInitialized("x", () => "never");
-  failing.fail(new Error("connection closed"));
-  await assert.rejects(closed, /connection closed/);
-  await assert.rejects(
-    failing.whenInitialized("y", () => "never"),
-    /connection closed/,
-  );
-});
+    const failing = new InitializationState<Request, Response>();
+    failing.begin(request("a"));
+    const refused = failing.whenInitialized("session/new", () => "never");
+    failing.failAttempt();
+    await assert.rejects(refused, isInvalidRequest(/'session\/new'/));
+    failing.begin(request("b"));
+    const closed = failing.whenInitialized("x", () => "never");
+    failing.fail(new Error("connection closed"));
+    await assert.rejects(closed, /connection closed/);
+    await assert.rejects(
+      failing.whenInitialized("y", () => "never"),
+      /connection closed/,
+    );
+  },
+);

@@ -5,7 +5,10 @@
  */
 import { RequestError } from "../../jsonrpc/index.js";
 
-/** Thrown into a turn's code when the turn was cancelled (by `session/cancel`, `session/close`, or a cancelled permission). */
+/**
+ * Thrown into a turn's code when the turn was cancelled (by `session/cancel`, `session/close`, or a cancelled
+ * permission).
+ */
 export class TurnCancelledError extends Error {
   override readonly name = "AbortError";
   constructor(message = "the prompt turn was cancelled") {

@@ -82,35 +82,39 @@ test("missing capabilities are refused locally, naming the capability; nothing i
   assert.match((errors[1] as Error).message, /"terminal\/create" needs .*clientCapabilities\.terminal/);
 });
 
-test("runCommand: create, wait, output, release; env and limits pass through; the terminal is embedded in a tool call", async () => {
-  const log: string[] = [];
-  let result!: RunCommandResult;
-  const { h, answer } = await runTurn(allCaps, terminalClient(log, 5), async (turn) => {
-    const call = turn.toolCall({ title: "npm test", kind: "execute" });
-    result = await turn.runCommand({
-      command: "npm",
-      args: ["test"],
-      env: { CI: "1" },
-      outputByteLimit: 1000,
-      timeoutMs: 5000,
-      toolCall: call,
+test(
+  "runCommand: create, wait, output, release; env and limits pass through; the terminal is embedded in a tool " +
+    "call",
+  async () => {
+    const log: string[] = [];
+    let result!: RunCommandResult;
+    const { h, answer } = await runTurn(allCaps, terminalClient(log, 5), async (turn) => {
+      const call = turn.toolCall({ title: "npm test", kind: "execute" });
+      result = await turn.runCommand({
+        command: "npm",
+        args: ["test"],
+        env: { CI: "1" },
+        outputByteLimit: 1000,
+        timeoutMs: 5000,
+        toolCall: call,
+      });
+      await call.complete();
     });
-    await call.complete();
-  });
-  await answer;
-  assert.deepEqual(result, {
-    terminalId: "term_1",
-    exitStatus: { exitCode: 0 },
-    output: "hello\n",
-    truncated: false,
-    timedOut: false,
-  });
-  assert.deepEqual(log, ["create npm test env=CI=1 limit=1000", "wait", "output", "release"]);
-  const embedded = h.updates
-    .map((n) => n.update)
-    .find((u) => u.sessionUpdate === "tool_call_update" && u.content !== undefined) as { content: unknown[] };
-  assert.deepEqual(embedded.content, [{ type: "terminal", terminalId: "term_1" }]);
-});
+    await answer;
+    assert.deepEqual(result, {
+      terminalId: "term_1",
+      exitStatus: { exitCode: 0 },
+      output: "hello\n",
+      truncated: false,
+      timedOut: false,
+    });
+    assert.deepEqual(log, ["create npm test env=CI=1 limit=1000", "wait", "output", "release"]);
+    const embedded = h.updates
+      .map((n) => n.update)
+      .find((u) => u.sessionUpdate === "tool_call_update" && u.content !== undefined) as { content: unknown[] };
+    assert.deepEqual(embedded.content, [{ type: "terminal", terminalId: "term_1" }]);
+  },
+);
 
 test("runCommand timeout: kills, collects the output, releases, and reports timedOut", async () => {
   const log: string[] = [];
@@ -124,24 +128,27 @@ test("runCommand timeout: kills, collects the output, releases, and reports time
   assert.deepEqual(log, ["create sleep 100 env= limit=-", "wait", "kill", "output", "release"]);
 });
 
-test("runCommand on a cancelled turn: the wait is abandoned, the terminal released, the turn answers cancelled", async () => {
-  const log: string[] = [];
-  let caught: unknown;
-  const { h, sessionId, answer } = await runTurn(allCaps, terminalClient(log), async (turn) => {
-    try {
-      await turn.runCommand({ command: "sleep", args: ["100"] });
-    } catch (error) {
-      caught = error;
-      throw error;
-    }
-  });
-  await until(() => log.includes("wait"), 2000, "the wait");
-  await h.client.cancel({ sessionId });
-  assert.deepEqual(await answer, { stopReason: "cancelled" });
-  await until(() => log.includes("release"), 2000, "the release");
-  assert.ok(!log.includes("output"));
-  assert.ok(caught !== undefined);
-});
+test(
+  "runCommand on a cancelled turn: the wait is abandoned, the " + "terminal released, the turn answers cancelled",
+  async () => {
+    const log: string[] = [];
+    let caught: unknown;
+    const { h, sessionId, answer } = await runTurn(allCaps, terminalClient(log), async (turn) => {
+      try {
+        await turn.runCommand({ command: "sleep", args: ["100"] });
+      } catch (error) {
+        caught = error;
+        throw error;
+      }
+    });
+    await until(() => log.includes("wait"), 2000, "the wait");
+    await h.client.cancel({ sessionId });
+    assert.deepEqual(await answer, { stopReason: "cancelled" });
+    await until(() => log.includes("release"), 2000, "the release");
+    assert.ok(!log.includes("output"));
+    assert.ok(caught !== undefined);
+  },
+);
 
 test("runCommand releases even when collecting the output fails", async () => {
   const log: string[] = [];

@@ -120,7 +120,10 @@ export class ClientTerminal {
     await this.#context.session.client.request("terminal/kill", this.#ids(), { timeoutMs: CLEANUP_TIMEOUT_MS });
   }
 
-  /** Releases the terminal (`terminal/release`; the client kills a command still running). Once; not cancelled with the turn. */
+  /**
+   * Releases the terminal (`terminal/release`; the client kills a command still running). Once; not cancelled with the
+   * turn.
+   */
   release(): Promise<void> {
     return (this.#released ??= this.#context.session.client
       .request("terminal/release", this.#ids(), { timeoutMs: CLEANUP_TIMEOUT_MS })

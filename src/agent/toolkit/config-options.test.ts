@@ -41,47 +41,50 @@ function declared(extra: Partial<ToolkitAgentOptions<unknown>> = {}): ToolkitAge
   };
 }
 
-test("new session: modes, a mirrored category mode option first, booleans only for clients that advertised them", async () => {
-  const plain = await connectToolkit(declared());
-  const response = await plain.client.newSession(newParams);
-  assert.deepEqual(response.modes, {
-    currentModeId: "ask",
-    availableModes: [
-      { id: "ask", name: "Ask", description: "Ask before changing anything" },
-      { id: "code", name: "Code" },
-    ],
-  });
-  assert.deepEqual(
-    response.configOptions!.map((o) => [o.id, o.category, o.currentValue]),
-    [
-      ["mode", "mode", "ask"],
-      ["model", "model", "small"],
-    ],
-  );
-  await assert.rejects(
-    plain.client.setSessionConfigOption({
-      sessionId: response.sessionId,
+test(
+  "new session: modes, a mirrored category mode option first, " + "booleans only for clients that advertised them",
+  async () => {
+    const plain = await connectToolkit(declared());
+    const response = await plain.client.newSession(newParams);
+    assert.deepEqual(response.modes, {
+      currentModeId: "ask",
+      availableModes: [
+        { id: "ask", name: "Ask", description: "Ask before changing anything" },
+        { id: "code", name: "Code" },
+      ],
+    });
+    assert.deepEqual(
+      response.configOptions!.map((o) => [o.id, o.category, o.currentValue]),
+      [
+        ["mode", "mode", "ask"],
+        ["model", "model", "small"],
+      ],
+    );
+    await assert.rejects(
+      plain.client.setSessionConfigOption({
+        sessionId: response.sessionId,
+        configId: "brave",
+        type: "boolean",
+        value: true,
+      }),
+      (e: RequestError) => e.code === -32602 && /unknown config option "brave"/.test(e.message),
+    );
+
+    const withBooleans = await connectToolkit(declared(), booleans);
+    const full = await withBooleans.client.newSession(newParams);
+    assert.deepEqual(
+      full.configOptions!.map((o) => o.id),
+      ["mode", "model", "brave"],
+    );
+    const set = await withBooleans.client.setSessionConfigOption({
+      sessionId: full.sessionId,
       configId: "brave",
       type: "boolean",
       value: true,
-    }),
-    (e: RequestError) => e.code === -32602 && /unknown config option "brave"/.test(e.message),
-  );
-
-  const withBooleans = await connectToolkit(declared(), booleans);
-  const full = await withBooleans.client.newSession(newParams);
-  assert.deepEqual(
-    full.configOptions!.map((o) => o.id),
-    ["mode", "model", "brave"],
-  );
-  const set = await withBooleans.client.setSessionConfigOption({
-    sessionId: full.sessionId,
-    configId: "brave",
-    type: "boolean",
-    value: true,
-  });
-  assert.equal(set.configOptions.find((o) => o.id === "brave")!.currentValue, true);
-});
+    });
+    assert.equal(set.configOptions.find((o) => o.id === "brave")!.currentValue, true);
+  },
+);
 
 test("set_mode and the mode option stay in sync both ways, with the matching notifications and hooks", async () => {
   const modeChanges: Array<Omit<ModeChange, "session">> = [];
@@ -185,48 +188,52 @@ test("load and resume restore the mode and option values", async () => {
   );
 });
 
-test("declarations: a category mode option supplies the modes; author errors throw at setup; no settings, no handlers", async () => {
-  const modeOption: SessionConfigOption = {
-    id: "approval",
-    name: "Approval",
-    category: "mode",
-    type: "select",
-    currentValue: "auto",
-    options: [
-      { value: "ask", name: "Ask" },
-      { value: "auto", name: "Auto" },
-    ],
-  };
-  const resolved = resolveSettings({ configOptions: [modeOption] });
-  assert.deepEqual(
-    resolved.modes.map((m) => m.id),
-    ["ask", "auto"],
-  );
-  assert.equal(resolved.defaultModeId, "auto");
-  assert.equal(resolved.modeOptionId, "approval");
-  assert.throws(() => resolveSettings({ modes: [{ id: "a", name: "A" }], currentModeId: "b" }), /currentModeId "b"/);
-  assert.throws(
-    () =>
-      resolveSettings({
-        modes: [
-          { id: "a", name: "A" },
-          { id: "a", name: "again" },
-        ],
-      }),
-    /declared twice/,
-  );
-  assert.throws(
-    () => resolveSettings({ configOptions: [{ ...model, currentValue: "medium" }] }),
-    /not one of its values/,
-  );
-  assert.equal(resolveSettings({ modes: [{ id: "a", name: "A" }], modeOption: false }).options.length, 0);
+test(
+  "declarations: a category mode option supplies the modes; author errors throw at setup; no settings, no " +
+    "handlers",
+  async () => {
+    const modeOption: SessionConfigOption = {
+      id: "approval",
+      name: "Approval",
+      category: "mode",
+      type: "select",
+      currentValue: "auto",
+      options: [
+        { value: "ask", name: "Ask" },
+        { value: "auto", name: "Auto" },
+      ],
+    };
+    const resolved = resolveSettings({ configOptions: [modeOption] });
+    assert.deepEqual(
+      resolved.modes.map((m) => m.id),
+      ["ask", "auto"],
+    );
+    assert.equal(resolved.defaultModeId, "auto");
+    assert.equal(resolved.modeOptionId, "approval");
+    assert.throws(() => resolveSettings({ modes: [{ id: "a", name: "A" }], currentModeId: "b" }), /currentModeId "b"/);
+    assert.throws(
+      () =>
+        resolveSettings({
+          modes: [
+            { id: "a", name: "A" },
+            { id: "a", name: "again" },
+          ],
+        }),
+      /declared twice/,
+    );
+    assert.throws(
+      () => resolveSettings({ configOptions: [{ ...model, currentValue: "medium" }] }),
+      /not one of its values/,
+    );
+    assert.equal(resolveSettings({ modes: [{ id: "a", name: "A" }], modeOption: false }).options.length, 0);
 
-  const bare = await connectToolkit({ onPrompt: async () => "end_turn" });
-  const response = await bare.client.newSession(newParams);
-  assert.equal(response.modes, undefined);
-  assert.equal(response.configOptions, undefined);
-  await assert.rejects(
-    bare.client.setSessionMode({ sessionId: response.sessionId, modeId: "x" }),
-    (e: RequestError) => e.code === -32601,
-  );
-});
+    const bare = await connectToolkit({ onPrompt: async () => "end_turn" });
+    const response = await bare.client.newSession(newParams);
+    assert.equal(response.modes, undefined);
+    assert.equal(response.configOptions, undefined);
+    await assert.rejects(
+      bare.client.setSessionMode({ sessionId: response.sessionId, modeId: "x" }),
+      (e: RequestError) => e.code === -32601,
+    );
+  },
+);

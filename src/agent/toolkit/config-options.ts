@@ -69,7 +69,9 @@ export interface SessionSettingsDeclaration<S = unknown> {
   configOptions?: SessionConfigOption[];
   /** Called before a mode change takes effect; throw (e.g. a `RequestError`) to refuse it. */
   onModeChange?: (change: ModeChange<S>) => MaybePromise<void>;
-  /** Called before a config option change takes effect (not for the mode option: see `onModeChange`); throw to refuse. */
+  /**
+   * Called before a config option change takes effect (not for the mode option: see `onModeChange`); throw to refuse.
+   */
   onConfigChange?: (change: ConfigChange<S>) => MaybePromise<void>;
 }
 
@@ -130,12 +132,18 @@ export class SessionSettings<S = unknown> {
   #modeId: string | undefined;
   readonly #values = new Map<string, ConfigValue>();
 
+  /**
+   * @param options.booleanOptions - whether the client takes boolean config options (`supportsBooleanOptions`);
+   *   without them, boolean options are left out of what the client sees.
+   * @param options.resolved - the declaration, already resolved (`resolveSettings`).
+   */
   constructor(
     session: ToolkitSession<S>,
     declaration: SessionSettingsDeclaration<S>,
-    booleans: boolean,
-    resolved = resolveSettings(declaration),
+    options: { booleanOptions: boolean; resolved?: Resolved },
   ) {
+    const booleans = options.booleanOptions;
+    const resolved = options.resolved ?? resolveSettings(declaration);
     this.#session = session;
     this.#declaration = declaration;
     this.#resolved = resolved;

@@ -84,22 +84,25 @@ test("url mode: a fresh elicitation id, and complete() sends elicitation/complet
   assert.deepEqual(completed, [{ elicitationId: result.elicitationId }]);
 });
 
-test("a mode the client did not advertise is refused locally, naming the capability (no form fallback for url)", async () => {
-  const errors: unknown[] = [];
-  const { asked, answer } = await run(
-    { elicitation: { form: {} } },
-    () => ({ action: "accept" }),
-    async (turn) => {
-      await turn
-        .elicit({ mode: "url", message: "Log in", url: "https://example.com" })
-        .catch((e: unknown) => errors.push(e));
-    },
-  );
-  await answer;
-  assert.equal(asked.length, 0);
-  assert.ok(errors[0] instanceof CapabilityMissingError);
-  assert.match((errors[0] as Error).message, /clientCapabilities\.elicitation\.url/);
-});
+test(
+  "a mode the client did not advertise is refused locally, " + "naming the capability (no form fallback for url)",
+  async () => {
+    const errors: unknown[] = [];
+    const { asked, answer } = await run(
+      { elicitation: { form: {} } },
+      () => ({ action: "accept" }),
+      async (turn) => {
+        await turn
+          .elicit({ mode: "url", message: "Log in", url: "https://example.com" })
+          .catch((e: unknown) => errors.push(e));
+      },
+    );
+    await answer;
+    assert.equal(asked.length, 0);
+    assert.ok(errors[0] instanceof CapabilityMissingError);
+    assert.match((errors[0] as Error).message, /clientCapabilities\.elicitation\.url/);
+  },
+);
 
 test("cancelling the turn cancels a pending elicitation", async () => {
   let caught: unknown;
@@ -119,32 +122,35 @@ test("cancelling the turn cancels a pending elicitation", async () => {
   assert.ok(caught !== undefined);
 });
 
-test("usage_update: reported in a turn, recorded, and replayed on load; the meter keeps the cumulative cost", async () => {
-  const store = new MemorySessionStore();
-  const meter = new UsageMeter(200_000);
-  const h = await connectToolkit({
-    store,
-    onPrompt: async (turn) => {
-      meter.addCost(0.01, "USD");
-      await meter.report((update) => turn.send(update), 1200);
-      meter.addCost(0.02, "USD");
-      await turn.reportUsage({ used: 1500, size: 200_000, cost: meter.cost! });
-    },
-  });
-  const { sessionId } = await h.client.newSession(newParams);
-  await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] });
-  const usage = h.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "usage_update");
-  assert.deepEqual(usage[0], {
-    sessionUpdate: "usage_update",
-    used: 1200,
-    size: 200_000,
-    cost: { amount: 0.01, currency: "USD" },
-  });
-  assert.equal((usage[1] as { cost: { amount: number } }).cost.amount.toFixed(2), "0.03");
-  assert.throws(() => meter.addCost(1, "EUR"), /in USD/);
-  assert.throws(() => usageUpdate({ used: -1, size: 10 }), RangeError);
+test(
+  "usage_update: reported in a turn, recorded, and replayed on " + "load; the meter keeps the cumulative cost",
+  async () => {
+    const store = new MemorySessionStore();
+    const meter = new UsageMeter(200_000);
+    const h = await connectToolkit({
+      store,
+      onPrompt: async (turn) => {
+        meter.addCost(0.01, "USD");
+        await meter.report((update) => turn.send(update), 1200);
+        meter.addCost(0.02, "USD");
+        await turn.reportUsage({ used: 1500, size: 200_000, cost: meter.cost! });
+      },
+    });
+    const { sessionId } = await h.client.newSession(newParams);
+    await h.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] });
+    const usage = h.updates.map((n) => n.update).filter((u) => u.sessionUpdate === "usage_update");
+    assert.deepEqual(usage[0], {
+      sessionUpdate: "usage_update",
+      used: 1200,
+      size: 200_000,
+      cost: { amount: 0.01, currency: "USD" },
+    });
+    assert.equal((usage[1] as { cost: { amount: number } }).cost.amount.toFixed(2), "0.03");
+    assert.throws(() => meter.addCost(1, "EUR"), /in USD/);
+    assert.throws(() => usageUpdate({ used: -1, size: 10 }), RangeError);
 
-  const again = await connectToolkit({ store, onPrompt: async () => undefined });
-  await again.client.loadSession({ sessionId, ...newParams });
-  assert.equal(again.updates.filter((n) => n.update.sessionUpdate === "usage_update").length, 2);
-});
+    const again = await connectToolkit({ store, onPrompt: async () => undefined });
+    await again.client.loadSession({ sessionId, ...newParams });
+    assert.equal(again.updates.filter((n) => n.update.sessionUpdate === "usage_update").length, 2);
+  },
+);

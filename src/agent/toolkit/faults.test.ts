@@ -1,6 +1,7 @@
 /**
- * The agent toolkit over the fault-injection transports (`@acpkit/sdk/testing`): the agent's end of the wire duplicates,
- * drops and breaks. Each fault ends in a defined outcome: a permission decided once, a turn that ends, no crash.
+ * The agent toolkit over the fault-injection transports (`@acpkit/sdk/testing`): the agent's end of the wire
+ * duplicates, drops and breaks. Each fault ends in a defined outcome: a permission decided once, a turn that ends, no
+ * crash.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -90,53 +91,59 @@ test("a dropped permission answer does not wedge the turn: the client's cancel e
   assert.ok(h.faults.events.some((e) => e.kind === "drop"));
 });
 
-test("the client disappears mid-turn: the turn's signal aborts and the agent's connection closes, without a crash", async () => {
-  let aborted: unknown;
-  const h = await connect(
-    {
-      onPrompt: async (turn) => {
-        await turn.requestPermission(turn.toolCall({ title: "edit", kind: "edit" })).catch(() => {});
-        if (!turn.signal.aborted) await new Promise((resolve) => turn.signal.addEventListener("abort", resolve));
-        aborted = turn.signal.reason;
-        return "cancelled";
+test(
+  "the client disappears mid-turn: the turn's signal aborts and " + "the agent's connection closes, without a crash",
+  async () => {
+    let aborted: unknown;
+    const h = await connect(
+      {
+        onPrompt: async (turn) => {
+          await turn.requestPermission(turn.toolCall({ title: "edit", kind: "edit" })).catch(() => {});
+          if (!turn.signal.aborted) await new Promise((resolve) => turn.signal.addEventListener("abort", resolve));
+          aborted = turn.signal.reason;
+          return "cancelled";
+        },
       },
-    },
-    // initialize, session/new, session/prompt, the permission answer: then the client is gone.
-    { receive: { endAfter: 4 } },
-  );
-  const { sessionId } = await h.client.newSession(newParams);
-  void h.client.prompt({ sessionId, prompt: [] }).catch(() => {});
-  await h.agentConnection.closed;
-  while (aborted === undefined) await new Promise((resolve) => setTimeout(resolve, 2));
-  assert.equal(h.asked(), 1);
-  assert.equal(h.faults.events.at(-1)?.kind, "end");
-});
+      // initialize, session/new, session/prompt, the permission answer: then the client is gone.
+      { receive: { endAfter: 4 } },
+    );
+    const { sessionId } = await h.client.newSession(newParams);
+    void h.client.prompt({ sessionId, prompt: [] }).catch(() => {});
+    await h.agentConnection.closed;
+    while (aborted === undefined) await new Promise((resolve) => setTimeout(resolve, 2));
+    assert.equal(h.asked(), 1);
+    assert.equal(h.faults.events.at(-1)?.kind, "end");
+  },
+);
 
-test("EPIPE on the agent's output mid-turn: the turn's sends fail as closed, the connection closes, nothing hangs", async () => {
-  const failures: unknown[] = [];
-  const h = await connect(
-    {
-      onPrompt: async (turn) => {
-        for (let n = 0; n < 50; n++) {
-          try {
-            await turn.say(`chunk ${n} `);
-          } catch (error) {
-            failures.push(error);
-            break;
+test(
+  "EPIPE on the agent's output mid-turn: the turn's sends fail as " + "closed, the connection closes, nothing hangs",
+  async () => {
+    const failures: unknown[] = [];
+    const h = await connect(
+      {
+        onPrompt: async (turn) => {
+          for (let n = 0; n < 50; n++) {
+            try {
+              await turn.say(`chunk ${n} `);
+            } catch (error) {
+              failures.push(error);
+              break;
+            }
           }
-        }
-        return "end_turn";
+          return "end_turn";
+        },
       },
-    },
-    // the initialize and session/new answers get through, then the pipe breaks on the turn's third update.
-    { send: { failAfter: 4 } },
-  );
-  const { sessionId } = await h.client.newSession(newParams);
-  void h.client.prompt({ sessionId, prompt: [] }).catch(() => {});
-  await h.agentConnection.closed;
-  while (failures.length === 0 && !h.agentConnection.signal.aborted)
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  assert.ok(h.agentConnection.signal.aborted);
-  if (failures.length > 0) assert.ok(failures[0] instanceof ConnectionClosedError, String(failures[0]));
-  assert.ok(h.faults.events.some((e) => e.kind === "write_error"));
-});
+      // the initialize and session/new answers get through, then the pipe breaks on the turn's third update.
+      { send: { failAfter: 4 } },
+    );
+    const { sessionId } = await h.client.newSession(newParams);
+    void h.client.prompt({ sessionId, prompt: [] }).catch(() => {});
+    await h.agentConnection.closed;
+    while (failures.length === 0 && !h.agentConnection.signal.aborted)
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    assert.ok(h.agentConnection.signal.aborted);
+    if (failures.length > 0) assert.ok(failures[0] instanceof ConnectionClosedError, String(failures[0]));
+    assert.ok(h.faults.events.some((e) => e.kind === "write_error"));
+  },
+);

@@ -67,34 +67,41 @@ const texts = (updates: SessionNotification[], sessionId: string) =>
         : [],
     );
 
-test("sessionCapabilities.fork is advertised (and session/fork routed) only on the unstable protocol, with a store", async () => {
-  const onUnstable = await connectUnstable(echoing());
-  const caps = (await onUnstable.client.initialize(init)).agentCapabilities!;
-  assert.deepEqual((caps.sessionCapabilities as { fork?: unknown }).fork, {});
-  assert.equal(typeof onUnstable.agent.unstable_forkSession, "function");
+test(
+  "sessionCapabilities.fork is advertised (and session/fork " + "routed) only on the unstable protocol, with a store",
+  async () => {
+    const onUnstable = await connectUnstable(echoing());
+    const caps = (await onUnstable.client.initialize(init)).agentCapabilities!;
+    assert.deepEqual((caps.sessionCapabilities as { fork?: unknown }).fork, {});
+    assert.equal(typeof onUnstable.agent.unstable_forkSession, "function");
 
-  const onStable = await connectToolkit(echoing());
-  const stableCaps = (await onStable.client.initialize(init)).agentCapabilities!;
-  assert.equal("fork" in stableCaps.sessionCapabilities!, false);
-  assert.equal(onStable.agent.unstable_forkSession, undefined);
-  const { sessionId } = await onStable.client.newSession(newParams);
-  await assert.rejects(
-    onStable.client.connection.request("session/fork", { sessionId, cwd: newParams.cwd }),
-    isCode(-32601),
-  );
+    const onStable = await connectToolkit(echoing());
+    const stableCaps = (await onStable.client.initialize(init)).agentCapabilities!;
+    assert.equal("fork" in stableCaps.sessionCapabilities!, false);
+    assert.equal(onStable.agent.unstable_forkSession, undefined);
+    const { sessionId } = await onStable.client.newSession(newParams);
+    await assert.rejects(
+      onStable.client.connection.request("session/fork", { sessionId, cwd: newParams.cwd }),
+      isCode(-32601),
+    );
 
-  const storeless = await connectUnstable(echoing({ store: false }));
-  const storelessCaps = (await storeless.client.initialize(init)).agentCapabilities!;
-  assert.equal("fork" in storelessCaps.sessionCapabilities!, false, "a fork copies stored history: no store, no fork");
-  assert.equal(storeless.agent.unstable_forkSession, undefined);
+    const storeless = await connectUnstable(echoing({ store: false }));
+    const storelessCaps = (await storeless.client.initialize(init)).agentCapabilities!;
+    assert.equal(
+      "fork" in storelessCaps.sessionCapabilities!,
+      false,
+      "a fork copies stored history: no store, no fork",
+    );
+    assert.equal(storeless.agent.unstable_forkSession, undefined);
 
-  const forced = await connectUnstable(echoing({ unstable: false }));
-  assert.equal(
-    "fork" in (await forced.client.initialize(init)).agentCapabilities!.sessionCapabilities!,
-    false,
-    "the option overrides detection",
-  );
-});
+    const forced = await connectUnstable(echoing({ unstable: false }));
+    assert.equal(
+      "fork" in (await forced.client.initialize(init)).agentCapabilities!.sessionCapabilities!,
+      false,
+      "the option overrides detection",
+    );
+  },
+);
 
 test("a fork copies the source's history (loading it replays the source's updates), then diverges", async () => {
   const store = new MemorySessionStore();
@@ -148,80 +155,94 @@ test("a fork copies the source's history (loading it replays the source's update
   assert.deepEqual(listed.sessions.map((s) => s.sessionId).sort(), [forked.sessionId, source].sort());
 });
 
-test("a stored (not live) session can be forked; onSessionReady and createState see origin fork and the copied history", async () => {
-  const store = new MemorySessionStore();
-  const first = await connectUnstable(echoing({ store }));
-  const { sessionId: source } = await first.client.newSession(newParams);
-  await first.client.prompt(prompt(source, "hello"));
-  await first.agent.sessions.get(source).flush();
+test(
+  "a stored (not live) session can be forked; onSessionReady and createState see origin fork and the copied " +
+    "history",
+  async () => {
+    const store = new MemorySessionStore();
+    const first = await connectUnstable(echoing({ store }));
+    const { sessionId: source } = await first.client.newSession(newParams);
+    await first.client.prompt(prompt(source, "hello"));
+    await first.agent.sessions.get(source).flush();
 
-  const seen: string[] = [];
-  const second = await connectUnstable(
-    echoing({
-      store,
-      createState: ({ origin, history }) => void seen.push(`state:${origin}:${history.length}`),
-      onSessionReady: (_session, origin) => void seen.push(`ready:${origin}`),
-    }),
-  );
-  const forked = await second.client.unstable_forkSession({ sessionId: source, cwd: newParams.cwd });
-  const length = (await store.history(source)).length;
-  assert.ok(length >= 2);
-  assert.deepEqual(seen, [`state:fork:${length}`, "ready:fork"]);
-  assert.equal(
-    second.agent.sessions.get(forked.sessionId).sessionId,
-    forked.sessionId,
-    "the fork is live on this connection",
-  );
-});
-
-test("fork errors: unknown source -32002, relative cwd or roots -32602 (checked before the source is looked up)", async () => {
-  const h = await connectUnstable(echoing());
-  await assert.rejects(
-    h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: newParams.cwd }),
-    isCode(-32002),
-  );
-  const { sessionId } = await h.client.newSession(newParams);
-  await assert.rejects(h.client.unstable_forkSession({ sessionId, cwd: "project" }), isCode(-32602));
-  await assert.rejects(h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: "project" }), isCode(-32602));
-  await assert.rejects(
-    h.client.unstable_forkSession({ sessionId, cwd: newParams.cwd, additionalDirectories: ["lib"] }),
-    isCode(-32602),
-  );
-  assert.equal(h.agent.sessions.sessions.length, 1, "no session was created by a refused fork");
-});
-
-test("a fork while a turn runs in the source copies the history recorded so far; the source's turn goes on", async () => {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const store = new MemorySessionStore();
-  const h = await connectUnstable({
-    store,
-    onPrompt: async (turn) => {
-      await turn.say("before the fork");
-      await gate;
-      await turn.say("after the fork");
-      return "end_turn";
-    },
-  });
-  const { sessionId: source } = await h.client.newSession(newParams);
-  const running = h.client.prompt(prompt(source, "go"));
-  await until(() => texts(h.updates, source).includes("agent_message_chunk:before the fork"), 2000, "the first chunk");
-
-  const forked = await h.client.unstable_forkSession({ sessionId: source, cwd: newParams.cwd });
-  release();
-  assert.equal((await running).stopReason, "end_turn");
-  await h.agent.sessions.get(source).flush();
-
-  const copied = await store.history(forked.sessionId);
-  const said = (records: typeof copied) =>
-    records.flatMap((r) =>
-      r.kind === "update" && r.update.sessionUpdate === "agent_message_chunk" && r.update.content.type === "text"
-        ? [r.update.content.text]
-        : [],
+    const seen: string[] = [];
+    const second = await connectUnstable(
+      echoing({
+        store,
+        createState: ({ origin, history }) => void seen.push(`state:${origin}:${history.length}`),
+        onSessionReady: (_session, origin) => void seen.push(`ready:${origin}`),
+      }),
     );
-  assert.deepEqual(said(copied), ["before the fork"]);
-  assert.deepEqual(said(await store.history(source)), ["before the fork", "after the fork"]);
-});
+    const forked = await second.client.unstable_forkSession({ sessionId: source, cwd: newParams.cwd });
+    const length = (await store.history(source)).length;
+    assert.ok(length >= 2);
+    assert.deepEqual(seen, [`state:fork:${length}`, "ready:fork"]);
+    assert.equal(
+      second.agent.sessions.get(forked.sessionId).sessionId,
+      forked.sessionId,
+      "the fork is live on this connection",
+    );
+  },
+);
+
+test(
+  "fork errors: unknown source -32002, relative cwd or roots " + "-32602 (checked before the source is looked up)",
+  async () => {
+    const h = await connectUnstable(echoing());
+    await assert.rejects(
+      h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: newParams.cwd }),
+      isCode(-32002),
+    );
+    const { sessionId } = await h.client.newSession(newParams);
+    await assert.rejects(h.client.unstable_forkSession({ sessionId, cwd: "project" }), isCode(-32602));
+    await assert.rejects(h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: "project" }), isCode(-32602));
+    await assert.rejects(
+      h.client.unstable_forkSession({ sessionId, cwd: newParams.cwd, additionalDirectories: ["lib"] }),
+      isCode(-32602),
+    );
+    assert.equal(h.agent.sessions.sessions.length, 1, "no session was created by a refused fork");
+  },
+);
+
+test(
+  "a fork while a turn runs in the source copies the history " + "recorded so far; the source's turn goes on",
+  async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const store = new MemorySessionStore();
+    const h = await connectUnstable({
+      store,
+      onPrompt: async (turn) => {
+        await turn.say("before the fork");
+        await gate;
+        await turn.say("after the fork");
+        return "end_turn";
+      },
+    });
+    const { sessionId: source } = await h.client.newSession(newParams);
+    const running = h.client.prompt(prompt(source, "go"));
+    await until(
+      () => texts(h.updates, source).includes("agent_message_chunk:before the fork"),
+      2000,
+      "the first chunk",
+    );
+
+    const forked = await h.client.unstable_forkSession({ sessionId: source, cwd: newParams.cwd });
+    release();
+    assert.equal((await running).stopReason, "end_turn");
+    await h.agent.sessions.get(source).flush();
+
+    const copied = await store.history(forked.sessionId);
+    const said = (records: typeof copied) =>
+      records.flatMap((r) =>
+        r.kind === "update" && r.update.sessionUpdate === "agent_message_chunk" && r.update.content.type === "text"
+          ? [r.update.content.text]
+          : [],
+      );
+    assert.deepEqual(said(copied), ["before the fork"]);
+    assert.deepEqual(said(await store.history(source)), ["before the fork", "after the fork"]);
+  },
+);
 
 test("a fork carries the source's mode and config values over, and answers them like session/new", async () => {
   const store = new MemorySessionStore();
@@ -259,30 +280,33 @@ test("a fork carries the source's mode and config values over, and answers them 
   assert.equal(h.agent.sessions.get(source).settings!.modeId, "code", "a change in the fork leaves the source alone");
 });
 
-test("a fork connects the MCP servers its request names, as session/new does, and closes them with the fork", async () => {
-  const connected: Array<{ sessionId: string; cwd: string; names: string[] }> = [];
-  let closed = 0;
-  const mcp: McpConnector = {
-    capabilities: {},
-    connect: (servers, context) => {
-      connected.push({ sessionId: context.sessionId, cwd: context.cwd, names: servers.map((s) => s.name) });
-      return Promise.resolve({
-        servers: [],
-        tools: () => [],
-        callTool: () => Promise.reject(new Error("none")),
-        close: () => Promise.resolve(void closed++),
-      });
-    },
-  };
-  const h = await connectUnstable(echoing({ mcp }));
-  const { sessionId: source } = await h.client.newSession(newParams);
-  const server = { name: "files", command: "/bin/true", args: [], env: [] };
-  const forked = await h.client.unstable_forkSession({ sessionId: source, cwd: "/work/fork", mcpServers: [server] });
-  assert.deepEqual(connected, [
-    { sessionId: source, cwd: newParams.cwd, names: [] },
-    { sessionId: forked.sessionId, cwd: "/work/fork", names: ["files"] },
-  ]);
-  assert.ok(h.agent.sessions.get(forked.sessionId).mcp !== undefined);
-  await h.client.closeSession({ sessionId: forked.sessionId });
-  assert.equal(closed, 1);
-});
+test(
+  "a fork connects the MCP servers its request names, as " + "session/new does, and closes them with the fork",
+  async () => {
+    const connected: Array<{ sessionId: string; cwd: string; names: string[] }> = [];
+    let closed = 0;
+    const mcp: McpConnector = {
+      capabilities: {},
+      connect: (servers, context) => {
+        connected.push({ sessionId: context.sessionId, cwd: context.cwd, names: servers.map((s) => s.name) });
+        return Promise.resolve({
+          servers: [],
+          tools: () => [],
+          callTool: () => Promise.reject(new Error("none")),
+          close: () => Promise.resolve(void closed++),
+        });
+      },
+    };
+    const h = await connectUnstable(echoing({ mcp }));
+    const { sessionId: source } = await h.client.newSession(newParams);
+    const server = { name: "files", command: "/bin/true", args: [], env: [] };
+    const forked = await h.client.unstable_forkSession({ sessionId: source, cwd: "/work/fork", mcpServers: [server] });
+    assert.deepEqual(connected, [
+      { sessionId: source, cwd: newParams.cwd, names: [] },
+      { sessionId: forked.sessionId, cwd: "/work/fork", names: ["files"] },
+    ]);
+    assert.ok(h.agent.sessions.get(forked.sessionId).mcp !== undefined);
+    await h.client.closeSession({ sessionId: forked.sessionId });
+    assert.equal(closed, 1);
+  },
+);

@@ -115,7 +115,9 @@ export class PromptTurn<S = unknown> {
     return this.params.prompt.flatMap((block) => (block.type === "text" ? [block.text] : [])).join("\n");
   }
 
-  /** Aborted when the turn is cancelled (`session/cancel`, `session/close`, a cancelled permission, connection loss). */
+  /**
+   * Aborted when the turn is cancelled (`session/cancel`, `session/close`, a cancelled permission, connection loss).
+   */
   get signal(): AbortSignal {
     return this.#controller.signal;
   }
@@ -209,7 +211,9 @@ export class PromptTurn<S = unknown> {
     return createTerminal(this, options);
   }
 
-  /** Runs a command in a client terminal with an optional timeout; the terminal is always released. See `runCommand`. */
+  /**
+   * Runs a command in a client terminal with an optional timeout; the terminal is always released. See `runCommand`.
+   */
   runCommand(options: RunCommandOptions): Promise<RunCommandResult> {
     return runCommand(this, options);
   }
@@ -251,8 +255,9 @@ function normalize(result: TurnResult): PromptResponse {
 
 /**
  * Runs one `session/prompt`: refuses a prompt whose blocks could not be replayed within the connection's message
- * limit (-32602, see `refuseUnreplayablePrompt`), waits its turn (or is refused), records the user's message for replay, runs the
- * handler, maps cancellation to `stopReason: "cancelled"`, closes the turn, then waits until its history is durable.
+ * limit (-32602, see `refuseUnreplayablePrompt`), waits its turn (or is refused), records the user's message for
+ * replay, runs the handler, maps cancellation to `stopReason: "cancelled"`, closes the turn, then waits until its
+ * history is durable.
  */
 export async function runPromptTurn<S>(
   session: ToolkitSession<S>,

@@ -81,7 +81,8 @@ export function refuseUnreplayablePrompt(
     if (bytes <= limit) continue;
     throw RequestError.invalidParams(
       { reason: NOT_REPLAYABLE, sessionId, index, type: content.type, messageBytes: bytes, maxMessageBytes: limit },
-      `prompt block ${index} (${content.type}) is too large to be replayed: session/load would send it as a ${bytes}-byte ` +
+      `prompt block ${index} (${content.type}) is too large to be replayed: session/load would send it as a ` +
+        `${bytes}-byte ` +
         `session/update, over this connection's ${limit}-byte message limit, so it was not accepted. Send it smaller ` +
         "(a file as a resource_link instead of its contents), or raise maxMessageBytes on both sides.",
     );

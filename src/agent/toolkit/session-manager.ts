@@ -229,7 +229,10 @@ export class SessionManager<S = unknown> {
     return response;
   }
 
-  /** `session/cancel`: cancels the session's running and queued turns (unknown sessions are ignored, as for any notification). */
+  /**
+   * `session/cancel`: cancels the session's running and queued turns (unknown sessions are ignored, as for any
+   * notification).
+   */
   cancel(sessionId: string): void {
     this.#sessions.get(sessionId)?.turns.cancelAll(new TurnCancelledError("the client sent session/cancel"));
   }

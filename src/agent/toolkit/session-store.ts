@@ -1,8 +1,8 @@
 /**
  * The session store contract: what the toolkit's session manager needs to persist sessions so that `session/load`,
  * `session/resume` and `session/list` work across restarts. Browser-safe; an in-memory implementation sits beside
- * it (`MemorySessionStore`), the embedded on-disk one in `@acpkit/sdk/node` (`FileSessionStore`), and a server deployment
- * can plug in its own.
+ * it (`MemorySessionStore`), the embedded on-disk one in `@acpkit/sdk/node` (`FileSessionStore`), and a server
+ * deployment can plug in its own.
  * @see https://agentclientprotocol.com/protocol/session-setup#loading-sessions
  * @see https://agentclientprotocol.com/protocol/session-list
  */

@@ -116,7 +116,9 @@ export class ToolkitSession<S = unknown> {
     return messageLimitOf(this.#raw);
   }
 
-  /** Registers cleanup to run once when the session closes, is deleted, or the connection ends (last added runs first). */
+  /**
+   * Registers cleanup to run once when the session closes, is deleted, or the connection ends (last added runs first).
+   */
   onDispose(cleanup: () => unknown): void {
     if (this.#disposed !== undefined)
       void Promise.resolve()
@@ -158,8 +160,8 @@ export class ToolkitSession<S = unknown> {
    * there is room (backpressure from the disk and the client). Rejects once sending failed (the connection is gone).
    * An update that could not be sent (larger than the connection's message limit: `MessageTooLargeError`, or not
    * serializable: `UnserializableValueError`) is refused at once and not recorded, so the history holds only what
-   * can be replayed. Without a store it is a plain notification. Prefer a turn's `send` during a turn: it stops sending once the turn
-   * was answered.
+   * can be replayed. Without a store it is a plain notification. Prefer a turn's `send` during a turn: it stops sending
+   * once the turn was answered.
    */
   send(update: SessionUpdate): Promise<void> {
     if (this.#outbox === undefined) return this.client.notify("session/update", { sessionId: this.sessionId, update });

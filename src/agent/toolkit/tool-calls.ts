@@ -32,7 +32,10 @@ export function textContent(text: string): ToolCallContent {
   return { type: "content", content: { type: "text", text } };
 }
 
-/** Diff content: a file's change from `oldText` (null or undefined for a new file) to `newText`. `path` must be absolute. */
+/**
+ * Diff content: a file's change from `oldText` (null or undefined for a new file) to `newText`. `path` must be
+ * absolute.
+ */
 export function diffContent(path: string, oldText: string | null | undefined, newText: string): ToolCallContent {
   return oldText === undefined || oldText === null
     ? { type: "diff", path, newText }

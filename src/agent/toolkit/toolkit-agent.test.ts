@@ -94,58 +94,65 @@ test("relative cwd or additional directories are refused with -32602", async () 
   assert.match(ok.sessionId, /^sess_/);
 });
 
-test("load replays exactly the updates sent (plus the user's prompt), in order, before answering; resume replays nothing", async () => {
-  const store = new MemorySessionStore();
-  const first = await connect({
-    store,
-    onPrompt: async (turn) => {
-      await turn.say("Hello ");
-      const call = turn.toolCall({ title: "Edit a.txt", kind: "edit", rawInput: { path: "/work/project/a.txt" } });
-      await call.start();
-      await call.complete({ content: [diffContent("/work/project/a.txt", "old", "new")], rawOutput: { ok: true } });
-      await turn.plan.set(["step one", "step two"]);
-      await turn.plan.complete(0);
-      await turn.say("done");
-      return "end_turn";
-    },
-  });
-  const { sessionId } = await first.client.newSession(newParams);
-  assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "Fix the bug\nplease" }] }), {
-    stopReason: "end_turn",
-  });
-  const seen = first.updates.map((n) => n.update);
-  assert.equal(seen[0]!.sessionUpdate, "session_info_update");
-  assert.equal((seen[0] as { title?: string }).title, "Fix the bug");
+test(
+  "load replays exactly the updates sent (plus the user's prompt), in order, before answering; resume replays " +
+    "nothing",
+  async () => {
+    const store = new MemorySessionStore();
+    const first = await connect({
+      store,
+      onPrompt: async (turn) => {
+        await turn.say("Hello ");
+        const call = turn.toolCall({ title: "Edit a.txt", kind: "edit", rawInput: { path: "/work/project/a.txt" } });
+        await call.start();
+        await call.complete({ content: [diffContent("/work/project/a.txt", "old", "new")], rawOutput: { ok: true } });
+        await turn.plan.set(["step one", "step two"]);
+        await turn.plan.complete(0);
+        await turn.say("done");
+        return "end_turn";
+      },
+    });
+    const { sessionId } = await first.client.newSession(newParams);
+    assert.deepEqual(
+      await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "Fix the bug\nplease" }] }),
+      {
+        stopReason: "end_turn",
+      },
+    );
+    const seen = first.updates.map((n) => n.update);
+    assert.equal(seen[0]!.sessionUpdate, "session_info_update");
+    assert.equal((seen[0] as { title?: string }).title, "Fix the bug");
 
-  const second = await connect({ store, onPrompt: async () => "end_turn" });
-  let answeredAfter = -1;
-  const load = second.client
-    .loadSession({ sessionId, ...newParams })
-    .then(() => (answeredAfter = second.updates.length));
-  await load;
-  const replayed = second.updates.map((n) => n.update);
-  assert.equal(answeredAfter, replayed.length, "every replayed update arrived before the load response");
-  assert.deepEqual(replayed, [
-    { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Fix the bug\nplease" } },
-    ...seen,
-  ]);
-  assert.ok(second.updates.every((n) => n.sessionId === sessionId));
+    const second = await connect({ store, onPrompt: async () => "end_turn" });
+    let answeredAfter = -1;
+    const load = second.client
+      .loadSession({ sessionId, ...newParams })
+      .then(() => (answeredAfter = second.updates.length));
+    await load;
+    const replayed = second.updates.map((n) => n.update);
+    assert.equal(answeredAfter, replayed.length, "every replayed update arrived before the load response");
+    assert.deepEqual(replayed, [
+      { sessionUpdate: "user_message_chunk", content: { type: "text", text: "Fix the bug\nplease" } },
+      ...seen,
+    ]);
+    assert.ok(second.updates.every((n) => n.sessionId === sessionId));
 
-  const third = await connect({ store, onPrompt: async () => "end_turn" });
-  await third.client.resumeSession({ sessionId, cwd: newParams.cwd });
-  assert.equal(third.updates.length, 0);
-  assert.deepEqual(await third.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), {
-    stopReason: "end_turn",
-  });
-  await assert.rejects(
-    third.client.loadSession({ sessionId: "sess_nope", ...newParams }),
-    (e: { code?: number }) => e.code === -32002,
-  );
-  await assert.rejects(
-    third.client.loadSession({ sessionId, cwd: "/elsewhere", mcpServers: [] }),
-    (e: { code?: number }) => e.code === -32602,
-  );
-});
+    const third = await connect({ store, onPrompt: async () => "end_turn" });
+    await third.client.resumeSession({ sessionId, cwd: newParams.cwd });
+    assert.equal(third.updates.length, 0);
+    assert.deepEqual(await third.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), {
+      stopReason: "end_turn",
+    });
+    await assert.rejects(
+      third.client.loadSession({ sessionId: "sess_nope", ...newParams }),
+      (e: { code?: number }) => e.code === -32002,
+    );
+    await assert.rejects(
+      third.client.loadSession({ sessionId, cwd: "/elsewhere", mcpServers: [] }),
+      (e: { code?: number }) => e.code === -32602,
+    );
+  },
+);
 
 test("list pages with a cursor and filters by cwd; delete removes; close frees", async () => {
   const { client } = await connect({ onPrompt: async () => "end_turn" });
@@ -205,37 +212,40 @@ test("one turn at a time: a second prompt is refused, or queued when asked", asy
   assert.deepEqual(order, ["start 1", "end 1", "start 2", "end 2"]);
 });
 
-test("cancel: the turn answers cancelled fast, its permission request gets $/cancel_request, nothing is sent after", async () => {
-  const logger = warnings();
-  let late!: () => Promise<void>;
-  const h = await connect(
-    {
-      logger,
-      onPrompt: async (turn) => {
-        await turn.say("working");
-        late = () => turn.say("too late");
-        const call = turn.toolCall({ title: "rm -rf", kind: "delete" });
-        await turn.requestPermission(call);
-        return "end_turn";
+test(
+  "cancel: the turn answers cancelled fast, its permission " + "request gets $/cancel_request, nothing is sent after",
+  async () => {
+    const logger = warnings();
+    let late!: () => Promise<void>;
+    const h = await connect(
+      {
+        logger,
+        onPrompt: async (turn) => {
+          await turn.say("working");
+          late = () => turn.say("too late");
+          const call = turn.toolCall({ title: "rm -rf", kind: "delete" });
+          await turn.requestPermission(call);
+          return "end_turn";
+        },
       },
-    },
-    { requestPermission: () => new Promise<RequestPermissionResponse>(() => {}) },
-  );
-  const { sessionId } = await h.client.newSession(newParams);
-  const answer = h.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] });
-  while (!h.taps.some((t) => t.message.method === "session/request_permission")) await delay(1);
-  const started = performance.now();
-  await h.client.cancel({ sessionId });
-  assert.deepEqual(await answer, { stopReason: "cancelled" });
-  const elapsed = performance.now() - started;
-  assert.ok(elapsed < 2000, `answered in ${elapsed} ms, not when the pending permission would have ended (never)`);
-  assert.ok(h.taps.some((t) => t.direction === "out" && t.message.method === "$/cancel_request"));
-  const count = h.updates.length;
-  await late();
-  await delay(10);
-  assert.equal(h.updates.length, count, "no update after the response");
-  assert.ok(logger.warned.some((w) => /after its prompt turn was answered/.test(w)));
-});
+      { requestPermission: () => new Promise<RequestPermissionResponse>(() => {}) },
+    );
+    const { sessionId } = await h.client.newSession(newParams);
+    const answer = h.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] });
+    while (!h.taps.some((t) => t.message.method === "session/request_permission")) await delay(1);
+    const started = performance.now();
+    await h.client.cancel({ sessionId });
+    assert.deepEqual(await answer, { stopReason: "cancelled" });
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed < 2000, `answered in ${elapsed} ms, not when the pending permission would have ended (never)`);
+    assert.ok(h.taps.some((t) => t.direction === "out" && t.message.method === "$/cancel_request"));
+    const count = h.updates.length;
+    await late();
+    await delay(10);
+    assert.equal(h.updates.length, count, "no update after the response");
+    assert.ok(logger.warned.some((w) => /after its prompt turn was answered/.test(w)));
+  },
+);
 
 test("cancel of a handler that ignores the signal still answers cancelled within the grace period", async () => {
   const h = await connect({ cancelGraceMs: 20, onPrompt: () => new Promise<never>(() => {}) });
@@ -261,37 +271,40 @@ test("session/close cancels the running turn, then frees the session", async () 
   await assert.rejects(h.client.prompt({ sessionId, prompt: [] }), (e: { code?: number }) => e.code === -32002);
 });
 
-test("permissions: always answers are remembered per session and tool kind; a cancelled outcome ends the turn", async () => {
-  const asked: string[] = [];
-  let answer: RequestPermissionResponse = { outcome: { outcome: "selected", optionId: "allow_always" } };
-  const decisions: unknown[] = [];
-  const h = await connect(
-    {
-      onPrompt: async (turn) => {
-        for (const kind of ["edit", "edit", "execute"] as const) {
-          const call = turn.toolCall({ title: `${kind} something`, kind });
-          const decision = await turn.requestPermission(call);
-          decisions.push(decision);
-          await (decision.allowed ? call.complete() : call.fail("rejected"));
-        }
+test(
+  "permissions: always answers are remembered per session and " + "tool kind; a cancelled outcome ends the turn",
+  async () => {
+    const asked: string[] = [];
+    let answer: RequestPermissionResponse = { outcome: { outcome: "selected", optionId: "allow_always" } };
+    const decisions: unknown[] = [];
+    const h = await connect(
+      {
+        onPrompt: async (turn) => {
+          for (const kind of ["edit", "edit", "execute"] as const) {
+            const call = turn.toolCall({ title: `${kind} something`, kind });
+            const decision = await turn.requestPermission(call);
+            decisions.push(decision);
+            await (decision.allowed ? call.complete() : call.fail("rejected"));
+          }
+        },
       },
-    },
-    {
-      requestPermission: (params) => {
-        asked.push(params.toolCall.kind ?? "other");
-        return answer;
+      {
+        requestPermission: (params) => {
+          asked.push(params.toolCall.kind ?? "other");
+          return answer;
+        },
       },
-    },
-  );
-  const { sessionId } = await h.client.newSession(newParams);
-  assert.deepEqual(await h.client.prompt({ sessionId, prompt: [] }), { stopReason: "end_turn" });
-  assert.deepEqual(asked, ["edit", "execute"]);
-  assert.deepEqual(decisions[1], { allowed: true, remembered: true });
-  answer = { outcome: { outcome: "cancelled" } };
-  const other = (await h.client.newSession(newParams)).sessionId;
-  assert.deepEqual(await h.client.prompt({ sessionId: other, prompt: [] }), { stopReason: "cancelled" });
-  assert.deepEqual(asked, ["edit", "execute", "edit"], "memory is per session");
-});
+    );
+    const { sessionId } = await h.client.newSession(newParams);
+    assert.deepEqual(await h.client.prompt({ sessionId, prompt: [] }), { stopReason: "end_turn" });
+    assert.deepEqual(asked, ["edit", "execute"]);
+    assert.deepEqual(decisions[1], { allowed: true, remembered: true });
+    answer = { outcome: { outcome: "cancelled" } };
+    const other = (await h.client.newSession(newParams)).sessionId;
+    assert.deepEqual(await h.client.prompt({ sessionId: other, prompt: [] }), { stopReason: "cancelled" });
+    assert.deepEqual(asked, ["edit", "execute", "edit"], "memory is per session");
+  },
+);
 
 test("a handler error that is not an abort becomes an error response", async () => {
   const h = await connect({

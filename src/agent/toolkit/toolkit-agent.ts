@@ -99,7 +99,9 @@ function defaultTitle(text: string): string | undefined {
   return line.length > 80 ? `${line.slice(0, 79)}…` : line;
 }
 
-/** True when the port is a connection speaking the unstable protocol (`@acpkit/sdk/unstable`'s `AgentSideConnection`). */
+/**
+ * True when the port is a connection speaking the unstable protocol (`@acpkit/sdk/unstable`'s `AgentSideConnection`).
+ */
 function speaksUnstable(client: ClientPort): boolean {
   const { connection } = client as { connection?: { flavor?: { name?: unknown } } };
   return connection?.flavor?.name === "unstable";
@@ -113,12 +115,10 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
   const activate = async (context: SessionStateContext<S>) => {
     const { session, history } = context;
     if (settings !== undefined) {
-      session.settings = new SessionSettings<S>(
-        session,
-        options,
-        supportsBooleanOptions(session.clientCapabilities),
-        settings,
-      );
+      session.settings = new SessionSettings<S>(session, options, {
+        booleanOptions: supportsBooleanOptions(session.clientCapabilities),
+        resolved: settings,
+      });
       session.settings.restore(history);
     }
     if (options.commands !== undefined) session.commands = new SessionCommands<S>(session, options.commands);
@@ -196,7 +196,8 @@ export function toolkitAgent<S = unknown>(client: ClientPort, options: ToolkitAg
     ...(fork
       ? {
           async unstable_forkSession(params: ForkSessionRequest): Promise<ForkSessionResponse> {
-            // The unstable McpServer adds MCP-over-ACP servers; the connector gets them as session/new would on this connection.
+            // The unstable McpServer adds MCP-over-ACP servers; the connector gets them as session/new would on this
+            // connection.
             const session = await ready(
               await sessions.forkSession(params),
               "fork",
@@ -295,7 +296,9 @@ function afterResponse<S>(session: ToolkitSession<S>): void {
       if (session.commands !== undefined) await session.commands.announce();
       if (failed.length > 0) {
         const lines = failed.map((server) => `- ${server.name} (${server.transport}): ${server.error ?? "failed"}`);
-        const text = `${failed.length === 1 ? "An MCP server" : "Some MCP servers"} could not be started; the session continues without ${failed.length === 1 ? "it" : "them"}:\n${lines.join("\n")}`;
+        const text =
+          `${failed.length === 1 ? "An MCP server" : "Some MCP servers"} could not be started; the session ` +
+          `continues without ${failed.length === 1 ? "it" : "them"}:\n${lines.join("\n")}`;
         await session.client.notify("session/update", {
           sessionId: session.sessionId,
           update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } },

@@ -33,7 +33,7 @@ import { agentAdmission, initializeParamsParser } from "../../acp/v2/admission.j
 import type { UnrecognizedMethod, V2AppOptions, V2ExtensionMethod, V2Protocol } from "../../acp/v2/app-types.js";
 import { V2ConnectionHandle, v2ConnectionState, type V2ConnectionState } from "../../acp/v2/connection-state.js";
 import { assertNotBuiltIn } from "../../acp/v2/direction.js";
-import type { InitializationSnapshot } from "../../acp/v2/initialization.js";
+import { InitializationState, type InitializationSnapshot } from "../../acp/v2/initialization.js";
 import { v2Flavor } from "../../acp/v2-flavors.js";
 import { AgentContext } from "./agent-context.js";
 
@@ -128,6 +128,7 @@ const ENTITY_CANCELS: ReadonlyArray<{ method: string; key: string; label: string
 function agentSide<P extends ProtocolTypes>(flavor: ProtocolFlavor): AppSide<V2ConnectionState, AgentConnection<P>> {
   return {
     side: "agent",
+    connectionSettings: () => ({ admission: agentAdmission(new InitializationState(), flavor.schemas) }),
     createState: (acp: AcpConnection) => v2ConnectionState(acp),
     createHandle: (state) => new AgentConnectionHandle<P>(state),
     requestContext: (state, params, request, method) => ({
@@ -147,7 +148,6 @@ function agentSide<P extends ProtocolTypes>(flavor: ProtocolFlavor): AppSide<V2C
     }),
     configure: (state) => {
       const { acp, init } = state;
-      acp.admission = agentAdmission(init, flavor.schemas);
       const routes = acp.routes;
       const initialize = routes.requests.get("initialize");
       if (initialize)

@@ -63,35 +63,39 @@ const cases: Array<[string, unknown, unknown]> = [
   ["a nameless server", [{ type: "stdio" }, { type: "stdio" }], { stdio: {} }],
 ];
 
-test("assertSupportedMcpServers: only advertised (non-null) stable transports, unique names; -32602 naming the problem", () => {
-  const data = Object.fromEntries(
-    cases.map(([name, servers, capabilities]) => [name, outcome(assertSupportedMcpServers, servers, capabilities)]),
-  );
-  assert.deepEqual(data, {
-    "no servers": "ok",
-    "servers undefined": "ok",
-    "stdio advertised": "ok",
-    "stdio and http advertised": "ok",
-    "http not advertised": { type: "http" },
-    "advertised as null": { type: "http" },
-    "no capabilities": { type: "stdio" },
-    "sse, even if advertised": { type: "sse" },
-    acp: { type: "acp" },
-    "a custom transport": { type: "_acme" },
-    "_meta is not a transport": { type: "_meta" },
-    "a duplicate name": { name: "same" },
-    "the first problem wins": { type: "http" },
-    "a nameless server": "ok",
-  });
-  assert.throws(
-    () => assertSupportedMcpServers([stdio("a"), stdio("a")] as never, { stdio: {} }),
-    (error: unknown) => error instanceof RequestError && /Duplicate MCP server name a/.test(error.message),
-  );
-  assert.throws(
-    () => assertSupportedMcpServers([sse("s")] as never, { sse: {} } as never),
-    /Unsupported MCP server transport sse/,
-  );
-});
+test(
+  "assertSupportedMcpServers: only advertised (non-null) stable transports, unique names; -32602 naming the " +
+    "problem",
+  () => {
+    const data = Object.fromEntries(
+      cases.map(([name, servers, capabilities]) => [name, outcome(assertSupportedMcpServers, servers, capabilities)]),
+    );
+    assert.deepEqual(data, {
+      "no servers": "ok",
+      "servers undefined": "ok",
+      "stdio advertised": "ok",
+      "stdio and http advertised": "ok",
+      "http not advertised": { type: "http" },
+      "advertised as null": { type: "http" },
+      "no capabilities": { type: "stdio" },
+      "sse, even if advertised": { type: "sse" },
+      acp: { type: "acp" },
+      "a custom transport": { type: "_acme" },
+      "_meta is not a transport": { type: "_meta" },
+      "a duplicate name": { name: "same" },
+      "the first problem wins": { type: "http" },
+      "a nameless server": "ok",
+    });
+    assert.throws(
+      () => assertSupportedMcpServers([stdio("a"), stdio("a")] as never, { stdio: {} }),
+      (error: unknown) => error instanceof RequestError && /Duplicate MCP server name a/.test(error.message),
+    );
+    assert.throws(
+      () => assertSupportedMcpServers([sse("s")] as never, { sse: {} } as never),
+      /Unsupported MCP server transport sse/,
+    );
+  },
+);
 
 test("the unstable check also takes MCP-over-ACP (acp) when advertised", () => {
   assert.equal(outcome(assertSupportedUnstableMcpServers, [acp("x"), stdio("y")], { acp: {}, stdio: {} }), "ok");
@@ -117,14 +121,17 @@ test("the same answers as the official assertSupportedMcpServers, stable and uns
   }
 });
 
-test("V2_MCP_TRANSPORTS and V2_UNSTABLE_MCP_TRANSPORTS are McpCapabilities' properties (but _meta) in schema/v2", () => {
-  const transports = (file: string) => {
-    const schema = JSON.parse(readFileSync(join(repoRoot(), "schema/v2", file), "utf8")) as {
-      $defs: Record<string, { properties: object }>;
+test(
+  "V2_MCP_TRANSPORTS and V2_UNSTABLE_MCP_TRANSPORTS are " + "McpCapabilities' properties (but _meta) in schema/v2",
+  () => {
+    const transports = (file: string) => {
+      const schema = JSON.parse(readFileSync(join(repoRoot(), "schema/v2", file), "utf8")) as {
+        $defs: Record<string, { properties: object }>;
+      };
+      return Object.keys(schema.$defs.McpCapabilities!.properties).filter((key) => key !== "_meta");
     };
-    return Object.keys(schema.$defs.McpCapabilities!.properties).filter((key) => key !== "_meta");
-  };
-  assert.deepEqual([...V2_MCP_TRANSPORTS].sort(), transports("schema.json").sort());
-  assert.deepEqual([...V2_UNSTABLE_MCP_TRANSPORTS].sort(), transports("schema.unstable.json").sort());
-  assert.ok(V2_UNSTABLE_MCP_TRANSPORTS.includes("acp") && !V2_MCP_TRANSPORTS.includes("acp"));
-});
+    assert.deepEqual([...V2_MCP_TRANSPORTS].sort(), transports("schema.json").sort());
+    assert.deepEqual([...V2_UNSTABLE_MCP_TRANSPORTS].sort(), transports("schema.unstable.json").sort());
+    assert.ok(V2_UNSTABLE_MCP_TRANSPORTS.includes("acp") && !V2_MCP_TRANSPORTS.includes("acp"));
+  },
+);

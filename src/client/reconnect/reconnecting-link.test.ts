@@ -52,7 +52,10 @@ class RawAgent {
   }
 }
 
-/** Answers like a minimal agent: initialize (with `capabilities`), new/load/resume, prompts that never end unless "quick". */
+/**
+ * Answers like a minimal agent: initialize (with `capabilities`), new/load/resume, prompts that never end unless
+ * "quick".
+ */
 function agentReplies(capabilities: Record<string, unknown>) {
   return (message: AnyMessage, agent: RawAgent) => {
     if (!("method" in message) || !("id" in message)) return;
@@ -144,46 +147,50 @@ const INIT = {
 };
 
 describe("ReconnectingLink", () => {
-  it("a drop mid-turn: the turn fails with ResponseLostError, the link comes back, initialize is resent, the session is loaded again", async () => {
-    const h = harness({ loadSession: true });
-    await h.connection.initialize(INIT);
-    await h.connection.newSession({ cwd: "/work", mcpServers: [{ name: "m", command: "x", args: [], env: [] }] });
-    const turn = h.connection.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "slow" }] });
-    await h.agents[0]!.until(() => h.agents[0]!.methods().includes("session/prompt"));
-    h.agents[0]!.drop();
-    await assert.rejects(
-      turn,
-      (error: Error) => error instanceof ResponseLostError && /session\/prompt/.test(error.message),
-    );
-    await h.waitFor("reattached");
-    const second = h.agents[1]!;
-    assert.deepEqual(second.methods(), ["initialize", "session/load"]);
-    assert.deepEqual(
-      (second.received[0] as { params: unknown }).params,
-      INIT,
-      "the application's own initialize, again",
-    );
-    assert.deepEqual((second.received[1] as { params: unknown }).params, {
-      sessionId: "s1",
-      cwd: "/work",
-      mcpServers: [{ name: "m", command: "x", args: [], env: [] }],
-    });
-    assert.deepEqual(
-      h.events.map((e) => e.type),
-      ["disconnected", "reconnecting", "reconnected", "reattached"],
-    );
-    assert.deepEqual(h.events.at(-1), {
-      type: "reattached",
-      sessionId: "s1",
-      method: "session/load",
-      heldBackUpdates: 2,
-    });
-    assert.deepEqual(h.updates, [], "the replayed history was held back");
-    assert.deepEqual(await h.connection.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "quick" }] }), {
-      stopReason: "end_turn",
-    });
-    h.connection.close();
-  });
+  it(
+    "a drop mid-turn: the turn fails with ResponseLostError, the link comes back, initialize is resent, the " +
+      "session is loaded again",
+    async () => {
+      const h = harness({ loadSession: true });
+      await h.connection.initialize(INIT);
+      await h.connection.newSession({ cwd: "/work", mcpServers: [{ name: "m", command: "x", args: [], env: [] }] });
+      const turn = h.connection.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "slow" }] });
+      await h.agents[0]!.until(() => h.agents[0]!.methods().includes("session/prompt"));
+      h.agents[0]!.drop();
+      await assert.rejects(
+        turn,
+        (error: Error) => error instanceof ResponseLostError && /session\/prompt/.test(error.message),
+      );
+      await h.waitFor("reattached");
+      const second = h.agents[1]!;
+      assert.deepEqual(second.methods(), ["initialize", "session/load"]);
+      assert.deepEqual(
+        (second.received[0] as { params: unknown }).params,
+        INIT,
+        "the application's own initialize, again",
+      );
+      assert.deepEqual((second.received[1] as { params: unknown }).params, {
+        sessionId: "s1",
+        cwd: "/work",
+        mcpServers: [{ name: "m", command: "x", args: [], env: [] }],
+      });
+      assert.deepEqual(
+        h.events.map((e) => e.type),
+        ["disconnected", "reconnecting", "reconnected", "reattached"],
+      );
+      assert.deepEqual(h.events.at(-1), {
+        type: "reattached",
+        sessionId: "s1",
+        method: "session/load",
+        heldBackUpdates: 2,
+      });
+      assert.deepEqual(h.updates, [], "the replayed history was held back");
+      assert.deepEqual(await h.connection.prompt({ sessionId: "s1", prompt: [{ type: "text", text: "quick" }] }), {
+        stopReason: "end_turn",
+      });
+      h.connection.close();
+    },
+  );
 
   it("prefers session/resume when the agent advertises it", async () => {
     const h = harness({ loadSession: true, sessionCapabilities: { resume: {} } });

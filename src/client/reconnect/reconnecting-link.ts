@@ -24,6 +24,7 @@ import { LINK, type LinkReceiver, type MessageLink, type Stream } from "../../js
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { peerSupports } from "../../protocol/capabilities.js";
+import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import { linkFromStream } from "../../transports/stream-link.js";
 import { backoffDelay, pause, type BackoffOptions } from "./backoff.js";
 import { Generation } from "./generation.js";
@@ -69,13 +70,18 @@ export class ReconnectingLink implements MessageLink {
   readonly #ledger = new SessionLedger();
   readonly #stop = new AbortController();
   #first: Stream | undefined;
-  #receiver: LinkReceiver | undefined;
+  /** The receiver, and the end: no more links, nothing queued, the live one closed when it failed. */
+  readonly #life = new LinkLifecycle((cause) => {
+    this.#state = "closed";
+    this.#queue = [];
+    this.#stop.abort();
+    if (this.#live !== undefined && cause !== undefined) void this.#live.link.close();
+    this.#live = undefined;
+  });
   #live: Generation | undefined;
   #generations = 0;
   #state: State = "connecting";
   #queue: AnyMessage[] = [];
-  #cause: unknown;
-  #closedDelivered = false;
   #inputPaused = false;
 
   constructor(open: () => Stream | Promise<Stream>, options: ReconnectOptions = {}, first?: Stream) {
@@ -95,8 +101,7 @@ export class ReconnectingLink implements MessageLink {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
+    this.#life.start(receiver);
     void this.#connectFirst();
   }
 
@@ -112,7 +117,8 @@ export class ReconnectingLink implements MessageLink {
       const max = this.#options.maxQueuedMessages ?? 1000;
       if (this.#queue.length >= max) {
         throw new TransportFailedError(
-          `The link to the agent is reconnecting and ${max} messages are already queued; wait for it (see the reconnect events) or raise maxQueuedMessages.`,
+          `The link to the agent is reconnecting and ${max} messages are already queued; wait for it (see the ` +
+            `reconnect events) or raise maxQueuedMessages.`,
         );
       }
       this.#queue.push(message);
@@ -170,9 +176,9 @@ export class ReconnectingLink implements MessageLink {
     return new Generation(this.#generations++, link, {
       message: (value) => {
         this.#ledger.received(value);
-        this.#receiver?.message(value);
+        this.#life.receiver?.message(value);
       },
-      problem: (problem) => this.#receiver?.problem(problem),
+      problem: (problem) => this.#life.receiver?.problem(problem),
       closed: (generation, cause) => this.#linkEnded(generation, cause),
     });
   }
@@ -186,7 +192,7 @@ export class ReconnectingLink implements MessageLink {
         this.#live!.forward(message);
       } catch (error) {
         if ("id" in message)
-          this.#receiver?.problem({
+          this.#life.receiver?.problem({
             kind: "lost",
             ids: [message.id],
             detail: `it could not be sent after reconnecting (${String(error)})`,
@@ -205,7 +211,7 @@ export class ReconnectingLink implements MessageLink {
     const reason =
       cause === undefined ? "the agent ended the connection" : cause instanceof Error ? cause.message : String(cause);
     if (lost.length > 0)
-      this.#receiver?.problem({
+      this.#life.receiver?.problem({
         kind: "lost",
         ids: lost,
         detail: `the link to the agent dropped while it was in flight (${reason}); reconnecting`,
@@ -319,19 +325,9 @@ export class ReconnectingLink implements MessageLink {
     }
   }
 
+  /** The link is over: `closed(cause)` follows in a microtask. */
   #finish(cause: unknown): void {
-    if (this.#state === "closed") return;
-    this.#state = "closed";
-    this.#cause = cause;
-    this.#queue = [];
-    this.#stop.abort();
-    if (this.#live !== undefined && cause !== undefined) void this.#live.link.close();
-    this.#live = undefined;
-    queueMicrotask(() => {
-      if (this.#closedDelivered || !this.#receiver) return;
-      this.#closedDelivered = true;
-      this.#receiver.closed(this.#cause);
-    });
+    this.#life.finishLater(cause);
   }
 }
 

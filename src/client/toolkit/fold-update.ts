@@ -78,7 +78,9 @@ export function patchInfo(previous: SessionInfo, update: SessionInfoUpdate): Ses
   return next;
 }
 
-/** The usage an `usage_update` reports (each update is complete: `used` and `size` are required; `cost: null` = none). */
+/**
+ * The usage an `usage_update` reports (each update is complete: `used` and `size` are required; `cost: null` = none).
+ */
 export function toUsage(update: UsageUpdate): Usage {
   const usage: { used: number; size: number; cost?: Usage["cost"]; _meta?: Meta } = {
     used: update.used,

@@ -31,43 +31,51 @@ test("the named policies govern the hosts: deny-all none, allow-reads reads only
   assert.deepEqual(await verdicts(allowAll()), [true, true, true]);
 });
 
-test("an interactive policy is asked about writes and commands (a request describing them), not about reads with reads: serve", async () => {
-  const asked: RequestPermissionRequest[] = [];
-  const broker = new PermissionBroker(interactive((request) => (asked.push(request), { decision: "reject" })));
-  const gate = brokerGate(broker, { reads: "serve" });
-  assert.equal(await gate(read), true);
-  assert.match(String(await gate(write)), /refused/);
-  assert.match(String(await gate(terminal)), /refused/);
-  assert.deepEqual(
-    asked.map((r) => [r.toolCall.kind, r.toolCall.title, r.toolCall.locations]),
-    [
-      ["edit", "Write /w/a.txt", [{ path: "/w/a.txt" }]],
-      ["execute", "Run make test (in /w)", [{ path: "/w" }]],
-    ],
-  );
-});
+test(
+  "an interactive policy is asked about writes and commands (a request describing them), not about reads with " +
+    "reads: serve",
+  async () => {
+    const asked: RequestPermissionRequest[] = [];
+    const broker = new PermissionBroker(interactive((request) => (asked.push(request), { decision: "reject" })));
+    const gate = brokerGate(broker, { reads: "serve" });
+    assert.equal(await gate(read), true);
+    assert.match(String(await gate(write)), /refused/);
+    assert.match(String(await gate(terminal)), /refused/);
+    assert.deepEqual(
+      asked.map((r) => [r.toolCall.kind, r.toolCall.title, r.toolCall.locations]),
+      [
+        ["edit", "Write /w/a.txt", [{ path: "/w/a.txt" }]],
+        ["execute", "Run make test (in /w)", [{ path: "/w" }]],
+      ],
+    );
+  },
+);
 
-test("a permission the agent obtained covers the matching host access (same session, kind and path), without asking again", async () => {
-  let questions = 0;
-  const broker = new PermissionBroker(interactive(() => (++questions, { decision: "allow" })));
-  const gate = brokerGate(broker);
-  await broker.request(agentAsks("edit", "/w/./a.txt"));
-  await broker.request(agentAsks("execute"));
-  assert.equal(questions, 2);
-  assert.equal(await gate(write), true, "the edit grant covers the write of its path");
-  assert.equal(await gate(read), true, "and reading it");
-  assert.equal(await gate(terminal), true, "the execute grant covers a command");
-  assert.equal(questions, 2, "nothing asked twice");
-  assert.equal(await gate({ ...write, path: "/w/b.txt" }), true);
-  assert.equal(questions, 3, "another path is asked");
-  assert.equal(await gate({ ...write, sessionId: "s2" }), true);
-  assert.equal(questions, 4, "another session is asked");
-  const diff = agentAsks("edit");
-  diff.toolCall.content = [{ type: "diff", path: "/w/c.txt", oldText: null, newText: "c" }];
-  await broker.request(diff);
-  assert.equal(await gate({ ...write, path: "/w/c.txt" }), true);
-  assert.equal(questions, 5, "a diff's path is covered too");
-});
+test(
+  "a permission the agent obtained covers the matching host access (same session, kind and path), without " +
+    "asking again",
+  async () => {
+    let questions = 0;
+    const broker = new PermissionBroker(interactive(() => (++questions, { decision: "allow" })));
+    const gate = brokerGate(broker);
+    await broker.request(agentAsks("edit", "/w/./a.txt"));
+    await broker.request(agentAsks("execute"));
+    assert.equal(questions, 2);
+    assert.equal(await gate(write), true, "the edit grant covers the write of its path");
+    assert.equal(await gate(read), true, "and reading it");
+    assert.equal(await gate(terminal), true, "the execute grant covers a command");
+    assert.equal(questions, 2, "nothing asked twice");
+    assert.equal(await gate({ ...write, path: "/w/b.txt" }), true);
+    assert.equal(questions, 3, "another path is asked");
+    assert.equal(await gate({ ...write, sessionId: "s2" }), true);
+    assert.equal(questions, 4, "another session is asked");
+    const diff = agentAsks("edit");
+    diff.toolCall.content = [{ type: "diff", path: "/w/c.txt", oldText: null, newText: "c" }];
+    await broker.request(diff);
+    assert.equal(await gate({ ...write, path: "/w/c.txt" }), true);
+    assert.equal(questions, 5, "a diff's path is covered too");
+  },
+);
 
 test("a rejected or expired grant covers nothing; a cancelled turn refuses", async () => {
   let answer: "allow" | "reject" = "reject";

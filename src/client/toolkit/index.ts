@@ -1,6 +1,6 @@
 /**
  * The client toolkit's browser-safe pieces: a session model folded from `session/update` (`Transcript`, routed per
- * session by `SessionRouter`) and permission policies run by a `PermissionBroker`. No I/O, no `node:*`.
+ * session by `TranscriptRouter`) and permission policies run by a `PermissionBroker`. No I/O, no `node:*`.
  */
 export {
   Transcript,
@@ -28,7 +28,7 @@ export type {
   Usage,
 } from "./transcript-types.js";
 export { appendContent, isFinished, mergeToolCall, patchInfo, textOf, toUsage } from "./fold-update.js";
-export { SessionRouter, type SessionRouterOptions } from "./session-router.js";
+export { TranscriptRouter, type TranscriptRouterOptions } from "./transcript-router.js";
 export {
   CANCELLED_RESPONSE,
   PermissionTimeoutError,

@@ -23,36 +23,39 @@ function manual() {
   return { policy, waiting };
 }
 
-test("cancelSession answers that session's pending requests cancelled and aborts their policies; others stay", async () => {
-  const { policy, waiting } = manual();
-  const broker = new PermissionBroker(policy);
-  const a1 = broker.request(request("A", "1"));
-  const a2 = broker.request(request("A", "2"));
-  const b1 = broker.request(request("B", "1"));
-  await Promise.resolve();
-  await Promise.resolve();
-  assert.equal(broker.pending().length, 3);
-  assert.equal(broker.pending("A").length, 2);
-  assert.equal(broker.cancelSession("A"), 2);
-  assert.deepEqual(await a1, CANCELLED_RESPONSE);
-  assert.deepEqual(await a2, CANCELLED_RESPONSE);
-  assert.ok(waiting.filter((w) => w.request.sessionId === "A").every((w) => w.signal.aborted));
-  waiting[0]!.answer("allow"); // late answer: ignored
-  assert.deepEqual(
-    broker.pending().map((p) => p.request.sessionId),
-    ["B"],
-  );
-  waiting.find((w) => w.request.sessionId === "B")!.answer("allow");
-  assert.deepEqual(await b1, selectOption("allow"));
-  assert.equal(broker.pending().length, 0);
-  assert.equal(broker.cancelSession("A"), 0);
-  // a request after the cancel is asked normally
-  const again = broker.request(request("A", "3"));
-  await Promise.resolve();
-  await Promise.resolve();
-  waiting[waiting.length - 1]!.answer("reject");
-  assert.deepEqual(await again, selectOption("reject"));
-});
+test(
+  "cancelSession answers that session's pending requests " + "cancelled and aborts their policies; others stay",
+  async () => {
+    const { policy, waiting } = manual();
+    const broker = new PermissionBroker(policy);
+    const a1 = broker.request(request("A", "1"));
+    const a2 = broker.request(request("A", "2"));
+    const b1 = broker.request(request("B", "1"));
+    await Promise.resolve();
+    await Promise.resolve();
+    assert.equal(broker.pending().length, 3);
+    assert.equal(broker.pending("A").length, 2);
+    assert.equal(broker.cancelSession("A"), 2);
+    assert.deepEqual(await a1, CANCELLED_RESPONSE);
+    assert.deepEqual(await a2, CANCELLED_RESPONSE);
+    assert.ok(waiting.filter((w) => w.request.sessionId === "A").every((w) => w.signal.aborted));
+    waiting[0]!.answer("allow"); // late answer: ignored
+    assert.deepEqual(
+      broker.pending().map((p) => p.request.sessionId),
+      ["B"],
+    );
+    waiting.find((w) => w.request.sessionId === "B")!.answer("allow");
+    assert.deepEqual(await b1, selectOption("allow"));
+    assert.equal(broker.pending().length, 0);
+    assert.equal(broker.cancelSession("A"), 0);
+    // a request after the cancel is asked normally
+    const again = broker.request(request("A", "3"));
+    await Promise.resolve();
+    await Promise.resolve();
+    waiting[waiting.length - 1]!.answer("reject");
+    assert.deepEqual(await again, selectOption("reject"));
+  },
+);
 
 test("a throwing policy or an answer naming an option the agent did not offer fails closed", async () => {
   const errors: unknown[] = [];

@@ -40,15 +40,19 @@ const chosen = async (policy: PermissionPolicy, req: RequestPermissionRequest) =
   return response.outcome.outcome === "selected" ? response.outcome.optionId : "cancelled";
 };
 
-test("allowAll picks allow_once, else allow_always, else rejects; denyAll picks reject_once, else reject_always, else cancelled", async () => {
-  assert.equal(await chosen(allowAll(), request("edit")), "opt-allow_once");
-  assert.equal(await chosen(allowAll(), request("edit", ["reject_once", "allow_always"])), "opt-allow_always");
-  assert.equal(await chosen(allowAll(), request("edit", ["reject_always"])), "opt-reject_always");
-  assert.equal(await chosen(allowAll(), request("edit", [])), "cancelled");
-  assert.equal(await chosen(denyAll(), request("read")), "opt-reject_once");
-  assert.equal(await chosen(denyAll(), request("read", ["allow_once", "reject_always"])), "opt-reject_always");
-  assert.equal(await chosen(denyAll(), request("read", ["allow_once", "allow_always"])), "cancelled");
-});
+test(
+  "allowAll picks allow_once, else allow_always, else rejects; denyAll picks reject_once, else reject_always, " +
+    "else cancelled",
+  async () => {
+    assert.equal(await chosen(allowAll(), request("edit")), "opt-allow_once");
+    assert.equal(await chosen(allowAll(), request("edit", ["reject_once", "allow_always"])), "opt-allow_always");
+    assert.equal(await chosen(allowAll(), request("edit", ["reject_always"])), "opt-reject_always");
+    assert.equal(await chosen(allowAll(), request("edit", [])), "cancelled");
+    assert.equal(await chosen(denyAll(), request("read")), "opt-reject_once");
+    assert.equal(await chosen(denyAll(), request("read", ["allow_once", "reject_always"])), "opt-reject_always");
+    assert.equal(await chosen(denyAll(), request("read", ["allow_once", "allow_always"])), "cancelled");
+  },
+);
 
 test("allowReads allows read, search, think and fetch; the rest goes to the fallback (default reject)", async () => {
   for (const kind of ["read", "search", "think", "fetch"] as const)
@@ -82,44 +86,47 @@ test("interactive maps option ids, decisions, whole responses and dismissals; un
   assert.equal(asked.length, 6);
 });
 
-test("withMemory remembers allow_always and reject_always per session and tool kind, with the agent's own options", async () => {
-  const answers: string[] = [];
-  let calls = 0;
-  const memory = withMemory(async () => {
-    calls++;
-    return selectOption(answers.shift() ?? "opt-reject_once");
-  });
-  answers.push("opt-allow_always");
-  assert.equal(await chosen(memory, request("edit")), "opt-allow_always");
-  assert.equal(memory.remembered("s1", "edit"), "allow");
-  assert.equal(await chosen(memory, request("edit")), "opt-allow_always"); // remembered
-  assert.equal(await chosen(memory, request("edit", ["allow_once", "reject_once"])), "opt-allow_once"); // no allow_always offered
-  assert.equal(calls, 1);
-  // another kind, another session: asked
-  answers.push("opt-allow_once", "opt-allow_once");
-  assert.equal(await chosen(memory, request("execute")), "opt-allow_once");
-  assert.equal(await chosen(memory, request("edit", ALL_KINDS, "s2")), "opt-allow_once");
-  assert.equal(calls, 3);
-  assert.equal(memory.remembered("s1", "execute"), undefined); // allow_once is not remembered
-  // reject_always
-  answers.push("opt-reject_always");
-  assert.equal(await chosen(memory, request("delete")), "opt-reject_always");
-  assert.equal(await chosen(memory, request("delete", ["allow_once", "reject_once"])), "opt-reject_once");
-  assert.equal(calls, 4);
-  // the agent offers nothing of the remembered family: the inner policy decides
-  answers.push("opt-allow_once");
-  assert.equal(await chosen(memory, request("delete", ["allow_once"])), "opt-allow_once");
-  assert.equal(calls, 5);
-  // a kindless request counts as other
-  answers.push("opt-allow_always");
-  await chosen(memory, request(undefined));
-  assert.equal(memory.remembered("s1", "other"), "allow");
-  assert.equal(await chosen(memory, request("other")), "opt-allow_always");
-  memory.forget("s1");
-  assert.equal(memory.remembered("s1", "edit"), undefined);
-  memory.forget();
-  assert.equal(memory.remembered("s2", "edit"), undefined);
-});
+test(
+  "withMemory remembers allow_always and reject_always per " + "session and tool kind, with the agent's own options",
+  async () => {
+    const answers: string[] = [];
+    let calls = 0;
+    const memory = withMemory(async () => {
+      calls++;
+      return selectOption(answers.shift() ?? "opt-reject_once");
+    });
+    answers.push("opt-allow_always");
+    assert.equal(await chosen(memory, request("edit")), "opt-allow_always");
+    assert.equal(memory.remembered("s1", "edit"), "allow");
+    assert.equal(await chosen(memory, request("edit")), "opt-allow_always"); // remembered
+    assert.equal(await chosen(memory, request("edit", ["allow_once", "reject_once"])), "opt-allow_once"); // no allow_always offered
+    assert.equal(calls, 1);
+    // another kind, another session: asked
+    answers.push("opt-allow_once", "opt-allow_once");
+    assert.equal(await chosen(memory, request("execute")), "opt-allow_once");
+    assert.equal(await chosen(memory, request("edit", ALL_KINDS, "s2")), "opt-allow_once");
+    assert.equal(calls, 3);
+    assert.equal(memory.remembered("s1", "execute"), undefined); // allow_once is not remembered
+    // reject_always
+    answers.push("opt-reject_always");
+    assert.equal(await chosen(memory, request("delete")), "opt-reject_always");
+    assert.equal(await chosen(memory, request("delete", ["allow_once", "reject_once"])), "opt-reject_once");
+    assert.equal(calls, 4);
+    // the agent offers nothing of the remembered family: the inner policy decides
+    answers.push("opt-allow_once");
+    assert.equal(await chosen(memory, request("delete", ["allow_once"])), "opt-allow_once");
+    assert.equal(calls, 5);
+    // a kindless request counts as other
+    answers.push("opt-allow_always");
+    await chosen(memory, request(undefined));
+    assert.equal(memory.remembered("s1", "other"), "allow");
+    assert.equal(await chosen(memory, request("other")), "opt-allow_always");
+    memory.forget("s1");
+    assert.equal(memory.remembered("s1", "edit"), undefined);
+    memory.forget();
+    assert.equal(memory.remembered("s2", "edit"), undefined);
+  },
+);
 
 test("withTimeout fails closed: reject option if offered, else cancelled, and aborts the inner policy", async () => {
   let reason: unknown;

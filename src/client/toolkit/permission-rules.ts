@@ -78,7 +78,9 @@ function testRegExp(pattern: RegExp, text: string): boolean {
   return pattern.test(text);
 }
 
-/** rawInput keys read as paths: `path`, `paths`, `file`, `filename`, `cwd`, `dir`, `directory`, and `*_path`/`*Path`(s). */
+/**
+ * rawInput keys read as paths: `path`, `paths`, `file`, `filename`, `cwd`, `dir`, `directory`, and `*_path`/`*Path`(s).
+ */
 const PATH_KEY = /^(path|paths|file|files|filename|cwd|dir|directory|destination|source)$|_path(s)?$|Path(s)?$/;
 
 /**

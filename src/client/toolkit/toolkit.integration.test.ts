@@ -8,7 +8,7 @@ import { ClientSideConnection } from "../client-side-connection.js";
 import { PermissionBroker } from "./permission-broker.js";
 import { allowReads, interactive, selectOption, withMemory, type PermissionPolicy } from "./permission-policy.js";
 import { rules } from "./permission-rules.js";
-import { SessionRouter } from "./session-router.js";
+import { TranscriptRouter } from "./transcript-router.js";
 import type { Transcript } from "./transcript.js";
 
 const text = (value: string) => ({ type: "text" as const, text: value });
@@ -148,90 +148,97 @@ function outline(transcript: Transcript): string[] {
     if (entry.kind === "notice") return `notice ${entry.severity}: ${entry.title}`;
     if (entry.kind === "compaction") return `compaction ${entry.compactionId} ${entry.status}: ${entry.text}`;
     const call = entry.toolCall;
-    return `${entry.turn} tool ${call.toolCallId} ${call.kind}/${call.status}${call.cancelled ? "/cancelled" : ""} ${call.content.map((c) => c.type).join(",")}`;
+    return (
+      `${entry.turn} tool ` +
+      `${call.toolCallId} ${call.kind}/${call.status}${call.cancelled ? "/cancelled" : ""} ${call.content.map((c) => c.type).join(",")}`
+    );
   });
 }
 
-test("a ClientSideConnection with router, transcript and policies, against an AgentSideConnection streaming real turns", async () => {
-  const [agentStream, clientStream] = createMemoryPair();
-  const agentSide = new AgentSideConnection(scriptedAgent, agentStream);
-  const router = new SessionRouter();
-  const asked: string[] = [];
-  let release: (() => void) | undefined;
-  // edits under /work are asked (and the user says "always"), reads are allowed, the rest rejected
-  const policy = withMemory(
-    rules([{ kind: "edit", path: "/work", decision: "ask" }], allowReads(), {
-      ask: interactive((request) => (asked.push(request.toolCall.title ?? ""), "always")),
-    }),
-  );
-  // execute asks a user who never answers: only the cancel ends it
-  const waitForCancel: PermissionPolicy = (_request, { signal }) =>
-    new Promise((resolve) => {
-      release?.();
-      signal.addEventListener("abort", () => resolve(selectOption("ok")));
+test(
+  "a ClientSideConnection with router, transcript and policies, against an AgentSideConnection streaming real " +
+    "turns",
+  async () => {
+    const [agentStream, clientStream] = createMemoryPair();
+    const agentSide = new AgentSideConnection(scriptedAgent, agentStream);
+    const router = new TranscriptRouter();
+    const asked: string[] = [];
+    let release: (() => void) | undefined;
+    // edits under /work are asked (and the user says "always"), reads are allowed, the rest rejected
+    const policy = withMemory(
+      rules([{ kind: "edit", path: "/work", decision: "ask" }], allowReads(), {
+        ask: interactive((request) => (asked.push(request.toolCall.title ?? ""), "always")),
+      }),
+    );
+    // execute asks a user who never answers: only the cancel ends it
+    const waitForCancel: PermissionPolicy = (_request, { signal }) =>
+      new Promise((resolve) => {
+        release?.();
+        signal.addEventListener("abort", () => resolve(selectOption("ok")));
+      });
+    const broker = new PermissionBroker(rules([{ kind: "execute", decision: "ask" }], policy, { ask: waitForCancel }), {
+      lookupToolCall: (sessionId, toolCallId) => router.get(sessionId)?.toolCall(toolCallId),
     });
-  const broker = new PermissionBroker(rules([{ kind: "execute", decision: "ask" }], policy, { ask: waitForCancel }), {
-    lookupToolCall: (sessionId, toolCallId) => router.get(sessionId)?.toolCall(toolCallId),
-  });
-  const connection = new ClientSideConnection(
-    () => ({
-      sessionUpdate: (notification) => router.route(notification),
-      requestPermission: (params) => broker.request(params),
-    }),
-    clientStream,
-  );
-  await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
-  const created = await connection.newSession({ cwd: "/work", mcpServers: [] });
-  assert.equal(router.bufferedFor("S"), 1); // the commands update came before the response
-  const transcript = router.open(created.sessionId, created);
-  assert.equal(transcript.availableCommands?.[0]?.name, "review");
-  assert.equal(transcript.currentModeId, "ask");
+    const connection = new ClientSideConnection(
+      () => ({
+        sessionUpdate: (notification) => router.route(notification),
+        requestPermission: (params) => broker.request(params),
+      }),
+      clientStream,
+    );
+    await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
+    const created = await connection.newSession({ cwd: "/work", mcpServers: [] });
+    assert.equal(router.bufferedFor("S"), 1); // the commands update came before the response
+    const transcript = router.open(created.sessionId, created);
+    assert.equal(transcript.availableCommands?.[0]?.name, "review");
+    assert.equal(transcript.currentModeId, "ask");
 
-  const prompt1 = [text("Set a to 1 in config.json")];
-  transcript.beginTurn(prompt1);
-  transcript.endTurn((await connection.prompt({ sessionId: "S", prompt: prompt1 })).stopReason);
-  assert.deepEqual(asked, ["Edit config.json"]); // the read was allowed by allowReads, through the looked-up kind
-  assert.equal(policy.remembered("S", "edit"), "allow");
+    const prompt1 = [text("Set a to 1 in config.json")];
+    transcript.beginTurn(prompt1);
+    transcript.endTurn((await connection.prompt({ sessionId: "S", prompt: prompt1 })).stopReason);
+    assert.deepEqual(asked, ["Edit config.json"]); // the read was allowed by allowReads, through the looked-up kind
+    assert.equal(policy.remembered("S", "edit"), "allow");
 
-  const prompt2 = [text("Now build it")];
-  transcript.beginTurn(prompt2);
-  const pending = new Promise<void>((resolve) => (release = resolve));
-  const response2 = connection.prompt({ sessionId: "S", prompt: prompt2 });
-  await pending;
-  assert.equal(broker.pending("S").length, 1);
-  transcript.requestCancel();
-  await connection.cancel({ sessionId: "S" });
-  assert.equal(broker.cancelSession("S"), 1);
-  transcript.endTurn((await response2).stopReason);
+    const prompt2 = [text("Now build it")];
+    transcript.beginTurn(prompt2);
+    const pending = new Promise<void>((resolve) => (release = resolve));
+    const response2 = connection.prompt({ sessionId: "S", prompt: prompt2 });
+    await pending;
+    assert.equal(broker.pending("S").length, 1);
+    transcript.requestCancel();
+    await connection.cancel({ sessionId: "S" });
+    assert.equal(broker.cancelSession("S"), 1);
+    transcript.endTurn((await response2).stopReason);
 
-  assert.deepEqual(outline(transcript), [
-    "0 user: Set a to 1 in config.json",
-    "0 thought: Planning the edit.",
-    "0 plan: completed,completed",
-    "0 agent: Reading the config.",
-    "0 tool t1 read/completed content",
-    "0 tool t1b edit/completed diff",
-    "0 agent: Done.",
-    "1 user: Now build it",
-    "1 tool t2 execute/pending/cancelled ",
-    "1 agent: permission cancelled",
-  ]);
-  assert.deepEqual(
-    transcript.turns.map(({ stopReason, outcome, cancelRequested }) => ({ stopReason, outcome, cancelRequested })),
-    [
-      { stopReason: "end_turn", outcome: "end_turn", cancelRequested: false },
-      { stopReason: "end_turn", outcome: "cancelled", cancelRequested: true },
-    ],
-  );
-  assert.equal(transcript.currentModeId, "code");
-  assert.equal(transcript.state.modes?.currentModeId, "code");
-  assert.deepEqual(transcript.usage, { used: 5000, size: 128000 });
-  assert.equal(transcript.info.title, "Edit the config");
-  assert.equal(
-    transcript.plan?.every((entry) => entry.status === "completed"),
-    true,
-  );
-  assert.equal(router.buffered, 0);
-  connection.close();
-  await agentSide.closed;
-});
+    assert.deepEqual(outline(transcript), [
+      "0 user: Set a to 1 in config.json",
+      "0 thought: Planning the edit.",
+      "0 plan: completed,completed",
+      "0 agent: Reading the config.",
+      "0 tool t1 read/completed content",
+      "0 tool t1b edit/completed diff",
+      "0 agent: Done.",
+      "1 user: Now build it",
+      "1 tool t2 execute/pending/cancelled ",
+      "1 agent: permission cancelled",
+    ]);
+    assert.deepEqual(
+      transcript.turns.map(({ stopReason, outcome, cancelRequested }) => ({ stopReason, outcome, cancelRequested })),
+      [
+        { stopReason: "end_turn", outcome: "end_turn", cancelRequested: false },
+        { stopReason: "end_turn", outcome: "cancelled", cancelRequested: true },
+      ],
+    );
+    assert.equal(transcript.currentModeId, "code");
+    assert.equal(transcript.state.modes?.currentModeId, "code");
+    assert.deepEqual(transcript.usage, { used: 5000, size: 128000 });
+    assert.equal(transcript.info.title, "Edit the config");
+    assert.equal(
+      transcript.plan?.every((entry) => entry.status === "completed"),
+      true,
+    );
+    assert.equal(router.buffered, 0);
+    connection.close();
+    await agentSide.closed;
+  },
+);

@@ -30,83 +30,87 @@ function outline(transcript: Transcript): string[] {
   });
 }
 
-test("a realistic turn: thoughts, chunks with and without messageId, a tool call patched to completion, the plan replaced", () => {
-  const transcript = new Transcript({ sessionId: "s1" });
-  transcript.beginTurn([text("Fix the failing test")]);
-  const updates: SessionUpdate[] = [
-    thought("The user wants "),
-    thought("a fix."),
-    {
-      sessionUpdate: "plan",
-      entries: [
-        { content: "Read the test", priority: "high", status: "in_progress" },
-        { content: "Fix it", priority: "medium", status: "pending" },
-      ],
-    },
-    agent("Let me look ", "m1"),
-    agent("at the test.", "m1"),
-    {
-      sessionUpdate: "tool_call",
-      toolCallId: "call_1",
-      title: "Read file",
-      kind: "read",
-      status: "pending",
-      locations: [{ path: "/work/a.test.ts" }],
-      rawInput: { path: "/work/a.test.ts" },
-    },
-    { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress", title: "Read a.test.ts" },
-    { sessionUpdate: "tool_call_update", toolCallId: "call_1", content: [output("partial")] },
-    {
-      sessionUpdate: "tool_call_update",
-      toolCallId: "call_1",
-      status: "completed",
-      content: [output("line 1\nline 2")],
-      rawOutput: { lines: 2 },
-    },
-    {
-      sessionUpdate: "plan",
-      entries: [
-        { content: "Read the test", priority: "high", status: "completed" },
-        { content: "Fix it", priority: "medium", status: "in_progress" },
-      ],
-    },
-    agent("Found it", "m2"),
-    agent("."),
-    agent(" Done."),
-  ];
-  for (const update of updates) transcript.apply(update);
-  transcript.endTurn("end_turn");
+test(
+  "a realistic turn: thoughts, chunks with and without messageId, a tool call patched to completion, the plan " +
+    "replaced",
+  () => {
+    const transcript = new Transcript({ sessionId: "s1" });
+    transcript.beginTurn([text("Fix the failing test")]);
+    const updates: SessionUpdate[] = [
+      thought("The user wants "),
+      thought("a fix."),
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read the test", priority: "high", status: "in_progress" },
+          { content: "Fix it", priority: "medium", status: "pending" },
+        ],
+      },
+      agent("Let me look ", "m1"),
+      agent("at the test.", "m1"),
+      {
+        sessionUpdate: "tool_call",
+        toolCallId: "call_1",
+        title: "Read file",
+        kind: "read",
+        status: "pending",
+        locations: [{ path: "/work/a.test.ts" }],
+        rawInput: { path: "/work/a.test.ts" },
+      },
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress", title: "Read a.test.ts" },
+      { sessionUpdate: "tool_call_update", toolCallId: "call_1", content: [output("partial")] },
+      {
+        sessionUpdate: "tool_call_update",
+        toolCallId: "call_1",
+        status: "completed",
+        content: [output("line 1\nline 2")],
+        rawOutput: { lines: 2 },
+      },
+      {
+        sessionUpdate: "plan",
+        entries: [
+          { content: "Read the test", priority: "high", status: "completed" },
+          { content: "Fix it", priority: "medium", status: "in_progress" },
+        ],
+      },
+      agent("Found it", "m2"),
+      agent("."),
+      agent(" Done."),
+    ];
+    for (const update of updates) transcript.apply(update);
+    transcript.endTurn("end_turn");
 
-  assert.deepEqual(outline(transcript), [
-    "user: Fix the failing test",
-    "thought: The user wants a fix.",
-    "plan: Read the test=completed, Fix it=in_progress",
-    "agent: Let me look at the test.",
-    "tool call_1 [read/completed] Read a.test.ts",
-    "agent: Found it. Done.", // id-less chunks join the latest message of their role
-  ]);
-  const call = transcript.toolCall("call_1")!;
-  assert.deepEqual(call.content, [output("line 1\nline 2")]); // replaced, not appended
-  assert.deepEqual(call.locations, [{ path: "/work/a.test.ts" }]); // absent in the updates: kept
-  assert.deepEqual(call.rawInput, { path: "/work/a.test.ts" });
-  assert.deepEqual(call.rawOutput, { lines: 2 });
-  assert.equal(transcript.plan?.length, 2);
-  assert.equal(transcript.plan?.[0]?.status, "completed");
-  const message = transcript.entries[3] as MessageEntry;
-  assert.equal(message.messageId, "m1");
-  assert.deepEqual(message.content, [text("Let me look at the test.")]);
-  assert.equal(new Set(transcript.entries.map((entry) => entry.id)).size, transcript.entries.length);
-  assert.ok(transcript.entries.every((entry) => entry.turn === 0 && entry.late === undefined));
-  assert.deepEqual(transcript.turns[0], {
-    index: 0,
-    prompt: [text("Fix the failing test")],
-    state: "ended",
-    cancelRequested: false,
-    lateUpdates: 0,
-    stopReason: "end_turn",
-    outcome: "end_turn",
-  });
-});
+    assert.deepEqual(outline(transcript), [
+      "user: Fix the failing test",
+      "thought: The user wants a fix.",
+      "plan: Read the test=completed, Fix it=in_progress",
+      "agent: Let me look at the test.",
+      "tool call_1 [read/completed] Read a.test.ts",
+      "agent: Found it. Done.", // id-less chunks join the latest message of their role
+    ]);
+    const call = transcript.toolCall("call_1")!;
+    assert.deepEqual(call.content, [output("line 1\nline 2")]); // replaced, not appended
+    assert.deepEqual(call.locations, [{ path: "/work/a.test.ts" }]); // absent in the updates: kept
+    assert.deepEqual(call.rawInput, { path: "/work/a.test.ts" });
+    assert.deepEqual(call.rawOutput, { lines: 2 });
+    assert.equal(transcript.plan?.length, 2);
+    assert.equal(transcript.plan?.[0]?.status, "completed");
+    const message = transcript.entries[3] as MessageEntry;
+    assert.equal(message.messageId, "m1");
+    assert.deepEqual(message.content, [text("Let me look at the test.")]);
+    assert.equal(new Set(transcript.entries.map((entry) => entry.id)).size, transcript.entries.length);
+    assert.ok(transcript.entries.every((entry) => entry.turn === 0 && entry.late === undefined));
+    assert.deepEqual(transcript.turns[0], {
+      index: 0,
+      prompt: [text("Fix the failing test")],
+      state: "ended",
+      cancelRequested: false,
+      lateUpdates: 0,
+      stopReason: "end_turn",
+      outcome: "end_turn",
+    });
+  },
+);
 
 test("chunks with a messageId join their message wherever it is; interleaved roles stay apart", () => {
   const transcript = new Transcript();
@@ -259,36 +263,40 @@ test("updates after the prompt response fold into the ended turn, marked late", 
   assert.equal(transcript.entries[transcript.entries.length - 1]!.turn, 1);
 });
 
-test("cancel then end_turn: the turn is cancelled and keeps the agent's stop reason; unfinished tool calls are marked", () => {
-  const transcript = new Transcript();
-  transcript.beginTurn([text("long job")]);
-  transcript.apply({
-    sessionUpdate: "tool_call",
-    toolCallId: "done",
-    title: "Read",
-    kind: "read",
-    status: "completed",
-  });
-  transcript.apply({
-    sessionUpdate: "tool_call",
-    toolCallId: "running",
-    title: "Build",
-    kind: "execute",
-    status: "in_progress",
-  });
-  assert.equal(transcript.requestCancel(), true);
-  transcript.apply({ sessionUpdate: "tool_call_update", toolCallId: "running", status: "failed" }); // accepted after cancel
-  const turn = transcript.endTurn("end_turn")!;
-  assert.equal(turn.cancelRequested, true);
-  assert.equal(turn.stopReason, "end_turn");
-  assert.equal(turn.outcome, "cancelled");
-  assert.deepEqual(outline(transcript).slice(1), [
-    "tool done [read/completed] Read",
-    "tool running [execute/failed/cancelled] Build",
-  ]);
-  assert.equal(transcript.requestCancel(), false);
-  assert.equal(transcript.endTurn("cancelled"), undefined);
-});
+test(
+  "cancel then end_turn: the turn is cancelled and keeps the agent's stop reason; unfinished tool calls are " +
+    "marked",
+  () => {
+    const transcript = new Transcript();
+    transcript.beginTurn([text("long job")]);
+    transcript.apply({
+      sessionUpdate: "tool_call",
+      toolCallId: "done",
+      title: "Read",
+      kind: "read",
+      status: "completed",
+    });
+    transcript.apply({
+      sessionUpdate: "tool_call",
+      toolCallId: "running",
+      title: "Build",
+      kind: "execute",
+      status: "in_progress",
+    });
+    assert.equal(transcript.requestCancel(), true);
+    transcript.apply({ sessionUpdate: "tool_call_update", toolCallId: "running", status: "failed" }); // accepted after cancel
+    const turn = transcript.endTurn("end_turn")!;
+    assert.equal(turn.cancelRequested, true);
+    assert.equal(turn.stopReason, "end_turn");
+    assert.equal(turn.outcome, "cancelled");
+    assert.deepEqual(outline(transcript).slice(1), [
+      "tool done [read/completed] Read",
+      "tool running [execute/failed/cancelled] Build",
+    ]);
+    assert.equal(transcript.requestCancel(), false);
+    assert.equal(transcript.endTurn("cancelled"), undefined);
+  },
+);
 
 test("a failed prompt ends the turn with the error; after a cancel it still reads cancelled", () => {
   const transcript = new Transcript();

@@ -3,8 +3,10 @@
  * client's own prompt turns. Pure and synchronous: no I/O, no timers; a terminal UI and a web UI render the same data.
  *
  * See protocol docs: [Prompt Turn](https://agentclientprotocol.com/protocol/prompt-turn),
- * [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls), [Agent Plan](https://agentclientprotocol.com/protocol/agent-plan),
- * [Session Modes](https://agentclientprotocol.com/protocol/session-modes), [Slash Commands](https://agentclientprotocol.com/protocol/slash-commands)
+ * [Tool Calls](https://agentclientprotocol.com/protocol/tool-calls), [Agent
+ * Plan](https://agentclientprotocol.com/protocol/agent-plan), [Session
+ * Modes](https://agentclientprotocol.com/protocol/session-modes), [Slash
+ * Commands](https://agentclientprotocol.com/protocol/slash-commands)
  */
 import type {
   ContentBlock,

@@ -138,61 +138,67 @@ test("an error answered after a cancel is reported as cancelled too; other error
   assert.match(s.violations[0]!.message, /answered a cancelled turn with an error \(-32603: Internal error: aborted\)/);
 });
 
-test("a cancel not honoured within the deadline ends the turn here and calls onCancelIgnored; what follows is late", async () => {
-  const s = setup(50);
-  const { answer } = await started(s, "ignore-cancel");
-  s.guard.cancel("S");
-  assert.deepEqual(await answer, { stopReason: "cancelled", endedLocally: true });
-  assert.deepEqual(s.ignored, ["S"]);
-  assert.equal(s.violations[0]!.kind, "cancel_ignored");
-  assert.match(s.violations[0]!.message, /did not end the turn within 50 ms of the cancel/);
-  assert.equal(s.guard.isRunning("S"), false);
-  // The connection itself still works, and a new turn can start.
-  s.transcript.endTurn("cancelled");
-  const next = s.guard.prompt({ sessionId: "S", prompt: [{ type: "text", text: "next" }] });
-  assert.deepEqual(await next, { stopReason: "end_turn" });
-  s.connection.close();
-});
+test(
+  "a cancel not honoured within the deadline ends the turn here " + "and calls onCancelIgnored; what follows is late",
+  async () => {
+    const s = setup(50);
+    const { answer } = await started(s, "ignore-cancel");
+    s.guard.cancel("S");
+    assert.deepEqual(await answer, { stopReason: "cancelled", endedLocally: true });
+    assert.deepEqual(s.ignored, ["S"]);
+    assert.equal(s.violations[0]!.kind, "cancel_ignored");
+    assert.match(s.violations[0]!.message, /did not end the turn within 50 ms of the cancel/);
+    assert.equal(s.guard.isRunning("S"), false);
+    // The connection itself still works, and a new turn can start.
+    s.transcript.endTurn("cancelled");
+    const next = s.guard.prompt({ sessionId: "S", prompt: [{ type: "text", text: "next" }] });
+    assert.deepEqual(await next, { stopReason: "end_turn" });
+    s.connection.close();
+  },
+);
 
-test("updates after the answer are placed in the turn that produced them (late), reported once, not in the next turn", async () => {
-  const s = setup();
-  const { answer } = await started(s, "late");
-  assert.deepEqual(await answer, { stopReason: "end_turn" });
-  s.transcript.endTurn("end_turn");
-  await new Promise<void>((resolve) => {
-    const off = s.transcript.onChange(() => {
-      if (s.transcript.turns[0]!.lateUpdates === 2) {
-        off();
-        resolve();
-      }
+test(
+  "updates after the answer are placed in the turn that produced them (late), reported once, not in the next " + "turn",
+  async () => {
+    const s = setup();
+    const { answer } = await started(s, "late");
+    assert.deepEqual(await answer, { stopReason: "end_turn" });
+    s.transcript.endTurn("end_turn");
+    await new Promise<void>((resolve) => {
+      const off = s.transcript.onChange(() => {
+        if (s.transcript.turns[0]!.lateUpdates === 2) {
+          off();
+          resolve();
+        }
+      });
     });
-  });
-  s.transcript.beginTurn([{ type: "text", text: "next" }]);
-  assert.deepEqual(await s.guard.prompt({ sessionId: "S", prompt: [{ type: "text", text: "next" }] }), {
-    stopReason: "end_turn",
-  });
-  assert.deepEqual(s.placements, [
-    { text: "late: working.", turn: 0, late: false },
-    { text: " late one.", turn: 0, late: true },
-    { text: " late two.", turn: 0, late: true },
-    { text: "next: working.", turn: 1, late: false },
-  ]);
-  assert.deepEqual(
-    s.violations.map((v) => [v.kind, v.turn]),
-    [["update_after_response", 0]],
-  );
-  assert.match(
-    s.violations[0]!.message,
-    /sent a session\/update \(agent_message_chunk\) after answering session\/prompt/,
-  );
-  const agentTexts = s.transcript.entries
-    .filter((entry) => entry.kind === "message" && entry.role === "agent")
-    .map((entry) => [entry.turn, entry.kind === "message" ? entry.text : ""]);
-  assert.deepEqual(agentTexts, [
-    [0, "late: working. late one. late two."],
-    [1, "next: working."],
-  ]);
-});
+    s.transcript.beginTurn([{ type: "text", text: "next" }]);
+    assert.deepEqual(await s.guard.prompt({ sessionId: "S", prompt: [{ type: "text", text: "next" }] }), {
+      stopReason: "end_turn",
+    });
+    assert.deepEqual(s.placements, [
+      { text: "late: working.", turn: 0, late: false },
+      { text: " late one.", turn: 0, late: true },
+      { text: " late two.", turn: 0, late: true },
+      { text: "next: working.", turn: 1, late: false },
+    ]);
+    assert.deepEqual(
+      s.violations.map((v) => [v.kind, v.turn]),
+      [["update_after_response", 0]],
+    );
+    assert.match(
+      s.violations[0]!.message,
+      /sent a session\/update \(agent_message_chunk\) after answering session\/prompt/,
+    );
+    const agentTexts = s.transcript.entries
+      .filter((entry) => entry.kind === "message" && entry.role === "agent")
+      .map((entry) => [entry.turn, entry.kind === "message" ? entry.text : ""]);
+    assert.deepEqual(agentTexts, [
+      [0, "late: working. late one. late two."],
+      [1, "next: working."],
+    ]);
+  },
+);
 
 test("a second prompt while one runs is refused; a closed connection rejects as usual", async () => {
   const s = setup();

@@ -197,7 +197,9 @@ export class TurnGuard {
       sessionId,
       turn: turn.index,
       agentStopReason: response.stopReason,
-      message: `the agent answered "${response.stopReason}" to a cancelled turn; the protocol says it MUST answer "cancelled". Reported as cancelled.`,
+      message:
+        `the agent answered "${response.stopReason}" to a cancelled turn; the protocol says it MUST answer ` +
+        `"cancelled". Reported as cancelled.`,
     });
     return { ...response, stopReason: "cancelled", agentStopReason: response.stopReason };
   }
@@ -209,7 +211,9 @@ export class TurnGuard {
       sessionId,
       turn: turn.index,
       agentStopReason: `error ${error.code}`,
-      message: `the agent answered a cancelled turn with an error (${error.code}: ${error.message}); the protocol says it MUST answer "cancelled". Reported as cancelled.`,
+      message:
+        `the agent answered a cancelled turn with an error (${error.code}: ${error.message}); the protocol says ` +
+        `it MUST answer "cancelled". Reported as cancelled.`,
     });
     return { stopReason: "cancelled", agentStopReason: `error ${error.code}` };
   }
@@ -224,7 +228,9 @@ export class TurnGuard {
       sessionId,
       turn: turn.index,
       deadlineMs: this.#deadlineMs,
-      message: `the agent did not end the turn within ${this.#deadlineMs} ms of the cancel (the protocol says it MUST answer "cancelled"); the turn was ended here.`,
+      message:
+        `the agent did not end the turn within ${this.#deadlineMs} ms of the cancel (the protocol says it MUST ` +
+        `answer "cancelled"); the turn was ended here.`,
     });
     turn.endLocally?.();
     this.#options.onCancelIgnored?.(sessionId);

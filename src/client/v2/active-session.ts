@@ -28,9 +28,9 @@ import {
   type SetSessionConfigOptionResponse,
 } from "../../protocol/v2.js";
 import { AsyncQueue } from "../async-queue.js";
-import type { ActiveSessionMessage, SessionListener, V2SessionRouter } from "./session-router.js";
+import type { ActiveSessionMessage, SessionListener, V2ActiveSessionFeed } from "./active-session-feed.js";
 
-export type { ActiveSessionMessage } from "./session-router.js";
+export type { ActiveSessionMessage } from "./active-session-feed.js";
 
 /** `session/set_config_option` params without the session id, which the session fills in. */
 export type ActiveSessionSetConfigOptionRequest = SetSessionConfigOptionRequest extends infer R
@@ -41,7 +41,7 @@ export type ActiveSessionSetConfigOptionRequest = SetSessionConfigOptionRequest 
 
 /** How a session sends its requests: through the client context (which waits for initialization). */
 export interface SessionRequester {
-  readonly router: V2SessionRouter;
+  readonly feed: V2ActiveSessionFeed;
   request(method: string, params: unknown, options?: SendRequestOptions): Promise<unknown>;
 }
 
@@ -81,11 +81,11 @@ export class SessionBuilder {
    * `dispose()` it when done, or use `withSession`.
    */
   async start(options?: SendRequestOptions): Promise<ActiveSession> {
-    const { router } = this.requester;
-    const ended = router.beginStart();
+    const { feed } = this.requester;
+    const ended = feed.beginStart();
     let responsePosition: number | undefined;
     const onResponse = (): void => {
-      responsePosition = router.position;
+      responsePosition = feed.position;
       options?.onResponse?.();
     };
     try {
@@ -145,11 +145,11 @@ export class ActiveSession implements SessionListener {
     private readonly response: NewSessionResponse,
     responsePosition?: number,
   ) {
-    const signal = requester.router.connection.signal;
+    const signal = requester.feed.connection.signal;
     this.onClose = () => this.queue.fail(signal.reason ?? new Error("ACP connection closed"));
     if (signal.aborted) this.onClose();
     else signal.addEventListener("abort", this.onClose, { once: true });
-    this.detach = requester.router.attach(response.sessionId, this, responsePosition, () => {
+    this.detach = requester.feed.attach(response.sessionId, this, responsePosition, () => {
       if (response.configOptions !== undefined && response.configOptions !== null)
         this.currentConfigOptions = response.configOptions;
     });
@@ -336,7 +336,7 @@ export class ActiveSession implements SessionListener {
   /** Stops routing updates to this helper (the session itself stays open on the agent). */
   dispose(): void {
     this.detach();
-    this.requester.router.connection.signal.removeEventListener("abort", this.onClose);
+    this.requester.feed.connection.signal.removeEventListener("abort", this.onClose);
     this.queue.fail(new Error("Active session disposed"));
   }
 

@@ -39,20 +39,23 @@ test("before initialize: requests and notifications reject -32600 naming the met
   await assert.rejects(initializing, ConnectionClosedError);
 });
 
-test("initialize goes out with protocolVersion 2 whatever was passed; the snapshot holds the parsed exchange", async () => {
-  const peer = wirePeer();
-  const connection = client().connect(peer.stream);
-  const result = connection.agent.request("initialize", { protocolVersion: 1, info, _meta: { trace: "x" } });
-  const sent = await answerNext(peer, v2Result);
-  assert.deepEqual(sent.params, { protocolVersion: 2, info, _meta: { trace: "x" } });
-  assert.deepEqual(await result, v2Result);
-  assert.deepEqual(await connection.initialized, {
-    request: { protocolVersion: 2, info, capabilities: {}, _meta: { trace: "x" } },
-    response: v2Result,
-  });
-  assert.equal(connection.peerSupports("session/new"), true);
-  connection.close();
-});
+test(
+  "initialize goes out with protocolVersion 2 whatever was " + "passed; the snapshot holds the parsed exchange",
+  async () => {
+    const peer = wirePeer();
+    const connection = client().connect(peer.stream);
+    const result = connection.agent.request("initialize", { protocolVersion: 1, info, _meta: { trace: "x" } });
+    const sent = await answerNext(peer, v2Result);
+    assert.deepEqual(sent.params, { protocolVersion: 2, info, _meta: { trace: "x" } });
+    assert.deepEqual(await result, v2Result);
+    assert.deepEqual(await connection.initialized, {
+      request: { protocolVersion: 2, info, capabilities: {}, _meta: { trace: "x" } },
+      response: v2Result,
+    });
+    assert.equal(connection.peerSupports("session/new"), true);
+    connection.close();
+  },
+);
 
 test("an agent answering protocolVersion 1: ProtocolVersionError, and the connection closes with it", async () => {
   const peer = wirePeer();
@@ -98,35 +101,41 @@ test("an error answer (or a timeout) leaves the connection uninitialized: initia
   connection.close();
 });
 
-test("repeat rules: a second initialize throws -32600 synchronously while one runs, and after any other request", async () => {
-  const peer = wirePeer();
-  const connection = client().connect(peer.stream);
-  const first = connection.agent.request("initialize", { protocolVersion: 2, info });
-  assert.throws(
-    () => connection.agent.request("initialize", { protocolVersion: 2, info }),
-    isCode(-32600, /already in progress/),
-  );
-  await answerNext(peer, { ...v2Result, capabilities: { session: { delete: {} } } });
-  await first;
-  assert.equal(connection.peerSupports("session/delete"), true);
-  const repeat = connection.agent.request("initialize", { protocolVersion: 2, info: { name: "again", version: "2" } });
-  await answerNext(peer, { error: { code: -32603, message: "no" } });
-  await assert.rejects(repeat, isCode(-32603));
-  const unusable = connection.agent.request("initialize", { protocolVersion: 2, info });
-  await answerNext(peer, { protocolVersion: 1 });
-  await assert.rejects(unusable, ProtocolVersionError);
-  assert.equal(connection.signal.aborted, false, "a failed repeat keeps the previous exchange: the connection stays");
-  assert.equal(connection.peerSupports("session/delete"), true, "and its capabilities");
-  assert.deepEqual((await connection.initialized).request.info, info);
-  const session = connection.agent.request("session/new", { cwd: "/w", mcpServers: [] });
-  assert.throws(
-    () => connection.agent.request("initialize", { protocolVersion: 2, info }),
-    isCode(-32600, /after other requests/),
-  );
-  await answerNext(peer, { sessionId: "s1" });
-  assert.deepEqual(await session, { sessionId: "s1" });
-  connection.close();
-});
+test(
+  "repeat rules: a second initialize throws -32600 synchronously " + "while one runs, and after any other request",
+  async () => {
+    const peer = wirePeer();
+    const connection = client().connect(peer.stream);
+    const first = connection.agent.request("initialize", { protocolVersion: 2, info });
+    assert.throws(
+      () => connection.agent.request("initialize", { protocolVersion: 2, info }),
+      isCode(-32600, /already in progress/),
+    );
+    await answerNext(peer, { ...v2Result, capabilities: { session: { delete: {} } } });
+    await first;
+    assert.equal(connection.peerSupports("session/delete"), true);
+    const repeat = connection.agent.request("initialize", {
+      protocolVersion: 2,
+      info: { name: "again", version: "2" },
+    });
+    await answerNext(peer, { error: { code: -32603, message: "no" } });
+    await assert.rejects(repeat, isCode(-32603));
+    const unusable = connection.agent.request("initialize", { protocolVersion: 2, info });
+    await answerNext(peer, { protocolVersion: 1 });
+    await assert.rejects(unusable, ProtocolVersionError);
+    assert.equal(connection.signal.aborted, false, "a failed repeat keeps the previous exchange: the connection stays");
+    assert.equal(connection.peerSupports("session/delete"), true, "and its capabilities");
+    assert.deepEqual((await connection.initialized).request.info, info);
+    const session = connection.agent.request("session/new", { cwd: "/w", mcpServers: [] });
+    assert.throws(
+      () => connection.agent.request("initialize", { protocolVersion: 2, info }),
+      isCode(-32600, /after other requests/),
+    );
+    await answerNext(peer, { sessionId: "s1" });
+    assert.deepEqual(await session, { sessionId: "s1" });
+    connection.close();
+  },
+);
 
 test("calls made while initialize runs go out in the order they were made, before any made after it", async () => {
   const peer = wirePeer();
@@ -146,66 +155,76 @@ test("calls made while initialize runs go out in the order they were made, befor
   connection.close();
 });
 
-test("session/close and session/delete answered -32002 resolve {}; other errors and other methods still reject", async () => {
-  const peer = wirePeer();
-  const connection = client().connect(peer.stream);
-  const init = connection.agent.request("initialize", { protocolVersion: 2, info });
-  await answerNext(peer, { ...v2Result, capabilities: { session: { delete: {} } } });
-  await init;
-  const gone = { error: { code: -32002, message: "Resource not found", data: { sessionId: "s" } } };
-  for (const method of ["session/close", "session/delete"] as const) {
-    const closing = connection.agent.request(method, { sessionId: "s" });
+test(
+  "session/close and session/delete answered -32002 resolve {}; " + "other errors and other methods still reject",
+  async () => {
+    const peer = wirePeer();
+    const connection = client().connect(peer.stream);
+    const init = connection.agent.request("initialize", { protocolVersion: 2, info });
+    await answerNext(peer, { ...v2Result, capabilities: { session: { delete: {} } } });
+    await init;
+    const gone = { error: { code: -32002, message: "Resource not found", data: { sessionId: "s" } } };
+    for (const method of ["session/close", "session/delete"] as const) {
+      const closing = connection.agent.request(method, { sessionId: "s" });
+      await answerNext(peer, gone);
+      assert.deepEqual(await closing, {});
+      const failing = connection.agent.request(method, { sessionId: "s" });
+      await answerNext(peer, { error: { code: -32603, message: "broken" } });
+      await assert.rejects(failing, isCode(-32603));
+    }
+    const prompt = connection.agent.request("session/prompt", {
+      sessionId: "s",
+      prompt: [{ type: "text", text: "hi" }],
+    });
     await answerNext(peer, gone);
-    assert.deepEqual(await closing, {});
-    const failing = connection.agent.request(method, { sessionId: "s" });
-    await answerNext(peer, { error: { code: -32603, message: "broken" } });
-    await assert.rejects(failing, isCode(-32603));
-  }
-  const prompt = connection.agent.request("session/prompt", { sessionId: "s", prompt: [{ type: "text", text: "hi" }] });
-  await answerNext(peer, gone);
-  await assert.rejects(prompt, isCode(-32002));
-  connection.close();
-});
+    await assert.rejects(prompt, isCode(-32002));
+    connection.close();
+  },
+);
 
-test("the agent's requests: -32600 before initialize, held while it runs (served after, refused if it fails); ids checked", async () => {
-  const served: string[] = [];
-  const app = client().onRequest("session/request_permission", ({ params }) => {
-    served.push(params.title);
-    return { outcome: { outcome: "cancelled" } };
-  });
-  const permission = (id: unknown, title: string) => ({
-    jsonrpc: "2.0",
-    id,
-    method: "session/request_permission",
-    params: { sessionId: "s", title, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] },
-  });
-  const peer = wirePeer();
-  const connection = app.connect(peer.stream);
-  await peer.send(permission("early", "early"));
-  const early = await peer.next();
-  assert.deepEqual([early.id, (early.error as { code: number }).code], ["early", -32600]);
-  const first = connection.agent.request("initialize", { protocolVersion: 2, info });
-  const firstInit = await peer.next();
-  await peer.send(permission("during-failed", "during failed"));
-  await peer.send({ jsonrpc: "2.0", id: firstInit.id, error: { code: -32000, message: "auth" } });
-  await assert.rejects(first);
-  const refused = await peer.next();
-  assert.deepEqual([refused.id, (refused.error as { code: number }).code], ["during-failed", -32600]);
-  const second = connection.agent.request("initialize", { protocolVersion: 2, info });
-  const secondInit = await peer.next();
-  await peer.send(permission("during-ok", "during ok"));
-  await tick();
-  assert.deepEqual(served, [], "held while initialize runs");
-  await peer.send({ jsonrpc: "2.0", id: secondInit.id, result: v2Result });
-  await second;
-  const servedAnswer = await peer.next();
-  assert.deepEqual(servedAnswer, { jsonrpc: "2.0", id: "during-ok", result: { outcome: { outcome: "cancelled" } } });
-  await peer.send(permission(1.5, "fractional"));
-  const fractional = await peer.next();
-  assert.deepEqual([fractional.id, (fractional.error as { code: number }).code], [null, -32600]);
-  assert.deepEqual(served, ["during ok"]);
-  connection.close();
-});
+test(
+  "the agent's requests: -32600 before initialize, held while it runs (served after, refused if it fails); ids " +
+    "checked",
+  async () => {
+    const served: string[] = [];
+    const app = client().onRequest("session/request_permission", ({ params }) => {
+      served.push(params.title);
+      return { outcome: { outcome: "cancelled" } };
+    });
+    const permission = (id: unknown, title: string) => ({
+      jsonrpc: "2.0",
+      id,
+      method: "session/request_permission",
+      params: { sessionId: "s", title, options: [{ optionId: "ok", name: "OK", kind: "allow_once" }] },
+    });
+    const peer = wirePeer();
+    const connection = app.connect(peer.stream);
+    await peer.send(permission("early", "early"));
+    const early = await peer.next();
+    assert.deepEqual([early.id, (early.error as { code: number }).code], ["early", -32600]);
+    const first = connection.agent.request("initialize", { protocolVersion: 2, info });
+    const firstInit = await peer.next();
+    await peer.send(permission("during-failed", "during failed"));
+    await peer.send({ jsonrpc: "2.0", id: firstInit.id, error: { code: -32000, message: "auth" } });
+    await assert.rejects(first);
+    const refused = await peer.next();
+    assert.deepEqual([refused.id, (refused.error as { code: number }).code], ["during-failed", -32600]);
+    const second = connection.agent.request("initialize", { protocolVersion: 2, info });
+    const secondInit = await peer.next();
+    await peer.send(permission("during-ok", "during ok"));
+    await tick();
+    assert.deepEqual(served, [], "held while initialize runs");
+    await peer.send({ jsonrpc: "2.0", id: secondInit.id, result: v2Result });
+    await second;
+    const servedAnswer = await peer.next();
+    assert.deepEqual(servedAnswer, { jsonrpc: "2.0", id: "during-ok", result: { outcome: { outcome: "cancelled" } } });
+    await peer.send(permission(1.5, "fractional"));
+    const fractional = await peer.next();
+    assert.deepEqual([fractional.id, (fractional.error as { code: number }).code], [null, -32600]);
+    assert.deepEqual(served, ["during ok"]);
+    connection.close();
+  },
+);
 
 test("the agent's notifications: ignored before initialize, held while it runs, delivered after", async () => {
   const seen: string[] = [];
@@ -302,26 +321,30 @@ test("the same client flow against acpkit's and the official agent: initialize, 
   }
 });
 
-test("an agent that advertises no capabilities.session supports no session method: peerSupports says so, enforceCapabilities refuses locally", async () => {
-  const peer = wirePeer();
-  const connection = client({ enforceCapabilities: true }).connect(peer.stream);
-  const result = connection.agent.request("initialize", { protocolVersion: 2, info });
-  await answerNext(peer, { protocolVersion: 2, info: agentInfo, capabilities: {} });
-  await result;
-  for (const method of [
-    "session/new",
-    "session/list",
-    "session/resume",
-    "session/close",
-    "session/prompt",
-    "session/cancel",
-  ]) {
-    assert.equal(connection.peerSupports(method), false, method);
-  }
-  await assert.rejects(
-    connection.agent.request("session/new", { cwd: "/w", mcpServers: [] }),
-    (error: unknown) => (error as Error).name === "CapabilityMissingError",
-  );
-  assert.equal(connection.peerSupports("_vendor/thing"), true);
-  connection.close();
-});
+test(
+  "an agent that advertises no capabilities.session supports no session method: peerSupports says so, " +
+    "enforceCapabilities refuses locally",
+  async () => {
+    const peer = wirePeer();
+    const connection = client({ enforceCapabilities: true }).connect(peer.stream);
+    const result = connection.agent.request("initialize", { protocolVersion: 2, info });
+    await answerNext(peer, { protocolVersion: 2, info: agentInfo, capabilities: {} });
+    await result;
+    for (const method of [
+      "session/new",
+      "session/list",
+      "session/resume",
+      "session/close",
+      "session/prompt",
+      "session/cancel",
+    ]) {
+      assert.equal(connection.peerSupports(method), false, method);
+    }
+    await assert.rejects(
+      connection.agent.request("session/new", { cwd: "/w", mcpServers: [] }),
+      (error: unknown) => (error as Error).name === "CapabilityMissingError",
+    );
+    assert.equal(connection.peerSupports("_vendor/thing"), true);
+    connection.close();
+  },
+);

@@ -31,11 +31,11 @@ import { clientAdmission } from "../../acp/v2/admission.js";
 import type { UnrecognizedMethod, V2AppOptions, V2ExtensionMethod, V2Protocol } from "../../acp/v2/app-types.js";
 import { V2ConnectionHandle, v2ConnectionState } from "../../acp/v2/connection-state.js";
 import { assertNotBuiltIn } from "../../acp/v2/direction.js";
-import type { InitializationSnapshot } from "../../acp/v2/initialization.js";
+import { InitializationState, type InitializationSnapshot } from "../../acp/v2/initialization.js";
 import { v2Flavor } from "../../acp/v2-flavors.js";
 import type { UpdateSessionNotification } from "../../protocol/v2.js";
 import { ClientContext, type V2ClientState } from "./client-context.js";
-import { V2SessionRouter } from "./session-router.js";
+import { V2ActiveSessionFeed } from "./active-session-feed.js";
 
 type Init<P extends ProtocolTypes> = InitializationSnapshot<
   RequestParamsOf<P["agentRequests"], "initialize">,
@@ -120,7 +120,8 @@ class ClientConnectionHandle<P extends ProtocolTypes>
 function clientSide<P extends ProtocolTypes>(): AppSide<V2ClientState, ClientConnection<P>> {
   return {
     side: "client",
-    createState: (acp: AcpConnection) => ({ ...v2ConnectionState(acp), router: new V2SessionRouter(acp) }),
+    connectionSettings: () => ({ admission: clientAdmission(new InitializationState()) }),
+    createState: (acp: AcpConnection) => ({ ...v2ConnectionState(acp), feed: new V2ActiveSessionFeed(acp) }),
     createHandle: (state) => new ClientConnectionHandle<P>(state),
     requestContext: (state, params, request, method) => ({
       method,
@@ -138,15 +139,14 @@ function clientSide<P extends ProtocolTypes>(): AppSide<V2ClientState, ClientCon
       agent: new ClientContext(state),
     }),
     configure: (state) => {
-      const { acp, init, router } = state;
-      acp.admission = clientAdmission(init);
+      const { acp, feed } = state;
       // Every session/update feeds the active sessions first, then the app's handler (or its fallback).
       const routes = acp.routes;
       const own = routes.notifications.get("session/update");
       routes.onNotification("session/update", {
         parse: own?.parse,
         handler: (params, method) => {
-          router.route(params as UpdateSessionNotification);
+          feed.route(params as UpdateSessionNotification);
           return (own ?? routes.fallbackNotification)?.handler(params, method);
         },
       });

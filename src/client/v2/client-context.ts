@@ -21,7 +21,7 @@ import type { V2ConnectionState } from "../../acp/v2/connection-state.js";
 import { assertOutgoingDirection } from "../../acp/v2/direction.js";
 import type { NewSessionRequest } from "../../protocol/v2.js";
 import { SessionBuilder, type SessionRequester } from "./active-session.js";
-import type { V2SessionRouter } from "./session-router.js";
+import type { V2ActiveSessionFeed } from "./active-session-feed.js";
 
 type AgentRequests<P extends ProtocolTypes> = P["agentRequests"];
 type AgentNotifications<P extends ProtocolTypes> = P["agentNotifications"];
@@ -29,9 +29,9 @@ type AgentNotifications<P extends ProtocolTypes> = P["agentNotifications"];
 /** Requests that succeed when the session is already gone. */
 const IDEMPOTENT_SESSION_METHODS = new Set(["session/close", "session/delete"]);
 
-/** A v2 client connection's state: the lifecycle, plus the session router. */
+/** A v2 client connection's state: the lifecycle, plus the session feed. */
 export interface V2ClientState extends V2ConnectionState {
-  readonly router: V2SessionRouter;
+  readonly feed: V2ActiveSessionFeed;
 }
 
 export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown> implements SessionRequester {
@@ -56,9 +56,9 @@ export class ClientContext<P extends ProtocolTypes = V2Protocol, Init = unknown>
     return this.state.acp;
   }
 
-  /** @internal The session router (for `SessionBuilder`). */
-  get router(): V2SessionRouter {
-    return this.state.router;
+  /** @internal The session feed (for `SessionBuilder`). */
+  get feed(): V2ActiveSessionFeed {
+    return this.state.feed;
   }
 
   /** Starts building a session: a `cwd` (absolute), or a whole `session/new` request. */

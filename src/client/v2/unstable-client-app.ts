@@ -1,6 +1,6 @@
 /**
- * The v2 `ClientApp` of `@acpkit/sdk/experimental/v2/unstable`: speaks protocol v2 with its unstable additions and types
- * its handlers with the unstable method maps.
+ * The v2 `ClientApp` of `@acpkit/sdk/experimental/v2/unstable`: speaks protocol v2 with its unstable additions and
+ * types its handlers with the unstable method maps.
  */
 import { APP_FLAVOR } from "../../acp/flavor.js";
 import type { V2AppOptions, V2UnstableProtocol } from "../../acp/v2/app-types.js";

@@ -1,6 +1,6 @@
 /**
- * `@acpkit/sdk/experimental/mcp-http`: MCP servers served over ACP, re-exported as loopback Streamable HTTP endpoints for
- * MCP clients that only take URLs. A drop-in for `@agentclientprotocol/sdk/experimental/mcp-http`. Unstable.
+ * `@acpkit/sdk/experimental/mcp-http`: MCP servers served over ACP, re-exported as loopback Streamable HTTP endpoints
+ * for MCP clients that only take URLs. A drop-in for `@agentclientprotocol/sdk/experimental/mcp-http`. Unstable.
  */
 export {
   McpOverAcpHttpBridge,

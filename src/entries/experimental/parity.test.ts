@@ -1,8 +1,8 @@
 /**
  * Export parity of the drop-in entries with the official SDK 2.4.0: `@acpkit/sdk/experimental/server` and
- * `@acpkit/sdk/experimental/node` export every value `@agentclientprotocol/sdk/experimental/server` and `/experimental/node`
- * export (same names, same constant values), and every type they export (checked by the compiler below), so code
- * written against the official entries compiles and runs with acpkit's in the import.
+ * `@acpkit/sdk/experimental/node` export every value `@agentclientprotocol/sdk/experimental/server` and
+ * `/experimental/node` export (same names, same constant values), and every type they export (checked by the compiler
+ * below), so code written against the official entries compiles and runs with acpkit's in the import.
  */
 import assert from "node:assert/strict";
 import { test } from "node:test";

@@ -1,7 +1,7 @@
 /**
- * `@acpkit/sdk/experimental/server`: a drop-in for `@agentclientprotocol/sdk/experimental/server` (2.4.0). Same exports;
- * `AcpServer` also takes acpkit's options (token, allowed hosts and origins, limits, health path, response headers,
- * connection events). See docs/remote-agents.md.
+ * `@acpkit/sdk/experimental/server`: a drop-in for `@agentclientprotocol/sdk/experimental/server` (2.4.0). Same
+ * exports; `AcpServer` also takes acpkit's options (token, allowed hosts and origins, limits, health path, response
+ * headers, connection events). See docs/remote-agents.md.
  */
 export {
   AcpServer,
@@ -15,6 +15,16 @@ export {
   DEFAULT_MAX_BUFFERED_SESSION_STREAMS,
   DEFAULT_MAX_ID_LENGTH,
   DEFAULT_MAX_OUTPUT_STALL_MS,
+} from "../../remote/server/index.js";
+
+// The official backend SPI's shape (its `httpBackend` option; experimental upstream), as types only: the values of
+// this entry stay exactly the official 2.4.0's.
+export type {
+  AcpHttpAcceptResult,
+  AcpHttpBackend,
+  AcpHttpLeaseResult,
+  AcpHttpOutboundLease,
+  AcpHttpResponseRoute,
 } from "../../remote/server/index.js";
 
 import type { AgentSideConnection } from "../../agent/agent-side-connection.js";

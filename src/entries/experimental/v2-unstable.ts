@@ -86,7 +86,35 @@ export { UnstableV2AgentApp as AgentApp, unstableV2Agent as agent } from "../../
 export { UnstableV2ClientApp as ClientApp, unstableV2Client as client } from "../../client/v2/unstable-client-app.js";
 
 // MCP-over-ACP (`mcp/message`): serve MCP servers to the peer, call the peer's.
-export * from "../../acp/mcp/index.js";
+export {
+  isMcpServerAcp,
+  MCP_MESSAGE_METHOD,
+  MCP_META_CLIENT_CAPABILITIES,
+  MCP_META_CLIENT_INFO,
+  MCP_META_PROTOCOL_VERSION,
+  MCP_PROTOCOL_VERSION,
+  McpBindingErrorCode,
+  McpOverAcpCaller,
+  McpOverAcpProvider,
+  McpProtocolError,
+  McpServerRegistration,
+  parseMcpOutcome,
+  withMcpRequestMeta,
+  type HasConnectionContext,
+  type McpCallerOptions,
+  type McpClientInfo,
+  type McpErrorObject,
+  type McpMessageNotificationContext,
+  type McpMessageParams,
+  type McpMessageRequestContext,
+  type McpNotification,
+  type McpOperationContext,
+  type McpOutcome,
+  type McpRequestHandler,
+  type McpRequestOptions,
+  type McpServerAcpDeclaration,
+  type McpServerOptions,
+} from "../../acp/mcp/index.js";
 
 // The app types of this entry default to the unstable method maps.
 export type UnrecognizedMethod<M extends string> = base.UnrecognizedMethod<M, V2UnstableProtocol>;

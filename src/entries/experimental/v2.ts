@@ -4,7 +4,8 @@
  * stable entry (`acpkit`) remains ACP v1. Serve v1 and v2 side by side with `agentProtocolRouter()`.
  *
  * In v2 the `session/prompt` response acknowledges the prompt; foreground work and its end arrive as
- * `state_update`s (read as `stop` messages by `ActiveSession`). See https://agentclientprotocol.com/protocol/v2/migration
+ * `state_update`s (read as `stop` messages by `ActiveSession`). See
+ * https://agentclientprotocol.com/protocol/v2/migration
  */
 export type * from "../../protocol/generated/types.v2.js";
 export type * from "../../protocol/generated/v2-unstable-extras.js";
@@ -73,9 +74,43 @@ export { v2Methods as methods } from "../../acp/v2/methods.js";
 export { AgentProtocolRouter, agentProtocolRouter } from "../../agent/protocol-router.js";
 export { assertSupportedMcpServers } from "../../agent/v2/mcp-servers.js";
 export { AgentContext } from "../../agent/v2/agent-context.js";
-export * from "../../agent/v2/agent-app.js";
+export {
+  agent,
+  AgentApp,
+  type AgentConnectHandler,
+  type AgentConnection,
+  type AgentHandlerContext,
+  type AgentNotificationContext,
+  type AgentNotificationHandler,
+  type AgentNotificationHandlersByMethod,
+  type AgentNotificationMethod,
+  type AgentNotificationParamsByMethod,
+  type AgentRequestContext,
+  type AgentRequestHandler,
+  type AgentRequestHandlersByMethod,
+  type AgentRequestMethod,
+  type AgentRequestParamsByMethod,
+  type AgentRequestResponsesByMethod,
+} from "../../agent/v2/agent-app.js";
 export { ClientContext } from "../../client/v2/client-context.js";
-export * from "../../client/v2/client-app.js";
+export {
+  client,
+  ClientApp,
+  type ClientConnectHandler,
+  type ClientConnection,
+  type ClientHandlerContext,
+  type ClientNotificationContext,
+  type ClientNotificationHandler,
+  type ClientNotificationHandlersByMethod,
+  type ClientNotificationMethod,
+  type ClientNotificationParamsByMethod,
+  type ClientRequestContext,
+  type ClientRequestHandler,
+  type ClientRequestHandlersByMethod,
+  type ClientRequestMethod,
+  type ClientRequestParamsByMethod,
+  type ClientRequestResponsesByMethod,
+} from "../../client/v2/client-app.js";
 export {
   SessionBuilder,
   ActiveSession,

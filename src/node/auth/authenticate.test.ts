@@ -47,30 +47,34 @@ test("no auth_required: nothing happens; other errors pass through", async () =>
   assert.deepEqual(calls, []);
 });
 
-test("failures: two methods and none asked for, still required after the method, after --auth, a failing authenticate", async () => {
-  const two = context([
-    { id: "a", name: "A" },
-    { id: "b", name: "B" },
-  ]);
-  await assert.rejects(
-    withAuthentication(two.value, async () => Promise.reject(authRequired())),
-    (error) => error instanceof AuthFailure && /choose a method with --auth ID/.test(error.message),
-  );
-  const one = context([{ id: "a", name: "A" }]);
-  await assert.rejects(
-    withAuthentication(one.value, async () => Promise.reject(authRequired())),
-    /still requires authentication after "a": log in first/,
-  );
-  await assert.rejects(
-    withAuthentication(one.value, async () => Promise.reject(authRequired()), "a"),
-    /still requires authentication after "a" \(log in first\)/,
-  );
-  const failing = context([{ id: "a", name: "A" }], {
-    connection: { authenticate: async () => Promise.reject(new Error("bad token")) },
-  });
-  await assert.rejects(authenticateWith(failing.value, "a"), /authentication with "a" failed: bad token/);
-  await assert.rejects(authenticateWith(one.value, "zzz"), /has no authentication method "zzz"/);
-});
+test(
+  "failures: two methods and none asked for, still required after the method, after --auth, a failing " +
+    "authenticate",
+  async () => {
+    const two = context([
+      { id: "a", name: "A" },
+      { id: "b", name: "B" },
+    ]);
+    await assert.rejects(
+      withAuthentication(two.value, async () => Promise.reject(authRequired())),
+      (error) => error instanceof AuthFailure && /choose a method with --auth ID/.test(error.message),
+    );
+    const one = context([{ id: "a", name: "A" }]);
+    await assert.rejects(
+      withAuthentication(one.value, async () => Promise.reject(authRequired())),
+      /still requires authentication after "a": log in first/,
+    );
+    await assert.rejects(
+      withAuthentication(one.value, async () => Promise.reject(authRequired()), "a"),
+      /still requires authentication after "a" \(log in first\)/,
+    );
+    const failing = context([{ id: "a", name: "A" }], {
+      connection: { authenticate: async () => Promise.reject(new Error("bad token")) },
+    });
+    await assert.rejects(authenticateWith(failing.value, "a"), /authentication with "a" failed: bad token/);
+    await assert.rejects(authenticateWith(one.value, "zzz"), /has no authentication method "zzz"/);
+  },
+);
 
 test("a terminal method runs the agent's login command; a non-zero exit is a failure", async () => {
   const runs: unknown[] = [];
@@ -86,14 +90,17 @@ test("a terminal method runs the agent's login command; a non-zero exit is a fai
   await assert.rejects(authenticateWith(notInteractive.value, "login"), /runs in a terminal/);
 });
 
-test("--auth naming a method of an unknown type: authenticate is sent, with a note saying the type is unknown", async () => {
-  const { value, calls, notes } = context([
-    { type: "env_var", id: "codex-api-key", name: "Use CODEX_API_KEY" } as unknown as AuthMethod,
-  ]);
-  assert.equal(await authenticateWith(value, "codex-api-key"), "codex-api-key");
-  assert.deepEqual(calls, ["codex-api-key"]);
-  assert.match(
-    notes[0]!,
-    /^authentication method "codex-api-key" has type "env_var", which this client does not know; sending it as authenticate, as asked/,
-  );
-});
+test(
+  "--auth naming a method of an unknown type: authenticate is " + "sent, with a note saying the type is unknown",
+  async () => {
+    const { value, calls, notes } = context([
+      { type: "env_var", id: "codex-api-key", name: "Use CODEX_API_KEY" } as unknown as AuthMethod,
+    ]);
+    assert.equal(await authenticateWith(value, "codex-api-key"), "codex-api-key");
+    assert.deepEqual(calls, ["codex-api-key"]);
+    assert.match(
+      notes[0]!,
+      /^authentication method "codex-api-key" has type "env_var", which this client does not know; sending it as authenticate, as asked/,
+    );
+  },
+);

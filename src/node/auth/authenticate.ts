@@ -33,7 +33,9 @@ export interface AuthContext {
   runTerminal?: typeof runTerminalAuth;
 }
 
-/** Authenticates with `requested`, or the method `chooseAuthMethod` picks; resolves with its id. Throws `AuthFailure`. */
+/**
+ * Authenticates with `requested`, or the method `chooseAuthMethod` picks; resolves with its id. Throws `AuthFailure`.
+ */
 export async function authenticateWith(context: AuthContext, requested?: string): Promise<string> {
   const choice = chooseAuthMethod({
     methods: context.methods,
@@ -81,7 +83,8 @@ async function runChoice(context: AuthContext, choice: AuthChoice): Promise<void
   if (choice.kind === "agent") {
     if (choice.unknownType !== undefined) {
       context.note(
-        `authentication method "${choice.method.id}" has type "${choice.unknownType}", which this client does not know; sending it as authenticate, as asked (the agent decides whether that works)`,
+        `authentication method "${choice.method.id}" has type "${choice.unknownType}", which this client does ` +
+          `not know; sending it as authenticate, as asked (the agent decides whether that works)`,
       );
     }
     context.note(`authenticating with "${choice.method.id}" (${choice.method.name})`);

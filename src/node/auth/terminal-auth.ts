@@ -8,7 +8,10 @@
 import { spawn } from "node:child_process";
 import type { AuthMethodTerminal } from "../../protocol/index.js";
 
-/** Runs `method` for the agent started as `agentArgv` in `cwd`. Resolves with the exit status; rejects if it cannot start. */
+/**
+ * Runs `method` for the agent started as `agentArgv` in `cwd`. Resolves with the exit status; rejects if it cannot
+ * start.
+ */
 export function runTerminalAuth(
   agentArgv: readonly string[],
   method: AuthMethodTerminal,

@@ -8,8 +8,13 @@
 import { reconnectingStream, type ReconnectingStream, type ReconnectOptions } from "../../client/reconnect/index.js";
 import { openRemoteStream, type RemoteStream, type RemoteStreamOptions } from "../../remote/client/open-remote.js";
 import { MemoryAcpCookieStore } from "../../remote/client/cookie-store.js";
-import type { WebSocketConstructor } from "../../remote/client/websocket-like.js";
-import { importOptional, OptionalDependencyMissingError, requireOptional, WS_PEER } from "../optional-peer.js";
+import type { WebSocketConstructor } from "../../remote/websocket-like.js";
+import {
+  importOptional,
+  OptionalDependencyMissingError,
+  requireOptional,
+  WS_DEPENDENCY,
+} from "../optional-dependency.js";
 
 /**
  * `ws`'s WebSocket, as the constructor the remote clients take (it accepts `{ headers }`). `ws` is an optional peer
@@ -20,7 +25,7 @@ export const nodeWebSocket: WebSocketConstructor = function NodeWebSocket(
   protocols?: string | string[],
   options?: { headers?: Record<string, string> },
 ) {
-  const { WebSocket } = requireOptional<typeof import("ws")>(WS_PEER);
+  const { WebSocket } = requireOptional<typeof import("ws")>(WS_DEPENDENCY);
   return new WebSocket(url, protocols, options);
 } as unknown as WebSocketConstructor;
 
@@ -34,7 +39,7 @@ async function webSocketFor(
 ): Promise<Pick<RemoteStreamOptions, "WebSocket" | "profile">> {
   if (options.WebSocket !== undefined) return { WebSocket: options.WebSocket };
   try {
-    await importOptional(WS_PEER);
+    await importOptional(WS_DEPENDENCY);
     return { WebSocket: nodeWebSocket };
   } catch (error) {
     if (!(error instanceof OptionalDependencyMissingError) || /^wss?:/i.test(url) || options.profile === "websocket")

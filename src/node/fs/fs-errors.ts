@@ -39,8 +39,10 @@ export function hardLinked(path: string, links: number, what: "read" | "write"):
   return invalid(
     path,
     "hard_linked",
-    `refusing to ${what} ${path}: it has ${links} hard links, so it is also reachable under other names that may lie outside ` +
-      `the session's roots${what === "write" ? " (writing it would change the file there too)" : ""}. Remove the extra links, or ` +
+    `refusing to ${what} ${path}: it has ${links} hard links, so it is also reachable under other names that ` +
+      `may lie outside ` +
+      (`the session's roots${what === "write" ? " (writing it would change the file there too)" : ""}. Remove ` +
+        `the extra links, or `) +
       'configure the client to allow it (FileSystemHost option hardLinks: "allow").',
     { links },
   );
@@ -50,7 +52,8 @@ export function hardLinked(path: string, links: number, what: "read" | "write"):
 export function tooLarge(path: string, bytes: number | undefined, max: number): RequestError {
   const message =
     bytes === undefined
-      ? `${path} is over the ${max} byte limit of the client: it grew past it while being read (its size was under the limit when opened)`
+      ? `${path} is over the ${max} byte limit of the client: it grew past it while being read (its size was ` +
+        `under the limit when opened)`
       : `${path} is ${bytes} bytes, over the ${max} byte limit of the client`;
   return invalid(path, "too_large", message, bytes === undefined ? {} : { bytes });
 }
@@ -60,7 +63,8 @@ export function denied(path: string, what: string, reason: string): RequestError
   return invalid(
     path,
     "denied",
-    `the client refused to ${what} ${path}: ${reason}. Ask the user first (session/request_permission naming this path), or run the client with a policy that allows it.`,
+    `the client refused to ${what} ${path}: ${reason}. Ask the user first (session/request_permission naming ` +
+      `this path), or run the client with a policy that allows it.`,
   );
 }
 
@@ -68,7 +72,8 @@ export function denied(path: string, what: string, reason: string): RequestError
 export function unknownSession(sessionId: string, path: unknown): RequestError {
   return new RequestError(
     ErrorCodes.resourceNotFound,
-    `Resource not found: no session ${sessionId} on this client (it serves files and terminals only for the sessions it created or loaded)`,
+    `Resource not found: no session ${sessionId} on this client (it serves files and terminals only for the ` +
+      `sessions it created or loaded)`,
     { sessionId, path },
   );
 }

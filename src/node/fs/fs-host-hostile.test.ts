@@ -40,7 +40,8 @@ const refused = (code: number, reason: string, pattern?: RegExp) => (error: unkn
   (pattern === undefined || pattern.test(error.message));
 
 test(
-  "a hard link inside the root to a file outside: writes refused by default (saying why and how to allow), reads served",
+  "a hard link inside the root to a file outside: writes refused by default (saying why and how to allow), " +
+    "reads served",
   posixOnly,
   async () => {
     const link = join(root, "linked.txt");
@@ -115,7 +116,8 @@ test("the size cap holds for reading", async () => {
 });
 
 test(
-  "the size cap holds for a file growing while it is read: a writer process appends nonstop, no read returns more than the cap",
+  "the size cap holds for a file growing while it is read: a writer process appends nonstop, no read returns " +
+    "more than the cap",
   posixOnly,
   async () => {
     const MAX = 256 * 1024;
@@ -126,7 +128,9 @@ test(
       process.execPath,
       [
         "-e",
-        `const fs = require("node:fs"); const fd = fs.openSync(process.argv[1], "a"); const chunk = Buffer.alloc(16384, "g"); process.stdout.write("ready\\n"); for (;;) { if (fs.fstatSync(fd).size > ${3 * MAX}) fs.ftruncateSync(fd, 0); fs.writeSync(fd, chunk); }`,
+        `const fs = require("node:fs"); const fd = fs.openSync(process.argv[1], "a"); const chunk = ` +
+          `Buffer.alloc(16384, "g"); process.stdout.write("ready\\n"); for (;;) { if (fs.fstatSync(fd).size > ` +
+          `${3 * MAX}) fs.ftruncateSync(fd, 0); fs.writeSync(fd, chunk); }`,
         growing,
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
@@ -214,34 +218,37 @@ test("an unknown session is refused with a clear error that names it", async () 
   );
 });
 
-test("the gate decides every access after confinement: a refusal is -32602 with the gate's reason, nothing written", async () => {
-  const asked: string[] = [];
-  const gated = host({
-    gate: (access) => {
-      asked.push(`${access.kind} ${access.kind === "terminal" ? access.cwd : access.path}`);
-      return access.kind === "read" ? true : "writes are not allowed by --permissions deny-all";
-    },
-  });
-  const file = join(root, "gated.txt");
-  writeFileSync(file, "before");
-  assert.deepEqual(await gated.readTextFile({ sessionId, path: file }), { content: "before" });
-  await assert.rejects(
-    gated.writeTextFile({ sessionId, path: file, content: "after" }),
-    refused(-32602, "denied", /deny-all/),
-  );
-  await assert.rejects(
-    gated.writeTextFile({ sessionId, path: join(root, "new-gated.txt"), content: "x" }),
-    refused(-32602, "denied"),
-  );
-  await assert.rejects(
-    gated.writeTextFile({ sessionId, path: join(base, "outside.txt"), content: "x" }),
-    refused(-32602, "outside_roots"),
-  );
-  assert.equal(readFileSync(file, "utf8"), "before");
-  assert.throws(() => statSync(join(root, "new-gated.txt")));
-  assert.deepEqual(
-    asked,
-    [`read ${file}`, `write ${file}`, `write ${join(root, "new-gated.txt")}`],
-    "the gate is not asked about paths confinement refuses",
-  );
-});
+test(
+  "the gate decides every access after confinement: a refusal is " + "-32602 with the gate's reason, nothing written",
+  async () => {
+    const asked: string[] = [];
+    const gated = host({
+      gate: (access) => {
+        asked.push(`${access.kind} ${access.kind === "terminal" ? access.cwd : access.path}`);
+        return access.kind === "read" ? true : "writes are not allowed by --permissions deny-all";
+      },
+    });
+    const file = join(root, "gated.txt");
+    writeFileSync(file, "before");
+    assert.deepEqual(await gated.readTextFile({ sessionId, path: file }), { content: "before" });
+    await assert.rejects(
+      gated.writeTextFile({ sessionId, path: file, content: "after" }),
+      refused(-32602, "denied", /deny-all/),
+    );
+    await assert.rejects(
+      gated.writeTextFile({ sessionId, path: join(root, "new-gated.txt"), content: "x" }),
+      refused(-32602, "denied"),
+    );
+    await assert.rejects(
+      gated.writeTextFile({ sessionId, path: join(base, "outside.txt"), content: "x" }),
+      refused(-32602, "outside_roots"),
+    );
+    assert.equal(readFileSync(file, "utf8"), "before");
+    assert.throws(() => statSync(join(root, "new-gated.txt")));
+    assert.deepEqual(
+      asked,
+      [`read ${file}`, `write ${file}`, `write ${join(root, "new-gated.txt")}`],
+      "the gate is not asked about paths confinement refuses",
+    );
+  },
+);

@@ -46,74 +46,78 @@ function snapshot(dir: string): Record<string, string> {
   return files;
 }
 
-test(`a directory swapped for a symlink to outside mid-path: ${ATTEMPTS} reads, writes and creations, zero escapes`, async (t) => {
-  const root = join(base, "root");
-  const outside = join(base, "outside");
-  mkdirSync(join(root, "mid", "sub"), { recursive: true });
-  mkdirSync(join(outside, "sub"), { recursive: true });
-  writeFileSync(join(root, "mid", "sub", "f.txt"), "inside");
-  writeFileSync(join(outside, "sub", "f.txt"), "SECRET");
-  symlinkSync(outside, join(root, "swap"));
-  const before = snapshot(outside);
+test(
+  `a directory swapped for a symlink to outside mid-path: ` + `${ATTEMPTS} reads, writes and creations, zero escapes`,
+  async (t) => {
+    const root = join(base, "root");
+    const outside = join(base, "outside");
+    mkdirSync(join(root, "mid", "sub"), { recursive: true });
+    mkdirSync(join(outside, "sub"), { recursive: true });
+    writeFileSync(join(root, "mid", "sub", "f.txt"), "inside");
+    writeFileSync(join(outside, "sub", "f.txt"), "SECRET");
+    symlinkSync(outside, join(root, "swap"));
+    const before = snapshot(outside);
 
-  const swapper = await startSwapper(join(root, "mid"), join(root, "swap"));
-  if ("unavailable" in swapper) {
-    if (REQUIRED)
-      assert.fail(`the swap race cannot run here, and on CI it must not be skipped: ${swapper.unavailable}`);
-    return t.skip(swapper.unavailable);
-  }
-  const host = new FileSystemHost({ roots: () => [root] });
-  const counts = { ok: 0, refused: 0 };
-  /** How often `mid` was seen as the directory and as the symlink (the swapper at work). */
-  const seen = { directory: 0, symlink: 0 };
-  const escapes: string[] = [];
-  let swapperRanThroughout: boolean;
-  try {
-    for (let i = 0; i < ATTEMPTS; i++) {
-      if (lstatSync(join(root, "mid")).isSymbolicLink()) seen.symlink++;
-      else seen.directory++;
-      const which = i % 4;
-      try {
-        if (which === 0) {
-          const { content } = await host.readTextFile({ sessionId: "s", path: join(root, "mid", "sub", "f.txt") });
-          if (content !== "inside") escapes.push(`read ${i} returned ${JSON.stringify(content)}`);
-        } else if (which === 1) {
-          await host.writeTextFile({ sessionId: "s", path: join(root, "mid", "sub", "f.txt"), content: "inside" });
-        } else if (which === 2) {
-          await host.writeTextFile({
-            sessionId: "s",
-            path: join(root, "mid", "sub", `new-${i}.txt`),
-            content: "created",
-          });
-        } else {
-          await host.writeTextFile({
-            sessionId: "s",
-            path: join(root, "mid", "sub", `dir-${i}`, "deep", "n.txt"),
-            content: "created",
-          });
-        }
-        counts.ok++;
-      } catch (error) {
-        if (!(error instanceof RequestError)) throw error;
-        counts.refused++;
-      }
+    const swapper = await startSwapper(join(root, "mid"), join(root, "swap"));
+    if ("unavailable" in swapper) {
+      if (REQUIRED)
+        assert.fail(`the swap race cannot run here, and on CI it must not be skipped: ${swapper.unavailable}`);
+      return t.skip(swapper.unavailable);
     }
-    swapperRanThroughout = swapper.exitCode === null && swapper.signalCode === null;
-  } finally {
-    await stopSwapper(swapper);
-  }
-  t.diagnostic(
-    `${counts.ok} served, ${counts.refused} refused with an error; mid seen ${seen.directory} times as the directory, ${seen.symlink} as the symlink`,
-  );
-  // The race was real: otherwise zero escapes would prove nothing.
-  assert.ok(swapperRanThroughout, "the swapper was still swapping at the end");
-  assert.ok(
-    seen.directory > 0 && seen.symlink > 0,
-    `the swaps were observed (directory ${seen.directory}, symlink ${seen.symlink})`,
-  );
-  assert.ok(counts.refused > 0, "some requests met a swapped path and were refused");
-  assert.deepEqual(escapes, [], "no read returned outside content");
-  assert.deepEqual(snapshot(outside), before, "nothing outside was written or created");
-  assert.deepEqual(readdirSync(outside, { recursive: true }).sort(), ["sub", join("sub", "f.txt")]);
-  assert.ok(counts.ok > 0, "the host still served requests during the race");
-});
+    const host = new FileSystemHost({ roots: () => [root] });
+    const counts = { ok: 0, refused: 0 };
+    /** How often `mid` was seen as the directory and as the symlink (the swapper at work). */
+    const seen = { directory: 0, symlink: 0 };
+    const escapes: string[] = [];
+    let swapperRanThroughout: boolean;
+    try {
+      for (let i = 0; i < ATTEMPTS; i++) {
+        if (lstatSync(join(root, "mid")).isSymbolicLink()) seen.symlink++;
+        else seen.directory++;
+        const which = i % 4;
+        try {
+          if (which === 0) {
+            const { content } = await host.readTextFile({ sessionId: "s", path: join(root, "mid", "sub", "f.txt") });
+            if (content !== "inside") escapes.push(`read ${i} returned ${JSON.stringify(content)}`);
+          } else if (which === 1) {
+            await host.writeTextFile({ sessionId: "s", path: join(root, "mid", "sub", "f.txt"), content: "inside" });
+          } else if (which === 2) {
+            await host.writeTextFile({
+              sessionId: "s",
+              path: join(root, "mid", "sub", `new-${i}.txt`),
+              content: "created",
+            });
+          } else {
+            await host.writeTextFile({
+              sessionId: "s",
+              path: join(root, "mid", "sub", `dir-${i}`, "deep", "n.txt"),
+              content: "created",
+            });
+          }
+          counts.ok++;
+        } catch (error) {
+          if (!(error instanceof RequestError)) throw error;
+          counts.refused++;
+        }
+      }
+      swapperRanThroughout = swapper.exitCode === null && swapper.signalCode === null;
+    } finally {
+      await stopSwapper(swapper);
+    }
+    t.diagnostic(
+      `${counts.ok} served, ${counts.refused} refused with an error; mid seen ${seen.directory} times as the ` +
+        `directory, ${seen.symlink} as the symlink`,
+    );
+    // The race was real: otherwise zero escapes would prove nothing.
+    assert.ok(swapperRanThroughout, "the swapper was still swapping at the end");
+    assert.ok(
+      seen.directory > 0 && seen.symlink > 0,
+      `the swaps were observed (directory ${seen.directory}, symlink ${seen.symlink})`,
+    );
+    assert.ok(counts.refused > 0, "some requests met a swapped path and were refused");
+    assert.deepEqual(escapes, [], "no read returned outside content");
+    assert.deepEqual(snapshot(outside), before, "nothing outside was written or created");
+    assert.deepEqual(readdirSync(outside, { recursive: true }).sort(), ["sub", join("sub", "f.txt")]);
+    assert.ok(counts.ok > 0, "the host still served requests during the race");
+  },
+);

@@ -12,8 +12,8 @@
  *   Exact on Linux; elsewhere the swap race is narrowed, not closed (see `confined-open.ts`).
  * - A file with several hard links (one of them may lie outside the roots) is not written unless `hardLinks` says
  *   so; `maxFileBytes` caps what is read, even for a file growing while it is read.
- * - The `gate` (e.g. `brokerGate` from `@acpkit/sdk/client-toolkit`, the client's permission policy) decides each access
- *   that passed confinement.
+ * - The `gate` (e.g. `brokerGate` from `@acpkit/sdk/client-toolkit`, the client's permission policy) decides each
+ *   access that passed confinement.
  */
 import { RequestError } from "../../jsonrpc/request-error.js";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
@@ -49,7 +49,10 @@ export interface FileSystemHostOptions {
    * would change the file under its other names too), `"refuse"` (neither), `"allow"` (both).
    */
   hardLinks?: HardLinkPolicy;
-  /** Decides each access inside the roots: true serves it, false or a reason refuses it (-32602 `denied`). Default: serve. */
+  /**
+   * Decides each access inside the roots: true serves it, false or a reason refuses it (-32602 `denied`). Default:
+   * serve.
+   */
   gate?: HostGate;
   /** Default: silent. */
   logger?: Logger;

@@ -71,12 +71,15 @@ test("a root given through a symlink is compared by its real path", async () => 
   await assert.rejects(confinePath(join(viaLink, "link-out", "a"), [viaLink]), refused);
 });
 
-test("symlink loops, overlong names and NUL bytes are -32602 with a reason (a terminal's cwd goes through here too)", async () => {
-  symlinkSync(join(proj, "loop-2"), join(proj, "loop-1"));
-  symlinkSync(join(proj, "loop-1"), join(proj, "loop-2"));
-  const reason = (expected: string) => (error: unknown) =>
-    error instanceof RequestError && error.code === -32602 && (error.data as { reason: string }).reason === expected;
-  await assert.rejects(confinePath(join(proj, "loop-1", "x"), [proj]), reason("symlink_loop"));
-  await assert.rejects(confinePath(join(proj, "y".repeat(300)), [proj]), reason("name_too_long"));
-  await assert.rejects(confinePath(`${proj}/a\0b`, [proj]), reason("nul_byte"));
-});
+test(
+  "symlink loops, overlong names and NUL bytes are -32602 with a reason (a terminal's cwd goes through here " + "too)",
+  async () => {
+    symlinkSync(join(proj, "loop-2"), join(proj, "loop-1"));
+    symlinkSync(join(proj, "loop-1"), join(proj, "loop-2"));
+    const reason = (expected: string) => (error: unknown) =>
+      error instanceof RequestError && error.code === -32602 && (error.data as { reason: string }).reason === expected;
+    await assert.rejects(confinePath(join(proj, "loop-1", "x"), [proj]), reason("symlink_loop"));
+    await assert.rejects(confinePath(join(proj, "y".repeat(300)), [proj]), reason("name_too_long"));
+    await assert.rejects(confinePath(`${proj}/a\0b`, [proj]), reason("nul_byte"));
+  },
+);

@@ -25,23 +25,26 @@ interface McpSdk {
   SSEClientTransport: typeof import("@modelcontextprotocol/sdk/client/sse.js").SSEClientTransport;
 }
 let sdk: Promise<McpSdk> | undefined;
-/** Loads the MCP SDK (an optional peer: `OptionalDependencyMissingError` when it is not installed, tried again next time). */
+/**
+ * Loads the MCP SDK (an optional peer: `OptionalDependencyMissingError` when it is not installed, tried again next
+ * time).
+ */
 function loadSdk(): Promise<McpSdk> {
   sdk ??= Promise.all([
     importOptional<typeof import("@modelcontextprotocol/sdk/client/index.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/index.js",
     ),
     importOptional<typeof import("@modelcontextprotocol/sdk/client/stdio.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/stdio.js",
     ),
     importOptional<typeof import("@modelcontextprotocol/sdk/client/streamableHttp.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/streamableHttp.js",
     ),
     importOptional<typeof import("@modelcontextprotocol/sdk/client/sse.js")>(
-      MCP_SDK_PEER,
+      MCP_SDK_DEPENDENCY,
       "@modelcontextprotocol/sdk/client/sse.js",
     ),
   ]).then(
@@ -71,7 +74,7 @@ import { isMcpServerAcp, McpOverAcpCaller, type McpServerAcpDeclaration } from "
 import { McpOverAcpHttpBridge } from "./over-acp/http-bridge.js";
 import type { McpCapabilities, McpServer } from "../../protocol/index.js";
 import { StderrTail } from "../process/stderr-tail.js";
-import { importOptional, MCP_SDK_PEER } from "../optional-peer.js";
+import { importOptional, MCP_SDK_DEPENDENCY } from "../optional-dependency.js";
 
 /** Options of `createMcpConnector`. */
 export interface McpConnectorOptions {
@@ -183,7 +186,8 @@ export class McpConnections implements McpSessionTools {
     if (entry === undefined) throw new Error(`no MCP server named "${server}" in this session`);
     if (entry.client === undefined || entry.status.state !== "connected") {
       throw new Error(
-        `MCP server "${server}" is not connected (${entry.status.state}${entry.status.error ? `: ${entry.status.error}` : ""})`,
+        `MCP server "${server}" is not connected ` +
+          `(${entry.status.state}${entry.status.error ? `: ${entry.status.error}` : ""})`,
       );
     }
     const requestOptions: { timeout: number; signal?: AbortSignal } = {

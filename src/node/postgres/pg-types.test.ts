@@ -4,7 +4,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 import type * as pg from "pg";
-import { OptionalDependencyMissingError, PG_PEER } from "../optional-peer.js";
+import { OptionalDependencyMissingError, PG_DEPENDENCY } from "../optional-dependency.js";
 import type { PgClient, PgModule, PgPool, PgPoolClient } from "./pg-types.js";
 import { loadPg } from "./pool.js";
 
@@ -37,7 +37,7 @@ test("loadPg gives the Pool and Client constructors of the installed pg", async 
 
 test("without pg, the error says what to install", () => {
   assert.equal(
-    new OptionalDependencyMissingError(PG_PEER).message,
+    new OptionalDependencyMissingError(PG_DEPENDENCY).message,
     "acpkit: PostgreSQL support needs the 'pg' package: npm install pg@8",
   );
 });

@@ -6,7 +6,7 @@
  */
 import type { ConnectionOptions } from "node:tls";
 import { defaultLogger, type Logger } from "../../jsonrpc/logger.js";
-import { importOptional, PG_PEER } from "../optional-peer.js";
+import { importOptional, PG_DEPENDENCY } from "../optional-dependency.js";
 import { isTransientPostgresError, PostgresCommitUnknownError, sqlState } from "./errors.js";
 import type { PgClient, PgModule, PgPoolConfig, PgQueryable, PgQueryResult, PgRow } from "./pg-types.js";
 import { describeDatabase, passwordOf, Redactor } from "./redact.js";
@@ -93,7 +93,7 @@ export interface PostgresPool extends PgQueryable {
 
 /** Loads `pg` (an optional peer): rejects with `OptionalDependencyMissingError` ("npm install pg@8") without it. */
 export async function loadPg(): Promise<PgModule> {
-  const module = await importOptional<Partial<PgModule> & { default?: PgModule }>(PG_PEER);
+  const module = await importOptional<Partial<PgModule> & { default?: PgModule }>(PG_DEPENDENCY);
   return module.Pool !== undefined && module.Client !== undefined ? (module as PgModule) : module.default!;
 }
 

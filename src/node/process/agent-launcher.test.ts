@@ -9,37 +9,40 @@ import { waitUntil } from "./process-group.js";
 const node = process.execPath;
 const init = { protocolVersion: 1, clientCapabilities: {} };
 
-test("argv, cwd, env and extraEnv reach the agent; stderr goes to the tail, the callback and the logger only", async () => {
-  const logged: string[] = [];
-  const logger: Logger = {
-    debug: (message, fields) => void (message === "agent stderr" && logged.push(String(fields?.line))),
-    info() {},
-    warn() {},
-    error() {},
-  };
-  const lines: string[] = [];
-  const cwd = realpathSync(tmpdir());
-  const launched = await launchAgent({
-    argv: [
-      node,
-      "-e",
-      "console.error(process.cwd()); console.error(process.env.A + process.env.B); console.error(process.argv[1])",
-      "$(id)",
-    ],
-    cwd,
-    env: { ...process.env, A: "a" },
-    extraEnv: { B: "b" },
-    onStderrLine: (line) => lines.push(line),
-    logger,
-  });
-  assert.deepEqual(await launched.exited, { code: 0, signal: null });
-  await waitUntil(() => lines.length === 3, 2000);
-  assert.deepEqual(lines, [cwd, "ab", "$(id)"]);
-  assert.deepEqual(logged, lines);
-  assert.deepEqual(launched.stderrTail(), lines);
-  assert.deepEqual(launched.argv.slice(-1), ["$(id)"]);
-  await launched.stop();
-});
+test(
+  "argv, cwd, env and extraEnv reach the agent; stderr goes to " + "the tail, the callback and the logger only",
+  async () => {
+    const logged: string[] = [];
+    const logger: Logger = {
+      debug: (message, fields) => void (message === "agent stderr" && logged.push(String(fields?.line))),
+      info() {},
+      warn() {},
+      error() {},
+    };
+    const lines: string[] = [];
+    const cwd = realpathSync(tmpdir());
+    const launched = await launchAgent({
+      argv: [
+        node,
+        "-e",
+        "console.error(process.cwd()); console.error(process.env.A + process.env.B); console.error(process.argv[1])",
+        "$(id)",
+      ],
+      cwd,
+      env: { ...process.env, A: "a" },
+      extraEnv: { B: "b" },
+      onStderrLine: (line) => lines.push(line),
+      logger,
+    });
+    assert.deepEqual(await launched.exited, { code: 0, signal: null });
+    await waitUntil(() => lines.length === 3, 2000);
+    assert.deepEqual(lines, [cwd, "ab", "$(id)"]);
+    assert.deepEqual(logged, lines);
+    assert.deepEqual(launched.stderrTail(), lines);
+    assert.deepEqual(launched.argv.slice(-1), ["$(id)"]);
+    await launched.stop();
+  },
+);
 
 test("a command line is split without a shell", async () => {
   const launched = await launchAgent({

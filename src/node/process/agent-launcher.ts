@@ -77,7 +77,8 @@ export class AgentSpawnError extends Error {
     cause: unknown,
   ) {
     super(
-      `could not start the agent ${JSON.stringify(argv[0])}: ${(cause as Error)?.message ?? String(cause)}${adviceFor(cause)}`,
+      `could not start the agent ${JSON.stringify(argv[0])}: ` +
+        `${(cause as Error)?.message ?? String(cause)}${adviceFor(cause)}`,
       { cause },
     );
     this.name = "AgentSpawnError";
@@ -90,7 +91,10 @@ function adviceFor(cause: unknown): string {
     case "ENOENT":
       return ". Check that the command is installed and on PATH, or give its absolute path.";
     case "EACCES":
-      return ". The file is not executable: fix its permissions, or run it through its interpreter (e.g. node script.js).";
+      return (
+        ". The file is not executable: fix its permissions, or run it through its interpreter (e.g. node " +
+        "script.js)."
+      );
     default:
       return "";
   }

@@ -8,7 +8,9 @@ import { closeSync, openSync, readSync } from "node:fs";
 const statBuffer = Buffer.allocUnsafe(1024);
 let environBuffer = Buffer.allocUnsafe(64 * 1024);
 
-/** What /proc/<pid>/stat says of a process: its state letter, process group, and start time (clock ticks after boot). */
+/**
+ * What /proc/<pid>/stat says of a process: its state letter, process group, and start time (clock ticks after boot).
+ */
 export interface ProcStat {
   state: string;
   pgrp: number;

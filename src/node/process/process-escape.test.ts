@@ -30,7 +30,8 @@ const ESCAPES = [
   'nohup setsid sleep 1000 >/dev/null 2>&1 </dev/null & echo $! >> "$PIDS"',
   'setsid sleep 1000 & echo $! >> "$PIDS"', // holds our stdout and stderr pipes
 ];
-const SCRIPT = `${ESCAPES.join("\n")}\nwhile [ "$(wc -l < "$PIDS")" -lt ${ESCAPES.length} ]; do sleep 0.01; done\necho started`;
+const SCRIPT =
+  `${ESCAPES.join("\n")}\nwhile [ "$(wc -l < "$PIDS")" -lt ${ESCAPES.length} ]; do sleep 0.01; done\necho ` + `started`;
 
 function pidFile(): string {
   return join(base, `pids-${++files}`);

@@ -21,7 +21,8 @@ test(
   posixOnly,
   async () => {
     const script =
-      "process.on('SIGTERM', () => {}); require('node:child_process').spawn('sleep', ['30'], { stdio: 'ignore' }); console.log('ready'); setInterval(() => {}, 1000)";
+      "process.on('SIGTERM', () => {}); require('node:child_process').spawn('sleep', ['30'], { stdio: " +
+      "'ignore' }); console.log('ready'); setInterval(() => {}, 1000)";
     const child = spawn(process.execPath, ["-e", script], { detached: true, stdio: ["ignore", "pipe", "ignore"] });
     await new Promise((resolve) => child.stdout!.once("data", resolve));
     trackGroup(child.pid!);

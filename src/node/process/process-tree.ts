@@ -31,7 +31,9 @@ export function setCgroupContainment(enabled: boolean): void {
   cgroupsEnabled = enabled;
 }
 
-/** Whether a process's initial environment holds `entry` ("NAME=value", matched whole; a prefix when it ends in "-"). */
+/**
+ * Whether a process's initial environment holds `entry` ("NAME=value", matched whole; a prefix when it ends in "-").
+ */
 function environHas(pid: string, entry: Buffer): boolean {
   const environ = procEnviron(pid);
   if (environ === undefined) return false;

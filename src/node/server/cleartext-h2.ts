@@ -4,7 +4,8 @@
  * HTTP/2 connection preface ("PRI * HTTP/2.0") goes to an HTTP/2 server, anything else to an HTTP/1.1 server
  * (which also handles WebSocket upgrades). Opt-in: browsers never speak h2c; it is for proxies and Node clients.
  *
- * Spec: RFC 9113 section 3.3 (prior knowledge), https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
+ * Spec: RFC 9113 section 3.3 (prior knowledge),
+ * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
 import {
   createServer as createHttp1Server,

@@ -14,12 +14,12 @@ import { createSecureServer, type Http2SecureServer } from "node:http2";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo, Server as NetServer, Socket } from "node:net";
 import { AcpServer, type AcpServerSettings, type AgentSource } from "../../remote/server/acp-server.js";
-import { DEFAULT_ACP_PATH, WEBSOCKET_SUBPROTOCOL } from "../../remote/client/http-protocol.js";
+import { DEFAULT_ACP_PATH, WEBSOCKET_SUBPROTOCOL } from "../../remote/http-protocol.js";
 import { createCleartextServers } from "./cleartext-h2.js";
 import { defaultAllowedHosts, formatHost, isLoopbackHost } from "./local-hosts.js";
 import { createNodeHttpHandler } from "./node-http-handler.js";
 import { createNodeWebSocketUpgradeHandler } from "./node-websocket.js";
-import { importOptional, WS_PEER } from "../optional-peer.js";
+import { importOptional, WS_DEPENDENCY } from "../optional-dependency.js";
 
 /** TLS material: PEM strings or buffers (read the files yourself, or let `acp serve --cert/--key` do it). */
 export interface TlsOptions {
@@ -111,7 +111,7 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     );
   }
   // `ws` is an optional peer dependency: without it, listening fails here with what to install.
-  const { WebSocketServer } = await importOptional<typeof import("ws")>(WS_PEER);
+  const { WebSocketServer } = await importOptional<typeof import("ws")>(WS_DEPENDENCY);
   const path = options.path ?? DEFAULT_ACP_PATH;
   const server = new AcpServer({
     ...options,

@@ -14,7 +14,8 @@ export type NodeRequest = IncomingMessage | Http2ServerRequest;
 export class RequestBodyTooLargeError extends Error {
   constructor(readonly maxBytes: number) {
     super(
-      `Payload Too Large: the body is over ${maxBytes} bytes (maxRequestBodyBytes); send smaller messages or raise the limit`,
+      `Payload Too Large: the body is over ${maxBytes} bytes (maxRequestBodyBytes); send smaller messages or ` +
+        `raise the limit`,
     );
     this.name = "RequestBodyTooLargeError";
   }
@@ -31,7 +32,9 @@ export function socketInfoOf(request: NodeRequest): SocketInfo {
   };
 }
 
-/** The request's headers as `Headers`: HTTP/2 pseudo-headers dropped, `:authority` given as `Host` when there is none. */
+/**
+ * The request's headers as `Headers`: HTTP/2 pseudo-headers dropped, `:authority` given as `Host` when there is none.
+ */
 export function headersOf(request: NodeRequest): Headers {
   const headers = new Headers();
   const raw = request.headers as Record<string, string | string[] | undefined>;

@@ -11,9 +11,9 @@
 import type { IncomingMessage } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Duplex } from "node:stream";
-import { HEADER_CONNECTION_ID } from "../../remote/client/http-protocol.js";
+import { HEADER_CONNECTION_ID } from "../../remote/http-protocol.js";
 import type { AcpServer } from "../../remote/server/acp-server.js";
-import type { ServerWebSocket } from "../../remote/server/websocket-like.js";
+import type { ServerWebSocket } from "../../remote/server/server-websocket.js";
 import { headersOf, socketInfoOf, urlOf } from "./node-request.js";
 
 type HeadersListener = (headers: string[], request: IncomingMessage) => void;
@@ -51,7 +51,9 @@ export interface NodeWebSocketUpgradeServer {
 
 /** Options of the upgrade handler (acpkit's). */
 export interface NodeWebSocketUpgradeOptions {
-  /** Ping interval; a socket that did not answer the previous ping is terminated. Default: the server's `keepAliveMs`. */
+  /**
+   * Ping interval; a socket that did not answer the previous ping is terminated. Default: the server's `keepAliveMs`.
+   */
   readonly pingIntervalMs?: number;
 }
 

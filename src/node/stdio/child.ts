@@ -35,7 +35,8 @@ export function childProcessStream(child: ChildProcess, options: ChildProcessStr
   const { stdin, stdout } = child;
   if (!stdin || !stdout) {
     throw new TypeError(
-      'childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", "inherit"].',
+      'childProcessStream needs the child\'s stdin and stdout as pipes: spawn it with stdio: ["pipe", "pipe", ' +
+        '"inherit"].',
     );
   }
   const { stderrLines, othersMayHoldOutput, ...ndjson } = options;

@@ -14,18 +14,49 @@ function ignore(): void {}
 /** What to do with a Node input when the link stops reading it. */
 export type ReleaseInput = "unref" | "destroy";
 
+/** Options of `nodeByteSource`. */
+export interface NodeByteSourceOptions {
+  /** What happens to the input when the link stops reading: `destroy` (the default) or `unref` (our own stdin). */
+  release?: ReleaseInput;
+  /** Other objects whose `error` event ends the input (a `ChildProcess` that failed to spawn). */
+  errorEmitters?: NodeJS.EventEmitter[];
+  /** Called at the end of input: resolves with an error that explains it (e.g. the process died), or nothing. */
+  explainEnd?: () => Promise<unknown>;
+}
+
+/** Options of `nodeByteSink`. */
+export interface NodeByteSinkOptions {
+  /** Whether `close()` ends the output (the peer sees EOF). Default true; false for `process.stdout`. */
+  end?: boolean;
+}
+
 /**
- * A `ByteSource` over a Node `Readable`. `errorEmitters` are other objects whose `error` event ends the input
- * (a `ChildProcess` that failed to spawn). On cancel the listeners go, the stream pauses, and it is either
- * unref'd (our own stdin: it no longer keeps the process alive, yet stays usable) or destroyed.
+ * A `ByteSource` over a Node `Readable`. On cancel the listeners go, the stream pauses, and it is either unref'd
+ * (`release: "unref"`, our own stdin: it no longer keeps the process alive, yet stays usable) or destroyed.
  * An `error` listener stays attached for good, so a late error never becomes an uncaught exception.
+ * (The positional form `nodeByteSource(input, release, errorEmitters, explainEnd)` still works.)
  */
+export function nodeByteSource(input: Readable, options?: NodeByteSourceOptions): ByteSource;
+/** @deprecated Pass the options as an object: `nodeByteSource(input, { release, errorEmitters, explainEnd })`. */
 export function nodeByteSource(
   input: Readable,
   release: ReleaseInput,
-  errorEmitters: NodeJS.EventEmitter[] = [],
+  errorEmitters?: NodeJS.EventEmitter[],
   explainEnd?: () => Promise<unknown>,
+): ByteSource;
+export function nodeByteSource(
+  input: Readable,
+  optionsOrRelease: NodeByteSourceOptions | ReleaseInput = {},
+  positionalEmitters?: NodeJS.EventEmitter[],
+  positionalExplainEnd?: () => Promise<unknown>,
 ): ByteSource {
+  const options: NodeByteSourceOptions =
+    typeof optionsOrRelease === "string"
+      ? { release: optionsOrRelease, errorEmitters: positionalEmitters, explainEnd: positionalExplainEnd }
+      : optionsOrRelease;
+  const release = options.release ?? "destroy";
+  const errorEmitters = options.errorEmitters ?? [];
+  const explainEnd = options.explainEnd;
   let done = false;
   let released = false;
   let detach = ignore;
@@ -90,12 +121,17 @@ export function nodeByteSource(
 }
 
 /**
- * A `ByteSink` over a Node `Writable`: text is written as UTF-8 by Node itself (no TextEncoder copy), bytes as they are, and each
- * write settles with its callback. With `end` true, `close()` ends the stream (the peer sees EOF); otherwise
- * it only waits for what was written (process.stdout cannot be closed). An `error` listener is attached for
- * good: EPIPE when the peer is gone reaches the link through the write callback, never as an uncaught error.
+ * A `ByteSink` over a Node `Writable`: text is written as UTF-8 by Node itself (no TextEncoder copy), bytes as they
+ * are, and each write settles with its callback. With `end` (the default), `close()` ends the stream (the peer sees
+ * EOF); with `end: false` it only waits for what was written (process.stdout cannot be closed). An `error` listener is
+ * attached for good: EPIPE when the peer is gone reaches the link through the write callback, never as an uncaught
+ * error. (The positional form `nodeByteSink(output, end)` still works.)
  */
-export function nodeByteSink(output: Writable, end: boolean): ByteSink {
+export function nodeByteSink(output: Writable, options?: NodeByteSinkOptions): ByteSink;
+/** @deprecated Pass the option as an object: `nodeByteSink(output, { end })`. */
+export function nodeByteSink(output: Writable, end: boolean): ByteSink;
+export function nodeByteSink(output: Writable, options: NodeByteSinkOptions | boolean = {}): ByteSink {
+  const end = typeof options === "boolean" ? options : (options.end ?? true);
   output.on("error", ignore);
   return {
     write(data) {
@@ -133,7 +169,11 @@ export function nodeNdJsonStream(
     explainEnd?: () => Promise<unknown>;
   } = {},
 ): Stream {
-  const source = nodeByteSource(input, options.releaseInput ?? "destroy", options.errorEmitters, options.explainEnd);
-  const link = new NdJsonLink(source, nodeByteSink(output, options.endOutput ?? true), options);
+  const source = nodeByteSource(input, {
+    release: options.releaseInput ?? "destroy",
+    errorEmitters: options.errorEmitters,
+    explainEnd: options.explainEnd,
+  });
+  const link = new NdJsonLink(source, nodeByteSink(output, { end: options.endOutput ?? true }), options);
   return streamFromLink(link, options);
 }

@@ -105,29 +105,33 @@ async function expectQuarantined(damaged: Buffer, readable: SessionRecord[], lab
   assert.equal(quarantined(dir).length, 1, `${label}: no second copy`);
 }
 
-test("matrix: truncation at every byte of the last record drops only that torn record (or keeps it when only its newline is missing)", async () => {
-  const { dir, logPath, bytes } = await seeded();
-  const lastStart = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
-  for (let length = lastStart; length < bytes.length; length++) {
-    writeFileSync(logPath, bytes.subarray(0, length));
-    const logger = recordingLogger();
-    const store = new FileSessionStore({ dir, logger });
-    const expected = length === bytes.length - 1 ? RECORDS : RECORDS.slice(0, 2);
-    assert.deepEqual(await store.history("s1"), expected, `cut at ${length}`);
-    assert.deepEqual(
-      logger.lines.filter(([level]) => level === "error"),
-      [],
-      `cut at ${length}: no error`,
-    );
-    await store.append("s1", [say("after")]);
-    assert.deepEqual(
-      await new FileSessionStore({ dir }).history("s1"),
-      [...expected, say("after")],
-      `cut at ${length}: appends continue cleanly`,
-    );
-  }
-  assert.deepEqual(quarantined(dir), []);
-});
+test(
+  "matrix: truncation at every byte of the last record drops only that torn record (or keeps it when only its " +
+    "newline is missing)",
+  async () => {
+    const { dir, logPath, bytes } = await seeded();
+    const lastStart = bytes.lastIndexOf(0x0a, bytes.length - 2) + 1;
+    for (let length = lastStart; length < bytes.length; length++) {
+      writeFileSync(logPath, bytes.subarray(0, length));
+      const logger = recordingLogger();
+      const store = new FileSessionStore({ dir, logger });
+      const expected = length === bytes.length - 1 ? RECORDS : RECORDS.slice(0, 2);
+      assert.deepEqual(await store.history("s1"), expected, `cut at ${length}`);
+      assert.deepEqual(
+        logger.lines.filter(([level]) => level === "error"),
+        [],
+        `cut at ${length}: no error`,
+      );
+      await store.append("s1", [say("after")]);
+      assert.deepEqual(
+        await new FileSessionStore({ dir }).history("s1"),
+        [...expected, say("after")],
+        `cut at ${length}: appends continue cleanly`,
+      );
+    }
+    assert.deepEqual(quarantined(dir), []);
+  },
+);
 
 test("matrix: a tail of NUL bytes (a crash after the file grew) is a torn tail", async () => {
   const { dir, logPath, bytes } = await seeded();
@@ -165,23 +169,26 @@ test("matrix: a CRLF-converted log still reads every record (each checksum holds
   assert.deepEqual(quarantined(dir), []);
 });
 
-test("matrix: garbage appended (with or without a newline, text or binary) is quarantined, never silently cut", async () => {
-  const { bytes } = await seeded();
-  const tails = [
-    "garbage\n",
-    "garbage",
-    '{"kind":"update"}\n',
-    "\u0001\u0002\u00ff binary",
-    `${frameRecord(say("x")).slice(0, -1)}junk`,
-    '["zzzzzzzz",',
-  ];
-  for (const tail of tails)
-    await expectQuarantined(
-      Buffer.concat([bytes, Buffer.from(tail, "latin1")]),
-      RECORDS,
-      `tail ${JSON.stringify(tail)}`,
-    );
-});
+test(
+  "matrix: garbage appended (with or without a newline, text or " + "binary) is quarantined, never silently cut",
+  async () => {
+    const { bytes } = await seeded();
+    const tails = [
+      "garbage\n",
+      "garbage",
+      '{"kind":"update"}\n',
+      "\u0001\u0002\u00ff binary",
+      `${frameRecord(say("x")).slice(0, -1)}junk`,
+      '["zzzzzzzz",',
+    ];
+    for (const tail of tails)
+      await expectQuarantined(
+        Buffer.concat([bytes, Buffer.from(tail, "latin1")]),
+        RECORDS,
+        `tail ${JSON.stringify(tail)}`,
+      );
+  },
+);
 
 test("matrix: several complete but unreadable last records are all kept (quarantined), none deleted", async () => {
   const { bytes } = await seeded();
@@ -205,29 +212,32 @@ test("matrix: duplicated records are both valid and both kept", async () => {
   assert.deepEqual(quarantined(dir), []);
 });
 
-test("matrix: records of an unknown kind (a newer version's) are kept on disk, skipped on replay, and reported", async () => {
-  const { dir, logPath, bytes } = await seeded();
-  const future = frameValue({ kind: "checkpoint", at: 3 }) + frameValue(["not", "an", "object"]);
-  writeFileSync(
-    logPath,
-    Buffer.concat([
-      bytes.subarray(0, bytes.indexOf(0x0a) + 1),
-      Buffer.from(future),
-      bytes.subarray(bytes.indexOf(0x0a) + 1),
-    ]),
-  );
-  const logger = recordingLogger();
-  const store = new FileSessionStore({ dir, logger });
-  assert.deepEqual(await store.history("s1"), RECORDS);
-  assert.ok(
-    logger.lines.some(([level, message]) => level === "warn" && /unknown kind/.test(message)),
-    JSON.stringify(logger.lines),
-  );
-  await store.append("s1", [say("after")]);
-  assert.ok(readFileSync(logPath, "utf8").includes(future), "the unknown records stay in the log, byte for byte");
-  assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), [...RECORDS, say("after")]);
-  assert.deepEqual(quarantined(dir), []);
-});
+test(
+  "matrix: records of an unknown kind (a newer version's) are " + "kept on disk, skipped on replay, and reported",
+  async () => {
+    const { dir, logPath, bytes } = await seeded();
+    const future = frameValue({ kind: "checkpoint", at: 3 }) + frameValue(["not", "an", "object"]);
+    writeFileSync(
+      logPath,
+      Buffer.concat([
+        bytes.subarray(0, bytes.indexOf(0x0a) + 1),
+        Buffer.from(future),
+        bytes.subarray(bytes.indexOf(0x0a) + 1),
+      ]),
+    );
+    const logger = recordingLogger();
+    const store = new FileSessionStore({ dir, logger });
+    assert.deepEqual(await store.history("s1"), RECORDS);
+    assert.ok(
+      logger.lines.some(([level, message]) => level === "warn" && /unknown kind/.test(message)),
+      JSON.stringify(logger.lines),
+    );
+    await store.append("s1", [say("after")]);
+    assert.ok(readFileSync(logPath, "utf8").includes(future), "the unknown records stay in the log, byte for byte");
+    assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), [...RECORDS, say("after")]);
+    assert.deepEqual(quarantined(dir), []);
+  },
+);
 
 const isSymlinkRefusal = (error: unknown) =>
   error instanceof RequestError &&

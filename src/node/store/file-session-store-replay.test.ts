@@ -80,7 +80,8 @@ async function expectNotReplayable(promise: Promise<unknown>, index: number, typ
     assert.match(
       error.message,
       new RegExp(
-        `prompt block ${index} \\(${type}\\) is too large to be replayed.*over this connection's ${LIMIT}-byte message limit`,
+        `prompt block ${index} \\(${type}\\) is too large to be replayed.*over this connection's ` +
+          `${LIMIT}-byte message limit`,
       ),
     );
     return true;
@@ -88,103 +89,115 @@ async function expectNotReplayable(promise: Promise<unknown>, index: number, typ
 }
 
 for (const [label, make] of Object.entries(blocks)) {
-  test(`a prompt with ${label} just under the message limit is refused at the door (-32602, why and the limit); the session stays loadable`, async () => {
-    const { dir, store } = tempStore();
-    const first = await open(store);
-    const { sessionId } = await first.client.newSession({ cwd, mcpServers: [] });
-    await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "hello" }] });
-    const big = make(largestPromptable(sessionId, make));
-    const type = big.type;
-    // The request fits the limit; only its replay would not.
-    assert.ok(promptBytes(sessionId, [big]) < LIMIT);
-    await expectNotReplayable(first.client.prompt({ sessionId, prompt: [big] }), 0, type);
-    // Also as the second block of a prompt, one character over the replay bound: nothing of that prompt is stored.
-    const mixed: ContentBlock[] = [{ type: "text", text: "look" }, make(largestReplayable(sessionId, make) + 1)];
-    assert.ok(promptBytes(sessionId, mixed) < LIMIT);
-    await expectNotReplayable(first.client.prompt({ sessionId, prompt: mixed }), 1, type);
-    // The turn slot is free: the next prompt runs.
-    assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), {
-      stopReason: "end_turn",
-    });
+  test(
+    `a prompt with ${label} just under the message limit is refused at the door (-32602, why and the limit); ` +
+      `the session stays loadable`,
+    async () => {
+      const { dir, store } = tempStore();
+      const first = await open(store);
+      const { sessionId } = await first.client.newSession({ cwd, mcpServers: [] });
+      await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "hello" }] });
+      const big = make(largestPromptable(sessionId, make));
+      const type = big.type;
+      // The request fits the limit; only its replay would not.
+      assert.ok(promptBytes(sessionId, [big]) < LIMIT);
+      await expectNotReplayable(first.client.prompt({ sessionId, prompt: [big] }), 0, type);
+      // Also as the second block of a prompt, one character over the replay bound: nothing of that prompt is stored.
+      const mixed: ContentBlock[] = [{ type: "text", text: "look" }, make(largestReplayable(sessionId, make) + 1)];
+      assert.ok(promptBytes(sessionId, mixed) < LIMIT);
+      await expectNotReplayable(first.client.prompt({ sessionId, prompt: mixed }), 1, type);
+      // The turn slot is free: the next prompt runs.
+      assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "again" }] }), {
+        stopReason: "end_turn",
+      });
 
-    const second = await open(new FileSessionStore({ dir }));
-    const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
-    assert.equal(loaded?._meta?.["acpkit/replay"], undefined, "nothing skipped");
-    assert.deepEqual(userBlocks(second.updates), [
-      { type: "text", text: "hello" },
-      { type: "text", text: "again" },
-    ]);
-  });
+      const second = await open(new FileSessionStore({ dir }));
+      const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
+      assert.equal(loaded?._meta?.["acpkit/replay"], undefined, "nothing skipped");
+      assert.deepEqual(userBlocks(second.updates), [
+        { type: "text", text: "hello" },
+        { type: "text", text: "again" },
+      ]);
+    },
+  );
 
-  test(`${label}: every prompt size around the replay bound is either accepted and replayed intact, or refused; never stored and skipped`, async () => {
-    const { dir, store } = tempStore();
-    const first = await open(store);
-    const { sessionId } = await first.client.newSession({ cwd, mcpServers: [] });
-    const bound = largestReplayable(sessionId, make);
-    const accepted: ContentBlock[] = [];
-    let refused = 0;
-    for (let n = bound - 6; n <= Math.min(bound + 6, largestPromptable(sessionId, make)); n++) {
-      const block = make(n);
-      try {
-        await first.client.prompt({ sessionId, prompt: [block] });
-        accepted.push(block);
-      } catch (error) {
-        assert.ok(
-          error instanceof RequestError && (error.data as { reason?: unknown }).reason === NOT_REPLAYABLE,
-          `refused for its size only: ${String(error)}`,
-        );
-        assert.ok(n > bound, `refused only above the bound (n=${n}, bound=${bound})`);
-        refused++;
+  test(
+    `${label}: every prompt size around the replay bound is either accepted and replayed intact, or refused; ` +
+      `never stored and skipped`,
+    async () => {
+      const { dir, store } = tempStore();
+      const first = await open(store);
+      const { sessionId } = await first.client.newSession({ cwd, mcpServers: [] });
+      const bound = largestReplayable(sessionId, make);
+      const accepted: ContentBlock[] = [];
+      let refused = 0;
+      for (let n = bound - 6; n <= Math.min(bound + 6, largestPromptable(sessionId, make)); n++) {
+        const block = make(n);
+        try {
+          await first.client.prompt({ sessionId, prompt: [block] });
+          accepted.push(block);
+        } catch (error) {
+          assert.ok(
+            error instanceof RequestError && (error.data as { reason?: unknown }).reason === NOT_REPLAYABLE,
+            `refused for its size only: ${String(error)}`,
+          );
+          assert.ok(n > bound, `refused only above the bound (n=${n}, bound=${bound})`);
+          refused++;
+        }
       }
-    }
-    assert.equal(accepted.length, 7, "every size up to the bound is accepted");
-    assert.ok(refused > 0, "sizes above the bound are refused");
+      assert.equal(accepted.length, 7, "every size up to the bound is accepted");
+      assert.ok(refused > 0, "sizes above the bound are refused");
 
-    const second = await open(new FileSessionStore({ dir }));
-    const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
-    assert.equal(loaded?._meta?.["acpkit/replay"], undefined, "nothing skipped");
-    assert.deepEqual(userBlocks(second.updates), accepted, "each accepted block comes back whole, in order");
-  });
+      const second = await open(new FileSessionStore({ dir }));
+      const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
+      assert.equal(loaded?._meta?.["acpkit/replay"], undefined, "nothing skipped");
+      assert.deepEqual(userBlocks(second.updates), accepted, "each accepted block comes back whole, in order");
+    },
+  );
 }
 
-test("an agent update too large to send is refused before it is recorded; the turn's later updates still go out and the session loads", async () => {
-  const { dir, store } = tempStore();
-  const tooLarge: unknown[] = [];
-  const first = await open(store, async (turn) => {
-    await turn.say("before");
-    const call = turn.toolCall({ title: "read", kind: "read" });
-    try {
-      await call.update({ content: [{ type: "content", content: { type: "text", text: "x".repeat(LIMIT) } }] });
-    } catch (error) {
-      tooLarge.push(error);
-    }
-    try {
-      await turn.say("y".repeat(LIMIT));
-    } catch (error) {
-      tooLarge.push(error);
-    }
-    await call.complete();
-    await turn.say("after");
-  });
-  const { sessionId } = await first.client.newSession({ cwd, mcpServers: [] });
-  assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] }), {
-    stopReason: "end_turn",
-  });
-  assert.equal(tooLarge.length, 2);
-  for (const error of tooLarge)
-    assert.ok(error instanceof MessageTooLargeError && /^An outgoing/.test(error.message), String(error));
-  const seen = first.updates.map((n) => n.update.sessionUpdate);
+test(
+  "an agent update too large to send is refused before it is recorded; the turn's later updates still go out " +
+    "and the session loads",
+  async () => {
+    const { dir, store } = tempStore();
+    const tooLarge: unknown[] = [];
+    const first = await open(store, async (turn) => {
+      await turn.say("before");
+      const call = turn.toolCall({ title: "read", kind: "read" });
+      try {
+        await call.update({ content: [{ type: "content", content: { type: "text", text: "x".repeat(LIMIT) } }] });
+      } catch (error) {
+        tooLarge.push(error);
+      }
+      try {
+        await turn.say("y".repeat(LIMIT));
+      } catch (error) {
+        tooLarge.push(error);
+      }
+      await call.complete();
+      await turn.say("after");
+    });
+    const { sessionId } = await first.client.newSession({ cwd, mcpServers: [] });
+    assert.deepEqual(await first.client.prompt({ sessionId, prompt: [{ type: "text", text: "go" }] }), {
+      stopReason: "end_turn",
+    });
+    assert.equal(tooLarge.length, 2);
+    for (const error of tooLarge)
+      assert.ok(error instanceof MessageTooLargeError && /^An outgoing/.test(error.message), String(error));
+    const seen = first.updates.map((n) => n.update.sessionUpdate);
 
-  const second = await open(new FileSessionStore({ dir }));
-  const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
-  assert.equal(loaded?._meta?.["acpkit/replay"], undefined, "nothing skipped");
-  // The history is what the client saw: the prompt, then exactly the updates sent live.
-  assert.deepEqual(
-    second.updates.map((n) => n.update.sessionUpdate),
-    ["user_message_chunk", ...seen],
-  );
-  assert.ok(
-    seen.includes("tool_call") && seen.filter((kind) => kind === "agent_message_chunk").length === 2,
-    seen.join(),
-  );
-});
+    const second = await open(new FileSessionStore({ dir }));
+    const loaded = await second.client.loadSession({ sessionId, cwd, mcpServers: [] });
+    assert.equal(loaded?._meta?.["acpkit/replay"], undefined, "nothing skipped");
+    // The history is what the client saw: the prompt, then exactly the updates sent live.
+    assert.deepEqual(
+      second.updates.map((n) => n.update.sessionUpdate),
+      ["user_message_chunk", ...seen],
+    );
+    assert.ok(
+      seen.includes("tool_call") && seen.filter((kind) => kind === "agent_message_chunk").length === 2,
+      seen.join(),
+    );
+  },
+);

@@ -64,52 +64,59 @@ test("appends survive a reopen, in order, with metadata updates and delete", asy
   assert.deepEqual((await reopened.list()).sessions, []);
 });
 
-test("a torn last record is dropped with a warning, earlier records intact, and appending continues cleanly", async () => {
-  const dir = tempDir();
-  const store = new FileSessionStore({ dir });
-  await store.create(session("s1"));
-  await store.append("s1", [say("one"), say("two")]);
-  const logPath = store.logPath("s1")!;
-  const goodSize = statSync(logPath).size;
-  const half = frameRecord(say("three"));
-  appendFileSync(logPath, half.slice(0, Math.floor(half.length / 2)));
+test(
+  "a torn last record is dropped with a warning, earlier " + "records intact, and appending continues cleanly",
+  async () => {
+    const dir = tempDir();
+    const store = new FileSessionStore({ dir });
+    await store.create(session("s1"));
+    await store.append("s1", [say("one"), say("two")]);
+    const logPath = store.logPath("s1")!;
+    const goodSize = statSync(logPath).size;
+    const half = frameRecord(say("three"));
+    appendFileSync(logPath, half.slice(0, Math.floor(half.length / 2)));
 
-  const logger = recordingLogger();
-  const reopened = new FileSessionStore({ dir, logger });
-  assert.deepEqual(await reopened.history("s1"), [say("one"), say("two")]);
-  assert.deepEqual(
-    logger.lines.map(([level]) => level),
-    ["warn"],
-  );
-  assert.match(logger.lines[0]![1], /torn/);
-  assert.equal(statSync(logPath).size, goodSize, "truncated back to the last good record");
-  await reopened.append("s1", [say("three")]);
-  assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), [say("one"), say("two"), say("three")]);
-});
+    const logger = recordingLogger();
+    const reopened = new FileSessionStore({ dir, logger });
+    assert.deepEqual(await reopened.history("s1"), [say("one"), say("two")]);
+    assert.deepEqual(
+      logger.lines.map(([level]) => level),
+      ["warn"],
+    );
+    assert.match(logger.lines[0]![1], /torn/);
+    assert.equal(statSync(logPath).size, goodSize, "truncated back to the last good record");
+    await reopened.append("s1", [say("three")]);
+    assert.deepEqual(await new FileSessionStore({ dir }).history("s1"), [say("one"), say("two"), say("three")]);
+  },
+);
 
-test("session/load of a damaged log answers an error naming the log and its copy; the next load replays every readable record", async () => {
-  const dir = tempDir();
-  const store = new FileSessionStore({ dir });
-  await store.create(session("s1", "/work"));
-  await store.append("s1", [say("one"), say("two")]);
-  const logPath = store.logPath("s1")!;
-  appendFileSync(logPath, "garbage\n" + frameRecord(say("three")));
-  const harness = await connectToolkit({ store: new FileSessionStore({ dir }), onPrompt: async () => "end_turn" });
-  await assert.rejects(
-    harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] }),
-    (error: { code?: number; message?: string }) =>
-      error.code === -32603 &&
-      error.message!.includes(logPath) &&
-      /quarantine/.test(error.message!) &&
-      /again/.test(error.message!),
-  );
-  assert.equal(harness.updates.length, 0, "nothing replayed from a history known to be damaged");
-  await harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] });
-  assert.deepEqual(
-    harness.updates.map((n) => (n.update as { content: { text: string } }).content.text),
-    ["one", "two", "three"],
-  );
-});
+test(
+  "session/load of a damaged log answers an error naming the log and its copy; the next load replays every " +
+    "readable record",
+  async () => {
+    const dir = tempDir();
+    const store = new FileSessionStore({ dir });
+    await store.create(session("s1", "/work"));
+    await store.append("s1", [say("one"), say("two")]);
+    const logPath = store.logPath("s1")!;
+    appendFileSync(logPath, "garbage\n" + frameRecord(say("three")));
+    const harness = await connectToolkit({ store: new FileSessionStore({ dir }), onPrompt: async () => "end_turn" });
+    await assert.rejects(
+      harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] }),
+      (error: { code?: number; message?: string }) =>
+        error.code === -32603 &&
+        error.message!.includes(logPath) &&
+        /quarantine/.test(error.message!) &&
+        /again/.test(error.message!),
+    );
+    assert.equal(harness.updates.length, 0, "nothing replayed from a history known to be damaged");
+    await harness.client.loadSession({ sessionId: "s1", cwd: "/work", mcpServers: [] });
+    assert.deepEqual(
+      harness.updates.map((n) => (n.update as { content: { text: string } }).content.text),
+      ["one", "two", "three"],
+    );
+  },
+);
 
 test("list pages newest first with an opaque cursor and filters by cwd", async () => {
   const store = new FileSessionStore({ dir: tempDir() });

@@ -105,7 +105,9 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
-  /** The session's metadata; undefined when unknown. Throws a -32603 `RequestError` for an unreadable or foreign file. */
+  /**
+   * The session's metadata; undefined when unknown. Throws a -32603 `RequestError` for an unreadable or foreign file.
+   */
   async get(sessionId: string): Promise<StoredSession | undefined> {
     const base = this.#baseName(sessionId);
     if (base === undefined || !(await checkStoreDirectory(this.dir, false))) return undefined;
@@ -358,7 +360,8 @@ export class FileSessionStore implements SessionStore {
         error: metaError(
           file,
           "metadata_mismatch",
-          `the session metadata file ${file} names session ${named.sessionId}, not ${sessionId} (was it copied or renamed?); the store will not serve it as ${sessionId}. Move it back or remove it`,
+          `the session metadata file ${file} names session ${named.sessionId}, not ${sessionId} (was it ` +
+            `copied or renamed?); the store will not serve it as ${sessionId}. Move it back or remove it`,
         ),
       };
     }

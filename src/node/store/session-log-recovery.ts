@@ -52,9 +52,12 @@ export function damagedHistoryError(
   const count = scanned.damaged.length;
   return new RequestError(
     ErrorCodes.internalError,
-    `Internal error: the history of session ${sessionId} is damaged: ${count} unreadable line${count === 1 ? "" : "s"} in ${logPath} ` +
-      `(${describeDamage(scanned.damaged)}). Nothing was deleted: a byte-for-byte copy of the log is at ${copy}, and the damaged ` +
-      `lines were set aside. Load the session again to continue with its ${scanned.records.length} readable record${scanned.records.length === 1 ? "" : "s"}; ` +
+    `Internal error: the history of session ${sessionId} is damaged: ${count} unreadable ` +
+      `line${count === 1 ? "" : "s"} in ${logPath} ` +
+      (`(${describeDamage(scanned.damaged)}). Nothing was deleted: a byte-for-byte copy of the log is at ` +
+        `${copy}, and the damaged `) +
+      (`lines were set aside. Load the session again to continue with its ${scanned.records.length} readable ` +
+        `record${scanned.records.length === 1 ? "" : "s"}; `) +
       "recover the damaged lines from the copy if you need them.",
     {
       sessionId,

@@ -22,8 +22,10 @@ const NONBLOCK = constants.O_NONBLOCK ?? 0;
 export function symlinkRefused(file: string, what = "file"): RequestError {
   return new RequestError(
     ErrorCodes.internalError,
-    `Internal error: refusing to follow the session store ${what} ${file}: it is a symlink, and the store never follows ` +
-      "symlinks (a link there could make it read or overwrite another file). Replace it with the real file or directory, or remove it.",
+    `Internal error: refusing to follow the session store ${what} ${file}: it is a symlink, and the store ` +
+      `never follows ` +
+      ("symlinks (a link there could make it read or overwrite another file). Replace it with the real file or " +
+        "directory, or remove it."),
     { path: file, reason: "symlink" },
   );
 }
@@ -41,7 +43,8 @@ function kindOf(stats: Stats): string {
 export function notAFile(file: string, stats: Stats): RequestError {
   return new RequestError(
     ErrorCodes.internalError,
-    `Internal error: the session store file ${file} is not a regular file (it is ${kindOf(stats)}); the store only reads and ` +
+    `Internal error: the session store file ${file} is not a regular file (it is ${kindOf(stats)}); the store ` +
+      `only reads and ` +
       "writes regular files. Move it out of the store directory.",
     { path: file, reason: "not_a_file" },
   );
@@ -58,7 +61,10 @@ async function openFailure(file: string, error: unknown): Promise<never> {
   throw error;
 }
 
-/** Opens `file` without following a link and checks it is a regular file. Resolves undefined for ENOENT when `missingOk`. */
+/**
+ * Opens `file` without following a link and checks it is a regular file. Resolves undefined for ENOENT when
+ * `missingOk`.
+ */
 async function openRegular(file: string, flags: number, missingOk: boolean): Promise<FileHandle | undefined> {
   let handle: FileHandle;
   try {

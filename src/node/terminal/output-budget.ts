@@ -34,7 +34,9 @@ export class OutputBudget {
     this.#entries.push({ sessionId, buffer });
   }
 
-  /** Appends `chunk` to `buffer` (registered for `sessionId`), then trims the oldest output to stay within both caps. */
+  /**
+   * Appends `chunk` to `buffer` (registered for `sessionId`), then trims the oldest output to stay within both caps.
+   */
   append(sessionId: string, buffer: OutputBuffer, chunk: Uint8Array): void {
     buffer.append(chunk);
     this.#trim(this.bytes(sessionId) - this.maxSessionBytes, (entry) => entry.sessionId === sessionId, buffer);

@@ -20,7 +20,7 @@ test("truncates from the start, never inside a character, for 2, 3 and 4 byte ch
         // Feed in two chunks, cut at an arbitrary byte.
         buffer.append(all.subarray(0, all.length - split));
         buffer.append(all.subarray(all.length - split));
-        const text = buffer.text(true);
+        const text = buffer.text({ final: true });
         assert.ok(!text.includes("\uFFFD"), `${char} limit ${limit}: ${JSON.stringify(text)}`);
         assert.ok(Buffer.byteLength(text) <= limit);
         if (all.length > limit)
@@ -40,7 +40,7 @@ test("a partial character at the end is held back until it completes (or the pro
   const smile = Buffer.from("x😀");
   buffer.append(smile.subarray(0, 3));
   assert.equal(buffer.text(), "x");
-  assert.equal(buffer.text(true), "x\uFFFD");
+  assert.equal(buffer.text({ final: true }), "x\uFFFD");
   buffer.append(smile.subarray(3));
   assert.equal(buffer.text(), "x😀");
   assert.equal(incompleteTail(Buffer.from("é")), 0);
@@ -65,9 +65,9 @@ test("trimTo (a shared total cap) drops the oldest bytes, never leaving half a c
   buffer.trimTo(5); // cuts inside the 4-byte character
   assert.equal(buffer.truncated, true);
   assert.equal(buffer.byteLength, 5);
-  assert.equal(buffer.text(true), "cd");
+  assert.equal(buffer.text({ final: true }), "cd");
   buffer.trimTo(0);
-  assert.equal(buffer.text(true), "");
+  assert.equal(buffer.text({ final: true }), "");
   buffer.append(Buffer.from("new"));
-  assert.equal(buffer.text(true), "new");
+  assert.equal(buffer.text({ final: true }), "new");
 });

@@ -90,7 +90,8 @@ export class OutputBuffer {
    * The kept output as text. A partial character at the front (cut by truncation) is skipped; one at the end is
    * held back unless `final` (the process ended: then it decodes as U+FFFD). Invalid UTF-8 decodes as U+FFFD.
    */
-  text(final = false): string {
+  text(options: { final?: boolean } = {}): string {
+    const final = options.final ?? false;
     if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.bytes)];
     const all = this.chunks[0];
     if (all === undefined) return "";

@@ -17,39 +17,42 @@ const roots = (sessionId: string) => (sessionId === "unknown-session" ? undefine
 /** A command that prints `bytes` bytes of "x" and exits. */
 const print = (bytes: number) => ({ command: node, args: ["-e", `process.stdout.write("x".repeat(${bytes}))`] });
 
-test("the output kept across a session's terminals stays under the session cap; a release frees its share", async () => {
-  const host = new TerminalHost({ roots, maxSessionOutputBytes: 100_000, maxOutputBytes: 80_000 });
-  const ids: string[] = [];
-  for (let i = 0; i < 4; i++) {
-    const { terminalId } = await host.createTerminal({ sessionId: "s1", ...print(60_000) });
-    await host.waitForTerminalExit({ sessionId: "s1", terminalId });
-    ids.push(terminalId);
-  }
-  const kept = ids.map((terminalId) => host.terminalOutput({ sessionId: "s1", terminalId }).output.length);
-  assert.ok(kept.reduce((a, b) => a + b) <= 100_000, `kept ${kept.join(" + ")}`);
-  assert.ok(
-    ids.some((terminalId) => host.terminalOutput({ sessionId: "s1", terminalId }).truncated),
-    "the overflow is reported as truncation",
-  );
-  assert.equal(
-    host.outputBytes("s1"),
-    kept.reduce((a, b) => a + b),
-  );
-  // Another session has its own budget.
-  const other = await host.createTerminal({ sessionId: "s2", ...print(60_000) });
-  await host.waitForTerminalExit({ sessionId: "s2", ...other });
-  assert.equal(host.terminalOutput({ sessionId: "s2", ...other }).output.length, 60_000);
-  for (const terminalId of ids) await host.releaseTerminal({ sessionId: "s1", terminalId });
-  assert.equal(host.outputBytes("s1"), 0);
-  const fresh = await host.createTerminal({ sessionId: "s1", ...print(60_000) });
-  await host.waitForTerminalExit({ sessionId: "s1", ...fresh });
-  assert.equal(
-    host.terminalOutput({ sessionId: "s1", ...fresh }).output.length,
-    60_000,
-    "released output no longer counts",
-  );
-  await host.releaseAll();
-});
+test(
+  "the output kept across a session's terminals stays under " + "the session cap; a release frees its share",
+  async () => {
+    const host = new TerminalHost({ roots, maxSessionOutputBytes: 100_000, maxOutputBytes: 80_000 });
+    const ids: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      const { terminalId } = await host.createTerminal({ sessionId: "s1", ...print(60_000) });
+      await host.waitForTerminalExit({ sessionId: "s1", terminalId });
+      ids.push(terminalId);
+    }
+    const kept = ids.map((terminalId) => host.terminalOutput({ sessionId: "s1", terminalId }).output.length);
+    assert.ok(kept.reduce((a, b) => a + b) <= 100_000, `kept ${kept.join(" + ")}`);
+    assert.ok(
+      ids.some((terminalId) => host.terminalOutput({ sessionId: "s1", terminalId }).truncated),
+      "the overflow is reported as truncation",
+    );
+    assert.equal(
+      host.outputBytes("s1"),
+      kept.reduce((a, b) => a + b),
+    );
+    // Another session has its own budget.
+    const other = await host.createTerminal({ sessionId: "s2", ...print(60_000) });
+    await host.waitForTerminalExit({ sessionId: "s2", ...other });
+    assert.equal(host.terminalOutput({ sessionId: "s2", ...other }).output.length, 60_000);
+    for (const terminalId of ids) await host.releaseTerminal({ sessionId: "s1", terminalId });
+    assert.equal(host.outputBytes("s1"), 0);
+    const fresh = await host.createTerminal({ sessionId: "s1", ...print(60_000) });
+    await host.waitForTerminalExit({ sessionId: "s1", ...fresh });
+    assert.equal(
+      host.terminalOutput({ sessionId: "s1", ...fresh }).output.length,
+      60_000,
+      "released output no longer counts",
+    );
+    await host.releaseAll();
+  },
+);
 
 test("the host's total cap bounds all sessions together", async () => {
   const host = new TerminalHost({ roots, maxTotalOutputBytes: 50_000 });

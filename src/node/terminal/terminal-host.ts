@@ -71,7 +71,10 @@ export interface TerminalHostOptions {
   maxSessionOutputBytes?: number;
   /** The most output kept across all terminals of this host (a connection). Default 256 MiB. */
   maxTotalOutputBytes?: number;
-  /** Decides each command once its `cwd` passed confinement: true runs it, false or a reason refuses it (-32602 `denied`). */
+  /**
+   * Decides each command once its `cwd` passed confinement: true runs it, false or a reason refuses it (-32602
+   * `denied`).
+   */
   gate?: HostGate;
   /** How long SIGTERM has to stop a command's group before SIGKILL. Default 2000. */
   killGraceMs?: number;
@@ -144,12 +147,17 @@ export class TerminalHost {
     }));
   }
 
-  /** Output bytes kept by the terminals of one session, or of all (within `maxSessionOutputBytes`, `maxTotalOutputBytes`). */
+  /**
+   * Output bytes kept by the terminals of one session, or of all (within `maxSessionOutputBytes`,
+   * `maxTotalOutputBytes`).
+   */
   outputBytes(sessionId?: string): number {
     return this.budget.bytes(sessionId);
   }
 
-  /** Starts `command args` (no shell) in its own process group and tree, in `cwd` (default: the session's first root). */
+  /**
+   * Starts `command args` (no shell) in its own process group and tree, in `cwd` (default: the session's first root).
+   */
   async createTerminal(params: schema.CreateTerminalRequest): Promise<schema.CreateTerminalResponse> {
     checkCommand(params);
     const roots = this.options.roots(params.sessionId);
@@ -265,7 +273,7 @@ export class TerminalHost {
   terminalOutput(params: schema.TerminalOutputRequest): schema.TerminalOutputResponse {
     const terminal = this.get(params);
     const response: schema.TerminalOutputResponse = {
-      output: terminal.output.text(terminal.exitStatus !== undefined),
+      output: terminal.output.text({ final: terminal.exitStatus !== undefined }),
       truncated: terminal.output.truncated,
     };
     if (terminal.exitStatus !== undefined) response.exitStatus = terminal.exitStatus;

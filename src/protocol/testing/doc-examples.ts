@@ -209,7 +209,9 @@ export const DOC_EXAMPLES: DocExample[] = [
             type: "content",
             content: {
               type: "text",
-              text: "Analysis complete:\n- No syntax errors found\n- Consider adding type hints for better clarity\n- The function could benefit from error handling for empty lists",
+              text:
+                "Analysis complete:\n- No syntax errors found\n- Consider adding type hints for better " +
+                "clarity\n- The function could benefit from error handling for empty lists",
             },
           },
         ],

@@ -2,10 +2,10 @@
  * Test helper: synthesizes valid sample values for a schema def, and the points where a sample can be broken, each
  * labelled with how a lenient parser should treat the break:
  *  - `strict`: the value is invalid for everyone;
- *  - `lenient`: the break sits under `x-deserialize-default-on-error` or in an `x-deserialize-skip-invalid-items` array,
- *    so lenient parsing repairs it while strict checking reports it;
- *  - `tag`: a discriminating tag becomes an unknown string in a union without a fallback (forward compatibility: lenient
- *    parsing keeps it, strict checking reports it).
+ *  - `lenient`: the break sits under `x-deserialize-default-on-error` or in an `x-deserialize-skip-invalid-items`
+ *    array, so lenient parsing repairs it while strict checking reports it;
+ *  - `tag`: a discriminating tag becomes an unknown string in a union without a fallback (forward compatibility:
+ *    lenient parsing keeps it, strict checking reports it).
  */
 import type { JsonSchemaDoc } from "./repo.js";
 

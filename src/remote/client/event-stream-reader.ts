@@ -11,6 +11,11 @@ export interface EventStreamSink {
   event(data: string): void | Promise<void>;
   /** An event over the size limit was skipped. */
   tooLarge(bytes: number, head: string): void;
+  /**
+   * The last event ID once an event is handled (after `event`'s promise settled), when the stream gives ids: where a
+   * reconnect resumes (`Last-Event-ID`).
+   */
+  position?(lastEventId: string): void;
 }
 
 type Pending = { data: string } | { bytes: number; head: string };
@@ -31,6 +36,8 @@ export async function readEventStream(
     data: (data) => events.push({ data }),
     tooLarge: (bytes, head) => events.push({ bytes, head }),
   });
+  const position = sink.position;
+  let lastEventId = "";
   const reader = body.getReader();
   try {
     for (;;) {
@@ -53,6 +60,9 @@ export async function readEventStream(
         if (stopped()) return;
       }
       events.length = 0;
+      // Once per chunk, when every event of it was handled (a read can only break between chunks): the parser's last
+      // event id is then the id of the last event handled (or of an event without data after it).
+      if (position !== undefined && parser.lastEventId !== lastEventId) position((lastEventId = parser.lastEventId));
     }
   } finally {
     void reader.cancel().catch(() => {});

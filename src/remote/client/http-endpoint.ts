@@ -5,7 +5,7 @@
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import { RequestError } from "../../jsonrpc/request-error.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
-import { HEADER_PROTOCOL_VERSION } from "./http-protocol.js";
+import { HEADER_PROTOCOL_VERSION } from "../http-protocol.js";
 
 /** Options every remote client shares (Streamable HTTP and WebSocket). */
 export interface RemoteEndpointOptions {
@@ -172,7 +172,10 @@ export function describeFailure(failure: HttpFailure, what: string): string {
   const body = failure.body.replace(/\s+/g, " ").trim();
   const excerpt = body.length > 200 ? `${body.slice(0, 200)}…` : body;
   const advice = adviceFor(failure.status);
-  return `The ACP server answered ${what} with HTTP ${failure.status}${failure.statusText ? ` ${failure.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}${advice ? `. ${advice}` : ""}`;
+  return (
+    `The ACP server answered ${what} with HTTP ` +
+    `${failure.status}${failure.statusText ? ` ${failure.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}${advice ? `. ${advice}` : ""}`
+  );
 }
 
 function adviceFor(status: number): string {
@@ -180,7 +183,10 @@ function adviceFor(status: number): string {
   if (status === 403)
     return "It refused these credentials or this origin: check the token and the server's allowed hosts and origins";
   if (status === 404 || status === 410)
-    return "It does not know this URL or this connection (wrong path, or the connection ended): check the URL, then reconnect";
+    return (
+      "It does not know this URL or this connection (wrong path, or the connection ended): check the URL, then " +
+      "reconnect"
+    );
   if (status === 409)
     return "The session's stream is taken or the session must be loaded again (session/load or session/resume)";
   if (status >= 500) return "The server failed; it may have processed the request anyway";

@@ -16,7 +16,7 @@ import {
   readText,
   type HttpEndpoint,
 } from "./http-endpoint.js";
-import { HEADER_CONNECTION_ID, idKey, JSON_MIME_TYPE } from "./http-protocol.js";
+import { HEADER_CONNECTION_ID, idKey, JSON_MIME_TYPE } from "../http-protocol.js";
 
 /** What came of an `initialize` POST. */
 export type InitializeOutcome =

@@ -14,6 +14,8 @@
  *   a refused notification or response, and the end of the connection stream. A 409 fails only its session until
  *   it is reattached. A session stream that ends loses its waiting requests (`ResponseLostError`); the next
  *   message for the session opens it again.
+ * - An event stream whose read breaks off is resumed with `Last-Event-ID` when the server gives event ids
+ *   (`maxResumeAttempts`): what the agent sent meanwhile arrives once, in order (see `http-event-streams.ts`).
  * - `close()` sends what is queued, stops reading, then DELETEs the connection (bounded by `closeTimeoutMs`).
  * - Backpressure (`backpressure.ts`), counted on the messages not yet POSTed: `drain()` waits above
  *   `writeHighWaterMark`, a request or notification sent while `maxBufferedBytes` wait throws
@@ -23,6 +25,8 @@
  */
 import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
+
+export type { HttpLinkOptions } from "./http-link-options.js";
 import type { AnyMessage, JsonRpcId } from "../../jsonrpc/messages.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
 import {
@@ -31,10 +35,11 @@ import {
   OutputLedger,
   refuseOverBacklog,
   resolveMaxBufferedBytes,
-  type BackpressureOptions,
 } from "../../transports/backpressure.js";
+import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../../transports/serialize.js";
 import { HttpEventStreams } from "./http-event-streams.js";
+import { resolveResumeAttempts, type HttpLinkOptions } from "./http-link-options.js";
 import { postInitialize, type InitializeOutcome } from "./http-initialize.js";
 import {
   CONNECTION_FATAL_STATUSES,
@@ -42,27 +47,15 @@ import {
   failureAsTransportError,
   HttpEndpoint,
   readFailure,
-  type HttpEndpointOptions,
 } from "./http-endpoint.js";
-import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "./http-protocol.js";
+import {
+  EVENT_STREAM_MIME_TYPE,
+  HEADER_CONNECTION_ID,
+  HEADER_SESSION_ID,
+  JSON_MIME_TYPE,
+  METHODS,
+} from "../http-protocol.js";
 import { HttpRoutes } from "./http-routes.js";
-
-/** Options of the Streamable HTTP link. */
-export interface HttpLinkOptions extends HttpEndpointOptions, BackpressureOptions {
-  /** Largest message accepted or sent, in UTF-8 bytes. Default 32 MiB. */
-  maxMessageBytes?: number;
-  /** `drain()` waits while more than this many UTF-16 units of messages are queued for POSTing. Default 256 Ki. */
-  writeHighWaterMark?: number;
-  /** How long `close()` waits for the DELETE. Default 5000 ms. */
-  closeTimeoutMs?: number;
-  /** Where the link's diagnostics go. Silent by default. */
-  logger?: Logger;
-  /**
-   * When set, each incoming message goes here with its exact text instead of to the receiver's `message` (for
-   * bridges that pass frames on unchanged). Problems and the end still go to the receiver.
-   */
-  deliverText?: (text: string, value: unknown) => void;
-}
 
 interface Queued {
   message: AnyMessage;
@@ -89,7 +82,16 @@ export class HttpLink implements MessageLink {
   readonly #readAbort = new AbortController();
   readonly #postAbort = new AbortController();
   #connectionId: string | undefined;
-  #receiver: LinkReceiver | undefined;
+  /** The receiver, and the end of the link: stop reading, drop what was not POSTed, wake whoever waits. */
+  readonly #life = new LinkLifecycle(() => {
+    this.#readAbort.abort();
+    this.#queue = [];
+    this.#queueHead = 0;
+    this.#queuedChars = 0;
+    this.#ledger.clear();
+    this.#paused?.resume();
+    this.#wake("drain");
+  });
   #queue: Queued[] = [];
   #queueHead = 0;
   #queuedChars = 0;
@@ -97,10 +99,6 @@ export class HttpLink implements MessageLink {
   #drainWaiters: Array<() => void> = [];
   #idleWaiters: Array<() => void> = [];
   #paused: { promise: Promise<void>; resume: () => void } | undefined;
-  #closing: Promise<void> | undefined;
-  #finished = false;
-  #cause: unknown;
-  #closedDelivered = false;
 
   constructor(url: string, options: HttpLinkOptions = {}) {
     this.#endpoint = new HttpEndpoint(url, options);
@@ -110,18 +108,20 @@ export class HttpLink implements MessageLink {
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
     this.#logger = options.logger ?? silentLogger;
     this.#deliverText = options.deliverText;
-    const isFinished = () => this.#finished;
+    const isFinished = () => this.#life.finished;
     this.#streams = new HttpEventStreams(
       {
         endpoint: this.#endpoint,
         maxBytes: this.#maxBytes,
+        maxResumeAttempts: resolveResumeAttempts(options.maxResumeAttempts),
+        logger: this.#logger,
         routes: this.#routes,
         get finished() {
           return isFinished();
         },
         paused: () => this.#paused?.promise,
         message: (value, text) => this.#deliver(value, text),
-        problem: (problem) => this.#receiver?.problem(problem),
+        problem: (problem) => this.#life.receiver?.problem(problem),
         fail: (error) => this.#fail(error),
       },
       this.#readAbort.signal,
@@ -144,9 +144,7 @@ export class HttpLink implements MessageLink {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
-    if (this.#finished) queueMicrotask(() => this.#deliverClosed());
+    this.#life.start(receiver);
   }
 
   send(message: AnyMessage): void {
@@ -158,7 +156,7 @@ export class HttpLink implements MessageLink {
    * on unchanged. The caller checks its size.
    */
   sendText(text: string, message: AnyMessage): void {
-    if (this.#finished || this.#closing) return;
+    if (this.#life.finished || this.#life.closing) return;
     const reply = isReply(message);
     if (!reply) refuseOverBacklog(message, this.#queuedChars, this.#maxBuffered);
     this.#queue.push({ message, text });
@@ -178,13 +176,12 @@ export class HttpLink implements MessageLink {
   }
 
   drain(): Promise<void> {
-    if (this.#queuedChars <= this.#highWaterMark || this.#finished) return Promise.resolve();
+    if (this.#queuedChars <= this.#highWaterMark || this.#life.finished) return Promise.resolve();
     return new Promise((resolve) => this.#drainWaiters.push(resolve));
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
+    return this.#life.close(() => this.#close());
   }
 
   pauseInput(): void {
@@ -213,7 +210,7 @@ export class HttpLink implements MessageLink {
     this.#readAbort.abort();
     if (this.#pumping) await new Promise<void>((resolve) => this.#idleWaiters.push(resolve));
     const connectionId = this.#connectionId;
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
     if (connectionId !== undefined) await this.#delete(connectionId);
     this.#endpoint.dispose();
   }
@@ -240,7 +237,7 @@ export class HttpLink implements MessageLink {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
-      while (this.#queueHead < this.#queue.length && !this.#finished) {
+      while (this.#queueHead < this.#queue.length && !this.#life.finished) {
         const item = this.#queue[this.#queueHead]!;
         await this.#post(item.message, item.text);
         this.#queue[this.#queueHead++] = undefined as unknown as Queued;
@@ -268,7 +265,12 @@ export class HttpLink implements MessageLink {
   }
 
   async #post(message: AnyMessage, text: string): Promise<void> {
-    if (this.#connectionId === undefined && "method" in message && message.method === "initialize" && "id" in message) {
+    if (
+      this.#connectionId === undefined &&
+      "method" in message &&
+      message.method === METHODS.initialize &&
+      "id" in message
+    ) {
       return this.#initialize(message.id, text);
     }
     const sessionId = this.#routes.sessionOf(message);
@@ -278,7 +280,7 @@ export class HttpLink implements MessageLink {
         try {
           await this.#streams.session(sessionId);
         } catch {
-          if (this.#finished) return;
+          if (this.#life.finished) return;
           failure = this.#routes.failureOf(message, sessionId);
         }
       }
@@ -304,7 +306,7 @@ export class HttpLink implements MessageLink {
       return;
     }
     const failure = await readFailure(response);
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     const what = describeMessage(message);
     const error = failureAsRequestError(failure, what);
     if (this.#routes.refused(message)) this.#answerRequest(message, error);
@@ -325,7 +327,7 @@ export class HttpLink implements MessageLink {
     } catch {
       return; // aborted: the link is ending
     }
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     switch (outcome.kind) {
       case "answered":
         if (outcome.connectionId !== undefined) {
@@ -340,7 +342,7 @@ export class HttpLink implements MessageLink {
         if (outcome.fatal) this.#fail(outcome.fatal);
         return;
       case "too_large":
-        return this.#receiver?.problem({
+        return this.#life.receiver?.problem({
           kind: "too_large",
           bytes: outcome.bytes,
           limit: this.#maxBytes,
@@ -353,7 +355,7 @@ export class HttpLink implements MessageLink {
   }
 
   #answer(id: JsonRpcId, error: RequestError): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     this.#deliver({
       jsonrpc: "2.0",
       id,
@@ -364,41 +366,19 @@ export class HttpLink implements MessageLink {
   /** Hands an incoming message on: to `deliverText` with its exact text when set, else to the receiver. */
   #deliver(value: unknown, text?: string): void {
     if (this.#deliverText) this.#deliverText(text ?? JSON.stringify(value), value);
-    else this.#receiver?.message(value);
+    else this.#life.receiver?.message(value);
   }
 
   // ---- Ending ----------------------------------------------------------------------------------------------------
 
   #fail(error: Error): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     const connectionId = this.#connectionId;
     this.#postAbort.abort();
-    this.#finish(error);
+    this.#life.finish(error);
     this.#logger.debug("the Streamable HTTP transport failed", { error: String(error) });
     if (connectionId !== undefined) void this.#delete(connectionId).finally(() => this.#endpoint.dispose());
     else this.#endpoint.dispose();
-  }
-
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#cause = cause;
-    this.#readAbort.abort();
-    this.#queue = [];
-    this.#queueHead = 0;
-    this.#queuedChars = 0;
-    this.#ledger.clear();
-    this.#paused?.resume();
-    this.#wake("drain");
-    if (!this.#receiver) return;
-    if (deferred) queueMicrotask(() => this.#deliverClosed());
-    else this.#deliverClosed();
-  }
-
-  #deliverClosed(): void {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#cause);
   }
 }
 

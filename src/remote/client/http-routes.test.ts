@@ -31,23 +31,27 @@ test("an answer to an agent request goes with the session whose stream carried t
   assert.equal(routes.sessionOf(response(7)), undefined, "forgotten once the answer was accepted");
 });
 
-test("a session/new or session/fork result makes its session known; a session/load response waits for input already received", () => {
-  const routes = new HttpRoutes();
-  assert.deepEqual(routes.arrived(response(1, { sessionId: "s9" }), undefined), {
-    afterPendingInput: false,
-    newSession: "s9",
-  });
-  routes.sending(request(2, "session/load", { sessionId: "s9" }), "s9");
-  assert.deepEqual(routes.arrived(response(2, { modes: null }), undefined), {
-    afterPendingInput: true,
-    newSession: undefined,
-  });
-  routes.sending(request(3, "session/prompt", { sessionId: "s9" }), "s9");
-  assert.deepEqual(routes.arrived(response(3, { stopReason: "end_turn" }), "s9"), {
-    afterPendingInput: false,
-    newSession: undefined,
-  });
-});
+test(
+  "a session/new or session/fork result makes its session known; a session/load response waits for input " +
+    "already received",
+  () => {
+    const routes = new HttpRoutes();
+    assert.deepEqual(routes.arrived(response(1, { sessionId: "s9" }), undefined), {
+      afterPendingInput: false,
+      newSession: "s9",
+    });
+    routes.sending(request(2, "session/load", { sessionId: "s9" }), "s9");
+    assert.deepEqual(routes.arrived(response(2, { modes: null }), undefined), {
+      afterPendingInput: true,
+      newSession: undefined,
+    });
+    routes.sending(request(3, "session/prompt", { sessionId: "s9" }), "s9");
+    assert.deepEqual(routes.arrived(response(3, { stopReason: "end_turn" }), "s9"), {
+      afterPendingInput: false,
+      newSession: undefined,
+    });
+  },
+);
 
 test("a session stream that ends loses exactly its own waiting requests", () => {
   const routes = new HttpRoutes();
@@ -60,23 +64,26 @@ test("a session stream that ends loses exactly its own waiting requests", () => 
   assert.deepEqual(routes.streamEnded("b"), [2]);
 });
 
-test("a refused POST: a session request still waiting is answered once; a connection request always; a late one not", () => {
-  const routes = new HttpRoutes();
-  const prompt = request(1, "session/prompt", { sessionId: "a" });
-  routes.sending(prompt, "a");
-  assert.equal(routes.refused(prompt), true);
-  assert.equal(routes.refused(prompt), false, "already answered");
-  const answered = request(2, "session/prompt", { sessionId: "a" });
-  routes.sending(answered, "a");
-  routes.arrived(response(2), "a");
-  assert.equal(routes.refused(answered), false, "its response arrived first");
-  assert.equal(routes.refused(request(3, "session/new", {})), true);
-  assert.equal(
-    routes.refused({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "a" } }),
-    false,
-    "a notification has no one to tell",
-  );
-});
+test(
+  "a refused POST: a session request still waiting is answered once; a connection request always; a late one " + "not",
+  () => {
+    const routes = new HttpRoutes();
+    const prompt = request(1, "session/prompt", { sessionId: "a" });
+    routes.sending(prompt, "a");
+    assert.equal(routes.refused(prompt), true);
+    assert.equal(routes.refused(prompt), false, "already answered");
+    const answered = request(2, "session/prompt", { sessionId: "a" });
+    routes.sending(answered, "a");
+    routes.arrived(response(2), "a");
+    assert.equal(routes.refused(answered), false, "its response arrived first");
+    assert.equal(routes.refused(request(3, "session/new", {})), true);
+    assert.equal(
+      routes.refused({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "a" } }),
+      false,
+      "a notification has no one to tell",
+    );
+  },
+);
 
 test("a session failed with 409 refuses its messages until session/load or session/resume reattaches it", () => {
   const routes = new HttpRoutes();

@@ -10,10 +10,10 @@
  */
 import { isRecord, type AnyMessage, type JsonRpcId } from "../../jsonrpc/messages.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
-import { idKey, sessionIdOfParams, sessionIdOfResult } from "./http-protocol.js";
+import { idKey, METHODS, sessionIdOfParams, sessionIdOfResult } from "../http-protocol.js";
 
 /** Methods that reattach a session after it was lost: they clear a session's failure. */
-const REATTACH_METHODS: ReadonlySet<string> = new Set(["session/load", "session/resume"]);
+const REATTACH_METHODS: ReadonlySet<string> = new Set([METHODS.session_load, METHODS.session_resume]);
 
 /** What to do with a message that arrived on a stream. */
 export interface ArrivalDecision {

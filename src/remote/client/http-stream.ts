@@ -8,7 +8,10 @@ import type { Stream } from "../../jsonrpc/link.js";
 import { streamFromLink, type LinkStreamOptions } from "../../transports/link-streams.js";
 import { HttpLink, type HttpLinkOptions } from "./http-link.js";
 
-/** Options of `createHttpStream`: the official ones (`fetch`, `headers`, `cookies`, `cookieStore`, `maxMessageBytes`) and acpkit's. */
+/**
+ * Options of `createHttpStream`: the official ones (`fetch`, `headers`, `cookies`, `cookieStore`, `maxMessageBytes`)
+ * and acpkit's.
+ */
 export interface HttpStreamOptions extends HttpLinkOptions, LinkStreamOptions {}
 
 /**

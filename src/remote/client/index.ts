@@ -14,7 +14,7 @@ export {
 export { MemoryAcpCookieStore, type AcpCookieStore, type MemoryAcpCookieStoreOptions } from "./cookie-store.js";
 export { HttpLink, type HttpLinkOptions } from "./http-link.js";
 export { WebSocketLink, type WebSocketLinkOptions } from "./websocket-link.js";
-export type { WebSocketConstructor, WebSocketLike } from "./websocket-like.js";
+export type { WebSocketConstructor, WebSocketLike } from "../websocket-like.js";
 export type { RemoteEndpointOptions } from "./http-endpoint.js";
 export { SseParser, type SseHandler } from "./sse-parser.js";
 export {
@@ -27,4 +27,4 @@ export {
   BEARER_SUBPROTOCOL_PREFIX,
   bearerSubprotocol,
   tokenFromSubprotocols,
-} from "./http-protocol.js";
+} from "../http-protocol.js";

@@ -13,7 +13,7 @@ import { streamFromLink } from "../../transports/link-streams.js";
 import { MemoryAcpCookieStore } from "./cookie-store.js";
 import { HttpLink } from "./http-link.js";
 import type { HttpStreamOptions } from "./http-stream.js";
-import type { WebSocketConstructor } from "./websocket-like.js";
+import type { WebSocketConstructor } from "../websocket-like.js";
 import { WebSocketLink } from "./websocket-link.js";
 import type { WebSocketStreamOptions } from "./websocket-stream.js";
 

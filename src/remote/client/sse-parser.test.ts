@@ -137,6 +137,47 @@ describe("SseParser", () => {
     assert.deepEqual(seen, [{ data: "a" }, { data: "b" }]);
   });
 
+  test("id sets the last event ID: it goes with each event, persists, skips a value with NUL; an event without data moves it", () => {
+    const stream = encode(
+      "data: a\n\nid: 1\ndata: b\n\ndata: c\n\nid: 2\n\n:comment\n\nid:3\ndata: d\n\nid: x\0y\ndata: e\n\nid\ndata: f\n\nid: 9\ndata: cut",
+    );
+    const expected = [
+      ["data", "a", ""],
+      ["data", "b", "1"],
+      ["data", "c", "1"],
+      ["position", "2"],
+      ["data", "d", "3"],
+      ["data", "e", "3"],
+      ["data", "f", ""],
+    ];
+    const run = (chunks: Uint8Array[]) => {
+      const seen: unknown[] = [];
+      const parser = new SseParser(1 << 20, {
+        data: (data, id) => seen.push(["data", data, id]),
+        tooLarge: () => assert.fail("nothing is too large"),
+        position: (id) => seen.push(["position", id]),
+      });
+      for (const chunk of chunks) parser.push(chunk);
+      parser.end();
+      return { seen, lastEventId: parser.lastEventId };
+    };
+    for (let cut = 0; cut <= stream.length; cut++) {
+      const { seen, lastEventId } = run([stream.subarray(0, cut), stream.subarray(cut)]);
+      assert.deepEqual(seen, expected, `cut at byte ${cut}`);
+      assert.equal(lastEventId, "", "the unfinished last event never became the position");
+    }
+  });
+
+  test("an event over the limit still carries its id", () => {
+    const ids: string[] = [];
+    const parser = new SseParser(4, {
+      data: (_data, id) => ids.push(`data ${id}`),
+      tooLarge: (_bytes, _head, id) => ids.push(`tooLarge ${id}`),
+    });
+    parser.push(encode("id: 5\ndata: 0123456789\n\nid: 6\ndata: ok\n\n"));
+    assert.deepEqual(ids, ["tooLarge 5", "data 6"]);
+  });
+
   test("an unfinished event at the end of input is discarded", () => {
     assert.deepEqual(parse([encode("data: a\n\ndata: b\n")]).seen, [{ data: "a" }]);
     assert.deepEqual(parse([encode("data: a\n\ndata: b")]).seen, [{ data: "a" }]);

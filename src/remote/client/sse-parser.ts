@@ -7,7 +7,10 @@
  * - Lines end with CRLF, LF or a lone CR, in any mix, split across chunks anywhere (a CR at a chunk's end and
  *   the LF that starts the next one are one line ending).
  * - `data` fields are joined with "\n" (multi-line data); a value's one leading space is dropped; a line
- *   starting with ":" is a comment (keep-alives); `event`, `id`, `retry` and unknown fields are ignored.
+ *   starting with ":" is a comment (keep-alives); `event`, `retry` and unknown fields are ignored.
+ * - `id` sets the last event ID buffer (a value with U+0000 is ignored); each dispatch makes it the last event ID,
+ *   which goes with the event's data (and to `position` for an event without data): what a client sends as
+ *   `Last-Event-ID` when it reconnects.
  * - A blank line dispatches the event when its data is not empty; an unfinished event at the end of input is
  *   discarded, never dispatched.
  * - Data over `maxDataBytes` (UTF-8) is reported once through `tooLarge` and not buffered past the limit; the
@@ -24,10 +27,12 @@ const FIELD_SLACK = 8;
 
 /** Where the parser delivers events. */
 export interface SseHandler {
-  /** One event's data: its `data` lines joined with "\n". Never empty. */
-  data(text: string): void;
+  /** One event's data (its `data` lines joined with "\n"; never empty) and the last event ID as of it. */
+  data(text: string, lastEventId: string): void;
   /** An event whose data exceeded the limit was skipped. `bytes` is its size (a lower bound when cut short). */
-  tooLarge(bytes: number, head: string): void;
+  tooLarge(bytes: number, head: string, lastEventId: string): void;
+  /** An event without data changed the last event ID. */
+  position?(lastEventId: string): void;
 }
 
 /** Parses one event stream. Not reentrant: call `push` and `end` from one reader. */
@@ -46,10 +51,18 @@ export class SseParser {
   #valueChars = 0;
   /** Set once the current event's data is over the limit: its head and the bytes seen so far. */
   #oversized: { head: string; bytes: number } | undefined;
+  /** The last event ID buffer (set by `id` fields) and the last event ID (as of the last dispatch). */
+  #idBuffer = "";
+  #lastEventId = "";
 
   constructor(maxDataBytes: number, handler: SseHandler) {
     this.#max = maxDataBytes;
     this.#handler = handler;
+  }
+
+  /** The last event ID: the `id` in effect at the last dispatched event ("" when none was given). */
+  get lastEventId(): string {
+    return this.#lastEventId;
   }
 
   /** UTF-16 units held for the unfinished line and event (bounded by about the limit). For tests and stats. */
@@ -139,6 +152,11 @@ export class SseParser {
       const start = from + 5 < to && text.charCodeAt(from + 5) === 0x20 ? from + 6 : from + 5;
       this.#addValue(text.slice(start, to));
       return;
+    } else if (text.startsWith("id:", from)) {
+      // The other common line: the event's id (acpkit's server sends one before each data line).
+      const start = from + 3 < to && text.charCodeAt(from + 3) === 0x20 ? from + 4 : from + 3;
+      this.#setId(text.slice(start, to));
+      return;
     } else {
       line = text.slice(from, to);
     }
@@ -150,8 +168,16 @@ export class SseParser {
     if (line.charCodeAt(0) === 0x3a /* : */) return; // a comment
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
-    if (field !== "data") return; // event, id, retry and unknown fields are ignored
+    if (field === "id") {
+      const start = colon === -1 ? line.length : line.charCodeAt(colon + 1) === 0x20 ? colon + 2 : colon + 1;
+      return this.#setId(line.slice(start));
+    }
+    if (field !== "data") return; // event, retry and unknown fields are ignored
     this.#addValue(colon === -1 ? "" : line.slice(dataValueStart(line)));
+  }
+
+  #setId(value: string): void {
+    if (!value.includes("\0")) this.#idBuffer = value;
   }
 
   #addValue(value: string): void {
@@ -195,21 +221,25 @@ export class SseParser {
     const oversized = this.#oversized;
     const values = this.#values;
     this.#resetEvent();
+    const moved = this.#lastEventId !== this.#idBuffer;
+    const id = (this.#lastEventId = this.#idBuffer);
     if (oversized) {
-      this.#handler.tooLarge(oversized.bytes, oversized.head);
+      this.#handler.tooLarge(oversized.bytes, oversized.head, id);
       return;
     }
-    if (values.length === 0) return;
-    const data = values.length === 1 ? values[0]! : values.join("\n");
-    if (data === "") return;
+    const data = values.length === 0 ? "" : values.length === 1 ? values[0]! : values.join("\n");
+    if (data === "") {
+      if (moved) this.#handler.position?.(id);
+      return;
+    }
     if (data.length * 3 > this.#max) {
       const bytes = utf8Length(data);
       if (bytes > this.#max) {
-        this.#handler.tooLarge(bytes, data.slice(0, HEAD_CHARS));
+        this.#handler.tooLarge(bytes, data.slice(0, HEAD_CHARS), id);
         return;
       }
     }
-    this.#handler.data(data);
+    this.#handler.data(data, id);
   }
 
   #resetEvent(): void {

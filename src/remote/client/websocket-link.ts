@@ -32,17 +32,13 @@ import {
   resolveMaxBufferedBytes,
   type BackpressureOptions,
 } from "../../transports/backpressure.js";
+import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import { resolveMaxMessageBytes, serializeMessage, utf8Length } from "../../transports/serialize.js";
 import { MemoryAcpCookieStore, type AcpCookieStore } from "./cookie-store.js";
 import type { RemoteEndpointOptions } from "./http-endpoint.js";
-import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "./http-protocol.js";
-import {
-  describeCloseCode,
-  listen,
-  refusedStatus,
-  type WebSocketConstructor,
-  type WebSocketLike,
-} from "./websocket-like.js";
+import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
+import type { WebSocketConstructor, WebSocketLike } from "../websocket-like.js";
+import { describeCloseCode, listen, refusedStatus } from "./websocket-events.js";
 
 /** Options of the WebSocket link. */
 export interface WebSocketLinkOptions extends RemoteEndpointOptions, BackpressureOptions {
@@ -87,16 +83,21 @@ export class WebSocketLink implements MessageLink {
   #open = false;
   #openSettled!: { resolve: () => void; reject: (error: unknown) => void };
   #connectionId: string | undefined;
-  #receiver: LinkReceiver | undefined;
+  /** The receiver, and the end of the link: drop the backlog, settle `opened`, forget our own cookies. */
+  readonly #life = new LinkLifecycle((cause) => {
+    this.#backlog = [];
+    this.#backlogChars = 0;
+    this.#ledger.clear();
+    clearTimeout(this.#openTimer);
+    if (!this.#open && cause === undefined)
+      this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
+    if (this.#ownsCookies) this.#cookies?.clear();
+  });
   /** Frames sent before the socket opened. */
   #backlog: string[] = [];
   #refusedStatus: number | undefined;
-  #closing: Promise<void> | undefined;
   #socketClosed!: () => void;
   readonly #socketClosedPromise: Promise<void>;
-  #finished = false;
-  #cause: unknown;
-  #closedDelivered = false;
   readonly #deliverText: ((text: string, value: unknown) => void) | undefined;
   #openTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -111,7 +112,8 @@ export class WebSocketLink implements MessageLink {
     const Socket = options.WebSocket ?? platform;
     if (Socket === undefined) {
       throw new TypeError(
-        "createWebSocketStream needs a WebSocket: this platform has none (Node < 22), so pass options.WebSocket (e.g. the ws package's) or use @acpkit/sdk/node.",
+        "createWebSocketStream needs a WebSocket: this platform has none (Node < 22), so pass " +
+          "options.WebSocket (e.g. the ws package's) or use @acpkit/sdk/node.",
       );
     }
     const takesHeaders = options.WebSocket !== undefined && options.WebSocket !== platform;
@@ -151,7 +153,8 @@ export class WebSocketLink implements MessageLink {
       if (!this.#open)
         this.#fail(
           new TransportFailedError(
-            `The ACP server at ${url} did not accept the WebSocket within ${openTimeoutMs} ms. Check the URL, or raise openTimeoutMs.`,
+            `The ACP server at ${url} did not accept the WebSocket within ${openTimeoutMs} ms. Check the URL, ` +
+              `or raise openTimeoutMs.`,
           ),
         );
     }, openTimeoutMs);
@@ -178,9 +181,7 @@ export class WebSocketLink implements MessageLink {
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
-    if (this.#finished) queueMicrotask(() => this.#deliverClosed());
+    this.#life.start(receiver);
   }
 
   send(message: AnyMessage): void {
@@ -193,7 +194,7 @@ export class WebSocketLink implements MessageLink {
    * frame counts as a request.
    */
   sendText(text: string, message?: AnyMessage): void {
-    if (this.#finished || this.#closing) return;
+    if (this.#life.finished || this.#life.closing) return;
     const reply = message !== undefined && isReply(message);
     const pending = this.pendingOutput;
     if (!reply) refuseOverBacklog(message ?? ({ method: "(frame)" } as AnyMessage), pending, this.#maxBuffered);
@@ -222,10 +223,10 @@ export class WebSocketLink implements MessageLink {
   }
 
   drain(): Promise<void> {
-    if (this.#finished || this.pendingOutput <= this.#highWaterMark) return Promise.resolve();
+    if (this.#life.finished || this.pendingOutput <= this.#highWaterMark) return Promise.resolve();
     return new Promise((resolve) => {
       const check = () => {
-        if (this.#finished || this.pendingOutput <= this.#highWaterMark) resolve();
+        if (this.#life.finished || this.pendingOutput <= this.#highWaterMark) resolve();
         else setTimeout(check, 5);
       };
       setTimeout(check, 5);
@@ -242,14 +243,14 @@ export class WebSocketLink implements MessageLink {
   }
 
   close(): Promise<void> {
-    this.#closing ??= this.#close();
-    return this.#closing;
+    return this.#life.close(() => this.#close());
   }
 
   async #close(): Promise<void> {
     // What was sent before close() goes out once the socket opens; a socket that never opens is not waited for long.
-    if (!this.#open && !this.#finished && this.#backlog.length > 0) await this.#within(this.#opened.catch(() => {}));
-    this.#finish(undefined, true);
+    if (!this.#open && !this.#life.finished && this.#backlog.length > 0)
+      await this.#within(this.#opened.catch(() => {}));
+    this.#life.finishLater(undefined);
     try {
       this.#socket.close(1000);
     } catch {
@@ -282,11 +283,11 @@ export class WebSocketLink implements MessageLink {
   }
 
   #onText(data: string): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     if (data.length * 3 > this.#maxBytes) {
       const bytes = utf8Length(data);
       if (bytes > this.#maxBytes) {
-        this.#receiver?.problem({ kind: "too_large", bytes, limit: this.#maxBytes, head: data.slice(0, 256) });
+        this.#life.receiver?.problem({ kind: "too_large", bytes, limit: this.#maxBytes, head: data.slice(0, 256) });
         return;
       }
     }
@@ -295,7 +296,7 @@ export class WebSocketLink implements MessageLink {
       value = JSON.parse(data);
     } catch (error) {
       const first = data.trimStart().charCodeAt(0);
-      this.#receiver?.problem({
+      this.#life.receiver?.problem({
         kind: "parse",
         detail: error instanceof Error ? error.message : String(error),
         preview: data.length > PREVIEW_CHARS ? data.slice(0, PREVIEW_CHARS) : data,
@@ -304,7 +305,7 @@ export class WebSocketLink implements MessageLink {
       return;
     }
     if (this.#deliverText) this.#deliverText(data, value);
-    else this.#receiver?.message(value);
+    else this.#life.receiver?.message(value);
   }
 
   #onError(error: unknown): void {
@@ -315,12 +316,13 @@ export class WebSocketLink implements MessageLink {
 
   #onClose(code: number, reason: string): void {
     this.#socketClosed();
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     if (!this.#open) return this.#fail(this.#openError(undefined, code));
     const why = reason === "" ? "" : `: ${reason}`;
     this.#fail(
       new TransportFailedError(
-        `The ACP server closed the WebSocket (${code} ${describeCloseCode(code)}${why}). The agent went away or the server ended the connection.`,
+        `The ACP server closed the WebSocket (${code} ${describeCloseCode(code)}${why}). The agent went away ` +
+          `or the server ended the connection.`,
         { closeCode: code },
       ),
     );
@@ -347,41 +349,20 @@ export class WebSocketLink implements MessageLink {
           ? `closed with ${code} ${describeCloseCode(code)}`
           : "it failed";
     return new TransportFailedError(
-      `Could not open a WebSocket to the ACP server at ${this.url} (${detail}). Check the URL and that the server is running.`,
+      `Could not open a WebSocket to the ACP server at ${this.url} (${detail}). Check the URL and that the ` +
+        `server is running.`,
       { ...(code === undefined ? {} : { closeCode: code }), cause: error },
     );
   }
 
   #fail(error: TransportFailedError): void {
-    if (this.#finished) return;
+    if (this.#life.finished) return;
     if (!this.#open) this.#openSettled.reject(error);
-    this.#finish(error);
+    this.#life.finish(error);
     try {
       this.#socket.close();
     } catch {
       // Never opened or already closed.
     }
-  }
-
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#cause = cause;
-    this.#backlog = [];
-    this.#backlogChars = 0;
-    this.#ledger.clear();
-    clearTimeout(this.#openTimer);
-    if (!this.#open && cause === undefined)
-      this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
-    if (this.#ownsCookies) this.#cookies?.clear();
-    if (!this.#receiver) return;
-    if (deferred) queueMicrotask(() => this.#deliverClosed());
-    else this.#deliverClosed();
-  }
-
-  #deliverClosed(): void {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#cause);
   }
 }

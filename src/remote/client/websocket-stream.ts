@@ -9,7 +9,10 @@ import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink, type LinkStreamOptions } from "../../transports/link-streams.js";
 import { WebSocketLink, type WebSocketLinkOptions } from "./websocket-link.js";
 
-/** Options of `createWebSocketStream`: the official ones (`protocols`, `headers`, `WebSocket`, `cookies`, `cookieStore`) and acpkit's. */
+/**
+ * Options of `createWebSocketStream`: the official ones (`protocols`, `headers`, `WebSocket`, `cookies`, `cookieStore`)
+ * and acpkit's.
+ */
 export interface WebSocketStreamOptions extends WebSocketLinkOptions, LinkStreamOptions {}
 
 /**

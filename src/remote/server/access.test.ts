@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import { bearerSubprotocol } from "../client/http-protocol.js";
+import { bearerSubprotocol } from "../http-protocol.js";
 import { AcpServer, createAcpServer } from "./acp-server.js";
 import { constantTimeEqual, hostnameOf, isLoopbackAddress } from "./access.js";
 import { initializeMessage, request, send } from "./testing/http-client.js";
@@ -69,14 +69,17 @@ test("a foreign Origin is 403; no Origin, the server's own origin and listed ori
   assert.equal(foreignPreflight.status, 403);
 });
 
-test("Host on a loopback socket: loopback names and the socket's address pass, any other name is 403 (DNS rebinding)", async () => {
-  const acp = server();
-  assert.equal((await send(acp, init({ host: "evil.example:8123" }))).status, 403);
-  assert.equal((await send(acp, init({ host: "127.0.0.1.nip.io:8123" }))).status, 403);
-  for (const host of ["localhost:8123", "127.0.0.1:8123", "[::1]:8123", "LOCALHOST", "app.localhost:8123"]) {
-    assert.equal((await send(acp, init({ host }))).status, 200, host);
-  }
-});
+test(
+  "Host on a loopback socket: loopback names and the socket's address pass, any other name is 403 (DNS " + "rebinding)",
+  async () => {
+    const acp = server();
+    assert.equal((await send(acp, init({ host: "evil.example:8123" }))).status, 403);
+    assert.equal((await send(acp, init({ host: "127.0.0.1.nip.io:8123" }))).status, 403);
+    for (const host of ["localhost:8123", "127.0.0.1:8123", "[::1]:8123", "LOCALHOST", "app.localhost:8123"]) {
+      assert.equal((await send(acp, init({ host }))).status, 200, host);
+    }
+  },
+);
 
 test("Host on a non-loopback socket is not checked by default, and is when allowedHosts is given", async () => {
   const lan = { localAddress: "192.168.1.20", localPort: 8123, remoteAddress: "192.168.1.30" };
@@ -92,39 +95,46 @@ test("Host on a non-loopback socket is not checked by default, and is when allow
   assert.equal((await listed.handleRequest(request(init({ host: "evil.example" })), { socket: lan })).status, 403);
 });
 
-test("a WebSocket upgrade is refused without the token and accepted with it in a header or the acp.bearer subprotocol", async () => {
-  const acp = server({ token: "tok/with+odd=chars" });
-  const upgrade = (headers: Record<string, string>) =>
-    request({ method: "GET", headers: { upgrade: "websocket", connection: "upgrade", ...headers } });
-  const bare = acp.checkWebSocketUpgrade(upgrade({}), { localAddress: "127.0.0.1" });
-  assert.equal(bare.ok, false);
-  assert.equal(!bare.ok && bare.response.status, 401);
-  const wrong = acp.checkWebSocketUpgrade(upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("nope")}` }), {
-    localAddress: "127.0.0.1",
-  });
-  assert.equal(!wrong.ok && wrong.response.status, 401);
-  const viaProtocol = acp.checkWebSocketUpgrade(
-    upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("tok/with+odd=chars")}` }),
-    { localAddress: "127.0.0.1" },
-  );
-  assert.ok(viaProtocol.ok);
-  assert.equal(viaProtocol.ok && viaProtocol.protocol, "acp", "acp is selected, never the bearer subprotocol");
-  const onlyBearer = acp.checkWebSocketUpgrade(
-    upgrade({ "sec-websocket-protocol": bearerSubprotocol("tok/with+odd=chars") }),
-    { localAddress: "127.0.0.1" },
-  );
-  assert.ok(onlyBearer.ok);
-  assert.equal(onlyBearer.ok && onlyBearer.protocol, undefined);
-  const viaHeader = acp.checkWebSocketUpgrade(upgrade({ authorization: "Bearer tok/with+odd=chars" }), {
-    localAddress: "127.0.0.1",
-  });
-  assert.ok(viaHeader.ok);
-  const foreign = acp.checkWebSocketUpgrade(
-    upgrade({ authorization: "Bearer tok/with+odd=chars", origin: "https://evil.example" }),
-    { localAddress: "127.0.0.1" },
-  );
-  assert.equal(!foreign.ok && foreign.response.status, 403);
-});
+test(
+  "a WebSocket upgrade is refused without the token and accepted with it in a header or the acp.bearer " +
+    "subprotocol",
+  async () => {
+    const acp = server({ token: "tok/with+odd=chars" });
+    const upgrade = (headers: Record<string, string>) =>
+      request({ method: "GET", headers: { upgrade: "websocket", connection: "upgrade", ...headers } });
+    const bare = acp.checkWebSocketUpgrade(upgrade({}), { localAddress: "127.0.0.1" });
+    assert.equal(bare.ok, false);
+    assert.equal(!bare.ok && bare.response.status, 401);
+    const wrong = acp.checkWebSocketUpgrade(
+      upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("nope")}` }),
+      {
+        localAddress: "127.0.0.1",
+      },
+    );
+    assert.equal(!wrong.ok && wrong.response.status, 401);
+    const viaProtocol = acp.checkWebSocketUpgrade(
+      upgrade({ "sec-websocket-protocol": `acp, ${bearerSubprotocol("tok/with+odd=chars")}` }),
+      { localAddress: "127.0.0.1" },
+    );
+    assert.ok(viaProtocol.ok);
+    assert.equal(viaProtocol.ok && viaProtocol.protocol, "acp", "acp is selected, never the bearer subprotocol");
+    const onlyBearer = acp.checkWebSocketUpgrade(
+      upgrade({ "sec-websocket-protocol": bearerSubprotocol("tok/with+odd=chars") }),
+      { localAddress: "127.0.0.1" },
+    );
+    assert.ok(onlyBearer.ok);
+    assert.equal(onlyBearer.ok && onlyBearer.protocol, undefined);
+    const viaHeader = acp.checkWebSocketUpgrade(upgrade({ authorization: "Bearer tok/with+odd=chars" }), {
+      localAddress: "127.0.0.1",
+    });
+    assert.ok(viaHeader.ok);
+    const foreign = acp.checkWebSocketUpgrade(
+      upgrade({ authorization: "Bearer tok/with+odd=chars", origin: "https://evil.example" }),
+      { localAddress: "127.0.0.1" },
+    );
+    assert.equal(!foreign.ok && foreign.response.status, 403);
+  },
+);
 
 test("createAcpServer refuses to be built without a token unless told insecureNoToken", () => {
   assert.throws(() => createAcpServer({ agent: testAgent().app }), /needs a bearer token/);

@@ -7,11 +7,14 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (authentication is layered on top
  * "via HTTP headers, query parameters, or WebSocket subprotocols")
  */
-import { tokenFromSubprotocols } from "../client/http-protocol.js";
+import { tokenFromSubprotocols } from "../http-protocol.js";
 
 /** Who may use the server. */
 export interface AccessOptions {
-  /** The bearer token (or tokens) a client must present. Without one, any client that passes Host and Origin may connect. */
+  /**
+   * The bearer token (or tokens) a client must present. Without one, any client that passes Host and Origin may
+   * connect.
+   */
   readonly token?: string | readonly string[];
   /**
    * Host names (optionally with `:port`) the `Host` header may name. `"any"` turns the check off. Default `"auto"`:
@@ -135,7 +138,9 @@ export class AccessPolicy {
     return {
       ok: false,
       status: 403,
-      message: `Forbidden: requests from the web origin "${origin}" are not allowed. Allow it on the server (--allow-origin / allowedOrigins) if it is yours.`,
+      message:
+        `Forbidden: requests from the web origin "${origin}" are not allowed. Allow it on the server ` +
+        `(--allow-origin / allowedOrigins) if it is yours.`,
     };
   }
 
@@ -170,7 +175,8 @@ export class AccessPolicy {
       status: 401,
       message:
         given === undefined
-          ? "Unauthorized: this server needs a bearer token. Send Authorization: Bearer <token> (browsers: the acp.bearer.<base64url token> WebSocket subprotocol)."
+          ? "Unauthorized: this server needs a bearer token. Send Authorization: Bearer <token> (browsers: the " +
+            "acp.bearer.<base64url token> WebSocket subprotocol)."
           : "Unauthorized: the bearer token is not valid for this server.",
       headers: {
         "WWW-Authenticate": given === undefined ? 'Bearer realm="acp"' : 'Bearer realm="acp", error="invalid_token"',

@@ -2,7 +2,8 @@
  * `AcpServer`: hosts an agent per client connection over Streamable HTTP and WebSocket on one endpoint, on
  * fetch-style `Request`/`Response` (any runtime), with the official SDK 2.4.0's API (`handleRequest`,
  * `prepareWebSocketUpgrade`, `close`) and acpkit's additions: access control, limits, a health endpoint, response
- * headers (affinity cookies), connection events, graceful close.
+ * headers (affinity cookies), connection events, graceful close, and a backend seam: Streamable HTTP connections live
+ * in a `ServerBackend` (in memory by default; shared by servers that are nodes of one cluster), see `backend/`.
  *
  * `new AcpServer(options)` keeps the official defaults (no token unless one is given) but still checks Host and
  * Origin; `createAcpServer(options)` is acpkit's own, secure by default: it refuses to start without a token
@@ -11,96 +12,40 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
-import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../client/http-protocol.js";
-import { AccessPolicy, type AccessDecision, type AccessOptions, type SocketInfo } from "./access.js";
+import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
+import { AccessPolicy, type AccessDecision, type SocketInfo } from "./access.js";
 import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
+import type { HostOptions, NodeBackend, ServerNode } from "./backend/backend.js";
+import { MemoryServerBackend } from "./backend/memory-backend.js";
+import { officialBackend } from "./backend/official-backend.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
-import { resolveLimits, type ResolvedLimits, type ServerLimits } from "./limits.js";
+import { resolveLimits, type ResolvedLimits } from "./limits.js";
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
-import type { ServerWebSocket } from "./websocket-like.js";
+import type {
+  AcpServerOptions,
+  AcpServerSettings,
+  ConnectionStats,
+  HandleRequestOptions,
+  PreparedWebSocketUpgrade,
+  PrepareWebSocketUpgradeOptions,
+  WebSocketUpgradeCheck,
+} from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
 
-/** Exactly one source of agents: one connector for every connection, or a factory called per connection. */
-export type AgentSource =
-  | { readonly agent: AgentConnector; readonly createAgent?: never }
-  | { readonly agent?: never; readonly createAgent: AgentFactory };
-
-/** What `responseHeaders` is told about a response it may add headers to. */
-export interface ResponseHeadersContext {
-  readonly request: Request;
-  /** The connection the response belongs to (known once `initialize` created it). */
-  readonly connectionId: string | undefined;
-}
-
-/** What `stats()` tells about one connection. */
-export interface ConnectionStats {
-  readonly connectionId: string;
-  readonly transport: ConnectionTransport;
-  /** Whether `initialize` was answered (false while initializing). */
-  readonly open: boolean;
-  readonly openedAt: number;
-  /** How far the client is behind on its output (queued UTF-16 units, or unsent WebSocket bytes). */
-  readonly bufferedOutput: number;
-  /** Sessions with a prompt turn running. */
-  readonly runningPrompts: readonly string[];
-}
-
-/** A connection opened (initialized) or closed. */
-export type ConnectionEvent =
-  | {
-      readonly type: "open";
-      readonly connectionId: string;
-      readonly transport: ConnectionTransport;
-      readonly remoteAddress?: string;
-    }
-  | {
-      readonly type: "close";
-      readonly connectionId: string;
-      readonly transport: ConnectionTransport;
-      readonly remoteAddress?: string;
-      readonly reason: string;
-      readonly error?: unknown;
-      readonly durationMs: number;
-    };
-
-/** acpkit's server options beside the agent source. */
-export interface AcpServerSettings extends ServerLimits, AccessOptions {
-  /** The endpoint path; other paths get 404. Default: any path (as the official SDK). */
-  readonly path?: string;
-  /** A health endpoint for load balancers (GET/HEAD, no auth, no details: 200 "ok", 503 while closing). Default: none. */
-  readonly healthPath?: string;
-  /** Headers added to every ACP response, the WebSocket 101 included: e.g. `Set-Cookie` for load-balancer affinity. */
-  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInit | undefined;
-  /** Hears about connections and refusals. Default: silent. */
-  readonly logger?: Logger;
-  /** Called when a connection opens (after `initialize`) and when it closes. */
-  readonly onConnectionEvent?: (event: ConnectionEvent) => void;
-}
-
-/** Options of `AcpServer`: the official shape (agent source and `ConnectionLimits`) plus acpkit's settings. */
-export type AcpServerOptions = AgentSource & AcpServerSettings;
-
-/** Per-request options: the official per-request agent override, and what the adapter knows of the socket. */
-export type HandleRequestOptions = (
-  | { readonly agent?: AgentConnector; readonly createAgent?: never }
-  | { readonly agent?: never; readonly createAgent?: AgentFactory }
-) & {
-  readonly socket?: SocketInfo;
-};
-export type PrepareWebSocketUpgradeOptions = HandleRequestOptions;
-
-/** A WebSocket connection created before the HTTP upgrade is accepted, so the 101 can carry its id. */
-export interface PreparedWebSocketUpgrade {
-  readonly connectionId: string;
-  accept(socket: ServerWebSocket): void;
-  reject(): void;
-}
-
-/** The outcome of `checkWebSocketUpgrade`: the subprotocol to select and headers for the 101, or the refusal. */
-export type WebSocketUpgradeCheck =
-  { ok: true; protocol: string | undefined; headers: Headers } | { ok: false; response: Response };
+export type {
+  AcpServerOptions,
+  AcpServerSettings,
+  AgentSource,
+  ConnectionEvent,
+  ConnectionStats,
+  HandleRequestOptions,
+  PreparedWebSocketUpgrade,
+  PrepareWebSocketUpgradeOptions,
+  ResponseHeadersContext,
+  WebSocketUpgradeCheck,
+} from "./server-options.js";
 
 export class AcpServer {
   readonly limits: ResolvedLimits;
@@ -109,7 +54,9 @@ export class AcpServer {
   readonly #access: AccessPolicy;
   readonly #logger: Logger;
   readonly #all = new Set<ServerConnection>();
-  readonly #open = new Map<string, ServerConnection>();
+  /** Connections hosted here whose `initialize` succeeded (their end is reported). */
+  readonly #open = new Set<ServerConnection>();
+  readonly #backend: NodeBackend;
   readonly #sockets = new Set<WebSocketSession>();
   readonly #remote = new WeakMap<ServerConnection, string | undefined>();
   readonly #context: ServerContext;
@@ -121,17 +68,31 @@ export class AcpServer {
     this.limits = resolveLimits(options);
     this.#access = new AccessPolicy(options);
     this.#logger = options.logger ?? silentLogger;
+    if (options.backend !== undefined && options.httpBackend !== undefined)
+      throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
+    const backend =
+      options.backend ??
+      (options.httpBackend !== undefined ? officialBackend(options.httpBackend) : new MemoryServerBackend());
+    const node: ServerNode = {
+      limits: this.limits,
+      logger: this.#logger,
+      host: (hostOptions) => this.#host(hostOptions),
+      opened: (connection) => this.#register(connection),
+    };
+    this.#backend = backend.bind(node);
     this.#context = {
       limits: this.limits,
       logger: this.#logger,
+      backend: this.#backend,
       openConnection: (transport, connector, remoteAddress) =>
         this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
-      find: (connectionId) => {
-        const connection = this.#open.get(connectionId);
-        return connection?.transport === "http" && connection.isOpen ? connection : undefined;
-      },
     };
+  }
+
+  /** This server's node id in its backend (unique among the servers sharing the backend). */
+  get nodeId(): string {
+    return this.#backend.nodeId;
   }
 
   /** Whether clients must present a bearer token. */
@@ -191,10 +152,10 @@ export class AcpServer {
         response = await handlePost(this.#context, request, connector, options.socket?.remoteAddress);
         break;
       case "GET":
-        response = handleGet(this.#context, request);
+        response = await handleGet(this.#context, request);
         break;
       case "DELETE":
-        response = handleDelete(this.#context, request);
+        response = await handleDelete(this.#context, request);
         break;
       default:
         response = textResponse(405, `Method Not Allowed: the ACP endpoint answers ${ALLOWED_METHODS}`, {
@@ -279,24 +240,48 @@ export class AcpServer {
     }
     await Promise.all(connections.map((connection) => connection.end({ reason: "server closing" })));
     await Promise.all([...this.#sockets].map((session) => session.closed));
+    await this.#backend.close();
+  }
+
+  /** `ServerNode.host`: an agent host for a Streamable HTTP connection of the backend's. */
+  #host(options: HostOptions): ServerConnection | string {
+    const backend = this.#backend;
+    return this.#openConnection("http", options.connector, options.remoteAddress, {
+      ...(options.connectionId === undefined ? {} : { connectionId: options.connectionId }),
+      ...(backend.serverRequestId === undefined
+        ? {}
+        : { serverRequestId: (connectionId: string) => backend.serverRequestId!(connectionId) }),
+      ...(options.onEnd === undefined ? {} : { onEnd: options.onEnd }),
+    });
   }
 
   #openConnection(
     transport: ConnectionTransport,
     connector: AgentConnector,
     remoteAddress?: string,
+    extra: {
+      connectionId?: string;
+      serverRequestId?: (connectionId: string) => string | number;
+      onEnd?: (connection: ServerConnection, end: ConnectionEnd) => void;
+    } = {},
   ): ServerConnection | string {
     const problem = this.#capacityProblem();
     if (problem) {
       this.#logger.warn("refusing a remote connection", { reason: problem });
       return problem;
     }
-    const connection = new ServerConnection({
+    const { connectionId, serverRequestId, onEnd } = extra;
+    const connection: ServerConnection = new ServerConnection({
       transport,
       connector,
       limits: this.limits,
       logger: this.#logger,
-      onEnd: (ended, end) => this.#ended(ended, end),
+      ...(connectionId === undefined ? {} : { connectionId }),
+      ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
+      onEnd: (ended, end) => {
+        this.#ended(ended, end);
+        onEnd?.(ended, end);
+      },
     });
     this.#all.add(connection);
     this.#remote.set(connection, remoteAddress);
@@ -312,7 +297,7 @@ export class AcpServer {
 
   #register(connection: ServerConnection): void {
     if (connection.ended) return;
-    this.#open.set(connection.id, connection);
+    this.#open.add(connection);
     const remoteAddress = this.#remote.get(connection);
     this.#logger.info("remote connection opened", {
       connectionId: connection.id,
@@ -329,7 +314,7 @@ export class AcpServer {
 
   #ended(connection: ServerConnection, end: ConnectionEnd): void {
     this.#all.delete(connection);
-    const wasOpen = this.#open.delete(connection.id);
+    const wasOpen = this.#open.delete(connection);
     if (!wasOpen) return;
     const remoteAddress = this.#remote.get(connection);
     const durationMs = Date.now() - connection.openedAt;

@@ -6,6 +6,7 @@
  */
 import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
+import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import type { LinkControl } from "../../transports/link-streams.js";
 import { serializeMessage } from "../../transports/serialize.js";
 
@@ -24,15 +25,19 @@ export interface AgentOutput {
  * and held while the agent pauses its input (a web-stream reader whose queue is full).
  */
 export class AgentLink implements MessageLink, LinkControl {
-  #receiver: LinkReceiver | undefined;
+  /** The agent's receiver, and the end of its input: drop what it has not taken. */
+  readonly #life = new LinkLifecycle(() => {
+    this.#inbox = [];
+    this.#inboxSizes = [];
+    this.#inboxChars = 0;
+    this.#next = 0;
+  });
   #inbox: unknown[] = [];
   #next = 0;
   #scheduled = false;
   #paused = false;
   #inputEnded = false;
   #inputCause: unknown;
-  #finished = false;
-  #closedDelivered = false;
   #outputClosed = false;
   #inboxChars = 0;
   #inboxSizes: number[] = [];
@@ -50,12 +55,12 @@ export class AgentLink implements MessageLink, LinkControl {
 
   /** Whether the agent has paused its input. */
   get paused(): boolean {
-    return this.#paused || this.#receiver === undefined;
+    return this.#paused || this.#life.receiver === undefined;
   }
 
   /** Hands one client message to the agent. `chars` is its JSON length, for accounting. Ignored once input ended. */
   deliver(message: unknown, chars: number): void {
-    if (this.#finished || this.#inputEnded) return;
+    if (this.#life.finished || this.#inputEnded) return;
     this.#inbox.push(message);
     this.#inboxSizes.push(chars);
     this.#inboxChars += chars;
@@ -67,15 +72,12 @@ export class AgentLink implements MessageLink, LinkControl {
     if (this.#inputEnded) return;
     this.#inputEnded = true;
     this.#inputCause = cause;
-    if (cause !== undefined) this.#finish(cause);
+    if (cause !== undefined) this.#life.finish(cause);
     else this.#schedule();
   }
 
   start(receiver: LinkReceiver): void {
-    if (this.#receiver) throw new Error("This link was already started: a MessageLink delivers to one receiver.");
-    this.#receiver = receiver;
-    if (this.#finished) queueMicrotask(this.#deliverClosed);
-    else this.#schedule();
+    if (this.#life.start(receiver)) this.#schedule();
   }
 
   send(message: AnyMessage): void {
@@ -90,7 +92,7 @@ export class AgentLink implements MessageLink, LinkControl {
 
   close(): Promise<void> {
     void this.closeOutput();
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
     return Promise.resolve();
   }
 
@@ -104,7 +106,7 @@ export class AgentLink implements MessageLink, LinkControl {
   }
 
   stopInput(): void {
-    this.#finish(undefined, true);
+    this.#life.finishLater(undefined);
   }
 
   closeOutput(): Promise<void> {
@@ -116,16 +118,16 @@ export class AgentLink implements MessageLink, LinkControl {
   }
 
   #schedule(): void {
-    if (this.#scheduled || !this.#receiver || this.#paused || this.#finished) return;
+    if (this.#scheduled || !this.#life.receiver || this.#paused || this.#life.finished) return;
     this.#scheduled = true;
     queueMicrotask(this.#deliver);
   }
 
   readonly #deliver = (): void => {
     this.#scheduled = false;
-    const receiver = this.#receiver!;
+    const receiver = this.#life.receiver!;
     try {
-      while (this.#next < this.#inbox.length && !this.#paused && !this.#finished) {
+      while (this.#next < this.#inbox.length && !this.#paused && !this.#life.finished) {
         const index = this.#next++;
         const message = this.#inbox[index];
         this.#inbox[index] = undefined;
@@ -133,33 +135,14 @@ export class AgentLink implements MessageLink, LinkControl {
         receiver.message(message);
       }
     } catch (error) {
-      this.#finish(error);
+      this.#life.finish(error);
       return;
     }
     if (this.#next === this.#inbox.length) {
       this.#inbox = [];
       this.#inboxSizes = [];
       this.#next = 0;
-      if (this.#inputEnded) this.#finish(this.#inputCause);
+      if (this.#inputEnded) this.#life.finish(this.#inputCause);
     }
-  };
-
-  #finish(cause: unknown, deferred = false): void {
-    if (this.#finished) return;
-    this.#finished = true;
-    this.#inputCause = cause;
-    this.#inbox = [];
-    this.#inboxSizes = [];
-    this.#inboxChars = 0;
-    this.#next = 0;
-    if (!this.#receiver) return; // start() delivers it
-    if (deferred) queueMicrotask(this.#deliverClosed);
-    else this.#deliverClosed();
-  }
-
-  readonly #deliverClosed = (): void => {
-    if (this.#closedDelivered) return;
-    this.#closedDelivered = true;
-    this.#receiver!.closed(this.#inputCause);
   };
 }

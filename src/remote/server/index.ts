@@ -39,11 +39,42 @@ export {
   DEFAULT_MAX_OUTPUT_STALL_MS,
   DEFAULT_MAX_PENDING_REQUESTS,
   DEFAULT_MAX_REQUEST_BODY_BYTES,
+  DEFAULT_MAX_RETAINED_BYTES,
   resolveLimits,
   type ConnectionLimits,
   type ResolvedLimits,
   type ServerLimits,
 } from "./limits.js";
-export { ConnectionLimitError } from "./output-sink.js";
-export type { ConnectionEnd, ConnectionTransport } from "./server-connection.js";
-export type { ServerWebSocket, WebSocketFlowControl, WebSocketLike } from "./websocket-like.js";
+export { ConnectionLimitError, type OutputSink } from "./output-sink.js";
+export type { ConnectionEnd, ConnectionTransport, ServerConnection } from "./server-connection.js";
+export {
+  ServerBackendError,
+  type BackendConnection,
+  type BackendInitializeInput,
+  type BackendInitializeResult,
+  type ClientCallInput,
+  type ClientMessageInput,
+  type ClientResponseInput,
+  type HostOptions,
+  type NodeBackend,
+  type OpenStreamInput,
+  type Refusal,
+  type ServerBackend,
+  type ServerNode,
+  type StreamReader,
+} from "./backend/backend.js";
+export { MemoryServerBackend, type MemoryServerBackendOptions } from "./backend/memory-backend.js";
+export { MemoryStreams, type MemoryStreamsHooks } from "./backend/memory-streams.js";
+export { parseCursor } from "./backend/retained-queue.js";
+export { encodeSse, offsetAfterId, sseEventText } from "./sse-format.js";
+export {
+  officialBackend,
+  type AcpHttpAcceptResult,
+  type AcpHttpBackend,
+  type AcpHttpLeaseResult,
+  type AcpHttpOutboundLease,
+  type AcpHttpResponseRoute,
+} from "./backend/official-backend.js";
+export { InitializeFailure } from "./errors.js";
+export type { ServerWebSocket, WebSocketFlowControl } from "./server-websocket.js";
+export type { WebSocketLike } from "../websocket-like.js";

@@ -91,34 +91,41 @@ test("maxConnections: one more initialize gets 503 until a connection ends", asy
   assert.equal(!upgrade.ok && upgrade.response.status, 503, "WebSocket upgrades count too");
 });
 
-test("a client that stops reading holds the agent back, then is disconnected after maxOutputStallMs and its agent stopped", async () => {
-  const { acp, agent, closed } = setup({ maxBufferedBytes: 20_000, maxOutputStallMs: 300 });
-  const { connectionId, sessionId } = await sessionOn(acp);
-  // The session stream is opened but never read: everything the agent sends stays queued on the server.
-  const response = await send(acp, {
-    method: "GET",
-    headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": sessionId },
-  });
-  assert.equal(response.status, 200);
-  await post(acp, connectionId, prompt(2, sessionId, "stream 100000"), sessionId);
-  const event = await closed(1);
-  assert.equal(event.type === "close" && event.reason, "limit");
-  assert.match(
-    String(event.type === "close" && (event.error as Error).message),
-    /read none of its .* output for 300 ms/,
-  );
-  await agent.closedCount(1);
-  await response.body!.cancel();
-});
+test(
+  "a client that stops reading holds the agent back, then is disconnected after maxOutputStallMs and its agent " +
+    "stopped",
+  async () => {
+    const { acp, agent, closed } = setup({ maxBufferedBytes: 20_000, maxOutputStallMs: 300 });
+    const { connectionId, sessionId } = await sessionOn(acp);
+    // The session stream is opened but never read: everything the agent sends stays queued on the server.
+    const response = await send(acp, {
+      method: "GET",
+      headers: { accept: "text/event-stream", "acp-connection-id": connectionId, "acp-session-id": sessionId },
+    });
+    assert.equal(response.status, 200);
+    await post(acp, connectionId, prompt(2, sessionId, "stream 100000"), sessionId);
+    const event = await closed(1);
+    assert.equal(event.type === "close" && event.reason, "limit");
+    assert.match(
+      String(event.type === "close" && (event.error as Error).message),
+      /read none of its .* output for 300 ms/,
+    );
+    await agent.closedCount(1);
+    await response.body!.cancel();
+  },
+);
 
-test("an agent that does not wait for a client that does not read is cut off at maxBufferedBytes + maxMessageBytes", async () => {
-  const { acp, closed } = setup({ maxBufferedBytes: 50_000, maxMessageBytes: 10_000, maxOutputStallMs: 60_000 });
-  const { connectionId, sessionId } = await sessionOn(acp);
-  await post(acp, connectionId, prompt(2, sessionId, "flood 1000"), sessionId);
-  const event = await closed(1);
-  assert.equal(event.type === "close" && event.reason, "limit");
-  assert.match(String(event.type === "close" && (event.error as Error).message), /did not wait/);
-});
+test(
+  "an agent that does not wait for a client that does not read is " + "cut off at maxBufferedBytes + maxMessageBytes",
+  async () => {
+    const { acp, closed } = setup({ maxBufferedBytes: 50_000, maxMessageBytes: 10_000, maxOutputStallMs: 60_000 });
+    const { connectionId, sessionId } = await sessionOn(acp);
+    await post(acp, connectionId, prompt(2, sessionId, "flood 1000"), sessionId);
+    const event = await closed(1);
+    assert.equal(event.type === "close" && event.reason, "limit");
+    assert.match(String(event.type === "close" && (event.error as Error).message), /did not wait/);
+  },
+);
 
 test("a client request waits while the client is behind on its output, and goes through once it reads", async () => {
   const { acp } = setup({ maxBufferedBytes: 5_000 });
@@ -138,15 +145,18 @@ test("a client request waits while the client is behind on its output, and goes 
   await stream.cancel();
 });
 
-test("an HTTP connection with no stream open and no request is closed after idleTimeoutMs and its agent stopped", async () => {
-  const { acp, agent, closed } = setup({ idleTimeoutMs: 200 });
-  const { connectionId } = await initialize(acp);
-  const event = await closed(1);
-  assert.equal(event.type === "close" && event.reason, "idle");
-  assert.equal(event.connectionId, connectionId);
-  await agent.closedCount(1);
-  assert.equal((await post(acp, connectionId, newSession(1))).status, 404);
-});
+test(
+  "an HTTP connection with no stream open and no request is " + "closed after idleTimeoutMs and its agent stopped",
+  async () => {
+    const { acp, agent, closed } = setup({ idleTimeoutMs: 200 });
+    const { connectionId } = await initialize(acp);
+    const event = await closed(1);
+    assert.equal(event.type === "close" && event.reason, "idle");
+    assert.equal(event.connectionId, connectionId);
+    await agent.closedCount(1);
+    assert.equal((await post(acp, connectionId, newSession(1))).status, 404);
+  },
+);
 
 test("an open stream keeps a connection from going idle; closing it starts the clock", async () => {
   const { acp, closes, closed } = setup({ idleTimeoutMs: 150 });
@@ -200,20 +210,23 @@ test("maxOpenSessionStreams: one more session GET is 429; maxPendingRequests: on
   assert.match(await third.text(), /maxPendingRequests/);
 });
 
-test("maxBufferedSessionStreams: output for more sessions than that, none of them open, closes the connection", async () => {
-  const { acp, closed } = setup({ maxBufferedSessionStreams: 2 });
-  const { connectionId, conn } = await sessionOn(acp);
-  for (const id of [2, 3]) {
-    await post(acp, connectionId, newSession(id));
-    await conn.next();
-  }
-  const sessions = ["sess-1", "sess-2", "sess-3"];
-  for (const [index, sessionId] of sessions.entries())
-    await post(acp, connectionId, prompt(10 + index, sessionId, "hello"), sessionId);
-  const event = await closed(1);
-  assert.equal(event.type === "close" && event.reason, "limit");
-  assert.match(String(event.type === "close" && (event.error as Error).message), /maxBufferedSessionStreams/);
-});
+test(
+  "maxBufferedSessionStreams: output for more sessions than " + "that, none of them open, closes the connection",
+  async () => {
+    const { acp, closed } = setup({ maxBufferedSessionStreams: 2 });
+    const { connectionId, conn } = await sessionOn(acp);
+    for (const id of [2, 3]) {
+      await post(acp, connectionId, newSession(id));
+      await conn.next();
+    }
+    const sessions = ["sess-1", "sess-2", "sess-3"];
+    for (const [index, sessionId] of sessions.entries())
+      await post(acp, connectionId, prompt(10 + index, sessionId, "hello"), sessionId);
+    const event = await closed(1);
+    assert.equal(event.type === "close" && event.reason, "limit");
+    assert.match(String(event.type === "close" && (event.error as Error).message), /maxBufferedSessionStreams/);
+  },
+);
 
 test("limits are validated with messages that name them", () => {
   assert.throws(() => resolveLimits({ maxBufferedBytes: 0 }), /maxBufferedBytes must be a positive safe integer/);

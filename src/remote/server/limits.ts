@@ -32,6 +32,8 @@ export const DEFAULT_INITIALIZE_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_PENDING_REQUESTS = 1024;
 /** Default for {@link ServerLimits.maxOpenSessionStreams}: 256. */
 export const DEFAULT_MAX_OPEN_SESSION_STREAMS = 256;
+/** Default for {@link ServerLimits.maxRetainedBytes}: 1 MiB. */
+export const DEFAULT_MAX_RETAINED_BYTES = 1024 * 1024;
 
 /** The longest a timer can wait; timers fire at once past it. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -73,6 +75,11 @@ export interface ServerLimits extends ConnectionLimits {
   readonly maxPendingRequests?: number;
   /** Session streams one HTTP connection may have open at once; one more GET gets 429. */
   readonly maxOpenSessionStreams?: number;
+  /**
+   * Output already sent on a stream that is kept for a client resuming with `Last-Event-ID` after a break, per stream
+   * (bytes of SSE as sent, in whole chunks; the in-memory backend). A cursor older than what is kept gets 410.
+   */
+  readonly maxRetainedBytes?: number;
 }
 
 /** Every limit, resolved. */
@@ -93,6 +100,7 @@ export function resolveLimits(options: ServerLimits = {}): ResolvedLimits {
     initializeTimeoutMs: options.initializeTimeoutMs ?? DEFAULT_INITIALIZE_TIMEOUT_MS,
     maxPendingRequests: options.maxPendingRequests ?? DEFAULT_MAX_PENDING_REQUESTS,
     maxOpenSessionStreams: options.maxOpenSessionStreams ?? DEFAULT_MAX_OPEN_SESSION_STREAMS,
+    maxRetainedBytes: options.maxRetainedBytes ?? DEFAULT_MAX_RETAINED_BYTES,
   };
   for (const [name, value] of Object.entries(limits)) {
     if (!Number.isSafeInteger(value) || value <= 0)

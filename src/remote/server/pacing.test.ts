@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { HttpOutbound, PACE_HIGH_WATER_CHARS } from "./http-outbound.js";
+import { MemoryStreams, PACE_HIGH_WATER_CHARS } from "./backend/memory-streams.js";
 import { resolveLimits } from "./limits.js";
 import type { ConnectionLimitError } from "./output-sink.js";
 import { PACE_HIGH_WATER_BYTES, WebSocketOutbound } from "./websocket-outbound.js";
-import type { ServerWebSocket } from "./websocket-like.js";
+import type { ServerWebSocket } from "./server-websocket.js";
 
 /** Whether `promise` settled once pending callbacks and a macrotask ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -77,23 +77,26 @@ test("WebSocket: a client that reads none of the paced output is disconnected af
   assert.equal(await settled(waiting), true, "the waiting agent is released when the connection ends");
 });
 
-test("Streamable HTTP: paced while a response reads, until its next take; unpaced while nobody reads (up to the hard limit)", async () => {
-  const outbound = new HttpOutbound(resolveLimits({}), {
-    onLimit: () => assert.fail("no limit is hit"),
-    onOpenStreams: () => {},
-  });
-  const queue = outbound.openStream("s1");
-  assert.ok(typeof queue === "object");
-  for (let i = 0; i < 4; i++) outbound.deliver(text(PACE_HIGH_WATER_CHARS / 2), "s1");
-  assert.equal(
-    await settled(outbound.whenRoom()),
-    true,
-    "no response reads this session yet: output buffers for a client that may come",
-  );
-  queue.attach({ wake() {} });
-  const waiting = outbound.whenRoom();
-  assert.equal(await settled(waiting), false, "a response reads: the agent waits for it");
-  queue.take(PACE_HIGH_WATER_CHARS / 2);
-  assert.equal(await settled(waiting), true, "the response took some: the agent goes on");
-  outbound.abort();
-});
+test(
+  "Streamable HTTP: paced while a response reads, until its next take; unpaced while nobody reads (up to the " +
+    "hard limit)",
+  async () => {
+    const outbound = new MemoryStreams(resolveLimits({}), {
+      onLimit: () => assert.fail("no limit is hit"),
+      onOpenStreams: () => {},
+    });
+    for (let i = 0; i < 4; i++) outbound.deliver(text(PACE_HIGH_WATER_CHARS / 2), "s1");
+    assert.equal(
+      await settled(outbound.whenRoom()),
+      true,
+      "no response reads this session yet: output buffers for a client that may come",
+    );
+    const reader = outbound.openStream("s1");
+    assert.ok("take" in reader);
+    const waiting = outbound.whenRoom();
+    assert.equal(await settled(waiting), false, "a response reads: the agent waits for it");
+    reader.take(PACE_HIGH_WATER_CHARS / 2);
+    assert.equal(await settled(waiting), true, "the response took some: the agent goes on");
+    outbound.abort();
+  },
+);

@@ -2,7 +2,7 @@
  * The responses an ACP server sends: plain-text errors that say what was wrong and what to do, JSON-RPC error
  * bodies, the SSE stream response, CORS headers for explicitly allowed origins.
  */
-import { HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "../client/http-protocol.js";
+import { HEADER_CONNECTION_ID, HEADER_SESSION_ID, JSON_MIME_TYPE } from "../http-protocol.js";
 
 /** A `text/plain` response. */
 export function textResponse(status: number, body: string, headers?: Record<string, string>): Response {
@@ -65,7 +65,10 @@ export function preflightResponse(origin: string): Response {
   return emptyResponse(204, {
     ...corsHeaders(origin),
     "Access-Control-Allow-Methods": ALLOWED_METHODS,
-    "Access-Control-Allow-Headers": `Authorization, Content-Type, Accept, ${HEADER_CONNECTION_ID}, ${HEADER_SESSION_ID}, Acp-Protocol-Version`,
+    "Access-Control-Allow-Headers":
+      `Authorization, Content-Type, Accept, ` +
+      `${HEADER_CONNECTION_ID}, ${HEADER_SESSION_ID}, ` +
+      `Acp-Protocol-Version`,
     "Access-Control-Max-Age": "600",
   });
 }

@@ -9,7 +9,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Unified Endpoint Routing)
  */
 import { isRecord } from "../../jsonrpc/messages.js";
-import { methodRequiresSessionHeader, sessionIdOfParams } from "../client/http-protocol.js";
+import { METHODS, methodRequiresSessionHeader, sessionIdOfParams } from "../http-protocol.js";
 
 /** A client message's session, or why its headers do not fit it. */
 export type ClientRoute = { ok: true; sessionId: string | undefined } | { ok: false; reason: string };
@@ -39,9 +39,12 @@ export function routeOfClientMessage(
   return { ok: true, sessionId: headerSessionId || paramsSessionId };
 }
 
-/** The stream the agent's response to a client request of `method` in `sessionId` travels on (undefined: the connection's). */
+/**
+ * The stream the agent's response to a client request of `method` in `sessionId` travels on (undefined: the
+ * connection's).
+ */
 export function responseStreamOf(method: string, sessionId: string | undefined): string | undefined {
-  return method === "session/load" ? undefined : sessionId;
+  return method === METHODS.session_load ? undefined : sessionId;
 }
 
 /** The session of a message the agent sends on its own (a request or notification): its params' `sessionId`. */
@@ -59,7 +62,7 @@ export function kindOf(message: Record<string, unknown>): MessageKind {
 
 /** True for an `initialize` request (with an id), the only message a new connection starts with. */
 export function isInitializeRequest(message: unknown): boolean {
-  return isRecord(message) && message.method === "initialize" && "id" in message;
+  return isRecord(message) && message.method === METHODS.initialize && "id" in message;
 }
 
 /** The `sessionId` in a response's result, if any (`session/new`, `session/fork`). */

@@ -9,7 +9,7 @@
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
-import { idKey } from "../client/http-protocol.js";
+import { idKey, METHODS } from "../http-protocol.js";
 import {
   lifecycleOf,
   REMOTE_AGENT_CONTROL,
@@ -21,6 +21,7 @@ import { AgentLink, type AgentOutput } from "./agent-link.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import type { ResolvedLimits } from "./limits.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
+import { RequestRenaming } from "./request-renaming.js";
 import { kindOf, responseStreamOf, sessionIdOfResponse, sessionOfAgentMessage } from "./routing.js";
 import type { Refusal } from "./server-context.js";
 
@@ -39,6 +40,13 @@ export interface ServerConnectionOptions {
   readonly connector: AgentConnector;
   readonly limits: ResolvedLimits;
   readonly logger: Logger;
+  /** The connection's id: given when a node adopts a connection; otherwise a new random one. */
+  readonly connectionId?: string;
+  /**
+   * The id the client sees on each request the agent sends it; the client's answer is given back to the agent with
+   * the agent's own id. Absent: the agent's ids go through unchanged.
+   */
+  readonly serverRequestId?: () => string | number;
   /** Called once when the connection ends (the server forgets it and reports it). */
   onEnd(connection: ServerConnection, end: ConnectionEnd): void;
 }
@@ -57,13 +65,14 @@ interface InitializeWaiter {
 }
 
 export class ServerConnection implements AgentOutput {
-  readonly id = globalThis.crypto.randomUUID();
+  readonly id: string;
   readonly openedAt = Date.now();
   readonly agentLink: AgentLink;
   #output: OutputSink | undefined;
   #lifecycle: AgentConnectionLifecycle = {};
   readonly #pending = new Map<string, PendingRequest>();
   readonly #clientRoutes = new Map<string, string | undefined>();
+  readonly #renaming: RequestRenaming | undefined;
   readonly #promptsSettled = new Waiters();
   #state: "new" | "initializing" | "open" | "ended" = "new";
   #end: ConnectionEnd | undefined;
@@ -76,6 +85,8 @@ export class ServerConnection implements AgentOutput {
   readonly done = new Promise<void>((resolve) => (this.#resolveDone = resolve));
 
   constructor(readonly options: ServerConnectionOptions) {
+    this.id = options.connectionId ?? globalThis.crypto.randomUUID();
+    this.#renaming = options.serverRequestId && new RequestRenaming(options.serverRequestId);
     this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
   }
 
@@ -99,7 +110,7 @@ export class ServerConnection implements AgentOutput {
   get runningPrompts(): string[] {
     const sessions = new Set<string>();
     for (const request of this.#pending.values())
-      if (request.method === "session/prompt" && request.sessionId) sessions.add(request.sessionId);
+      if (request.method === METHODS.session_prompt && request.sessionId) sessions.add(request.sessionId);
     return [...sessions];
   }
 
@@ -195,7 +206,9 @@ export class ServerConnection implements AgentOutput {
         if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
           return {
             status: 429,
-            message: `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer (maxPendingRequests); wait for some to finish`,
+            message:
+              `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer ` +
+              `(maxPendingRequests); wait for some to finish`,
           };
         }
         this.#pending.set(key, { method: message.method, sessionId });
@@ -221,11 +234,13 @@ export class ServerConnection implements AgentOutput {
         const message =
           headerSessionId === undefined
             ? `Missing Acp-Session-Id: this is a response to a request of session "${route}"; send it with that header`
-            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not "${headerSessionId}"`;
+            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not ` +
+              `"${headerSessionId}"`;
         return { status: 400, message };
       }
       this.#clientRoutes.delete(key);
     }
+    if (this.#renaming) message = this.#renaming.toAgent(message, key);
     this.agentLink.deliver(message, chars);
     return undefined;
   }
@@ -234,7 +249,7 @@ export class ServerConnection implements AgentOutput {
   cancelPrompts(): string[] {
     const sessions = this.runningPrompts;
     for (const sessionId of sessions) {
-      const cancel = { jsonrpc: "2.0", method: "session/cancel", params: { sessionId } };
+      const cancel = { jsonrpc: "2.0", method: METHODS.session_cancel, params: { sessionId } };
       this.agentLink.deliver(cancel, 64 + sessionId.length);
     }
     return sessions;
@@ -275,7 +290,8 @@ export class ServerConnection implements AgentOutput {
     this.#initWaiter?.reject(
       new InitializeFailure(
         502,
-        `the agent ended before answering initialize (it may have failed to start; the server's log says why)${end.error ? `: ${errorText(end.error)}` : ""}`,
+        `the agent ended before answering initialize (it may have failed to start; the server's log says ` +
+          `why)${end.error ? `: ${errorText(end.error)}` : ""}`,
       ),
     );
     if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
@@ -284,6 +300,7 @@ export class ServerConnection implements AgentOutput {
     this.agentLink.endInput();
     this.#pending.clear();
     this.#clientRoutes.clear();
+    this.#renaming?.clear();
     this.#promptsSettled.wakeAll();
     this.options.onEnd(this, end);
     const closed = wasStarted ? this.#lifecycle.closed : undefined;
@@ -341,12 +358,13 @@ export class ServerConnection implements AgentOutput {
       if (issued !== undefined && issued.length > maxIdLength)
         throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
       this.#output!.deliver(text, pending ? responseStreamOf(pending.method, pending.sessionId) : undefined);
-      if (pending?.method === "session/prompt") this.#promptsSettled.wakeAll();
+      if (pending?.method === METHODS.session_prompt) this.#promptsSettled.wakeAll();
       return;
     }
     const sessionId = sessionOfAgentMessage(message);
     if (sessionId !== undefined && sessionId.length > maxIdLength)
       throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
+    if (this.#renaming) [message, text] = this.#renaming.toClient(message, text);
     if ("id" in message) {
       const key = idKey(message.id);
       if (key !== undefined) this.#clientRoutes.set(key, sessionId);
@@ -373,7 +391,10 @@ export class ServerConnection implements AgentOutput {
   }
 }
 
-/** The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a failure. */
+/**
+ * The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a
+ * failure.
+ */
 function closeCodeOf(end: ConnectionEnd): number {
   if (end.reason === "limit") return 1008;
   if (end.reason === "protocol error") return 1002;

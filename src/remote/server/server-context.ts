@@ -1,29 +1,27 @@
 /**
- * What the HTTP handlers and WebSocket sessions need from the server that owns them: its limits and logger, and
- * its connection registry.
+ * What the HTTP handlers and WebSocket sessions need from the server that owns them: its limits and logger, its
+ * backend (Streamable HTTP connections), and how it hosts WebSocket connections (always on the node holding the
+ * socket).
  */
 import type { Logger } from "../../jsonrpc/logger.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
+import type { NodeBackend } from "./backend/backend.js";
 import type { ResolvedLimits } from "./limits.js";
 import type { ConnectionTransport, ServerConnection } from "./server-connection.js";
+
+export type { Refusal } from "./backend/backend.js";
 
 export interface ServerContext {
   readonly limits: ResolvedLimits;
   readonly logger: Logger;
+  /** Where Streamable HTTP connections live. */
+  readonly backend: NodeBackend;
   /** A new connection (counted against `maxConnections` until it ends), or the reason it cannot be opened (503). */
   openConnection(
     transport: ConnectionTransport,
     connector: AgentConnector,
     remoteAddress?: string,
   ): ServerConnection | string;
-  /** Makes an initialized connection reachable by its id, and reports it opened. */
+  /** Reports an initialized connection opened. */
   register(connection: ServerConnection): void;
-  /** An open HTTP connection by `Acp-Connection-Id`. */
-  find(connectionId: string): ServerConnection | undefined;
-}
-
-/** A refusal for a client message: the status an HTTP client gets and why. */
-export interface Refusal {
-  readonly status: number;
-  readonly message: string;
 }

@@ -10,7 +10,7 @@
  */
 import type { ResolvedLimits } from "./limits.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
-import type { ServerWebSocket } from "./websocket-like.js";
+import type { ServerWebSocket } from "./server-websocket.js";
 
 const RESOLVED = Promise.resolve();
 /** Buffered output from which `whenRoom()` waits for the socket to drain (as the stdio writer's high-water mark). */
@@ -55,7 +55,8 @@ export class WebSocketOutbound implements OutputSink {
     const buffered = this.#buffered;
     if (buffered > this.limits.maxBufferedBytes + this.limits.maxMessageBytes) {
       throw new ConnectionLimitError(
-        `the client is behind by ${buffered} bytes of output (maxBufferedBytes ${this.limits.maxBufferedBytes}) and the agent did not wait for it`,
+        `the client is behind by ${buffered} bytes of output (maxBufferedBytes ` +
+          `${this.limits.maxBufferedBytes}) and the agent did not wait for it`,
       );
     }
     if (buffered >= this.limits.maxBufferedBytes) this.#watch();

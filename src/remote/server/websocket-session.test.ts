@@ -96,22 +96,26 @@ test("a first message other than initialize closes the socket with 1002; no agen
   await socket.until(() => acp.connectionCount === 0);
 });
 
-test("binary frames are ignored; bad JSON gets -32700, a batch -32600, a second initialize -32600; the connection stays up", async () => {
-  const { socket } = accepted();
-  socket.receive(initializeMessage(1), true);
-  socket.receive("{not json");
-  await socket.untilMessage((m) => m.error?.code === -32700);
-  socket.receive(initializeMessage(1));
-  await socket.untilMessage((m) => m.id === 1 && m.result);
-  socket.receive([initializeMessage(2)]);
-  const batch = await socket.untilMessage((m) => m.error?.code === -32600 && m.id === null);
-  assert.match(batch.error.message, /batches/);
-  socket.receive(initializeMessage(3));
-  assert.equal((await socket.untilMessage((m) => m.id === 3)).error.code, -32600);
-  socket.receive({ jsonrpc: "2.0", id: 4, method: "session/new", params: { cwd: "/", mcpServers: [] } });
-  assert.ok((await socket.untilMessage((m) => m.id === 4)).result.sessionId);
-  assert.equal(socket.closedWith, undefined);
-});
+test(
+  "binary frames are ignored; bad JSON gets -32700, a batch -32600, a second initialize -32600; the connection " +
+    "stays up",
+  async () => {
+    const { socket } = accepted();
+    socket.receive(initializeMessage(1), true);
+    socket.receive("{not json");
+    await socket.untilMessage((m) => m.error?.code === -32700);
+    socket.receive(initializeMessage(1));
+    await socket.untilMessage((m) => m.id === 1 && m.result);
+    socket.receive([initializeMessage(2)]);
+    const batch = await socket.untilMessage((m) => m.error?.code === -32600 && m.id === null);
+    assert.match(batch.error.message, /batches/);
+    socket.receive(initializeMessage(3));
+    assert.equal((await socket.untilMessage((m) => m.id === 3)).error.code, -32600);
+    socket.receive({ jsonrpc: "2.0", id: 4, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+    assert.ok((await socket.untilMessage((m) => m.id === 4)).result.sessionId);
+    assert.equal(socket.closedWith, undefined);
+  },
+);
 
 test("the socket closing ends the connection and stops its agent", async () => {
   const { socket, agent, acp, events } = accepted();
@@ -123,23 +127,27 @@ test("the socket closing ends the connection and stops its agent", async () => {
   assert.equal(events.at(-1)?.type === "close" && events.at(-1)!.type, "close");
 });
 
-test("a client that reads nothing while maxBufferedBytes wait in the socket is closed with 1008 after maxOutputStallMs", async () => {
-  const { socket, agent, events } = accepted({ maxBufferedBytes: 1000, maxOutputStallMs: 200 });
-  socket.receive(initializeMessage(1));
-  await socket.untilMessage((m) => m.id === 1);
-  socket.receive({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/", mcpServers: [] } });
-  const sessionId = (await socket.untilMessage((m) => m.id === 2)).result.sessionId;
-  socket.bufferedAmount = 5000;
-  socket.receive(prompt(3, sessionId, "stream 1000"));
-  await socket.until(() => socket.closedWith !== undefined);
-  assert.equal(socket.closedWith!.code, 1008);
-  assert.match(socket.closedWith!.reason ?? "", /maxOutputStallMs/);
-  const sentUpdates = socket.sent.filter((m) => m.method === "session/update").length;
-  assert.ok(sentUpdates <= 2, `the agent was held back while the client was behind (${sentUpdates} updates sent)`);
-  await agent.closedCount(1);
-  const last = events.at(-1)!;
-  assert.equal(last.type === "close" && last.reason, "limit");
-});
+test(
+  "a client that reads nothing while maxBufferedBytes wait in the socket is closed with 1008 after " +
+    "maxOutputStallMs",
+  async () => {
+    const { socket, agent, events } = accepted({ maxBufferedBytes: 1000, maxOutputStallMs: 200 });
+    socket.receive(initializeMessage(1));
+    await socket.untilMessage((m) => m.id === 1);
+    socket.receive({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+    const sessionId = (await socket.untilMessage((m) => m.id === 2)).result.sessionId;
+    socket.bufferedAmount = 5000;
+    socket.receive(prompt(3, sessionId, "stream 1000"));
+    await socket.until(() => socket.closedWith !== undefined);
+    assert.equal(socket.closedWith!.code, 1008);
+    assert.match(socket.closedWith!.reason ?? "", /maxOutputStallMs/);
+    const sentUpdates = socket.sent.filter((m) => m.method === "session/update").length;
+    assert.ok(sentUpdates <= 2, `the agent was held back while the client was behind (${sentUpdates} updates sent)`);
+    await agent.closedCount(1);
+    const last = events.at(-1)!;
+    assert.equal(last.type === "close" && last.reason, "limit");
+  },
+);
 
 test("a rejected upgrade frees its connection; a prepared upgrade is refused once the server is full", async () => {
   const agent = testAgent();
@@ -156,10 +164,13 @@ test("a rejected upgrade frees its connection; a prepared upgrade is refused onc
   second.reject();
 });
 
-test("a socket that sends no initialize within initializeTimeoutMs is closed with 1008 and frees its slot", async () => {
-  const { socket, acp, agent } = accepted({ initializeTimeoutMs: 100 });
-  await socket.until(() => socket.closedWith !== undefined);
-  assert.equal(socket.closedWith!.code, 1008);
-  assert.equal(agent.stats.connected, 0);
-  await socket.until(() => acp.connectionCount === 0);
-});
+test(
+  "a socket that sends no initialize within " + "initializeTimeoutMs is closed with 1008 and frees its slot",
+  async () => {
+    const { socket, acp, agent } = accepted({ initializeTimeoutMs: 100 });
+    await socket.until(() => socket.closedWith !== undefined);
+    assert.equal(socket.closedWith!.code, 1008);
+    assert.equal(agent.stats.connected, 0);
+    await socket.until(() => acp.connectionCount === 0);
+  },
+);

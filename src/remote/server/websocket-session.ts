@@ -9,7 +9,8 @@ import { errorText, InitializeFailure } from "./errors.js";
 import { isInitializeRequest, kindOf } from "./routing.js";
 import type { ServerContext } from "./server-context.js";
 import type { ServerConnection } from "./server-connection.js";
-import { onSocket, textOfMessage, type ServerWebSocket } from "./websocket-like.js";
+import { onSocketEvent } from "../websocket-like.js";
+import { textOfMessage, type ServerWebSocket } from "./server-websocket.js";
 import { WebSocketOutbound } from "./websocket-outbound.js";
 
 const PARSE_ERROR = JSON.stringify({
@@ -57,9 +58,9 @@ export class WebSocketSession {
       void this.connection.end({ reason: "protocol error", error: new Error("no initialize in time") });
     }, this.context.limits.initializeTimeoutMs);
     this.#detach.push(() => clearTimeout(deadline));
-    this.#detach.push(onSocket(this.socket, "message", (...args) => this.#onFrame(args)));
-    this.#detach.push(onSocket(this.socket, "close", () => this.#onSocketGone("socket closed")));
-    this.#detach.push(onSocket(this.socket, "error", () => this.#onSocketGone("socket error")));
+    this.#detach.push(onSocketEvent(this.socket, "message", (...args) => this.#onFrame(args)));
+    this.#detach.push(onSocketEvent(this.socket, "close", () => this.#onSocketGone("socket closed")));
+    this.#detach.push(onSocketEvent(this.socket, "error", () => this.#onSocketGone("socket error")));
     // A connection that ends before its output exists (never initialized) closes the socket itself.
     void this.connection.done.then(() => {
       if (this.#state === "awaiting-initialize")
@@ -155,7 +156,7 @@ export class WebSocketSession {
     const connection = this.connection;
     if (connection.ended) return;
     const kind = kindOf(message);
-    if (kind === "request" && message.method === "initialize") {
+    if (kind === "request" && isInitializeRequest(message)) {
       this.#reply(
         JSON.stringify({
           jsonrpc: "2.0",

@@ -36,18 +36,22 @@ test("a duplicated response resolves its request once; the connection keeps work
   assert.equal(caller.isClosed, false);
 });
 
-test("duplicated requests are each answered (the engine does not crash); the duplicate answer is ignored by the caller", async () => {
-  const [a, b] = createMemoryPair();
-  let calls = 0;
-  const { caller } = connect(faultyLink(a[LINK]!, { send: { duplicate: 1 } }), b[LINK]!, {
-    request: (_m, p) => (calls++, p),
-    notification: () => {},
-  });
-  assert.deepEqual(await caller.request("echo", { v: 1 }), { v: 1 });
-  assert.deepEqual(await caller.request("echo", { v: 2 }), { v: 2 });
-  assert.ok(calls >= 3, "the server ran the duplicates too");
-  assert.equal(caller.isClosed, false);
-});
+test(
+  "duplicated requests are each answered (the engine does not crash); the duplicate answer is ignored by the " +
+    "caller",
+  async () => {
+    const [a, b] = createMemoryPair();
+    let calls = 0;
+    const { caller } = connect(faultyLink(a[LINK]!, { send: { duplicate: 1 } }), b[LINK]!, {
+      request: (_m, p) => (calls++, p),
+      notification: () => {},
+    });
+    assert.deepEqual(await caller.request("echo", { v: 1 }), { v: 1 });
+    assert.deepEqual(await caller.request("echo", { v: 2 }), { v: 2 });
+    assert.ok(calls >= 3, "the server ran the duplicates too");
+    assert.equal(caller.isClosed, false);
+  },
+);
 
 test("a dropped response is caught by the request's timeout; later requests are answered", async () => {
   const [a, b] = createMemoryPair();
@@ -59,17 +63,20 @@ test("a dropped response is caught by the request's timeout; later requests are 
   assert.deepEqual(await caller.request("echo", { v: "next" }, { timeoutMs: 30_000 }), { v: "next" });
 });
 
-test("a dropped request is caught by the timeout too; the server never saw it and later requests are answered", async () => {
-  const [a, b] = createMemoryPair();
-  const seen: unknown[] = [];
-  const { caller } = connect(faultyLink(a[LINK]!, { send: { drop: (_m, index) => index === 0 } }), b[LINK]!, {
-    request: (_m, p) => (seen.push(p), p),
-    notification: () => {},
-  });
-  await assert.rejects(caller.request("echo", { v: "lost" }, { timeoutMs: 200 }), RequestTimeoutError);
-  assert.deepEqual(await caller.request("echo", { v: "next" }), { v: "next" });
-  assert.deepEqual(seen, [{ v: "next" }]);
-});
+test(
+  "a dropped request is caught by the timeout too; the server " + "never saw it and later requests are answered",
+  async () => {
+    const [a, b] = createMemoryPair();
+    const seen: unknown[] = [];
+    const { caller } = connect(faultyLink(a[LINK]!, { send: { drop: (_m, index) => index === 0 } }), b[LINK]!, {
+      request: (_m, p) => (seen.push(p), p),
+      notification: () => {},
+    });
+    await assert.rejects(caller.request("echo", { v: "lost" }, { timeoutMs: 200 }), RequestTimeoutError);
+    assert.deepEqual(await caller.request("echo", { v: "next" }), { v: "next" });
+    assert.deepEqual(seen, [{ v: "next" }]);
+  },
+);
 
 test("responses that arrive late and out of step with latency still resolve the right requests", async () => {
   const [a, b] = createMemoryPair();
@@ -81,37 +88,43 @@ test("responses that arrive late and out of step with latency still resolve the 
   );
 });
 
-test("NDJSON fragmented at every byte both ways, with partial writes and multi-byte UTF-8: every message intact", async () => {
-  const [left, right] = createMemoryByteStreams();
-  const callerStream = ndJsonStream(
-    faultyWritable(left.output, { fragment: "every-byte" }),
-    faultyReadable(left.input, { fragment: "every-byte" }),
-  );
-  const serverStream = ndJsonStream(
-    faultyWritable(right.output, { fragment: 3, seed: 2 }),
-    faultyReadable(right.input, { fragment: 2, seed: 3 }),
-  );
-  const { caller } = connect(callerStream[LINK]!, serverStream[LINK]!);
-  const texts = ["héllo", "日本語のテキスト", "emoji 🎉🚀", "mixed\u00e9\u4e2d\ud83d\ude00", "x".repeat(5000)];
-  const results = await Promise.all(texts.map((text) => caller.request("echo", { text })));
-  assert.deepEqual(
-    results,
-    texts.map((text) => ({ text })),
-  );
-});
+test(
+  "NDJSON fragmented at every byte both ways, with partial " + "writes and multi-byte UTF-8: every message intact",
+  async () => {
+    const [left, right] = createMemoryByteStreams();
+    const callerStream = ndJsonStream(
+      faultyWritable(left.output, { fragment: "every-byte" }),
+      faultyReadable(left.input, { fragment: "every-byte" }),
+    );
+    const serverStream = ndJsonStream(
+      faultyWritable(right.output, { fragment: 3, seed: 2 }),
+      faultyReadable(right.input, { fragment: 2, seed: 3 }),
+    );
+    const { caller } = connect(callerStream[LINK]!, serverStream[LINK]!);
+    const texts = ["héllo", "日本語のテキスト", "emoji 🎉🚀", "mixed\u00e9\u4e2d\ud83d\ude00", "x".repeat(5000)];
+    const results = await Promise.all(texts.map((text) => caller.request("echo", { text })));
+    assert.deepEqual(
+      results,
+      texts.map((text) => ({ text })),
+    );
+  },
+);
 
-test("EPIPE on the output: pending and later requests fail with ConnectionClosedError carrying the write error", async () => {
-  const [left, right] = createMemoryByteStreams();
-  const callerStream = ndJsonStream(faultyWritable(left.output, { failAfterBytes: 10 }), left.input);
-  const serverStream = ndJsonStream(right.output, right.input);
-  const { caller } = connect(callerStream[LINK]!, serverStream[LINK]!);
-  await assert.rejects(
-    caller.request("echo", { v: "x".repeat(100) }),
-    (error) => error instanceof ConnectionClosedError && /EPIPE/.test(error.message),
-  );
-  await assert.rejects(caller.request("echo", { v: "later" }), ConnectionClosedError);
-  await caller.closed;
-});
+test(
+  "EPIPE on the output: pending and later requests fail with " + "ConnectionClosedError carrying the write error",
+  async () => {
+    const [left, right] = createMemoryByteStreams();
+    const callerStream = ndJsonStream(faultyWritable(left.output, { failAfterBytes: 10 }), left.input);
+    const serverStream = ndJsonStream(right.output, right.input);
+    const { caller } = connect(callerStream[LINK]!, serverStream[LINK]!);
+    await assert.rejects(
+      caller.request("echo", { v: "x".repeat(100) }),
+      (error) => error instanceof ConnectionClosedError && /EPIPE/.test(error.message),
+    );
+    await assert.rejects(caller.request("echo", { v: "later" }), ConnectionClosedError);
+    await caller.closed;
+  },
+);
 
 test("the peer dies mid-frame: the pending request fails with ConnectionClosedError, nothing hangs", async () => {
   const [left, right] = createMemoryByteStreams();

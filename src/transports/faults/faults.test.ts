@@ -115,25 +115,29 @@ test("faultyLink delays incoming messages in order and ends the input after endA
   assert.equal(atA.closes.length, 1);
 });
 
-test("faultyLink breaks the output with EPIPE after failAfter messages: the link closes with that error, later sends vanish", async () => {
-  const [a, b] = createMemoryPair();
-  const faulty = faultyLink(a[LINK]!, { send: { failAfter: 2 } });
-  const atA = collector();
-  const atB = collector();
-  faulty.start(atA.receiver);
-  b[LINK]!.start(atB.receiver);
-  for (let n = 0; n < 5; n++) faulty.send(note(n));
-  const cause = (await atA.closed) as Error & { code: string; injected: boolean };
-  assert.equal(cause.code, "EPIPE");
-  assert.equal(cause.injected, true);
-  assert.match(cause.message, /after 2 messages/);
-  await faulty.drain();
-  await atB.closed;
-  assert.deepEqual(
-    atB.messages.map((m) => (m as { params: { n: number } }).params.n),
-    [0, 1],
-  );
-});
+test(
+  "faultyLink breaks the output with EPIPE after failAfter messages: the link closes with that error, later " +
+    "sends vanish",
+  async () => {
+    const [a, b] = createMemoryPair();
+    const faulty = faultyLink(a[LINK]!, { send: { failAfter: 2 } });
+    const atA = collector();
+    const atB = collector();
+    faulty.start(atA.receiver);
+    b[LINK]!.start(atB.receiver);
+    for (let n = 0; n < 5; n++) faulty.send(note(n));
+    const cause = (await atA.closed) as Error & { code: string; injected: boolean };
+    assert.equal(cause.code, "EPIPE");
+    assert.equal(cause.injected, true);
+    assert.match(cause.message, /after 2 messages/);
+    await faulty.drain();
+    await atB.closed;
+    assert.deepEqual(
+      atB.messages.map((m) => (m as { params: { n: number } }).params.n),
+      [0, 1],
+    );
+  },
+);
 
 test("withFaults wraps a foreign stream and exposes its fault log", async () => {
   const [a, b] = createMemoryPair();
@@ -179,52 +183,61 @@ test("faultyReadable cut into random pieces is the same for the same seed", asyn
   assert.ok(first.every((n) => n >= 1 && n <= 17));
 });
 
-test("faultyReadable ends mid-frame after endAfterBytes, and errors with ECONNRESET after errorAfterBytes", async () => {
-  const make = () =>
-    new ReadableStream<Uint8Array>({
-      start: (c) => (c.enqueue(new TextEncoder().encode('{"a":1}\n{"b":2}\n')), c.close()),
-    });
-  const ended = await readAll(faultyReadable(make(), { endAfterBytes: 11 }));
-  assert.equal(new TextDecoder().decode(new Uint8Array(bytesOf(ended))), '{"a":1}\n{"b');
-  const reader = faultyReadable(make(), { errorAfterBytes: 3 }).getReader();
-  assert.deepEqual([...(await reader.read()).value!], [...new TextEncoder().encode('{"a')]);
-  await assert.rejects(reader.read(), (error: Error & { code?: string }) => error.code === "ECONNRESET");
-});
+test(
+  "faultyReadable ends mid-frame after endAfterBytes, and " + "errors with ECONNRESET after errorAfterBytes",
+  async () => {
+    const make = () =>
+      new ReadableStream<Uint8Array>({
+        start: (c) => (c.enqueue(new TextEncoder().encode('{"a":1}\n{"b":2}\n')), c.close()),
+      });
+    const ended = await readAll(faultyReadable(make(), { endAfterBytes: 11 }));
+    assert.equal(new TextDecoder().decode(new Uint8Array(bytesOf(ended))), '{"a":1}\n{"b');
+    const reader = faultyReadable(make(), { errorAfterBytes: 3 }).getReader();
+    assert.deepEqual([...(await reader.read()).value!], [...new TextEncoder().encode('{"a')]);
+    await assert.rejects(reader.read(), (error: Error & { code?: string }) => error.code === "ECONNRESET");
+  },
+);
 
-test("faultyWritable writes in pieces, then fails with EPIPE after failAfterBytes (the bytes before it written)", async () => {
-  const written: number[] = [];
-  let writes = 0;
-  const output = new WritableStream<Uint8Array>({ write: (c) => void (writes++, written.push(...c)) });
-  const stream = faultyWritable(output, { fragment: "every-byte", failAfterBytes: 5 });
-  const writer = stream.getWriter();
-  await writer.write(new Uint8Array([1, 2, 3]));
-  assert.equal(writes, 3, "partial writes: one per byte");
-  await assert.rejects(
-    writer.write(new Uint8Array([4, 5, 6, 7])),
-    (error: Error & { code?: string }) => error.code === "EPIPE",
-  );
-  assert.deepEqual(written, [1, 2, 3, 4, 5]);
-  assert.equal(stream.faults.events.at(-1)?.kind, "write_error");
-});
+test(
+  "faultyWritable writes in pieces, then fails with EPIPE after " + "failAfterBytes (the bytes before it written)",
+  async () => {
+    const written: number[] = [];
+    let writes = 0;
+    const output = new WritableStream<Uint8Array>({ write: (c) => void (writes++, written.push(...c)) });
+    const stream = faultyWritable(output, { fragment: "every-byte", failAfterBytes: 5 });
+    const writer = stream.getWriter();
+    await writer.write(new Uint8Array([1, 2, 3]));
+    assert.equal(writes, 3, "partial writes: one per byte");
+    await assert.rejects(
+      writer.write(new Uint8Array([4, 5, 6, 7])),
+      (error: Error & { code?: string }) => error.code === "EPIPE",
+    );
+    assert.deepEqual(written, [1, 2, 3, 4, 5]);
+    assert.equal(stream.faults.events.at(-1)?.kind, "write_error");
+  },
+);
 
-test("faultyWritable as a slow reader holds the writer: the write settles only after the reader took every piece", async () => {
-  const [left, right] = createMemoryByteStreams();
-  const slow = faultyWritable(left.output, { fragment: 100, seed: 1, bytesPerSecond: 50_000 });
-  let settled = false;
-  const seenBeforeSettled: number[] = [];
-  const reading = (async () => {
-    const reader = right.input.getReader();
-    let total = 0;
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return total;
-      total += value.length;
-      if (!settled) seenBeforeSettled.push(total);
-    }
-  })();
-  const writer = slow.getWriter();
-  await writer.write(new Uint8Array(1000)).then(() => (settled = true));
-  await writer.close();
-  assert.equal(await reading, 1000);
-  assert.ok(seenBeforeSettled.length > 1, "the reader got the bytes piece by piece while the write was pending");
-});
+test(
+  "faultyWritable as a slow reader holds the writer: the write " + "settles only after the reader took every piece",
+  async () => {
+    const [left, right] = createMemoryByteStreams();
+    const slow = faultyWritable(left.output, { fragment: 100, seed: 1, bytesPerSecond: 50_000 });
+    let settled = false;
+    const seenBeforeSettled: number[] = [];
+    const reading = (async () => {
+      const reader = right.input.getReader();
+      let total = 0;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return total;
+        total += value.length;
+        if (!settled) seenBeforeSettled.push(total);
+      }
+    })();
+    const writer = slow.getWriter();
+    await writer.write(new Uint8Array(1000)).then(() => (settled = true));
+    await writer.close();
+    assert.equal(await reading, 1000);
+    assert.ok(seenBeforeSettled.length > 1, "the reader got the bytes piece by piece while the write was pending");
+  },
+);

@@ -25,7 +25,10 @@ export interface ReadableFaultOptions {
   fragment?: Fragmentation;
   /** Delay before each piece is handed over. */
   latencyMs?: Latency;
-  /** The peer dies after this many bytes: the stream ends there (cleanly, as a dead process's stdout does), even mid-frame. */
+  /**
+   * The peer dies after this many bytes: the stream ends there (cleanly, as a dead process's stdout does), even
+   * mid-frame.
+   */
   endAfterBytes?: number;
   /** The connection is reset after this many bytes: the stream errors with ECONNRESET. */
   errorAfterBytes?: number;
@@ -41,7 +44,10 @@ export interface WritableFaultOptions {
   latencyMs?: Latency;
   /** A slow reader: the output takes at most this many bytes per second (writes wait, so backpressure builds up). */
   bytesPerSecond?: number;
-  /** The reader goes away after this many bytes: the bytes up to there are written, then the write fails with EPIPE, and so does every later one. */
+  /**
+   * The reader goes away after this many bytes: the bytes up to there are written, then the write fails with EPIPE, and
+   * so does every later one.
+   */
   failAfterBytes?: number;
   onFault?: (event: FaultEvent) => void;
 }

@@ -5,6 +5,7 @@
  */
 import type { LinkReceiver, MessageLink, Stream } from "../../jsonrpc/link.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
+import { LinkLifecycle } from "../link-lifecycle.js";
 import { streamFromLink } from "../link-streams.js";
 import { linkFromStream } from "../stream-link.js";
 import {
@@ -32,19 +33,28 @@ export interface MessageFaults {
 export interface ReceiveFaults extends MessageFaults {
   /** Each incoming message is delivered this long after the previous delivery or its arrival (order is kept). */
   latencyMs?: Latency;
-  /** The peer "exits" after this many messages were delivered: the input ends (a clean end of input, as a dead process's stdout gives), later messages are lost. */
+  /**
+   * The peer "exits" after this many messages were delivered: the input ends (a clean end of input, as a dead process's
+   * stdout gives), later messages are lost.
+   */
   endAfter?: number;
 }
 
 /** Faults applied to what this side sends. */
 export interface SendFaults extends MessageFaults {
-  /** After this many messages were written, the output breaks: the next send fails as a write to a closed pipe (EPIPE) would, ending the link with that error; later sends are lost. */
+  /**
+   * After this many messages were written, the output breaks: the next send fails as a write to a closed pipe (EPIPE)
+   * would, ending the link with that error; later sends are lost.
+   */
   failAfter?: number;
 }
 
 /** Options of `faultyLink` and `withFaults`. */
 export interface LinkFaultOptions {
-  /** Seed of the random source behind probabilities and latency ranges. Default: a random one (see `seed` on the result). */
+  /**
+   * Seed of the random source behind probabilities and latency ranges. Default: a random one (see `seed` on the
+   * result).
+   */
   seed?: number;
   send?: SendFaults;
   receive?: ReceiveFaults;
@@ -58,14 +68,14 @@ export class FaultyLink implements MessageLink, FaultLog {
   readonly #options: LinkFaultOptions;
   readonly #random: SeededRandom;
   readonly #events: FaultEvent[] = [];
-  #receiver: LinkReceiver | undefined;
+  /** The receiver, and the end of the input as the engine sees it (the peer's real end or an injected one). */
+  readonly #life = new LinkLifecycle();
   #sent = 0;
   #received = 0;
   #delivered = 0;
   /** Incoming work (messages, problems, the end) in arrival order, waiting for its latency. */
   #queue: Promise<void> = Promise.resolve();
   #waiting = 0;
-  #inputOver = false;
   #outputBroken = false;
 
   constructor(inner: MessageLink, options: LinkFaultOptions = {}) {
@@ -88,10 +98,10 @@ export class FaultyLink implements MessageLink, FaultLog {
   }
 
   start(receiver: LinkReceiver): void {
-    this.#receiver = receiver;
+    this.#life.start(receiver);
     this.#inner.start({
       message: (value, rawId) => this.#arrive(value, rawId),
-      problem: (problem) => this.#later(() => this.#receiver!.problem(problem)),
+      problem: (problem) => this.#later(() => this.#life.receiver!.problem(problem)),
       closed: (cause) => this.#later(() => this.#end(cause)),
     });
     if (this.#options.receive?.endAfter === 0) this.#later(() => this.#endIfDone(), false, true);
@@ -152,7 +162,7 @@ export class FaultyLink implements MessageLink, FaultLog {
   }
 
   #arrive(value: unknown, rawId: string | undefined): void {
-    if (this.#inputOver) return;
+    if (this.#life.finished) return;
     const index = this.#received++;
     const faults = this.#options.receive ?? {};
     if (hits(faults.drop, value, index, this.#random)) {
@@ -171,25 +181,23 @@ export class FaultyLink implements MessageLink, FaultLog {
   }
 
   #deliver(value: unknown, rawId: string | undefined): void {
-    if (this.#inputOver) return;
+    if (this.#life.finished) return;
     this.#delivered++;
-    this.#receiver!.message(value, rawId);
+    this.#life.receiver!.message(value, rawId);
     this.#endIfDone();
   }
 
   /** The peer "exits" once `receive.endAfter` messages were delivered. */
   #endIfDone(): void {
     const endAfter = this.#options.receive?.endAfter;
-    if (endAfter === undefined || this.#delivered < endAfter || this.#inputOver) return;
+    if (endAfter === undefined || this.#delivered < endAfter || this.#life.finished) return;
     this.#record("receive", "end", this.#delivered, `the peer exited after ${endAfter} messages`);
     this.#end(undefined);
     void this.#inner.close().catch(() => {});
   }
 
   #end(cause: unknown): void {
-    if (this.#inputOver) return;
-    this.#inputOver = true;
-    this.#receiver!.closed(cause);
+    this.#life.finish(cause);
   }
 }
 

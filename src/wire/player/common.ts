@@ -62,7 +62,10 @@ export function describeMessage(value: unknown, methodOf?: (id: JsonRpcId) => st
     return `${m.method}${kind}${"id" in m ? ` (id ${JSON.stringify(m.id)})` : ""}`;
   }
   const method = m.id !== undefined ? methodOf?.(m.id) : undefined;
-  return `${"error" in (value as object) ? "error answer" : "answer"}${method ? ` to ${method}` : ""} (id ${JSON.stringify(m.id)})`;
+  return (
+    `${"error" in (value as object) ? "error answer" : "answer"}${method ? ` to ${method}` : ""} (id ` +
+    `${JSON.stringify(m.id)})`
+  );
 }
 
 /** The message without the JSON-RPC envelope fields that differ between runs. */

@@ -148,7 +148,9 @@ class ClientPlayer {
           kind: "missing",
           entry: i,
           frame: what,
-          message: `the agent did not send it: ${describeMessage(live.value, (id) => this.sentMethods.get(idKey(id)))} came first`,
+          message:
+            `the agent did not send it: ` +
+            `${describeMessage(live.value, (id) => this.sentMethods.get(idKey(id)))} came first`,
         });
         return true;
       }

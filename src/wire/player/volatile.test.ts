@@ -17,22 +17,25 @@ test("ids are learned on first sight and must stay consistent; times are ignored
   });
 });
 
-test("paths under a moved cwd are compared and rewritten with the new prefix; other differences have their path", () => {
-  const c = new Correspondence(new Set(["version"]));
-  c.mapPrefix("/rec/cwd", "/live/dir");
-  assert.equal(c.liveString("/rec/cwd/notes.txt"), "/live/dir/notes.txt");
-  assert.equal(c.liveString("/rec/cwdx/notes.txt"), "/rec/cwdx/notes.txt");
-  assert.deepEqual(
-    c.compare(
-      { path: "/rec/cwd/a", version: "1", list: [1, 2] },
-      { path: "/live/dir/a", version: "2", list: [1, 3, 4] },
-    ),
-    [
-      { path: "$.list[1]", expected: 2, actual: 3 },
-      { path: "$.list[2]", expected: undefined, actual: 4 },
-    ],
-  );
-  assert.deepEqual(c.compare({ a: { "odd key": 1 } }, { a: {} }), [
-    { path: '$.a["odd key"]', expected: 1, actual: undefined },
-  ]);
-});
+test(
+  "paths under a moved cwd are compared and rewritten with the " + "new prefix; other differences have their path",
+  () => {
+    const c = new Correspondence(new Set(["version"]));
+    c.mapPrefix("/rec/cwd", "/live/dir");
+    assert.equal(c.liveString("/rec/cwd/notes.txt"), "/live/dir/notes.txt");
+    assert.equal(c.liveString("/rec/cwdx/notes.txt"), "/rec/cwdx/notes.txt");
+    assert.deepEqual(
+      c.compare(
+        { path: "/rec/cwd/a", version: "1", list: [1, 2] },
+        { path: "/live/dir/a", version: "2", list: [1, 3, 4] },
+      ),
+      [
+        { path: "$.list[1]", expected: 2, actual: 3 },
+        { path: "$.list[2]", expected: undefined, actual: 4 },
+      ],
+    );
+    assert.deepEqual(c.compare({ a: { "odd key": 1 } }, { a: {} }), [
+      { path: '$.a["odd key"]', expected: 1, actual: undefined },
+    ]);
+  },
+);

@@ -54,7 +54,10 @@ export const cancelStopReasonRule: Rule = {
             side: "agent",
             event,
             path: "$.error",
-            message: `The agent answered the cancelled session/prompt (id ${idKey(event.id)}) with an error (${String(error.code)}: ${String(error.message)}) ${after} ms after ${how}. Agents MUST catch the errors of an aborted turn and answer with stopReason "cancelled".`,
+            message:
+              `The agent answered the cancelled session/prompt (id ${idKey(event.id)}) with an error ` +
+              `(${String(error.code)}: ${String(error.message)}) ${after} ms after ${how}. Agents MUST catch ` +
+              `the errors of an aborted turn and answer with stopReason "cancelled".`,
           });
           return;
         }
@@ -64,7 +67,10 @@ export const cancelStopReasonRule: Rule = {
           side: "agent",
           event,
           path: "$.result.stopReason",
-          message: `The agent answered stopReason ${JSON.stringify(stopReason)} to a turn it had been told to stop with ${how} ${after} ms earlier (session/prompt id ${idKey(event.id)}). After ${how} the agent MUST answer the prompt with stopReason "cancelled".`,
+          message:
+            `The agent answered stopReason ${JSON.stringify(stopReason)} to a turn it had been told to stop ` +
+            `with ${how} ${after} ms earlier (session/prompt id ${idKey(event.id)}). After ${how} the agent ` +
+            `MUST answer the prompt with stopReason "cancelled".`,
         });
       },
     };
@@ -107,7 +113,10 @@ export const cancelPendingPermissionRule: Rule = {
           side: "client",
           event,
           path: "$.result.outcome",
-          message: `The client answered session/request_permission (id ${key}) with outcome ${JSON.stringify(outcome?.outcome)}${outcome?.optionId !== undefined ? ` (option ${JSON.stringify(outcome.optionId)})` : ""} after it had cancelled the turn with session/cancel. The client MUST answer every pending permission request of a cancelled turn with the "cancelled" outcome.`,
+          message:
+            `The client answered session/request_permission (id ${key}) with outcome ` +
+            (`${JSON.stringify(outcome?.outcome)}${outcome?.optionId !== undefined ? ` (option ${JSON.stringify(outcome.optionId)})` : ""} after it had cancelled ` +
+              `the turn with session/cancel. The client MUST answer every pending permission request of a cancelled turn with the "cancelled" outcome.`),
         });
       },
     };

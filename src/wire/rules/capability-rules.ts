@@ -34,7 +34,10 @@ export const capabilityRule: Rule = {
           side: event.from,
           event,
           path: "$.method",
-          message: `${The(event.from)} called ${event.method}, but ${the(other(event.from))} did not advertise ${where}.${flag} in initialize. A side MUST NOT use a method whose capability its peer did not advertise.`,
+          message:
+            `${The(event.from)} called ${event.method}, but ${the(other(event.from))} did not advertise ` +
+            `${where}.${flag} in initialize. A side MUST NOT use a method whose capability its peer did not ` +
+            `advertise.`,
         });
       },
     };
@@ -64,7 +67,10 @@ export const initializeFirstRule: Rule = {
         context.report({
           side: "client",
           event,
-          message: `The client sent ${event.method} before ${asked ? "its initialize request was answered" : "initialize"}. Clients MUST initialize the connection (and wait for the answer) before creating or using sessions.`,
+          message:
+            `The client sent ${event.method} before ` +
+            `${asked ? "its initialize request was answered" : "initialize"}. Clients MUST initialize the ` +
+            `connection (and wait for the answer) before creating or using sessions.`,
         });
       },
     };

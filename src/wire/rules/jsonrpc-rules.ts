@@ -26,13 +26,17 @@ export const messageRule: Rule = {
           context.report({
             side: event.from,
             event,
-            message: `${The(event.from)} wrote a line that is not JSON on ${stream}: ${JSON.stringify(frameText(event, 120))}. ${must}`,
+            message:
+              `${The(event.from)} wrote a line that is not JSON on ${stream}: ` +
+              `${JSON.stringify(frameText(event, 120))}. ${must}`,
           });
         } else if (event.type === "invalid") {
           context.report({
             side: event.from,
             event,
-            message: `${The(event.from)} wrote JSON that is not a JSON-RPC 2.0 message on ${stream} (${event.reason}). ${must}`,
+            message:
+              `${The(event.from)} wrote JSON that is not a JSON-RPC 2.0 message on ${stream} (${event.reason}). ` +
+              `${must}`,
           });
         }
       },
@@ -58,8 +62,10 @@ export const responseRule: Rule = {
           event,
           path: "$.id",
           message: event.duplicate
-            ? `${The(event.from)} answered request ${id} of ${the(other(event.from))} a second time. Every JSON-RPC request gets exactly one response.`
-            : `${The(event.from)} sent a response with id ${id}, but ${the(other(event.from))} has no pending request with that id. A response MUST carry the id of the request it answers.`,
+            ? `${The(event.from)} answered request ${id} of ${the(other(event.from))} a second time. Every ` +
+              `JSON-RPC request gets exactly one response.`
+            : `${The(event.from)} sent a response with id ${id}, but ${the(other(event.from))} has no pending ` +
+              `request with that id. A response MUST carry the id of the request it answers.`,
         });
       },
     };
@@ -90,7 +96,9 @@ export const methodRule: Rule = {
             event,
             path: "$.method",
             severity: "warning",
-            message: `${The(event.from)} sent ${JSON.stringify(method)}, which is not an ACP method of this schema. Custom methods MUST start with an underscore ("_${method}").`,
+            message:
+              `${The(event.from)} sent ${JSON.stringify(method)}, which is not an ACP method of this schema. ` +
+              `Custom methods MUST start with an underscore ("_${method}").`,
           });
           return;
         }
@@ -99,14 +107,18 @@ export const methodRule: Rule = {
             side: event.from,
             event,
             path: "$.method",
-            message: `${The(event.from)} sent ${method}, which only ${the(other(event.from))} sends. ACP methods go in the direction the schema gives them.`,
+            message:
+              `${The(event.from)} sent ${method}, which only ${the(other(event.from))} sends. ACP methods go in ` +
+              `the direction the schema gives them.`,
           });
         } else if (entry.kind !== event.type) {
           context.report({
             side: event.from,
             event,
             path: entry.kind === "notification" ? "$.id" : "$",
-            message: `${The(event.from)} sent ${method} as a ${event.type}, but it is a ${entry.kind}${entry.kind === "notification" ? " (no id, no response)" : " (with an id, answered)"}.`,
+            message:
+              `${The(event.from)} sent ${method} as a ${event.type}, but it is a ` +
+              `${entry.kind}${entry.kind === "notification" ? " (no id, no response)" : " (with an id, answered)"}.`,
           });
         }
       },

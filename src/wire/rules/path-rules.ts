@@ -63,7 +63,9 @@ export const absolutePathRule: Rule = {
             side: event.from,
             event,
             path,
-            message: `The ${event.from} sent the relative path ${JSON.stringify(value)} in ${event.method} (${path}). Paths in ACP MUST be absolute; resolve them against the session's cwd first.`,
+            message:
+              `The ${event.from} sent the relative path ${JSON.stringify(value)} in ${event.method} (${path}). ` +
+              `Paths in ACP MUST be absolute; resolve them against the session's cwd first.`,
           });
         }
       },
@@ -92,7 +94,10 @@ export const withinRootsRule: Rule = {
             side: "agent",
             event,
             path,
-            message: `The agent asked ${event.method} for ${JSON.stringify(value)}, outside the roots of session ${sessionId} (${roots.join(", ")}). The session's root set SHOULD bound the agent's file system and terminal operations.`,
+            message:
+              `The agent asked ${event.method} for ${JSON.stringify(value)}, outside the roots of session ` +
+              `${sessionId} (${roots.join(", ")}). The session's root set SHOULD bound the agent's file system ` +
+              `and terminal operations.`,
           });
         }
       },

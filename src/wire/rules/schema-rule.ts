@@ -68,7 +68,9 @@ function check(
       severity: "warning",
       event,
       path,
-      message: `${The(event.from)} sent a ${subject} that is valid only under the unstable schema (${detail}); a peer that speaks stable ACP may reject it.`,
+      message:
+        `${The(event.from)} sent a ${subject} that is valid only under the unstable schema (${detail}); a peer ` +
+        `that speaks stable ACP may reject it.`,
     });
     return;
   }
@@ -76,6 +78,8 @@ function check(
     side: event.from,
     event,
     path,
-    message: `${The(event.from)} sent an invalid ${subject}: ${detail}. What a side sends MUST match the ACP schema (${def}).`,
+    message:
+      `${The(event.from)} sent an invalid ${subject}: ${detail}. What a side sends MUST match the ACP schema ` +
+      `(${def}).`,
   });
 }

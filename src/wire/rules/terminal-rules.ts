@@ -37,7 +37,9 @@ export const terminalReleaseRule: Rule = {
             event,
             path: "$.params.terminalId",
             severity: "warning",
-            message: `The agent called ${event.method} on terminal ${id} after releasing it. A released terminal's id is no longer valid.`,
+            message:
+              `The agent called ${event.method} on terminal ${id} after releasing it. A released terminal's id ` +
+              `is no longer valid.`,
           });
         }
       },
@@ -47,7 +49,11 @@ export const terminalReleaseRule: Rule = {
           context.report({
             side: "agent",
             event: created,
-            message: `The agent never released terminal ${id}${typeof command === "string" ? ` (command ${JSON.stringify(command)})` : ""}. The agent MUST release every terminal with terminal/release when it no longer needs it, also after killing it.`,
+            message:
+              `The agent never released terminal ` +
+              `${id}${typeof command === "string" ? ` (command ${JSON.stringify(command)})` : ""}. The agent ` +
+              `MUST release every terminal with terminal/release when it no longer needs it, also after killing ` +
+              `it.`,
           });
         }
       },

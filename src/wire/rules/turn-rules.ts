@@ -76,7 +76,11 @@ export const updateAfterResponseRule: Rule = {
   create(context) {
     return sessionPhases(context, "after-prompt", (event, kind, state) => {
       const response = (state as { response: WireEvent }).response;
-      return `The agent sent an update (${kind}) for session ${sessionIdOf(event)} after it answered the turn's session/prompt (id ${JSON.stringify(response.id)}, ${stopReasonOf(response)}). An agent MUST send every update of a turn before responding to session/prompt; a client may already have closed the turn.`;
+      return (
+        `The agent sent an update (${kind}) for session ${sessionIdOf(event)} after it answered the turn's ` +
+        `session/prompt (id ${JSON.stringify(response.id)}, ${stopReasonOf(response)}). An agent MUST send ` +
+        `every update of a turn before responding to session/prompt; a client may already have closed the turn.`
+      );
     });
   },
 };
@@ -91,7 +95,11 @@ export const loadReplayRule: Rule = {
   create(context) {
     return sessionPhases(context, "after-load", (event, kind, state) => {
       const response = (state as { response: WireEvent }).response;
-      return `The agent sent an update (${kind}) for session ${sessionIdOf(event)} after answering session/load (id ${JSON.stringify(response.id)}) and before any new prompt. The agent MUST replay the entire conversation and only then respond to session/load.`;
+      return (
+        `The agent sent an update (${kind}) for session ${sessionIdOf(event)} after answering session/load (id ` +
+        `${JSON.stringify(response.id)}) and before any new prompt. The agent MUST replay the entire ` +
+        `conversation and only then respond to session/load.`
+      );
     });
   },
 };
@@ -108,7 +116,8 @@ export const resumeNoReplayRule: Rule = {
       context,
       "resuming",
       (event, kind) =>
-        `The agent sent an update (${kind}) for session ${sessionIdOf(event)} while answering session/resume. Unlike session/load, the agent MUST NOT replay the conversation history on session/resume.`,
+        `The agent sent an update (${kind}) for session ${sessionIdOf(event)} while answering session/resume. ` +
+        `Unlike session/load, the agent MUST NOT replay the conversation history on session/resume.`,
     );
   },
 };

@@ -3,7 +3,7 @@
  * `Agent`, a client class implementing `Client`, and the connections between them. `typed-programs.test.ts`
  * compiles it as it is and with the import changed to `acpkit`; both must type-check. Nothing runs at import.
  */
-import * as acp from "sdk-v1";
+import * as acp from "sdk-1.9";
 
 class TypedAgent implements acp.Agent {
   constructor(private readonly connection: acp.AgentSideConnection) {}

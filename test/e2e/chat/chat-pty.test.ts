@@ -1,7 +1,8 @@
 /**
  * `acp chat` in a real pseudo-terminal (python3's pty module, see pty_driver.py): typing, Tab completion, reading
  * the screen, answering permission prompts by key, Ctrl-C cancelling a turn and twice quitting, `:` commands.
- * Against an agent on the official SDK (sdk-v1 1.9.0 classes), the reference agent (`acp agent`) and the demo agent.
+ * Against an agent on the official SDK (the 1.x classes of sdk-1.9, the alias of 1.9.0), the reference agent (`acp
+ * agent`) and the demo agent.
  */
 /* eslint-disable no-control-regex -- these tests look for escape codes */
 import assert from "node:assert/strict";
@@ -40,7 +41,8 @@ function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 test(
-  "against an agent on the official SDK: @path completion, diff, plan, permission by key, model switch, Ctrl-C cancels, :quit",
+  "against an agent on the official SDK: @path completion, diff, plan, permission by key, model switch, " +
+    "Ctrl-C cancels, :quit",
   posixOnly,
   async () => {
     const cwd = workspace("sdk");

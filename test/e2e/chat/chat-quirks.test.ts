@@ -76,33 +76,37 @@ test("session/new never answered: the chat says so (quoting the agent) instead o
   assert.equal(await run.exited, 0);
 });
 
-test("a cancel the agent ignores: the turn ends here after the deadline, the agent is stopped and started again by itself, the chat goes on", async () => {
-  const pidFile = join(cwd, "ignored-cancel.pid");
-  const run = chat(`--pid-file=${pidFile}`);
-  await run.until("session q");
-  const first = Number(readFileSync(pidFile, "utf8"));
-  assert.ok(processAlive(first));
-  run.child.stdin.write("never\n");
-  await run.until("agent| quirk: this turn never ends");
-  run.child.kill("SIGINT");
-  await run.until(
-    /warning: the agent did not end the turn within 5000 ms of the cancel \(the protocol says it MUST answer "cancelled"\); the turn was ended here\./,
-  );
-  await run.until(
-    "the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)",
-  );
-  // Nobody types :restart.
-  await run.until("restarted quirk-agent; session q");
-  const second = Number(readFileSync(pidFile, "utf8"));
-  assert.notEqual(second, first, "a new agent process");
-  assert.equal(processAlive(first), false, "the agent that ignored the cancel is gone");
-  run.child.stdin.write("hello again\n");
-  await run.until("echo: hello again");
-  assert.ok(run.out().indexOf("restarted quirk-agent") < run.out().indexOf("echo: hello again"));
-  run.child.stdin.end();
-  assert.equal(await run.exited, 0);
-  assert.equal(processAlive(second), false, "the restarted agent ends with the chat");
-});
+test(
+  "a cancel the agent ignores: the turn ends here after the deadline, the agent is stopped and started again by " +
+    "itself, the chat goes on",
+  async () => {
+    const pidFile = join(cwd, "ignored-cancel.pid");
+    const run = chat(`--pid-file=${pidFile}`);
+    await run.until("session q");
+    const first = Number(readFileSync(pidFile, "utf8"));
+    assert.ok(processAlive(first));
+    run.child.stdin.write("never\n");
+    await run.until("agent| quirk: this turn never ends");
+    run.child.kill("SIGINT");
+    await run.until(
+      /warning: the agent did not end the turn within 5000 ms of the cancel \(the protocol says it MUST answer "cancelled"\); the turn was ended here\./,
+    );
+    await run.until(
+      "the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)",
+    );
+    // Nobody types :restart.
+    await run.until("restarted quirk-agent; session q");
+    const second = Number(readFileSync(pidFile, "utf8"));
+    assert.notEqual(second, first, "a new agent process");
+    assert.equal(processAlive(first), false, "the agent that ignored the cancel is gone");
+    run.child.stdin.write("hello again\n");
+    await run.until("echo: hello again");
+    assert.ok(run.out().indexOf("restarted quirk-agent") < run.out().indexOf("echo: hello again"));
+    run.child.stdin.end();
+    assert.equal(await run.exited, 0);
+    assert.equal(processAlive(second), false, "the restarted agent ends with the chat");
+  },
+);
 
 test("end_turn answered to a cancel: shown as cancelled, with a warning naming the agent's mistake", async () => {
   const run = chat();
@@ -115,38 +119,42 @@ test("end_turn answered to a cancel: shown as cancelled, with a warning naming t
   assert.equal(await run.exited, 0);
 });
 
-test("terminal escape injection: every display path of the chat shows agent text without control sequences", async () => {
-  const run = chat("--hostile");
-  await run.until("Type a message");
-  run.child.stdin.write("escapes\n");
-  await run.until("? Allow");
-  run.child.stdin.write("1\n");
-  await run.until("message<");
-  for (const command of [":mode", ":config", ":model", ":auth", "fail-escapes"]) run.child.stdin.write(`${command}\n`);
-  run.child.stdin.end();
-  assert.equal(await run.exited, 0);
-  const out = run.out();
-  assert.ok(!ANY_CONTROL.test(out), `a control character reached the terminal: ${JSON.stringify(out)}`);
-  const labels = [
-    "agent-title",
-    "session",
-    "mode-name",
-    "option-name",
-    "value-name",
-    "value-description",
-    "auth-name",
-    "auth-description",
-    "stderr",
-    "thought",
-    "plan",
-    "tool-title-2",
-    "tool-content",
-    "old",
-    "new",
-    "asks",
-    "option",
-    "message",
-    "error",
-  ];
-  for (const label of labels) assert.ok(out.includes(`${label}<`), `${label} shown in:\n${out}`);
-});
+test(
+  "terminal escape injection: every display path of the chat " + "shows agent text without control sequences",
+  async () => {
+    const run = chat("--hostile");
+    await run.until("Type a message");
+    run.child.stdin.write("escapes\n");
+    await run.until("? Allow");
+    run.child.stdin.write("1\n");
+    await run.until("message<");
+    for (const command of [":mode", ":config", ":model", ":auth", "fail-escapes"])
+      run.child.stdin.write(`${command}\n`);
+    run.child.stdin.end();
+    assert.equal(await run.exited, 0);
+    const out = run.out();
+    assert.ok(!ANY_CONTROL.test(out), `a control character reached the terminal: ${JSON.stringify(out)}`);
+    const labels = [
+      "agent-title",
+      "session",
+      "mode-name",
+      "option-name",
+      "value-name",
+      "value-description",
+      "auth-name",
+      "auth-description",
+      "stderr",
+      "thought",
+      "plan",
+      "tool-title-2",
+      "tool-content",
+      "old",
+      "new",
+      "asks",
+      "option",
+      "message",
+      "error",
+    ];
+    for (const label of labels) assert.ok(out.includes(`${label}<`), `${label} shown in:\n${out}`);
+  },
+);

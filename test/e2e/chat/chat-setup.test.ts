@@ -36,7 +36,8 @@ function chat(
 }
 
 test(
-  "--mcp-config and --mcp reach the agent in session/new; auth_required is answered by authenticating; --trace records it all",
+  "--mcp-config and --mcp reach the agent in session/new; auth_required is answered by authenticating; " +
+    "--trace records it all",
   { timeout: 20_000 },
   async () => {
     const config = join(cwd, "mcp.json");
@@ -176,7 +177,8 @@ test(
     assert.equal(run.code, 2);
     assert.equal(
       run.stderr,
-      `acp chat: --mcp-config ${config}: mcpServers.files.command: expected the server's command as a non-empty string\n`,
+      `acp chat: --mcp-config ${config}: mcpServers.files.command: expected the server's command as a ` +
+        `non-empty string\n`,
     );
     assert.doesNotMatch(run.stdout, /starting/);
     assert.equal(existsSync(trace), false);

@@ -1,6 +1,6 @@
 /**
- * Fault 7 of issue 8: CommonJS `require("@acpkit/sdk")` works (a `require` condition backed by a CommonJS build), and so
- * does `require()` of every other subpath that the official SDK 2.4.0 lets you require (its `default` condition is
+ * Fault 7 of issue 8: CommonJS `require("@acpkit/sdk")` works (a `require` condition backed by a CommonJS build), and
+ * so does `require()` of every other subpath that the official SDK 2.4.0 lets you require (its `default` condition is
  * ESM, which Node >= 20.19 can require): `unstable`, `experimental/nes`, the remote and MCP entries, and the schema
  * JSON files. A real consumer project (acpkit and the official SDK installed under node_modules) in real child
  * processes.
@@ -105,18 +105,21 @@ console.log(JSON.stringify({ esm: typeof AgentSideConnection, cjsPath: require.r
 
 type Probe = { loads: true; names: string[]; file: string } | { loads: false; code: string; message: string };
 
-test("every subpath the official SDK lets you require(), acpkit lets you require() too, with at least its names, from the CommonJS build", async () => {
-  const officialManifest = JSON.parse(
-    readFileSync(join(repoRoot, "node_modules/@agentclientprotocol/sdk/package.json"), "utf8"),
-  ) as { exports: Record<string, unknown> };
-  const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
-    exports: Record<string, unknown>;
-  };
-  const subpaths = Object.keys(officialManifest.exports).filter((subpath) => subpath !== "./package.json");
-  assert.ok(subpaths.length >= 15, `the official manifest lists ${subpaths.length} subpaths`);
-  const out = await node(
-    "every-subpath.cjs",
-    `
+test(
+  "every subpath the official SDK lets you require(), acpkit lets you require() too, with at least its names, " +
+    "from the CommonJS build",
+  async () => {
+    const officialManifest = JSON.parse(
+      readFileSync(join(repoRoot, "node_modules/@agentclientprotocol/sdk/package.json"), "utf8"),
+    ) as { exports: Record<string, unknown> };
+    const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+    };
+    const subpaths = Object.keys(officialManifest.exports).filter((subpath) => subpath !== "./package.json");
+    assert.ok(subpaths.length >= 15, `the official manifest lists ${subpaths.length} subpaths`);
+    const out = await node(
+      "every-subpath.cjs",
+      `
 const probe = (specifier) => {
   try {
     const module = require(specifier);
@@ -128,49 +131,54 @@ const probe = (specifier) => {
 const subpaths = ${JSON.stringify(subpaths)};
 console.log(JSON.stringify(subpaths.map((subpath) => [subpath, probe("@agentclientprotocol/sdk" + subpath.slice(1)), probe("@acpkit/sdk" + subpath.slice(1))])));
 `,
-  );
-  const results = JSON.parse(out) as Array<[string, Probe, Probe]>;
-  const required: string[] = [];
-  for (const [subpath, official, ours] of results) {
-    if (!official.loads) continue;
-    // An official subpath acpkit does not export at all is export-parity's business (its list of entries not built
-    // yet); once exported, it must be require()-able here too.
-    if (!(subpath in ourManifest.exports)) continue;
-    required.push(subpath);
-    assert.ok(
-      ours.loads,
-      `require("@acpkit/sdk${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) where the official one loads`,
     );
-    const missing = official.names.filter((name) => !ours.names.includes(name));
-    assert.deepEqual(missing, [], `require("@acpkit/sdk${subpath.slice(1)}") lacks names the official one has`);
-    if (!subpath.endsWith(".json"))
-      assert.match(
-        ours.file,
-        /[\\/]dist[\\/]cjs[\\/]/,
-        `require("@acpkit/sdk${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`,
+    const results = JSON.parse(out) as Array<[string, Probe, Probe]>;
+    const required: string[] = [];
+    for (const [subpath, official, ours] of results) {
+      if (!official.loads) continue;
+      // An official subpath acpkit does not export at all is export-parity's business (its list of entries not built
+      // yet); once exported, it must be require()-able here too.
+      if (!(subpath in ourManifest.exports)) continue;
+      required.push(subpath);
+      assert.ok(
+        ours.loads,
+        `require("@acpkit/sdk${subpath.slice(1)}") fails (${ours.loads ? "" : `${ours.code}: ${ours.message}`}) ` +
+          `where the official one loads`,
       );
-  }
-  // The official entries this Node can require, at least: the root, unstable, nes, the four remote entries, mcp-http
-  // and the schema files (mcp-server needs its optional peer @modelcontextprotocol/server, not installed here).
-  for (const subpath of [
-    ".",
-    "./unstable",
-    "./experimental/nes",
-    "./experimental/http-client",
-    "./experimental/ws-client",
-    "./experimental/server",
-    "./experimental/node",
-    "./experimental/mcp-http",
-    "./schema/v1/schema.json",
-  ]) {
-    assert.ok(required.includes(subpath), `${subpath} was not checked: the official one did not load`);
-  }
-});
+      const missing = official.names.filter((name) => !ours.names.includes(name));
+      assert.deepEqual(missing, [], `require("@acpkit/sdk${subpath.slice(1)}") lacks names the official one has`);
+      if (!subpath.endsWith(".json"))
+        assert.match(
+          ours.file,
+          /[\\/]dist[\\/]cjs[\\/]/,
+          `require("@acpkit/sdk${subpath.slice(1)}") should load the CommonJS build, not ${ours.file}`,
+        );
+    }
+    // The official entries this Node can require, at least: the root, unstable, nes, the four remote entries, mcp-http
+    // and the schema files (mcp-server needs its optional peer @modelcontextprotocol/server, not installed here).
+    for (const subpath of [
+      ".",
+      "./unstable",
+      "./experimental/nes",
+      "./experimental/http-client",
+      "./experimental/ws-client",
+      "./experimental/server",
+      "./experimental/node",
+      "./experimental/mcp-http",
+      "./schema/v1/schema.json",
+    ]) {
+      assert.ok(required.includes(subpath), `${subpath} was not checked: the official one did not load`);
+    }
+  },
+);
 
-test("require() of the remote entries: a CommonJS AcpServer on node:http, and a CommonJS client app over both profiles", async () => {
-  const out = await node(
-    "remote.cjs",
-    `
+test(
+  "require() of the remote entries: a CommonJS AcpServer on node:http, and a CommonJS client app over both " +
+    "profiles",
+  async () => {
+    const out = await node(
+      "remote.cjs",
+      `
 const http = require("node:http");
 const { WebSocketServer, WebSocket } = require("ws");
 const { agent, client, methods, PROTOCOL_VERSION, RequestError } = require("@acpkit/sdk");
@@ -218,12 +226,13 @@ listener.listen(0, "127.0.0.1", async () => {
   listener.close(() => console.log(JSON.stringify(results)));
 });
 `,
-  );
-  const expected = {
-    sessionId: "cjs-session",
-    stopReason: "end_turn",
-    chunks: ["hello from require()"],
-    refused: -32601,
-  };
-  assert.deepEqual(JSON.parse(out), { http: expected, websocket: expected });
-});
+    );
+    const expected = {
+      sessionId: "cjs-session",
+      stopReason: "end_turn",
+      chunks: ["hello from require()"],
+      refused: -32601,
+    };
+    assert.deepEqual(JSON.parse(out), { http: expected, websocket: expected });
+  },
+);

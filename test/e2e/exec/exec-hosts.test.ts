@@ -78,7 +78,8 @@ test(
 );
 
 test(
-  "an agent that dies mid-turn leaving a daemon on its stdout: exec ends at once with the agent's exit code, the daemon is killed",
+  "an agent that dies mid-turn leaving a daemon on its stdout: exec ends at once with the agent's exit code, " +
+    "the daemon is killed",
   { skip: process.platform !== "linux" ? "checked through /proc" : false },
   async () => {
     const PIDS = join(base, "crash-pids");

@@ -18,16 +18,19 @@ const ENV_VAR_METHODS = JSON.stringify([
   { type: "env_var", id: "openai-api-key", name: "Use OPENAI_API_KEY", vars: [{ name: "OPENAI_API_KEY" }] },
 ]);
 
-test("--auth naming a method of a type this client does not know (env_var): authenticate is sent, with a note", async () => {
-  const agent = quirkAgent(`--auth-methods=${ENV_VAR_METHODS}`, "--require-auth");
-  const run = await runExec(["--agent", agent, "--cwd", base, "--auth", "openai-api-key", "auth"]);
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(run.stdout, "authenticated with openai-api-key\n");
-  assert.match(
-    run.stderr,
-    /authentication method "openai-api-key" has type "env_var", which this client does not know; sending it as authenticate, as asked/,
-  );
-});
+test(
+  "--auth naming a method of a type this client does not know " + "(env_var): authenticate is sent, with a note",
+  async () => {
+    const agent = quirkAgent(`--auth-methods=${ENV_VAR_METHODS}`, "--require-auth");
+    const run = await runExec(["--agent", agent, "--cwd", base, "--auth", "openai-api-key", "auth"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "authenticated with openai-api-key\n");
+    assert.match(
+      run.stderr,
+      /authentication method "openai-api-key" has type "env_var", which this client does not know; sending it as authenticate, as asked/,
+    );
+  },
+);
 
 test("without --auth, an unknown-type method is listed as such in the error", async () => {
   const agent = quirkAgent(
@@ -79,73 +82,83 @@ async function pidFrom(file: string): Promise<number> {
   return Number(readFileSync(file, "utf8"));
 }
 
-test("session/new never answered: the startup bound ends the run (exit 3), naming the request and quoting the agent; nothing left", async () => {
-  const pidFile = join(base, "new-never.pid");
-  const run = await runExec([
-    "--agent",
-    quirkAgent("--new-never", `--pid-file=${pidFile}`),
-    "--cwd",
-    base,
-    "--startup-timeout",
-    "5",
-    "hi",
-  ]);
-  assert.equal(run.code, 3, run.stderr);
-  assert.match(
-    run.stderr,
-    /the agent did not set up the session within 5 s of its start \(no answer to session\/new\); it printed:\n {2}\| quirk: session\/new is never answered\n[\s\S]*raise --startup-timeout/,
-  );
-  assert.ok(!alive(await pidFrom(pidFile)), "the agent was stopped");
-});
+test(
+  "session/new never answered: the startup bound ends the run (exit 3), naming the request and quoting the " +
+    "agent; nothing left",
+  async () => {
+    const pidFile = join(base, "new-never.pid");
+    const run = await runExec([
+      "--agent",
+      quirkAgent("--new-never", `--pid-file=${pidFile}`),
+      "--cwd",
+      base,
+      "--startup-timeout",
+      "5",
+      "hi",
+    ]);
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(
+      run.stderr,
+      /the agent did not set up the session within 5 s of its start \(no answer to session\/new\); it printed:\n {2}\| quirk: session\/new is never answered\n[\s\S]*raise --startup-timeout/,
+    );
+    assert.ok(!alive(await pidFrom(pidFile)), "the agent was stopped");
+  },
+);
 
-test("a prompt never answered, a cancel ignored: --timeout cancels, waits 2 s, stops the agent; exit 124 saying so", async () => {
-  const pidFile = join(base, "never.pid");
-  const started = Date.now();
-  const run = await runExec([
-    "--agent",
-    quirkAgent(`--pid-file=${pidFile}`),
-    "--cwd",
-    base,
-    "--timeout",
-    "6",
-    "--format",
-    "json",
-    "never",
-  ]);
-  assert.equal(run.code, 124, run.stderr);
-  assert.ok(Date.now() - started < 6000 + 2000 + 8000, "ended within its bound, the grace and the stop");
-  assert.match(run.stderr, /the run reached --timeout 6 s; cancelling the turn/);
-  assert.match(run.stderr, /the agent did not end the turn within 2000 ms of the cancel; stopping it/);
-  assert.match(
-    run.stderr,
-    /timed out: the run reached --timeout 6 s \(no answer to session\/prompt\); the turn was cancelled and the agent, which did not end it within 2000 ms, was stopped\. Raise --timeout/,
-  );
-  const result = JSON.parse(run.stdout) as { exitCode: number; text: string; warnings: string[] };
-  assert.equal(result.exitCode, 124);
-  assert.equal(result.text, "working...");
-  assert.match(result.warnings[0]!, /did not end the turn within 2000 ms of the cancel/);
-  assert.ok(!alive(await pidFrom(pidFile)), "the agent was stopped");
-});
+test(
+  "a prompt never answered, a cancel ignored: --timeout cancels, " + "waits 2 s, stops the agent; exit 124 saying so",
+  async () => {
+    const pidFile = join(base, "never.pid");
+    const started = Date.now();
+    const run = await runExec([
+      "--agent",
+      quirkAgent(`--pid-file=${pidFile}`),
+      "--cwd",
+      base,
+      "--timeout",
+      "6",
+      "--format",
+      "json",
+      "never",
+    ]);
+    assert.equal(run.code, 124, run.stderr);
+    assert.ok(Date.now() - started < 6000 + 2000 + 8000, "ended within its bound, the grace and the stop");
+    assert.match(run.stderr, /the run reached --timeout 6 s; cancelling the turn/);
+    assert.match(run.stderr, /the agent did not end the turn within 2000 ms of the cancel; stopping it/);
+    assert.match(
+      run.stderr,
+      /timed out: the run reached --timeout 6 s \(no answer to session\/prompt\); the turn was cancelled and the agent, which did not end it within 2000 ms, was stopped\. Raise --timeout/,
+    );
+    const result = JSON.parse(run.stdout) as { exitCode: number; text: string; warnings: string[] };
+    assert.equal(result.exitCode, 124);
+    assert.equal(result.text, "working...");
+    assert.match(result.warnings[0]!, /did not end the turn within 2000 ms of the cancel/);
+    assert.ok(!alive(await pidFrom(pidFile)), "the agent was stopped");
+  },
+);
 
-test("end_turn answered after a cancel (Ctrl-C) is reported as cancelled, with a warning naming the agent's mistake", async () => {
-  const run = startExec(["--agent", quirkAgent(), "--cwd", base, "--format", "ndjson", "end-turn-after-cancel"]);
-  await run.waitFor("working...");
-  run.child.kill("SIGINT");
-  const done = await run.done;
-  assert.equal(done.code, 130, done.stderr);
-  assert.match(
-    done.stderr,
-    /warning: the agent answered "end_turn" to a cancelled turn; the protocol says it MUST answer "cancelled"\. Reported as cancelled\./,
-  );
-  const result = JSON.parse(done.stdout.trimEnd().split("\n").pop()!) as {
-    stopReason: string;
-    exitCode: number;
-    text: string;
-    warnings: string[];
-  };
-  assert.deepEqual([result.stopReason, result.exitCode, result.text], ["cancelled", 130, "working... stopped."]);
-  assert.equal(result.warnings.length, 1);
-});
+test(
+  "end_turn answered after a cancel (Ctrl-C) is reported as cancelled, with a warning naming the agent's " + "mistake",
+  async () => {
+    const run = startExec(["--agent", quirkAgent(), "--cwd", base, "--format", "ndjson", "end-turn-after-cancel"]);
+    await run.waitFor("working...");
+    run.child.kill("SIGINT");
+    const done = await run.done;
+    assert.equal(done.code, 130, done.stderr);
+    assert.match(
+      done.stderr,
+      /warning: the agent answered "end_turn" to a cancelled turn; the protocol says it MUST answer "cancelled"\. Reported as cancelled\./,
+    );
+    const result = JSON.parse(done.stdout.trimEnd().split("\n").pop()!) as {
+      stopReason: string;
+      exitCode: number;
+      text: string;
+      warnings: string[];
+    };
+    assert.deepEqual([result.stopReason, result.exitCode, result.text], ["cancelled", 130, "working... stopped."]);
+    assert.equal(result.warnings.length, 1);
+  },
+);
 
 test("updates sent after the answer are shown with their turn, not lost; a warning names the mistake", async () => {
   const text = await runExec(["--agent", quirkAgent(), "--cwd", base, "late-updates"]);
@@ -167,50 +180,57 @@ test("updates sent after the answer are shown with their turn, not lost; a warni
   assert.equal(lines.at(-1)!.text, "first part. late part one. late part two.");
 });
 
-test("an agent answering a protocol version this client does not speak is refused (exit 3) with a clear message", async () => {
-  const run = await runExec(["--agent", quirkAgent("--protocol-version=2"), "--cwd", base, "hi"]);
-  assert.equal(run.code, 3, run.stderr);
-  assert.match(
-    run.stderr,
-    /the agent answered with protocol version 2, newer than any this client speaks \(it asked for 1; it speaks 1\)/,
-  );
-});
+test(
+  "an agent answering a protocol version this client does not " + "speak is refused (exit 3) with a clear message",
+  async () => {
+    const run = await runExec(["--agent", quirkAgent("--protocol-version=2"), "--cwd", base, "hi"]);
+    assert.equal(run.code, 3, run.stderr);
+    assert.match(
+      run.stderr,
+      /the agent answered with protocol version 2, newer than any this client speaks \(it asked for 1; it speaks 1\)/,
+    );
+  },
+);
 
-test("terminal escape injection: agent text of every kind, names and errors reach stdout and stderr without control sequences", async () => {
-  for (const prompt of ["escapes", "fail-escapes"]) {
-    const run = await runExec([
-      "--agent",
-      quirkAgent("--hostile"),
-      "--cwd",
-      base,
-      "--verbose",
-      "--permissions",
-      "allow-reads",
-      prompt,
-    ]);
-    assert.equal(run.code, prompt === "escapes" ? 0 : 1, run.stderr);
-    for (const [name, text] of [
-      ["stdout", run.stdout],
-      ["stderr", run.stderr],
-    ] as const) {
-      assert.ok(!ANY_CONTROL.test(text), `${prompt}: a control character reached ${name}: ${JSON.stringify(text)}`);
-    }
-    if (prompt === "escapes") {
-      assert.match(run.stdout, /tool-title-2<\tkept> \(edit\) ✗ failed/);
-      assert.match(run.stdout, /message<\tkept>/);
-      for (const label of [
-        "thinking: thought<\tkept>",
-        "plan<\tkept>",
-        "asks<\tkept>",
-        "option<\tkept>",
-        "agent| stderr<\tkept>",
-        "agent-title<\tkept>",
-      ]) {
-        assert.ok(run.stderr.includes(label), `${label} in ${run.stderr}`);
+test(
+  "terminal escape injection: agent text of every kind, names and errors reach stdout and stderr without " +
+    "control sequences",
+  async () => {
+    for (const prompt of ["escapes", "fail-escapes"]) {
+      const run = await runExec([
+        "--agent",
+        quirkAgent("--hostile"),
+        "--cwd",
+        base,
+        "--verbose",
+        "--permissions",
+        "allow-reads",
+        prompt,
+      ]);
+      assert.equal(run.code, prompt === "escapes" ? 0 : 1, run.stderr);
+      for (const [name, text] of [
+        ["stdout", run.stdout],
+        ["stderr", run.stderr],
+      ] as const) {
+        assert.ok(!ANY_CONTROL.test(text), `${prompt}: a control character reached ${name}: ${JSON.stringify(text)}`);
       }
-    } else assert.match(run.stderr, /the agent failed the turn: error<\tkept>/);
-  }
-});
+      if (prompt === "escapes") {
+        assert.match(run.stdout, /tool-title-2<\tkept> \(edit\) ✗ failed/);
+        assert.match(run.stdout, /message<\tkept>/);
+        for (const label of [
+          "thinking: thought<\tkept>",
+          "plan<\tkept>",
+          "asks<\tkept>",
+          "option<\tkept>",
+          "agent| stderr<\tkept>",
+          "agent-title<\tkept>",
+        ]) {
+          assert.ok(run.stderr.includes(label), `${label} in ${run.stderr}`);
+        }
+      } else assert.match(run.stderr, /the agent failed the turn: error<\tkept>/);
+    }
+  },
+);
 
 test("--format ndjson stays faithful: the agent's control characters are JSON-escaped, not stripped", async () => {
   const run = await runExec([

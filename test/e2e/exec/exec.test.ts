@@ -10,17 +10,21 @@ after(() => rmSync(base, { recursive: true, force: true }));
 const workspace = (name: string) => realpathSync(mkdtempSync(join(base, `${name}-`)));
 const demo = `'${process.execPath}' '${DEMO_AGENT}'`;
 
-test("text: the demo agent's answer and compact tool lines on stdout, exit 0, the file written (allow-all)", async () => {
-  const cwd = workspace("demo");
-  writeFileSync(join(cwd, "notes.txt"), "one\ntwo\nthree\n");
-  const run = await runExec(["--agent", demo, "--cwd", cwd, "--permissions", "allow-all", "Summarise notes.txt"]);
-  assert.equal(run.code, 0, run.stderr);
-  assert.equal(
-    run.stdout,
-    "• Read notes.txt (read) ✓\n• Write summary.md (edit) ✓\nI read 3 lines from notes.txt and wrote summary.md with one bullet per line.\n",
-  );
-  assert.equal(readFileSync(join(cwd, "summary.md"), "utf8"), "# Summary\n\n- one\n- two\n- three\n");
-});
+test(
+  "text: the demo agent's answer and compact tool lines on " + "stdout, exit 0, the file written (allow-all)",
+  async () => {
+    const cwd = workspace("demo");
+    writeFileSync(join(cwd, "notes.txt"), "one\ntwo\nthree\n");
+    const run = await runExec(["--agent", demo, "--cwd", cwd, "--permissions", "allow-all", "Summarise notes.txt"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(
+      run.stdout,
+      "• Read notes.txt (read) ✓\n• Write summary.md (edit) ✓\nI read 3 lines from notes.txt and wrote " +
+        "summary.md with one bullet per line.\n",
+    );
+    assert.equal(readFileSync(join(cwd, "summary.md"), "utf8"), "# Summary\n\n- one\n- two\n- three\n");
+  },
+);
 
 test("text: allow-reads rejects the write; the decision is said on stderr; no colour codes with NO_COLOR", async () => {
   const cwd = workspace("reads");

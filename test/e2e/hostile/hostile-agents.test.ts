@@ -70,46 +70,59 @@ async function connect(mode: string, maxMessageBytes?: number) {
 }
 
 describe("hostile agents against the client library", () => {
-  it("garbage lines (not JSON, half frames, binary, batches, wrong version) are skipped; the turn completes and the next one too", async () => {
-    const { prompt, texts } = await connect("garbage");
-    assert.equal((await within(prompt(), "prompt after garbage")).stopReason, "end_turn");
-    assert.equal((await within(prompt(), "second prompt")).stopReason, "end_turn");
-    assert.deepEqual(texts(), ["still here", "still here"]);
-  });
+  it(
+    "garbage lines (not JSON, half frames, binary, batches, wrong version) are skipped; the turn completes and " +
+      "the next one too",
+    async () => {
+      const { prompt, texts } = await connect("garbage");
+      assert.equal((await within(prompt(), "prompt after garbage")).stopReason, "end_turn");
+      assert.equal((await within(prompt(), "second prompt")).stopReason, "end_turn");
+      assert.deepEqual(texts(), ["still here", "still here"]);
+    },
+  );
 
-  it("responses to unknown ids, a duplicated answer and a reused id: the prompt resolves once, nothing crashes", async () => {
-    const { prompt } = await connect("ids");
-    assert.equal((await within(prompt(), "prompt")).stopReason, "end_turn");
-    // The connection still works: the duplicate did not resolve this later request.
-    assert.equal((await within(prompt(), "second prompt")).stopReason, "end_turn");
-  });
+  it(
+    "responses to unknown ids, a duplicated answer and a reused " + "id: the prompt resolves once, nothing crashes",
+    async () => {
+      const { prompt } = await connect("ids");
+      assert.equal((await within(prompt(), "prompt")).stopReason, "end_turn");
+      // The connection still works: the duplicate did not resolve this later request.
+      assert.equal((await within(prompt(), "second prompt")).stopReason, "end_turn");
+    },
+  );
 
-  it("an answer over the size limit, its id after the body: the waiting prompt is told (MessageTooLargeError)", async () => {
-    const { prompt } = await connect("huge", 1024 * 1024);
-    await assert.rejects(
-      within(prompt(), "prompt"),
-      (error: unknown) => error instanceof MessageTooLargeError && /limit/i.test(error.message),
-    );
-  });
+  it(
+    "an answer over the size limit, its id after the body: the " + "waiting prompt is told (MessageTooLargeError)",
+    async () => {
+      const { prompt } = await connect("huge", 1024 * 1024);
+      await assert.rejects(
+        within(prompt(), "prompt"),
+        (error: unknown) => error instanceof MessageTooLargeError && /limit/i.test(error.message),
+      );
+    },
+  );
 
-  it("a prompt never answered: stopping the agent rejects it with a local error saying the connection closed", async () => {
-    const { agent, prompt, texts } = await connect("never");
-    const turn = prompt();
-    const outcome = turn.then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    await within(
-      (async () => {
-        while (texts().length === 0) await new Promise((resolve) => setImmediate(resolve));
-      })(),
-      "the agent's first update",
-    );
-    await within(agent.stop(), "stop");
-    const error = await within(outcome, "prompt after stop");
-    assert.ok(error instanceof ConnectionClosedError, `the prompt settled with ${String(error)}`);
-    assert.match(error.message, /ACP connection closed/);
-  });
+  it(
+    "a prompt never answered: stopping the agent rejects it with " + "a local error saying the connection closed",
+    async () => {
+      const { agent, prompt, texts } = await connect("never");
+      const turn = prompt();
+      const outcome = turn.then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await within(
+        (async () => {
+          while (texts().length === 0) await new Promise((resolve) => setImmediate(resolve));
+        })(),
+        "the agent's first update",
+      );
+      await within(agent.stop(), "stop");
+      const error = await within(outcome, "prompt after stop");
+      assert.ok(error instanceof ConnectionClosedError, `the prompt settled with ${String(error)}`);
+      assert.match(error.message, /ACP connection closed/);
+    },
+  );
 
   it("a flood of 20,000 updates: every one arrives, in order, before the answer resolves", async () => {
     const { prompt, texts } = await connect("flood");
@@ -125,13 +138,16 @@ describe("hostile agents against the client library", () => {
     assert.deepEqual(texts(), ["drip"]);
   });
 
-  it("an agent dying in the middle of a frame: the prompt rejects (closed), the half frame is not delivered", async () => {
-    const { prompt } = await connect("die-mid-frame");
-    await assert.rejects(
-      within(prompt(), "prompt"),
-      (error: unknown) => error instanceof ConnectionClosedError && /agent process/.test(error.message),
-    );
-  });
+  it(
+    "an agent dying in the middle of a frame: the prompt rejects " + "(closed), the half frame is not delivered",
+    async () => {
+      const { prompt } = await connect("die-mid-frame");
+      await assert.rejects(
+        within(prompt(), "prompt"),
+        (error: unknown) => error instanceof ConnectionClosedError && /agent process/.test(error.message),
+      );
+    },
+  );
 
   it("fs requests outside the roots, relative or with NUL bytes are refused with -32602 and a reason", async () => {
     const { prompt, texts } = await connect("outside-roots");
@@ -145,14 +161,17 @@ describe("hostile agents against the client library", () => {
     }
   });
 
-  it("a grandchild that detaches into its own session and holds the output pipe: stop() ends it, nothing left", async () => {
-    const marker = `acpkit-hostile-${process.pid}-${Date.now()}`;
-    const { agent, prompt } = await connect("escape");
-    assert.equal((await within(prompt({ marker }), "prompt")).stopReason, "end_turn");
-    await within(agent.stop(), "stop with an escaped grandchild");
-    const left = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
-      .split("\n")
-      .filter((line) => line.includes(marker));
-    assert.deepEqual(left, [], "processes left behind");
-  });
+  it(
+    "a grandchild that detaches into its own session and holds " + "the output pipe: stop() ends it, nothing left",
+    async () => {
+      const marker = `acpkit-hostile-${process.pid}-${Date.now()}`;
+      const { agent, prompt } = await connect("escape");
+      assert.equal((await within(prompt({ marker }), "prompt")).stopReason, "end_turn");
+      await within(agent.stop(), "stop with an escaped grandchild");
+      const left = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" })
+        .split("\n")
+        .filter((line) => line.includes(marker));
+      assert.deepEqual(left, [], "processes left behind");
+    },
+  );
 });

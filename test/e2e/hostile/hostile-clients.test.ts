@@ -82,23 +82,26 @@ describe("hostile clients against the reference agent", () => {
     assert.equal(child.exitCode, null, "the agent is still running");
   });
 
-  it("an oversized request with its id after the body is answered with an error for that id; the agent serves on", async () => {
-    const { peer } = startAgent();
-    await initialize(peer);
-    const pad = "p".repeat(80 * 1024 * 1024);
-    peer.sendRaw(
-      `{"jsonrpc":"2.0","method":"session/new","params":{"cwd":"/","mcpServers":[],"_meta":{"pad":"${pad}"}},"id":31337}\n`,
-    );
-    const answer = await peer.waitFor((e) => e.type === "response" && e.id === 31337, {
-      what: "the answer to the oversized request",
-      since: 0,
-      ...WAIT,
-    });
-    assert.ok(errorOf(answer), "an error answer");
-    assert.match(errorOf(answer)!.message, /too large|limit/i);
-    const session = await peer.request("session/new", { cwd: dataDir, mcpServers: [] }, WAIT).response;
-    assert.ok((session.result as { sessionId?: string }).sessionId);
-  });
+  it(
+    "an oversized request with its id after the body is answered " + "with an error for that id; the agent serves on",
+    async () => {
+      const { peer } = startAgent();
+      await initialize(peer);
+      const pad = "p".repeat(80 * 1024 * 1024);
+      peer.sendRaw(
+        `{"jsonrpc":"2.0","method":"session/new","params":{"cwd":"/","mcpServers":[],"_meta":{"pad":"${pad}"}},"id":31337}\n`,
+      );
+      const answer = await peer.waitFor((e) => e.type === "response" && e.id === 31337, {
+        what: "the answer to the oversized request",
+        since: 0,
+        ...WAIT,
+      });
+      assert.ok(errorOf(answer), "an error answer");
+      assert.match(errorOf(answer)!.message, /too large|limit/i);
+      const session = await peer.request("session/new", { cwd: dataDir, mcpServers: [] }, WAIT).response;
+      assert.ok((session.result as { sessionId?: string }).sessionId);
+    },
+  );
 
   it("a request dripped one byte per write is answered", async () => {
     const { child, peer } = startAgent();

@@ -9,7 +9,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
-import { bearerSubprotocol } from "../../../src/entries/index.js";
+import { bearerSubprotocol } from "../../../src/remote/http-protocol.js";
 import { acp } from "../wire/support.js";
 import { REFERENCE_AGENT, startInspector, tempDir, type Inspector } from "./support.js";
 

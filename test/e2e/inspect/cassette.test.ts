@@ -23,6 +23,7 @@ import {
   tempDir,
   turnEnded,
   type Inspector,
+  assertText,
 } from "./support.js";
 
 const skip = browserSkip();
@@ -85,21 +86,21 @@ test("a recorded lane steps through its frames one by one", { ...skip, timeout: 
   try {
     await stepper.getByTestId("lane-tab").filter({ hasText: "recorded" }).waitFor();
     const total = readCassette(readFileSync(cassettePath, "utf8")).entries.length;
-    assert.equal(await stepper.getByTestId("step-position").textContent(), `frame ${total} of ${total}`);
-    assert.equal(await stepper.getByTestId("frame-count").textContent(), `${total} frames`);
+    await assertText(stepper.getByTestId("step-position"), `frame ${total} of ${total}`);
+    await assertText(stepper.getByTestId("frame-count"), `${total} frames`);
     await stepper.getByRole("button", { name: "Restart" }).click();
-    assert.equal(await stepper.getByTestId("step-position").textContent(), `frame 0 of ${total}`);
-    assert.equal(await stepper.getByTestId("frame-count").textContent(), "0 frames");
+    await assertText(stepper.getByTestId("step-position"), `frame 0 of ${total}`);
+    await assertText(stepper.getByTestId("frame-count"), "0 frames");
     await stepper.getByRole("button", { name: "Step", exact: true }).click();
-    assert.equal(await stepper.getByTestId("frame-count").textContent(), "1 frames");
-    assert.match((await stepper.locator(".frame").first().textContent()) ?? "", /→.*req.*initialize/);
+    await assertText(stepper.getByTestId("frame-count"), "1 frames");
+    await assertText(stepper.locator(".frame").first(), /→.*req.*initialize/);
     await stepper.getByRole("button", { name: "Step 10" }).click();
-    assert.equal(await stepper.getByTestId("step-position").textContent(), `frame 11 of ${total}`);
+    await assertText(stepper.getByTestId("step-position"), `frame 11 of ${total}`);
     assert.equal(await stepper.locator(".frame").count(), 11);
     // The conversation so far is folded from the frames applied: the prompt's answer is not among them yet.
-    assert.equal(await stepper.getByTestId("turn-end").textContent(), "the agent is working…");
+    await assertText(stepper.getByTestId("turn-end"), "the agent is working…");
     await stepper.getByRole("button", { name: "All" }).click();
-    assert.equal(await stepper.getByTestId("step-position").textContent(), `frame ${total} of ${total}`);
+    await assertText(stepper.getByTestId("step-position"), `frame ${total} of ${total}`);
     await stepper.getByTestId("msg-agent").filter({ hasText: "Read notes.txt: 3 lines" }).waitFor();
   } finally {
     await stepper.close();
@@ -112,7 +113,7 @@ test("replayed against the reference agent from the page: no divergence", { ...s
   await page.getByRole("button", { name: "Replay against the agent" }).click();
   const result = page.getByTestId("replay-result");
   await result.waitFor({ timeout: 45_000 });
-  assert.match((await result.textContent()) ?? "", /Replay completed: \d+ frames sent, \d+ compared, no divergence/);
+  await assertText(result, /Replay completed: \d+ frames sent, \d+ compared, no divergence/);
   // The replay's own traffic is a lane of its own.
   await page.getByTestId("lane-tab").filter({ hasText: "replay" }).first().waitFor();
 });
@@ -128,7 +129,7 @@ test("replayed against a changed agent: the divergence, where and what", { ...sk
     await result.waitFor({ timeout: 60_000 });
     // Every place where the changed agent says "Looked at" instead of "Read": the command list, the tool call's
     // title, the answer.
-    assert.match((await result.textContent()) ?? "", /Replay completed: .* 3 divergences\b/);
+    await assertText(result, /Replay completed: .* 3 divergences\b/);
     const divergence = replayer.getByTestId("divergence").filter({ hasText: "agent_message_chunk" });
     const text = (await divergence.textContent()) ?? "";
     assert.match(text, /differs: agent session\/update agent_message_chunk/);
@@ -138,7 +139,7 @@ test("replayed against a changed agent: the divergence, where and what", { ...sk
     );
     // The link selects the recorded frame.
     await divergence.getByRole("button", { name: /frame #\d+/ }).click();
-    assert.match((await replayer.getByTestId("frame-detail").textContent()) ?? "", /agent_message_chunk/);
+    await assertText(replayer.getByTestId("frame-detail"), /agent_message_chunk/);
     await replayer.screenshot({ path: join(SCREENSHOTS, "inspect-replay.png") });
     assert.deepEqual(pageErrors(replayer), []);
   } finally {

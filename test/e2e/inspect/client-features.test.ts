@@ -19,6 +19,7 @@ import {
   tempDir,
   turnEnded,
   type Inspector,
+  assertText,
 } from "./support.js";
 
 const skip = browserSkip();
@@ -89,7 +90,7 @@ test("the plan is a checklist; thoughts are folded; usage is shown", { ...skip, 
   await thought.locator("summary").click();
   assert.match(await thought.innerText(), /Let me think about the weather\./);
   assert.match(await turn("/usage"), /end_turn/);
-  assert.match((await page.locator(".usage").textContent()) ?? "", /^\d[\d,]* \/ 128,000 tokens · 0 USD$/);
+  await assertText(page.locator(".usage"), /^\d[\d,]* \/ 128,000 tokens · 0 USD$/);
 });
 
 test(

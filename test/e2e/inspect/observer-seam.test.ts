@@ -12,7 +12,16 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { runInspect, type InspectServer, type LaneHandle, type ObserverSource } from "@acpkit/cli/inspect";
-import { ACP, browserSkip, launchBrowser, openInspector, pageErrors, SCREENSHOTS, tempDir } from "./support.js";
+import {
+  ACP,
+  browserSkip,
+  launchBrowser,
+  openInspector,
+  pageErrors,
+  SCREENSHOTS,
+  tempDir,
+  assertText,
+} from "./support.js";
 
 const skip = browserSkip();
 const dir = tempDir("acpkit-inspect-observer-");
@@ -111,7 +120,7 @@ test(
       assert.deepEqual(source.attached, [["http://127.0.0.1:9/acp", "shared-1"]]);
       const lane = page.getByTestId("lane-tab").filter({ hasText: "observer" });
       await lane.waitFor();
-      assert.match((await lane.textContent()) ?? "", /observer shared-1 at 127\.0\.0\.1:9/);
+      await assertText(lane, /observer shared-1 at 127\.0\.0\.1:9/);
       await lane.click();
       await page.getByText("Looking at the bug.").waitFor();
       await page
@@ -127,7 +136,7 @@ test(
       await page.getByText("Fixed.").waitFor();
       assert.equal(await page.getByText(/waiting for the other client's answer/).count(), 0);
       await page.getByText("Lane closed: the observed session ended.").waitFor();
-      assert.match((await page.getByTestId("frame-count").textContent()) ?? "", /^8 frames$/);
+      await assertText(page.getByTestId("frame-count"), /^8 frames$/);
       assert.deepEqual(pageErrors(page), []);
     } finally {
       await page.close();

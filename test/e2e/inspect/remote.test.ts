@@ -18,6 +18,7 @@ import {
   startInspector,
   tempDir,
   turnEnded,
+  assertText,
 } from "./support.js";
 
 const skip = browserSkip();
@@ -48,7 +49,7 @@ describe("acp inspect --url: a remote agent behind acp serve", { ...skip }, () =
       writeFileSync(join(work, "notes.txt"), "one\ntwo\nthree\n");
       const page = await openInspector(browser, inspector.url);
       try {
-        assert.match((await page.getByTestId("mode").textContent()) ?? "", /^remote agent: /);
+        await assertText(page.getByTestId("mode"), /^remote agent: /);
         await page.getByRole("tab", { name: /sess_/ }).first().waitFor({ timeout: 30_000 });
         await prompt(page, "/read notes.txt");
         assert.match(await turnEnded(page, 1), /end_turn/);

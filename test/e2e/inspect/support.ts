@@ -4,12 +4,13 @@
  * `/usr/bin/chromium`, or `ACPKIT_CHROMIUM`). Without a Chromium the tests skip, saying why, unless
  * `ACPKIT_REQUIRE_BROWSER=1` or `ACPKIT_REQUIRE_SERVICES=1` (CI, whose .ci/run installs chromium), where they fail.
  */
+import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type Locator, type Page } from "playwright-core";
 import { ACP_CLI } from "../support/programs.js";
 
 export const ACP = ACP_CLI;
@@ -138,4 +139,22 @@ export async function turnEnded(page: Page, count = 1, timeout = 30_000): Promis
   const ended = page.getByTestId("turn-end").filter({ hasText: "turn ended" });
   await ended.nth(count - 1).waitFor({ timeout });
   return (await ended.nth(count - 1).textContent()) ?? "";
+}
+
+/**
+ * Asserts that `locator`'s text equals (or matches) `expected`, waiting up to `timeout` for it: a click renders on the
+ * page's next frame, so a text read at once would race the render. Fails with the last text seen.
+ */
+export async function assertText(locator: Locator, expected: string | RegExp, timeout = 10_000): Promise<void> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const text = (await locator.textContent({ timeout })) ?? "";
+    const matches = typeof expected === "string" ? text === expected : expected.test(text);
+    if (matches || Date.now() > deadline) {
+      if (typeof expected === "string") assert.equal(text, expected);
+      else assert.match(text, expected);
+      return;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

@@ -9,7 +9,16 @@ import { join } from "node:path";
 import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { acp } from "../wire/support.js";
-import { ACP, browserSkip, launchBrowser, openInspector, REFERENCE_AGENT, SCREENSHOTS, tempDir } from "./support.js";
+import {
+  ACP,
+  browserSkip,
+  launchBrowser,
+  openInspector,
+  REFERENCE_AGENT,
+  SCREENSHOTS,
+  tempDir,
+  assertText,
+} from "./support.js";
 
 const skip = browserSkip();
 const dir = tempDir("acpkit-inspect-tap-");
@@ -55,10 +64,10 @@ test(
     try {
       const lane = page.getByTestId("lane-tab").filter({ hasText: "tap" });
       await lane.waitFor();
-      assert.match((await page.getByTestId("mode").textContent()) ?? "", /^tap: /);
+      await assertText(page.getByTestId("mode"), /^tap: /);
       // Live: the turn is still running while the page shows it.
       await page.getByText("Working for 6000 ms").waitFor({ timeout: 20_000 });
-      assert.equal(await page.getByTestId("turn-end").last().textContent(), "the agent is working…");
+      await assertText(page.getByTestId("turn-end").last(), "the agent is working…");
       assert.equal(await page.getByLabel("prompt text").count(), 0, "a tapped lane is read-only");
       await page.locator(".frame").filter({ hasText: "session/prompt" }).first().waitFor();
       await page.screenshot({ path: join(SCREENSHOTS, "inspect-tap.png") });

@@ -21,6 +21,7 @@ import {
   tempDir,
   turnEnded,
   type Inspector,
+  assertText,
 } from "./support.js";
 
 const skip = browserSkip();
@@ -65,7 +66,7 @@ test(
     await prompt(page, "/edit notes.txt two => TWO");
     const dialog = page.getByTestId("permission-dialog");
     await dialog.waitFor();
-    assert.match((await dialog.textContent()) ?? "", /permission/i);
+    await assertText(dialog, /permission/i);
     await page.screenshot({ path: join(SCREENSHOTS, "inspect-permission.png") });
     await dialog.getByRole("button", { name: /Allow once/ }).click();
     assert.match(await turnEnded(page, 2), /end_turn/);
@@ -92,11 +93,11 @@ test("a command's terminal output appears while it runs", { ...skip, timeout: 60
   const output = terminal.locator(".term-out");
   await output.getByText("first-line").waitFor({ timeout: 20_000 });
   // Live: the first line is shown while the command still runs.
-  assert.match((await terminal.textContent()) ?? "", /running…/);
+  await assertText(terminal, /running…/);
   assert.doesNotMatch((await output.textContent()) ?? "", /second-line/);
   await output.getByText(/second-line/).waitFor({ timeout: 20_000 });
   assert.match(await turnEnded(page, 3), /end_turn/);
-  assert.match((await terminal.textContent()) ?? "", /exit 0/);
+  await assertText(terminal, /exit 0/);
   await page.screenshot({ path: join(SCREENSHOTS, "inspect-turn.png") });
 });
 

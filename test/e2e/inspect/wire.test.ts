@@ -21,6 +21,7 @@ import {
   tempDir,
   turnEnded,
   type Inspector,
+  assertText,
 } from "./support.js";
 
 const skip = browserSkip();
@@ -58,9 +59,9 @@ test(
   async () => {
     assert.match(await count(page), /^7 frames · 1 with errors/);
     const initialize = frames(page).nth(0);
-    assert.match((await initialize.textContent()) ?? "", /→.*req.*initialize.*#0.*↘ 1/);
+    await assertText(initialize, /→.*req.*initialize.*#0.*↘ 1/);
     const answer = frames(page).nth(1);
-    assert.match((await answer.textContent()) ?? "", /←.*resp.*initialize ✓ result.*#0.*↖ 0.*\d+\.\d ms/);
+    await assertText(answer, /←.*resp.*initialize ✓ result.*#0.*↖ 0.*\d+\.\d ms/);
     // Keyboard: select the request, Enter jumps to its answer.
     await initialize.click();
     await page.getByRole("listbox", { name: "frames" }).press("Enter");
@@ -79,7 +80,7 @@ test(
     await page.getByLabel("errors only").check();
     assert.match(await count(page), /^1 of 7 frames/);
     const bad = frames(page).first();
-    assert.match((await bad.textContent()) ?? "", /←.*notif.*session\/update · agent_message_chunk.*⚠ 1/);
+    await assertText(bad, /←.*notif.*session\/update · agent_message_chunk.*⚠ 1/);
     await bad.click();
     const detail = page.getByTestId("frame-detail");
     const finding = detail.getByTestId("finding");
@@ -89,7 +90,7 @@ test(
     );
     // The JSON tree opens along the path and marks the value.
     const marked = detail.locator(".json-mark");
-    assert.match((await marked.last().textContent()) ?? "", /"text": 42/);
+    await assertText(marked.last(), /"text": 42/);
     await page.screenshot({ path: join(SCREENSHOTS, "inspect-finding.png") });
     await page.getByLabel("errors only").uncheck();
   },
@@ -120,7 +121,7 @@ test(
     assert.equal(await rows.count(), 7);
     assert.match((await rows.nth(0).getAttribute("class")) ?? "", /client/);
     assert.match((await rows.nth(1).getAttribute("class")) ?? "", /agent/);
-    assert.match((await rows.nth(1).textContent()) ?? "", /initialize ✓ result #0 \(\d+\.\d ms\)/);
+    await assertText(rows.nth(1), /initialize ✓ result #0 \(\d+\.\d ms\)/);
     await page.screenshot({ path: join(SCREENSHOTS, "inspect-sequence.png") });
     await page.getByRole("button", { name: "List", exact: true }).click();
   },
@@ -151,8 +152,8 @@ test(
     );
     await summary.click();
     // The quoted frame, as a tree with the failing path marked; and its link to the live frames of the wire.
-    assert.match((await failed.locator(".json-mark").last().textContent()) ?? "", /"text": 42/);
-    assert.match((await report.locator("tr").filter({ hasText: "initialize" }).first().textContent()) ?? "", /passed/);
+    await assertText(failed.locator(".json-mark").last(), /"text": 42/);
+    await assertText(report.locator("tr").filter({ hasText: "initialize" }).first(), /passed/);
     await page.screenshot({ path: join(SCREENSHOTS, "inspect-check.png") });
     await failed.getByRole("button", { name: "find session/update frames with errors in the wire" }).click();
     await page

@@ -1,6 +1,6 @@
 /**
  * Programs written for the official SDK run unchanged with the acpkit import, over real processes: the example
- * client and agent shipped compiled in `@agentclientprotocol/sdk@1.9.0` (`sdk-v1/dist/examples`), whose only change
+ * client and agent shipped compiled in `@agentclientprotocol/sdk@1.9.0` (`sdk-1.9/dist/examples`), whose only change
  * is where `../acp.js` resolves (./support/official-programs). The client spawns the agent on its stdio pipes, runs
  * a prompt turn with tool calls and a permission request (answered on the client's stdin), and exits. Every pairing:
  * official client and acpkit agent, acpkit client and official agent, acpkit on both sides, and the official
@@ -18,7 +18,7 @@ import { describe, test } from "node:test";
 import { repoRoot } from "../../../src/protocol/testing/repo.js";
 
 const register = join(repoRoot, "dist/test/e2e/interop/support/official-programs/register.js");
-const exampleClient = join(repoRoot, "node_modules/sdk-v1/dist/examples/client.js");
+const exampleClient = join(repoRoot, "node_modules/sdk-1.9/dist/examples/client.js");
 
 type Sdk = "acpkit" | "official" | "official-2.4.0";
 const SDK_NAME: Record<Sdk, string> = {

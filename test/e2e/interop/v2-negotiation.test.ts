@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { loadApp, loadV2, type Impl } from "./support/impl.js";
-import { spawnFixture, type SpawnedAgent } from "./support/spawn.js";
+import { spawnFixture, within, type SpawnedAgent } from "./support/spawn.js";
 
 const IMPLS: Impl[] = ["acpkit", "official"];
 const errorCode = (error: unknown) => (error as { code?: unknown }).code;
@@ -83,79 +83,87 @@ for (const agentImpl of IMPLS) {
       });
     }
 
-    test("before initialize: a request gets -32600, a batch one -32600 with id null, a notification nothing; then initialize routes", async () => {
-      const agent = spawnAgent(agentImpl, "router");
-      try {
-        const writer = agent.output.getWriter();
-        const reader = agent.input
-          .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
-          .getReader();
-        const encoder = new TextEncoder();
-        let buffered = "";
-        const nextMessage = async (): Promise<Record<string, unknown>> => {
-          for (;;) {
-            const newline = buffered.indexOf("\n");
-            if (newline >= 0) {
-              const line = buffered.slice(0, newline);
-              buffered = buffered.slice(newline + 1);
-              if (line.trim()) return JSON.parse(line) as Record<string, unknown>;
-              continue;
+    test(
+      "before initialize: a request gets -32600, a batch one -32600 with id null, a notification nothing; then " +
+        "initialize routes",
+      async () => {
+        const agent = spawnAgent(agentImpl, "router");
+        try {
+          const writer = agent.output.getWriter();
+          const reader = agent.input
+            .pipeThrough(new TextDecoderStream() as unknown as ReadableWritablePair<string, Uint8Array>)
+            .getReader();
+          const encoder = new TextEncoder();
+          let buffered = "";
+          const nextMessage = async (): Promise<Record<string, unknown>> => {
+            for (;;) {
+              const newline = buffered.indexOf("\n");
+              if (newline >= 0) {
+                const line = buffered.slice(0, newline);
+                buffered = buffered.slice(newline + 1);
+                if (line.trim()) return JSON.parse(line) as Record<string, unknown>;
+                continue;
+              }
+              const { value, done } = await reader.read();
+              if (done) throw new Error("the agent closed its output");
+              buffered += value;
             }
-            const { value, done } = await reader.read();
-            if (done) throw new Error("the agent closed its output");
-            buffered += value;
-          }
-        };
-        const send = (message: unknown) => writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
-        await send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nope" } });
-        await send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp" } });
-        const early = await nextMessage();
-        assert.equal(early.id, 1);
-        assert.equal((early.error as { code: number }).code, -32600);
-        await send([{ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: 2 } }]);
-        const batch = await nextMessage();
-        assert.equal(batch.id, null);
-        assert.equal((batch.error as { code: number }).code, -32600);
-        await send({
-          jsonrpc: "2.0",
-          id: 3,
-          method: "initialize",
-          params: { protocolVersion: 2, info: { name: "raw", version: "1" }, capabilities: {} },
-        });
-        const init = await nextMessage();
-        assert.equal(init.id, 3);
-        assert.equal((init.result as { protocolVersion: number }).protocolVersion, 2);
-        await writer.close();
-        reader.releaseLock();
-      } finally {
-        await agent.stop();
-      }
-    });
+          };
+          const send = (message: unknown) => writer.write(encoder.encode(`${JSON.stringify(message)}\n`));
+          await send({ jsonrpc: "2.0", method: "session/cancel", params: { sessionId: "nope" } });
+          await send({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp" } });
+          const early = await nextMessage();
+          assert.equal(early.id, 1);
+          assert.equal((early.error as { code: number }).code, -32600);
+          await send([{ jsonrpc: "2.0", id: 2, method: "initialize", params: { protocolVersion: 2 } }]);
+          const batch = await nextMessage();
+          assert.equal(batch.id, null);
+          assert.equal((batch.error as { code: number }).code, -32600);
+          await send({
+            jsonrpc: "2.0",
+            id: 3,
+            method: "initialize",
+            params: { protocolVersion: 2, info: { name: "raw", version: "1" }, capabilities: {} },
+          });
+          const init = await nextMessage();
+          assert.equal(init.id, 3);
+          assert.equal((init.result as { protocolVersion: number }).protocolVersion, 2);
+          await writer.close();
+          reader.releaseLock();
+        } finally {
+          await agent.stop();
+        }
+      },
+    );
   });
 }
 
 describe("negotiation: a peer that speaks only the other version", () => {
   for (const agentImpl of IMPLS) {
-    test(`an acpkit v2 client meeting a v1-only ${agentImpl} agent fails with ProtocolVersionError and closes the connection`, async () => {
-      const agent = spawnAgent(agentImpl, "v1");
-      const lib = await loadV2("acpkit");
-      try {
-        const connection = lib.client().connect(lib.ndJsonStream(agent.output, agent.input));
-        const error = await connection.agent
-          .request("initialize", { protocolVersion: 2, info: { name: "v2-client", version: "1" }, capabilities: {} })
-          .then(
-            () => assert.fail("initialize should fail"),
-            (e: unknown) => e,
-          );
-        assert.equal((error as Error).name, "ProtocolVersionError");
-        assert.match((error as Error).message, /protocolVersion 1.*only ACP v2/);
-        await connection.closed;
-        assert.equal(connection.signal.aborted, true);
-        await assert.rejects(connection.initialized);
-      } finally {
-        await agent.stop();
-      }
-    });
+    test(
+      `an acpkit v2 client meeting a v1-only ${agentImpl} agent fails with ProtocolVersionError and closes the ` +
+        `connection`,
+      async () => {
+        const agent = spawnAgent(agentImpl, "v1");
+        const lib = await loadV2("acpkit");
+        try {
+          const connection = lib.client().connect(lib.ndJsonStream(agent.output, agent.input));
+          const error = await connection.agent
+            .request("initialize", { protocolVersion: 2, info: { name: "v2-client", version: "1" }, capabilities: {} })
+            .then(
+              () => assert.fail("initialize should fail"),
+              (e: unknown) => e,
+            );
+          assert.equal((error as Error).name, "ProtocolVersionError");
+          assert.match((error as Error).message, /protocolVersion 1.*only ACP v2/);
+          await connection.closed;
+          assert.equal(connection.signal.aborted, true);
+          await assert.rejects(connection.initialized);
+        } finally {
+          await agent.stop();
+        }
+      },
+    );
 
     test(`the official v2 client meeting a v1-only ${agentImpl} agent is refused too (reference)`, async () => {
       const agent = spawnAgent(agentImpl, "v1");
@@ -169,31 +177,36 @@ describe("negotiation: a peer that speaks only the other version", () => {
             capabilities: {},
           }),
         );
-        await connection.closed;
+        await within(connection.closed, 10_000, "the official client's connection to close");
+        assert.equal(connection.signal.aborted, true);
       } finally {
         await agent.stop();
       }
     });
 
     for (const clientImpl of IMPLS) {
-      test(`a ${clientImpl} v1 client meeting a v2-only ${agentImpl} agent is refused with -32022 naming the versions`, async () => {
-        const agent = spawnAgent(agentImpl, "v2");
-        const sdk = await loadApp(clientImpl);
-        try {
-          await sdk.client().connectWith(sdk.ndJsonStream(agent.output, agent.input), async (ctx) => {
-            const error = await ctx
-              .request(sdk.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} })
-              .then(
-                () => assert.fail("initialize should fail"),
-                (e: unknown) => e,
-              );
-            assert.equal(errorCode(error), -32022);
-            assert.deepEqual((error as { data?: unknown }).data, { requested: 1, supported: [2] });
-          });
-        } finally {
-          await agent.stop();
-        }
-      });
+      test(
+        `a ${clientImpl} v1 client meeting a v2-only ${agentImpl} agent is refused with -32022 naming the ` +
+          `versions`,
+        async () => {
+          const agent = spawnAgent(agentImpl, "v2");
+          const sdk = await loadApp(clientImpl);
+          try {
+            await sdk.client().connectWith(sdk.ndJsonStream(agent.output, agent.input), async (ctx) => {
+              const error = await ctx
+                .request(sdk.methods.agent.initialize, { protocolVersion: 1, clientCapabilities: {} })
+                .then(
+                  () => assert.fail("initialize should fail"),
+                  (e: unknown) => e,
+                );
+              assert.equal(errorCode(error), -32022);
+              assert.deepEqual((error as { data?: unknown }).data, { requested: 1, supported: [2] });
+            });
+          } finally {
+            await agent.stop();
+          }
+        },
+      );
     }
   }
 });

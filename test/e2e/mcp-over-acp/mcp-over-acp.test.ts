@@ -78,56 +78,60 @@ const PAIRINGS: Array<{ agent: Impl; client: Impl; via: "caller" | "http" }> = [
 ];
 
 for (const { agent, client, via } of PAIRINGS) {
-  test(`MCP-over-ACP: ${client} client serving, ${agent} agent process calling (${via === "http" ? "MCP SDK client over the HTTP bridge" : "McpOverAcpCaller"})`, async (t) => {
-    const sdk = await loadUnstable(client);
-    const spawned = spawnFixture("mcp-over-acp-agent", agent, via === "http" ? { env: { MCP_VIA: "http" } } : {});
-    t.after(() => spawned.stop());
-    const said = new Map<string, string[]>();
-    const provider = new sdk.McpOverAcpProvider();
-    const app = sdk
-      .client({ name: "mcp-test-client" })
-      .onRequest(sdk.methods.client.mcp.message, provider.handleRequest)
-      .onNotification(sdk.methods.client.session.update, ({ params }) => {
-        if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text") {
-          said.set(params.sessionId, [...(said.get(params.sessionId) ?? []), params.update.content.text]);
-        }
+  test(
+    `MCP-over-ACP: ${client} client serving, ${agent} agent process calling ` +
+      `(${via === "http" ? "MCP SDK client over the HTTP bridge" : "McpOverAcpCaller"})`,
+    async (t) => {
+      const sdk = await loadUnstable(client);
+      const spawned = spawnFixture("mcp-over-acp-agent", agent, via === "http" ? { env: { MCP_VIA: "http" } } : {});
+      t.after(() => spawned.stop());
+      const said = new Map<string, string[]>();
+      const provider = new sdk.McpOverAcpProvider();
+      const app = sdk
+        .client({ name: "mcp-test-client" })
+        .onRequest(sdk.methods.client.mcp.message, provider.handleRequest)
+        .onNotification(sdk.methods.client.session.update, ({ params }) => {
+          if (params.update.sessionUpdate === "agent_message_chunk" && params.update.content.type === "text") {
+            said.set(params.sessionId, [...(said.get(params.sessionId) ?? []), params.update.content.text]);
+          }
+        });
+      const connection = app.connect(sdk.ndJsonStream(spawned.output, spawned.input));
+      const handler = client === "acpkit" ? await sdkHandler() : handWritten;
+      const registration = provider.registerServer(connection.agent, { name: "project-tools", handler });
+
+      const init = await connection.agent.request(sdk.methods.agent.initialize, {
+        protocolVersion: sdk.PROTOCOL_VERSION,
+        clientCapabilities: {},
       });
-    const connection = app.connect(sdk.ndJsonStream(spawned.output, spawned.input));
-    const handler = client === "acpkit" ? await sdkHandler() : handWritten;
-    const registration = provider.registerServer(connection.agent, { name: "project-tools", handler });
+      assert.equal(init.agentCapabilities?.mcpCapabilities?.acp, true);
+      const { sessionId } = await connection.agent.request(sdk.methods.agent.session.new, {
+        cwd: process.cwd(),
+        mcpServers: [registration.declaration as acp.McpServer],
+      });
+      const turn = await connection.agent.request(sdk.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "hello over acp" }],
+      });
+      assert.equal(turn.stopReason, "end_turn");
+      assert.deepEqual(
+        said.get(sessionId),
+        ["tools: echo,shout", "progress: 1", "progress: 2", "echo: hello over acp"],
+        spawned.stderr(),
+      );
 
-    const init = await connection.agent.request(sdk.methods.agent.initialize, {
-      protocolVersion: sdk.PROTOCOL_VERSION,
-      clientCapabilities: {},
-    });
-    assert.equal(init.agentCapabilities?.mcpCapabilities?.acp, true);
-    const { sessionId } = await connection.agent.request(sdk.methods.agent.session.new, {
-      cwd: process.cwd(),
-      mcpServers: [registration.declaration as acp.McpServer],
-    });
-    const turn = await connection.agent.request(sdk.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "hello over acp" }],
-    });
-    assert.equal(turn.stopReason, "end_turn");
-    assert.deepEqual(
-      said.get(sessionId),
-      ["tools: echo,shout", "progress: 1", "progress: 2", "echo: hello over acp"],
-      spawned.stderr(),
-    );
-
-    await registration.dispose();
-    said.delete(sessionId);
-    await connection.agent.request(sdk.methods.agent.session.prompt, {
-      sessionId,
-      prompt: [{ type: "text", text: "again" }],
-    });
-    const [failure] = said.get(sessionId) ?? [];
-    assert.match(
-      failure ?? "",
-      via === "http" ? /failed: .*(-33001|registration unavailable)/ : /^failed: -33001 /,
-      spawned.stderr(),
-    );
-    connection.close();
-  });
+      await registration.dispose();
+      said.delete(sessionId);
+      await connection.agent.request(sdk.methods.agent.session.prompt, {
+        sessionId,
+        prompt: [{ type: "text", text: "again" }],
+      });
+      const [failure] = said.get(sessionId) ?? [];
+      assert.match(
+        failure ?? "",
+        via === "http" ? /failed: .*(-33001|registration unavailable)/ : /^failed: -33001 /,
+        spawned.stderr(),
+      );
+      connection.close();
+    },
+  );
 }

@@ -1,8 +1,8 @@
 /**
- * The reference agent (`acp agent --unstable`, a real process) using an MCP server its client serves over ACP: advertised in
- * `mcpCapabilities.acp`, listed by `/mcp` as an `acp` server with its tools, called by `/mcp-call` inside an ACP tool
- * call. The client is acpkit's (serving an `@modelcontextprotocol/sdk` server through `fromMcpServer`) or the
- * official SDK 2.4.0's (serving a hand-written MCP handler).
+ * The reference agent (`acp agent --unstable`, a real process) using an MCP server its client serves over ACP:
+ * advertised in `mcpCapabilities.acp`, listed by `/mcp` as an `acp` server with its tools, called by `/mcp-call` inside
+ * an ACP tool call. The client is acpkit's (serving an `@modelcontextprotocol/sdk` server through `fromMcpServer`) or
+ * the official SDK 2.4.0's (serving a hand-written MCP handler).
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -1,5 +1,5 @@
 /**
- * The official SDK's v0.12 test suite (class API), run from node_modules (`sdk-v012`, never copied) with vitest,
+ * The official SDK's v0.12 test suite (class API), run from node_modules (`sdk-0.12`, never copied) with vitest,
  * against acpkit's root export and against the official 1.9.0. Issue 8: acpkit must pass 9 of 10, as 1.9.0 does,
  * and the tenth must fail on both for the same reason (0.12 passed extension method names to `extMethod` without
  * their `_` prefix; 1.x and acpkit pass the full name, as the spec says).
@@ -52,24 +52,27 @@ async function runSuite(target: string): Promise<Outcome[]> {
   }
 }
 
-test("the official v0.12 suite: 9 of 10 against acpkit and against 1.9.0, the same tenth failing for the same reason", async () => {
-  const acpkit = await runSuite(join(repoRoot, "dist/src/entries/index.js"));
-  const official = await runSuite(join(repoRoot, "node_modules/sdk-v1/dist/acp.js"));
-  for (const [name, outcomes] of [
-    ["acpkit", acpkit],
-    ["official 1.9.0", official],
-  ] as const) {
-    assert.equal(outcomes.length, 10, `${name}: the suite has 10 tests`);
-    const failed = outcomes.filter((o) => o.status !== "passed");
-    assert.deepEqual(
-      failed.map((o) => o.title),
-      ["handles optional extension methods correctly"],
-      `${name}: ${failed.map((o) => `${o.title}: ${o.failureMessages.join(" ")}`).join("\n")}`,
-    );
-    assert.match(
-      failed[0]!.failureMessages.join("\n"),
-      /expected 'example\.com\/ping' to be '_example\.com\/ping'/,
-      name,
-    );
-  }
-});
+test(
+  "the official v0.12 suite: 9 of 10 against acpkit and against 1.9.0, the same tenth failing for the same " + "reason",
+  async () => {
+    const acpkit = await runSuite(join(repoRoot, "dist/src/entries/index.js"));
+    const official = await runSuite(join(repoRoot, "node_modules/sdk-1.9/dist/acp.js"));
+    for (const [name, outcomes] of [
+      ["acpkit", acpkit],
+      ["official 1.9.0", official],
+    ] as const) {
+      assert.equal(outcomes.length, 10, `${name}: the suite has 10 tests`);
+      const failed = outcomes.filter((o) => o.status !== "passed");
+      assert.deepEqual(
+        failed.map((o) => o.title),
+        ["handles optional extension methods correctly"],
+        `${name}: ${failed.map((o) => `${o.title}: ${o.failureMessages.join(" ")}`).join("\n")}`,
+      );
+      assert.match(
+        failed[0]!.failureMessages.join("\n"),
+        /expected 'example\.com\/ping' to be '_example\.com\/ping'/,
+        name,
+      );
+    }
+  },
+);

@@ -1,5 +1,5 @@
 /**
- * `acp agent` end to end over a real process, driven by the official SDK's client (sdk-v1 ClientSideConnection):
+ * `acp agent` end to end over a real process, driven by the official SDK's client (sdk-1.9 ClientSideConnection):
  * every slash command, modes, the config option, prompt content, session management; and every line the agent
  * wrote is checked against the schema at the end.
  */
@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { agentViolations, startRefAgent, text, type RefAgent } from "../fixtures/ref-harness.js";
 
@@ -248,17 +248,20 @@ describe("acp agent: slash commands, modes and sessions over the official SDK cl
     assert.equal(listed.sessions.find((s) => s.sessionId === sessionId)?.title, "My reference session");
   });
 
-  it("/mcp lists the session's MCP servers; /mcp-call reports an unknown server; /help lists every command", async () => {
-    assert.match((await prompt("/mcp")).said, /no MCP servers/);
-    const withServer = await agent.connection.newSession({
-      cwd: root,
-      mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }],
-    });
-    assert.match((await prompt("/mcp", withServer.sessionId)).said, /files \(stdio\)/);
-    assert.match((await prompt('/mcp-call nowhere tool {"a":1}')).said, /no MCP server named "nowhere"/);
-    const help = (await prompt("/help")).said;
-    for (const name of REQUIRED_COMMANDS) assert.match(help, new RegExp(`/${name}\\b`));
-  });
+  it(
+    "/mcp lists the session's MCP servers; /mcp-call reports an " + "unknown server; /help lists every command",
+    async () => {
+      assert.match((await prompt("/mcp")).said, /no MCP servers/);
+      const withServer = await agent.connection.newSession({
+        cwd: root,
+        mcpServers: [{ name: "files", command: "/bin/false", args: [], env: [] }],
+      });
+      assert.match((await prompt("/mcp", withServer.sessionId)).said, /files \(stdio\)/);
+      assert.match((await prompt('/mcp-call nowhere tool {"a":1}')).said, /no MCP server named "nowhere"/);
+      const help = (await prompt("/help")).said;
+      for (const name of REQUIRED_COMMANDS) assert.match(help, new RegExp(`/${name}\\b`));
+    },
+  );
 
   it("the model option: scripted is accepted, unknown values are refused", async () => {
     const response = await agent.connection.setSessionConfigOption({ sessionId, configId: "model", value: "scripted" });

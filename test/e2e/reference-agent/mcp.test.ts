@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { agentViolations, promptIn, startRefAgent, type RefAgent } from "../fixtures/ref-harness.js";
 import { processAlive as alive, startHttpMcpServer, type HttpMcpServer } from "../fixtures/mcp-servers.js";

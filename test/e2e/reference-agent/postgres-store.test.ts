@@ -9,7 +9,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import {
   postgresUnavailable,
   startTestPostgres,

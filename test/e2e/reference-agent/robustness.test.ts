@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import type { WireLine } from "../interop/support/spawn.js";
 import { agentViolations, startRefAgent, text, type RefAgent } from "../fixtures/ref-harness.js";
@@ -61,51 +61,54 @@ describe("acp agent: crash recovery, cancellation and concurrency", () => {
     removeTempDir(dataDir);
   });
 
-  it("a session survives kill -9 mid-turn: a new process loads it and replays every update sent before the kill", async () => {
-    const first = await start();
-    const { sessionId } = await first.connection.newSession({ cwd: root, mcpServers: [] });
-    await first.connection.prompt(text(sessionId, "/stream 5 before"));
-    await first.connection.prompt(text(sessionId, "hello there"));
-    await first.connection.prompt(text(sessionId, "/plan"));
-    const slow = first.connection.prompt(text(sessionId, "/slow 10000"));
-    slow.catch(() => {});
-    await first.host.until(
-      () => first.host.said(sessionId).includes("Working for 10000 ms"),
-      5000,
-      "the slow turn to start",
-    );
-    await delay(300);
-    const sent = first.host.of(sessionId);
-    first.child.kill("SIGKILL");
-    await first.exited;
-    assert.equal(first.child.signalCode, "SIGKILL");
+  it(
+    "a session survives kill -9 mid-turn: a new process loads it " + "and replays every update sent before the kill",
+    async () => {
+      const first = await start();
+      const { sessionId } = await first.connection.newSession({ cwd: root, mcpServers: [] });
+      await first.connection.prompt(text(sessionId, "/stream 5 before"));
+      await first.connection.prompt(text(sessionId, "hello there"));
+      await first.connection.prompt(text(sessionId, "/plan"));
+      const slow = first.connection.prompt(text(sessionId, "/slow 10000"));
+      slow.catch(() => {});
+      await first.host.until(
+        () => first.host.said(sessionId).includes("Working for 10000 ms"),
+        5000,
+        "the slow turn to start",
+      );
+      await delay(300);
+      const sent = first.host.of(sessionId);
+      first.child.kill("SIGKILL");
+      await first.exited;
+      assert.equal(first.child.signalCode, "SIGKILL");
 
-    const second = await start();
-    const loaded = await second.connection.loadSession({ sessionId, cwd: root, mcpServers: [] });
-    assert.equal(loaded.modes?.currentModeId, "ask");
-    const replayed = updatesBeforeResponse(second.wire, sessionId, lastRequestId(second.wire, "session/load"));
-    const users = replayed.flatMap((u) =>
-      u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
-    );
-    assert.deepEqual(users, ["/stream 5 before", "hello there", "/plan", "/slow 10000"]);
-    // The command list is not history: the toolkit announces it afresh after each session response (load included).
-    const isCommands = (u: acp.SessionUpdate) => u.sessionUpdate === "available_commands_update";
-    assert.deepEqual(
-      replayed.filter((u) => u.sessionUpdate !== "user_message_chunk"),
-      sent.filter((u) => !isCommands(u)),
-      "every update the client saw before the kill is replayed, in order",
-    );
-    assert.ok(sent.length > 15);
-    await second.host.until(
-      () => second.host.of(sessionId).some(isCommands),
-      5000,
-      "available_commands_update after the load",
-    );
-    const after = await second.connection.prompt(text(sessionId, "/stream 2 after"));
-    assert.equal(after.stopReason, "end_turn");
-    const { report } = await agentViolations(second.wire);
-    assert.equal(report, "");
-  });
+      const second = await start();
+      const loaded = await second.connection.loadSession({ sessionId, cwd: root, mcpServers: [] });
+      assert.equal(loaded.modes?.currentModeId, "ask");
+      const replayed = updatesBeforeResponse(second.wire, sessionId, lastRequestId(second.wire, "session/load"));
+      const users = replayed.flatMap((u) =>
+        u.sessionUpdate === "user_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+      );
+      assert.deepEqual(users, ["/stream 5 before", "hello there", "/plan", "/slow 10000"]);
+      // The command list is not history: the toolkit announces it afresh after each session response (load included).
+      const isCommands = (u: acp.SessionUpdate) => u.sessionUpdate === "available_commands_update";
+      assert.deepEqual(
+        replayed.filter((u) => u.sessionUpdate !== "user_message_chunk"),
+        sent.filter((u) => !isCommands(u)),
+        "every update the client saw before the kill is replayed, in order",
+      );
+      assert.ok(sent.length > 15);
+      await second.host.until(
+        () => second.host.of(sessionId).some(isCommands),
+        5000,
+        "available_commands_update after the load",
+      );
+      const after = await second.connection.prompt(text(sessionId, "/stream 2 after"));
+      assert.equal(after.stopReason, "end_turn");
+      const { report } = await agentViolations(second.wire);
+      assert.equal(report, "");
+    },
+  );
 
   it("/slow 10000 then session/cancel: cancelled at once, with no update after the response", async () => {
     const agent = await start();
@@ -123,7 +126,8 @@ describe("acp agent: crash recovery, cancellation and concurrency", () => {
     assert.equal(response.stopReason, "cancelled");
     assert.ok(
       elapsed < 3000,
-      `answered in ${elapsed.toFixed(1)} ms, long before the 10 s turn would have ended (latency is measured by acp check agent)`,
+      `answered in ${elapsed.toFixed(1)} ms, long before the 10 s turn would have ended (latency is measured ` +
+        `by acp check agent)`,
     );
     await delay(300);
     const messages = parsed(agent.wire, "agent");

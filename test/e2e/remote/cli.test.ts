@@ -126,7 +126,8 @@ for (const serverImpl of SERVER_IMPLS) {
 
     for (const profile of ["auto", "http"] as const) {
       it(
-        `acp connect (--profile ${profile}): an acpkit client over real stdio pipes, frames both ways, stdin's end closes`,
+        `acp connect (--profile ${profile}): an acpkit client over real stdio pipes, frames both ways, ` +
+          `stdin's end closes`,
         STEP,
         async () => {
           server ??= await startServer(serverImpl, { dataDir: temp("acp-cli-data-"), token: TOKEN });

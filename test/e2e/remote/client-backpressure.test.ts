@@ -38,7 +38,8 @@ const transports: Array<[string, (agent: FloodingAgent) => Stream]> = [
 describe("a remote agent flooding a client that stops reading", () => {
   for (const [name, open] of transports) {
     it(
-      `${name}: the client link stops reading, the agent is held back, and every update arrives once the client reads again`,
+      `${name}: the client link stops reading, the agent is held back, and every update arrives once the ` +
+        `client reads again`,
       { timeout: 120_000 },
       async () => {
         const flood = await startFloodingAgent();
@@ -77,7 +78,8 @@ describe("a remote agent flooding a client that stops reading", () => {
         const held = await plateau(() => flood.progress.chars, COUNT * SIZE);
         assert.ok(
           held < BOUND,
-          `the agent got ${(held / MiB).toFixed(1)} MiB ahead of a client reading nothing (bound ${BOUND / MiB} MiB of ${(COUNT * SIZE) / MiB} offered)`,
+          `the agent got ${(held / MiB).toFixed(1)} MiB ahead of a client reading nothing (bound ` +
+            `${BOUND / MiB} MiB of ${(COUNT * SIZE) / MiB} offered)`,
         );
 
         // Reading again: every update, in order, then the answer.

@@ -95,7 +95,8 @@ describe("acp connect: an editor that stops reading stdout", () => {
       ] as const,
   )) {
     it(
-      `${profile}${reconnect ? ", --reconnect" : ""}: the bridge in process stops reading the remote while its stdout is full; the agent is held back`,
+      `${profile}${reconnect ? ", --reconnect" : ""}: the bridge in process stops reading the remote while ` +
+        `its stdout is full; the agent is held back`,
       STEP,
       async () => {
         const flood = await startFloodingAgent();
@@ -134,11 +135,13 @@ describe("acp connect: an editor that stops reading stdout", () => {
         const agentAhead = await plateau(() => flood.progress.chars, COUNT * SIZE);
         const buffered = stdout.writableLength;
         process.stderr.write(
-          `# ${profile}${reconnect ? " --reconnect" : ""}, bridge in process: agent held at ${(agentAhead / MiB).toFixed(1)} MiB, stdout buffer ${(buffered / MiB).toFixed(2)} MiB\n`,
+          `# ${profile}${reconnect ? " --reconnect" : ""}, bridge in process: agent held at ` +
+            `${(agentAhead / MiB).toFixed(1)} MiB, stdout buffer ${(buffered / MiB).toFixed(2)} MiB\n`,
         );
         assert.ok(
           agentAhead < BOUND,
-          `the agent got ${(agentAhead / MiB).toFixed(1)} MiB ahead of an editor reading nothing (bound ${BOUND / MiB} MiB of ${(COUNT * SIZE) / MiB})`,
+          `the agent got ${(agentAhead / MiB).toFixed(1)} MiB ahead of an editor reading nothing (bound ` +
+            `${BOUND / MiB} MiB of ${(COUNT * SIZE) / MiB})`,
         );
         assert.ok(buffered < 8 * MiB, `the bridge holds ${(buffered / MiB).toFixed(1)} MiB for stdout`);
 
@@ -191,7 +194,8 @@ describe("acp connect: an editor that stops reading stdout", () => {
         const agentAhead = await plateau(() => flood.progress.chars, COUNT * SIZE);
         const growth = rss() - baseline;
         process.stderr.write(
-          `# ${profile}, acp connect process: agent held at ${(agentAhead / MiB).toFixed(1)} MiB, RSS growth ${(growth / MiB).toFixed(1)} MiB\n`,
+          `# ${profile}, acp connect process: agent held at ${(agentAhead / MiB).toFixed(1)} MiB, RSS growth ` +
+            `${(growth / MiB).toFixed(1)} MiB\n`,
         );
         assert.ok(
           agentAhead < BOUND,
@@ -214,7 +218,10 @@ describe("acp connect: an editor that stops reading stdout", () => {
 const NOTE_SIZE = 64 * 1024;
 const NOTES = 512;
 const note = (i: number) => line({ jsonrpc: "2.0", method: "_flood/note", params: { i, pad: "n".repeat(NOTE_SIZE) } });
-/** stdin data the bridge may take while the remote takes nothing: its 256 KiB hold mark, a read chunk, the kernel's socket buffers. */
+/**
+ * stdin data the bridge may take while the remote takes nothing: its 256 KiB hold mark, a read chunk, the kernel's
+ * socket buffers.
+ */
 const STDIN_BOUND = 12 * MiB;
 
 /** Polls `check` until it holds (the test's own timeout bounds the wait). */
@@ -237,7 +244,8 @@ describe("acp connect: a remote that does not take what the editor sends", () =>
   for (const reconnect of [false, true]) {
     const flag = reconnect ? ", --reconnect" : "";
     it(
-      `http${flag}: while the remote holds its POSTs, the bridge stops reading stdin; released, every message goes through in order`,
+      `http${flag}: while the remote holds its POSTs, the bridge stops reading stdin; released, every message ` +
+        `goes through in order`,
       STEP,
       async () => {
         let release!: () => void;
@@ -288,7 +296,8 @@ describe("acp connect: a remote that does not take what the editor sends", () =>
     );
 
     it(
-      `websocket${flag}: while the remote does not read its socket, the bridge stops reading stdin; read again, every message goes through in order`,
+      `websocket${flag}: while the remote does not read its socket, the bridge stops reading stdin; read ` +
+        `again, every message goes through in order`,
       STEP,
       async () => {
         let socket: WebSocket | undefined;
@@ -329,7 +338,8 @@ describe("acp connect: a remote that does not take what the editor sends", () =>
         const fed = feed(stdin, counter);
         const taken = await plateau(() => counter.offered, Number.POSITIVE_INFINITY);
         process.stderr.write(
-          `# websocket${flag}: the bridge took ${(taken / MiB).toFixed(2)} MiB of stdin while the remote read nothing\n`,
+          `# websocket${flag}: the bridge took ${(taken / MiB).toFixed(2)} MiB of stdin while the remote read ` +
+            `nothing\n`,
         );
         assert.ok(
           taken < STDIN_BOUND,

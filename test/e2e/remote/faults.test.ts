@@ -23,7 +23,8 @@ after(() => removeTempDir(work));
 
 describe("a client that vanishes mid-turn", () => {
   it(
-    "HTTP: its streams die without a DELETE; after the idle timeout the connection is closed and its agent process stopped",
+    "HTTP: its streams die without a DELETE; after the idle timeout the connection is closed and its agent " +
+      "process stopped",
     STEP,
     async () => {
       const serve: ServeProcess = await startServe([
@@ -222,7 +223,8 @@ describe("oversized and malformed input over real sockets", () => {
 
 describe("backpressure reaches a stdio agent process", () => {
   it(
-    "a client that stops reading holds the agent's stdout (no buffering past the limit), then is cut off by the stall timeout",
+    "a client that stops reading holds the agent's stdout (no buffering past the limit), then is cut off by " +
+      "the stall timeout",
     STEP,
     async () => {
       const closes: Array<{ reason: string; error?: unknown }> = [];

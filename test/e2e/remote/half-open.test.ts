@@ -47,7 +47,8 @@ async function until(test: () => boolean, ms: number, what: string): Promise<voi
 
 describe("WebSocket: ping/pong finds a peer that stopped answering", () => {
   it(
-    "a socket that stops answering pings (and never closes) is terminated, its connection closed and its agent stopped; a peer that answers stays",
+    "a socket that stops answering pings (and never closes) is terminated, its connection closed and its " +
+      "agent stopped; a peer that answers stays",
     STEP,
     async () => {
       const events: ConnectionEvent[] = [];
@@ -148,7 +149,10 @@ function namespaceUnavailable(): string | undefined {
   );
   if (probe.error) return `unshare could not run (${probe.error.message})`;
   if (probe.status !== 0)
-    return `unshare -rn with ip and a writable tcp_retries2 is not allowed here (${probe.stderr.trim() || `exit ${probe.status}`})`;
+    return (
+      `unshare -rn with ip and a writable tcp_retries2 is not allowed here ` +
+      `(${probe.stderr.trim() || `exit ${probe.status}`})`
+    );
   return undefined;
 }
 
@@ -181,7 +185,8 @@ describe("Streamable HTTP: an SSE client that vanished without a FIN", () => {
       assert.ok(report.closedAfterMs !== undefined && report.agentStoppedAfterMs !== undefined, JSON.stringify(report));
       assert.equal(report.agentGone, true);
       process.stderr.write(
-        `# half-open SSE with tcp_retries2=3: connection closed ${report.closedAfterMs} ms, agent stopped ${report.agentStoppedAfterMs} ms after the partition\n`,
+        `# half-open SSE with tcp_retries2=3: connection closed ${report.closedAfterMs} ms, agent stopped ` +
+          `${report.agentStoppedAfterMs} ms after the partition\n`,
       );
     },
   );

@@ -77,7 +77,8 @@ describe("Streamable HTTP client faults (scripted server)", () => {
   });
 
   it(
-    "malformed SSE: comments, ignored fields, bad JSON and a non-object are survived; a multi-line event split across writes arrives",
+    "malformed SSE: comments, ignored fields, bad JSON and a non-object are survived; a multi-line event " +
+      "split across writes arrives",
     STEP,
     async () => {
       const scripted = await endpoint((request, res, events) => {

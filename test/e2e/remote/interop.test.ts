@@ -144,7 +144,8 @@ function describeCell(serverImpl: ServerImpl, clientImpl: ClientImpl, profile: P
     });
 
     it(
-      "after initialize, acpkit's client sends Acp-Protocol-Version on every request (the RFD's SHOULD), and the server takes it",
+      "after initialize, acpkit's client sends Acp-Protocol-Version on every request (the RFD's SHOULD), and " +
+        "the server takes it",
       STEP,
       async () => {
         if (clientImpl !== "acpkit" || profile !== "http") return;

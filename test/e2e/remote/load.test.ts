@@ -98,7 +98,8 @@ async function nonReader(): Promise<WebSocket> {
 }
 
 it(
-  `${READERS} connections stream ${CHUNKS} chunks each while ${NON_READERS} never read: all delivered, server memory bounded`,
+  `${READERS} connections stream ${CHUNKS} chunks each while ${NON_READERS} never read: all delivered, server ` +
+    `memory bounded`,
   { timeout: 300_000 },
   async (t) => {
     const pid = server.pid!;
@@ -127,8 +128,10 @@ it(
       for (const result of results) assert.deepEqual(result, { stopReason: "end_turn", received: CHUNKS });
       const messages = READERS * CHUNKS;
       t.diagnostic(
-        `${messages} updates to ${READERS} clients in ${seconds.toFixed(1)} s (${Math.round(messages / seconds)} msg/s); ` +
-          `server RSS: ${baseline?.toFixed(0)} MiB at start, peak ${peak.toFixed(0)} MiB, ${during?.toFixed(0)} MiB at the end ` +
+        `${messages} updates to ${READERS} clients in ${seconds.toFixed(1)} s ` +
+          `(${Math.round(messages / seconds)} msg/s); ` +
+          (`server RSS: ${baseline?.toFixed(0)} MiB at start, peak ${peak.toFixed(0)} MiB, ` +
+            `${during?.toFixed(0)} MiB at the end `) +
           `(${NON_READERS} non-readers asked for ${Math.round((NON_READERS * 100_000 * CHUNK_SIZE) / 2 ** 20)} MiB)`,
       );
       if (baseline !== undefined)

@@ -175,7 +175,8 @@ function describeScenario(
     });
 
     it(
-      `closing the client (${transport.profile === "http" ? "DELETE" : "socket close"}) stops the connection's agent process`,
+      `closing the client (${transport.profile === "http" ? "DELETE" : "socket close"}) stops the ` +
+        `connection's agent process`,
       STEP,
       async () => {
         const pid = await server.latestAgentPid();

@@ -134,7 +134,8 @@ async function soleAgent(server: ServeProcess): Promise<number> {
 for (const profile of PROFILES) {
   describe(`acp serve killed mid-turn and restarted on the same port (${profile})`, () => {
     it(
-      "acp connect --reconnect: the editor's turn fails clearly, its session comes back with its history, the next prompt works",
+      "acp connect --reconnect: the editor's turn fails clearly, its session comes back with its history, the " +
+        "next prompt works",
       STEP,
       async () => {
         const data = temp("acp-serve-data-");
@@ -214,7 +215,8 @@ for (const profile of PROFILES) {
     );
 
     it(
-      "acpkit's client library with reconnect on: the turn fails with ResponseLostError, the session is reattached, the next prompt works",
+      "acpkit's client library with reconnect on: the turn fails with ResponseLostError, the session is " +
+        "reattached, the next prompt works",
       STEP,
       async () => {
         const data = temp("acp-serve-data-");
@@ -319,7 +321,8 @@ describe("100 concurrent acpkit clients streaming through acp serve", () => {
   const CLIENTS = 100;
   const CHUNKS = 1000;
   it(
-    `${CLIENTS} clients (half WebSocket, half Streamable HTTP) get all ${CHUNKS} chunks each; server and agent memory bounded`,
+    `${CLIENTS} clients (half WebSocket, half Streamable HTTP) get all ${CHUNKS} chunks each; server and ` +
+      `agent memory bounded`,
     { timeout: 600_000 },
     async (t) => {
       const work = temp("acp-serve-load-");
@@ -369,8 +372,10 @@ describe("100 concurrent acpkit clients streaming through acp serve", () => {
         const seconds = (Date.now() - started) / 1000;
         for (const result of results) assert.deepEqual(result, { stopReason: "end_turn", received: CHUNKS });
         t.diagnostic(
-          `${CLIENTS * CHUNKS} updates to ${CLIENTS} acpkit clients in ${seconds.toFixed(1)} s; acp serve RSS ${baseline.toFixed(0)} MiB at start, peak ${serverPeak.toFixed(0)} MiB; ` +
-            `${agentCount} agent processes, peak ${agentsPeak.toFixed(0)} MiB together, ${agentPeak.toFixed(0)} MiB the largest`,
+          `${CLIENTS * CHUNKS} updates to ${CLIENTS} acpkit clients in ${seconds.toFixed(1)} s; acp serve RSS ` +
+            `${baseline.toFixed(0)} MiB at start, peak ${serverPeak.toFixed(0)} MiB; ` +
+            (`${agentCount} agent processes, peak ${agentsPeak.toFixed(0)} MiB together, ` +
+              `${agentPeak.toFixed(0)} MiB the largest`),
         );
         assert.ok(serverPeak - baseline < 512, `acp serve's RSS grew by ${(serverPeak - baseline).toFixed(0)} MiB`);
         assert.ok(agentPeak < 400, `an agent process reached ${agentPeak.toFixed(0)} MiB`);

@@ -46,7 +46,9 @@ let work: string;
 before(() => void (work = makeTempDir("acp-serve-signals-")));
 after(() => removeTempDir(work));
 
-const agentWithChild = `sh -c 'sleep 300 >/dev/null 2>&1 & exec "${process.execPath}" "${fixturePath("interop-agent-app")}" --impl=acpkit'`;
+const agentWithChild =
+  `sh -c 'sleep 300 >/dev/null 2>&1 & exec "${process.execPath}" "${fixturePath("interop-agent-app")}" ` +
+  `--impl=acpkit'`;
 
 describe(
   "acp serve stopped by SIGINT or SIGHUP mid-turn",

@@ -225,7 +225,8 @@ describe("TLS with HTTP/1.1 only: acp serve --cert --key --http1 (node:https)", 
         assert.match(serve.webSocketUrl, /^wss:/);
         const port = Number(new URL(serve.url).port);
         assert.notEqual(await negotiated(port, tls.cert), "h2", "HTTP/2 is not offered with --http1");
-        // Streamable HTTP over HTTPS/1.1, the reference agent behind it: initialize, session, a streamed prompt, DELETE.
+        // Streamable HTTP over HTTPS/1.1, the reference agent behind it: initialize, session, a streamed prompt,
+        // DELETE.
         const https = httpsFetch(tls.cert);
         const overHttps = await remoteClient(
           createHttpStream(serve.url, { fetch: https.fetch, token: "https1-token" }) as MessageStream,

@@ -14,10 +14,10 @@ import {
   MessageTooLargeError,
   openRemoteStream,
   TransportFailedError,
-  tokenFromSubprotocols,
   type Client,
   type WebSocketConstructor,
 } from "../../../src/entries/index.js";
+import { tokenFromSubprotocols } from "../../../src/remote/http-protocol.js";
 import { within } from "../interop/support/spawn.js";
 import { answerInitialize, scriptedServer, type ScriptedServer } from "./support/scripted-server.js";
 
@@ -140,7 +140,8 @@ describe("WebSocket client (scripted ws server)", () => {
   );
 
   it(
-    "the token goes in Authorization with a header-capable constructor, in the bearer subprotocol otherwise; cookies from the 101 come back",
+    "the token goes in Authorization with a header-capable constructor, in the bearer subprotocol otherwise; " +
+      "cookies from the 101 come back",
     STEP,
     async () => {
       const endpoint = await wsEndpoint(() => {}, ["Set-Cookie: affinity=a1; Path=/; HttpOnly"]);

@@ -115,7 +115,8 @@ for (const [fault, scenario, rule, message] of FAULTS) {
 }
 
 test(
-  "an agent's terminal escapes (in a line that is not JSON, in its name) reach no terminal: table, progress, JSON and JUnit carry no control character",
+  "an agent's terminal escapes (in a line that is not JSON, in its name) reach no terminal: table, progress, " +
+    "JSON and JUnit carry no control character",
   { timeout: 120_000 },
   async () => {
     const table = await acp([
@@ -190,7 +191,9 @@ test(
       JSON.stringify(result.findings),
     );
     assert.deepEqual(result.warnings, [
-      'the agent answered a malformed line with -32700 Parse error, but without an "id": JSON-RPC 2.0 requires the answer to carry "id": null when the request\'s id could not be read (so the frame is not a valid message; see the jsonrpc.message finding)',
+      'the agent answered a malformed line with -32700 Parse error, but without an "id": JSON-RPC 2.0 ' +
+        'requires the answer to carry "id": null when the request\'s id could not be read (so the frame is not ' +
+        "a valid message; see the jsonrpc.message finding)",
     ]);
   },
 );

@@ -31,7 +31,8 @@ function tap(args: readonly string[]) {
 }
 
 test(
-  "bytes pass through unchanged both ways: split lines, CRLF, blank and non-JSON lines, a split UTF-8 character, no final newline",
+  "bytes pass through unchanged both ways: split lines, CRLF, blank and non-JSON lines, a split UTF-8 " +
+    "character, no final newline",
   { timeout: 60_000 },
   async () => {
     const trace = join(dir, "echo.cassette");
@@ -130,7 +131,8 @@ test(
 const ESCAPES = "\u001b]52;c;cHduZWQ=\u0007\u009d0;owned\u0007\u001b[2J\u009b31m\u001b]0;title\u001b\\";
 
 test(
-  "an agent's line that is not JSON, full of terminal escapes: stderr shows it without them, --report keeps it escaped, the editor still gets its bytes",
+  "an agent's line that is not JSON, full of terminal escapes: stderr shows it without them, --report keeps " +
+    "it escaped, the editor still gets its bytes",
   { timeout: 60_000 },
   async () => {
     const report = join(dir, "escapes.ndjson");

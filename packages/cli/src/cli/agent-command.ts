@@ -2,9 +2,9 @@
  * `acp agent [flags]`: runs the reference agent on stdio. Flags (each also as `--flag=value`):
  * `--data-dir DIR` (else ACPKIT_DATA_DIR, else the per-user data directory), `--store postgres://...` (else
  * ACP_STORE: sessions in PostgreSQL instead of files; never echoed, its password masked), `--store-wait MS`,
- * `--model-url URL`, `--model NAME`,
- * `--model-key KEY` (else ACP_MODEL_URL, ACP_MODEL, ACP_MODEL_KEY), `--run-timeout MS`, `--grep-time-limit MS`, `--log-level LEVEL`
- * (else ACP_LOG; debug, info, warn, error or silent), `--unstable` (the unstable protocol). Bad flags print a message to stderr and exit 2.
+ * `--model-url URL`, `--model NAME`, `--model-key KEY` (else ACP_MODEL_URL, ACP_MODEL, ACP_MODEL_KEY),
+ * `--run-timeout MS`, `--grep-time-limit MS`, `--log-level LEVEL` (else ACP_LOG; debug, info, warn, error or
+ * silent), `--unstable` (the unstable protocol). Bad flags print a message to stderr and exit 2.
  */
 import { parseLogLevel } from "../apps/reference-agent/logger.js";
 import {

@@ -5,7 +5,7 @@
 import { splitCommandLine } from "@acpkit/sdk/node";
 import { InspectUsageError, runInspect, type InspectOptions } from "../apps/inspect/run-inspect.js";
 import { PageMissingError } from "../apps/inspect/page-html.js";
-import { ACP_MAIN } from "./exec/default-agent.js";
+import { ACP_MAIN } from "./shared/default-agent.js";
 
 export const INSPECT_USAGE = `Usage: acp inspect [options] [-- <agent command> | --url URL | --cassette FILE | --tap -- <agent command>]
 

@@ -1,14 +1,14 @@
 #!/usr/bin/env node
 import { cliVersion } from "./shared/versions.js";
 import { runDemo } from "../apps/demo/demo-client.js";
-import { painterFor } from "../apps/demo/painter.js";
+import { painterFor } from "../apps/shared/painter.js";
 import { agentCommand } from "./agent-command.js";
 import { chatCommand } from "./chat-command.js";
 import { checkCommand } from "./check/check-command.js";
 import { tapCommand } from "./tap-command.js";
 import { replayCommand } from "./replay-command.js";
 import { connectCommand } from "./connect-command.js";
-import { runExec } from "./exec/run-exec.js";
+import { execCommand } from "./exec-command.js";
 import { serveCommand } from "./serve-command.js";
 import { inspectCommand } from "./inspect-command.js";
 
@@ -40,7 +40,7 @@ async function main(argv: string[]): Promise<number> {
     case "agent":
       return agentCommand(argv.slice(1));
     case "exec":
-      return runExec(argv.slice(1), version());
+      return execCommand(argv.slice(1), version());
     case "chat":
       return chatCommand(argv.slice(1));
     case "check":

@@ -120,7 +120,10 @@ export async function replayCommand(argv: readonly string[]): Promise<number> {
   else {
     const n = result.divergences.length;
     process.stdout.write(
-      `acp replay --as client: ${result.compared} agent frame${result.compared === 1 ? "" : "s"} compared, ${n === 0 ? "no differences" : `${n} difference${n === 1 ? "" : "s"}`}${result.completed ? "" : " (the replay stopped early)"}\n`,
+      `acp replay --as client: ${result.compared} agent frame${result.compared === 1 ? "" : "s"} compared, ` +
+        `${n === 0 ? "no differences" : `${n} difference${n === 1 ? "" : "s"}`}${
+          result.completed ? "" : " (the replay stopped " + "early)"
+        }\n`,
     );
     for (const d of result.divergences) process.stdout.write(divergenceText(d));
   }

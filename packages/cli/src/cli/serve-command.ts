@@ -4,7 +4,7 @@
  */
 import { parseServeArgs, SERVE_USAGE, ServeUsageError } from "../apps/serve/serve-options.js";
 import { runServe } from "../apps/serve/run-serve.js";
-import { DEFAULT_AGENT_ARGV } from "./exec/default-agent.js";
+import { DEFAULT_AGENT_ARGV } from "./shared/default-agent.js";
 
 export async function serveCommand(argv: readonly string[]): Promise<number> {
   const io = {

@@ -74,7 +74,8 @@ export async function startSwapper(a: string, b: string): Promise<ChildProcess |
   if (argv === undefined)
     return {
       unavailable:
-        "neither cc nor python3 (with ctypes and renameat2 in libc) can build the swapper: install a C compiler or python3",
+        "neither cc nor python3 (with ctypes and renameat2 in libc) can build the swapper: install a C " +
+        "compiler or python3",
     };
   const child = spawn(argv[0]!, [...argv.slice(1), a, b], { stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
@@ -87,7 +88,9 @@ export async function startSwapper(a: string, b: string): Promise<ChildProcess |
   if (!ready) {
     child.kill("SIGKILL");
     return {
-      unavailable: `the swapper (${argv.join(" ")}) could not exchange ${a} and ${b}${stderr.trim() ? `: ${stderr.trim()}` : ""} (does this file system support RENAME_EXCHANGE?)`,
+      unavailable:
+        `the swapper (${argv.join(" ")}) could not exchange ${a} and ` +
+        `${b}${stderr.trim() ? `: ${stderr.trim()}` : ""} (does this file system support RENAME_EXCHANGE?)`,
     };
   }
   return child;

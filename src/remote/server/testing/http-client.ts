@@ -52,21 +52,40 @@ export async function initialize(
   return { connectionId, answer: await response.json(), response };
 }
 
-/** Reads an SSE body: `next()` resolves with the next event's parsed data (comments skipped), or undefined at the end. */
+/** One SSE event: its id (undefined when it had none) and its parsed data. */
+export interface SseEvent {
+  id: string | undefined;
+  data: any;
+}
+
+/**
+ * Reads an SSE body: `next()` resolves with the next event's parsed data (comments skipped), or undefined at the end.
+ */
 export class SseReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
   readonly #decoder = new TextDecoder();
   #buffer = "";
-  #events: unknown[] = [];
+  #events: SseEvent[] = [];
   #done = false;
+  /** The id of the last event returned. */
+  lastId: string | undefined;
 
   constructor(response: Response) {
     this.#reader = response.body!.getReader();
   }
 
   async next(): Promise<any> {
+    return (await this.nextEvent())?.data;
+  }
+
+  /** The next event with its id, or undefined at the end. */
+  async nextEvent(): Promise<SseEvent | undefined> {
     for (;;) {
-      if (this.#events.length > 0) return this.#events.shift();
+      if (this.#events.length > 0) {
+        const event = this.#events.shift()!;
+        if (event.id !== undefined) this.lastId = event.id;
+        return event;
+      }
       if (this.#done) return undefined;
       const { value, done } = await this.#reader.read();
       if (done) {
@@ -78,12 +97,14 @@ export class SseReader {
       while ((end = this.#buffer.indexOf("\n\n")) !== -1) {
         const block = this.#buffer.slice(0, end);
         this.#buffer = this.#buffer.slice(end + 2);
-        const data = block
-          .split("\n")
+        const lines = block.split("\n");
+        const data = lines
           .filter((line) => line.startsWith("data:"))
           .map((line) => line.slice(5).trimStart())
           .join("\n");
-        if (data) this.#events.push(JSON.parse(data));
+        const idLine = lines.find((line) => line.startsWith("id:"));
+        const id = idLine === undefined ? undefined : idLine.slice(3).trimStart();
+        if (data) this.#events.push({ id, data: JSON.parse(data) });
       }
     }
   }
@@ -105,13 +126,29 @@ export class SseReader {
   }
 }
 
-/** Opens an SSE stream (the connection's, or a session's). */
-export async function openStream(server: AcpServer, connectionId: string, sessionId?: string): Promise<SseReader> {
-  const headers: Record<string, string> = { accept: "text/event-stream", "acp-connection-id": connectionId };
-  if (sessionId) headers["acp-session-id"] = sessionId;
-  const response = await send(server, { method: "GET", headers });
+/** Opens an SSE stream (the connection's, or a session's), from `lastEventId` when given. */
+export async function openStream(
+  server: AcpServer,
+  connectionId: string,
+  sessionId?: string,
+  lastEventId?: string,
+): Promise<SseReader> {
+  const response = await getStream(server, connectionId, sessionId, lastEventId);
   if (response.status !== 200) throw new Error(`GET: ${response.status} ${await response.text()}`);
   return new SseReader(response);
+}
+
+/** GETs an SSE stream and returns the response as it is (for statuses). */
+export function getStream(
+  server: AcpServer,
+  connectionId: string,
+  sessionId?: string,
+  lastEventId?: string,
+): Promise<Response> {
+  const headers: Record<string, string> = { accept: "text/event-stream", "acp-connection-id": connectionId };
+  if (sessionId) headers["acp-session-id"] = sessionId;
+  if (lastEventId !== undefined) headers["last-event-id"] = lastEventId;
+  return send(server, { method: "GET", headers });
 }
 
 /** POSTs one message on a connection (and session). */

@@ -1,6 +1,6 @@
 /** The test client on the 2.x app API (`client().onRequest(...)`, `connect(stream)`, `ctx.request`, sessions). */
 import type * as acp from "@agentclientprotocol/sdk";
-import type * as v1 from "sdk-v1";
+import type * as v1 from "sdk-1.9";
 import type { ClientHost } from "./client-host.js";
 import { CLIENT_CAPABILITIES, CLIENT_INFO, type Driver, type DriverOptions } from "./driver.js";
 import { loadApp, tapOf, type Impl, type TapEvent } from "./impl.js";

@@ -1,5 +1,5 @@
 /** The test client on the 1.x class API (`ClientSideConnection` implementing the `Client` interface). */
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import type { ClientHost } from "./client-host.js";
 import { CLIENT_CAPABILITIES, CLIENT_INFO, type Driver, type DriverOptions } from "./driver.js";
 import { loadClasses, tapOf, type Impl, type TapEvent } from "./impl.js";

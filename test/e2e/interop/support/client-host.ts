@@ -5,7 +5,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { isAbsolute, relative } from "node:path";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { TerminalHost } from "./terminal-host.js";
 
 /** "allow"/"reject" pick that option; "wait-for-cancel" answers `cancelled` once the request is cancelled. */

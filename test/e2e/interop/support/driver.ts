@@ -35,7 +35,9 @@ export interface Driver {
   activeSessionTurn?(cwd: string, text: string): Promise<{ sessionId: string; texts: string[]; stopReason: string }>;
 }
 
-/** Options of a driver: `maxMessageBytes` is the official ndJsonStream option; `logger` is acpkit's (ignored otherwise). */
+/**
+ * Options of a driver: `maxMessageBytes` is the official ndJsonStream option; `logger` is acpkit's (ignored otherwise).
+ */
 export interface DriverOptions {
   maxMessageBytes?: number;
   logger?: Logger;

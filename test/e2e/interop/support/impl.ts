@@ -1,13 +1,13 @@
 /**
  * Which implementation a fixture or test client runs on: acpkit (this package, `dist/src/entries/index.js`) or the
- * official SDK (`sdk-v1` = @agentclientprotocol/sdk 1.9.0 for the 1.x classes, `@agentclientprotocol/sdk` 2.4.0
+ * official SDK (`sdk-1.9` = @agentclientprotocol/sdk 1.9.0 for the 1.x classes, `@agentclientprotocol/sdk` 2.4.0
  * for the 2.x app API). Everything is typed with the official SDK's types: acpkit is loaded in their place,
  * which is the drop-in claim (same code, other import).
  */
 export type Impl = "acpkit" | "official";
 
 /** The 1.x class API module (AgentSideConnection, ClientSideConnection, ndJsonStream, ...). */
-export type ClassesModule = typeof import("sdk-v1");
+export type ClassesModule = typeof import("sdk-1.9");
 /** The 2.x app API module (agent(), client(), methods, ...). */
 export type AppModule = typeof import("@agentclientprotocol/sdk");
 
@@ -38,7 +38,7 @@ async function importAcpkit(): Promise<unknown> {
 }
 
 export async function loadClasses(impl: Impl): Promise<ClassesModule> {
-  if (impl === "official") return import("sdk-v1");
+  if (impl === "official") return import("sdk-1.9");
   return (await importAcpkit()) as ClassesModule;
 }
 

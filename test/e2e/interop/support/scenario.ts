@@ -189,7 +189,8 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
 
     if (!options.requestCancellation) {
       it(
-        "$/cancel_request to a 1.x agent, whose handlers cannot see it, is cooperative: the prompt waits for the answer",
+        "$/cancel_request to a 1.x agent, whose handlers cannot see it, is cooperative: the prompt waits for " +
+          "the answer",
         STEP,
         async () => {
           const mark = host.updates.length;
@@ -247,7 +248,8 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       });
 
       it(
-        "a request with an already-aborted cancellationSignal is still sent, then $/cancel_request, and gets the peer's answer",
+        "a request with an already-aborted cancellationSignal is still sent, then $/cancel_request, and gets " +
+          "the peer's answer",
         STEP,
         async () => {
           host.permissionPolicy = "wait-for-cancel";
@@ -294,7 +296,8 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
       ]);
       if (!noteInTime && combo.client === "official") {
         t.diagnostic(
-          "official client: _acme/agent_note, sent before the prompt's last update and response, was delivered after the response",
+          "official client: _acme/agent_note, sent before the prompt's last update and response, was " +
+            "delivered after the response",
         );
       } else {
         assert.ok(
@@ -318,7 +321,8 @@ export function describeInterop(options: ScenarioOptions, combo: Combination): v
     }
 
     it(
-      "closing: the client closes the agent's stdin (the stream it gave ndJsonStream); the agent exits 0; the client closes",
+      "closing: the client closes the agent's stdin (the stream it gave ndJsonStream); the agent exits 0; the " +
+        "client closes",
       STEP,
       async () => {
         // Both implementations leave the caller's streams to the caller (issue 8, fault 1): close() does not end the

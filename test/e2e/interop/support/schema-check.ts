@@ -216,7 +216,8 @@ export function formatViolations(violations: readonly Violation[]): string {
   return violations
     .map(
       (v) =>
-        `#${v.index} from the ${v.side}: ${v.what}${v.issues.length ? `\n    ${v.issues.join("\n    ")}` : ""}\n    ${v.preview}`,
+        `#${v.index} from the ${v.side}: ` +
+        `${v.what}${v.issues.length ? `\n    ${v.issues.join("\n    ")}` : ""}\n    ${v.preview}`,
     )
     .join("\n");
 }

@@ -4,7 +4,7 @@
  * `release` kills what still runs. Counts what happened so tests can check a terminal's whole life.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 
 interface Terminal {
   readonly child: ChildProcess;

@@ -13,7 +13,9 @@ const result = { esm: {}, cjs: {}, json: {}, needsPeer: {}, failures: [] };
 const optionalPeers = Object.entries(manifest.peerDependenciesMeta ?? {})
   .filter(([, meta]) => meta.optional)
   .map(([name]) => name);
-/** The optional peer whose absence `error` reports (an entry that mirrors an official one needing that peer), if any. */
+/**
+ * The optional peer whose absence `error` reports (an entry that mirrors an official one needing that peer), if any.
+ */
 function missingPeer(error) {
   if (error?.code !== "ERR_MODULE_NOT_FOUND" && error?.code !== "MODULE_NOT_FOUND") return undefined;
   return optionalPeers.find(

@@ -1,9 +1,9 @@
 /**
  * The client transports the remote tests run over: a parameter of every fixture, so the same scenarios run on each.
  * The official SDK 2.4.0's `createHttpStream` and `createWebSocketStream`, and acpkit's through its drop-in entries
- * (`@acpkit/sdk/experimental/http-client`, `/ws-client`: same options, other import), with `ws` as the WebSocket in Node.
- * `impl` says whose connection classes drive the stream (`remoteClient(stream, root, transport.impl)`), so an acpkit
- * cell is acpkit end to end on the client side.
+ * (`@acpkit/sdk/experimental/http-client`, `/ws-client`: same options, other import), with `ws` as the WebSocket in
+ * Node. `impl` says whose connection classes drive the stream (`remoteClient(stream, root, transport.impl)`), so an
+ * acpkit cell is acpkit end to end on the client side.
  */
 import type { AcpCookieStore } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";

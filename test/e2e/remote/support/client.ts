@@ -2,10 +2,10 @@
  * Remote test clients: the 1.x `ClientSideConnection` on a remote stream, for either client implementation and
  * either profile. acpkit's comes through its drop-in entries (`@acpkit/sdk/experimental/http-client`, `/ws-client`),
  * the official one through `@agentclientprotocol/sdk/experimental/*` 2.4.0 (its transports) with the 1.x class
- * from `sdk-v1` (2.4.0 has no classes): same code, other import. The client serves files, terminals and
+ * from `sdk-1.9` (2.4.0 has no classes): same code, other import. The client serves files, terminals and
  * permissions with the interop suite's real `ClientHost`.
  */
-import type * as acp from "sdk-v1";
+import type * as acp from "sdk-1.9";
 import { WebSocket } from "ws";
 import { ClientHost } from "../../interop/support/client-host.js";
 
@@ -24,7 +24,7 @@ const ACPKIT = new URL("../../../../src/entries/", import.meta.url).href;
 async function modules(impl: ClientImpl): Promise<{ sdk: typeof acp; http: HttpClientModule; ws: WsClientModule }> {
   if (impl === "official") {
     return {
-      sdk: await import("sdk-v1"),
+      sdk: await import("sdk-1.9"),
       http: await import("@agentclientprotocol/sdk/experimental/http-client"),
       ws: await import("@agentclientprotocol/sdk/experimental/ws-client"),
     };
@@ -56,7 +56,9 @@ export async function cookieStoreOf(impl: ClientImpl): Promise<CookieStore> {
   return new (await modules(impl)).http.MemoryAcpCookieStore();
 }
 
-/** Connects a `ClientSideConnection` of `impl` to `url` over `profile`, hosting `host` (files, terminals, permissions). */
+/**
+ * Connects a `ClientSideConnection` of `impl` to `url` over `profile`, hosting `host` (files, terminals, permissions).
+ */
 export async function connectClient(
   impl: ClientImpl,
   profile: Profile,

@@ -44,7 +44,8 @@ function assertOwnNetworkNamespace(): void {
     .map((line) => line.split(":")[1]?.trim().split("@")[0]);
   if (links.length !== 1 || links[0] !== "lo") {
     throw new Error(
-      `partition-scenario must run in its own network namespace (unshare -rn node partition-scenario.js N); this one has ${links.join(", ")}: refusing to take the machine's loopback down`,
+      `partition-scenario must run in its own network namespace (unshare -rn node partition-scenario.js N); ` +
+        `this one has ${links.join(", ")}: refusing to take the machine's loopback down`,
     );
   }
 }

@@ -3,7 +3,7 @@
  * for the agent what a real client does (files, terminals, permissions) through the interop tests' `ClientHost`.
  */
 import type * as acp from "@agentclientprotocol/sdk";
-import type * as v1 from "sdk-v1";
+import type * as v1 from "sdk-1.9";
 import { ClientHost } from "../../interop/support/client-host.js";
 import { CLIENT_CAPABILITIES, CLIENT_INFO } from "../../interop/support/driver.js";
 import { loadApp, type Impl } from "../../interop/support/impl.js";

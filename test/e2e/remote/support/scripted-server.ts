@@ -86,7 +86,8 @@ export async function scriptedServer(
           waiters.delete(check);
           reject(
             new Error(
-              `timed out waiting for ${what}; requests: ${JSON.stringify(requests.map((r) => [r.method, r.body.slice(0, 120)]))}`,
+              `timed out waiting for ${what}; requests: ` +
+                `${JSON.stringify(requests.map((r) => [r.method, r.body.slice(0, 120)]))}`,
             ),
           );
         }, ms);

@@ -121,7 +121,8 @@ export async function startServer(impl: ServerImpl, options: ServerOptions = {})
         waiters.delete(check);
         reject(
           new Error(
-            `timed out after ${ms} ms waiting for the server to see ${what}; it saw: ${JSON.stringify(requests.slice(from))}`,
+            `timed out after ${ms} ms waiting for the server to see ${what}; it saw: ` +
+              `${JSON.stringify(requests.slice(from))}`,
           ),
         );
       }, ms);

@@ -11,7 +11,7 @@ import {
   brokerGate,
   interactive,
   PermissionBroker,
-  SessionRouter,
+  TranscriptRouter,
   TurnGuard,
   withMemory,
   type AskAnswer,
@@ -88,7 +88,7 @@ export interface ChatSessionOptions {
 export class ChatSession {
   readonly connection: ClientSideConnection;
   readonly init: schema.InitializeResponse;
-  readonly router: SessionRouter;
+  readonly router: TranscriptRouter;
   readonly terminals = new Map<string, TerminalView & { sessionId: string }>();
   #transcript: Transcript | undefined;
   #sessionId: string | undefined;
@@ -108,7 +108,7 @@ export class ChatSession {
     connection: ClientSideConnection,
     init: schema.InitializeResponse,
     parts: {
-      router: SessionRouter;
+      router: TranscriptRouter;
       broker: PermissionBroker;
       terminalHost: TerminalHost;
       roots: Map<string, string[]>;
@@ -130,14 +130,15 @@ export class ChatSession {
     this.#mcpServers = supported;
     for (const server of unsupported)
       options.onNote?.(
-        `MCP server "${server.name}" left out: the agent does not accept ${"type" in server ? server.type : "stdio"} MCP servers`,
+        `MCP server "${server.name}" left out: the agent does not accept ` +
+          `${"type" in server ? server.type : "stdio"} MCP servers`,
       );
   }
 
   /** Launches and initializes the agent (no session yet: call `newSession` or `load`). */
   static async start(options: ChatSessionOptions): Promise<ChatSession> {
     const roots = new Map<string, string[]>();
-    const router = new SessionRouter();
+    const router = new TranscriptRouter();
     const policy =
       options.policy ?? withMemory(interactive((request, context) => options.ask(request, context.signal)));
     const broker = new PermissionBroker(policy, {
@@ -254,7 +255,10 @@ export class ChatSession {
     return this.#mcpServers;
   }
 
-  /** Starts a new session in `cwd` and makes it current; authenticates and retries when the agent answers `auth_required`. */
+  /**
+   * Starts a new session in `cwd` and makes it current; authenticates and retries when the agent answers
+   * `auth_required`.
+   */
   async newSession(): Promise<Transcript> {
     const response = await this.#withAuth(() =>
       this.#bounded("session/new", this.connection.newSession({ cwd: this.cwd, mcpServers: this.#mcpServers })),
@@ -401,7 +405,8 @@ export class ChatSession {
           ? "it printed nothing on stderr"
           : `it printed:\n${tail.map((line) => `  | ${line}`).join("\n")}`;
       return new Error(
-        `the agent did not answer ${method} within ${ms} ms; ${printed}\n(:restart restarts the agent; --startup-timeout gives it longer)`,
+        `the agent did not answer ${method} within ${ms} ms; ${printed}\n(:restart restarts the agent; ` +
+          `--startup-timeout gives it longer)`,
       );
     });
   }

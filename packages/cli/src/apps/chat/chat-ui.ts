@@ -140,7 +140,8 @@ export class ChatUi implements LocalCommandHost {
   agentIgnoredCancel(): void {
     this.print([
       this.paint.yellow(
-        "the agent did not stop after the cancel: stopping it and starting it again (continuing the session when it can)",
+        "the agent did not stop after the cancel: stopping it and starting it again (continuing the session " +
+          "when it can)",
       ),
     ]);
     this.#restartAfterTurn = true;

@@ -82,7 +82,10 @@ export async function runLocalCommand(
         if (sessions.length === 0) return host.print([paint.dim("no sessions")]);
         return host.print(
           sessions.map((s) =>
-            `  ${paint.bold(sanitize(s.sessionId))}  ${sanitize(s.title ?? "")}  ${paint.dim(sanitize(s.updatedAt ?? ""))}`.trimEnd(),
+            (
+              `  ${paint.bold(sanitize(s.sessionId))}  ${sanitize(s.title ?? "")}  ` +
+              `${paint.dim(sanitize(s.updatedAt ?? ""))}`
+            ).trimEnd(),
           ),
         );
       }
@@ -136,7 +139,8 @@ async function mode(host: LocalCommandHost, id: string | undefined): Promise<voi
     return host.print(
       modes.availableModes.map(
         (m) =>
-          `  ${m.id === chat.transcript?.currentModeId ? paint.green("●") : " "} ${paint.bold(sanitize(m.id))}  ${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}`,
+          `  ${m.id === chat.transcript?.currentModeId ? paint.green("●") : " "} ${paint.bold(sanitize(m.id))}  ` +
+          `${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}`,
       ),
     );
   }
@@ -166,7 +170,8 @@ async function config(host: LocalCommandHost, id: string | undefined, value: str
     return host.print(
       options.map(
         (o) =>
-          `  ${paint.bold(sanitize(o.id))}  ${sanitize(o.name)} = ${paint.cyan(sanitize(String(o.currentValue)))}${o.category ? paint.dim(` (${sanitize(o.category)})`) : ""}`,
+          `  ${paint.bold(sanitize(o.id))}  ${sanitize(o.name)} = ` +
+          `${paint.cyan(sanitize(String(o.currentValue)))}${o.category ? paint.dim(` (${sanitize(o.category)})`) : ""}`,
       ),
     );
   const option = options.find((o) => o.id === id);
@@ -179,7 +184,8 @@ async function config(host: LocalCommandHost, id: string | undefined, value: str
     return host.print(
       selectValues(option).map(
         (v) =>
-          `  ${v.value === option.currentValue ? paint.green("●") : " "} ${paint.bold(sanitize(v.value))}  ${sanitize(v.name)}${v.description ? paint.dim(` — ${sanitize(v.description)}`) : ""}`,
+          `  ${v.value === option.currentValue ? paint.green("●") : " "} ${paint.bold(sanitize(v.value))}  ` +
+          `${sanitize(v.name)}${v.description ? paint.dim(` — ${sanitize(v.description)}`) : ""}`,
       ),
     );
   }
@@ -207,12 +213,16 @@ async function auth(host: LocalCommandHost, id: string | undefined): Promise<voi
         const type =
           kind === "unknown"
             ? paint.yellow(
-                ` (type ${sanitize(authMethodType(m))}, unknown to this client: :auth ${sanitize(m.id)} sends it anyway)`,
+                ` (type ${sanitize(authMethodType(m))}, unknown to this client: :auth ${sanitize(m.id)} sends ` +
+                  `it anyway)`,
               )
             : kind === "terminal"
               ? paint.dim(" (terminal login)")
               : "";
-        return `  ${paint.bold(sanitize(m.id))}  ${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}${type}`;
+        return (
+          `  ${paint.bold(sanitize(m.id))}  ` +
+          `${sanitize(m.name)}${m.description ? paint.dim(` — ${sanitize(m.description)}`) : ""}${type}`
+        );
       }),
     );
   }

@@ -126,7 +126,8 @@ async function chatWith(
   try {
     const version = chat.init.agentInfo?.version ? ` ${chat.init.agentInfo.version}` : "";
     ui.print([
-      `${paint.green("connected")} to ${paint.bold(sanitize(chat.agentName))}${sanitize(version)} (protocol v${chat.init.protocolVersion})`,
+      `${paint.green("connected")} to ${paint.bold(sanitize(chat.agentName))}${sanitize(version)} (protocol ` +
+        `v${chat.init.protocolVersion})`,
     ]);
     try {
       if (setup.auth !== undefined) await chat.authenticate(setup.auth);

@@ -41,12 +41,15 @@ test("indent and truncate", () => {
   assert.equal(truncate("abc", 4), "abc");
 });
 
-test("a word far longer than the line is cut into line-sized pieces; append takes more lines than a spread could", () => {
-  const word = "x".repeat(100_003);
-  const lines = wrapSegments([{ text: word }], 100).map(paintSegments);
-  assert.equal(lines.length, 1001);
-  assert.ok(lines.slice(0, -1).every((line) => line.length === 100));
-  assert.equal(lines.at(-1), "xxx");
-  const many = Array.from({ length: 300_000 }, (_, i) => String(i));
-  assert.equal(append(["first"], many).length, 300_001);
-});
+test(
+  "a word far longer than the line is cut into line-sized " + "pieces; append takes more lines than a spread could",
+  () => {
+    const word = "x".repeat(100_003);
+    const lines = wrapSegments([{ text: word }], 100).map(paintSegments);
+    assert.equal(lines.length, 1001);
+    assert.ok(lines.slice(0, -1).every((line) => line.length === 100));
+    assert.equal(lines.at(-1), "xxx");
+    const many = Array.from({ length: 300_000 }, (_, i) => String(i));
+    assert.equal(append(["first"], many).length, 300_001);
+  },
+);

@@ -108,7 +108,9 @@ export function applyExpected(
     return {
       ...result,
       status: "unexpected-pass",
-      message: `passed${note}, but --expected-failures lists it as failing ("${reason}"): the fault is fixed; remove its line from the list`,
+      message:
+        `passed${note}, but --expected-failures lists it as failing ("${reason}"): the fault is fixed; remove ` +
+        `its line from the list`,
       expectedReason: reason,
     };
   }
@@ -116,7 +118,8 @@ export function applyExpected(
     ...result,
     warnings: [
       ...result.warnings,
-      `--expected-failures lists it as failing ("${reason}"), but it was ${result.status === "skipped" ? "skipped" : "not exercised"}: the list was not confirmed`,
+      `--expected-failures lists it as failing ("${reason}"), but it was ` +
+        `${result.status === "skipped" ? "skipped" : "not exercised"}: the list was not confirmed`,
     ],
     expectedReason: reason,
   };

@@ -4,7 +4,10 @@
  */
 import { readFileSync } from "node:fs";
 
-/** Does `id` match one of the patterns? A pattern without `*` also matches the ids under it (`session` matches `session.load`). */
+/**
+ * Does `id` match one of the patterns? A pattern without `*` also matches the ids under it (`session` matches
+ * `session.load`).
+ */
 export function matchesAny(id: string, patterns: readonly string[]): boolean {
   return patterns.some((pattern) => {
     if (!pattern.includes("*")) return id === pattern || id.startsWith(`${pattern}.`);

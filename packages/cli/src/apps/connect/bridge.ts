@@ -25,7 +25,7 @@
  */
 import { sketchEnvelope } from "@acpkit/sdk/wire";
 import type { FrameProblem } from "@acpkit/sdk";
-import { isRecord, type AnyMessage } from "@acpkit/sdk";
+import type { AnyMessage } from "@acpkit/sdk";
 import { RequestError } from "@acpkit/sdk";
 import type { ReconnectOptions } from "@acpkit/sdk";
 import { connectRemote } from "@acpkit/sdk/node";
@@ -33,6 +33,9 @@ import type { RemoteProfile, RemoteStream } from "@acpkit/sdk";
 import { LineSplitter } from "@acpkit/sdk/wire";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "@acpkit/sdk";
 import { describeReconnectEvent, noticeFrame } from "./reconnect-notices.js";
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Output waiting for the remote beyond which stdin is no longer read. */
 const STDIN_HOLD_MARK = 256 * 1024;

@@ -13,12 +13,19 @@ import type { ReconnectEvent } from "@acpkit/sdk";
 
 /** The text of the notice a session gets after it was reattached. */
 export function reattachedNotice(method: string): string {
-  return `[acp connect] The connection to the remote agent dropped and was restored; this session was reattached (${method}). A turn that was running when it dropped ended with an error, and anything the agent sent while the link was down is lost.`;
+  return (
+    `[acp connect] The connection to the remote agent dropped and was restored; this session was reattached ` +
+    `(${method}). A turn that was running when it dropped ended with an error, and anything the agent sent ` +
+    `while the link was down is lost.`
+  );
 }
 
 /** The text of the notice a session gets when it could not be reattached. */
 export function reattachFailedNotice(reason: string): string {
-  return `[acp connect] The connection to the remote agent dropped and was restored, but this session could not be reattached (${reason}); start a new session.`;
+  return (
+    `[acp connect] The connection to the remote agent dropped and was restored, but this session could not be ` +
+    `reattached (${reason}); start a new session.`
+  );
 }
 
 /** The stderr line for `event`, and the session notice it calls for (if any). */
@@ -31,7 +38,8 @@ export function describeReconnectEvent(event: ReconnectEvent): {
     case "disconnected":
       return {
         note:
-          `the remote agent went away (${event.error === undefined ? "it closed the connection" : reason(event.error)}); reconnecting` +
+          `the remote agent went away ` +
+          `(${event.error === undefined ? "it closed the connection" : reason(event.error)}); reconnecting` +
           (event.lostRequests.length > 0
             ? `, ${event.lostRequests.length} request(s) in flight failed (${event.lostRequests.join(", ")})`
             : ""),

@@ -8,7 +8,7 @@ import { spawnAgentStream } from "@acpkit/sdk/node";
 import { silentLogger } from "@acpkit/sdk";
 import type * as schema from "@acpkit/sdk";
 import { PROTOCOL_VERSION } from "@acpkit/sdk";
-import type { Painter } from "./painter.js";
+import type { Painter } from "../shared/painter.js";
 
 /** What the demo prints, line by line, as the turn unfolds. */
 class DemoClient implements Client {
@@ -22,7 +22,8 @@ class DemoClient implements Client {
   requestPermission(params: schema.RequestPermissionRequest): schema.RequestPermissionResponse {
     const choice = params.options.find((option) => option.kind === "allow_once") ?? params.options[0]!;
     this.line(
-      `${this.paint.yellow("? permission")} ${params.toolCall.title ?? params.toolCall.toolCallId}: ${params.options.map((o) => o.name).join(" / ")} -> ${choice.name} (auto)`,
+      `${this.paint.yellow("? permission")} ${params.toolCall.title ?? params.toolCall.toolCallId}: ` +
+        `${params.options.map((o) => o.name).join(" / ")} -> ${choice.name} (auto)`,
     );
     return { outcome: { outcome: "selected", optionId: choice.optionId } };
   }
@@ -100,7 +101,8 @@ export async function runDemo(paint: Painter, out: (text: string) => void): Prom
       clientInfo: { name: "acp-demo-client", version: "0.1.0" },
     });
     out(
-      `${paint.green("initialized")} ${init.agentInfo?.title ?? init.agentInfo?.name ?? "agent"}, protocol v${init.protocolVersion}\n`,
+      `${paint.green("initialized")} ${init.agentInfo?.title ?? init.agentInfo?.name ?? "agent"}, protocol ` +
+        `v${init.protocolVersion}\n`,
     );
     const { sessionId } = await connection.newSession({ cwd: workspace, mcpServers: [] });
     out(`${paint.green("session")} ${sessionId}\n${paint.bold("you: ")}Summarise notes.txt into summary.md\n`);

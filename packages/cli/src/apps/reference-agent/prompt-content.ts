@@ -25,9 +25,15 @@ export function describeBlock(block: ContentBlock): string | undefined {
       const resource = block.resource;
       if ("text" in resource) {
         const lines = resource.text === "" ? 0 : resource.text.split("\n").length;
-        return `an embedded resource ${resource.uri} (${resource.mimeType ?? "text"}, ${lines} line${lines === 1 ? "" : "s"}, ${resource.text.length} characters)`;
+        return (
+          `an embedded resource ${resource.uri} (${resource.mimeType ?? "text"}, ` +
+          `${lines} line${lines === 1 ? "" : "s"}, ${resource.text.length} characters)`
+        );
       }
-      return `an embedded resource ${resource.uri} (${resource.mimeType ?? "binary"}, ${base64Bytes(resource.blob)} bytes)`;
+      return (
+        `an embedded resource ${resource.uri} (${resource.mimeType ?? "binary"}, ` +
+        `${base64Bytes(resource.blob)} bytes)`
+      );
     }
     case "resource_link":
       return `a link to ${block.uri} (${block.name}${block.mimeType ? `, ${block.mimeType}` : ""}${block.size != null ? `, ${block.size} bytes` : ""})`;

@@ -40,7 +40,8 @@ export function divergenceText(d: Divergence): string {
   const lines = [`  ${d.kind.padEnd(10)} ${where}${sanitizeTerminalText(d.frame)}: ${sanitizeTerminalText(d.message)}`];
   for (const difference of d.differences ?? [])
     lines.push(
-      `             ${sanitizeTerminalText(difference.path)}: expected ${show(difference.expected)}, got ${show(difference.actual)}`,
+      `             ${sanitizeTerminalText(difference.path)}: expected ${show(difference.expected)}, got ` +
+        `${show(difference.actual)}`,
     );
   return `${lines.join("\n")}\n`;
 }

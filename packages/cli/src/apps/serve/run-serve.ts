@@ -50,7 +50,10 @@ function describe(event: ConnectionEvent): string {
   const from = event.remoteAddress ? ` from ${event.remoteAddress}` : "";
   if (event.type === "open") return `connection ${short(event.connectionId)} opened (${event.transport})${from}`;
   const why = event.error instanceof Error ? `: ${event.error.message}` : "";
-  return `connection ${short(event.connectionId)} closed (${event.reason}${why}) after ${(event.durationMs / 1000).toFixed(1)} s`;
+  return (
+    `connection ${short(event.connectionId)} closed (${event.reason}${why}) after ` +
+    `${(event.durationMs / 1000).toFixed(1)} s`
+  );
 }
 
 /** Runs until a signal; resolves with the exit code. */
@@ -115,11 +118,13 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
   });
   // One write, so a reader that saw the URL has the token too.
   io.stdout(
-    `url: ${listening.url}\nwebsocket: ${listening.webSocketUrl}\n${listening.tokenGenerated ? `token: ${listening.token}\n` : ""}`,
+    `url: ${listening.url}\nwebsocket: ` +
+      `${listening.webSocketUrl}\n${listening.tokenGenerated ? `token: ${listening.token}\n` : ""}`,
   );
   const agentLine = options.agent ?? "the reference agent (acp agent)";
   io.stderr(
-    `${timestamp()} acp serve: ${agentLine} at ${listening.url}${listening.token ? " (bearer token required)" : " WITHOUT a token"}\n`,
+    `${timestamp()} acp serve: ${agentLine} at ` +
+      `${listening.url}${listening.token ? " (bearer token required)" : " WITHOUT a token"}\n`,
   );
   if (listening.tokenGenerated)
     io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
@@ -165,7 +170,9 @@ function checkProgram(command: string, cwd: string): void {
   });
   if (!runnable) {
     throw new ServeUsageError(
-      `--agent: cannot run "${program}": ${candidates.length > 1 ? "not found on PATH" : "no such executable file"}. Install it, or give its path.`,
+      `--agent: cannot run "${program}": ` +
+        `${candidates.length > 1 ? "not found on PATH" : "no such executable file"}. Install it, or give its ` +
+        `path.`,
     );
   }
 }

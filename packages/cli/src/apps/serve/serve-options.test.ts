@@ -75,26 +75,33 @@ test("mistakes name the flag and say what to do", () => {
   fails(["--agent", " "], /needs a command line/);
 });
 
-test("no token on a non-loopback host needs --allow-insecure as well; on loopback --insecure-no-token alone is enough", () => {
-  for (const host of ["0.0.0.0", "::", "192.168.1.10", "agents.example"]) {
+test(
+  "no token on a non-loopback host needs --allow-insecure as well; on loopback --insecure-no-token alone is " +
+    "enough",
+  () => {
+    for (const host of ["0.0.0.0", "::", "192.168.1.10", "agents.example"]) {
+      assert.throws(
+        () => parseServeArgs(["--host", host, "--insecure-no-token"], {}),
+        new RegExp(`refusing to serve ${host.replace(/\./g, "\\.")} without a token.*--allow-insecure`),
+      );
+      const allowed = parseServeArgs(["--host", host, "--insecure-no-token", "--allow-insecure"], {});
+      assert.deepEqual([allowed.insecureNoToken, allowed.allowInsecure], [true, true]);
+    }
+    for (const host of ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"]) {
+      assert.equal(parseServeArgs(["--host", host, "--insecure-no-token"], {}).insecureNoToken, true, host);
+    }
     assert.throws(
-      () => parseServeArgs(["--host", host, "--insecure-no-token"], {}),
-      new RegExp(`refusing to serve ${host.replace(/\./g, "\\.")} without a token.*--allow-insecure`),
+      () => parseServeArgs(["--allow-insecure"], {}),
+      /--allow-insecure only goes with --insecure-no-token/,
     );
-    const allowed = parseServeArgs(["--host", host, "--insecure-no-token", "--allow-insecure"], {});
-    assert.deepEqual([allowed.insecureNoToken, allowed.allowInsecure], [true, true]);
-  }
-  for (const host of ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"]) {
-    assert.equal(parseServeArgs(["--host", host, "--insecure-no-token"], {}).insecureNoToken, true, host);
-  }
-  assert.throws(() => parseServeArgs(["--allow-insecure"], {}), /--allow-insecure only goes with --insecure-no-token/);
-  assert.throws(
-    () => parseServeArgs(["--host", "0.0.0.0", "--allow-insecure"], {}),
-    /--allow-insecure only goes with --insecure-no-token/,
-  );
-  // A token from the environment and --insecure-no-token still contradict, whatever the host.
-  assert.throws(
-    () => parseServeArgs(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"], { ACP_TOKEN: "t" }),
-    /contradict/,
-  );
-});
+    assert.throws(
+      () => parseServeArgs(["--host", "0.0.0.0", "--allow-insecure"], {}),
+      /--allow-insecure only goes with --insecure-no-token/,
+    );
+    // A token from the environment and --insecure-no-token still contradict, whatever the host.
+    assert.throws(
+      () => parseServeArgs(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"], { ACP_TOKEN: "t" }),
+      /contradict/,
+    );
+  },
+);

@@ -164,8 +164,10 @@ export function parseServeArgs(
   }
   if (options.insecureNoToken && !options.allowInsecure && !isLoopbackHost(options.host)) {
     throw new ServeUsageError(
-      `refusing to serve ${options.host} without a token: anyone who can reach that address could run the agent as you. ` +
-        "Drop --insecure-no-token (a token is generated and printed), bind to 127.0.0.1, or add --allow-insecure if that network is yours alone.",
+      `refusing to serve ${options.host} without a token: anyone who can reach that address could run the ` +
+        `agent as you. ` +
+        ("Drop --insecure-no-token (a token is generated and printed), bind to 127.0.0.1, or add " +
+          "--allow-insecure if that network is yours alone."),
     );
   }
   if (!options.path.startsWith("/")) throw new ServeUsageError(`--path must start with "/", got "${options.path}"`);

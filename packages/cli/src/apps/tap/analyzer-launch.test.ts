@@ -30,7 +30,8 @@ test(
     const script = join(tmpdir(), `analyzer-probe-${process.pid}.mjs`);
     writeFileSync(
       script,
-      'let n = 0; process.stdin.on("data", (c) => (n += c.length)); process.stdin.on("end", () => { process.stderr.write(""); process.exit(n === 5 ? 0 : 1); });\n',
+      'let n = 0; process.stdin.on("data", (c) => (n += c.length)); process.stdin.on("end", () => { ' +
+        'process.stderr.write(""); process.exit(n === 5 ? 0 : 1); });\n',
     );
     const analyzer = spawnAnalyzer(script);
     try {

@@ -38,7 +38,8 @@ function start(line: string): void {
   observer = new WireObserver({ checker, ...(recorder ? { recorder } : {}) });
 }
 
-// Ctrl-C in a terminal reaches the whole foreground group: the analyzer finishes its work when the tap closes its input.
+// Ctrl-C in a terminal reaches the whole foreground group: the analyzer finishes its work when the tap closes its
+// input.
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => {});
 
 process.stdin.on("data", (chunk: Buffer) => {

@@ -15,13 +15,17 @@ const finding: Finding = {
   path: "$.params\u001b[2J",
 };
 
-test("findingLines: the peer's text (line, message, path) reaches stderr without control sequences, its visible text kept", () => {
-  const text = findingLines(finding, "acp tap");
-  assert.doesNotMatch(text, ANY_CONTROL);
-  assert.match(text, /^acp tap: error \[jsonrpc\.message\] The agent wrote a line that is not JSON: /);
-  assert.match(text, /\n {4}frame #3 agent->client: before[^\n]*after\n/);
-  assert.equal(text.split("\n").length, 5, "the peer's text adds no line of its own");
-});
+test(
+  "findingLines: the peer's text (line, message, path) reaches stderr without control sequences, its visible " +
+    "text kept",
+  () => {
+    const text = findingLines(finding, "acp tap");
+    assert.doesNotMatch(text, ANY_CONTROL);
+    assert.match(text, /^acp tap: error \[jsonrpc\.message\] The agent wrote a line that is not JSON: /);
+    assert.match(text, /\n {4}frame #3 agent->client: before[^\n]*after\n/);
+    assert.equal(text.split("\n").length, 5, "the peer's text adds no line of its own");
+  },
+);
 
 test("findingRecord: the report keeps the frame exactly, as JSON with every control character escaped", () => {
   const record = findingRecord(finding);

@@ -10,10 +10,15 @@ import { frameText, type Finding } from "@acpkit/sdk/wire";
 /** Lines for stderr: what was wrong, the frame, the JSON path and the spec (peer text without control sequences). */
 export function findingLines(finding: Finding, tool: string): string {
   const frame = finding.event
-    ? `\n    frame #${finding.event.index} ${finding.event.from}->${finding.event.from === "agent" ? "client" : "agent"}: ${oneLine(frameText(finding.event, 240))}`
+    ? `\n    frame ` +
+      `#${finding.event.index} ${finding.event.from}->${finding.event.from === "agent" ? "client" : "agent"}: ` +
+      `${oneLine(frameText(finding.event, 240))}`
     : "";
   const path = finding.path ? `\n    at ${sanitizeTerminalText(finding.path)}` : "";
-  return `${tool}: ${finding.severity} [${finding.rule}] ${sanitizeTerminalText(finding.message)}${frame}${path}\n    spec: ${finding.spec}\n`;
+  return (
+    `${tool}: ${finding.severity} [${finding.rule}] ${sanitizeTerminalText(finding.message)}${frame}${path}\n   ` +
+    ` spec: ${finding.spec}\n`
+  );
 }
 
 /** Peer text for one line of a report: control sequences removed, and a newline or tab shown as a space. */

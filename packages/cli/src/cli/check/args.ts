@@ -88,7 +88,8 @@ export function parseCheckArgs(kind: "agent" | "client", argv: readonly string[]
         throw new UsageError(
           arg.startsWith("-")
             ? `unknown option ${flag}. Run "acp check ${kind} --help" to see the options.`
-            : `unexpected argument "${arg}": put the ${kind}'s command after --, e.g. acp check ${kind} -- ${kind === "agent" ? "my-agent --acp" : 'my-client --agent "{agent}"'}`,
+            : `unexpected argument "${arg}": put the ${kind}'s command after --, e.g. acp check ${kind} -- ` +
+                `${kind === "agent" ? "my-agent --acp" : 'my-client --agent "{agent}"'}`,
         );
       }
       const value = flag !== arg ? arg.slice(eq + 1) : argv[++i];
@@ -106,11 +107,13 @@ export function parseCheckArgs(kind: "agent" | "client", argv: readonly string[]
   if (args.help || args.list) return args;
   if (args.command.length === 0)
     throw new UsageError(
-      `no ${kind} command: acp check ${kind} [options] -- ${kind === "agent" ? "<agent command>" : "<client command containing {agent}>"}`,
+      `no ${kind} command: acp check ${kind} [options] -- ` +
+        `${kind === "agent" ? "<agent command>" : "<client command containing {agent}>"}`,
     );
   if (kind === "client" && !args.command.some((part) => part.includes("{agent}") || part.includes("{agent-argv}"))) {
     throw new UsageError(
-      'the client command must contain {agent} where the agent\'s command line goes, e.g. acp check client -- acp exec --agent {agent} "hi"',
+      "the client command must contain {agent} where the agent's command line goes, e.g. acp check client -- " +
+        'acp exec --agent {agent} "hi"',
     );
   }
   return args;

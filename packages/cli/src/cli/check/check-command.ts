@@ -69,7 +69,8 @@ export async function checkCommand(argv: readonly string[], version: string): Pr
     args.verbose || process.stderr.isTTY
       ? (result: ScenarioResult) =>
           err(
-            `acp check ${kind}: ${result.id}: ${result.status}${result.status === "passed" ? "" : ` (${sanitizeTerminalText(firstLine(result.message))})`}\n`,
+            `acp check ${kind}: ${result.id}: ` +
+              `${result.status}${result.status === "passed" ? "" : ` (${sanitizeTerminalText(firstLine(result.message))})`}\n`,
           )
       : undefined;
   if (kind === "client")

@@ -81,21 +81,25 @@ test("resolveCommand: absolute kept, relative against the cwd, bare names throug
   assert.equal(resolveCommand("no-such-command-here", "/w", dir), "no-such-command-here");
 });
 
-test("--trace: a cassette (header, then one timestamped line per tap event until closed); an unwritable path is a usage error", () => {
-  assert.equal(openTraceFlag(undefined), undefined);
-  const path = join(dir, "trace.ndjson");
-  const trace = openTraceFlag(path)!;
-  trace.listener({ time: 0, direction: "out", message: { jsonrpc: "2.0", id: 1, method: "initialize", params: {} } });
-  trace.close();
-  trace.listener({ time: 1, direction: "in", message: { jsonrpc: "2.0", id: 1, result: {} } });
-  const [header, ...frames] = readFileSync(path, "utf8")
-    .trim()
-    .split("\n")
-    .map((line) => JSON.parse(line));
-  assert.equal(header.acpCassette, 1);
-  assert.equal(header.tool.name, "acp --trace");
-  assert.deepEqual(frames, [
-    { time: 0, from: "client", message: { jsonrpc: "2.0", id: 1, method: "initialize", params: {} } },
-  ]);
-  assert.throws(() => openTraceFlag(join(dir, "no-dir", "t.ndjson")), /--trace: cannot write/);
-});
+test(
+  "--trace: a cassette (header, then one timestamped line per tap event until closed); an unwritable path is a " +
+    "usage error",
+  () => {
+    assert.equal(openTraceFlag(undefined), undefined);
+    const path = join(dir, "trace.ndjson");
+    const trace = openTraceFlag(path)!;
+    trace.listener({ time: 0, direction: "out", message: { jsonrpc: "2.0", id: 1, method: "initialize", params: {} } });
+    trace.close();
+    trace.listener({ time: 1, direction: "in", message: { jsonrpc: "2.0", id: 1, result: {} } });
+    const [header, ...frames] = readFileSync(path, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line));
+    assert.equal(header.acpCassette, 1);
+    assert.equal(header.tool.name, "acp --trace");
+    assert.deepEqual(frames, [
+      { time: 0, from: "client", message: { jsonrpc: "2.0", id: 1, method: "initialize", params: {} } },
+    ]);
+    assert.throws(() => openTraceFlag(join(dir, "no-dir", "t.ndjson")), /--trace: cannot write/);
+  },
+);

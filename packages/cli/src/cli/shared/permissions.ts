@@ -36,7 +36,9 @@ export interface Asking {
   cannotAsk?: string;
 }
 
-/** Builds the policy for a flag (undefined: `ask` when the user can be asked, else `allow-reads`). Throws `UsageError`. */
+/**
+ * Builds the policy for a flag (undefined: `ask` when the user can be asked, else `allow-reads`). Throws `UsageError`.
+ */
 export function buildPolicy(flag: PermissionsFlag | undefined, asking: Asking): NamedPolicy {
   const chosen = flag ?? (asking.ask !== undefined ? "ask" : "allow-reads");
   if (typeof chosen === "object")
@@ -55,7 +57,8 @@ function simplePolicy(name: Exclude<PermissionsFlag, object>, asking: Asking): P
     case "ask":
       if (asking.ask === undefined)
         throw new UsageError(
-          `--permissions ask ${asking.cannotAsk ?? "cannot ask here"}; use allow-all, deny-all, allow-reads or rules:FILE.json`,
+          `--permissions ask ${asking.cannotAsk ?? "cannot ask here"}; use allow-all, deny-all, allow-reads ` +
+            `or rules:FILE.json`,
         );
       return asking.ask();
   }

@@ -33,16 +33,19 @@ test("bad header lines and empty tokens are refused with the flag's name", () =>
   assert.equal(setRemoteAgentFlag(noRemoteAgentFlags(), "--cwd", "x"), false);
 });
 
-test("--profile picks the remote transport (exec, chat and connect share it); a bad value or no URL is a usage error", () => {
-  const flags = noRemoteAgentFlags();
-  assert.equal(setRemoteAgentFlag(flags, "--profile", "http"), true);
-  assert.deepEqual(remoteAgentSpec("https://host/acp", flags, {}), { url: "https://host/acp", profile: "http" });
-  assert.throws(
-    () => setRemoteAgentFlag(noRemoteAgentFlags(), "--profile", "sse"),
-    /--profile must be one of auto, websocket, http; got "sse"/,
-  );
-  assert.throws(
-    () => remoteAgentSpec("my-agent --acp", flags, {}),
-    /--token, --header and --profile are for a remote agent/,
-  );
-});
+test(
+  "--profile picks the remote transport (exec, chat and connect share it); a bad value or no URL is a usage " + "error",
+  () => {
+    const flags = noRemoteAgentFlags();
+    assert.equal(setRemoteAgentFlag(flags, "--profile", "http"), true);
+    assert.deepEqual(remoteAgentSpec("https://host/acp", flags, {}), { url: "https://host/acp", profile: "http" });
+    assert.throws(
+      () => setRemoteAgentFlag(noRemoteAgentFlags(), "--profile", "sse"),
+      /--profile must be one of auto, websocket, http; got "sse"/,
+    );
+    assert.throws(
+      () => remoteAgentSpec("my-agent --acp", flags, {}),
+      /--token, --header and --profile are for a remote agent/,
+    );
+  },
+);

@@ -1,7 +1,7 @@
 /**
  * The flags for a remote agent that `acp exec`, `acp chat` and `acp connect` share: `--token T` (default: the
- * `ACP_TOKEN` environment variable), `--header "Name: value"` (repeatable) and `--profile auto|websocket|http`. With `--agent URL` they make the
- * `AgentSpec` `openAgentEndpoint` connects with. Errors are `UsageError`s (exit 2).
+ * `ACP_TOKEN` environment variable), `--header "Name: value"` (repeatable) and `--profile auto|websocket|http`. With
+ * `--agent URL` they make the `AgentSpec` `openAgentEndpoint` connects with. Errors are `UsageError`s (exit 2).
  */
 import { isAgentUrl, type AgentSpec } from "@acpkit/sdk/node";
 import type { RemoteProfile } from "@acpkit/sdk";
@@ -84,7 +84,8 @@ export function remoteAgentSpec(
   if (!isAgentUrl(agent)) {
     if (flags.token !== undefined || flags.headers.length > 0 || flags.profile !== undefined) {
       throw new UsageError(
-        "--token, --header and --profile are for a remote agent: give its URL with --agent http(s)://HOST/acp or ws(s)://HOST/acp",
+        "--token, --header and --profile are for a remote agent: give its URL with --agent http(s)://HOST/acp " +
+          "or ws(s)://HOST/acp",
       );
     }
     return undefined;

@@ -24,56 +24,64 @@ function deeplyNested(depth: number): unknown {
   return value;
 }
 
-test("a message that cannot be serialized is still recorded, with markers and a note, and a warning; later ones are traced", () => {
-  const path = join(dir, "hostile.ndjson");
-  const warnings: string[] = [];
-  const trace = openTrace(path, (text) => warnings.push(text));
-  const cyclic: Record<string, unknown> = { a: 1 };
-  cyclic.self = cyclic;
-  trace.listener({
-    time: 1,
-    direction: "in",
-    message: { jsonrpc: "2.0", method: "session/update", params: { _meta: { deep: deeplyNested(200_000) } } },
-  });
-  trace.listener({ time: 2, direction: "out", message: { jsonrpc: "2.0", id: 3, method: "x/y", params: { cyclic } } });
-  trace.listener({
-    time: 3,
-    direction: "out",
-    message: { jsonrpc: "2.0", id: 4, method: "x/z", params: { big: 10n ** 30n } },
-  });
-  trace.listener({ time: 4, direction: "in", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
-  trace.close();
+test(
+  "a message that cannot be serialized is still recorded, with markers and a note, and a warning; later ones " +
+    "are traced",
+  () => {
+    const path = join(dir, "hostile.ndjson");
+    const warnings: string[] = [];
+    const trace = openTrace(path, (text) => warnings.push(text));
+    const cyclic: Record<string, unknown> = { a: 1 };
+    cyclic.self = cyclic;
+    trace.listener({
+      time: 1,
+      direction: "in",
+      message: { jsonrpc: "2.0", method: "session/update", params: { _meta: { deep: deeplyNested(200_000) } } },
+    });
+    trace.listener({
+      time: 2,
+      direction: "out",
+      message: { jsonrpc: "2.0", id: 3, method: "x/y", params: { cyclic } },
+    });
+    trace.listener({
+      time: 3,
+      direction: "out",
+      message: { jsonrpc: "2.0", id: 4, method: "x/z", params: { big: 10n ** 30n } },
+    });
+    trace.listener({ time: 4, direction: "in", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
+    trace.close();
 
-  const [deep, cycle, bigint, fine] = records(path);
-  assert.equal(deep!.from, "agent");
-  assert.equal(deep!.message.method, "session/update");
-  assert.match(deep!.note, /not serializable as is \(Maximum call stack size exceeded\)/);
-  let level: unknown = deep!.message.params._meta.deep;
-  let depth = 3; // the copied message is depth 0; params, _meta; "deep" is at depth 3
-  while (Array.isArray(level)) {
-    level = level[0];
-    depth++;
-  }
-  assert.equal(level, MARK.deep);
-  assert.equal(depth, TRACE_MAX_DEPTH, "the marker stands where the depth limit is");
-  assert.deepEqual(cycle!.message.params.cyclic, { a: 1, self: MARK.circular });
-  assert.equal(bigint!.message.params.big, MARK.bigint(10n ** 30n));
-  assert.equal(cycle!.from, "client");
-  assert.deepEqual(fine, { time: 4, from: "agent", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
-  assert.equal(warnings.length, 3);
-  assert.match(
-    warnings[0]!,
-    /^acp: --trace: message 1 \(from the agent, session\/update\) could not be serialized as is \(Maximum call stack size exceeded\); recorded with markers$/,
-  );
-  assert.match(
-    warnings[1]!,
-    /message 2 \(to the agent, x\/y\) could not be serialized as is \(Converting circular structure/,
-  );
-  assert.match(
-    warnings[2]!,
-    /message 3 \(to the agent, x\/z\) could not be serialized as is \(Do not know how to serialize a BigInt\)/,
-  );
-});
+    const [deep, cycle, bigint, fine] = records(path);
+    assert.equal(deep!.from, "agent");
+    assert.equal(deep!.message.method, "session/update");
+    assert.match(deep!.note, /not serializable as is \(Maximum call stack size exceeded\)/);
+    let level: unknown = deep!.message.params._meta.deep;
+    let depth = 3; // the copied message is depth 0; params, _meta; "deep" is at depth 3
+    while (Array.isArray(level)) {
+      level = level[0];
+      depth++;
+    }
+    assert.equal(level, MARK.deep);
+    assert.equal(depth, TRACE_MAX_DEPTH, "the marker stands where the depth limit is");
+    assert.deepEqual(cycle!.message.params.cyclic, { a: 1, self: MARK.circular });
+    assert.equal(bigint!.message.params.big, MARK.bigint(10n ** 30n));
+    assert.equal(cycle!.from, "client");
+    assert.deepEqual(fine, { time: 4, from: "agent", message: { jsonrpc: "2.0", id: 4, result: { fine: true } } });
+    assert.equal(warnings.length, 3);
+    assert.match(
+      warnings[0]!,
+      /^acp: --trace: message 1 \(from the agent, session\/update\) could not be serialized as is \(Maximum call stack size exceeded\); recorded with markers$/,
+    );
+    assert.match(
+      warnings[1]!,
+      /message 2 \(to the agent, x\/y\) could not be serialized as is \(Converting circular structure/,
+    );
+    assert.match(
+      warnings[2]!,
+      /message 3 \(to the agent, x\/z\) could not be serialized as is \(Do not know how to serialize a BigInt\)/,
+    );
+  },
+);
 
 test("an id's exact text is recorded beside the message", () => {
   const path = join(dir, "raw-id.ndjson");

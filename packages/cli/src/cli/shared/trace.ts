@@ -28,7 +28,9 @@ function version(): string {
   return libraryVersion();
 }
 
-/** Opens (truncates) `path` for tracing a client's connection. Throws the file system's error when it cannot be created. */
+/**
+ * Opens (truncates) `path` for tracing a client's connection. Throws the file system's error when it cannot be created.
+ */
 export function openTrace(path: string, warn: (text: string) => void = toStderr, tool = "acp --trace"): TraceWriter {
   const file = openCassetteFile(path);
   let writeFailed = false;
@@ -64,7 +66,8 @@ export function openTrace(path: string, warn: (text: string) => void = toStderr,
           notes,
         );
         warn(
-          `acp: --trace: message ${count} (${describe(event)}) could not be serialized as is (${reason}); recorded with markers`,
+          `acp: --trace: message ${count} (${describe(event)}) could not be serialized as is (${reason}); ` +
+            `recorded with markers`,
         );
       }
     },

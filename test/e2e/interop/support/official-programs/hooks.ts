@@ -10,7 +10,7 @@
  */
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-const EXAMPLES = "/sdk-v1/dist/examples/";
+const EXAMPLES = "/sdk-1.9/dist/examples/";
 const acpkitRoot = pathToFileURL(fileURLToPath(new URL("../../../../../src/entries/index.js", import.meta.url))).href;
 const shim = new URL("./spawn-shim.js", import.meta.url).href;
 

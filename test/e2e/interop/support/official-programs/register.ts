@@ -1,6 +1,6 @@
 /**
  * `node --import <this file> <official example program>`: runs a program shipped with the official SDK 1.9.0
- * (`sdk-v1/dist/examples/*.js`) unchanged, with its SDK import pointed at acpkit or left on the official SDK
+ * (`sdk-1.9/dist/examples/*.js`) unchanged, with its SDK import pointed at acpkit or left on the official SDK
  * (ACP_PROGRAM_SDK=acpkit|official|official-2.4.0). See ./hooks.ts.
  */
 import { register } from "node:module";

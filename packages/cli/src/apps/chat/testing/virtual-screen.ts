@@ -1,7 +1,8 @@
 /**
  * A tiny terminal emulator for tests: applies what a program wrote (printable text, CR, LF, backspace, and the
  * CSI sequences a line UI uses: cursor up/down/forward/back/column, erase in display/line; SGR is ignored) to a
- * grid (LF moves to the start of the next line, as a tty with ONLCR does), so a test can read the screen as a person would see it. Scrolls when the cursor passes the last row.
+ * grid (LF moves to the start of the next line, as a tty with ONLCR does), so a test can read the screen as a person
+ * would see it. Scrolls when the cursor passes the last row.
  */
 export class VirtualScreen {
   readonly rows: number;

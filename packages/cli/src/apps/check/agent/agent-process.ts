@@ -157,7 +157,8 @@ export class AgentProcess {
     const answer = await this.call("authenticate", { methodId }, this.target.startupTimeoutMs);
     if (answer.error !== undefined)
       throw new NotExercised(
-        `authenticate with "${methodId}" (--auth) was refused: ${describeError(answer.error)}; the agent may need credentials: give them with --env NAME=VALUE`,
+        `authenticate with "${methodId}" (--auth) was refused: ${describeError(answer.error)}; the agent may ` +
+          `need credentials: give them with --env NAME=VALUE`,
       );
   }
 
@@ -174,10 +175,14 @@ export class AgentProcess {
       if (code === ErrorCodes.authRequired) {
         if (this.target.auth === undefined)
           throw new NotExercised(
-            `the agent needs authentication before session/new (${describeError(answer.error)}); log in with --auth METHOD (one of its authMethods) and give the credentials it needs with --env NAME=VALUE`,
+            `the agent needs authentication before session/new (${describeError(answer.error)}); log in with ` +
+              `--auth METHOD (one of its authMethods) and give the credentials it needs with --env NAME=VALUE`,
           );
         throw new CheckFailed(
-          `the agent answered authenticate with "${this.target.auth}" with success, then refused session/new with ${describeError(answer.error)}. After a successful authenticate, authenticated requests may proceed (the spec's authentication flow); an agent that could not log the client in must say so with an error from authenticate, not a success.`,
+          `the agent answered authenticate with "${this.target.auth}" with success, then refused session/new ` +
+            `with ${describeError(answer.error)}. After a successful authenticate, authenticated requests may ` +
+            `proceed (the spec's authentication flow); an agent that could not log the client in must say so ` +
+            `with an error from authenticate, not a success.`,
         );
       }
       throw new CheckFailed(`the agent answered session/new with an error: ${describeError(answer.error)}`);
@@ -226,7 +231,8 @@ export class AgentProcess {
     } catch (error) {
       if (error instanceof WaitTimeoutError)
         throw new NotExercised(
-          `the agent did not answer ${what} within ${error.timeoutMs} ms (offline, an agent may need its model to answer)`,
+          `the agent did not answer ${what} within ${error.timeoutMs} ms (offline, an agent may need its ` +
+            `model to answer)`,
         );
       throw new CheckFailed(`the agent exited during ${what}; ${this.stderr()}`);
     }

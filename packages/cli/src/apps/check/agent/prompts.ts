@@ -54,7 +54,8 @@ export function readPromptBook(path: string, scenarioIds: readonly string[]): Pr
   for (const [id, template] of Object.entries(value)) {
     if (!scenarioIds.includes(id))
       throw new Error(
-        `--prompts ${path}: unknown scenario id "${id}" (prompts are used by: ${Object.keys(DEFAULT_PROMPTS).join(", ")})`,
+        `--prompts ${path}: unknown scenario id "${id}" (prompts are used by: ` +
+          `${Object.keys(DEFAULT_PROMPTS).join(", ")})`,
       );
     if (template !== null && typeof template !== "string")
       throw new Error(`--prompts ${path}: the prompt of "${id}" must be a string or null`);

@@ -96,7 +96,9 @@ export async function runAgentCheck(options: AgentCheckOptions): Promise<AgentCh
       const auth = options.target.auth;
       if (first && init !== undefined && auth !== undefined && !authMethodIds(init).includes(auth)) {
         const offered = authMethodIds(init);
-        badAuth = `the agent does not offer the auth method "${auth}" given with --auth; it offers ${offered.length === 0 ? "none" : offered.map((id) => JSON.stringify(id)).join(", ")}`;
+        badAuth =
+          `the agent does not offer the auth method "${auth}" given with --auth; it offers ` +
+          `${offered.length === 0 ? "none" : offered.map((id) => JSON.stringify(id)).join(", ")}`;
         break;
       }
       result = applyExpected(result, options.expected);
@@ -159,7 +161,9 @@ async function runOne(
   const errors = findings.filter((f) => f.severity === "error");
   if (errors.length > 0 && status !== "failed" && status !== "skipped") {
     status = "failed";
-    message = `the agent broke ${errors.length === 1 ? "a protocol rule" : `${errors.length} protocol rules`}: ${errors[0]!.message}`;
+    message =
+      `the agent broke ${errors.length === 1 ? "a protocol rule" : `${errors.length} protocol rules`}: ` +
+      `${errors[0]!.message}`;
   }
   for (const warning of findings.filter((f) => f.severity === "warning"))
     ctx.warn(`[${warning.rule}] ${warning.message}`);

@@ -74,7 +74,8 @@ export class AgentScenarioContext {
   /** Hint for a "not exercised" message: how to make the agent do it. */
   hint(scenario = this.scenario): string {
     return this.prompts.isDefault(scenario)
-      ? ` (asked with the reference agent's wording ${JSON.stringify(this.prompts.text(scenario))}; give this agent's wording with --prompts FILE)`
+      ? ` (asked with the reference agent's wording ${JSON.stringify(this.prompts.text(scenario))}; give this ` +
+          `agent's wording with --prompts FILE)`
       : "";
   }
 

@@ -149,7 +149,8 @@ export class ClientRun {
           () =>
             reject(
               new CheckFailed(
-                `the client did not start its agent (the {agent} command) within ${Math.round(this.target.startupTimeoutMs / 1000)} s; ${this.describeClient()}`,
+                `the client did not start its agent (the {agent} command) within ` +
+                  `${Math.round(this.target.startupTimeoutMs / 1000)} s; ${this.describeClient()}`,
               ),
             ),
           this.target.startupTimeoutMs,

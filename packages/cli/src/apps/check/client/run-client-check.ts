@@ -110,7 +110,9 @@ async function runOne(
   const errors = findings.filter((f) => f.severity === "error");
   if (errors.length > 0 && status !== "failed" && status !== "skipped") {
     status = "failed";
-    message = `the client broke ${errors.length === 1 ? "a protocol rule" : `${errors.length} protocol rules`}: ${errors[0]!.message}`;
+    message =
+      `the client broke ${errors.length === 1 ? "a protocol rule" : `${errors.length} protocol rules`}: ` +
+      `${errors[0]!.message}`;
   }
   for (const warning of findings.filter((f) => f.severity === "warning"))
     ctx.warn(`[${warning.rule}] ${warning.message}`);
@@ -138,7 +140,8 @@ async function wrapUp(ctx: ClientScenarioContext, run: ClientRun): Promise<void>
     const exit = await run.exitWithin(EXIT_GRACE_MS);
     if (!exit)
       ctx.warn(
-        `the client was still running ${EXIT_GRACE_MS / 1000} s after its turn was over and its stdin ended; it was stopped`,
+        `the client was still running ${EXIT_GRACE_MS / 1000} s after its turn was over and its stdin ended; ` +
+          `it was stopped`,
       );
   }
   if (run.exit !== undefined && (await run.relayOutlives(1000)))

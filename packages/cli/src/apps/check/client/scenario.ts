@@ -77,7 +77,8 @@ export class ClientScenarioContext {
       .catch(() => undefined);
     if (!cancel)
       throw new NotExercised(
-        `the client did not send session/cancel within 5 s of ${this.target.cancelSignal} (give the signal that makes it cancel with --cancel-signal)`,
+        `the client did not send session/cancel within 5 s of ${this.target.cancelSignal} (give the signal ` +
+          `that makes it cancel with --cancel-signal)`,
       );
   }
 

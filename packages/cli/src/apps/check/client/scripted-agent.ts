@@ -63,7 +63,8 @@ export class ScriptedAgent {
         this.promptWaiters = this.promptWaiters.filter((w) => w !== take);
         reject(
           new CheckFailed(
-            `the client did not send session/prompt within ${Math.round(timeoutMs / 1000)} s of starting the agent; ${this.progress()}`,
+            `the client did not send session/prompt within ${Math.round(timeoutMs / 1000)} s of starting the ` +
+              `agent; ${this.progress()}`,
           ),
         );
       }, timeoutMs);
@@ -113,7 +114,8 @@ export class ScriptedAgent {
     } catch (error) {
       if (error instanceof WaitTimeoutError)
         throw new CheckFailed(
-          `the client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s. The client MUST answer every request of the agent.`,
+          `the client did not answer ${method} within ${Math.round(timeoutMs / 1000)} s. The client MUST ` +
+            `answer every request of the agent.`,
         );
       throw new CheckFailed(`the client closed the connection while ${method} was pending`);
     }

@@ -59,25 +59,32 @@ const paint: TablePaint = {
 // eslint-disable-next-line no-control-regex -- our own SGR codes
 const OUR_COLOURS = /\u001b\[(?:32|39|31|33|2|22)m/g;
 
-test("acp check's table: the peer's name, messages, findings, frames and warnings reach the terminal without control sequences; only our colours", () => {
-  const text = formatTable(report, paint);
-  assert.doesNotMatch(text.replace(OUR_COLOURS, ""), ANY_CONTROL);
-  for (const visible of [
-    "xname",
-    "x1.0",
-    "xthe agent answered -32603: boom",
-    "xwarning",
-    "xnot JSON",
-    "xframe",
-    "xnote",
-  ])
-    assert.ok(text.includes(visible), `${visible} shown`);
-  assert.doesNotMatch(formatTable(report), ANY_CONTROL, "plain: no escape at all");
-});
+test(
+  "acp check's table: the peer's name, messages, findings, frames and warnings reach the terminal without " +
+    "control sequences; only our colours",
+  () => {
+    const text = formatTable(report, paint);
+    assert.doesNotMatch(text.replace(OUR_COLOURS, ""), ANY_CONTROL);
+    for (const visible of [
+      "xname",
+      "x1.0",
+      "xthe agent answered -32603: boom",
+      "xwarning",
+      "xnot JSON",
+      "xframe",
+      "xnote",
+    ])
+      assert.ok(text.includes(visible), `${visible} shown`);
+    assert.doesNotMatch(formatTable(report), ANY_CONTROL, "plain: no escape at all");
+  },
+);
 
-test("acp check's JUnit XML keeps DEL and C1 controls as character references and carries no raw control character", () => {
-  const xml = formatJunit(report);
-  assert.doesNotMatch(xml, ANY_CONTROL);
-  assert.match(xml, /&#x9b;2J/);
-  assert.match(xml, /&#x9d;0;pwned&#x9c;/);
-});
+test(
+  "acp check's JUnit XML keeps DEL and C1 controls as character " + "references and carries no raw control character",
+  () => {
+    const xml = formatJunit(report);
+    assert.doesNotMatch(xml, ANY_CONTROL);
+    assert.match(xml, /&#x9b;2J/);
+    assert.match(xml, /&#x9d;0;pwned&#x9c;/);
+  },
+);

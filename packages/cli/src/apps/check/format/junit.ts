@@ -29,12 +29,16 @@ export function formatJunit(report: CheckReport): string {
   const name = `acp check ${report.kind}`;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
-    `<testsuites name="${xml(name)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}">`,
-    `  <testsuite name="${xml(`${name}: ${report.command.join(" ")}`)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}" timestamp="${xml(report.started)}">`,
+    `<testsuites name="${xml(name)}" tests="${tests}" failures="${failures}" errors="0" skipped="${skipped}" ` +
+      `time="${seconds(report.durationMs)}">`,
+    `  <testsuite name="${xml(`${name}: ${report.command.join(" ")}`)}" tests="${tests}" ` +
+      `failures="${failures}" errors="0" skipped="${skipped}" time="${seconds(report.durationMs)}" ` +
+      `timestamp="${xml(report.started)}">`,
   ];
   for (const result of report.results) {
     lines.push(
-      `    <testcase classname="acp.check.${report.kind}" name="${xml(`${result.id}: ${result.title}`)}" time="${seconds(result.durationMs)}">`,
+      `    <testcase classname="acp.check.${report.kind}" name="${xml(`${result.id}: ${result.title}`)}" ` +
+        `time="${seconds(result.durationMs)}">`,
     );
     if (result.status === "failed" || result.status === "unexpected-pass") {
       const details = [
@@ -45,7 +49,8 @@ export function formatJunit(report: CheckReport): string {
         ),
       ].join("\n");
       lines.push(
-        `      <failure message="${xml(result.message ?? "failed")}" type="${xml(result.status === "unexpected-pass" ? "unexpected-pass" : (result.findings[0]?.rule ?? result.id))}">${xml(details)}</failure>`,
+        `      <failure message="${xml(result.message ?? "failed")}" ` +
+          `type="${xml(result.status === "unexpected-pass" ? "unexpected-pass" : (result.findings[0]?.rule ?? result.id))}">${xml(details)}</failure>`,
       );
     } else if (result.status !== "passed") {
       const why =

@@ -56,7 +56,8 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
       result.status === "passed" ? [result.message, figure].filter(Boolean).join("; ") : (result.message ?? ""),
     );
     lines.push(
-      `  ${colour(result.status, paint)(LABEL[result.status])} ${result.id.padEnd(width)}  ${result.title}${result.status === "passed" || result.status === "skipped" ? paint.dim(`  ${ms(result.durationMs)}`) : ""}`,
+      `  ${colour(result.status, paint)(LABEL[result.status])} ${result.id.padEnd(width)}  ` +
+        `${result.title}${result.status === "passed" || result.status === "skipped" ? paint.dim(`  ${ms(result.durationMs)}`) : ""}`,
     );
     if (detail && result.status !== "passed") lines.push(`        ${colour(result.status, paint)(indent(detail))}`);
     else if (detail) lines.push(paint.dim(`        ${indent(detail)}`));
@@ -90,7 +91,8 @@ export function formatTable(report: CheckReport, paint: TablePaint = plainPaint)
     .filter(Boolean)
     .join(", ");
   lines.push(
-    `${failures(s) > 0 ? paint.red("FAILED") : paint.green("OK")}: ${parts.join(", ")} in ${ms(report.durationMs)}${extra ? `; ${extra}` : ""}`,
+    `${failures(s) > 0 ? paint.red("FAILED") : paint.green("OK")}: ${parts.join(", ")} in ` +
+      `${ms(report.durationMs)}${extra ? `; ${extra}` : ""}`,
   );
   return `${lines.join("\n")}\n`;
 }

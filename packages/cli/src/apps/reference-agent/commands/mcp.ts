@@ -1,4 +1,7 @@
-/** `/mcp` (the session's MCP servers: their tools, or why they failed) and `/mcp-call SERVER TOOL JSON` (calls one, in a tool call). */
+/**
+ * `/mcp` (the session's MCP servers: their tools, or why they failed) and `/mcp-call SERVER TOOL JSON` (calls one, in a
+ * tool call).
+ */
 import { mcpTool } from "../tools/mcp-tool.js";
 import { errorText } from "../tools/result.js";
 import { splitFirst, type RefCommand } from "./registry.js";
@@ -16,7 +19,9 @@ export const mcpCommands: RefCommand[] = [
           server.state === "connected"
             ? `${server.tools.length} tool${server.tools.length === 1 ? "" : "s"}`
             : `${server.state === "failed" ? "failed" : "closed"}: ${server.error ?? "not connected"}`;
-        const head = `- ${server.name} (${server.transport}${server.pid !== undefined ? `, pid ${server.pid}` : ""}): ${state}`;
+        const head =
+          `- ${server.name} (${server.transport}${server.pid !== undefined ? `, pid ${server.pid}` : ""}): ` +
+          `${state}`;
         return [
           head,
           ...server.tools.map((tool) => `  - ${tool.name}${tool.description ? `: ${tool.description}` : ""}`),

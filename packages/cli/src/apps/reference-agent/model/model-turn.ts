@@ -22,7 +22,8 @@ function systemPrompt(ctx: TurnContext): string {
   return [
     `You are a small coding agent working in ${ctx.turn.session.cwd}, talking to the user through an editor.`,
     "Use the tools to read, search, edit and run things; paths may be relative to the working directory.",
-    `The session is in ${modeOf(ctx)} mode${modeOf(ctx) === "architect" ? ": plan and explain, do not change files" : ""}.`,
+    `The session is in ` +
+      `${modeOf(ctx)} mode${modeOf(ctx) === "architect" ? ": plan and explain, do not change files" : ""}.`,
     "Be brief.",
   ].join(" ");
 }

@@ -21,7 +21,8 @@ async function collect(parts: string[]): Promise<string[]> {
 
 test("sseData: events split anywhere, CRLF, comments, multi-line data, [DONE] ends the stream", async () => {
   const text =
-    ': keep-alive\r\ndata: {"a":1}\r\n\r\ndata:{"b":2}\n\ndata: x\ndata: y\n\nevent: other\ndata: [DONE]\n\ndata: after\n\n';
+    ': keep-alive\r\ndata: {"a":1}\r\n\r\ndata:{"b":2}\n\ndata: x\ndata: y\n\nevent: other\ndata: ' +
+    "[DONE]\n\ndata: after\n\n";
   for (let split = 0; split <= text.length; split++) {
     assert.deepEqual(
       await collect([text.slice(0, split), text.slice(split)]),

@@ -27,7 +27,8 @@ export class GrepTimeLimitError extends Error {
   override readonly name = "GrepTimeLimitError";
   constructor(readonly limitMs: number) {
     super(
-      `the search took longer than ${limitMs} ms and was stopped; the pattern may backtrack catastrophically (like (a+)+$): simplify it`,
+      `the search took longer than ${limitMs} ms and was stopped; the pattern may backtrack catastrophically ` +
+        `(like (a+)+$): simplify it`,
     );
   }
 }

@@ -42,19 +42,23 @@ async function answerAfterCancel(agent: AgentProcess, turn: Turn, how: string): 
   if (agent.peer.closed)
     throw new CheckFailed(`the agent exited after ${how} without answering the turn; ${agent.stderr()}`);
   throw new CheckFailed(
-    `the agent did not answer the turn within ${CANCEL_DEADLINE_MS / 1000} s of ${how}: it ignores cancellation. After ${how} the agent MUST stop and answer session/prompt with stopReason "cancelled".`,
+    `the agent did not answer the turn within ${CANCEL_DEADLINE_MS / 1000} s of ${how}: it ignores ` +
+      `cancellation. After ${how} the agent MUST stop and answer session/prompt with stopReason "cancelled".`,
   );
 }
 
 function checkCancelled(answer: WireEvent, how: string, afterMs: number): void {
   if (answer.error !== undefined)
     throw new CheckFailed(
-      `the agent answered the cancelled turn with an error (${describeError(answer.error)}) ${Math.round(afterMs)} ms after ${how}. Agents MUST catch the errors of an aborted turn and answer with stopReason "cancelled".`,
+      `the agent answered the cancelled turn with an error (${describeError(answer.error)}) ` +
+        `${Math.round(afterMs)} ms after ${how}. Agents MUST catch the errors of an aborted turn and answer ` +
+        `with stopReason "cancelled".`,
     );
   const stopReason = (answer.result as { stopReason?: unknown } | undefined)?.stopReason;
   if (stopReason !== "cancelled")
     throw new CheckFailed(
-      `the agent answered stopReason ${JSON.stringify(stopReason)} ${Math.round(afterMs)} ms after ${how}. After session/cancel the agent MUST answer the prompt with stopReason "cancelled".`,
+      `the agent answered stopReason ${JSON.stringify(stopReason)} ${Math.round(afterMs)} ms after ${how}. ` +
+        `After session/cancel the agent MUST answer the prompt with stopReason "cancelled".`,
     );
 }
 
@@ -73,7 +77,8 @@ export const cancelScenario: AgentScenario = {
     checkCancelled(answer, "session/cancel", latency);
     if (latency > 2000)
       ctx.warn(
-        `the agent took ${Math.round(latency)} ms to answer the cancelled turn; it SHOULD stop all work as soon as possible`,
+        `the agent took ${Math.round(latency)} ms to answer the cancelled turn; it SHOULD stop all work as ` +
+          `soon as possible`,
       );
     return `answered "cancelled" ${Math.round(latency)} ms after session/cancel`;
   },
@@ -120,7 +125,9 @@ export const cancelPendingScenario: AgentScenario = {
       );
     if (!cascaded)
       ctx.warn(
-        `the agent did not cancel its pending session/request_permission (id ${JSON.stringify(asked.id)}) with $/cancel_request after session/cancel; it waited for the client's "cancelled" answer (see the cascading cancellation flow)`,
+        `the agent did not cancel its pending session/request_permission (id ${JSON.stringify(asked.id)}) ` +
+          `with $/cancel_request after session/cancel; it waited for the client's "cancelled" answer (see the ` +
+          `cascading cancellation flow)`,
       );
     return cascaded
       ? 'the pending permission request was cancelled with $/cancel_request; the turn ended "cancelled"'
@@ -140,12 +147,16 @@ export const cancelRequestScenario: AgentScenario = {
     const answer = await turn.response.catch(() => undefined);
     if (!answer && agent.peer.closed)
       throw new CheckFailed(
-        `the agent exited without answering the session/prompt whose $/cancel_request it received; ${agent.stderr()}. On $/cancel_request the receiver MUST still answer the request: a result or error -32800.`,
+        `the agent exited without answering the session/prompt whose $/cancel_request it received; ` +
+          `${agent.stderr()}. On $/cancel_request the receiver MUST still answer the request: a result or error ` +
+          `-32800.`,
       );
-    // Honouring $/cancel_request is optional: an agent that does not may answer only when the turn ends, which offline may be never.
+    // Honouring $/cancel_request is optional: an agent that does not may answer only when the turn ends, which offline
+    // may be never.
     if (!answer)
       throw new NotExercised(
-        `the agent had not answered the session/prompt ${Math.round((SLOW_MS + CANCEL_DEADLINE_MS) / 1000)} s after $/cancel_request: it does not act on it (optional), and the turn itself did not end`,
+        `the agent had not answered the session/prompt ${Math.round((SLOW_MS + CANCEL_DEADLINE_MS) / 1000)} s ` +
+          `after $/cancel_request: it does not act on it (optional), and the turn itself did not end`,
       );
     const latency = answer.time - cancel.time;
     ctx.measure("cancelRequestLatencyMs", latency);
@@ -153,13 +164,17 @@ export const cancelRequestScenario: AgentScenario = {
     if (code === -32800) return `answered error -32800 ${Math.round(latency)} ms after $/cancel_request`;
     if (answer.error !== undefined)
       throw new CheckFailed(
-        `the agent answered the session/prompt it was asked to cancel with error ${describeError(answer.error)}. A cancelled request is answered with a result or error -32800 (Request Cancelled).`,
+        `the agent answered the session/prompt it was asked to cancel with error ` +
+          `${describeError(answer.error)}. A cancelled request is answered with a result or error -32800 ` +
+          `(Request Cancelled).`,
       );
     const stopReason = (answer.result as { stopReason?: unknown } | undefined)?.stopReason;
     if (stopReason === "cancelled")
       return `answered stopReason "cancelled" ${Math.round(latency)} ms after $/cancel_request`;
     ctx.warn(
-      `the agent did not cancel the turn on $/cancel_request: it answered stopReason ${JSON.stringify(stopReason)} ${Math.round(latency)} ms later. Honouring it is optional (an answer of -32800 or stopReason "cancelled" would say it did).`,
+      `the agent did not cancel the turn on $/cancel_request: it answered stopReason ` +
+        `${JSON.stringify(stopReason)} ${Math.round(latency)} ms later. Honouring it is optional (an answer of ` +
+        `-32800 or stopReason "cancelled" would say it did).`,
     );
     return "answered, without cancelling";
   },

@@ -42,7 +42,8 @@ export const permissionScenario: AgentScenario = {
     const wrote = requestsOf(agent, second, "fs/write_text_file").some((e) => pathOf(e) === target);
     if (wrote || existsSync(target))
       throw new CheckFailed(
-        `the agent wrote ${target} although the client rejected the permission request for it. A rejected tool call MUST NOT be carried out.`,
+        `the agent wrote ${target} although the client rejected the permission request for it. A rejected ` +
+          `tool call MUST NOT be carried out.`,
       );
     if (!existsSync(join(ctx.workdir, allowed)))
       ctx.warn(`the agent asked permission to write ${allowed} and was allowed, but the file was not written`);
@@ -72,7 +73,9 @@ export const fsReadScenario: AgentScenario = {
     const paths = reads.map(pathOf);
     if (!paths.includes(file))
       throw new CheckFailed(
-        `asked to read ${name} (relative to the session's cwd ${ctx.workdir}), the agent asked the client for ${paths.map((p) => JSON.stringify(p)).join(", ")}. Paths MUST be absolute, resolved against the session's cwd.`,
+        `asked to read ${name} (relative to the session's cwd ${ctx.workdir}), the agent asked the client for ` +
+          `${paths.map((p) => JSON.stringify(p)).join(", ")}. Paths MUST be absolute, resolved against the ` +
+          `session's cwd.`,
       );
     return `read ${file}`;
   },
@@ -95,7 +98,9 @@ export const fsWriteScenario: AgentScenario = {
     const mine = writes.find((e) => pathOf(e) === file);
     if (!mine)
       throw new CheckFailed(
-        `asked to write ${name} (relative to the session's cwd ${ctx.workdir}), the agent asked the client to write ${writes.map((e) => JSON.stringify(pathOf(e))).join(", ")}. Paths MUST be absolute, resolved against the session's cwd.`,
+        `asked to write ${name} (relative to the session's cwd ${ctx.workdir}), the agent asked the client to ` +
+          `write ${writes.map((e) => JSON.stringify(pathOf(e))).join(", ")}. Paths MUST be absolute, resolved ` +
+          `against the session's cwd.`,
       );
     const content = (mine.params as { content?: unknown }).content;
     if (typeof content !== "string" || !content.includes(text))
@@ -127,7 +132,9 @@ export const terminalScenario: AgentScenario = {
     const open = created.filter((id) => !releasedIds(agent).has(id));
     if (open.length > 0)
       throw new CheckFailed(
-        `the agent never released terminal${open.length > 1 ? "s" : ""} ${open.join(", ")} (still open 2 s after the turn ended). The agent MUST release every terminal with terminal/release when it no longer needs it.`,
+        `the agent never released terminal${open.length > 1 ? "s" : ""} ${open.join(", ")} (still open 2 s ` +
+          `after the turn ended). The agent MUST release every terminal with terminal/release when it no longer ` +
+          `needs it.`,
       );
     const used = ["terminal/output", "terminal/wait_for_exit"].filter((m) => requestsOf(agent, turn, m).length > 0);
     return `${created.length} terminal(s), ${used.join(" and ") || "no output read"}, released`;

@@ -28,7 +28,9 @@ export const initializeScenario: AgentScenario = {
     ctx.measure("startupMs", agent.startupMs!);
     if (init.protocolVersion !== 1)
       throw new CheckFailed(
-        `the client asked for protocol version 1 and the agent answered ${JSON.stringify(init.protocolVersion)}. If the agent supports the requested version it MUST answer with the same version (every ACP agent supports version 1).`,
+        `the client asked for protocol version 1 and the agent answered ` +
+          `${JSON.stringify(init.protocolVersion)}. If the agent supports the requested version it MUST answer ` +
+          `with the same version (every ACP agent supports version 1).`,
       );
     if (init.agentInfo === undefined)
       ctx.warn("the agent sent no agentInfo; agents SHOULD give their name and version in the initialize response");
@@ -50,12 +52,16 @@ export const versionScenario: AgentScenario = {
     );
     if (answer.error !== undefined)
       throw new CheckFailed(
-        `the agent answered initialize with protocolVersion 999 with an error (${describeError(answer.error)}). It MUST answer with the latest protocol version it supports; the client then decides whether to go on.`,
+        `the agent answered initialize with protocolVersion 999 with an error ` +
+          `(${describeError(answer.error)}). It MUST answer with the latest protocol version it supports; the ` +
+          `client then decides whether to go on.`,
       );
     const version = (answer.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
     if (typeof version !== "number" || version >= 999)
       throw new CheckFailed(
-        `asked for protocol version 999 (which does not exist), the agent answered ${JSON.stringify(version)}. An agent that does not support the requested version MUST answer with the latest version it supports.`,
+        `asked for protocol version 999 (which does not exist), the agent answered ` +
+          `${JSON.stringify(version)}. An agent that does not support the requested version MUST answer with ` +
+          `the latest version it supports.`,
       );
     return `answered protocol version ${version}`;
   },
@@ -76,7 +82,8 @@ export const authScenario: AgentScenario = {
     );
     if (answer.error === undefined)
       throw new CheckFailed(
-        'the agent accepted authenticate with methodId "acp-check-no-such-method", which is not one of the authMethods it advertised. It MUST refuse a method it does not offer with an error.',
+        'the agent accepted authenticate with methodId "acp-check-no-such-method", which is not one of the ' +
+          "authMethods it advertised. It MUST refuse a method it does not offer with an error.",
       );
     return `refused: ${describeError(answer.error)}`;
   },

@@ -41,7 +41,8 @@ export const streamScenario: AgentScenario = {
     if (chunks === count) return `${count} chunks, all before the response`;
     if (chunks + late === count)
       throw new CheckFailed(
-        `${late} of the ${count} chunks came after the session/prompt response. Every update of a turn MUST come before its response.`,
+        `${late} of the ${count} chunks came after the session/prompt response. Every update of a turn MUST ` +
+          `come before its response.`,
       );
     throw new NotExercised(`asked for ${count} message chunks, the agent sent ${chunks}${ctx.hint()}`);
   },

@@ -17,10 +17,12 @@ async function stillServing(agent: AgentProcess, after: string): Promise<void> {
   if (answer) return;
   if (agent.peer.closed)
     throw new CheckFailed(
-      `the agent exited after ${after}; ${agent.stderr()}. An agent MUST survive bad input: answer it with an error and carry on.`,
+      `the agent exited after ${after}; ${agent.stderr()}. An agent MUST survive bad input: answer it with an ` +
+        `error and carry on.`,
     );
   throw new CheckFailed(
-    `the agent stopped answering requests after ${after}. An agent MUST survive bad input: answer it with an error and carry on.`,
+    `the agent stopped answering requests after ${after}. An agent MUST survive bad input: answer it with an ` +
+      `error and carry on.`,
   );
 }
 
@@ -43,7 +45,11 @@ function idlessError(agent: AgentProcess, since: number): WireEvent | undefined 
 /** The warning for an answer without an id, naming what it carried. */
 function idlessWarning(event: WireEvent, to: string): string {
   const error = (event.value as { error?: unknown }).error;
-  return `the agent answered ${to} with ${describeError(error)}, but without an "id": JSON-RPC 2.0 requires the answer to carry "id": null when the request's id could not be read (so the frame is not a valid message; see the jsonrpc.message finding)`;
+  return (
+    `the agent answered ${to} with ${describeError(error)}, but without an "id": JSON-RPC 2.0 requires the ` +
+    `answer to carry "id": null when the request's id could not be read (so the frame is not a valid message; ` +
+    `see the jsonrpc.message finding)`
+  );
 }
 
 export const extensionScenario: AgentScenario = {
@@ -57,7 +63,8 @@ export const extensionScenario: AgentScenario = {
     if (answer.error === undefined) return "the agent implements _acp-check/unknown (answered with a result)";
     if (codeOf(answer) !== -32601)
       throw new CheckFailed(
-        `the agent answered an unknown extension request with ${describeError(answer.error)}. An unrecognized method MUST be answered with -32601 (Method not found).`,
+        `the agent answered an unknown extension request with ${describeError(answer.error)}. An unrecognized ` +
+          `method MUST be answered with -32601 (Method not found).`,
       );
     await stillServing(agent, "an unknown extension notification");
     return "-32601 for the request; the notification ignored";
@@ -106,7 +113,9 @@ export const batchScenario: AgentScenario = {
     if (!alive) {
       // ACP does not use batches, so a client never sends one: dying on it is a robustness defect, not a violation.
       ctx.warn(
-        `the agent ${agent.peer.closed ? "exited" : "stopped answering"} after a JSON-RPC batch line; ACP does not use batches, but an agent should survive any line it is sent (answer it with -32600)${agent.peer.closed ? `; ${agent.stderr()}` : ""}`,
+        `the agent ${agent.peer.closed ? "exited" : "stopped answering"} after a JSON-RPC batch line; ACP ` +
+          `does not use batches, but an agent should survive any line it is sent (answer it with ` +
+          `-32600)${agent.peer.closed ? `; ${agent.stderr()}` : ""}`,
       );
       return "did not survive the batch (a warning: ACP does not use batches)";
     }
@@ -127,7 +136,8 @@ export const unknownMethodScenario: AgentScenario = {
     const answer = await agent.call("acp-check/no-such-method", {}, ANSWER_MS);
     if (answer.error === undefined)
       throw new CheckFailed(
-        "the agent answered acp-check/no-such-method with a result. An unknown method MUST be answered with error -32601 (Method not found).",
+        "the agent answered acp-check/no-such-method with a result. An unknown method MUST be answered with " +
+          "error -32601 (Method not found).",
       );
     if (codeOf(answer) !== -32601)
       ctx.warn(
@@ -147,7 +157,8 @@ export const invalidParamsScenario: AgentScenario = {
     const answer = await agent.call("session/new", { cwd: 42, mcpServers: "none" }, ANSWER_MS);
     if (answer.error === undefined)
       throw new CheckFailed(
-        'the agent accepted session/new with {"cwd": 42, "mcpServers": "none"}. Params that do not match the schema MUST be refused with an error (-32602 Invalid params).',
+        'the agent accepted session/new with {"cwd": 42, "mcpServers": "none"}. Params that do not match the ' +
+          "schema MUST be refused with an error (-32602 Invalid params).",
       );
     if (codeOf(answer) !== -32602)
       ctx.warn(`the agent answered invalid params with ${describeError(answer.error)}, not -32602 (Invalid params)`);

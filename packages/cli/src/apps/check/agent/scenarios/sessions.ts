@@ -27,7 +27,8 @@ export const newSessionScenario: AgentScenario = {
     const second = await agent.newSession(ctx.workdir);
     if (second === sessionId)
       throw new CheckFailed(
-        `two session/new calls both answered session id ${JSON.stringify(sessionId)}. The agent MUST answer each session/new with a unique session id.`,
+        `two session/new calls both answered session id ${JSON.stringify(sessionId)}. The agent MUST answer ` +
+          `each session/new with a unique session id.`,
       );
     const answer = agent.peer.events
       .filter((e) => e.from === "agent" && e.method === "session/new" && e.type === "response")
@@ -38,7 +39,8 @@ export const newSessionScenario: AgentScenario = {
     )?.modes;
     if (modes && !modes.availableModes?.some((m) => m.id === modes.currentModeId)) {
       throw new CheckFailed(
-        `session/new answered currentModeId ${JSON.stringify(modes.currentModeId)}, which is not one of its availableModes (${modes.availableModes?.map((m) => m.id).join(", ")}).`,
+        `session/new answered currentModeId ${JSON.stringify(modes.currentModeId)}, which is not one of its ` +
+          `availableModes (${modes.availableModes?.map((m) => m.id).join(", ")}).`,
       );
     }
     return `sessions ${sessionId} and ${second}`;
@@ -75,7 +77,9 @@ export const loadScenario: AgentScenario = {
     );
     if (loaded.error !== undefined)
       throw new CheckFailed(
-        `session/load of session ${sessionId} (created by an earlier process of the same agent, one turn long) failed: ${describeError(loaded.error)}. An agent that advertises loadSession MUST load its earlier sessions.`,
+        `session/load of session ${sessionId} (created by an earlier process of the same agent, one turn ` +
+          `long) failed: ${describeError(loaded.error)}. An agent that advertises loadSession MUST load its ` +
+          `earlier sessions.`,
       );
     const replayed = agent.updates(sessionId, since, agent.peer.events.indexOf(loaded));
     const user = chunkText(replayed, "user_message_chunk");
@@ -83,12 +87,16 @@ export const loadScenario: AgentScenario = {
     await sleep(LATE_UPDATE_GRACE_MS);
     if (!user.includes(marker)) {
       throw new CheckFailed(
-        `session/load answered after replaying ${replayed.length} update${replayed.length === 1 ? "" : "s"}, without the user's prompt (the word ${marker} in a user_message_chunk). The agent MUST replay the entire conversation with session/update before responding to session/load.`,
+        `session/load answered after replaying ${replayed.length} update${replayed.length === 1 ? "" : "s"}, ` +
+          `without the user's prompt (the word ${marker} in a user_message_chunk). The agent MUST replay the ` +
+          `entire conversation with session/update before responding to session/load.`,
       );
     }
     if (answer !== "" && squash(text) !== squash(answer)) {
       throw new CheckFailed(
-        `session/load replayed the agent's answer as ${JSON.stringify(squash(text).slice(0, 120))}, but the turn had streamed ${JSON.stringify(squash(answer).slice(0, 120))}. The agent MUST replay the entire conversation.`,
+        `session/load replayed the agent's answer as ${JSON.stringify(squash(text).slice(0, 120))}, but the ` +
+          `turn had streamed ${JSON.stringify(squash(answer).slice(0, 120))}. The agent MUST replay the entire ` +
+          `conversation.`,
       );
     }
     return `${replayed.length} updates replayed before the answer`;
@@ -112,14 +120,16 @@ export const resumeScenario: AgentScenario = {
     );
     if (resumed.error !== undefined)
       throw new CheckFailed(
-        `session/resume of session ${sessionId} (created by an earlier process of the same agent) failed: ${describeError(resumed.error)}.`,
+        `session/resume of session ${sessionId} (created by an earlier process of the same agent) failed: ` +
+          `${describeError(resumed.error)}.`,
       );
     const replayed = agent
       .updates(sessionId, since, agent.peer.events.indexOf(resumed))
       .filter((e) => TURN_CONTENT_UPDATES.has(updateKindOf(e)!));
     if (replayed.length > 0)
       throw new CheckFailed(
-        `session/resume sent ${replayed.length} ${updateKindOf(replayed[0]!)} update(s) of the history before answering. Unlike session/load, the agent MUST NOT replay the conversation on session/resume.`,
+        `session/resume sent ${replayed.length} ${updateKindOf(replayed[0]!)} update(s) of the history before ` +
+          `answering. Unlike session/load, the agent MUST NOT replay the conversation on session/resume.`,
       );
     const turn = agent.prompt(sessionId, ctx.prompt({ word: word() }));
     await agent.finish(turn, "a prompt in the resumed session");
@@ -140,7 +150,8 @@ async function listAll(
     const answer = await agent.call("session/list", { ...params, ...(cursor ? { cursor } : {}) }, timeoutMs);
     if (answer.error !== undefined)
       throw new CheckFailed(
-        `session/list failed${cursor ? ` on a cursor it gave itself (${JSON.stringify(cursor)})` : ""}: ${describeError(answer.error)}`,
+        `session/list failed${cursor ? ` on a cursor it gave itself (${JSON.stringify(cursor)})` : ""}: ` +
+          `${describeError(answer.error)}`,
       );
     const result = (answer.result ?? {}) as {
       sessions?: Array<{ sessionId: string; cwd?: string }>;
@@ -150,7 +161,8 @@ async function listAll(
     for (const session of result.sessions ?? []) {
       if (sessions.some((s) => s.sessionId === session.sessionId))
         throw new CheckFailed(
-          `session/list returned session ${session.sessionId} twice across its pages. A cursor MUST continue where the previous page ended.`,
+          `session/list returned session ${session.sessionId} twice across its pages. A cursor MUST continue ` +
+            `where the previous page ended.`,
         );
       sessions.push(session);
     }
@@ -187,17 +199,21 @@ export const listScenario: AgentScenario = {
     const foreign = sessions.filter((s) => s.cwd !== undefined && s.cwd !== here);
     if (foreign.length > 0 || sessions.some((s) => s.sessionId === other)) {
       throw new CheckFailed(
-        `session/list with cwd ${here} also returned sessions of other directories (${foreign.map((s) => s.cwd).join(", ") || other}). The cwd filter MUST only return sessions with that working directory.`,
+        `session/list with cwd ${here} also returned sessions of other directories ` +
+          `(${foreign.map((s) => s.cwd).join(", ") || other}). The cwd filter MUST only return sessions with ` +
+          `that working directory.`,
       );
     }
     const missing = mine.filter((id) => !sessions.some((s) => s.sessionId === id));
     if (missing.length > 0) {
       if (turns < 3)
         throw new NotExercised(
-          `session/list did not return the sessions just created (${missing.join(", ")}), which had no finished turn; the agent may list only sessions with a history`,
+          `session/list did not return the sessions just created (${missing.join(", ")}), which had no ` +
+            `finished turn; the agent may list only sessions with a history`,
         );
       throw new CheckFailed(
-        `session/list with cwd ${here} did not return session${missing.length > 1 ? "s" : ""} ${missing.join(", ")} created in that directory.`,
+        `session/list with cwd ${here} did not return ` +
+          `session${missing.length > 1 ? "s" : ""} ${missing.join(", ")} created in that directory.`,
       );
     }
     const invalid = await agent.call(
@@ -207,7 +223,8 @@ export const listScenario: AgentScenario = {
     );
     if (invalid.error === undefined)
       ctx.warn(
-        'session/list accepted a cursor it never gave ("acp-check-not-a-cursor"); agents SHOULD return an error for an invalid cursor',
+        'session/list accepted a cursor it never gave ("acp-check-not-a-cursor"); agents SHOULD return an ' +
+          "error for an invalid cursor",
       );
     return `${sessions.length} session(s) in ${pages} page(s)`;
   },
@@ -235,19 +252,23 @@ export const listPagingScenario: AgentScenario = {
       if (first.nextCursor != null) paged = true;
       else if (created.length === 5 && !(first.sessions ?? []).some((s) => created.includes(s.sessionId))) {
         throw new NotExercised(
-          "session/list does not return sessions without a finished turn (none of 5 new sessions was listed), so more sessions than a page could not be made",
+          "session/list does not return sessions without a finished turn (none of 5 new sessions was listed), " +
+            "so more sessions than a page could not be made",
         );
       }
     }
     if (!paged)
       throw new NotExercised(
-        `session/list returned all ${created.length} sessions of one directory in a single page: its cursor could not be exercised`,
+        `session/list returned all ${created.length} sessions of one directory in a single page: its cursor ` +
+          `could not be exercised`,
       );
     const { sessions, pages } = await listAll(agent, { cwd: here }, ctx.target.startupTimeoutMs);
     const missing = created.filter((id) => !sessions.some((s) => s.sessionId === id));
     if (missing.length > 0) {
       throw new CheckFailed(
-        `following nextCursor through ${pages} pages, session/list never returned ${missing.length} of the ${created.length} sessions created in ${here} (e.g. ${missing.slice(0, 3).join(", ")}). Each page MUST continue where the previous one ended, without skipping sessions.`,
+        `following nextCursor through ${pages} pages, session/list never returned ${missing.length} of the ` +
+          `${created.length} sessions created in ${here} (e.g. ${missing.slice(0, 3).join(", ")}). Each page ` +
+          `MUST continue where the previous one ended, without skipping sessions.`,
       );
     }
     return `${created.length} sessions in ${pages} pages, each listed once`;
@@ -277,12 +298,19 @@ export const closeScenario: AgentScenario = {
     const answer = await turn.response.catch(() => undefined);
     if (!answer)
       throw new CheckFailed(
-        `the turn running when session/close was answered was never answered. The agent MUST cancel ongoing work on session/close as if session/cancel had been called, and answer the prompt with stopReason "cancelled".`,
+        `the turn running when session/close was answered was never answered. The agent MUST cancel ongoing ` +
+          `work on session/close as if session/cancel had been called, and answer the prompt with stopReason ` +
+          `"cancelled".`,
       );
     const stopReason = (answer.result as { stopReason?: unknown } | undefined)?.stopReason;
     if (stopReason !== "cancelled")
       throw new CheckFailed(
-        `the turn running during session/close was answered ${answer.error !== undefined ? `with an error (${describeError(answer.error)})` : `stopReason ${JSON.stringify(stopReason)}`}. session/close MUST cancel ongoing work as session/cancel does: stopReason "cancelled".`,
+        `the turn running during session/close was answered ` +
+          `${
+            answer.error !== undefined
+              ? `with an error ` + `(${describeError(answer.error)})`
+              : `stopReason ${JSON.stringify(stopReason)}`
+          }. session/close MUST cancel ongoing work as session/cancel does: stopReason "cancelled".`,
       );
     const after = await agent
       .call("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello" }] }, ctx.target.turnTimeoutMs)

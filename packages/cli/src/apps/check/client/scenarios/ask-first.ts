@@ -44,7 +44,8 @@ export async function askPermissionFirst(
   );
   if (answer.error !== undefined)
     throw new CheckFailed(
-      `the client answered session/request_permission (to ${what}) with an error (${JSON.stringify(answer.error)}); it MUST answer with an outcome`,
+      `the client answered session/request_permission (to ${what}) with an error ` +
+        `(${JSON.stringify(answer.error)}); it MUST answer with an outcome`,
     );
   const outcome = ((answer.result as { outcome?: { outcome?: string; optionId?: string } } | undefined)?.outcome ??
     {}) as { outcome?: string; optionId?: string };
@@ -56,7 +57,8 @@ export async function askPermissionFirst(
   });
   if (!granted) {
     throw new NotExercised(
-      `the client's permission policy did not grant the permission to ${what} (${outcome.outcome === "selected" ? `selected ${String(outcome.optionId)}` : String(outcome.outcome)}); ` +
+      `the client's permission policy did not grant the permission to ` +
+        `${what} (${outcome.outcome === "selected" ? `selected ${String(outcome.optionId)}` : String(outcome.outcome)}); ` +
         "run the client with a policy that allows it to exercise this check (e.g. acp exec --permissions allow-all)",
     );
   }

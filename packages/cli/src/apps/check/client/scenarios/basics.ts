@@ -25,7 +25,8 @@ export const initializeScenario: ClientScenario = {
     ctx.measure("agentStartMs", ctx.client.connectedAt! - ctx.client.startedAt);
     if (init.protocolVersion !== 1)
       throw new CheckFailed(
-        `the client asked for protocol version ${JSON.stringify(init.protocolVersion)}. The initialize request MUST carry the latest protocol version the client supports (1).`,
+        `the client asked for protocol version ${JSON.stringify(init.protocolVersion)}. The initialize ` +
+          `request MUST carry the latest protocol version the client supports (1).`,
       );
     if (init.clientInfo === undefined)
       ctx.warn("the client sent no clientInfo; clients SHOULD give their name and version in initialize");
@@ -35,7 +36,8 @@ export const initializeScenario: ClientScenario = {
       ctx.warn(`the client exited with ${describeExit(exit)} after a turn that ended end_turn`);
     if (!ctx.shows(ctx.markers.hello!))
       ctx.warn(
-        "the client did not print the agent's message on stdout: the checks that look for the agent's messages in its output will be not exercised",
+        "the client did not print the agent's message on stdout: the checks that look for the agent's " +
+          "messages in its output will be not exercised",
       );
     const info = init.clientInfo as { name?: string; version?: string } | undefined;
     return `${info?.name ?? "client"} ${info?.version ?? ""}`.trim() + `: ${advertised(agent.clientCapabilities)}`;

@@ -17,7 +17,9 @@ export const cancelEndTurnScenario: ClientScenario = {
     const exit = await ctx.finish(agent, turn, "end_turn");
     if (!exit)
       throw new CheckFailed(
-        `the client did not finish within ${Math.round(ctx.target.turnTimeoutMs / 1000)} s after the agent answered end_turn to its cancel. A client must not wait forever for a "cancelled" that an agent may never send.`,
+        `the client did not finish within ${Math.round(ctx.target.turnTimeoutMs / 1000)} s after the agent ` +
+          `answered end_turn to its cancel. A client must not wait forever for a "cancelled" that an agent may ` +
+          `never send.`,
       );
     return `the client finished (${describeExit(exit)})`;
   },

@@ -31,11 +31,14 @@ export const fsReadScenario: ClientScenario = {
       );
       if (whole.error !== undefined)
         throw new CheckFailed(
-          `the client advertises fs.readTextFile but answered a read of ${file} (inside the session's cwd) with an error: ${describe(whole.error)}`,
+          `the client advertises fs.readTextFile but answered a read of ${file} (inside the session's cwd) ` +
+            `with an error: ${describe(whole.error)}`,
         );
       if ((whole.result as { content?: unknown }).content !== text)
         throw new CheckFailed(
-          `fs/read_text_file of ${file} returned ${JSON.stringify(String((whole.result as { content?: unknown }).content).slice(0, 80))}, not the file's content`,
+          `fs/read_text_file of ${file} returned ` +
+            `${JSON.stringify(String((whole.result as { content?: unknown }).content).slice(0, 80))}, not the ` +
+            `file's content`,
         );
       const part = await agent.ask(
         "fs/read_text_file",
@@ -45,7 +48,9 @@ export const fsReadScenario: ClientScenario = {
       const content = (part.result as { content?: unknown } | undefined)?.content;
       if (part.error !== undefined || content !== "line 3\nline 4\n") {
         throw new CheckFailed(
-          `fs/read_text_file with line 3 and limit 2 returned ${part.error !== undefined ? `an error (${describe(part.error)})` : JSON.stringify(content)}, not "line 3\\nline 4\\n". line is 1-based and limit counts lines.`,
+          `fs/read_text_file with line 3 and limit 2 returned ` +
+            `${part.error !== undefined ? `an error (${describe(part.error)})` : JSON.stringify(content)}, not ` +
+            `"line 3\\nline 4\\n". line is 1-based and limit counts lines.`,
         );
       }
     } finally {
@@ -75,13 +80,16 @@ export const fsWriteScenario: ClientScenario = {
       );
       if (answer.error !== undefined)
         throw new CheckFailed(
-          `the client advertises fs.writeTextFile but answered a write of a new file ${file} (inside the session's cwd) with an error: ${describe(answer.error)}. The client MUST create the file if it does not exist.`,
+          `the client advertises fs.writeTextFile but answered a write of a new file ${file} (inside the ` +
+            `session's cwd) with an error: ${describe(answer.error)}. The client MUST create the file if it ` +
+            `does not exist.`,
         );
       if (!existsSync(file))
         throw new CheckFailed(`fs/write_text_file of ${file} answered success but the file does not exist`);
       if (readFileSync(file, "utf8") !== content)
         throw new CheckFailed(
-          `fs/write_text_file of ${file} answered success but the file holds ${JSON.stringify(readFileSync(file, "utf8").slice(0, 80))}`,
+          `fs/write_text_file of ${file} answered success but the file holds ` +
+            `${JSON.stringify(readFileSync(file, "utf8").slice(0, 80))}`,
         );
     } finally {
       rmSync(file, { force: true });
@@ -112,7 +120,8 @@ export const fsOutsideScenario: ClientScenario = {
         );
         if (answer.error === undefined)
           throw new CheckFailed(
-            `the client served fs/read_text_file of ${path}, outside the session's roots (${turn.cwd}). A client MUST confine file access to the session's roots (cwd and additionalDirectories).`,
+            `the client served fs/read_text_file of ${path}, outside the session's roots (${turn.cwd}). A ` +
+              `client MUST confine file access to the session's roots (cwd and additionalDirectories).`,
           );
       }
     }
@@ -127,7 +136,8 @@ export const fsOutsideScenario: ClientScenario = {
       rmSync(target, { force: true });
       if (answer.error === undefined || written)
         throw new CheckFailed(
-          `the client ${written ? "wrote" : "answered success to a write of"} ${target}, outside the session's roots (${turn.cwd}). A client MUST refuse writes outside the session's roots.`,
+          `the client ${written ? "wrote" : "answered success to a write of"} ${target}, outside the ` +
+            `session's roots (${turn.cwd}). A client MUST refuse writes outside the session's roots.`,
         );
     }
     await ctx.finish(agent, turn);

@@ -40,12 +40,15 @@ export const permissionScenario: ClientScenario = {
       );
       if (answer.error !== undefined)
         throw new CheckFailed(
-          `the client answered session/request_permission with an error (${JSON.stringify(answer.error)}); it MUST answer with an outcome: an option it was offered, or "cancelled" for a cancelled turn`,
+          `the client answered session/request_permission with an error (${JSON.stringify(answer.error)}); it ` +
+            `MUST answer with an outcome: an option it was offered, or "cancelled" for a cancelled turn`,
         );
       const outcome = outcomeOf(answer);
       if (outcome.outcome === "selected" && !options.some((o) => o.optionId === outcome.optionId)) {
         throw new CheckFailed(
-          `the client selected option ${JSON.stringify(outcome.optionId)}, which the agent did not offer (${options.map((o) => o.optionId).join(", ")}). The selected optionId MUST be one of the request's options.`,
+          `the client selected option ${JSON.stringify(outcome.optionId)}, which the agent did not offer ` +
+            `(${options.map((o) => o.optionId).join(", ")}). The selected optionId MUST be one of the request's ` +
+            `options.`,
         );
       }
       if (outcome.outcome === "cancelled")
@@ -89,7 +92,9 @@ export const permissionCancelScenario: ClientScenario = {
     ]);
     if (early)
       throw new NotExercised(
-        `the client answered the permission request at once (${outcomeOf(early).outcome}${outcomeOf(early).optionId ? ` ${outcomeOf(early).optionId}` : ""}), so none was pending when it could cancel; run it with a policy that asks the user`,
+        `the client answered the permission request at once ` +
+          `(${outcomeOf(early).outcome}${outcomeOf(early).optionId ? ` ${outcomeOf(early).optionId}` : ""}), so ` +
+          `none was pending when it could cancel; run it with a policy that asks the user`,
       );
     await ctx.cancelFromClient(agent, turn);
     const answer = await Promise.race([
@@ -101,12 +106,16 @@ export const permissionCancelScenario: ClientScenario = {
     ]);
     if (!answer)
       throw new CheckFailed(
-        'the client sent session/cancel but left its pending session/request_permission unanswered. The client MUST answer every pending permission request of a cancelled turn with the "cancelled" outcome.',
+        "the client sent session/cancel but left its pending session/request_permission unanswered. The " +
+          'client MUST answer every pending permission request of a cancelled turn with the "cancelled" ' +
+          "outcome.",
       );
     const outcome = outcomeOf(answer);
     if (answer.error !== undefined || outcome.outcome !== "cancelled")
       throw new CheckFailed(
-        `after session/cancel the client answered its pending permission request ${answer.error !== undefined ? "with an error" : `with outcome ${JSON.stringify(outcome.outcome)}`}. The client MUST answer it with the "cancelled" outcome.`,
+        `after session/cancel the client answered its pending permission request ` +
+          `${answer.error !== undefined ? "with an error" : `with outcome ${JSON.stringify(outcome.outcome)}`}. ` +
+          `The client MUST answer it with the "cancelled" outcome.`,
       );
     await ctx.finish(agent, turn, "cancelled");
     return 'answered "cancelled" after session/cancel';

@@ -15,11 +15,15 @@ export const noLeftoverScenario: ClientScenario = {
     const exit = await ctx.finish(agent, turn);
     if (!exit)
       throw new CheckFailed(
-        `the client did not exit within ${Math.round(ctx.target.turnTimeoutMs / 1000)} s after its turn, with an agent that ignores the end of its stdin: it waits for the agent instead of stopping it (close stdin, then signal it).`,
+        `the client did not exit within ${Math.round(ctx.target.turnTimeoutMs / 1000)} s after its turn, with ` +
+          `an agent that ignores the end of its stdin: it waits for the agent instead of stopping it (close ` +
+          `stdin, then signal it).`,
       );
     if (await ctx.client.relayOutlives(3000)) {
       throw new CheckFailed(
-        `the client exited and left its agent process (pid ${ctx.client.relayPid}) running: an agent that ignores the end of its stdin must be stopped with a signal. A client MUST stop every agent process it started.`,
+        `the client exited and left its agent process (pid ${ctx.client.relayPid}) running: an agent that ` +
+          `ignores the end of its stdin must be stopped with a signal. A client MUST stop every agent process ` +
+          `it started.`,
       );
     }
     return "the agent was stopped";

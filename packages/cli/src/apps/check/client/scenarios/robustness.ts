@@ -20,15 +20,18 @@ export const largeFrameScenario: ClientScenario = {
     const exit = await ctx.client.exitWithin(4 * ctx.target.turnTimeoutMs);
     if (!exit)
       throw new CheckFailed(
-        `the client did not finish its turn within ${Math.round((4 * ctx.target.turnTimeoutMs) / 1000)} s after a 30 MiB message chunk`,
+        `the client did not finish its turn within ${Math.round((4 * ctx.target.turnTimeoutMs) / 1000)} s ` +
+          `after a 30 MiB message chunk`,
       );
     if (exit.code !== 0)
       throw new CheckFailed(
-        `the client ended with ${describeExit(exit)} after a turn with a 30 MiB message chunk; ${ctx.client.describeClient()}`,
+        `the client ended with ${describeExit(exit)} after a turn with a 30 MiB message chunk; ` +
+          `${ctx.client.describeClient()}`,
       );
     if (ctx.shows(ctx.markers.before!) && !ctx.shows(ctx.markers.after!))
       throw new CheckFailed(
-        "the client lost the message that came after a 30 MiB frame. A client may refuse an oversized frame, but MUST carry on with the next one.",
+        "the client lost the message that came after a 30 MiB frame. A client may refuse an oversized frame, " +
+          "but MUST carry on with the next one.",
       );
     return "the turn finished; later messages arrived";
   },
@@ -49,7 +52,8 @@ export const nonJsonScenario: ClientScenario = {
       throw new CheckFailed("the client did not finish its turn after the agent printed non-JSON lines on stdout");
     if (exit.code !== 0)
       throw new CheckFailed(
-        `the client ended with ${describeExit(exit)} after the agent printed non-JSON lines; it should skip them and carry on. ${ctx.client.describeClient()}`,
+        `the client ended with ${describeExit(exit)} after the agent printed non-JSON lines; it should skip ` +
+          `them and carry on. ${ctx.client.describeClient()}`,
       );
     return "skipped; the turn finished";
   },
@@ -73,7 +77,8 @@ export const crashScenario: ClientScenario = {
     const exit = await ctx.client.exitWithin(ctx.target.turnTimeoutMs);
     if (!exit)
       throw new CheckFailed(
-        `the client was still running ${Math.round(ctx.target.turnTimeoutMs / 1000)} s after its agent died in the middle of a frame (exit code 70). A client must notice its agent's end and stop waiting.`,
+        `the client was still running ${Math.round(ctx.target.turnTimeoutMs / 1000)} s after its agent died ` +
+          `in the middle of a frame (exit code 70). A client must notice its agent's end and stop waiting.`,
       );
     if (exit.code === 0)
       ctx.warn(

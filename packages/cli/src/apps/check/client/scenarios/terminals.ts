@@ -26,7 +26,8 @@ async function create(
   );
   if (answer.error !== undefined)
     throw new CheckFailed(
-      `the client advertises terminal but answered terminal/create (${params.command} in ${turn.cwd}) with an error: ${describe(answer.error)}`,
+      `the client advertises terminal but answered terminal/create (${params.command} in ${turn.cwd}) with an ` +
+        `error: ${describe(answer.error)}`,
     );
   const id = (answer.result as { terminalId?: unknown }).terminalId;
   if (typeof id !== "string") throw new CheckFailed("terminal/create answered without a terminalId");
@@ -76,7 +77,11 @@ export const terminalScenario: ClientScenario = {
     const killed = await call(ctx, agent, "terminal/wait_for_exit", { sessionId, terminalId: long });
     await call(ctx, agent, "terminal/release", { sessionId, terminalId: long });
     await ctx.finish(agent, turn);
-    return `exit 0 and its output; killed (${killed.signal ? `signal ${String(killed.signal)}` : `exit code ${String(killed.exitCode)}`}) and released`;
+    return (
+      `exit 0 and its output; killed ` +
+      `(${killed.signal ? `signal ${String(killed.signal)}` : `exit code ${String(killed.exitCode)}`}) and ` +
+      `released`
+    );
   },
 };
 
@@ -100,11 +105,13 @@ export const outputLimitScenario: ClientScenario = {
     const bytes = new TextEncoder().encode(output).length;
     if (bytes > 11)
       throw new CheckFailed(
-        `with outputByteLimit 11, terminal/output returned ${bytes} bytes. The client MUST keep at most outputByteLimit bytes.`,
+        `with outputByteLimit 11, terminal/output returned ${bytes} bytes. The client MUST keep at most ` +
+          `outputByteLimit bytes.`,
       );
     if (output.includes("\ufffd") || /[^\u00e9]/.test(output))
       throw new CheckFailed(
-        `with outputByteLimit 11 over 100 "é" (2 bytes each), terminal/output returned ${JSON.stringify(output)}: a character was cut. The client MUST truncate at a character boundary.`,
+        `with outputByteLimit 11 over 100 "é" (2 bytes each), terminal/output returned ` +
+          `${JSON.stringify(output)}: a character was cut. The client MUST truncate at a character boundary.`,
       );
     if (result.truncated !== true)
       throw new CheckFailed("terminal/output of output cut to outputByteLimit did not say truncated: true");
@@ -134,7 +141,8 @@ export const terminalOutsideScenario: ClientScenario = {
         .ask("terminal/release", { sessionId: turn.sessionId, terminalId }, ctx.target.turnTimeoutMs)
         .catch(() => undefined);
       throw new CheckFailed(
-        `the client started a command in ${ctx.outside}, outside the session's roots (${turn.cwd}). A client MUST confine terminals to the session's roots.`,
+        `the client started a command in ${ctx.outside}, outside the session's roots (${turn.cwd}). A client ` +
+          `MUST confine terminals to the session's roots.`,
       );
     }
     await ctx.finish(agent, turn);

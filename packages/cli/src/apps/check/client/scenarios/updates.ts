@@ -29,7 +29,9 @@ export const earlyUpdatesScenario: ClientScenario = {
       );
     if (!ctx.shows(ctx.markers.early!))
       throw new CheckFailed(
-        `the client lost the agent_message_chunk the agent sent for the new session just before answering session/new (its text ${ctx.markers.early} is not in the client's output). Updates for a session can arrive before the session/new response; a client MUST keep them for that session.`,
+        `the client lost the agent_message_chunk the agent sent for the new session just before answering ` +
+          `session/new (its text ${ctx.markers.early} is not in the client's output). Updates for a session can ` +
+          `arrive before the session/new response; a client MUST keep them for that session.`,
       );
     return "the early update was kept";
   },
@@ -64,7 +66,8 @@ export const lateUpdatesScenario: ClientScenario = {
       throw new CheckFailed("the client did not exit after a turn whose response was followed by late updates");
     if (exit.code !== 0)
       throw new CheckFailed(
-        `the client ended with ${describeExit(exit)} after a turn that ended end_turn and was followed by late updates. A client SHOULD stay tolerant of an agent's late updates.`,
+        `the client ended with ${describeExit(exit)} after a turn that ended end_turn and was followed by ` +
+          `late updates. A client SHOULD stay tolerant of an agent's late updates.`,
       );
     if (!ctx.shows(ctx.markers.turn!))
       throw new NotExercised(
@@ -72,9 +75,13 @@ export const lateUpdatesScenario: ClientScenario = {
       );
     if (!ctx.shows(ctx.markers.late!)) {
       throw new CheckFailed(
-        `the client lost the agent_message_chunk the agent sent right after answering session/prompt (its text ${ctx.markers.late} is not in the client's output, while the turn's own text is). ` +
-          "Sending it late is the agent's mistake (an agent MUST send a turn's updates before its session/prompt response), but the update still belongs to the session: " +
-          "a client MUST NOT lose it. Keep reading the agent after the response and show such an update with the turn that produced it (the spec has clients accept updates that arrive after they stopped waiting for them: after session/cancel they SHOULD still accept tool call updates).",
+        `the client lost the agent_message_chunk the agent sent right after answering session/prompt (its ` +
+          `text ${ctx.markers.late} is not in the client's output, while the turn's own text is). ` +
+          ("Sending it late is the agent's mistake (an agent MUST send a turn's updates before its " +
+            "session/prompt response), but the update still belongs to the session: ") +
+          ("a client MUST NOT lose it. Keep reading the agent after the response and show such an update with " +
+            "the turn that produced it (the spec has clients accept updates that arrive after they stopped " +
+            "waiting for them: after session/cancel they SHOULD still accept tool call updates)."),
       );
     }
     return "the late update was shown";

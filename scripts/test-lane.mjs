@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+/**
+ * Runs one lane of the test suite on the built outputs (`npm run build` first):
+ *
+ *   unit     the tests beside the code: dist/src and packages/cli/dist/src       (npm run test:unit)
+ *   e2e      the repository's tests: real processes, sockets and peers, dist/test (npm run test:e2e)
+ *   browser  the inspector's page in a real browser (chromium), dist/test/e2e/inspect (npm run test:browser)
+ *
+ * Only files named `*.test.js` are run, listed here one by one: never a directory, from which `node --test` would
+ * also run fixtures and support modules. The concurrency is explicit, sized for a 2-core machine (override with
+ * ACPKIT_TEST_CONCURRENCY); extra arguments go to `node --test` (e.g. `--test-name-pattern=...`).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** Each lane: where its tests are, and how many test files run at once. */
+const LANES = {
+  // CPU-bound, in-process: one file per core.
+  unit: { roots: ["dist/src", "packages/cli/dist/src"], concurrency: 2 },
+  // Mostly waiting on child processes and sockets, but those children need the cores too: one file per core.
+  e2e: { roots: ["dist/test"], exclude: ["dist/test/e2e/inspect"], concurrency: 2 },
+  // A browser and an agent per file, each taking both cores at times: one file at a time, long timeouts.
+  browser: { roots: ["dist/test/e2e/inspect"], concurrency: 1, timeoutMs: 900_000 },
+};
+
+/** Every `*.test.js` under `dir`, sorted. */
+function testFiles(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return entry.name === "node_modules" ? [] : testFiles(path);
+      return entry.name.endsWith(".test.js") ? [path] : [];
+    })
+    .sort();
+}
+
+const [name, ...nodeArgs] = process.argv.slice(2);
+const lane = LANES[name];
+if (lane === undefined) {
+  process.stderr.write(`usage: node scripts/test-lane.mjs ${Object.keys(LANES).join("|")} [node --test options]\n`);
+  process.exit(2);
+}
+const excluded = (file) => (lane.exclude ?? []).some((dir) => file.startsWith(`${dir}/`));
+const files = lane.roots
+  .flatMap((dir) => testFiles(join(root, dir)))
+  .map((file) => relative(root, file))
+  .filter((file) => !excluded(file));
+if (files.length === 0) {
+  process.stderr.write(`test:${name}: no *.test.js under ${lane.roots.join(", ")}: run npm run build first\n`);
+  process.exit(1);
+}
+const concurrency = Number(process.env.ACPKIT_TEST_CONCURRENCY) || lane.concurrency;
+const args = [
+  "--enable-source-maps",
+  "--test",
+  `--test-concurrency=${concurrency}`,
+  `--test-timeout=${lane.timeoutMs ?? 300_000}`,
+  ...nodeArgs,
+  ...files,
+];
+const started = Date.now();
+const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
+// Ctrl-C reaches the runner through the terminal; SIGTERM from a CI is passed on.
+process.on("SIGTERM", () => child.kill("SIGTERM"));
+child.on("exit", (code, signal) => {
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  process.stderr.write(`test:${name}: ${files.length} files, concurrency ${concurrency}, ${seconds} s\n`);
+  process.exitCode = code ?? (signal ? 1 : 0);
+});

@@ -1,0 +1,37 @@
+/**
+ * The options of the Streamable HTTP link (`createHttpStream`, `openRemoteStream`), their defaults and their checks.
+ */
+import type { Logger } from "../../jsonrpc/logger.js";
+import type { BackpressureOptions } from "../../transports/backpressure.js";
+import type { HttpEndpointOptions } from "./http-endpoint.js";
+import { DEFAULT_MAX_RESUME_ATTEMPTS } from "./http-event-streams.js";
+
+/** Options of the Streamable HTTP link. */
+export interface HttpLinkOptions extends HttpEndpointOptions, BackpressureOptions {
+  /** Largest message accepted or sent, in UTF-8 bytes. Default 32 MiB. */
+  maxMessageBytes?: number;
+  /** `drain()` waits while more than this many UTF-16 units of messages are queued for POSTing. Default 256 Ki. */
+  writeHighWaterMark?: number;
+  /** How long `close()` waits for the DELETE. Default 5000 ms. */
+  closeTimeoutMs?: number;
+  /**
+   * GETs in a row that try to resume an event stream whose read broke off, with `Last-Event-ID` (when the server
+   * gives event ids). Default 6 (about 3 s in all); 0 never resumes.
+   */
+  maxResumeAttempts?: number;
+  /** Where the link's diagnostics go. Silent by default. */
+  logger?: Logger;
+  /**
+   * When set, each incoming message goes here with its exact text instead of to the receiver's `message` (for
+   * bridges that pass frames on unchanged). Problems and the end still go to the receiver.
+   */
+  deliverText?: (text: string, value: unknown) => void;
+}
+
+/** `maxResumeAttempts` with its default, checked. */
+export function resolveResumeAttempts(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESUME_ATTEMPTS;
+  if (!Number.isSafeInteger(value) || value < 0)
+    throw new RangeError(`maxResumeAttempts must be a non-negative integer, got ${String(value)}`);
+  return value;
+}
