@@ -9,13 +9,11 @@
  * cancellation reaches it as `notifications/cancelled`. `server/discover` is answered with what the server's
  * `initialize` reports (`serverInfo`, `capabilities`, `instructions`). Requests the server would send back to the
  * caller (sampling, elicitation, roots) have no channel in stateless MCP and fail with -32601 inside the server.
- * The SDK is not imported here: the factory's caller brings it.
+ * The SDK is not imported here, not even its types: the factory's caller brings it, and the server and transport
+ * shapes used here are declared structurally (`McpSdkServer`), so the shipped declarations compile without the MCP SDK
+ * installed (docs/packaging.md; the test checks that the SDK's `McpServer` and `Server` fit).
  * See protocol docs: [MCP over ACP](https://agentclientprotocol.com/rfds/mcp-over-acp) (unstable).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { RequestError } from "../../../jsonrpc/index.js";
 import {
   McpBindingErrorCode,
@@ -29,8 +27,27 @@ import {
 const SESSION_PROTOCOL_VERSION = "2025-11-25";
 const INIT_ID = "mcp-over-acp:initialize";
 
-/** Builds the server for one request: define tools, resources and prompts inside. */
-export type McpServerFactory = (context: McpOperationContext) => McpServer | Server | Promise<McpServer | Server>;
+/** The transport `fromMcpServer` connects a server to (in process): the part of the MCP SDK's `Transport` it offers. */
+export type McpSdkTransport = {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: unknown) => void;
+  start(): Promise<void>;
+  send(message: object): Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * What `fromMcpServer` needs of a server of the MCP TypeScript SDK (`McpServer` or the low-level `Server` of
+ * `@modelcontextprotocol/sdk`), declared structurally so that acpkit's declarations never name the SDK's types.
+ */
+export type McpSdkServer = {
+  connect(transport: McpSdkTransport): Promise<void>;
+  close(): Promise<void>;
+};
+
+/** Builds the server for one request (an `McpServer` or `Server`): define tools, resources and prompts inside. */
+export type McpServerFactory = (context: McpOperationContext) => McpSdkServer | Promise<McpSdkServer>;
 
 /** Options of `fromMcpServer`. */
 export type FromMcpServerOptions = {
@@ -46,7 +63,8 @@ export type McpServerAdapter = {
   close(): Promise<void>;
 };
 
-type Message = JSONRPCMessage & {
+type Message = {
+  jsonrpc: "2.0";
   id?: string | number;
   method?: string;
   params?: Record<string, unknown>;
@@ -55,13 +73,13 @@ type Message = JSONRPCMessage & {
 };
 
 /** An in-process transport: what the server sends is handed to `deliver`; `receive` feeds it a message. */
-class InProcessTransport implements Transport {
+class InProcessTransport implements McpSdkTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: unknown) => void;
   constructor(private readonly deliver: (message: Message) => void) {}
   async start(): Promise<void> {}
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: object): Promise<void> {
     this.deliver(message as Message);
   }
   async close(): Promise<void> {
@@ -105,7 +123,7 @@ export function fromMcpServer(factory: McpServerFactory, options: FromMcpServerO
 }
 
 async function serveOne(
-  server: McpServer | Server,
+  server: McpSdkServer,
   context: McpOperationContext,
   options: FromMcpServerOptions,
 ): Promise<McpOutcome> {
