@@ -39,7 +39,8 @@ const folders: Record<string, Record<string, readonly string[]>> = {
     process: ["stdio"],
     fs: [],
     terminal: ["fs", "process", "stdio"],
-    store: [],
+    // The on-disk session store, and the PostgreSQL session store built on the PostgreSQL kit.
+    store: ["postgres"],
     endpoint: ["process"],
     auth: [],
     mcp: ["process"],
