@@ -14,7 +14,8 @@
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
 import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
 import { AccessPolicy, type AccessDecision, type SocketInfo } from "./access.js";
-import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
+import type { AgentConnector } from "../../acp/agent-connector.js";
+import { resolveAgent, safePathname } from "./agent-source.js";
 import type { HostOptions, NodeBackend, ServerNode } from "./backend/backend.js";
 import { MemoryServerBackend } from "./backend/memory-backend.js";
 import { officialBackend } from "./backend/official-backend.js";
@@ -33,6 +34,9 @@ import type {
   WebSocketUpgradeCheck,
 } from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
+import { observerAgent, shareGrantOf } from "./shared/observer-agent.js";
+import { SessionHub } from "./shared/session-hub.js";
+import { sessionsPathOf, sessionsResponse, shareRefusal } from "./shared/sharing-http.js";
 
 export type {
   AcpServerOptions,
@@ -60,14 +64,22 @@ export class AcpServer {
   readonly #sockets = new Set<WebSocketSession>();
   readonly #remote = new WeakMap<ServerConnection, string | undefined>();
   readonly #context: ServerContext;
+  /** Shared sessions (`sharedSessions` option); undefined when sharing is off. */
+  readonly hub: SessionHub | undefined;
+  readonly #sessionsPath: string | undefined;
   #closing = false;
 
   constructor(options: AcpServerOptions) {
     this.#agent = resolveAgent(options, true)!;
     this.#settings = options;
     this.limits = resolveLimits(options);
-    this.#access = new AccessPolicy(options);
     this.#logger = options.logger ?? silentLogger;
+    const sharing = options.sharedSessions;
+    this.hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined;
+    this.#sessionsPath =
+      this.hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
+    const hub = this.hub;
+    this.#access = new AccessPolicy(options, hub && ((token) => hub.tokens.sessionOf(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
     const backend =
@@ -133,7 +145,9 @@ export class AcpServer {
     ) {
       return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
     }
-    if (path !== undefined && pathname !== path) return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
+    const listing = this.hub !== undefined && pathname === this.#sessionsPath && request.method === "GET";
+    if (!listing && path !== undefined && pathname !== path)
+      return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
     const origin = request.headers.get("origin");
     const refused =
       this.#refusal(this.#access.checkHost(request, options.socket)) ??
@@ -143,9 +157,20 @@ export class AcpServer {
     if (request.method === "OPTIONS") {
       return cors ? preflightResponse(origin!) : textResponse(405, "Method Not Allowed", { Allow: ALLOWED_METHODS });
     }
-    const unauthorized = this.#refusal(this.#access.checkToken(request), cors);
+    const decision = this.#access.checkToken(request);
+    const unauthorized = this.#refusal(decision, cors);
     if (unauthorized) return unauthorized;
-    const connector = resolveAgent(options, false) ?? this.#agent;
+    const share = decision.ok ? decision.share : undefined;
+    if (listing)
+      return withHeaders(
+        share === undefined
+          ? sessionsResponse(this.hub!)
+          : textResponse(403, "Forbidden: a share token cannot list sessions"),
+        cors,
+      );
+    const shareRefused = share === undefined ? undefined : shareRefusal(request, share, (id) => this.#grantOf(id));
+    if (shareRefused) return withHeaders(shareRefused, cors);
+    const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
     switch (request.method) {
       case "POST":
@@ -185,8 +210,10 @@ export class AcpServer {
     if (refused) return { ok: false, response: refused };
     const full = this.#capacityProblem();
     if (full) return { ok: false, response: textResponse(503, `Service Unavailable: ${full}`, { "Retry-After": "5" }) };
+    const decision = this.#access.checkToken(request, offered);
     return {
       ok: true,
+      ...(decision.ok && decision.share !== undefined ? { agent: observerAgent(decision.share) } : {}),
       protocol: offered.includes(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : undefined,
       headers: new Headers(this.#extraHeaders(request, undefined)),
     };
@@ -271,11 +298,14 @@ export class AcpServer {
       return problem;
     }
     const { connectionId, serverRequestId, onEnd } = extra;
+    const shareGrant = shareGrantOf(connector);
     const connection: ServerConnection = new ServerConnection({
       transport,
       connector,
       limits: this.limits,
       logger: this.#logger,
+      ...(this.hub === undefined ? {} : { hub: this.hub }),
+      ...(shareGrant === undefined ? {} : { shareGrant }),
       ...(connectionId === undefined ? {} : { connectionId }),
       ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
       onEnd: (ended, end) => {
@@ -286,6 +316,12 @@ export class AcpServer {
     this.#all.add(connection);
     this.#remote.set(connection, remoteAddress);
     return connection;
+  }
+
+  /** The session a connection of this node is limited to by its share token, if any. */
+  #grantOf(connectionId: string): string | undefined {
+    for (const connection of this.#all) if (connection.id === connectionId) return connection.shared?.shareGrant;
+    return undefined;
   }
 
   #capacityProblem(): string | undefined {
@@ -357,37 +393,4 @@ export function createAcpServer(options: AcpServerOptions & { readonly insecureN
     );
   }
   return new AcpServer({ path: "/acp", healthPath: "/healthz", ...options } as AcpServerOptions);
-}
-
-function resolveAgent(
-  options: { agent?: AgentConnector; createAgent?: AgentFactory },
-  required: boolean,
-): AgentConnector | undefined {
-  if ("createLegacyAgent" in options)
-    throw new TypeError(
-      "createLegacyAgent is not supported (it was removed in the official SDK too); use agent or createAgent.",
-    );
-  const { agent, createAgent } = options;
-  if (agent !== undefined && createAgent !== undefined)
-    throw new TypeError("Give either agent or createAgent, not both.");
-  if (agent !== undefined) {
-    if (typeof agent?.connect !== "function")
-      throw new TypeError("agent must have a connect(stream) method (an agent() app, or a connector).");
-    return agent;
-  }
-  if (createAgent !== undefined)
-    return { connect: (stream, connectOptions) => createAgent().connect(stream, connectOptions ?? {}) };
-  if (required)
-    throw new TypeError(
-      "AcpServer needs an agent: give options.agent (an agent() app or a connector) or options.createAgent.",
-    );
-  return undefined;
-}
-
-function safePathname(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return "";
-  }
 }

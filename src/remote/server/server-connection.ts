@@ -6,7 +6,6 @@
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
  */
-import type { Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
 import { idKey, METHODS } from "../http-protocol.js";
@@ -14,60 +13,32 @@ import {
   lifecycleOf,
   REMOTE_AGENT_CONTROL,
   type AgentConnectionLifecycle,
-  type AgentConnector,
   type RemoteAgentControl,
 } from "../../acp/agent-connector.js";
 import { AgentLink, type AgentOutput } from "./agent-link.js";
 import { errorText, InitializeFailure } from "./errors.js";
-import type { ResolvedLimits } from "./limits.js";
+import {
+  closeCodeOf,
+  type ConnectionEnd,
+  type ConnectionTransport,
+  type InitializeWaiter,
+  type PendingRequest,
+  type ServerConnectionOptions,
+} from "./connection-options.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
 import { RequestRenaming } from "./request-renaming.js";
+import { SharedEndpoint, type HostedConnection } from "./shared/shared-endpoint.js";
 import { kindOf, responseStreamOf, sessionIdOfResponse, sessionOfAgentMessage } from "./routing.js";
 import type { Refusal } from "./server-context.js";
 
-export type ConnectionTransport = "http" | "websocket";
-
-/** Why a connection ended. */
-export interface ConnectionEnd {
-  /** "deleted", "idle", "socket closed", "agent ended", "limit", "server closing", "initialize failed", ... */
-  readonly reason: string;
-  readonly error?: unknown;
-}
-
-/** What a connection needs from its server. */
-export interface ServerConnectionOptions {
-  readonly transport: ConnectionTransport;
-  readonly connector: AgentConnector;
-  readonly limits: ResolvedLimits;
-  readonly logger: Logger;
-  /** The connection's id: given when a node adopts a connection; otherwise a new random one. */
-  readonly connectionId?: string;
-  /**
-   * The id the client sees on each request the agent sends it; the client's answer is given back to the agent with
-   * the agent's own id. Absent: the agent's ids go through unchanged.
-   */
-  readonly serverRequestId?: () => string | number;
-  /** Called once when the connection ends (the server forgets it and reports it). */
-  onEnd(connection: ServerConnection, end: ConnectionEnd): void;
-}
-
-interface PendingRequest {
-  readonly method: string;
-  readonly sessionId: string | undefined;
-}
-
-interface InitializeWaiter {
-  readonly key: string | undefined;
-  /** Route the answer to the output too (WebSocket: it must keep its place among the agent's messages). */
-  readonly passThrough: boolean;
-  resolve(answer: { message: Record<string, unknown>; text: string }): void;
-  reject(error: InitializeFailure): void;
-}
+export type { ConnectionEnd, ConnectionTransport, ServerConnectionOptions } from "./connection-options.js";
 
 export class ServerConnection implements AgentOutput {
   readonly id: string;
   readonly openedAt = Date.now();
   readonly agentLink: AgentLink;
+  /** The connection's part in shared sessions (with a hub). */
+  readonly shared: SharedEndpoint | undefined;
   #output: OutputSink | undefined;
   #lifecycle: AgentConnectionLifecycle = {};
   readonly #pending = new Map<string, PendingRequest>();
@@ -88,6 +59,22 @@ export class ServerConnection implements AgentOutput {
     this.id = options.connectionId ?? globalThis.crypto.randomUUID();
     this.#renaming = options.serverRequestId && new RequestRenaming(options.serverRequestId);
     this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
+    this.shared = options.hub && new SharedEndpoint(this.#hosted(), options.hub, options.shareGrant);
+  }
+
+  /** What the connection's shared-sessions endpoint may do with it. */
+  #hosted(): HostedConnection {
+    return {
+      id: this.id,
+      transport: this.transport,
+      output: () => this.#output,
+      agentLink: this.agentLink,
+      isOpen: () => this.isOpen,
+      trackRequest: (key, method, sessionId) => void this.#pending.set(key, { method, sessionId }),
+      limitExceeded: (error) => this.limitExceeded(error),
+      endNow: (reason) => void this.end({ reason }, true),
+      dropClient: () => this.#dropClient(),
+    };
   }
 
   get transport(): ConnectionTransport {
@@ -156,7 +143,13 @@ export class ServerConnection implements AgentOutput {
   ): Promise<{ message: Record<string, unknown>; text: string }> {
     const { signal } = options;
     const answer = new Promise<{ message: Record<string, unknown>; text: string }>((resolve, reject) => {
-      this.#initWaiter = { key: idKey(message.id), passThrough: options.passThrough ?? false, resolve, reject };
+      this.#initWaiter = {
+        key: idKey(message.id),
+        request: message,
+        passThrough: options.passThrough ?? false,
+        resolve,
+        reject,
+      };
     });
     const timeoutMs = this.options.limits.initializeTimeoutMs;
     const timer = setTimeout(
@@ -197,6 +190,8 @@ export class ServerConnection implements AgentOutput {
    */
   forwardCall(message: Record<string, unknown>, chars: number, sessionId: string | undefined): Refusal | undefined {
     const { maxIdLength, maxPendingRequests } = this.options.limits;
+    if (this.shared?.clientGone) return { status: 404, message: "Not Found: this connection's client went away" };
+    if (this.shared?.clientCall(message, chars)) return undefined;
     if ("id" in message) {
       const { id } = message;
       if (typeof id === "string" && id.length > maxIdLength)
@@ -227,6 +222,7 @@ export class ServerConnection implements AgentOutput {
     chars: number,
     headerSessionId: string | undefined | null,
   ): Refusal | undefined {
+    if (this.shared?.clientResponse(message)) return undefined;
     const key = idKey(message.id);
     if (key !== undefined && this.#clientRoutes.has(key)) {
       const route = this.#clientRoutes.get(key);
@@ -281,8 +277,9 @@ export class ServerConnection implements AgentOutput {
    * Ends the connection once: queued output is delivered to streams still reading when the agent ended, dropped
    * otherwise; the agent's input ends (a stdio agent is then stopped by its connector). Returns `done`.
    */
-  end(end: ConnectionEnd): Promise<void> {
+  end(end: ConnectionEnd, force = false): Promise<void> {
     if (this.#state === "ended") return this.done;
+    if (!force && this.shared?.ending(end.reason)) return this.done;
     const wasStarted = this.#state !== "new";
     this.#state = "ended";
     this.#end = end;
@@ -302,6 +299,7 @@ export class ServerConnection implements AgentOutput {
     this.#clientRoutes.clear();
     this.#renaming?.clear();
     this.#promptsSettled.wakeAll();
+    this.shared?.ended(end.reason);
     this.options.onEnd(this, end);
     const closed = wasStarted ? this.#lifecycle.closed : undefined;
     if (closed) closed.then(this.#resolveDone, this.#resolveDone);
@@ -348,12 +346,17 @@ export class ServerConnection implements AgentOutput {
       const key = idKey(message.id);
       const waiter = this.#initWaiter;
       if (waiter !== undefined && key === waiter.key) {
-        waiter.resolve({ message, text });
-        if (waiter.passThrough) this.#output!.deliver(text, undefined);
+        const answer = this.shared ? this.shared.initialized(waiter.request, { message, text }) : { message, text };
+        waiter.resolve(answer);
+        if (waiter.passThrough) this.#output!.deliver(answer.text, undefined);
         return;
       }
       const pending = key === undefined ? undefined : this.#pending.get(key);
       if (pending) this.#pending.delete(key!);
+      if (this.shared?.agentResponse(message, pending)) {
+        if (pending?.method === METHODS.session_prompt) this.#promptsSettled.wakeAll();
+        return;
+      }
       const issued = sessionIdOfResponse(message);
       if (issued !== undefined && issued.length > maxIdLength)
         throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
@@ -364,6 +367,7 @@ export class ServerConnection implements AgentOutput {
     const sessionId = sessionOfAgentMessage(message);
     if (sessionId !== undefined && sessionId.length > maxIdLength)
       throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
+    if (this.shared?.agentMessage(message, text)) return;
     if (this.#renaming) [message, text] = this.#renaming.toClient(message, text);
     if ("id" in message) {
       const key = idKey(message.id);
@@ -372,8 +376,20 @@ export class ServerConnection implements AgentOutput {
     this.#output!.deliver(text, sessionId);
   }
 
+  /** Shared sessions keep the agent; its client is gone: nothing more is written to it, nothing idles out. */
+  #dropClient(): void {
+    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
+    this.#output?.abort(1000, "the client went away");
+  }
+
   #updateIdle(): void {
-    const idle = this.#state === "open" && this.transport === "http" && this.#inFlight === 0 && this.#openStreams === 0;
+    const idle =
+      !this.shared?.clientGone &&
+      this.#state === "open" &&
+      this.transport === "http" &&
+      this.#inFlight === 0 &&
+      this.#openStreams === 0;
     if (!idle) {
       if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
       this.#idleTimer = undefined;
@@ -389,14 +405,4 @@ export class ServerConnection implements AgentOutput {
       void this.end({ reason: "idle" });
     }, idleMs);
   }
-}
-
-/**
- * The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a
- * failure.
- */
-function closeCodeOf(end: ConnectionEnd): number {
-  if (end.reason === "limit") return 1008;
-  if (end.reason === "protocol error") return 1002;
-  return end.error === undefined ? 1000 : 1011;
 }

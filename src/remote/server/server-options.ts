@@ -8,6 +8,7 @@ import type { AccessOptions, SocketInfo } from "./access.js";
 import type { ServerBackend } from "./backend/backend.js";
 import type { AcpHttpBackend } from "./backend/official-backend.js";
 import type { ServerLimits } from "./limits.js";
+import type { SharedSessionsOptions } from "./shared/session-hub.js";
 import type { ConnectionTransport } from "./server-connection.js";
 import type { ServerWebSocket } from "./server-websocket.js";
 
@@ -77,6 +78,12 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
    * either (they live on the node holding the socket).
    */
   readonly httpBackend?: AcpHttpBackend;
+  /**
+   * acpkit: shared sessions (several clients on one live session: `session/attach`, `session/detach`, controllers
+   * and observers, read-only share tokens, `GET <path>/sessions`). `true` for the defaults. Default: off (the
+   * official server has none). See docs/shared-sessions.md.
+   */
+  readonly sharedSessions?: boolean | (SharedSessionsOptions & { readonly listPath?: string });
 }
 
 /** Options of `AcpServer`: the official shape (agent source and `ConnectionLimits`) plus acpkit's settings. */
@@ -100,4 +107,11 @@ export interface PreparedWebSocketUpgrade {
 
 /** The outcome of `checkWebSocketUpgrade`: the subprotocol to select and headers for the 101, or the refusal. */
 export type WebSocketUpgradeCheck =
-  { ok: true; protocol: string | undefined; headers: Headers } | { ok: false; response: Response };
+  | {
+      ok: true;
+      protocol: string | undefined;
+      headers: Headers;
+      /** The agent to give `prepareWebSocketUpgrade` (a share token's observer-only agent), when not the server's. */
+      agent?: AgentConnector;
+    }
+  | { ok: false; response: Response };

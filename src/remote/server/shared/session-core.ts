@@ -1,0 +1,29 @@
+/**
+ * What the parts of a shared session (permission fan-out, prompt queue, routed agent requests) need from it.
+ */
+import type { AgentEnd, Participant } from "./participant.js";
+
+export interface SessionCore {
+  readonly sessionId: string;
+  readonly host: AgentEnd;
+  /** The attached controllers, in attach order. */
+  controllers(): Participant[];
+  /** Whether `participant` is still attached. */
+  attached(participant: Participant): boolean;
+  /** Numbers a `session/update` (its `update`) and sends it to every participant. */
+  emit(update: Record<string, unknown>): void;
+  /** A new id for a request the server sends on this session's behalf (to a client, or to the agent). */
+  nextId(): string;
+  /** That id is answered (or abandoned). */
+  release(id: string): void;
+}
+
+/** A response's text with another id. */
+export function withId(message: Record<string, unknown>, id: unknown): string {
+  return JSON.stringify({ ...message, id });
+}
+
+/** `$/cancel_request` for a request the client was sent with `id`. */
+export function cancelRequestText(id: string): string {
+  return JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } });
+}
