@@ -225,5 +225,10 @@ export {
   type ServerLimits,
   type ServerWebSocket,
   type SocketInfo,
+  type SharedSessionsOptions,
+  type SharedSessionSummary,
+  type HistoryPolicy,
+  type ParticipantInfo,
+  type ParticipantRole,
 } from "../remote/server/index.js";
 export { classAgentConnector, type ClassAgentConnectorOptions } from "../agent/remote-connectors.js";

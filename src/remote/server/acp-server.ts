@@ -35,7 +35,7 @@ import type {
 } from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
 import { observerAgent, shareGrantOf } from "./shared/observer-agent.js";
-import { SessionHub } from "./shared/session-hub.js";
+import { SessionHub, type SharedSessionSummary } from "./shared/session-hub.js";
 import { sessionsPathOf, sessionsResponse, shareRefusal } from "./shared/sharing-http.js";
 
 export type {
@@ -65,7 +65,7 @@ export class AcpServer {
   readonly #remote = new WeakMap<ServerConnection, string | undefined>();
   readonly #context: ServerContext;
   /** Shared sessions (`sharedSessions` option); undefined when sharing is off. */
-  readonly hub: SessionHub | undefined;
+  readonly #hub: SessionHub | undefined;
   readonly #sessionsPath: string | undefined;
   #closing = false;
 
@@ -75,10 +75,10 @@ export class AcpServer {
     this.limits = resolveLimits(options);
     this.#logger = options.logger ?? silentLogger;
     const sharing = options.sharedSessions;
-    this.hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined;
+    this.#hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined;
     this.#sessionsPath =
-      this.hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
-    const hub = this.hub;
+      this.#hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
+    const hub = this.#hub;
     this.#access = new AccessPolicy(options, hub && ((token) => hub.tokens.sessionOf(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
@@ -129,6 +129,11 @@ export class AcpServer {
     }));
   }
 
+  /** The live shared sessions and who is attached (what `GET <path>/sessions` answers); empty when sharing is off. */
+  sharedSessions(): SharedSessionSummary[] {
+    return this.#hub?.list() ?? [];
+  }
+
   /** Whether `close()` was called: new connections are refused. */
   get closing(): boolean {
     return this.#closing;
@@ -145,7 +150,7 @@ export class AcpServer {
     ) {
       return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
     }
-    const listing = this.hub !== undefined && pathname === this.#sessionsPath && request.method === "GET";
+    const listing = this.#hub !== undefined && pathname === this.#sessionsPath && request.method === "GET";
     if (!listing && path !== undefined && pathname !== path)
       return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
     const origin = request.headers.get("origin");
@@ -164,7 +169,7 @@ export class AcpServer {
     if (listing)
       return withHeaders(
         share === undefined
-          ? sessionsResponse(this.hub!)
+          ? sessionsResponse(this.#hub!)
           : textResponse(403, "Forbidden: a share token cannot list sessions"),
         cors,
       );
@@ -304,7 +309,7 @@ export class AcpServer {
       connector,
       limits: this.limits,
       logger: this.#logger,
-      ...(this.hub === undefined ? {} : { hub: this.hub }),
+      ...(this.#hub === undefined ? {} : { hub: this.#hub }),
       ...(shareGrant === undefined ? {} : { shareGrant }),
       ...(connectionId === undefined ? {} : { connectionId }),
       ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),

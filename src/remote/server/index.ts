@@ -76,5 +76,13 @@ export {
   type AcpHttpResponseRoute,
 } from "./backend/official-backend.js";
 export { InitializeFailure } from "./errors.js";
+export type { SharedSessionsOptions, SharedSessionSummary } from "./shared/session-hub.js";
+export {
+  SESSION_ATTACH,
+  SESSION_DETACH,
+  type HistoryPolicy,
+  type ParticipantInfo,
+  type ParticipantRole,
+} from "./shared/share-protocol.js";
 export type { ServerWebSocket, WebSocketFlowControl } from "./server-websocket.js";
 export type { WebSocketLike } from "../websocket-like.js";

@@ -4,6 +4,7 @@
  * through a `PermissionBroker`, and runs prompt turns, cancels, mode and config changes, and session listing,
  * loading and resuming.
  */
+import { attachParams } from "./attach.js";
 import type { Client } from "@acpkit/sdk";
 import { ClientSideConnection } from "@acpkit/sdk";
 import { supportedMcpServers } from "@acpkit/sdk/client-toolkit";
@@ -306,6 +307,16 @@ export class ChatSession {
       return this.#open(sessionId, response ?? {});
     }
     throw new Error("this agent can neither load nor resume sessions");
+  }
+
+  /** Joins a live shared session on an `acp serve` (`session/attach`, history replayed first); see `attach.ts`. */
+  async attach(sessionId: string, role: "controller" | "observer"): Promise<Transcript> {
+    this.#roots.set(sessionId, [this.cwd]);
+    const transcript = this.router.open(sessionId);
+    this.#setCurrent(sessionId, transcript);
+    await this.#bounded("session/attach", this.connection.connection.request("session/attach", attachParams(sessionId, role)));
+    transcript.setup({});
+    return transcript;
   }
 
   /** The agent's sessions for this cwd (all pages). */

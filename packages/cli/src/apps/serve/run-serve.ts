@@ -95,6 +95,7 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       idleTimeoutMs: options.idleTimeoutMs,
       maxRequestBodyBytes: options.maxBodyBytes,
       closeGraceMs: options.graceMs,
+      sharedSessions: options.share,
       logger,
       onConnectionEvent: (event) => io.stderr(`${timestamp()} ${describe(event)}\n`),
     });

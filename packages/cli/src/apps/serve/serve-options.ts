@@ -28,6 +28,9 @@ Options:
   --idle-timeout MS        how long an HTTP client may be gone before its agent is stopped (default 30000)
   --max-body-bytes N       largest POST body (default 16777216)
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
+  --no-share               turn shared sessions off (on by default: clients with the token can session/attach to
+                           a live session as controller or observer; acp sessions URL lists them;
+                           see docs/shared-sessions.md)
   --verbose                also log the agents' stderr (prefixed by connection)
   -h, --help               print this help
 
@@ -57,6 +60,8 @@ export interface ServeOptions {
   maxBodyBytes: number;
   graceMs: number;
   verbose: boolean;
+  /** Shared sessions (session/attach); on unless --no-share. */
+  share: boolean;
   help: boolean;
 }
 
@@ -87,6 +92,7 @@ const BOOLEAN_FLAGS = new Set([
   "--http1",
   "--h2c",
   "--verbose",
+  "--no-share",
   "--help",
   "-h",
 ]);
@@ -126,6 +132,7 @@ export function parseServeArgs(
     maxBodyBytes: 16 * 1024 * 1024,
     graceMs: 2000,
     verbose: false,
+    share: true,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -139,6 +146,7 @@ export function parseServeArgs(
       else if (flag === "--http1") options.http1 = true;
       else if (flag === "--h2c") options.h2c = true;
       else if (flag === "--verbose") options.verbose = true;
+      else if (flag === "--no-share") options.share = false;
       else options.help = true;
       continue;
     }
