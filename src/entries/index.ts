@@ -227,6 +227,7 @@ export {
   type SocketInfo,
   type SharedSessionsOptions,
   type SharedSessionSummary,
+  type QueueSnapshot,
   type HistoryPolicy,
   type ParticipantInfo,
   type ParticipantRole,

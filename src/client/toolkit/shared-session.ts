@@ -90,7 +90,8 @@ export class ParticipantsView {
     if (value?.sessionId !== this.sessionId) return false;
     if (method === "_acpkit/session/participants" && Array.isArray(value.participants))
       this.participants = value.participants;
-    else if (method === "_acpkit/session/queue") [this.running, this.queued] = [value.running ?? null, value.queued ?? []];
+    else if (method === "_acpkit/session/queue")
+      [this.running, this.queued] = [value.running ?? null, value.queued ?? []];
     else if (method === "session/update" && value.update?.sessionUpdate === "client_disconnected")
       this.participants = this.participants.filter((who) => who.clientId !== value.update.client?.clientId);
     else return false;

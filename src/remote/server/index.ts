@@ -77,6 +77,7 @@ export {
 } from "./backend/official-backend.js";
 export { InitializeFailure } from "./errors.js";
 export type { SharedSessionsOptions, SharedSessionSummary } from "./shared/session-hub.js";
+export type { QueueSnapshot } from "./shared/prompt-queue.js";
 export {
   SESSION_ATTACH,
   SESSION_DETACH,

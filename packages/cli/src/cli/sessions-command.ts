@@ -81,7 +81,9 @@ export async function sessionsCommand(args: readonly string[]): Promise<number> 
     const host = session.hostConnected ? "" : ", its opener is gone";
     process.stdout.write(`${session.sessionId}  ${state}${queued}${asking}${host}, ${session.updates} updates\n`);
     for (const who of session.participants)
-      process.stdout.write(`  ${who.role.padEnd(10)} ${(who.name ?? "?").padEnd(20)} ${who.transport.padEnd(9)} ${who.clientId}\n`);
+      process.stdout.write(
+        `  ${who.role.padEnd(10)} ${(who.name ?? "?").padEnd(20)} ${who.transport.padEnd(9)} ${who.clientId}\n`,
+      );
   }
   return 0;
 }

@@ -314,7 +314,10 @@ export class ChatSession {
     this.#roots.set(sessionId, [this.cwd]);
     const transcript = this.router.open(sessionId);
     this.#setCurrent(sessionId, transcript);
-    await this.#bounded("session/attach", this.connection.connection.request("session/attach", attachParams(sessionId, role)));
+    await this.#bounded(
+      "session/attach",
+      this.connection.connection.request("session/attach", attachParams(sessionId, role)),
+    );
     transcript.setup({});
     return transcript;
   }
