@@ -107,6 +107,8 @@ export async function acpkitParticipant(
   target: Target,
   profile: "websocket" | "http",
   token = target.token,
+  /** Say in initialize that this client knows shared sessions (it then gets the server's update kinds). */
+  sharingAware = false,
 ): Promise<TestParticipant> {
   const headers = { Authorization: `Bearer ${token}` };
   const stream =
@@ -132,7 +134,10 @@ export async function acpkitParticipant(
   ));
   await connection.initialize({
     protocolVersion: 1,
-    clientCapabilities: { fs: { readTextFile: true } },
+    clientCapabilities: {
+      fs: { readTextFile: true },
+      ...(sharingAware ? { _meta: { acpkit: { sharedSessions: true } } } : {}),
+    },
     clientInfo: { ...CLIENT_INFO, name },
   });
   return participant;
