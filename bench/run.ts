@@ -12,6 +12,8 @@
  *   BENCH_TAP=0          leave out (a) through `acp tap` (measured with acpkit, against acpkit's direct pipe row)
  *   BENCH_REMOTE=0       leave out (a) over WebSocket and Streamable HTTP (each implementation's remote server in the
  *                        agent child, its remote client here)
+ *   BENCH_FANOUT=0       leave out shared sessions fanned out to 0, 1, 10, 100 observers (`fanout-bench.ts`);
+ *                        BENCH_ONLY=fanout runs only them
  *   BENCH_STORE=0        leave out the session stores (PostgreSQL vs file: appends/s, load of a 10,000-update
  *                        session; `store-bench.ts`); BENCH_ONLY=store runs only them
  *
@@ -29,6 +31,7 @@ import { rawImpl } from "./impls/raw.js";
 import { DEFAULT_IMPLS, IMPL_NAMES, type Impl, type ImplName } from "./impls/types.js";
 import { printReport, ratios, summarize, targets, type Row } from "./report.js";
 import { printStoreReport, runStoreBench } from "./store-bench.js";
+import { printFanoutReport, runFanoutBench } from "./fanout-bench.js";
 import { fmtNum, fmtRate } from "./stats.js";
 import { ALL_WORKLOADS, sizesFor, type WorkloadId } from "./workloads.js";
 
@@ -39,7 +42,10 @@ const reps = Math.max(1, Number(env.BENCH_REPS ?? (quick ? 2 : 3)));
 const timeoutMs = Number(env.BENCH_TIMEOUT_MS ?? (quick ? 30_000 : 120_000));
 const onlyTokens = env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((s) => s.trim()) : undefined;
 const withStore = env.BENCH_STORE !== "0" && (onlyTokens === undefined || onlyTokens.includes("store"));
-const only = onlyTokens ? (onlyTokens.filter((s) => s !== "store") as WorkloadId[]) : [...ALL_WORKLOADS];
+const withFanout = env.BENCH_FANOUT !== "0" && (onlyTokens === undefined || onlyTokens.includes("fanout"));
+const only = onlyTokens
+  ? (onlyTokens.filter((s) => s !== "store" && s !== "fanout") as WorkloadId[])
+  : [...ALL_WORKLOADS];
 const implFilter = env.BENCH_IMPLS
   ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
   : [...DEFAULT_IMPLS];
@@ -166,6 +172,7 @@ async function main(): Promise<void> {
   }
 
   const store = withStore ? await runStoreBench({ quick, reps, progress }) : undefined;
+  const fanout = withFanout ? await runFanoutBench({ quick, reps, progress }) : undefined;
   const rs = ratios(rows);
   const ts = targets(rows);
   out("");
@@ -196,6 +203,7 @@ async function main(): Promise<void> {
   );
   if (rows.length > 0) printReport(rows, rs, ts, out);
   if (store !== undefined) printStoreReport(store, out);
+  if (fanout !== undefined) printFanoutReport(fanout, out);
 
   const file = join(packageRoot(), ".bench-out", "results.json");
   mkdirSync(dirname(file), { recursive: true });
@@ -217,6 +225,7 @@ async function main(): Promise<void> {
         },
         rows,
         store,
+        fanout,
         ratios: rs,
         targets: ts,
       },
