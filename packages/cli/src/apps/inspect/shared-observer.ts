@@ -28,7 +28,7 @@ async function probe(url: string, sessionId: string, token: string | undefined):
     response = await fetch(listing, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } });
   } catch (error) {
     const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
-    throw new Error(`cannot reach ${url} (${cause}); is acp serve running there?`);
+    throw new Error(`cannot reach ${url} (${cause}); is acp serve running there?`, { cause: error });
   }
   if (response.status === 403) return;
   if (response.status === 401) throw new Error(`${url} needs its token: give it with --remote-token T or $ACP_TOKEN`);
