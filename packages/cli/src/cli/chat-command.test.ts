@@ -80,3 +80,17 @@ test("the chat's setup: the default policy is the chat's own asking; the flags' 
     /--mcp-config: cannot read \/nonexistent\/mcp\.json/,
   );
 });
+
+test("acp chat --attach ID URL joins as a controller, --observe ID URL read-only; a URL is needed", () => {
+  const attach = parseChatArgs(["--attach", "sess-1", "http://127.0.0.1:8765/acp", "--token", "t"]);
+  assert.ok(attach !== "help");
+  assert.deepEqual(attach.attach, { sessionId: "sess-1", role: "controller" });
+  assert.equal(attach.remote?.url, "http://127.0.0.1:8765/acp");
+  assert.deepEqual(attach.agentArgv, []);
+  const observe = parseChatArgs(["--observe", "sess-2", "--agent", "ws://h/acp"]);
+  assert.ok(observe !== "help");
+  assert.deepEqual(observe.attach, { sessionId: "sess-2", role: "observer" });
+  assert.equal(observe.remote?.url, "ws://h/acp");
+  assert.throws(() => parseChatArgs(["--attach", "sess-1"]), /give its URL \(acp chat --attach ID URL\)/);
+  assert.throws(() => parseChatArgs(["--observe"]), /--observe needs a value/);
+});

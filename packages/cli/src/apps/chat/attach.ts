@@ -14,3 +14,37 @@ export function attachParams(sessionId: string, role: "controller" | "observer")
     _meta: { acpkit: { role } },
   };
 }
+
+/**
+ * What the chat shows of the server's own updates in a shared session: another client's prompt
+ * (`prompt_received` from someone else) becomes a user message in the transcript; the chat's own prompt is already
+ * there (it attached under `own` client ids), and the rest (`turn_complete`, `permission_resolved`,
+ * `client_disconnected`) passes on to the transcript's unknown updates.
+ */
+export class SharedEcho {
+  readonly own = new Set<string>();
+
+  toTranscript<T extends { sessionId: string; update: unknown }>(params: T): T {
+    const update = params.update as { sessionUpdate?: string; prompt?: unknown; sentBy?: { clientId?: string } };
+    if (update.sessionUpdate !== "prompt_received" || this.own.has(update.sentBy?.clientId ?? "")) return params;
+    const blocks = Array.isArray(update.prompt) ? (update.prompt as { type?: string; text?: string }[]) : [];
+    const text = blocks.map((block) => (block.type === "text" ? (block.text ?? "") : `[${block.type}]`)).join("");
+    const who = (update.sentBy as { name?: string } | undefined)?.name;
+    return {
+      ...params,
+      update: {
+        sessionUpdate: "user_message_chunk",
+        content: { type: "text", text: who === undefined ? text : `(${who}) ${text}` },
+      },
+    };
+  }
+}
+
+const echoes = new WeakMap<object, SharedEcho>();
+
+/** The echo of one chat (keyed by its transcript router). */
+export function sharedEchoOf(router: object): SharedEcho {
+  let echo = echoes.get(router);
+  if (echo === undefined) echoes.set(router, (echo = new SharedEcho()));
+  return echo;
+}

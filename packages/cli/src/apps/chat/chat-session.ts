@@ -4,7 +4,7 @@
  * through a `PermissionBroker`, and runs prompt turns, cancels, mode and config changes, and session listing,
  * loading and resuming.
  */
-import { attachParams } from "./attach.js";
+import { attachParams, sharedEchoOf } from "./attach.js";
 import type { Client } from "@acpkit/sdk";
 import { ClientSideConnection } from "@acpkit/sdk";
 import { supportedMcpServers } from "@acpkit/sdk/client-toolkit";
@@ -176,7 +176,7 @@ export class ChatSession {
     const client: Client = {
       sessionUpdate: (params) => {
         guard.observe(params);
-        router.route(params);
+        router.route(sharedEchoOf(router).toTranscript(params));
       },
       requestPermission: (params) => broker.request(params),
       readTextFile: (params) => fsHost.readTextFile(params),
@@ -314,10 +314,11 @@ export class ChatSession {
     this.#roots.set(sessionId, [this.cwd]);
     const transcript = this.router.open(sessionId);
     this.#setCurrent(sessionId, transcript);
-    await this.#bounded(
+    const attached = await this.#bounded(
       "session/attach",
-      this.connection.connection.request("session/attach", attachParams(sessionId, role)),
+      this.connection.connection.request<{ clientId: string }>("session/attach", attachParams(sessionId, role)),
     );
+    sharedEchoOf(this.router).own.add(attached.clientId);
     transcript.setup({});
     return transcript;
   }
