@@ -3,7 +3,7 @@
  * participant can see (`_acpkit/session/queue`, the attach result, `acp sessions`); the next one goes to the agent
  * when the running turn ends. Each turn is announced to every participant as `session/update` `prompt_received`
  * (who sent it, what it says) before the agent sees it, and closed with `turn_complete` (its stop reason) once the
- * agent answers; the answer itself goes to the controller that sent the prompt (if it is still attached: a
+ * agent answers; the answer itself then goes to the controller that sent the prompt (if it is still attached: a
  * controller that leaves mid-turn does not stop the turn, nor the queue).
  */
 import { isRecord } from "../../../jsonrpc/messages.js";
@@ -75,7 +75,6 @@ export class PromptQueue {
     const running = this.#running!;
     this.core.release(running.agentId);
     this.#running = undefined;
-    if (this.core.attached(running.participant)) running.participant.send(withId(message, running.clientRequestId));
     const result = isRecord(message.result) ? message.result : undefined;
     const error = isRecord(message.error) ? message.error : undefined;
     this.core.emit({
@@ -89,6 +88,8 @@ export class PromptQueue {
         },
       },
     });
+    // After turn_complete: every update of a turn comes before its answer, as ACP asks.
+    if (this.core.attached(running.participant)) running.participant.send(withId(message, running.clientRequestId));
     if (!this.#startNext()) this.changed();
   }
 

@@ -5,6 +5,7 @@ import { attachParams, SharedEcho, sharedEchoOf } from "./attach.js";
 const received = (clientId: string, text: string) => ({
   sessionId: "s",
   update: {
+    _meta: { acpkit: { promptId: "p7" } },
     sessionUpdate: "prompt_received",
     prompt: [{ type: "text", text }, { type: "image" }],
     sentBy: { clientId, name: "phone" },
@@ -13,10 +14,16 @@ const received = (clientId: string, text: string) => ({
 
 test("another client's prompt shows as a user message; the chat's own and other updates pass unchanged", () => {
   const echo = new SharedEcho();
+  assert.equal(echo.attached, false);
   echo.own.add("me");
+  assert.equal(echo.attached, true);
   assert.deepEqual(echo.toTranscript(received("them", "fix it")), {
     sessionId: "s",
-    update: { sessionUpdate: "user_message_chunk", content: { type: "text", text: "(phone) fix it[image]" } },
+    update: {
+      sessionUpdate: "user_message_chunk",
+      messageId: "shared-prompt-p7",
+      content: { type: "text", text: "(phone) fix it[image]" },
+    },
   });
   const own = received("me", "mine");
   assert.equal(echo.toTranscript(own), own);

@@ -24,16 +24,24 @@ export function attachParams(sessionId: string, role: "controller" | "observer")
 export class SharedEcho {
   readonly own = new Set<string>();
 
+  /** Whether the chat attached to a shared session (it then sees other clients' turns). */
+  get attached(): boolean {
+    return this.own.size > 0;
+  }
+
   toTranscript<T extends { sessionId: string; update: unknown }>(params: T): T {
     const update = params.update as { sessionUpdate?: string; prompt?: unknown; sentBy?: { clientId?: string } };
     if (update.sessionUpdate !== "prompt_received" || this.own.has(update.sentBy?.clientId ?? "")) return params;
     const blocks = Array.isArray(update.prompt) ? (update.prompt as { type?: string; text?: string }[]) : [];
     const text = blocks.map((block) => (block.type === "text" ? (block.text ?? "") : `[${block.type}]`)).join("");
     const who = (update.sentBy as { name?: string } | undefined)?.name;
+    const promptId = (update as { _meta?: { acpkit?: { promptId?: string } } })._meta?.acpkit?.promptId;
     return {
       ...params,
       update: {
         sessionUpdate: "user_message_chunk",
+        // Its own message, not glued to the previous one.
+        messageId: `shared-prompt-${promptId ?? Math.random().toString(36).slice(2)}`,
         content: { type: "text", text: who === undefined ? text : `(${who}) ${text}` },
       },
     };

@@ -175,8 +175,10 @@ export class ChatSession {
     );
     const client: Client = {
       sessionUpdate: (params) => {
-        guard.observe(params);
-        router.route(sharedEchoOf(router).toTranscript(params));
+        const echo = sharedEchoOf(router);
+        // In a shared session other clients' turns come any time: "late" updates are theirs, not the agent's fault.
+        if (!echo.attached) guard.observe(params);
+        router.route(echo.toTranscript(params));
       },
       requestPermission: (params) => broker.request(params),
       readTextFile: (params) => fsHost.readTextFile(params),
