@@ -9,9 +9,12 @@
  * Only files named `*.test.js` are run, listed here one by one: never a directory, from which `node --test` would
  * also run fixtures and support modules. The concurrency is explicit, sized for a 2-core machine (override with
  * ACPKIT_TEST_CONCURRENCY); extra arguments go to `node --test` (e.g. `--test-name-pattern=...`).
+ *
+ * A file whose opening comment holds the line ` * Test lane: solo` measures the machine (memory bounds, hundreds of
+ * connections, floods): it runs after the others, alone, so that no other file's load decides its verdict.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -55,21 +58,41 @@ if (files.length === 0) {
   process.stderr.write(`test:${name}: no *.test.js under ${lane.roots.join(", ")}: run npm run build first\n`);
   process.exit(1);
 }
+/** Whether the file's opening comment asks to run alone (see the file comment). */
+const solo = (file) => /^ \* Test lane: solo$/m.test(readFileSync(join(root, file), "utf8").slice(0, 4000));
+const soloFiles = files.filter(solo);
+const sharedFiles = files.filter((file) => !soloFiles.includes(file));
 const concurrency = Number(process.env.ACPKIT_TEST_CONCURRENCY) || lane.concurrency;
-const args = [
-  "--enable-source-maps",
-  "--test",
-  `--test-concurrency=${concurrency}`,
-  `--test-timeout=${lane.timeoutMs ?? 300_000}`,
-  ...nodeArgs,
-  ...files,
-];
+
+/** Runs `node --test` on `batch` at `at` files at once; resolves with its exit code. */
+function run(batch, at) {
+  if (batch.length === 0) return Promise.resolve(0);
+  const args = [
+    "--enable-source-maps",
+    "--test",
+    `--test-concurrency=${at}`,
+    `--test-timeout=${lane.timeoutMs ?? 300_000}`,
+    ...nodeArgs,
+    ...batch,
+  ];
+  const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
+  // Ctrl-C reaches the runner through the terminal; SIGTERM from a CI is passed on.
+  const onTerm = () => child.kill("SIGTERM");
+  process.on("SIGTERM", onTerm);
+  return new Promise((resolve) =>
+    child.on("exit", (code, signal) => {
+      process.off("SIGTERM", onTerm);
+      resolve(code ?? (signal ? 1 : 0));
+    }),
+  );
+}
+
 const started = Date.now();
-const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
-// Ctrl-C reaches the runner through the terminal; SIGTERM from a CI is passed on.
-process.on("SIGTERM", () => child.kill("SIGTERM"));
-child.on("exit", (code, signal) => {
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  process.stderr.write(`test:${name}: ${files.length} files, concurrency ${concurrency}, ${seconds} s\n`);
-  process.exitCode = code ?? (signal ? 1 : 0);
-});
+const sharedCode = await run(sharedFiles, concurrency);
+const soloCode = await run(soloFiles, 1);
+const seconds = ((Date.now() - started) / 1000).toFixed(1);
+process.stderr.write(
+  `test:${name}: ${files.length} files (${sharedFiles.length} at concurrency ${concurrency}, ` +
+    `${soloFiles.length} alone), ${seconds} s\n`,
+);
+process.exitCode = sharedCode || soloCode;

@@ -225,6 +225,7 @@ export {
   type ServerLimits,
   type ServerWebSocket,
   type SocketInfo,
+  type StdioMcpPolicy,
   type SharedSessionsOptions,
   type SharedSessionSummary,
   type QueueSnapshot,

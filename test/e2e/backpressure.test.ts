@@ -3,6 +3,8 @@
  * neither buffers without bound nor keeps reading requests whose answers it cannot deliver. 1 GiB is offered each
  * time; the agent's RSS must grow by less than 192 MiB (of 1 GiB offered). Nothing here waits on a clock: the agent
  * reports over IPC, and the test acts on those reports and on its own reads.
+ *
+ * Test lane: solo
  */
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";

@@ -10,7 +10,7 @@
  * @see https://agentclientprotocol.com/protocol/file-system
  * @see https://agentclientprotocol.com/protocol/terminals
  */
-import { CapabilityMissingError, type SendRequestOptions } from "../../jsonrpc/index.js";
+import { CapabilityMissingError, InvalidResponseError, type SendRequestOptions } from "../../jsonrpc/index.js";
 import type { Logger } from "../../jsonrpc/logger.js";
 import {
   hasCapability,
@@ -48,7 +48,10 @@ export function requireClientCapability(context: ClientAccessContext, method: st
     throw new CapabilityMissingError(method, `clientCapabilities.${path.join(".")}`);
 }
 
-/** Reads a text file through the client (`fs/read_text_file`); `line` is 1-based, `limit` a line count. */
+/**
+ * Reads a text file through the client (`fs/read_text_file`); `line` is 1-based, `limit` a line count. An answer
+ * without a string `content` is the client's mistake: `InvalidResponseError` says so, never a `TypeError` later.
+ */
 export async function readFile(
   context: ClientAccessContext,
   path: string,
@@ -60,7 +63,13 @@ export async function readFile(
     path,
     ...range,
   });
-  return response.content;
+  const content = (response as { content?: unknown } | null | undefined)?.content;
+  if (typeof content !== "string")
+    throw new InvalidResponseError(
+      "fs/read_text_file",
+      `it has no string "content" (${content === undefined ? "none" : `a ${content === null ? "null" : Array.isArray(content) ? "list" : typeof content}`} instead)`,
+    );
+  return content;
 }
 
 /** Writes a text file through the client (`fs/write_text_file`), creating it if needed. */

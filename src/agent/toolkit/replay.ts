@@ -4,8 +4,8 @@
  * back wrapped in a larger envelope) is replayed as several chunks of the same kind under the limit, never split
  * inside a character, with the same `messageId`. Nothing else too large is stored by the toolkit (a prompt block
  * that could not be replayed is refused at the door, `replay-limit.ts`, and so is an update too large to send), but
- * a history written under a larger limit, or by other code, can hold one: such a record, or one that fails the
- * schema, is skipped and reported (logger error, and a count in the load response's `_meta`), and never blocks the
+ * a history written under a larger limit, or by other code, can hold one: such a record, one that fails the
+ * schema, or one that cannot be serialized at all (a `_meta` nested 100,000 levels deep), is skipped and reported (logger error, and a count in the load response's `_meta`), and never blocks the
  * records after it. Records are checked here, against the unstable schema (a superset of the stable one, so a
  * newer update kind stored by a session that negotiated it stays replayable): the connection's own check of outgoing
  * messages only warns by default (the forgiving writer), and a stored record is known bad before it is sent.
@@ -14,7 +14,7 @@
  * conversation to the client as `session/update` notifications before answering `session/load`.
  */
 import type { Logger } from "../../jsonrpc/logger.js";
-import { MessageTooLargeError } from "../../jsonrpc/local-errors.js";
+import { MessageTooLargeError, UnserializableValueError } from "../../jsonrpc/local-errors.js";
 import { SchemaValidationError, type SessionUpdate } from "../../protocol/index.js";
 import { unstableSchemas } from "../../protocol/unstable.js";
 import { isSplittableText } from "./replay-limit.js";
@@ -25,7 +25,7 @@ import type { SessionRecord } from "./session-store.js";
 export interface ReplayReport {
   /** Records sent as several chunks because one did not fit the message limit. */
   split: number;
-  /** Records not sent (failing the schema, or too large and not splittable). */
+  /** Records not sent (failing the schema, too large and not splittable, or not serializable). */
   skipped: number;
 }
 
@@ -87,7 +87,15 @@ export async function replayHistory(
       if (issues.length > 0) throw new SchemaValidationError("SessionUpdate", issues);
       if ((await sendSplitting(client, params, record.update)) > 1) report.split++;
     } catch (error) {
-      if (!(error instanceof SchemaValidationError) && !(error instanceof MessageTooLargeError)) throw error;
+      // What is wrong with the record itself skips it; anything else (the connection closed) ends the replay. A
+      // record nested too deep for the checker's or the serializer's recursion is a RangeError of the record's own.
+      if (
+        !(error instanceof SchemaValidationError) &&
+        !(error instanceof MessageTooLargeError) &&
+        !(error instanceof UnserializableValueError) &&
+        !(error instanceof RangeError)
+      )
+        throw error;
       report.skipped++;
       logger.error(
         "session/load: skipped a stored update that cannot be replayed; the rest of the history is replayed",

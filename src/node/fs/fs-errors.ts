@@ -4,7 +4,8 @@
  * missing file or unknown session -32002 (resource not found); only real I/O failures are -32603.
  */
 import type { Stats } from "node:fs";
-import { lstat } from "node:fs/promises";
+import { lstat, realpath, stat } from "node:fs/promises";
+import { dirname } from "node:path";
 import { ErrorCodes, RequestError } from "../../jsonrpc/request-error.js";
 import { ConfinedOpenError } from "./confined-open.js";
 import { fromSystemError } from "./path-confinement.js";
@@ -78,6 +79,29 @@ export function unknownSession(sessionId: string, path: unknown): RequestError {
   );
 }
 
+/**
+ * What an ELOOP from opening `real` (O_NOFOLLOW) was: the final component is a symlink to nothing (`dangling`: the
+ * confinement check saw no file there, so it never changed), a symlink to something (`swapped`: the check would have
+ * resolved it, so it was swapped in), no symlink now but its parent resolves (`swapped-back`: a symlink was there at
+ * the open), or a loop in the parent (`loop`: a real symlink loop).
+ */
+async function eloopCause(real: string): Promise<"dangling" | "swapped" | "swapped-back" | "loop"> {
+  const stats = await lstat(real).catch(() => undefined);
+  if (stats?.isSymbolicLink()) {
+    const target = await stat(real).then(
+      () => "exists",
+      (error: NodeJS.ErrnoException) => error.code,
+    );
+    if (target === "ENOENT") return "dangling";
+    return target === "ELOOP" ? "loop" : "swapped";
+  }
+  const parentLoops = await realpath(dirname(real)).then(
+    () => false,
+    (error: NodeJS.ErrnoException) => error.code === "ELOOP",
+  );
+  return parentLoops ? "loop" : "swapped-back";
+}
+
 /** Maps any failure while reading or writing `path` (at its real path `real`) to a `RequestError`. */
 export async function ioError(
   error: unknown,
@@ -103,10 +127,17 @@ export async function ioError(
   if (code === "ENOENT" && what === "read") return RequestError.resourceNotFound(path);
   if (code === "ENXIO") return notRegular(path, await lstat(real).catch(() => undefined)); // a FIFO without a reader, a socket
   if (code === "ELOOP") {
-    // O_NOFOLLOW met a symlink where the confinement check saw none: it was swapped in meanwhile.
-    const stats = await lstat(real).catch(() => undefined);
-    if (stats?.isSymbolicLink())
+    const cause = await eloopCause(real);
+    if (cause === "dangling")
+      return invalid(
+        path,
+        "dangling_symlink",
+        `${path} is a symlink to nothing (its target does not exist); refused: a final symlink is never followed`,
+      );
+    if (cause === "swapped")
       return invalid(path, "symlink", `${path} changed into a symlink while being opened; refused`);
+    if (cause === "swapped-back")
+      return invalid(path, "symlink", `${path} was a symlink when it was opened (it changed meanwhile); refused`);
   }
   const mapped = fromSystemError(error, path);
   if (mapped !== undefined) return mapped;

@@ -21,6 +21,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { RequestError } from "../../jsonrpc/request-error.js";
+import { ioError } from "./fs-errors.js";
 import { FileSystemHost, type FileSystemHostOptions } from "./fs-host.js";
 
 const posixOnly = { skip: process.platform === "win32" ? "POSIX file types" : false };
@@ -40,8 +41,7 @@ const refused = (code: number, reason: string, pattern?: RegExp) => (error: unkn
   (pattern === undefined || pattern.test(error.message));
 
 test(
-  "a hard link inside the root to a file outside: writes refused by default (saying why and how to allow), " +
-    "reads served",
+  "a hard link inside the root to a file outside: writes refused by default (saying why and how to allow), reads served",
   posixOnly,
   async () => {
     const link = join(root, "linked.txt");
@@ -116,8 +116,7 @@ test("the size cap holds for reading", async () => {
 });
 
 test(
-  "the size cap holds for a file growing while it is read: a writer process appends nonstop, no read returns " +
-    "more than the cap",
+  "the size cap holds for a file growing while it is read: a writer process appends nonstop, no read returns more than the cap",
   posixOnly,
   async () => {
     const MAX = 256 * 1024;
@@ -128,9 +127,7 @@ test(
       process.execPath,
       [
         "-e",
-        `const fs = require("node:fs"); const fd = fs.openSync(process.argv[1], "a"); const chunk = ` +
-          `Buffer.alloc(16384, "g"); process.stdout.write("ready\\n"); for (;;) { if (fs.fstatSync(fd).size > ` +
-          `${3 * MAX}) fs.ftruncateSync(fd, 0); fs.writeSync(fd, chunk); }`,
+        `const fs = require("node:fs"); const fd = fs.openSync(process.argv[1], "a"); const chunk = Buffer.alloc(16384, "g"); process.stdout.write("ready\\n"); for (;;) { if (fs.fstatSync(fd).size > ${3 * MAX}) fs.ftruncateSync(fd, 0); fs.writeSync(fd, chunk); }`,
         growing,
       ],
       { stdio: ["ignore", "pipe", "inherit"] },
@@ -218,37 +215,76 @@ test("an unknown session is refused with a clear error that names it", async () 
   );
 });
 
+test("the gate decides every access after confinement: a refusal is -32602 with the gate's reason, nothing written", async () => {
+  const asked: string[] = [];
+  const gated = host({
+    gate: (access) => {
+      asked.push(`${access.kind} ${access.kind === "terminal" ? access.cwd : access.path}`);
+      return access.kind === "read" ? true : "writes are not allowed by --permissions deny-all";
+    },
+  });
+  const file = join(root, "gated.txt");
+  writeFileSync(file, "before");
+  assert.deepEqual(await gated.readTextFile({ sessionId, path: file }), { content: "before" });
+  await assert.rejects(
+    gated.writeTextFile({ sessionId, path: file, content: "after" }),
+    refused(-32602, "denied", /deny-all/),
+  );
+  await assert.rejects(
+    gated.writeTextFile({ sessionId, path: join(root, "new-gated.txt"), content: "x" }),
+    refused(-32602, "denied"),
+  );
+  await assert.rejects(
+    gated.writeTextFile({ sessionId, path: join(base, "outside.txt"), content: "x" }),
+    refused(-32602, "outside_roots"),
+  );
+  assert.equal(readFileSync(file, "utf8"), "before");
+  assert.throws(() => statSync(join(root, "new-gated.txt")));
+  assert.deepEqual(
+    asked,
+    [`read ${file}`, `write ${file}`, `write ${join(root, "new-gated.txt")}`],
+    "the gate is not asked about paths confinement refuses",
+  );
+});
+
 test(
-  "the gate decides every access after confinement: a refusal is " + "-32602 with the gate's reason, nothing written",
+  "a dangling final symlink is refused as one (dangling_symlink), not as a symlink that changed",
+  posixOnly,
   async () => {
-    const asked: string[] = [];
-    const gated = host({
-      gate: (access) => {
-        asked.push(`${access.kind} ${access.kind === "terminal" ? access.cwd : access.path}`);
-        return access.kind === "read" ? true : "writes are not allowed by --permissions deny-all";
-      },
-    });
-    const file = join(root, "gated.txt");
-    writeFileSync(file, "before");
-    assert.deepEqual(await gated.readTextFile({ sessionId, path: file }), { content: "before" });
+    const link = join(root, "dangling.txt");
+    const target = join(root, "nowhere", "target.txt");
+    symlinkSync(target, link);
+    const dangling = /dangling\.txt is a symlink to nothing \(its target does not exist\)/;
+    await assert.rejects(host().readTextFile({ sessionId, path: link }), refused(-32602, "dangling_symlink", dangling));
     await assert.rejects(
-      gated.writeTextFile({ sessionId, path: file, content: "after" }),
-      refused(-32602, "denied", /deny-all/),
+      host().writeTextFile({ sessionId, path: link, content: "x" }),
+      refused(-32602, "dangling_symlink", dangling),
     );
-    await assert.rejects(
-      gated.writeTextFile({ sessionId, path: join(root, "new-gated.txt"), content: "x" }),
-      refused(-32602, "denied"),
-    );
-    await assert.rejects(
-      gated.writeTextFile({ sessionId, path: join(base, "outside.txt"), content: "x" }),
-      refused(-32602, "outside_roots"),
-    );
-    assert.equal(readFileSync(file, "utf8"), "before");
-    assert.throws(() => statSync(join(root, "new-gated.txt")));
-    assert.deepEqual(
-      asked,
-      [`read ${file}`, `write ${file}`, `write ${join(root, "new-gated.txt")}`],
-      "the gate is not asked about paths confinement refuses",
-    );
+    assert.throws(() => statSync(target), /ENOENT/, "nothing was created through it");
+  },
+);
+
+test(
+  "ELOOP from the open names its cause: a symlink gone again is no loop; a loop in the parent is",
+  posixOnly,
+  async () => {
+    const eloop = Object.assign(new Error("ELOOP: too many symbolic links"), { code: "ELOOP" });
+    // At the open a symlink was there (O_NOFOLLOW said ELOOP); now a regular file is back, and the parent resolves.
+    const back = join(root, "swapped-back.txt");
+    writeFileSync(back, "regular again\n");
+    const swapped = await ioError(eloop, back, back, "read");
+    assert.equal((swapped.data as { reason?: string }).reason, "symlink");
+    assert.match(swapped.message, /was a symlink when it was opened \(it changed meanwhile\)/);
+    assert.doesNotMatch(swapped.message, /loop/);
+    // A symlink to an existing file where the check saw a file: swapped in.
+    const swappedIn = join(root, "swapped-in.txt");
+    symlinkSync(back, swappedIn);
+    const changed = await ioError(eloop, swappedIn, swappedIn, "write");
+    assert.match(changed.message, /changed into a symlink while being opened/);
+    // A real loop in the parent stays a loop.
+    symlinkSync(join(root, "ring-b"), join(root, "ring-a"));
+    symlinkSync(join(root, "ring-a"), join(root, "ring-b"));
+    const loop = await ioError(eloop, join(root, "ring-a", "f.txt"), join(root, "ring-a", "f.txt"), "read");
+    assert.equal((loop.data as { reason?: string }).reason, "symlink_loop");
   },
 );

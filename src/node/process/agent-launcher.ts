@@ -68,6 +68,11 @@ export interface LaunchedAgent {
    * Resolves with the agent's exit status once no live process of the tree is left. Idempotent.
    */
   stop(): Promise<ExitStatus>;
+  /**
+   * Stops the agent now: SIGKILL to its whole process tree at once (no end of input, no SIGTERM first), then what
+   * `stop()` does to wait for it. For a second interrupt, when the user will not wait.
+   */
+  kill(): Promise<ExitStatus>;
 }
 
 /** The agent could not be started (no such program, not executable, bad cwd). */
@@ -202,6 +207,11 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
     startupTimeoutMs: options.startupTimeoutMs ?? 30_000,
     stderrTail: () => tail.lines(),
     exited,
+    kill: () => {
+      tree.signal("SIGKILL");
+      if (process.platform === "win32") child.kill("SIGKILL");
+      return stop();
+    },
     stop,
   };
 }

@@ -21,3 +21,4 @@ export {
 export { generateToken, listenAcp, type ListenAcpOptions, type ListeningAcpServer, type TlsOptions } from "./listen.js";
 export { createCleartextServers, type CleartextServers } from "./cleartext-h2.js";
 export { RequestBodyTooLargeError } from "./node-request.js";
+export type { SocketAdmissionOptions } from "./socket-admission.js";

@@ -85,3 +85,71 @@ test("helpers: loopback hosts, the default Host allow-list, tokens", () => {
   assert.ok(defaultAllowedHosts("0.0.0.0").includes("127.0.0.1"));
   assert.notEqual(generateToken(), generateToken());
 });
+
+/** initialize, then session/new naming `mcpServers`, over real sockets; the answer to session/new. */
+async function newSessionOver(url: string, token: string, mcpServers: unknown[]): Promise<any> {
+  const headers = { "content-type": "application/json", authorization: `Bearer ${token}` };
+  const init = await fetch(url, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    }),
+  });
+  assert.equal(init.status, 200);
+  await init.arrayBuffer();
+  const connection = { ...headers, "acp-connection-id": init.headers.get("acp-connection-id")! };
+  const abort = new AbortController();
+  const stream = await fetch(url, { headers: { ...connection, accept: "text/event-stream" }, signal: abort.signal });
+  const posted = await fetch(url, {
+    method: "POST",
+    headers: connection,
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/work", mcpServers } }),
+  });
+  assert.equal(posted.status, 202);
+  const reader = stream.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  for (;;) {
+    const match = /data: (\{.*"id":1,.*\})\n/.exec(text);
+    if (match) {
+      abort.abort();
+      return JSON.parse(match[1]!);
+    }
+    text += decoder.decode((await reader.read()).value);
+  }
+}
+
+test("off loopback, listenAcp refuses client-named stdio MCP servers (-32602); on loopback they pass", async () => {
+  const stdio = { name: "tools", command: "/bin/sh", args: ["-c", "true"], env: [] };
+  const http = { type: "http", name: "web", url: "https://mcp.example/mcp", headers: [] };
+  const wide = await listenAcp({ agent: testAgent().app, host: "0.0.0.0", token: "t0k" });
+  try {
+    const url = `http://127.0.0.1:${wide.port}/acp`;
+    const refused = await newSessionOver(url, "t0k", [http, stdio]);
+    assert.equal(refused.error?.code, -32602);
+    assert.deepEqual(refused.error.data, { refused: ["tools"] });
+    assert.match((await newSessionOver(url, "t0k", [http])).result.sessionId, /^sess-/, "URLs pass");
+  } finally {
+    await wide.close();
+  }
+  const local = await listenAcp({ agent: testAgent().app, token: "t0k" });
+  try {
+    assert.match((await newSessionOver(local.url, "t0k", [stdio])).result.sessionId, /^sess-/);
+  } finally {
+    await local.close();
+  }
+  const strict = await listenAcp({ agent: testAgent().app, token: "t0k", stdioMcpServers: "refuse" });
+  try {
+    assert.equal(
+      (await newSessionOver(strict.url, "t0k", [stdio])).error?.code,
+      -32602,
+      "refused when asked, anywhere",
+    );
+  } finally {
+    await strict.close();
+  }
+});

@@ -19,6 +19,7 @@ import { createCleartextServers } from "./cleartext-h2.js";
 import { defaultAllowedHosts, formatHost, isLoopbackHost } from "./local-hosts.js";
 import { createNodeHttpHandler } from "./node-http-handler.js";
 import { createNodeWebSocketUpgradeHandler } from "./node-websocket.js";
+import { SocketAdmission, type SocketAdmissionOptions } from "./socket-admission.js";
 import { importOptional, WS_DEPENDENCY } from "../optional-dependency.js";
 
 /** TLS material: PEM strings or buffers (read the files yourself, or let `acp serve --cert/--key` do it). */
@@ -30,7 +31,8 @@ export interface TlsOptions {
 
 /** Options of `listenAcp`. */
 export type ListenAcpOptions = AgentSource &
-  AcpServerSettings & {
+  AcpServerSettings &
+  SocketAdmissionOptions & {
     /** Address to bind. Default `127.0.0.1`. */
     readonly host?: string;
     /** Port; 0 picks a free one. Default 0. */
@@ -119,15 +121,19 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     healthPath: options.healthPath ?? "/healthz",
     token,
     allowedHosts: options.allowedHosts ?? defaultAllowedHosts(host),
+    // A client-named stdio MCP server is a command run here: only loopback servers pass them unless told.
+    stdioMcpServers: options.stdioMcpServers ?? (loopback ? "allow" : "refuse"),
   } as ConstructorParameters<typeof AcpServer>[0]);
-  const handler = createNodeHttpHandler(server);
+  // Sockets that have not authenticated are capped and given a short deadline (socket-admission.ts).
+  const admission = new SocketAdmission(options);
+  const handler = createNodeHttpHandler(server, { admission });
   const webSockets = new WebSocketServer({
     noServer: true,
     maxPayload: server.limits.maxMessageBytes,
     perMessageDeflate: false,
     handleProtocols: (protocols) => (protocols.has(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : false),
   });
-  const upgrade = createNodeWebSocketUpgradeHandler(server, webSockets);
+  const upgrade = createNodeWebSocketUpgradeHandler(server, webSockets, { admission });
 
   let listener: NetServer | HttpServer | HttpsServer | Http2SecureServer;
   if (options.tls) {
@@ -151,6 +157,7 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
   listener.on("connection", (socket: Socket) => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
+    admission.accept(socket);
   });
   listener.listen(options.port ?? 0, host);
   await Promise.race([once(listener, "listening"), once(listener, "error").then(([error]) => Promise.reject(error))]);
@@ -171,6 +178,7 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
       (listener as HttpServer).closeIdleConnections?.();
       await stopped;
       clearTimeout(settle);
+      admission.dispose();
       webSockets.close();
     })();
     return closing;

@@ -14,7 +14,8 @@ import type { Duplex } from "node:stream";
 import { HEADER_CONNECTION_ID } from "../../remote/http-protocol.js";
 import type { AcpServer } from "../../remote/server/acp-server.js";
 import type { ServerWebSocket } from "../../remote/server/server-websocket.js";
-import { headersOf, socketInfoOf, urlOf } from "./node-request.js";
+import { headersOf, isPlainTarget, socketInfoOf, urlOf } from "./node-request.js";
+import type { SocketAdmission } from "./socket-admission.js";
 
 type HeadersListener = (headers: string[], request: IncomingMessage) => void;
 
@@ -51,10 +52,10 @@ export interface NodeWebSocketUpgradeServer {
 
 /** Options of the upgrade handler (acpkit's). */
 export interface NodeWebSocketUpgradeOptions {
-  /**
-   * Ping interval; a socket that did not answer the previous ping is terminated. Default: the server's `keepAliveMs`.
-   */
+  /** Ping interval; a socket that did not answer the previous ping is terminated. Default: the server's `keepAliveMs`. */
   readonly pingIntervalMs?: number;
+  /** The ledger of unauthenticated sockets (`listenAcp` passes its own): an accepted upgrade leaves it. */
+  readonly admission?: SocketAdmission;
 }
 
 /** An `upgrade` listener for `node:http`, `node:https` or `node:http2` (with `allowHTTP1`) servers. */
@@ -66,6 +67,15 @@ export function createNodeWebSocketUpgradeHandler(
   const pingIntervalMs = options.pingIntervalMs ?? server.limits.keepAliveMs;
   return (request, socket, head) => {
     socket.on("error", () => {});
+    if (!isPlainTarget(request)) {
+      void refuseUpgrade(
+        socket,
+        new Response("Not Found: this server routes the path exactly as sent; request the endpoint's path itself", {
+          status: 404,
+        }),
+      );
+      return;
+    }
     const headers = headersOf(request);
     const info = socketInfoOf(request);
     const check = server.checkWebSocketUpgrade(new Request(urlOf(request, headers), { method: "GET", headers }), info);
@@ -105,6 +115,7 @@ export function createNodeWebSocketUpgradeHandler(
     try {
       webSocketServer.handleUpgrade(request, socket, head, (webSocket) => {
         cleanup();
+        options.admission?.authenticated(info.remoteAddress, info.remotePort);
         prepared.accept(flowControlled(webSocket, pingIntervalMs));
       });
     } catch {

@@ -34,6 +34,8 @@ export interface StdioAgentConnectorOptions extends Omit<LaunchAgentOptions, "lo
 export interface StdioAgentConnector extends AgentConnector {
   /** The processes of connections still open. */
   readonly running: ReadonlySet<LaunchedAgent>;
+  /** SIGKILLs every running agent's process tree at once (a second SIGTERM to a server that is stopping). */
+  killAll(): Promise<void>;
 }
 
 /** A connector that launches `options.command` (or `argv`) for each connection. */
@@ -42,6 +44,9 @@ export function stdioAgentConnector(options: StdioAgentConnectorOptions): StdioA
   const { logger = silentLogger, onStderrLine, onProcess, ...launch } = options;
   return {
     running,
+    killAll: async () => {
+      await Promise.all([...running].map((agent) => agent.kill()));
+    },
     connect(stream: Stream) {
       const relay = new ProcessRelay(stream, logger);
       const connectionId = remoteAgentControl(stream)?.connectionId;
@@ -102,8 +107,9 @@ class ProcessRelay {
     const child = linkFromStream(agent.stream);
     const stdout = agent.child.stdout!;
     const fromClient: LinkReceiver = {
-      message: (value) => {
-        child.send(value as AnyMessage);
+      // Ids a JS number cannot hold travel as their exact text both ways (`rawId`), as over stdio.
+      message: (value, rawId) => {
+        child.send(value as AnyMessage, rawId);
         // The agent's stdin is full: hold client messages until it drains.
         const control = this.#control;
         if (control && agent.child.stdin!.writableNeedDrain) {
@@ -115,9 +121,9 @@ class ProcessRelay {
       closed: () => this.#finish(),
     };
     const fromAgent: LinkReceiver = {
-      message: (value) => {
+      message: (value, rawId) => {
         try {
-          this.#server.send(value as AnyMessage);
+          this.#server.send(value as AnyMessage, rawId);
         } catch (error) {
           this.logger.warn("dropped a message from the agent that the connection refused", {
             error: (error as Error).message,

@@ -39,6 +39,7 @@ import {
   type StoredSession,
 } from "../../agent/toolkit/session-store.js";
 import { userDataDir } from "./data-dir.js";
+import { CoalescedRun } from "./coalesced-run.js";
 import { frameRecord, scanLog, type ScannedLog } from "./session-log-format.js";
 import { quarantineCopies, setAsideDamage } from "./session-log-recovery.js";
 import { appendDurably, checkStoreDirectory, readRegularFile, replaceDurably, truncateDurably } from "./store-files.js";
@@ -174,8 +175,15 @@ export class FileSessionStore implements SessionStore {
     });
   }
 
+  /** One page of the stored sessions; concurrent calls share directory scans (`CoalescedRun`). */
   async list(query?: SessionListQuery): Promise<SessionPage> {
-    if (!(await checkStoreDirectory(this.dir, false))) return pageSessions([], query);
+    return pageSessions(await this.#scan.get(), query);
+  }
+
+  readonly #scan = new CoalescedRun(() => this.#scanSessions());
+
+  async #scanSessions(): Promise<StoredSession[]> {
+    if (!(await checkStoreDirectory(this.dir, false))) return [];
     const sessions: StoredSession[] = [];
     for (const entry of await readdir(this.dir, { withFileTypes: true })) {
       const match = META_NAME.exec(entry.name);
@@ -204,7 +212,7 @@ export class FileSessionStore implements SessionStore {
           detail: meta.error.message,
         });
     }
-    return pageSessions(sessions, query);
+    return sessions;
   }
 
   update(sessionId: string, patch: SessionMetadataPatch): Promise<void> {

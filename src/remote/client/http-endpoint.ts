@@ -26,6 +26,12 @@ export interface RemoteEndpointOptions {
 export interface HttpEndpointOptions extends RemoteEndpointOptions {
   /** The `fetch` to use. Default `globalThis.fetch`. */
   fetch?: typeof globalThis.fetch;
+  /**
+   * How long the server has to answer each request (its status and headers; an event stream's body may then last):
+   * past it the request fails with a `TransportFailedError`, so a server that accepts connections and never answers
+   * cannot hold a client forever. Default: no bound (fetch's own).
+   */
+  requestTimeoutMs?: number;
 }
 
 /** Longest error body kept from a failed answer, in bytes. */
@@ -51,9 +57,14 @@ export class HttpEndpoint {
   readonly #headers: Record<string, string>;
   readonly #cookies: AcpCookieStore | undefined;
   readonly #ownsCookies: boolean;
+  readonly #requestTimeoutMs: number | undefined;
 
   constructor(url: string, options: HttpEndpointOptions) {
     this.url = url;
+    const timeout = options.requestTimeoutMs;
+    if (timeout !== undefined && !(Number.isSafeInteger(timeout) && timeout > 0 && timeout <= 2 ** 31 - 1))
+      throw new RangeError(`requestTimeoutMs must be a positive whole number of ms, got ${String(timeout)}`);
+    this.#requestTimeoutMs = timeout;
     const fetchImpl =
       options.fetch ?? (typeof globalThis.fetch === "function" ? globalThis.fetch.bind(globalThis) : undefined);
     if (fetchImpl === undefined)
@@ -88,19 +99,36 @@ export class HttpEndpoint {
     const requestHeaders = new Headers(this.#headers);
     for (const [name, value] of Object.entries(headers)) requestHeaders.set(name, value);
     this.#cookies?.apply(requestHeaders);
+    const timeoutMs = this.#requestTimeoutMs;
+    const deadline = timeoutMs === undefined ? undefined : new AbortController();
+    const timer = deadline && setTimeout(() => deadline.abort(), timeoutMs);
+    const effective =
+      deadline === undefined
+        ? signal
+        : signal === undefined
+          ? deadline.signal
+          : AbortSignal.any([signal, deadline.signal]);
     let response: Response;
     try {
       response = await this.#fetch(this.url, {
         method,
         headers: requestHeaders,
         ...(body === undefined ? {} : { body }),
-        ...(signal === undefined ? {} : { signal }),
+        ...(effective === undefined ? {} : { signal: effective }),
         credentials: this.#cookies === undefined ? "omit" : "include",
         cache: "no-store",
       });
     } catch (error) {
       if (signal?.aborted) throw error;
+      if (deadline?.signal.aborted)
+        throw new TransportFailedError(
+          `The ACP server at ${this.url} did not answer a ${method} within ${timeoutMs} ms: it accepted the connection ` +
+            "and then said nothing. Check that the URL is an ACP server, or allow it longer (requestTimeoutMs).",
+          { cause: error },
+        );
       throw unreachable(this.url, error);
+    } finally {
+      clearTimeout(timer);
     }
     this.#cookies?.store(response.headers);
     return response;

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { bearerSubprotocol } from "../http-protocol.js";
-import { AcpServer, createAcpServer } from "./acp-server.js";
+import { AcpServer } from "./acp-server.js";
+import { createAcpServer } from "./create-acp-server.js";
 import { constantTimeEqual, hostnameOf, isLoopbackAddress } from "./access.js";
 import { initializeMessage, request, send } from "./testing/http-client.js";
 import { testAgent } from "./testing/test-agent.js";
@@ -80,6 +81,24 @@ test(
     }
   },
 );
+
+test("a Host that is not host[:port] (RFC 3986) is 400 before any allow-list, even with allowedHosts any", async () => {
+  for (const options of [{}, { allowedHosts: "any" }]) {
+    const acp = server(options);
+    for (const host of ["[::1].evil.example", "[::1]evil.example:8123", "127.0.0.1:8123/acp#", "user@127.0.0.1:8123"]) {
+      const refused = await send(acp, init({ host }));
+      assert.equal(refused.status, 400, host);
+      assert.match(await refused.text(), /is not a host\[:port\]/);
+    }
+    assert.equal((await send(acp, init({ host: "[::1]:8123" }))).status, 200);
+  }
+  assert.equal(hostnameOf("[::1].evil.example"), undefined, "no host name is read out of it");
+});
+
+test('allowedOrigins "any" is refused without a token: any web page could run the agent', () => {
+  assert.throws(() => new AcpServer({ agent: testAgent().app, allowedOrigins: "any" }), /needs a token/);
+  assert.equal(server({ allowedOrigins: "any", token: "t" }).requiresToken, true);
+});
 
 test("Host on a non-loopback socket is not checked by default, and is when allowedHosts is given", async () => {
   const lan = { localAddress: "192.168.1.20", localPort: 8123, remoteAddress: "192.168.1.30" };

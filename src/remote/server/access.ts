@@ -8,13 +8,11 @@
  * "via HTTP headers, query parameters, or WebSocket subprotocols")
  */
 import { tokenFromSubprotocols } from "../http-protocol.js";
+import { parseAuthority } from "./authority.js";
 
 /** Who may use the server. */
 export interface AccessOptions {
-  /**
-   * The bearer token (or tokens) a client must present. Without one, any client that passes Host and Origin may
-   * connect.
-   */
+  /** The bearer token (or tokens) a client must present. Without one, any client that passes Host and Origin may connect. */
   readonly token?: string | readonly string[];
   /**
    * Host names (optionally with `:port`) the `Host` header may name. `"any"` turns the check off. Default `"auto"`:
@@ -53,12 +51,12 @@ export function isLoopbackAddress(address: string): boolean {
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4);
 }
 
-/** The host name of a `Host` header value (`name`, `name:port`, `[v6]`, `[v6]:port`), lower-cased, brackets removed. */
-export function hostnameOf(host: string): string {
-  const value = host.trim().toLowerCase();
-  if (value.startsWith("[")) return value.slice(1, value.indexOf("]") === -1 ? undefined : value.indexOf("]"));
-  const colon = value.lastIndexOf(":");
-  return colon === -1 || value.indexOf(":") !== colon ? value : value.slice(0, colon);
+/**
+ * The host name of a `Host` header value (`name`, `name:port`, `[v6]`, `[v6]:port`), lower-cased, brackets removed;
+ * undefined when the value is not a `host[:port]` (`parseAuthority`).
+ */
+export function hostnameOf(host: string): string | undefined {
+  return parseAuthority(host.trim())?.hostname;
 }
 
 /** Compares two strings in time that depends only on `expected`'s length, not on where they differ. */
@@ -89,6 +87,11 @@ export class AccessPolicy {
     const hosts = options.allowedHosts ?? "auto";
     this.#hosts = typeof hosts === "string" ? hosts : hosts.map((host) => host.trim().toLowerCase());
     const origins = options.allowedOrigins ?? [];
+    if (origins === "any" && tokens.length === 0)
+      throw new TypeError(
+        'allowedOrigins "any" needs a token: without one, any web page the user opens could run the agent ' +
+          "(and every command it can). Give a token, or list the origins you trust.",
+      );
     this.#origins = typeof origins === "string" ? origins : origins.map(normalizeOrigin);
   }
 
@@ -106,33 +109,50 @@ export class AccessPolicy {
     return this.checkToken(request, subprotocols);
   }
 
-  /** 403 unless the `Host` header names an allowed host (DNS rebinding defence). */
+  /**
+   * 400 unless the `Host` header is `host[:port]` as RFC 3986 spells them (`parseAuthority`); then 403 unless it
+   * names an allowed host (DNS rebinding defence).
+   */
   checkHost(request: Request, socket?: SocketInfo): AccessDecision {
-    const host = request.headers.get("host") ?? safeUrlHost(request.url);
+    const syntax = this.checkHostSyntax(request);
+    if (!syntax.ok) return syntax;
+    const host = hostOf(request)!;
+    const parsed = parseAuthority(host)!;
     const allowed = this.#allowedHosts(socket);
     if (allowed === "any") return ALLOWED;
-    if (host) {
-      const value = host.trim().toLowerCase();
-      const name = hostnameOf(value);
-      const bracketed = name.includes(":") ? `[${name}]` : name;
-      if (
-        allowed.some(
-          (entry) =>
-            entry === value ||
-            entry === name ||
-            entry === bracketed ||
-            (entry === "*.localhost" && name.endsWith(".localhost")),
-        )
-      ) {
-        return ALLOWED;
-      }
+    const withPort = parsed.port === undefined ? parsed.host : `${parsed.host}:${parsed.port}`;
+    const name = parsed.hostname;
+    if (
+      allowed.some(
+        (entry) =>
+          entry === withPort ||
+          entry === parsed.host ||
+          entry === name ||
+          (entry === "*.localhost" && name.endsWith(".localhost")),
+      )
+    ) {
+      return ALLOWED;
     }
     return {
       ok: false,
       status: 403,
       message:
-        `Forbidden: the Host header ${host ? `"${host}"` : "(missing)"} is not one this server answers to. ` +
+        `Forbidden: the Host header "${host}" is not one this server answers to. ` +
         "Connect through an allowed name, or start the server with that host allowed (--allow-host / allowedHosts).",
+    };
+  }
+
+  /** 400 unless the `Host` header is `host[:port]` as RFC 3986 spells them (checked before anything else). */
+  checkHostSyntax(request: Request): AccessDecision {
+    const host = hostOf(request);
+    if (host !== undefined && parseAuthority(host) !== undefined) return ALLOWED;
+    return {
+      ok: false,
+      status: 400,
+      message:
+        host === undefined
+          ? "Bad Request: the request has no Host header. Send Host: <host>[:<port>] (HTTP/1.1 clients do)."
+          : `Bad Request: the Host header ${JSON.stringify(host.slice(0, 200))} is not a host[:port] (RFC 3986). Send the server's host name or address, and its port.`,
     };
   }
 
@@ -143,9 +163,7 @@ export class AccessPolicy {
     return {
       ok: false,
       status: 403,
-      message:
-        `Forbidden: requests from the web origin "${origin}" are not allowed. Allow it on the server ` +
-        `(--allow-origin / allowedOrigins) if it is yours.`,
+      message: `Forbidden: requests from the web origin "${origin}" are not allowed. Allow it on the server (--allow-origin / allowedOrigins) if it is yours.`,
     };
   }
 
@@ -182,8 +200,7 @@ export class AccessPolicy {
       status: 401,
       message:
         given === undefined
-          ? "Unauthorized: this server needs a bearer token. Send Authorization: Bearer <token> (browsers: the " +
-            "acp.bearer.<base64url token> WebSocket subprotocol)."
+          ? "Unauthorized: this server needs a bearer token. Send Authorization: Bearer <token> (browsers: the acp.bearer.<base64url token> WebSocket subprotocol)."
           : "Unauthorized: the bearer token is not valid for this server.",
       headers: {
         "WWW-Authenticate": given === undefined ? 'Bearer realm="acp"' : 'Bearer realm="acp", error="invalid_token"',
@@ -207,6 +224,11 @@ function normalizeOrigin(origin: string): string {
   } catch {
     return origin.trim().toLowerCase();
   }
+}
+
+/** The `Host` header; runtimes that build the Request themselves (fetch-style servers) carry it in the URL only. */
+function hostOf(request: Request): string | undefined {
+  return request.headers.get("host") ?? safeUrlHost(request.url);
 }
 
 function safeUrlHost(url: string): string | undefined {

@@ -21,6 +21,7 @@ import { MemoryServerBackend } from "./backend/memory-backend.js";
 import { officialBackend } from "./backend/official-backend.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits } from "./limits.js";
+import { BodyBudget } from "./request-body.js";
 import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
@@ -36,7 +37,7 @@ import type {
 import { WebSocketSession } from "./websocket-session.js";
 import { observerAgent, shareGrantOf } from "./shared/observer-agent.js";
 import { SessionHub, type SharedSessionSummary } from "./shared/session-hub.js";
-import { sessionsPathOf, sessionsResponse, shareRefusal } from "./shared/sharing-http.js";
+import { sessionsPathOf, sharingGate } from "./shared/sharing-http.js";
 
 export type {
   AcpServerOptions,
@@ -75,10 +76,9 @@ export class AcpServer {
     this.limits = resolveLimits(options);
     this.#logger = options.logger ?? silentLogger;
     const sharing = options.sharedSessions;
-    this.#hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined;
+    const hub = (this.#hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined);
     this.#sessionsPath =
-      this.#hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
-    const hub = this.#hub;
+      hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
     this.#access = new AccessPolicy(options, hub && ((token) => hub.tokens.sessionOf(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
@@ -96,6 +96,8 @@ export class AcpServer {
       limits: this.limits,
       logger: this.#logger,
       backend: this.#backend,
+      bodyBudget: new BodyBudget(this.limits.maxBufferedRequestBytes),
+      stdioMcpServers: options.stdioMcpServers ?? "allow",
       openConnection: (transport, connector, remoteAddress) =>
         this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
@@ -105,6 +107,11 @@ export class AcpServer {
   /** This server's node id in its backend (unique among the servers sharing the backend). */
   get nodeId(): string {
     return this.#backend.nodeId;
+  }
+
+  /** Where the server reports connections and refusals (`options.logger`; silent by default). */
+  get logger(): Logger {
+    return this.#logger;
   }
 
   /** Whether clients must present a bearer token. */
@@ -141,6 +148,9 @@ export class AcpServer {
 
   /** Handles one Streamable HTTP request (and the health endpoint). Never throws for a client's mistake. */
   async handleRequest(request: Request, options: HandleRequestOptions = {}): Promise<Response> {
+    // A Host that is not an authority could have changed the URL itself: refused before the URL is trusted.
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return badHost;
     const pathname = safePathname(request.url);
     const { healthPath, path } = this.#settings;
     if (
@@ -165,16 +175,10 @@ export class AcpServer {
     const decision = this.#access.checkToken(request);
     const unauthorized = this.#refusal(decision, cors);
     if (unauthorized) return unauthorized;
+    options.onAccessGranted?.();
     const share = decision.ok ? decision.share : undefined;
-    if (listing)
-      return withHeaders(
-        share === undefined
-          ? sessionsResponse(this.#hub!)
-          : textResponse(403, "Forbidden: a share token cannot list sessions"),
-        cors,
-      );
-    const shareRefused = share === undefined ? undefined : shareRefusal(request, share, (id) => this.#grantOf(id));
-    if (shareRefused) return withHeaders(shareRefused, cors);
+    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#grantOf(id));
+    if (gated) return withHeaders(gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
     switch (request.method) {
@@ -204,6 +208,8 @@ export class AcpServer {
    * never the bearer one) and which headers the 101 carries.
    */
   checkWebSocketUpgrade(request: Request, socket?: SocketInfo): WebSocketUpgradeCheck {
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    if (badHost) return { ok: false, response: badHost };
     const { path } = this.#settings;
     if (path !== undefined && safePathname(request.url) !== path)
       return { ok: false, response: textResponse(404, `Not Found: the ACP endpoint is ${path}`) };
@@ -311,6 +317,7 @@ export class AcpServer {
       logger: this.#logger,
       ...(this.#hub === undefined ? {} : { hub: this.#hub }),
       ...(shareGrant === undefined ? {} : { shareGrant }),
+      stdioMcpServers: this.#context.stdioMcpServers,
       ...(connectionId === undefined ? {} : { connectionId }),
       ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
       onEnd: (ended, end) => {
@@ -325,8 +332,7 @@ export class AcpServer {
 
   /** The session a connection of this node is limited to by its share token, if any. */
   #grantOf(connectionId: string): string | undefined {
-    for (const connection of this.#all) if (connection.id === connectionId) return connection.shared?.shareGrant;
-    return undefined;
+    return [...this.#all].find((connection) => connection.id === connectionId)?.shared?.shareGrant;
   }
 
   #capacityProblem(): string | undefined {
@@ -387,15 +393,4 @@ export class AcpServer {
     if (!hook) return undefined;
     return hook({ request, connectionId: connectionId ?? request.headers.get(HEADER_CONNECTION_ID) ?? undefined });
   }
-}
-
-/** acpkit's own constructor: like `new AcpServer`, but a token is required unless `insecureNoToken` says otherwise. */
-export function createAcpServer(options: AcpServerOptions & { readonly insecureNoToken?: boolean }): AcpServer {
-  if (options.token === undefined && !options.insecureNoToken) {
-    throw new TypeError(
-      "createAcpServer needs a bearer token (options.token): anyone who can reach the server could otherwise run the agent. " +
-        "Pass insecureNoToken: true only for a server nobody else can reach.",
-    );
-  }
-  return new AcpServer({ path: "/acp", healthPath: "/healthz", ...options } as AcpServerOptions);
 }

@@ -12,8 +12,8 @@ import { serializeMessage } from "../../transports/serialize.js";
 
 /** Where the agent's output goes: the connection that hosts it. */
 export interface AgentOutput {
-  /** One message from the agent, and its JSON text. */
-  fromAgent(message: AnyMessage, text: string): void;
+  /** One message from the agent, its JSON text, and the exact text of its id when a JS number cannot hold it. */
+  fromAgent(message: AnyMessage, text: string, rawId?: string): void;
   /** The agent closed its output (or its link): nothing more will come. */
   agentOutputClosed(): void;
   /** Resolves once the client has room for more output (or the connection is over). */
@@ -28,11 +28,14 @@ export class AgentLink implements MessageLink, LinkControl {
   /** The agent's receiver, and the end of its input: drop what it has not taken. */
   readonly #life = new LinkLifecycle(() => {
     this.#inbox = [];
+    this.#rawIds = undefined;
     this.#inboxSizes = [];
     this.#inboxChars = 0;
     this.#next = 0;
   });
   #inbox: unknown[] = [];
+  /** The exact id text of inbox messages whose id a JS number cannot hold, by inbox index. */
+  #rawIds: Map<number, string> | undefined;
   #next = 0;
   #scheduled = false;
   #paused = false;
@@ -58,9 +61,13 @@ export class AgentLink implements MessageLink, LinkControl {
     return this.#paused || this.#life.receiver === undefined;
   }
 
-  /** Hands one client message to the agent. `chars` is its JSON length, for accounting. Ignored once input ended. */
-  deliver(message: unknown, chars: number): void {
+  /**
+   * Hands one client message to the agent. `chars` is its JSON length, for accounting; `rawId` the exact text of its
+   * id when a JS number cannot hold it (the agent's engine echoes it). Ignored once input ended.
+   */
+  deliver(message: unknown, chars: number, rawId?: string): void {
     if (this.#life.finished || this.#inputEnded) return;
+    if (rawId !== undefined) (this.#rawIds ??= new Map()).set(this.#inbox.length, rawId);
     this.#inbox.push(message);
     this.#inboxSizes.push(chars);
     this.#inboxChars += chars;
@@ -80,10 +87,10 @@ export class AgentLink implements MessageLink, LinkControl {
     if (this.#life.start(receiver)) this.#schedule();
   }
 
-  send(message: AnyMessage): void {
-    const text = serializeMessage(message, this.maxMessageBytes);
+  send(message: AnyMessage, rawId?: string): void {
+    const text = serializeMessage(message, this.maxMessageBytes, rawId);
     if (this.#outputClosed) return;
-    this.output.fromAgent(message, text);
+    this.output.fromAgent(message, text, rawId);
   }
 
   drain(): Promise<void> {
@@ -132,7 +139,12 @@ export class AgentLink implements MessageLink, LinkControl {
         const message = this.#inbox[index];
         this.#inbox[index] = undefined;
         this.#inboxChars -= this.#inboxSizes[index]!;
-        receiver.message(message);
+        const rawId = this.#rawIds?.get(index);
+        if (rawId === undefined) receiver.message(message);
+        else {
+          this.#rawIds!.delete(index);
+          receiver.message(message, rawId);
+        }
       }
     } catch (error) {
       this.#life.finish(error);
@@ -140,6 +152,7 @@ export class AgentLink implements MessageLink, LinkControl {
     }
     if (this.#next === this.#inbox.length) {
       this.#inbox = [];
+      this.#rawIds = undefined;
       this.#inboxSizes = [];
       this.#next = 0;
       if (this.#inputEnded) this.#life.finish(this.#inputCause);

@@ -6,6 +6,7 @@ import type { Logger } from "../../jsonrpc/logger.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
 import type { InitializeFailure } from "./errors.js";
 import type { ResolvedLimits } from "./limits.js";
+import type { StdioMcpPolicy } from "./mcp-policy.js";
 import type { SessionHub } from "./shared/session-hub.js";
 import type { ServerConnection } from "./server-connection.js";
 
@@ -31,6 +32,11 @@ export interface ServerConnectionOptions {
    * the agent's own id. Absent: the agent's ids go through unchanged.
    */
   readonly serverRequestId?: () => string | number;
+  /**
+   * Whether a request naming stdio MCP servers reaches the agent (`"refuse"`: answered -32602 here). Default
+   * `"allow"`.
+   */
+  readonly stdioMcpServers?: StdioMcpPolicy;
   /** The server's shared sessions (absent: sharing is off; every message goes straight to the agent). */
   readonly hub?: SessionHub;
   /** The session this connection may only observe (it was opened with that session's share token). */

@@ -11,10 +11,10 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Unified Endpoint Routing,
  * Content Negotiation and Validation)
  */
-import { isRecord } from "../../jsonrpc/messages.js";
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
 import { ServerBackendError, type Refusal } from "./backend/backend.js";
+import { errorAnswerText, readClientMessage } from "./client-message.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import { acceptsEventStream, isJsonContentType, readBodyText } from "./request-body.js";
 import {
@@ -39,34 +39,23 @@ export async function handlePost(
   if (!isJsonContentType(request.headers.get("content-type"))) {
     return textResponse(415, "Unsupported Media Type: POST a JSON-RPC message with Content-Type: application/json");
   }
-  const { maxRequestBodyBytes } = context.limits;
-  const text = await readBodyText(request, maxRequestBodyBytes);
-  if (text === undefined) {
-    return textResponse(
-      413,
-      `Payload Too Large: the body is over ${maxRequestBodyBytes} bytes (maxRequestBodyBytes); send smaller messages or raise the limit`,
-    );
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // The id of a body that does not parse is unknowable, so the error cannot go on a stream: it is the answer.
-    return jsonRpcErrorResponse(400, -32700, "Parse error: the POST body is not valid JSON");
-  }
-  if (Array.isArray(value))
-    return jsonRpcErrorResponse(
-      501,
-      -32600,
-      "Invalid Request: JSON-RPC batches are not supported by ACP; send one message per POST",
-    );
-  if (!isRecord(value))
-    return jsonRpcErrorResponse(400, -32600, "Invalid Request: a JSON-RPC message is a JSON object");
+  const { maxRequestBodyBytes, requestBodyTimeoutMs } = context.limits;
+  const text = await readBodyText(request, {
+    maxBytes: maxRequestBodyBytes,
+    timeoutMs: requestBodyTimeoutMs,
+    budget: context.bodyBudget,
+  });
+  if (typeof text !== "string") return textResponse(text.status, text.message, text.headers);
+  // What is not one valid message is answered at once: its id is unknowable or unusable, so the error cannot go
+  // on a stream, it is the answer.
+  const read = readClientMessage(text, "POST");
+  if (!read.ok) return jsonRpcErrorResponse(read.status, read.code, read.message);
+  const { message: value, rawId } = read;
   const connectionId = request.headers.get(HEADER_CONNECTION_ID);
   if (isInitializeRequest(value)) {
     if (connectionId)
       return textResponse(400, "Bad Request: initialize starts a new connection; POST it without Acp-Connection-Id");
-    return initialize(context, request, connector, value, text, remoteAddress);
+    return initialize(context, request, connector, value, text, remoteAddress, rawId);
   }
   if (!connectionId)
     return textResponse(
@@ -82,13 +71,24 @@ export async function handlePost(
     const message = value;
     let refusal: Refusal | undefined;
     if (kindOf(message) === "response") {
-      refusal = await connection.sendResponse({ message, text, headerSessionId });
+      refusal = await connection.sendResponse({
+        message,
+        text,
+        headerSessionId,
+        ...(rawId === undefined ? {} : { rawId }),
+      });
     } else {
       const route = routeOfClientMessage(message.method as string, message.params, headerSessionId);
       if (!route.ok) return textResponse(400, `Bad Request: ${route.reason}`);
       if (route.sessionId !== undefined && route.sessionId.length > context.limits.maxIdLength)
         return sessionIdTooLong(context);
-      refusal = await connection.send({ message, text, sessionId: route.sessionId, signal: request.signal });
+      refusal = await connection.send({
+        message,
+        text,
+        sessionId: route.sessionId,
+        signal: request.signal,
+        ...(rawId === undefined ? {} : { rawId }),
+      });
     }
     return refusal ? refusalResponse(refusal) : emptyResponse(202);
   } catch (error) {
@@ -103,6 +103,7 @@ async function initialize(
   message: Record<string, unknown>,
   text: string,
   remoteAddress: string | undefined,
+  rawId: string | undefined,
 ): Promise<Response> {
   if (message.id === null) return textResponse(400, "Bad Request: initialize must have an id (not null)");
   try {
@@ -111,6 +112,7 @@ async function initialize(
       message,
       text,
       signal: request.signal,
+      ...(rawId === undefined ? {} : { rawId }),
       ...(remoteAddress === undefined ? {} : { remoteAddress }),
     });
     return jsonTextResponse(200, answer.text, { [HEADER_CONNECTION_ID]: answer.connectionId });
@@ -122,11 +124,10 @@ async function initialize(
       status: failure.status,
       reason: failure.message,
     });
-    return jsonResponse(failure.status, {
-      jsonrpc: "2.0",
-      id: message.id,
-      error: { code: -32603, message: "Initialize failed", data: failure.message },
-    });
+    return jsonTextResponse(
+      failure.status,
+      errorAnswerText(message.id, rawId, { code: -32603, message: "Initialize failed", data: failure.message }),
+    );
   }
 }
 

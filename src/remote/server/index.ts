@@ -3,9 +3,9 @@
  * fetch-style `Request`/`Response`. Node adapters live in `@acpkit/sdk/node`; the official-shaped entry is
  * `@acpkit/sdk/experimental/server`.
  */
+export { createAcpServer } from "./create-acp-server.js";
 export {
   AcpServer,
-  createAcpServer,
   type AcpServerOptions,
   type AcpServerSettings,
   type AgentSource,
@@ -40,6 +40,8 @@ export {
   DEFAULT_MAX_PENDING_REQUESTS,
   DEFAULT_MAX_REQUEST_BODY_BYTES,
   DEFAULT_MAX_RETAINED_BYTES,
+  DEFAULT_MAX_BUFFERED_REQUEST_BYTES,
+  DEFAULT_REQUEST_BODY_TIMEOUT_MS,
   resolveLimits,
   type ConnectionLimits,
   type ResolvedLimits,
@@ -87,3 +89,4 @@ export {
 } from "./shared/share-protocol.js";
 export type { ServerWebSocket, WebSocketFlowControl } from "./server-websocket.js";
 export type { WebSocketLike } from "../websocket-like.js";
+export type { StdioMcpPolicy } from "./mcp-policy.js";

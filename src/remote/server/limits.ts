@@ -34,6 +34,10 @@ export const DEFAULT_MAX_PENDING_REQUESTS = 1024;
 export const DEFAULT_MAX_OPEN_SESSION_STREAMS = 256;
 /** Default for {@link ServerLimits.maxRetainedBytes}: 1 MiB. */
 export const DEFAULT_MAX_RETAINED_BYTES = 1024 * 1024;
+/** Default for {@link ServerLimits.requestBodyTimeoutMs}: 30 seconds. */
+export const DEFAULT_REQUEST_BODY_TIMEOUT_MS = 30_000;
+/** Default for {@link ServerLimits.maxBufferedRequestBytes}: 64 MiB (four maximal bodies). */
+export const DEFAULT_MAX_BUFFERED_REQUEST_BYTES = 64 * 1024 * 1024;
 
 /** The longest a timer can wait; timers fire at once past it. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -58,6 +62,13 @@ export interface ConnectionLimits {
 export interface ServerLimits extends ConnectionLimits {
   /** Largest POST body; larger ones get 413 without being buffered. */
   readonly maxRequestBodyBytes?: number;
+  /** How long a POST body may take to arrive once the server starts reading it; 408 after that. */
+  readonly requestBodyTimeoutMs?: number;
+  /**
+   * Bytes of POST bodies held at once while they are read, all requests together; a body that would pass it gets 503
+   * (retry later). Bounds what many slow bodies can cost.
+   */
+  readonly maxBufferedRequestBytes?: number;
   /** Largest message the agent may send (UTF-8 bytes of its JSON). Default `DEFAULT_MAX_MESSAGE_BYTES` (32 MiB). */
   readonly maxMessageBytes?: number;
   /** Open connections (HTTP and WebSocket); one more `initialize` or upgrade gets 503. */
@@ -93,6 +104,8 @@ export function resolveLimits(options: ServerLimits = {}): ResolvedLimits {
     maxBufferedSessionStreams: options.maxBufferedSessionStreams ?? DEFAULT_MAX_BUFFERED_SESSION_STREAMS,
     maxIdLength: options.maxIdLength ?? DEFAULT_MAX_ID_LENGTH,
     maxRequestBodyBytes: options.maxRequestBodyBytes ?? DEFAULT_MAX_REQUEST_BODY_BYTES,
+    requestBodyTimeoutMs: options.requestBodyTimeoutMs ?? DEFAULT_REQUEST_BODY_TIMEOUT_MS,
+    maxBufferedRequestBytes: options.maxBufferedRequestBytes ?? DEFAULT_MAX_BUFFERED_REQUEST_BYTES,
     maxMessageBytes: options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     maxConnections: options.maxConnections ?? DEFAULT_MAX_CONNECTIONS,
     idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
@@ -106,7 +119,13 @@ export function resolveLimits(options: ServerLimits = {}): ResolvedLimits {
     if (!Number.isSafeInteger(value) || value <= 0)
       throw new RangeError(`${name} must be a positive safe integer, got ${String(value)}`);
   }
-  for (const name of ["maxOutputStallMs", "idleTimeoutMs", "keepAliveMs", "initializeTimeoutMs"] as const) {
+  for (const name of [
+    "maxOutputStallMs",
+    "idleTimeoutMs",
+    "keepAliveMs",
+    "initializeTimeoutMs",
+    "requestBodyTimeoutMs",
+  ] as const) {
     if (limits[name] > MAX_TIMER_MS)
       throw new RangeError(`${name} must be at most ${MAX_TIMER_MS} ms (about 24.8 days), got ${limits[name]}`);
   }

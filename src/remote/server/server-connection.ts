@@ -3,12 +3,11 @@
  * agent, the agent's messages are routed to the client's streams (HTTP) or socket (WebSocket), requests are tracked
  * so their answers find the right stream, and the connection ends (its agent told by the end of its input) when the
  * client deletes it, goes away, breaks a limit, or the agent ends.
- *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
  */
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
-import { idKey, METHODS } from "../http-protocol.js";
+import { METHODS } from "../http-protocol.js";
 import {
   lifecycleOf,
   REMOTE_AGENT_CONTROL,
@@ -16,6 +15,8 @@ import {
   type RemoteAgentControl,
 } from "../../acp/agent-connector.js";
 import { AgentLink, type AgentOutput } from "./agent-link.js";
+import { errorAnswerText, keyOfId } from "./client-message.js";
+import { stdioMcpRefusal } from "./mcp-policy.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import {
   closeCodeOf,
@@ -26,8 +27,9 @@ import {
   type ServerConnectionOptions,
 } from "./connection-options.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
+import { IdleTimer } from "./idle-timer.js";
 import { RequestRenaming } from "./request-renaming.js";
-import { SharedEndpoint, type HostedConnection } from "./shared/shared-endpoint.js";
+import { SharedEndpoint } from "./shared/shared-endpoint.js";
 import { kindOf, responseStreamOf, sessionIdOfResponse, sessionOfAgentMessage } from "./routing.js";
 import type { Refusal } from "./server-context.js";
 
@@ -48,7 +50,7 @@ export class ServerConnection implements AgentOutput {
   #state: "new" | "initializing" | "open" | "ended" = "new";
   #end: ConnectionEnd | undefined;
   #initWaiter: InitializeWaiter | undefined;
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #idle: IdleTimer;
   #inFlight = 0;
   #openStreams = 0;
   #resolveDone!: () => void;
@@ -59,22 +61,9 @@ export class ServerConnection implements AgentOutput {
     this.id = options.connectionId ?? globalThis.crypto.randomUUID();
     this.#renaming = options.serverRequestId && new RequestRenaming(options.serverRequestId);
     this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
-    this.shared = options.hub && new SharedEndpoint(this.#hosted(), options.hub, options.shareGrant);
-  }
-
-  /** What the connection's shared-sessions endpoint may do with it. */
-  #hosted(): HostedConnection {
-    return {
-      id: this.id,
-      transport: this.transport,
-      output: () => this.#output,
-      agentLink: this.agentLink,
-      isOpen: () => this.isOpen,
-      trackRequest: (key, method, sessionId) => void this.#pending.set(key, { method, sessionId }),
-      limitExceeded: (error) => this.limitExceeded(error),
-      endNow: (reason) => void this.end({ reason }, true),
-      dropClient: () => this.#dropClient(),
-    };
+    const idleEnd = () => void this.end({ reason: "idle" });
+    this.#idle = new IdleTimer(options.limits.idleTimeoutMs, idleEnd, options.logger, this.id);
+    this.shared = options.hub && new SharedEndpoint(this, options.hub, options.shareGrant);
   }
 
   get transport(): ConnectionTransport {
@@ -134,17 +123,17 @@ export class ServerConnection implements AgentOutput {
   /**
    * Delivers `initialize` and waits for the agent's answer, which is returned (and, with `passThrough`, also
    * delivered to the output in its place). Rejects with an `InitializeFailure`: 502 when the agent ends first, 504
-   * after `initializeTimeoutMs`, 499 when `signal` aborts.
+   * after `initializeTimeoutMs`, 499 when `signal` aborts. `rawId`: the exact text of an id a JS number cannot hold.
    */
   async initialize(
     message: Record<string, unknown>,
     chars: number,
-    options: { signal?: AbortSignal; passThrough?: boolean } = {},
+    options: { signal?: AbortSignal; passThrough?: boolean; rawId?: string } = {},
   ): Promise<{ message: Record<string, unknown>; text: string }> {
-    const { signal } = options;
+    const { signal, rawId } = options;
     const answer = new Promise<{ message: Record<string, unknown>; text: string }>((resolve, reject) => {
       this.#initWaiter = {
-        key: idKey(message.id),
+        key: keyOfId(message.id, rawId),
         request: message,
         passThrough: options.passThrough ?? false,
         resolve,
@@ -163,7 +152,7 @@ export class ServerConnection implements AgentOutput {
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       if (signal?.aborted) onAbort();
-      this.agentLink.deliver(message, chars);
+      this.agentLink.deliver(message, chars, rawId);
       const result = await answer;
       this.#state = "open";
       try {
@@ -186,17 +175,29 @@ export class ServerConnection implements AgentOutput {
 
   /**
    * Forwards a client request or notification in `sessionId` to the agent. Returns a refusal instead when the
-   * request id is too long (400) or too many requests are pending (429).
+   * request id is too long (400) or too many requests are pending (429). `rawId`: the exact text of an id a JS
+   * number cannot hold. With `localError` (or a stdio MCP refusal), the request is tracked but answered here with it,
+   * not by the agent or a shared session (the answer travels where the agent's would).
    */
-  forwardCall(message: Record<string, unknown>, chars: number, sessionId: string | undefined): Refusal | undefined {
+  forwardCall(
+    message: Record<string, unknown>,
+    chars: number,
+    sessionId: string | undefined,
+    rawId?: string,
+    localError?: { code: number; message: string; data?: unknown },
+  ): Refusal | undefined {
     const { maxIdLength, maxPendingRequests } = this.options.limits;
     if (this.shared?.clientGone) return { status: 404, message: "Not Found: this connection's client went away" };
-    if (this.shared?.clientCall(message, chars)) return undefined;
+    localError ??=
+      "id" in message && typeof message.method === "string"
+        ? stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message)
+        : undefined;
+    if (localError === undefined && this.shared?.clientCall(message, chars)) return undefined;
     if ("id" in message) {
       const { id } = message;
       if (typeof id === "string" && id.length > maxIdLength)
         return { status: 400, message: `Bad Request: the request id is longer than maxIdLength (${maxIdLength})` };
-      const key = idKey(id);
+      const key = keyOfId(id, rawId);
       if (key !== undefined && typeof message.method === "string") {
         if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
           return {
@@ -209,7 +210,9 @@ export class ServerConnection implements AgentOutput {
         this.#pending.set(key, { method: message.method, sessionId });
       }
     }
-    this.agentLink.deliver(message, chars);
+    const answer = localError && ({ jsonrpc: "2.0", id: message.id, error: localError } as AnyMessage);
+    if (answer) this.fromAgent(answer, errorAnswerText(message.id, rawId, localError!), rawId);
+    else this.agentLink.deliver(message, chars, rawId);
     return undefined;
   }
 
@@ -221,9 +224,10 @@ export class ServerConnection implements AgentOutput {
     message: Record<string, unknown>,
     chars: number,
     headerSessionId: string | undefined | null,
+    rawId?: string,
   ): Refusal | undefined {
     if (this.shared?.clientResponse(message)) return undefined;
-    const key = idKey(message.id);
+    const key = keyOfId(message.id, rawId);
     if (key !== undefined && this.#clientRoutes.has(key)) {
       const route = this.#clientRoutes.get(key);
       if (headerSessionId !== null && route !== undefined && headerSessionId !== route) {
@@ -236,8 +240,13 @@ export class ServerConnection implements AgentOutput {
       }
       this.#clientRoutes.delete(key);
     }
-    if (this.#renaming) message = this.#renaming.toAgent(message, key);
-    this.agentLink.deliver(message, chars);
+    if (this.#renaming) {
+      const renamed = this.#renaming.toAgent(message, key);
+      // A renamed id is the server's own: an exact id text of the client's no longer applies.
+      if (renamed !== message) rawId = undefined;
+      message = renamed;
+    }
+    this.agentLink.deliver(message, chars, rawId);
     return undefined;
   }
 
@@ -283,7 +292,7 @@ export class ServerConnection implements AgentOutput {
     const wasStarted = this.#state !== "new";
     this.#state = "ended";
     this.#end = end;
-    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idle.stop();
     this.#initWaiter?.reject(
       new InitializeFailure(
         502,
@@ -309,17 +318,13 @@ export class ServerConnection implements AgentOutput {
 
   // AgentOutput: what the agent sends.
 
-  fromAgent(message: AnyMessage, text: string): void {
+  fromAgent(message: AnyMessage, text: string, rawId?: string): void {
     if (this.#state === "ended") return;
     try {
-      this.#route(message as unknown as Record<string, unknown>, text);
+      this.#route(message as unknown as Record<string, unknown>, text, rawId);
     } catch (error) {
       if (!(error instanceof ConnectionLimitError)) throw error;
-      this.options.logger.warn("closing a remote connection: a limit was exceeded", {
-        connectionId: this.id,
-        reason: error.message,
-      });
-      void this.end({ reason: "limit", error });
+      this.limitExceeded(error);
     }
   }
 
@@ -340,10 +345,10 @@ export class ServerConnection implements AgentOutput {
     void this.end({ reason: "limit", error });
   };
 
-  #route(message: Record<string, unknown>, text: string): void {
+  #route(message: Record<string, unknown>, text: string, rawId: string | undefined): void {
     const maxIdLength = this.options.limits.maxIdLength;
     if (kindOf(message) === "response") {
-      const key = idKey(message.id);
+      const key = keyOfId(message.id, rawId);
       const waiter = this.#initWaiter;
       if (waiter !== undefined && key === waiter.key) {
         const answer = this.shared ? this.shared.initialized(waiter.request, { message, text }) : { message, text };
@@ -370,39 +375,25 @@ export class ServerConnection implements AgentOutput {
     if (this.shared?.agentMessage(message, text)) return;
     if (this.#renaming) [message, text] = this.#renaming.toClient(message, text);
     if ("id" in message) {
-      const key = idKey(message.id);
+      const key = keyOfId(message.id, rawId);
       if (key !== undefined) this.#clientRoutes.set(key, sessionId);
     }
     this.#output!.deliver(text, sessionId);
   }
 
+  /** Tracks a request handed to the agent by a shared session (stats, graceful close, routing its answer). */
+  trackRequest(key: string, method: string, sessionId: string | undefined): void {
+    this.#pending.set(key, { method, sessionId });
+  }
+
   /** Shared sessions keep the agent; its client is gone: nothing more is written to it, nothing idles out. */
-  #dropClient(): void {
-    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
-    this.#idleTimer = undefined;
+  dropClient(): void {
+    this.#idle.stop();
     this.#output?.abort(1000, "the client went away");
   }
 
   #updateIdle(): void {
-    const idle =
-      !this.shared?.clientGone &&
-      this.#state === "open" &&
-      this.transport === "http" &&
-      this.#inFlight === 0 &&
-      this.#openStreams === 0;
-    if (!idle) {
-      if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
-      this.#idleTimer = undefined;
-      return;
-    }
-    if (this.#idleTimer !== undefined) return;
-    const idleMs = this.options.limits.idleTimeoutMs;
-    this.#idleTimer = setTimeout(() => {
-      this.options.logger.info(
-        "closing an idle remote connection: no stream open and no request for the idle timeout",
-        { connectionId: this.id, idleMs },
-      );
-      void this.end({ reason: "idle" });
-    }, idleMs);
+    const busy = this.#inFlight > 0 || this.#openStreams > 0;
+    this.#idle.update(!this.shared?.clientGone && this.#state === "open" && this.transport === "http" && !busy);
   }
 }

@@ -9,6 +9,7 @@ import type { ServerBackend } from "./backend/backend.js";
 import type { AcpHttpBackend } from "./backend/official-backend.js";
 import type { ServerLimits } from "./limits.js";
 import type { SharedSessionsOptions } from "./shared/session-hub.js";
+import type { StdioMcpPolicy } from "./mcp-policy.js";
 import type { ConnectionTransport } from "./server-connection.js";
 import type { ServerWebSocket } from "./server-websocket.js";
 
@@ -84,6 +85,12 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
    * official server has none). See docs/shared-sessions.md.
    */
   readonly sharedSessions?: boolean | (SharedSessionsOptions & { readonly listPath?: string });
+  /**
+   * Whether `session/new` (and load, resume, fork) may name stdio MCP servers, commands the agent runs on this
+   * machine: `"refuse"` answers those requests -32602 before they reach the agent. Default `"allow"` (`listenAcp`:
+   * `"refuse"` unless bound to loopback).
+   */
+  readonly stdioMcpServers?: StdioMcpPolicy;
 }
 
 /** Options of `AcpServer`: the official shape (agent source and `ConnectionLimits`) plus acpkit's settings. */
@@ -95,6 +102,11 @@ export type HandleRequestOptions = (
   | { readonly agent?: never; readonly createAgent?: AgentFactory }
 ) & {
   readonly socket?: SocketInfo;
+  /**
+   * acpkit: called once the request passed the access checks (Host, Origin, token), before its body is read: the
+   * Node adapter takes its socket out of the unauthenticated ledger then.
+   */
+  readonly onAccessGranted?: () => void;
 };
 export type PrepareWebSocketUpgradeOptions = HandleRequestOptions;
 

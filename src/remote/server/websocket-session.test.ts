@@ -8,6 +8,8 @@ import { testAgent } from "./testing/test-agent.js";
 /** An in-memory server-side socket, `ws`-style: frames sent to the client are parsed into `sent`. */
 class FakeSocket extends EventEmitter {
   readonly sent: any[] = [];
+  /** The frames as sent, text. */
+  readonly raw: string[] = [];
   closedWith: { code?: number; reason?: string } | undefined;
   /** What the socket reports as unsent; a test sets it to make the client look behind. */
   bufferedAmount = 0;
@@ -15,6 +17,7 @@ class FakeSocket extends EventEmitter {
 
   send(data: string): void {
     if (this.closedWith) throw new Error("closed");
+    this.raw.push(data);
     this.sent.push(JSON.parse(data));
     this.#check();
   }
@@ -96,26 +99,62 @@ test("a first message other than initialize closes the socket with 1002; no agen
   await socket.until(() => acp.connectionCount === 0);
 });
 
-test(
-  "binary frames are ignored; bad JSON gets -32700, a batch -32600, a second initialize -32600; the connection " +
-    "stays up",
-  async () => {
-    const { socket } = accepted();
-    socket.receive(initializeMessage(1), true);
-    socket.receive("{not json");
-    await socket.untilMessage((m) => m.error?.code === -32700);
-    socket.receive(initializeMessage(1));
-    await socket.untilMessage((m) => m.id === 1 && m.result);
-    socket.receive([initializeMessage(2)]);
-    const batch = await socket.untilMessage((m) => m.error?.code === -32600 && m.id === null);
-    assert.match(batch.error.message, /batches/);
-    socket.receive(initializeMessage(3));
-    assert.equal((await socket.untilMessage((m) => m.id === 3)).error.code, -32600);
-    socket.receive({ jsonrpc: "2.0", id: 4, method: "session/new", params: { cwd: "/", mcpServers: [] } });
-    assert.ok((await socket.untilMessage((m) => m.id === 4)).result.sessionId);
-    assert.equal(socket.closedWith, undefined);
-  },
-);
+test("ids beyond 2^53 come back with their exact text, and two that round to the same double stay apart", async () => {
+  const { socket } = accepted();
+  socket.receive(
+    '{"jsonrpc":"2.0","id":12345678901234567890123,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}',
+  );
+  await socket.until(() => socket.raw.length === 1);
+  assert.match(socket.raw[0]!, /^\{"jsonrpc":"2\.0","id":12345678901234567890123,"result":/);
+  // 9007199254740993 and 9007199254740992 are the same JS number.
+  socket.receive('{"jsonrpc":"2.0","id":9007199254740993,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+  socket.receive('{"jsonrpc":"2.0","id":9007199254740992,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+  await socket.until(() => socket.raw.length === 3);
+  const ids = socket.raw.slice(1).map((text) => /"id":(\d+)/.exec(text)?.[1]);
+  assert.deepEqual(ids.sort(), ["9007199254740992", "9007199254740993"]);
+});
+
+test("an initialize whose id is not a string, number or null is refused at once with -32600, the socket closed", async () => {
+  for (const id of ["1e400", "{}", "[1]", "true"]) {
+    const { socket, agent, acp } = accepted();
+    const started = Date.now();
+    socket.receive(
+      `{"jsonrpc":"2.0","id":${id},"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`,
+    );
+    const refusal = await socket.untilMessage((m) => m.error?.code === -32600);
+    assert.equal(refusal.id, null, id);
+    assert.match(refusal.error.message, /the id must be a string, a number or null/);
+    await socket.until(() => socket.closedWith !== undefined);
+    assert.equal(socket.closedWith!.code, 1002);
+    assert.ok(Date.now() - started < 1000, "at once, not after initializeTimeoutMs");
+    assert.equal(agent.stats.connected, 0, "no agent started");
+    await socket.until(() => acp.connectionCount === 0);
+  }
+  const { socket } = accepted();
+  socket.receive(initializeMessage(1));
+  await socket.untilMessage((m) => m.id === 1);
+  socket.receive('{"jsonrpc":"2.0","id":{"a":1},"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+  const later = await socket.untilMessage((m) => m.error?.code === -32600);
+  assert.equal(later.id, null);
+  assert.equal(socket.closedWith, undefined, "after initialize, the connection stays up");
+});
+
+test("binary frames are ignored; bad JSON gets -32700, a batch -32600, a second initialize -32600; the connection stays up", async () => {
+  const { socket } = accepted();
+  socket.receive(initializeMessage(1), true);
+  socket.receive("{not json");
+  await socket.untilMessage((m) => m.error?.code === -32700);
+  socket.receive(initializeMessage(1));
+  await socket.untilMessage((m) => m.id === 1 && m.result);
+  socket.receive([initializeMessage(2)]);
+  const batch = await socket.untilMessage((m) => m.error?.code === -32600 && m.id === null);
+  assert.match(batch.error.message, /batches/);
+  socket.receive(initializeMessage(3));
+  assert.equal((await socket.untilMessage((m) => m.id === 3)).error.code, -32600);
+  socket.receive({ jsonrpc: "2.0", id: 4, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+  assert.ok((await socket.untilMessage((m) => m.id === 4)).result.sessionId);
+  assert.equal(socket.closedWith, undefined);
+});
 
 test("the socket closing ends the connection and stops its agent", async () => {
   const { socket, agent, acp, events } = accepted();
@@ -127,27 +166,23 @@ test("the socket closing ends the connection and stops its agent", async () => {
   assert.equal(events.at(-1)?.type === "close" && events.at(-1)!.type, "close");
 });
 
-test(
-  "a client that reads nothing while maxBufferedBytes wait in the socket is closed with 1008 after " +
-    "maxOutputStallMs",
-  async () => {
-    const { socket, agent, events } = accepted({ maxBufferedBytes: 1000, maxOutputStallMs: 200 });
-    socket.receive(initializeMessage(1));
-    await socket.untilMessage((m) => m.id === 1);
-    socket.receive({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/", mcpServers: [] } });
-    const sessionId = (await socket.untilMessage((m) => m.id === 2)).result.sessionId;
-    socket.bufferedAmount = 5000;
-    socket.receive(prompt(3, sessionId, "stream 1000"));
-    await socket.until(() => socket.closedWith !== undefined);
-    assert.equal(socket.closedWith!.code, 1008);
-    assert.match(socket.closedWith!.reason ?? "", /maxOutputStallMs/);
-    const sentUpdates = socket.sent.filter((m) => m.method === "session/update").length;
-    assert.ok(sentUpdates <= 2, `the agent was held back while the client was behind (${sentUpdates} updates sent)`);
-    await agent.closedCount(1);
-    const last = events.at(-1)!;
-    assert.equal(last.type === "close" && last.reason, "limit");
-  },
-);
+test("a client that reads nothing while maxBufferedBytes wait in the socket is closed with 1008 after maxOutputStallMs", async () => {
+  const { socket, agent, events } = accepted({ maxBufferedBytes: 1000, maxOutputStallMs: 200 });
+  socket.receive(initializeMessage(1));
+  await socket.untilMessage((m) => m.id === 1);
+  socket.receive({ jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+  const sessionId = (await socket.untilMessage((m) => m.id === 2)).result.sessionId;
+  socket.bufferedAmount = 5000;
+  socket.receive(prompt(3, sessionId, "stream 1000"));
+  await socket.until(() => socket.closedWith !== undefined);
+  assert.equal(socket.closedWith!.code, 1008);
+  assert.match(socket.closedWith!.reason ?? "", /maxOutputStallMs/);
+  const sentUpdates = socket.sent.filter((m) => m.method === "session/update").length;
+  assert.ok(sentUpdates <= 2, `the agent was held back while the client was behind (${sentUpdates} updates sent)`);
+  await agent.closedCount(1);
+  const last = events.at(-1)!;
+  assert.equal(last.type === "close" && last.reason, "limit");
+});
 
 test("a rejected upgrade frees its connection; a prepared upgrade is refused once the server is full", async () => {
   const agent = testAgent();
@@ -164,13 +199,28 @@ test("a rejected upgrade frees its connection; a prepared upgrade is refused onc
   second.reject();
 });
 
-test(
-  "a socket that sends no initialize within " + "initializeTimeoutMs is closed with 1008 and frees its slot",
-  async () => {
-    const { socket, acp, agent } = accepted({ initializeTimeoutMs: 100 });
-    await socket.until(() => socket.closedWith !== undefined);
-    assert.equal(socket.closedWith!.code, 1008);
-    assert.equal(agent.stats.connected, 0);
-    await socket.until(() => acp.connectionCount === 0);
-  },
-);
+test("a socket that sends no initialize within initializeTimeoutMs is closed with 1008 and frees its slot", async () => {
+  const { socket, acp, agent } = accepted({ initializeTimeoutMs: 100 });
+  await socket.until(() => socket.closedWith !== undefined);
+  assert.equal(socket.closedWith!.code, 1008);
+  assert.equal(agent.stats.connected, 0);
+  await socket.until(() => acp.connectionCount === 0);
+});
+
+test("stdioMcpServers refuse: a session/new naming a stdio MCP server is answered -32602 here; the agent never sees it", async () => {
+  const { socket } = accepted({ stdioMcpServers: "refuse" });
+  socket.receive(initializeMessage(1));
+  await socket.untilMessage((m) => m.id === 1);
+  socket.receive({
+    jsonrpc: "2.0",
+    id: 2,
+    method: "session/new",
+    params: { cwd: "/", mcpServers: [{ name: "shell", command: "/bin/sh", args: [], env: [] }] },
+  });
+  const refused = await socket.untilMessage((m) => m.id === 2);
+  assert.equal(refused.error.code, -32602);
+  assert.deepEqual(refused.error.data, { refused: ["shell"] });
+  socket.receive({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "/", mcpServers: [] } });
+  // The test agent numbers its sessions: the first it ever made is this one, so the refused request never reached it.
+  assert.equal((await socket.untilMessage((m) => m.id === 3)).result.sessionId, "sess-1");
+});

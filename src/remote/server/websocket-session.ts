@@ -5,6 +5,7 @@
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (WebSocket Request Flow)
  */
 import { isRecord } from "../../jsonrpc/messages.js";
+import { errorAnswerText, readClientMessage } from "./client-message.js";
 import { errorText, InitializeFailure } from "./errors.js";
 import { isInitializeRequest, kindOf } from "./routing.js";
 import type { ServerContext } from "./server-context.js";
@@ -12,25 +13,6 @@ import type { ServerConnection } from "./server-connection.js";
 import { onSocketEvent } from "../websocket-like.js";
 import { textOfMessage, type ServerWebSocket } from "./server-websocket.js";
 import { WebSocketOutbound } from "./websocket-outbound.js";
-
-const PARSE_ERROR = JSON.stringify({
-  jsonrpc: "2.0",
-  id: null,
-  error: { code: -32700, message: "Parse error: the frame is not valid JSON" },
-});
-const BATCH_ERROR = JSON.stringify({
-  jsonrpc: "2.0",
-  id: null,
-  error: {
-    code: -32600,
-    message: "Invalid Request: JSON-RPC batches are not supported by ACP; send one message per frame",
-  },
-});
-const NOT_AN_OBJECT = JSON.stringify({
-  jsonrpc: "2.0",
-  id: null,
-  error: { code: -32600, message: "Invalid Request: a JSON-RPC message is a JSON object" },
-});
 
 /** One accepted WebSocket and the connection it carries. */
 export class WebSocketSession {
@@ -95,73 +77,68 @@ export class WebSocketSession {
       });
       return;
     }
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      this.#reply(PARSE_ERROR);
+    const read = readClientMessage(text, "frame");
+    if (!read.ok) {
+      this.#reply(errorAnswerText(null, undefined, { code: read.code, message: read.message }));
+      // An initialize with an id that cannot be answered ends the socket at once, as any other first message that
+      // is not an initialize does (below); bad JSON is only answered, as over stdio.
+      if (this.#state === "awaiting-initialize" && read.reason === "invalid-id") this.#refuseFirstMessage();
       return;
     }
-    if (Array.isArray(value)) return this.#reply(BATCH_ERROR);
-    if (!isRecord(value)) return this.#reply(NOT_AN_OBJECT);
-    if (this.#state === "awaiting-initialize") return this.#initialize(value, text.length);
-    this.#forward(value, text.length);
+    if (this.#state === "awaiting-initialize") return this.#initialize(read.message, text.length, read.rawId);
+    this.#forward(read.message, text.length, read.rawId);
   }
 
-  #initialize(message: Record<string, unknown>, chars: number): void {
-    if (!isInitializeRequest(message) || message.id === null) {
-      this.context.logger.warn("closing a WebSocket whose first message is not initialize", {
-        connectionId: this.connection.id,
-      });
-      this.#closeSocket(1002, "the first message must be an initialize request with an id");
-      void this.connection.end({
-        reason: "protocol error",
-        error: new Error("the first message must be an initialize request with an id"),
-      });
-      return;
-    }
+  #refuseFirstMessage(): void {
+    this.context.logger.warn("closing a WebSocket whose first message is not initialize", {
+      connectionId: this.connection.id,
+    });
+    this.#closeSocket(1002, "the first message must be an initialize request with an id");
+    void this.connection.end({
+      reason: "protocol error",
+      error: new Error("the first message must be an initialize request with an id"),
+    });
+  }
+
+  #initialize(message: Record<string, unknown>, chars: number, rawId: string | undefined): void {
+    if (!isInitializeRequest(message) || message.id === null) return this.#refuseFirstMessage();
     this.#state = "running";
     try {
       this.connection.start(new WebSocketOutbound(this.socket, this.context.limits, this.connection.limitExceeded));
     } catch (error) {
-      this.#failInitialize(message, error);
+      this.#failInitialize(message, rawId, error);
       return;
     }
-    this.connection.initialize(message, chars, { passThrough: true }).then(
+    this.connection.initialize(message, chars, { passThrough: true, ...(rawId === undefined ? {} : { rawId }) }).then(
       (answer) => {
         if ("error" in answer.message) void this.connection.end({ reason: "initialize refused" });
         else this.context.register(this.connection);
       },
-      (error: unknown) => this.#failInitialize(message, error),
+      (error: unknown) => this.#failInitialize(message, rawId, error),
     );
   }
 
-  #failInitialize(message: Record<string, unknown>, error: unknown): void {
+  #failInitialize(message: Record<string, unknown>, rawId: string | undefined, error: unknown): void {
     const failure = error instanceof InitializeFailure ? error : new InitializeFailure(500, errorText(error));
     this.context.logger.warn("a WebSocket connection failed to initialize", {
       connectionId: this.connection.id,
       reason: failure.message,
     });
     this.#reply(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: message.id,
-        error: { code: -32603, message: "Initialize failed", data: failure.message },
-      }),
+      errorAnswerText(message.id, rawId, { code: -32603, message: "Initialize failed", data: failure.message }),
     );
     void this.connection.end({ reason: "initialize failed", error: failure });
   }
 
-  #forward(message: Record<string, unknown>, chars: number): void {
+  #forward(message: Record<string, unknown>, chars: number, rawId: string | undefined): void {
     const connection = this.connection;
     if (connection.ended) return;
     const kind = kindOf(message);
     if (kind === "request" && isInitializeRequest(message)) {
       this.#reply(
-        JSON.stringify({
-          jsonrpc: "2.0",
-          id: message.id,
-          error: { code: -32600, message: "Invalid Request: this connection is already initialized" },
+        errorAnswerText(message.id, rawId, {
+          code: -32600,
+          message: "Invalid Request: this connection is already initialized",
         }),
       );
       return;
@@ -177,8 +154,8 @@ export class WebSocketSession {
     }
     const refusal =
       kind === "response"
-        ? connection.forwardResponse(message, chars, null)
-        : connection.forwardCall(message, chars, sessionId);
+        ? connection.forwardResponse(message, chars, null, rawId)
+        : connection.forwardCall(message, chars, sessionId, rawId);
     if (refusal) {
       void connection.end({ reason: "limit", error: new Error(refusal.message) });
       return;

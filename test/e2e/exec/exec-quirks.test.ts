@@ -255,3 +255,12 @@ test("--format ndjson stays faithful: the agent's control characters are JSON-es
   const message = updates.find((line) => line.update?.sessionUpdate === "agent_message_chunk")!;
   assert.equal(message.update!.content!.text, `message<${HOSTILE_TEXT}\tkept>`, "exactly what the agent sent");
 });
+
+test("a session/new answer without a sessionId is refused: exit 3 with what was wrong, no prompt sent", async () => {
+  const trace = join(base, "no-session-id.ndjson");
+  const run = await runExec(["--agent", quirkAgent("--new-no-session-id"), "--cwd", base, "--trace", trace, "hi"]);
+  assert.equal(run.code, 3, run.stderr);
+  assert.match(run.stderr, /the agent answered session\/new without a sessionId \(it gave none\)/);
+  assert.equal(run.stdout, "");
+  assert.doesNotMatch(readFileSync(trace, "utf8"), /session\/prompt/, "nothing was prompted");
+});

@@ -81,3 +81,17 @@ test("exec SIGKILLed mid-turn leaves no process behind", posixOnly, async () => 
     "the agent and its grandchild are gone",
   );
 });
+
+test(
+  "SIGTERM mid-turn stops the agent and exits 143, as a shell reports a TERM (not 130, Ctrl-C's)",
+  posixOnly,
+  async () => {
+    const run = startExec(["--agent", fixtureAgent(), "--cwd", base, "stubborn"]);
+    await run.waitFor("working...");
+    run.child.kill("SIGTERM");
+    const done = await run.done;
+    assert.equal(done.code, 143, done.stderr);
+    assert.match(done.stderr, /received SIGTERM; stopping the agent/);
+    assert.match(done.stderr, /stopped \(SIGTERM\)/);
+  },
+);

@@ -6,6 +6,8 @@
  *   again every update arrives, in order;
  * - a remote that does not take what the editor sends (its POSTs held, its socket not read): the bridge stops
  *   reading stdin, so the editor's own writes back up; once the remote takes again, everything goes through in order.
+ *
+ * Test lane: solo
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

@@ -3,6 +3,8 @@
  * 20 WebSocket clients that never read while their agents try to send 100 MB each, against a server in its own
  * process: every reading client gets every chunk, and the server's memory stays bounded (its RSS is sampled and
  * reported; the non-readers alone would need 2 GB if the server buffered for them).
+ *
+ * Test lane: solo
  */
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";

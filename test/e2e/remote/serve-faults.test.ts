@@ -7,6 +7,8 @@
  * - A client that vanishes mid-turn (`acp connect` SIGKILLed): its agent process is stopped, nothing left behind.
  * - 100 concurrent acpkit clients each streaming through `acp serve`: every chunk delivered, RSS of the server and
  *   of its agent processes sampled and reported, and bounded.
+ *
+ * Test lane: solo
  */
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";

@@ -18,11 +18,14 @@ Usage:
 
 Newline-delimited JSON-RPC on stdin goes to the remote agent, its messages come out on stdout, unchanged; an editor
 that starts stdio agents runs this as its agent command. Exits 0 when stdin ends, 1 when the remote goes away
-(with --reconnect: when it cannot be reached again).
+(with --reconnect: when it cannot be reached again) or does not answer in time, with the reason on stderr.
+"connected" is said once the remote answered.
 
 Options:
 ${REMOTE_AGENT_USAGE}
-  --connect-timeout S      seconds the server has to accept the connection (default 30)
+  --connect-timeout S      seconds the server has to accept the connection and answer the first message
+                           (default 30)
+  --request-timeout S      seconds each HTTP request has for its answer (status and headers; default 60)
   --reconnect              when the remote drops, reconnect and reattach the editor's sessions (session/resume or
                            session/load); a turn in flight fails, each session gets a notice, stderr logs each step
   --reconnect-attempts N   attempts before giving up (implies --reconnect; default 10; backoff from 0.25 s up
@@ -35,6 +38,7 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
   const flags = noRemoteAgentFlags();
   let url: string | undefined;
   let connectTimeoutMs: number | undefined;
+  let requestTimeoutMs: number | undefined;
   let reconnect = false;
   let reconnectAttempts = 10;
   try {
@@ -56,11 +60,12 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
       const value = args[++i];
       if (value === undefined) throw new UsageError(`${arg} needs a value`);
       if (setRemoteAgentFlag(flags, arg, value)) continue;
-      if (arg === "--connect-timeout") {
+      if (arg === "--connect-timeout" || arg === "--request-timeout") {
         const seconds = Number(value);
-        if (!Number.isFinite(seconds) || seconds <= 0)
-          throw new UsageError(`--connect-timeout takes a positive number of seconds; got "${value}"`);
-        connectTimeoutMs = Math.round(seconds * 1000);
+        if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_000_000)
+          throw new UsageError(`${arg} takes a positive number of seconds; got "${value}"`);
+        if (arg === "--connect-timeout") connectTimeoutMs = Math.max(1, Math.round(seconds * 1000));
+        else requestTimeoutMs = Math.max(1, Math.round(seconds * 1000));
       } else if (arg === "--reconnect-attempts") {
         const attempts = Number(value);
         if (!Number.isInteger(attempts) || attempts < 1)
@@ -72,11 +77,15 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
     if (url === undefined) throw new UsageError("no URL: acp connect http(s)://HOST/acp (or ws(s)://...)");
     const spec = remoteAgentSpec(url, flags);
     if (spec === undefined) throw new UsageError(`"${url}" is not an http(s):// or ws(s):// URL`);
-    return await runBridge({
+    const code = await runBridge({
       ...spec,
       ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
+      ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
       ...(reconnect ? { reconnect: { maxAttempts: reconnectAttempts } } : {}),
     });
+    // A request to a server that never answers may still hold a socket: once stdout is flushed, leave.
+    process.stdout.write("", () => process.exit(code));
+    return code;
   } catch (error) {
     if (error instanceof UsageError) {
       process.stderr.write(`acp connect: ${error.message}\n`);

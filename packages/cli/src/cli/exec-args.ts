@@ -50,7 +50,7 @@ ${REMOTE_AGENT_USAGE}
 
 Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure (including --startup-timeout),
 4 authentication needed or failed, 5 refusal, 6 max_tokens, 7 max_turn_requests, 124 --timeout ran out,
-130 cancelled (Ctrl-C).
+130 cancelled (Ctrl-C), 143 SIGTERM, 129 SIGHUP.
 `;
 
 export type { OutputFormat };

@@ -14,6 +14,8 @@ export async function serveCommand(argv: readonly string[]): Promise<number> {
   };
   try {
     const options = parseServeArgs(argv);
+    // A token on the command line is in every user's `ps` while we start; rewrite our command line so it is not after.
+    if (argv.some((arg) => arg === "--token" || arg.startsWith("--token="))) process.title = "acp serve";
     if (options.help) {
       io.stdout(SERVE_USAGE);
       return 0;

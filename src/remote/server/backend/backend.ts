@@ -99,6 +99,8 @@ export interface BackendInitializeInput {
   readonly message: Record<string, unknown>;
   /** The request's JSON text (its length is what limits count). */
   readonly text: string;
+  /** The exact text of the request's id when a JS number cannot hold it (the answer echoes it). */
+  readonly rawId?: string;
   /** Aborts when the client gives up on the request (the server answers 499). */
   readonly signal: AbortSignal;
   readonly remoteAddress?: string;
@@ -160,6 +162,8 @@ export interface ClientMessageInput {
   readonly message: Record<string, unknown>;
   /** The POST body (the message's JSON text). */
   readonly text: string;
+  /** The exact text of the message's id when a JS number cannot hold it (beyond 2^53): kept exactly end to end. */
+  readonly rawId?: string;
 }
 
 /** A client request or notification, with the session it belongs to (checked against `Acp-Session-Id`). */

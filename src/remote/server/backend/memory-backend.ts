@@ -87,7 +87,10 @@ class MemoryNodeBackend implements NodeBackend {
       onOpenStreams: (count) => host.openStreamsChanged(count),
     });
     host.start(streams);
-    const answer = await host.initialize(input.message, input.text.length, { signal: input.signal });
+    const answer = await host.initialize(input.message, input.text.length, {
+      signal: input.signal,
+      ...(input.rawId === undefined ? {} : { rawId: input.rawId }),
+    });
     if ("error" in answer.message) {
       // The agent refused: nothing can follow on this connection (a second initialize is not allowed on it).
       void host.end({ reason: "initialize refused" });
@@ -149,7 +152,7 @@ class MemoryConnection implements BackendConnection {
         if (!host.isOpen) return GONE;
       }
       if (host.agentLink.inboxChars > this.limits.maxBufferedBytes) return AGENT_BEHIND;
-      return host.forwardCall(input.message, input.text.length, input.sessionId);
+      return host.forwardCall(input.message, input.text.length, input.sessionId, input.rawId);
     } finally {
       host.requestEnded();
     }
@@ -159,7 +162,7 @@ class MemoryConnection implements BackendConnection {
     const host = this.host;
     host.requestStarted();
     try {
-      return host.forwardResponse(input.message, input.text.length, input.headerSessionId);
+      return host.forwardResponse(input.message, input.text.length, input.headerSessionId, input.rawId);
     } finally {
       host.requestEnded();
     }

@@ -14,14 +14,14 @@ import type { SessionHub } from "./session-hub.js";
 export interface HostedConnection {
   readonly id: string;
   readonly transport: "http" | "websocket";
-  output(): OutputSink | undefined;
+  readonly output: OutputSink | undefined;
   readonly agentLink: AgentLink;
-  isOpen(): boolean;
+  readonly isOpen: boolean;
   /** Tracks a request handed to the agent (stats, graceful close, routing its answer). */
   trackRequest(key: string, method: string, sessionId: string | undefined): void;
   limitExceeded(error: ConnectionLimitError): void;
-  /** Ends the connection for good (its agent too). */
-  endNow(reason: string): void;
+  /** Ends the connection (`force`: for good, its agent too, even while others use its sessions). */
+  end(end: { reason: string }, force: boolean): Promise<void>;
   /** The client went away but the agent stays: stop writing to the client, stop idling out. */
   dropClient(): void;
 }
@@ -53,8 +53,8 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
   }
 
   deliverToClient(text: string, sessionId: string | undefined): boolean {
-    const output = this.connection.output();
-    if (this.#clientGone || output === undefined || !this.connection.isOpen()) return false;
+    const output = this.connection.output;
+    if (this.#clientGone || output === undefined || !this.connection.isOpen) return false;
     try {
       output.deliver(text, sessionId);
       return true;
@@ -74,7 +74,7 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
   }
 
   endAgent(reason: string): void {
-    this.connection.endNow(reason);
+    void this.connection.end({ reason }, true);
   }
 
   // Hooks of the connection.
@@ -145,7 +145,7 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
    * sessions: the connection then lives on without a client (the caller stops there).
    */
   ending(reason: string): boolean {
-    if (!this.#clientGone && this.connection.isOpen() && CLIENT_ENDS.has(reason) && this.hub.retainsAgent(this)) {
+    if (!this.#clientGone && this.connection.isOpen && CLIENT_ENDS.has(reason) && this.hub.retainsAgent(this)) {
       this.#clientGone = true;
       this.connection.dropClient();
       this.hub.clientGone(this, reason);

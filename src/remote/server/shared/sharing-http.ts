@@ -12,6 +12,24 @@ export function sessionsPathOf(path: string | undefined, configured: string | un
   return configured ?? `${(path ?? "/acp").replace(/\/$/, "")}/sessions`;
 }
 
+/**
+ * What sharing answers before the ACP handlers, if anything: the listing (the server's token only), or the refusal
+ * of a share token's request outside its own connection.
+ */
+export function sharingGate(
+  request: Request,
+  listing: boolean,
+  share: string | undefined,
+  hub: SessionHub,
+  grantOf: (connectionId: string) => string | undefined,
+): Response | undefined {
+  if (listing)
+    return share === undefined
+      ? sessionsResponse(hub)
+      : textResponse(403, "Forbidden: a share token cannot list sessions; the server's token can");
+  return share === undefined ? undefined : shareRefusal(request, share, grantOf);
+}
+
 /** `GET <path>/sessions`: the live sessions, who is attached, whether a turn runs. */
 export function sessionsResponse(hub: SessionHub): Response {
   return new Response(JSON.stringify({ sessions: hub.list() }), {

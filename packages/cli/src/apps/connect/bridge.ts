@@ -12,8 +12,16 @@
  *   lost gets a -32603 error, so the editor never waits forever.
  * - Backpressure both ways: while stdout is full, the remote is not read; while the remote does not take what the
  *   editor sends (more than 256 KiB waiting), stdin is not read.
- * - The end of stdin closes the remote connection (DELETE on Streamable HTTP) and exits 0. The remote agent going
- *   away exits 1 with a message on stderr, unless `reconnect` is on.
+ * - The end of stdin closes the remote connection (DELETE on Streamable HTTP), waiting `closeTimeoutMs` at most,
+ *   and exits 0 (1 when the remote never answered anything it was sent). The remote agent going away exits 1 with
+ *   a message on stderr, unless `reconnect` is on. Stdin is read from the start: its end also ends a bridge still
+ *   connecting.
+ * - Nothing waits forever on a server that accepts connections and says nothing: the WebSocket must open within
+ *   `connectTimeoutMs`, the first answer must come within `connectTimeoutMs` of the first frame sent, each HTTP
+ *   request must be answered (status and headers) within `requestTimeoutMs`; each breach exits 1 with the reason.
+ *   "connected" is said when the remote first answered, not before.
+ * - What reaches stderr from the remote (its error text, a frame that is not JSON) carries no terminal control
+ *   sequences.
  * - With `reconnect`: when the remote drops, the bridge reconnects (backoff), sends the editor's `initialize` again
  *   and reattaches its sessions (`session/resume` when advertised, else `session/load`, the replayed history held
  *   back), so the editor keeps its agent process. Requests in flight get a -32603 error at once; each step goes to
@@ -32,6 +40,7 @@ import { connectRemote } from "@acpkit/sdk/node";
 import type { RemoteProfile, RemoteStream } from "@acpkit/sdk";
 import { LineSplitter } from "@acpkit/sdk/wire";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "@acpkit/sdk";
+import { sanitizeTerminalText } from "@acpkit/sdk/client-toolkit";
 import { describeReconnectEvent, noticeFrame } from "./reconnect-notices.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -45,8 +54,12 @@ export interface BridgeOptions {
   token?: string;
   headers?: Record<string, string>;
   profile?: RemoteProfile;
-  /** How long the remote has to accept the connection. Default 30000 ms. */
+  /** How long the remote has to accept the connection, and to answer the first frame. Default 30000 ms. */
   connectTimeoutMs?: number;
+  /** How long each HTTP request has for its answer (status and headers). Default 60000 ms. */
+  requestTimeoutMs?: number;
+  /** How long closing the remote may take once stdin ended. Default 5000 ms. */
+  closeTimeoutMs?: number;
   maxMessageBytes?: number;
   /** Reconnect when the remote drops (`true` for the defaults; `onEvent` is the bridge's own). Off by default. */
   reconnect?: boolean | Omit<ReconnectOptions, "onEvent">;
@@ -70,8 +83,11 @@ export async function runBridge(
   options: BridgeOptions,
   io: BridgeIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
-  const note = (text: string) => void io.stderr.write(`acp connect: ${text}\n`);
+  // Whatever the remote said is quoted without terminal control sequences.
+  const note = (text: string) => void io.stderr.write(`acp connect: ${sanitizeTerminalText(text)}\n`);
   const maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 30_000;
+  const closeTimeoutMs = options.closeTimeoutMs ?? 5000;
   // Flow control: while stdout is full, the link stops reading from the remote.
   const flow: { paused: boolean; link: BridgeLink | undefined } = { paused: false, link: undefined };
   const writeFrame = (text: string) => {
@@ -88,18 +104,67 @@ export async function runBridge(
   const answer = (id: unknown, error: RequestError) =>
     writeFrame(JSON.stringify({ jsonrpc: "2.0", id, error: error.toErrorResponse() }));
 
+  // The end: once, with its code.
+  let finish!: (code: number) => void;
+  const ended = new Promise<number>((resolve) => (finish = resolve));
+  // Stdin is read from the start, so its end is heard while connecting too; lines wait for the link (up to the hold
+  // mark: then stdin is paused until connected).
+  const early: string[] = [];
+  let earlyChars = 0;
+  let pausedEarly = false;
+  // Set once connected: what a line and the end of stdin do then.
+  const wired: { forward?: (line: string) => void; onStdinEnd?: () => void } = {};
+  const keepEarly = (line: string) => {
+    early.push(line);
+    earlyChars += line.length;
+    if (earlyChars >= STDIN_HOLD_MARK && !pausedEarly) {
+      pausedEarly = true;
+      io.stdin.pause();
+    }
+  };
+  let stdinEnded = false;
+  const splitter = new LineSplitter(maxBytes, {
+    line: (line) => (wired.forward ? wired.forward(line) : keepEarly(line)),
+    tooLarge: (bytes) =>
+      note(`a line of ${bytes} bytes from the editor is over the ${maxBytes}-byte limit and was not sent`),
+  });
+  const onData = (chunk: Buffer) => splitter.push(chunk);
+  io.stdin.on("data", onData);
+  io.stdin.once("end", () => {
+    splitter.end();
+    stdinEnded = true;
+    if (wired.onStdinEnd) wired.onStdinEnd();
+    else finish(0); // still connecting: nothing was sent, nothing to close
+  });
+  const stopReading = () => {
+    io.stdin.off("data", onData);
+    // Let the process end: a paused, destroyed stdin holds no handle open.
+    io.stdin.pause();
+    (io.stdin as { destroy?: () => void }).destroy?.();
+  };
+
   let stream: RemoteStream;
   let link: BridgeLink;
   /** Sends one line from the editor: as is on a plain link, re-serialized on a reconnecting one (it may queue it). */
   let sendLine: (line: string, value: AnyMessage) => void;
+  // The first answer from the remote: "connected" is said then, and the connect bound ends. Only a result or a
+  // message of the agent's own proves the remote answered: an error may be the transport's, made here.
+  let answered = false;
+  let onFirstAnswer: () => void = () => {};
+  const heard = (value: unknown) => {
+    if (answered || !isRecord(value) || !("result" in value || "method" in value)) return;
+    answered = true;
+    onFirstAnswer();
+  };
   const common = {
     ...(options.token === undefined ? {} : { token: options.token }),
     ...(options.headers === undefined ? {} : { headers: options.headers }),
     ...(options.profile === undefined ? {} : { profile: options.profile }),
-    openTimeoutMs: options.connectTimeoutMs ?? 30_000,
+    openTimeoutMs: connectTimeoutMs,
+    requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     maxMessageBytes: maxBytes,
   };
-  try {
+  const connecting = (async () => {
     if (options.reconnect !== undefined && options.reconnect !== false) {
       // The reconnecting link must see every message (it answers its own requests, learns sessions): no deliverText.
       const onEvent: ReconnectOptions["onEvent"] = (event) => {
@@ -111,41 +176,106 @@ export async function runBridge(
         ...common,
         reconnect: { ...(options.reconnect === true ? {} : options.reconnect), onEvent },
       });
-      stream = reconnecting;
-      link = reconnecting.reconnecting;
-      sendLine = (_line, value) => reconnecting.reconnecting.send(value);
-    } else {
-      stream = await connectRemote(options.url, { ...common, deliverText: (text) => writeFrame(text) });
-      const plain = stream.link;
-      link = plain;
-      sendLine = (line, value) => plain.sendText(line, value);
+      return {
+        stream: reconnecting as RemoteStream,
+        link: reconnecting.reconnecting as BridgeLink,
+        sendLine: (_line: string, value: AnyMessage) => reconnecting.reconnecting.send(value),
+      };
     }
+    const plain = await connectRemote(options.url, {
+      ...common,
+      deliverText: (text, value) => {
+        heard(value);
+        writeFrame(text);
+      },
+    });
+    return {
+      stream: plain,
+      link: plain.link as BridgeLink,
+      sendLine: (line: string, value: AnyMessage) => plain.link.sendText(line, value),
+    };
+  })();
+  try {
+    const outcome = await Promise.race([connecting, ended]);
+    if (typeof outcome === "number") {
+      // Stdin ended while connecting: leave now (a late connection is closed as it opens).
+      void connecting.then(
+        ({ link: late }) => late.close(),
+        () => {},
+      );
+      stopReading();
+      return outcome;
+    }
+    ({ stream, link, sendLine } = outcome);
   } catch (error) {
     note((error as Error).message);
+    stopReading();
     return 1;
   }
   flow.link = link;
-  note(`connected to ${stream.url} (${stream.profile === "websocket" ? "WebSocket" : "Streamable HTTP"})`);
+  const profileName = stream.profile === "websocket" ? "WebSocket" : "Streamable HTTP";
+  onFirstAnswer = () => {
+    clearTimeout(firstAnswerTimer);
+    note(`connected to ${stream.url} (${profileName})`);
+  };
 
   let closing = false;
-  const ended = new Promise<number>((resolve) => {
-    link.start({
-      message: (value) => writeFrame(JSON.stringify(value)),
-      problem: (problem) => reportProblem(problem, note, answer),
-      closed: (cause) => {
-        if (closing) return resolve(0);
-        note(
-          cause === undefined
-            ? "the remote agent closed the connection"
-            : cause instanceof Error
-              ? cause.message
-              : String(cause),
-        );
-        resolve(1);
-      },
-    });
+  /** Closes the remote, waiting `closeTimeoutMs` at most; false when it did not finish in time. */
+  const closeBounded = async (): Promise<boolean> => {
+    closing = true;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const done = await Promise.race([
+      link.close().then(() => true),
+      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), closeTimeoutMs))),
+    ]);
+    clearTimeout(timer);
+    return done;
+  };
+  const fail = (text: string) => {
+    if (closing) return;
+    note(text);
+    void closeBounded().then(() => finish(1));
+  };
+  // The connect bound goes on until the remote answers the first frame sent to it.
+  let firstAnswerTimer: ReturnType<typeof setTimeout> | undefined;
+  let sentAny = false;
+  const armFirstAnswer = () => {
+    if (sentAny) return;
+    sentAny = true;
+    if (answered) return;
+    firstAnswerTimer = setTimeout(
+      () =>
+        fail(
+          `${stream.url} accepted the connection but answered nothing within ${connectTimeoutMs / 1000} s ` +
+            "(--connect-timeout): is it an ACP server, and is its agent starting? Giving up.",
+        ),
+      connectTimeoutMs,
+    );
+  };
+
+  link.start({
+    message: (value) => {
+      heard(value);
+      writeFrame(JSON.stringify(value));
+    },
+    problem: (problem) => {
+      reportProblem(problem, note, answer);
+    },
+    closed: (cause) => {
+      clearTimeout(firstAnswerTimer);
+      if (closing) return;
+      note(
+        cause === undefined
+          ? "the remote agent closed the connection"
+          : cause instanceof Error
+            ? cause.message
+            : String(cause),
+      );
+      finish(1);
+    },
   });
 
+  let holdingStdin = false;
   const forward = (line: string) => {
     let value: unknown;
     try {
@@ -169,6 +299,7 @@ export async function runBridge(
     }
     try {
       sendLine(line, value as AnyMessage);
+      armFirstAnswer();
     } catch (error) {
       // Only a refusal for backlog can land here (stdin is paused well before): say so, answer a request.
       note((error as Error).message);
@@ -186,32 +317,27 @@ export async function runBridge(
       });
     }
   };
-  let holdingStdin = false;
-  const splitter = new LineSplitter(maxBytes, {
-    line: forward,
-    tooLarge: (bytes) =>
-      note(`a line of ${bytes} bytes from the editor is over the ${maxBytes}-byte limit and was not sent`),
-  });
-  const stopReading = () => {
-    io.stdin.off("data", onData);
-    // Let the process end: a paused, destroyed stdin holds no handle open.
-    io.stdin.pause();
-    (io.stdin as { destroy?: () => void }).destroy?.();
+  wired.forward = forward;
+  for (const line of early.splice(0)) forward(line);
+  if (pausedEarly && !holdingStdin) io.stdin.resume();
+  wired.onStdinEnd = () => {
+    clearTimeout(firstAnswerTimer);
+    void closeBounded().then((done) => {
+      if (!done) note(`the remote did not take the end of the connection within ${closeTimeoutMs / 1000} s; leaving`);
+      if (sentAny && !answered) {
+        note(`stdin ended before ${stream.url} answered anything it was sent`);
+        finish(1);
+      } else finish(0);
+    });
   };
-  const onData = (chunk: Buffer) => splitter.push(chunk);
-  io.stdin.on("data", onData);
-  io.stdin.once("end", () => {
-    splitter.end();
-    closing = true;
-    void link.close();
-  });
+  if (stdinEnded) wired.onStdinEnd();
   io.stdout.on("error", () => {
     // The editor went away: nothing is left to bridge for.
-    closing = true;
     stopReading();
-    void link.close();
+    void closeBounded().then(() => finish(0));
   });
   const code = await ended;
+  clearTimeout(firstAnswerTimer);
   stopReading();
   return code;
 }

@@ -15,7 +15,7 @@ import {
 import { painterFor } from "../shared/painter.js";
 import { ExecClient } from "./exec-client.js";
 import type { ExecOptions, ExecOutput } from "./exec-options.js";
-import { ExitCode, exitCodeFor } from "./exit-codes.js";
+import { ExitCode, exitCodeFor, exitCodeForSignal } from "./exit-codes.js";
 import { JsonRenderer, NdjsonRenderer } from "./render-json.js";
 import { TextRenderer } from "./render-text.js";
 import type { ExecRenderer, ExecResult } from "./renderer.js";
@@ -250,7 +250,7 @@ class ExecRun {
     const stopReason = outcome.response!.stopReason;
     if (this.#interrupts.interrupted) {
       if (outcome.endedLocally) throw this.#interrupted("the turn was cancelled and the agent stopped");
-      return this.#result(ExitCode.cancelled, { stopReason });
+      return this.#result(exitCodeForSignal(this.#interrupts.signal), { stopReason });
     }
     const code = exitCodeFor(stopReason);
     if (code !== ExitCode.endTurn) this.#renderer.note(`acp exec: the turn ended with stop reason "${stopReason}"`);
@@ -293,10 +293,13 @@ class ExecRun {
     this.#renderer.note(`acp exec: warning: ${message}`);
   }
 
-  /** The run was interrupted (Ctrl-C, SIGTERM, SIGHUP): exit code 130, saying whether the agent was stopped. */
+  /** The run was interrupted: 130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP, saying whether the agent was stopped. */
   #interrupted(message: string): ExecFailure {
     const { stopped, signal } = this.#interrupts;
-    return new ExecFailure(ExitCode.cancelled, stopped ? `stopped (${signal ?? "interrupt"}): ${message}` : message);
+    return new ExecFailure(
+      exitCodeForSignal(signal),
+      stopped ? `stopped (${signal ?? "interrupt"}): ${message}` : message,
+    );
   }
 
   /** The agent's last stderr lines, for messages. */

@@ -14,7 +14,9 @@
  * | 6    | `max_tokens`: the model's token limit was reached                                        |
  * | 7    | `max_turn_requests`: the turn's request limit was reached                                |
  * | 124  | the run's bound (--timeout) ran out: the turn was cancelled and the agent stopped         |
- * | 130  | `cancelled`: Ctrl-C (or SIGTERM) cancelled the turn, or the agent reported it cancelled   |
+ * | 129  | SIGHUP (the terminal went away): the agent was stopped                                    |
+ * | 130  | `cancelled`: Ctrl-C cancelled the turn, or the agent reported it cancelled                |
+ * | 143  | SIGTERM: the agent was stopped (128 + the signal's number, as a shell reports it)         |
  */
 import type { StopReason } from "@acpkit/sdk";
 
@@ -28,7 +30,9 @@ export const ExitCode = {
   maxTokens: 6,
   maxTurnRequests: 7,
   timedOut: 124,
+  hangup: 129,
   cancelled: 130,
+  terminated: 143,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -40,6 +44,13 @@ const BY_STOP_REASON: Readonly<Record<StopReason, ExitCodeValue>> = {
   max_turn_requests: ExitCode.maxTurnRequests,
   cancelled: ExitCode.cancelled,
 };
+
+/** The exit code of a run ended by `signal`: 130 for SIGINT (Ctrl-C), 143 for SIGTERM, 129 for SIGHUP. */
+export function exitCodeForSignal(signal: NodeJS.Signals | undefined): ExitCodeValue {
+  if (signal === "SIGTERM") return ExitCode.terminated;
+  if (signal === "SIGHUP") return ExitCode.hangup;
+  return ExitCode.cancelled;
+}
 
 /** The exit code of a stop reason; a stop reason this version does not know is an agent error. */
 export function exitCodeFor(stopReason: string): ExitCodeValue {

@@ -74,7 +74,14 @@ async function openSession(input: SetupInput): Promise<SetupResult> {
   if (input.resume) sessionId = await latestSession(input);
   if (sessionId === undefined) {
     const response = await connection.newSession({ cwd, mcpServers });
-    return { sessionId: response.sessionId, how: "new", modes: response.modes, configOptions: response.configOptions };
+    // A session without an id cannot be prompted: refuse the answer rather than prompt "undefined".
+    const issued = (response as { sessionId?: unknown } | null)?.sessionId;
+    if (typeof issued !== "string" || issued === "")
+      throw new ExecFailure(
+        ExitCode.startup,
+        `the agent answered session/new without a sessionId (it gave ${issued === undefined ? "none" : JSON.stringify(issued)}), so there is no session to prompt; the agent does not follow the protocol (a string sessionId is required)`,
+      );
+    return { sessionId: issued, how: "new", modes: response.modes, configOptions: response.configOptions };
   }
   if (connection.peerSupports("session/resume")) {
     const response = await connection.resumeSession({ sessionId, cwd, mcpServers });

@@ -12,7 +12,9 @@ import { defaultAllowedHosts } from "@acpkit/sdk/node";
 import { listenAcp, type ListeningAcpServer } from "@acpkit/sdk/node";
 import { stdioAgentConnector } from "@acpkit/sdk/node";
 import type { ConnectionEvent } from "@acpkit/sdk";
+import { insecureNotes } from "./insecure-notes.js";
 import { ServeUsageError, type ServeOptions } from "./serve-options.js";
+import { agentEnvironment, readTokenFile } from "./serve-secrets.js";
 
 /** Where `acp serve` writes, and which agent it runs when `--agent` is not given. */
 export interface ServeIo {
@@ -65,9 +67,15 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     options.cert === undefined
       ? undefined
       : { cert: readPem(options.cert, "--cert"), key: readPem(options.key!, "--key") };
+  const token =
+    options.tokenFile === undefined
+      ? options.token
+      : readTokenFile(options.tokenFile, (text) => io.stderr(`${timestamp()} acp serve: ${text}\n`));
   const connector = stdioAgentConnector({
     ...(options.agent === undefined ? { argv: io.defaultAgentArgv } : { command: options.agent }),
     cwd,
+    // The token stays here: no agent (nor what it runs) finds it in its environment.
+    env: agentEnvironment(process.env, token),
     logger,
     onStderrLine: options.verbose
       ? (line, connectionId) => io.stderr(`${timestamp()} agent ${short(connectionId)} | ${line}\n`)
@@ -80,7 +88,7 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       host: options.host,
       port: options.port,
       path: options.path,
-      token: options.token,
+      token,
       insecureNoToken: options.insecureNoToken,
       allowInsecure: options.allowInsecure,
       tls,
@@ -94,6 +102,13 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       maxConnections: options.maxConnections,
       idleTimeoutMs: options.idleTimeoutMs,
       maxRequestBodyBytes: options.maxBodyBytes,
+      ...(options.bodyTimeoutMs === undefined ? {} : { requestBodyTimeoutMs: options.bodyTimeoutMs }),
+      ...(options.headersTimeoutMs === undefined ? {} : { headersTimeoutMs: options.headersTimeoutMs }),
+      ...(options.maxUnauthenticated === undefined ? {} : { maxUnauthenticatedSockets: options.maxUnauthenticated }),
+      ...(options.maxUnauthenticatedPerAddress === undefined
+        ? {}
+        : { maxUnauthenticatedSocketsPerAddress: options.maxUnauthenticatedPerAddress }),
+      ...(options.stdioMcp === undefined ? {} : { stdioMcpServers: options.stdioMcp }),
       closeGraceMs: options.graceMs,
       sharedSessions: options.share,
       logger,
@@ -129,13 +144,16 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
   );
   if (listening.tokenGenerated)
     io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
+  for (const note of insecureNotes(options, new URL(listening.url).host, listening.token !== undefined))
+    io.stderr(`${timestamp()} acp serve: note: ${note}\n`);
 
   const signal = await stopSignal;
   io.stderr(
     `${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`,
   );
   const force = () => {
-    io.stderr(`${timestamp()} acp serve: stopping the agents now\n`);
+    io.stderr(`${timestamp()} acp serve: stopping the agents now (SIGKILL)\n`);
+    void connector.killAll();
     void listening.server.close({ graceMs: 0 });
   };
   for (const name of SIGNALS) process.once(name, force);

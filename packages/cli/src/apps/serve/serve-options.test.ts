@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseServeArgs } from "./serve-options.js";
+import { parseServeArgs, SERVE_USAGE } from "./serve-options.js";
 
 test("defaults: loopback, port 8765, /acp, a token from $ACP_TOKEN or none (then generated)", () => {
   const options = parseServeArgs([], {});
@@ -75,33 +75,74 @@ test("mistakes name the flag and say what to do", () => {
   fails(["--agent", " "], /needs a command line/);
 });
 
-test(
-  "no token on a non-loopback host needs --allow-insecure as well; on loopback --insecure-no-token alone is " +
-    "enough",
-  () => {
-    for (const host of ["0.0.0.0", "::", "192.168.1.10", "agents.example"]) {
-      assert.throws(
-        () => parseServeArgs(["--host", host, "--insecure-no-token"], {}),
-        new RegExp(`refusing to serve ${host.replace(/\./g, "\\.")} without a token.*--allow-insecure`),
-      );
-      const allowed = parseServeArgs(["--host", host, "--insecure-no-token", "--allow-insecure"], {});
-      assert.deepEqual([allowed.insecureNoToken, allowed.allowInsecure], [true, true]);
-    }
-    for (const host of ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"]) {
-      assert.equal(parseServeArgs(["--host", host, "--insecure-no-token"], {}).insecureNoToken, true, host);
-    }
+test("no token on a non-loopback host needs --allow-insecure as well; on loopback --insecure-no-token alone is enough", () => {
+  for (const host of ["0.0.0.0", "::", "192.168.1.10", "agents.example"]) {
     assert.throws(
-      () => parseServeArgs(["--allow-insecure"], {}),
-      /--allow-insecure only goes with --insecure-no-token/,
+      () => parseServeArgs(["--host", host, "--insecure-no-token"], {}),
+      new RegExp(`refusing to serve ${host.replace(/\./g, "\\.")} without a token.*--allow-insecure`),
     );
-    assert.throws(
-      () => parseServeArgs(["--host", "0.0.0.0", "--allow-insecure"], {}),
-      /--allow-insecure only goes with --insecure-no-token/,
-    );
-    // A token from the environment and --insecure-no-token still contradict, whatever the host.
-    assert.throws(
-      () => parseServeArgs(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"], { ACP_TOKEN: "t" }),
-      /contradict/,
-    );
-  },
-);
+    const allowed = parseServeArgs(["--host", host, "--insecure-no-token", "--allow-insecure"], {});
+    assert.deepEqual([allowed.insecureNoToken, allowed.allowInsecure], [true, true]);
+  }
+  for (const host of ["127.0.0.1", "127.0.0.2", "localhost", "::1", "[::1]"]) {
+    assert.equal(parseServeArgs(["--host", host, "--insecure-no-token"], {}).insecureNoToken, true, host);
+  }
+  assert.throws(() => parseServeArgs(["--allow-insecure"], {}), /--allow-insecure only goes with --insecure-no-token/);
+  assert.throws(
+    () => parseServeArgs(["--host", "0.0.0.0", "--allow-insecure"], {}),
+    /--allow-insecure only goes with --insecure-no-token/,
+  );
+  // A token from the environment and --insecure-no-token still contradict, whatever the host.
+  assert.throws(
+    () => parseServeArgs(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"], { ACP_TOKEN: "t" }),
+    /contradict/,
+  );
+});
+
+test("hardening flags: --token-file, the admission limits, the stdio MCP policy", () => {
+  const options = parseServeArgs(
+    [
+      "--token-file",
+      "/run/secrets/acp",
+      "--body-timeout",
+      "5000",
+      "--headers-timeout=2000",
+      "--max-unauthenticated",
+      "32",
+      "--max-unauthenticated-per-address",
+      "8",
+      "--refuse-stdio-mcp",
+    ],
+    { ACP_TOKEN: "from-env" },
+  );
+  assert.equal(options.tokenFile, "/run/secrets/acp");
+  assert.equal(options.token, undefined, "the file wins over $ACP_TOKEN");
+  assert.deepEqual(
+    [options.bodyTimeoutMs, options.headersTimeoutMs, options.maxUnauthenticated, options.maxUnauthenticatedPerAddress],
+    [5000, 2000, 32, 8],
+  );
+  assert.equal(options.stdioMcp, "refuse");
+  assert.equal(parseServeArgs(["--allow-stdio-mcp"], {}).stdioMcp, "allow");
+  assert.equal(parseServeArgs([], {}).stdioMcp, undefined, "decided by the host: allowed on loopback only");
+});
+
+test("no silent unsafe switch: origins or hosts 'any' need a token; token sources do not mix", () => {
+  const fails = (argv: string[], pattern: RegExp, env: Record<string, string> = {}) =>
+    assert.throws(() => parseServeArgs(argv, env), pattern);
+  fails(["--insecure-no-token", "--allow-origin", "any"], /refusing --allow-origin any without a token/);
+  fails(["--insecure-no-token", "--allow-host", "any"], /refusing --allow-host any without a token.*DNS rebinding/);
+  fails(["--token", "t", "--token-file", "f"], /--token and --token-file contradict/);
+  fails(["--insecure-no-token", "--token-file", "f"], /contradict/);
+  fails(["--allow-stdio-mcp", "--refuse-stdio-mcp"], /contradict/);
+  fails(["--body-timeout", "0"], /--body-timeout must be a positive whole number/);
+  assert.equal(
+    parseServeArgs(["--allow-origin", "any"], {}).allowOrigins,
+    "any",
+    "with a token (generated) it is allowed",
+  );
+});
+
+test("--help says that --token on the command line is visible to every user", () => {
+  assert.match(SERVE_USAGE, /--token TOKEN .*every user of this machine sees it \(ps\)/s);
+  assert.match(SERVE_USAGE, /--token-file FILE/);
+});

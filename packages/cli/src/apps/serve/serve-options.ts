@@ -14,19 +14,32 @@ Options:
   --cwd DIR                the agents' working directory (default: the current directory)
   --host HOST              address to bind (default 127.0.0.1; 0.0.0.0 or :: for every interface)
   --port PORT              port (default 8765; 0 picks a free one)
-  --token TOKEN            the bearer token clients must send (default: $ACP_TOKEN, else a random one, printed)
-  --insecure-no-token      serve without a token; on a non-loopback --host it is refused unless
-                           --allow-insecure is given too (then a warning)
+  --token-file FILE        read the bearer token clients must send from FILE (its first line)
+  --token TOKEN            the token on the command line: every user of this machine sees it (ps); prefer
+                           --token-file or $ACP_TOKEN (default: $ACP_TOKEN, else a random one, printed)
+  --insecure-no-token      serve without a token: any local process or user can run the agent as you; on a
+                           non-loopback --host it is refused unless --allow-insecure is given too
   --allow-insecure         with --insecure-no-token: really serve a non-loopback address without a token
   --cert FILE --key FILE   serve HTTPS/WSS (HTTP/2 with HTTP/1.1 fallback) with this PEM certificate and key
   --http1                  with --cert: HTTP/1.1 only
   --h2c                    without --cert: also accept cleartext HTTP/2 (prior knowledge) on the same port
   --allow-origin ORIGIN    a web origin (https://app.example.com) whose pages may connect; repeatable, or "any"
+                           (needs a token: refused with --insecure-no-token)
   --allow-host HOST        a Host name to answer to besides loopback and the bound address; repeatable, or "any"
+                           (turns off the DNS-rebinding check: needs a token as well)
+  --allow-stdio-mcp        let clients name stdio MCP servers (commands the agent runs here, as you); the default
+                           on loopback, refused (-32602) otherwise
+  --refuse-stdio-mcp       refuse client-named stdio MCP servers on loopback too
   --path PATH              the endpoint path (default /acp)
   --max-connections N      open connections at most, one agent process each (default 64)
   --idle-timeout MS        how long an HTTP client may be gone before its agent is stopped (default 30000)
   --max-body-bytes N       largest POST body (default 16777216)
+  --body-timeout MS        how long a POST body may take to arrive (default 30000; then 408)
+  --headers-timeout MS     how long a socket without the token has to send its request headers (default 10000)
+  --max-unauthenticated N  sockets without the token held (default 256, at most an eighth of the descriptor
+                           limit); past it the oldest is closed, once it had a second, to make room for a newcomer
+  --max-unauthenticated-per-address N
+                           the same per remote address (default 64; raise it behind a proxy)
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
   --no-share               turn shared sessions off (on by default: clients with the token can session/attach to
                            a live session as controller or observer; acp sessions URL lists them;
@@ -45,6 +58,8 @@ export interface ServeOptions {
   host: string;
   port: number;
   token: string | undefined;
+  /** `--token-file`: read by `runServe`. */
+  tokenFile: string | undefined;
   insecureNoToken: boolean;
   /** With `insecureNoToken`: allow it on a non-loopback host. */
   allowInsecure: boolean;
@@ -58,6 +73,12 @@ export interface ServeOptions {
   maxConnections: number;
   idleTimeoutMs: number;
   maxBodyBytes: number;
+  bodyTimeoutMs: number | undefined;
+  headersTimeoutMs: number | undefined;
+  maxUnauthenticated: number | undefined;
+  maxUnauthenticatedPerAddress: number | undefined;
+  /** `--allow-stdio-mcp` / `--refuse-stdio-mcp`; undefined: allowed on loopback only. */
+  stdioMcp: "allow" | "refuse" | undefined;
   graceMs: number;
   verbose: boolean;
   /** Shared sessions (session/attach); on unless --no-share. */
@@ -76,6 +97,7 @@ const VALUE_FLAGS = new Set([
   "--host",
   "--port",
   "--token",
+  "--token-file",
   "--cert",
   "--key",
   "--allow-origin",
@@ -85,6 +107,10 @@ const VALUE_FLAGS = new Set([
   "--idle-timeout",
   "--max-body-bytes",
   "--grace",
+  "--body-timeout",
+  "--headers-timeout",
+  "--max-unauthenticated",
+  "--max-unauthenticated-per-address",
 ]);
 const BOOLEAN_FLAGS = new Set([
   "--insecure-no-token",
@@ -92,6 +118,8 @@ const BOOLEAN_FLAGS = new Set([
   "--http1",
   "--h2c",
   "--verbose",
+  "--allow-stdio-mcp",
+  "--refuse-stdio-mcp",
   "--no-share",
   "--help",
   "-h",
@@ -118,6 +146,7 @@ export function parseServeArgs(
     host: "127.0.0.1",
     port: 8765,
     token: env.ACP_TOKEN || undefined,
+    tokenFile: undefined,
     insecureNoToken: false,
     allowInsecure: false,
     cert: undefined,
@@ -130,6 +159,11 @@ export function parseServeArgs(
     maxConnections: 64,
     idleTimeoutMs: 30_000,
     maxBodyBytes: 16 * 1024 * 1024,
+    bodyTimeoutMs: undefined,
+    headersTimeoutMs: undefined,
+    maxUnauthenticated: undefined,
+    maxUnauthenticatedPerAddress: undefined,
+    stdioMcp: undefined,
     graceMs: 2000,
     verbose: false,
     share: true,
@@ -146,7 +180,12 @@ export function parseServeArgs(
       else if (flag === "--http1") options.http1 = true;
       else if (flag === "--h2c") options.h2c = true;
       else if (flag === "--verbose") options.verbose = true;
-      else if (flag === "--no-share") options.share = false;
+      else if (flag === "--allow-stdio-mcp" || flag === "--refuse-stdio-mcp") {
+        const value = flag === "--allow-stdio-mcp" ? "allow" : "refuse";
+        if (options.stdioMcp !== undefined && options.stdioMcp !== value)
+          throw new ServeUsageError("--allow-stdio-mcp and --refuse-stdio-mcp contradict each other: give one");
+        options.stdioMcp = value;
+      } else if (flag === "--no-share") options.share = false;
       else options.help = true;
       continue;
     }
@@ -162,8 +201,30 @@ export function parseServeArgs(
     throw new ServeUsageError("--h2c is for cleartext; with --cert, HTTP/2 is already on");
   if (options.http1 && options.cert === undefined)
     throw new ServeUsageError("--http1 only makes sense with --cert (cleartext is HTTP/1.1 unless --h2c)");
-  if (options.insecureNoToken && options.token !== undefined) {
-    throw new ServeUsageError("--insecure-no-token and a token (--token or $ACP_TOKEN) contradict each other");
+  let fromFlag = false;
+  for (const arg of argv) if (arg === "--token" || arg.startsWith("--token=")) fromFlag = true;
+  if (options.tokenFile !== undefined) {
+    if (fromFlag) throw new ServeUsageError("--token and --token-file contradict each other: give one");
+    options.token = undefined; // read from the file, not $ACP_TOKEN
+  }
+  const hasToken = options.token !== undefined || options.tokenFile !== undefined;
+  if (options.insecureNoToken && hasToken) {
+    throw new ServeUsageError(
+      "--insecure-no-token and a token (--token, --token-file or $ACP_TOKEN) contradict each other",
+    );
+  }
+  if (options.insecureNoToken && options.allowOrigins === "any") {
+    throw new ServeUsageError(
+      "refusing --allow-origin any without a token: any web page you open could then run the agent, and every " +
+        "command it can, as you. Drop --insecure-no-token (a token is generated), or list the origins you trust.",
+    );
+  }
+  if (options.insecureNoToken && options.allowHosts === "any") {
+    throw new ServeUsageError(
+      "refusing --allow-host any without a token: with the Host check off, a web page can reach this server " +
+        "through a DNS name that points at it (DNS rebinding) and run the agent as you. Drop --insecure-no-token, " +
+        "or list the host names (--allow-host NAME).",
+    );
   }
   if (options.allowInsecure && !options.insecureNoToken) {
     throw new ServeUsageError(
@@ -202,6 +263,22 @@ function setValue(options: ServeOptions, flag: string, value: string): void {
     case "--token":
       if (value === "") throw new ServeUsageError("--token must not be empty");
       options.token = value;
+      return;
+    case "--token-file":
+      if (value === "") throw new ServeUsageError("--token-file needs a file name");
+      options.tokenFile = value;
+      return;
+    case "--body-timeout":
+      options.bodyTimeoutMs = positiveInteger(flag, value);
+      return;
+    case "--headers-timeout":
+      options.headersTimeoutMs = positiveInteger(flag, value);
+      return;
+    case "--max-unauthenticated":
+      options.maxUnauthenticated = positiveInteger(flag, value);
+      return;
+    case "--max-unauthenticated-per-address":
+      options.maxUnauthenticatedPerAddress = positiveInteger(flag, value);
       return;
     case "--cert":
       options.cert = value;

@@ -30,11 +30,17 @@ export function readText(ctx: TurnContext, file: string): Promise<string> {
 
 /** Reads a text file, or null when it cannot be read (a new file). Cancellation still throws. */
 export async function readTextOrNull(ctx: TurnContext, file: string): Promise<string | null> {
+  const read = await readTextOrWhy(ctx, file);
+  return typeof read === "string" ? read : null;
+}
+
+/** Reads a text file, or says why it could not be read (`{ why }`). Cancellation still throws. */
+export async function readTextOrWhy(ctx: TurnContext, file: string): Promise<string | { why: string }> {
   try {
     return await readText(ctx, file);
   } catch (error) {
     if (isAbortError(error) || ctx.turn.signal.aborted) throw error;
-    return null;
+    return { why: error instanceof Error ? error.message : String(error) };
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { diffContent, isAbortError, textContent } from "@acpkit/sdk/agent-toolkit";
 import { displayPath, resolvePath, type TurnContext } from "../context.js";
-import { readText, readTextOrNull, writeText } from "./client-io.js";
+import { readText, readTextOrNull, readTextOrWhy, writeText } from "./client-io.js";
 import { gateChange } from "./gate.js";
 import { clip, errorText, type ToolResult } from "./result.js";
 
@@ -44,14 +44,15 @@ export async function writeTool(ctx: TurnContext, target: string, content: strin
  */
 export async function editTool(ctx: TurnContext, target: string, find?: string, replace = ""): Promise<ToolResult> {
   const file = resolvePath(ctx, target);
-  const old = await readTextOrNull(ctx, file);
+  const read = await readTextOrWhy(ctx, file);
   const title = `Edit ${displayPath(ctx, file)}`;
   const failWith = async (why: string): Promise<ToolResult> => {
     const call = ctx.turn.toolCall({ title, kind: "edit", status: "in_progress", locations: [{ path: file }] });
     await call.fail(why);
     return { ok: false, output: why };
   };
-  if (old === null) return failWith(`could not read ${file}`);
+  if (typeof read !== "string") return failWith(`could not read ${file}: ${read.why}`);
+  const old = read;
   let next: string;
   if (find === undefined || find === "")
     next = `${old}${old === "" || old.endsWith("\n") ? "" : "\n"}Edited by the acp reference agent.\n`;
