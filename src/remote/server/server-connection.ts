@@ -192,7 +192,7 @@ export class ServerConnection implements AgentOutput {
       "id" in message && typeof message.method === "string"
         ? stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message)
         : undefined;
-    if (localError === undefined && this.shared?.clientCall(message, chars)) return undefined;
+    if (localError === undefined && this.shared?.clientCall(message, chars, rawId)) return undefined;
     if ("id" in message) {
       const { id } = message;
       if (typeof id === "string" && id.length > maxIdLength)

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { WebSocket } from "ws";
 import { listenAcp, type ListeningAcpServer } from "../../../src/entries/node.js";
 import { sharedTestAgent } from "./support/shared-agent.js";
 import { acpkitParticipant, type TestParticipant, type Target } from "./support/participants.js";
@@ -142,6 +143,41 @@ describe("shared sessions: credentials", () => {
       ],
     );
   });
+});
+
+describe("shared sessions: exact request ids", () => {
+  it(
+    "ids beyond 2^53 come back exactly on the server's own answers (attach, a queued prompt, a refusal)",
+    STEP,
+    async () => {
+      const owner = await participant("exact-owner", "websocket");
+      const sessionId = await newSession(owner);
+      const socket = new WebSocket(server.webSocketUrl, ["acp"], { headers: { Authorization: `Bearer ${TOKEN}` } });
+      const frames: string[] = [];
+      socket.on("message", (data: Buffer) => frames.push(data.toString()));
+      await new Promise((resolve) => socket.once("open", resolve));
+      const send = (text: string) => socket.send(text);
+      const answered = async (id: string) => {
+        for (let i = 0; i < 400 && !frames.some((frame) => frame.includes(`"id":${id}`)); i++)
+          await new Promise((resolve) => setTimeout(resolve, 25));
+        const frame = frames.find((text) => text.includes(`"id":${id}`));
+        assert.ok(frame, `an answer with the exact id ${id}`);
+        return frame;
+      };
+      send('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}');
+      await answered("1");
+      send(`{"jsonrpc":"2.0","id":9007199254740993,"method":"session/attach","params":{"sessionId":"${sessionId}"}}`);
+      assert.match(await answered("9007199254740993"), /"role":"controller"/);
+      send(
+        `{"jsonrpc":"2.0","id":9007199254740995,"method":"session/prompt","params":{"sessionId":"${sessionId}",` +
+          `"prompt":[{"type":"text","text":"stream 1"}]}}`,
+      );
+      assert.match(await answered("9007199254740995"), /"stopReason":"end_turn"/);
+      send(`{"jsonrpc":"2.0","id":9007199254740997,"method":"session/attach","params":{"sessionId":"gone"}}`);
+      assert.match(await answered("9007199254740997"), /-32001/);
+      socket.close();
+    },
+  );
 });
 
 describe("without sharedSessions", () => {

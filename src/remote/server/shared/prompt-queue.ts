@@ -9,6 +9,7 @@
 import { isRecord } from "../../../jsonrpc/messages.js";
 import type { Participant } from "./participant.js";
 import { withId, type SessionCore } from "./session-core.js";
+import { errorResponseText, resultResponseText } from "./share-protocol.js";
 
 interface Queued {
   readonly promptId: string;
@@ -99,9 +100,7 @@ export class PromptQueue {
     if (mine.length === 0) return false;
     this.#queue = this.#queue.filter((queued) => queued.participant !== participant);
     for (const queued of mine)
-      participant.send(
-        JSON.stringify({ jsonrpc: "2.0", id: queued.clientRequestId, result: { stopReason: "cancelled" } }),
-      );
+      participant.send(resultResponseText(queued.clientRequestId, { stopReason: "cancelled" }));
     this.changed();
     return true;
   }
@@ -121,9 +120,7 @@ export class PromptQueue {
     this.#queue = [];
     for (const queued of all)
       if (this.core.attached(queued.participant))
-        queued.participant.send(
-          JSON.stringify({ jsonrpc: "2.0", id: queued.clientRequestId, error: { code: -32603, message: reason } }),
-        );
+        queued.participant.send(errorResponseText(queued.clientRequestId, -32603, reason));
   }
 
   #startNext(): boolean {

@@ -2,6 +2,7 @@
  * What the parts of a shared session (permission fan-out, prompt queue, routed agent requests) need from it.
  */
 import type { AgentEnd, Participant } from "./participant.js";
+import { answerText } from "./share-protocol.js";
 
 export interface SessionCore {
   readonly sessionId: string;
@@ -18,9 +19,9 @@ export interface SessionCore {
   release(id: string): void;
 }
 
-/** A response's text with another id. */
+/** An agent's answer's text, with the id the client gave its request. */
 export function withId(message: Record<string, unknown>, id: unknown): string {
-  return JSON.stringify({ ...message, id });
+  return answerText(id, "error" in message ? { error: message.error } : { result: message.result });
 }
 
 /** `$/cancel_request` for a request the client was sent with `id`. */

@@ -22,6 +22,7 @@ import {
   ERROR_SESSION_LIVE,
   ERROR_SESSION_NOT_FOUND,
   errorResponseText,
+  ExactId,
   parseAttach,
   resultResponseText,
   SESSION_ATTACH,
@@ -117,7 +118,9 @@ export class SessionHub {
    * A client request or notification on `connection`. True when the hub took it (answered, or routed to a shared
    * session); false: it goes to the connection's own agent as before.
    */
-  fromClient(connection: ConnectionEnds, message: Record<string, unknown>, chars: number): boolean {
+  fromClient(connection: ConnectionEnds, message: Record<string, unknown>, chars: number, rawId?: string): boolean {
+    if (rawId !== undefined && typeof message.id === "number")
+      message = { ...message, id: new ExactId(rawId, message.id) };
     const method = message.method as string;
     const sessionId = sessionIdOfParams(message.params);
     if (method === SESSION_ATTACH) return this.#attach(connection, message);

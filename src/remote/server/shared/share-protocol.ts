@@ -15,6 +15,7 @@
  * Spec: https://github.com/agentclientprotocol/agent-client-protocol/pull/533
  */
 import { isRecord } from "../../../jsonrpc/messages.js";
+import { serializeMessage } from "../../../transports/serialize.js";
 
 export const SESSION_ATTACH = "session/attach";
 export const SESSION_DETACH = "session/detach";
@@ -99,18 +100,32 @@ export function parseAttach(params: unknown): AttachRequest {
   };
 }
 
+/**
+ * A client's request id beyond what a JS number holds (2^53): kept as the exact text the client sent, so the
+ * answer carries it back unchanged (as the server does for the agent's own answers).
+ */
+export class ExactId {
+  constructor(
+    readonly raw: string,
+    readonly value: number,
+  ) {}
+}
+
+/** The text of an answer to request `id` (an `ExactId` is written as its exact text). */
+export function answerText(id: unknown, body: { result: unknown } | { error: unknown }): string {
+  if (id instanceof ExactId)
+    return serializeMessage({ jsonrpc: "2.0", id: id.value, ...body }, Number.MAX_SAFE_INTEGER, id.raw);
+  return JSON.stringify({ jsonrpc: "2.0", id, ...body });
+}
+
 /** A JSON-RPC error response's text. */
 export function errorResponseText(id: unknown, code: number, message: string, data?: unknown): string {
-  return JSON.stringify({
-    jsonrpc: "2.0",
-    id,
-    error: data === undefined ? { code, message } : { code, message, data },
-  });
+  return answerText(id, { error: data === undefined ? { code, message } : { code, message, data } });
 }
 
 /** A JSON-RPC result response's text. */
 export function resultResponseText(id: unknown, result: unknown): string {
-  return JSON.stringify({ jsonrpc: "2.0", id, result });
+  return answerText(id, { result });
 }
 
 /** A notification's text. */

@@ -9,6 +9,7 @@ import type { AgentLink } from "../agent-link.js";
 import { ConnectionLimitError, type OutputSink } from "../output-sink.js";
 import type { AgentEnd, ClientEnd } from "./participant.js";
 import type { SessionHub } from "./session-hub.js";
+import { ExactId } from "./share-protocol.js";
 
 /** What the endpoint needs of its connection. */
 export interface HostedConnection {
@@ -66,11 +67,14 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
   }
 
   deliverToAgent(message: Record<string, unknown>, chars: number, sessionId: string | undefined): void {
+    // A message passed on as the client sent it keeps its exact id (the agent answers with it).
+    const exact = message.id instanceof ExactId ? message.id : undefined;
+    if (exact !== undefined) message = { ...message, id: exact.value };
     if (typeof message.method === "string" && "id" in message) {
       const key = idKey(message.id);
       if (key !== undefined) this.connection.trackRequest(key, message.method, sessionId);
     }
-    this.connection.agentLink.deliver(message, chars);
+    this.connection.agentLink.deliver(message, chars, exact?.raw);
   }
 
   endAgent(reason: string): void {
@@ -113,8 +117,8 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
   }
 
   /** A client request or notification: true when the hub took it. */
-  clientCall(message: Record<string, unknown>, chars: number): boolean {
-    return this.hub.fromClient(this, message, chars);
+  clientCall(message: Record<string, unknown>, chars: number, rawId: string | undefined): boolean {
+    return this.hub.fromClient(this, message, chars, rawId);
   }
 
   /** A client response: true when it answers one of the hub's requests. */
