@@ -74,6 +74,8 @@ export class SessionHub {
   readonly #maxHistoryChars: number;
   readonly #keepAlive: "controller" | "participant";
   readonly #lingerMs: number;
+  /** Agents nobody keeps, waiting `lingerMs` before they are stopped. */
+  readonly #lingering = new Map<AgentEnd, ReturnType<typeof setTimeout>>();
 
   constructor(
     options: SharedSessionsOptions,
@@ -224,6 +226,8 @@ export class SessionHub {
 
   /** `host`'s agent ended: its sessions end, and everyone attached is told. */
   agentEnded(host: AgentEnd, reason: string): void {
+    clearTimeout(this.#lingering.get(host));
+    this.#lingering.delete(host);
     for (const session of [...this.#sessions.values()]) if (session.host === host) this.#close(session, reason);
   }
 
@@ -331,11 +335,17 @@ export class SessionHub {
   }
 
   #checkHost(host: AgentEnd): void {
+    clearTimeout(this.#lingering.get(host));
+    this.#lingering.delete(host);
     if (!host.clientGone || this.#kept(host)) return;
     const stop = () => {
+      this.#lingering.delete(host);
       if (!this.#kept(host)) host.endAgent("nobody uses its shared sessions any more");
     };
-    if (this.#lingerMs > 0) setTimeout(stop, this.#lingerMs).unref?.();
-    else queueMicrotask(stop);
+    if (this.#lingerMs <= 0) return queueMicrotask(stop);
+    // The last one to leave restarts the wait: lingerMs after them, not after an earlier departure.
+    const timer = setTimeout(stop, this.#lingerMs);
+    timer.unref?.();
+    this.#lingering.set(host, timer);
   }
 }
