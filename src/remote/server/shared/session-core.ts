@@ -1,6 +1,7 @@
 /**
  * What the parts of a shared session (permission fan-out, prompt queue, routed agent requests) need from it.
  */
+import { PROTOCOL_METHODS } from "../../../protocol/index.js";
 import type { AgentEnd, Participant } from "./participant.js";
 import { answerText } from "./share-protocol.js";
 
@@ -26,5 +27,5 @@ export function withId(message: Record<string, unknown>, id: unknown): string {
 
 /** `$/cancel_request` for a request the client was sent with `id`. */
 export function cancelRequestText(id: string): string {
-  return JSON.stringify({ jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } });
+  return JSON.stringify({ jsonrpc: "2.0", method: PROTOCOL_METHODS.cancel_request, params: { requestId: id } });
 }

@@ -4,6 +4,7 @@
  * joiners that ask for `historyPolicy: "full"`. Replay and live delivery happen in one synchronous step (the
  * session takes the snapshot and adds the joiner together), so no update is missed or shown twice at the seam.
  */
+import { CLIENT_METHODS } from "../../../protocol/index.js";
 import { isRecord } from "../../../jsonrpc/messages.js";
 
 export class SessionHistory {
@@ -43,7 +44,7 @@ export class SessionHistory {
     const acpkit = meta !== undefined && isRecord(meta.acpkit) ? meta.acpkit : undefined;
     const text = JSON.stringify({
       jsonrpc: "2.0",
-      method: "session/update",
+      method: CLIENT_METHODS.session_update,
       params: { ...params, _meta: { ...meta, acpkit: { ...acpkit, seq } } },
     });
     if (this.maxChars > 0) {

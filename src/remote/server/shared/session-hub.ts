@@ -11,6 +11,7 @@
  * Across a cluster, a backend gives the hub `ClientEnd`s and `AgentEnd`s that live on other nodes (see
  * docs/shared-sessions.md); nothing here assumes both ends are in this process.
  */
+import { PROTOCOL_METHODS } from "../../../protocol/index.js";
 import type { Logger } from "../../../jsonrpc/logger.js";
 import { idKey, METHODS, sessionIdOfParams } from "../../http-protocol.js";
 import { sessionIdOfResponse } from "../routing.js";
@@ -176,7 +177,7 @@ export class SessionHub {
 
   /** A request or notification of `host`'s agent: true when it belongs to a shared session. */
   fromAgent(host: AgentEnd, message: Record<string, unknown>, text: string): boolean {
-    if (message.method === "$/cancel_request") {
+    if (message.method === PROTOCOL_METHODS.cancel_request) {
       const params = message.params as { requestId?: unknown } | undefined;
       const key = idKey(params?.requestId);
       if (key === undefined) return false;

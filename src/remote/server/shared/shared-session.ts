@@ -5,6 +5,7 @@
  *
  * Spec: https://github.com/agentclientprotocol/agent-client-protocol/pull/533
  */
+import { CLIENT_METHODS } from "../../../protocol/index.js";
 import { isRecord } from "../../../jsonrpc/messages.js";
 import { METHODS } from "../../http-protocol.js";
 import type { AgentEnd, ClientEnd } from "./participant.js";
@@ -24,6 +25,7 @@ import {
   QUEUE_CHANGED,
   resultResponseText,
   SESSION_ATTACH,
+  SESSION_DETACH,
   type AttachRequest,
   type ParticipantInfo,
 } from "./share-protocol.js";
@@ -37,7 +39,7 @@ export interface SessionServices {
 }
 
 /** Methods an observer may send (everything else session-scoped is refused). */
-const OBSERVER_METHODS: ReadonlySet<string> = new Set([SESSION_ATTACH, "session/detach"]);
+const OBSERVER_METHODS: ReadonlySet<string> = new Set([SESSION_ATTACH, SESSION_DETACH]);
 
 export class SharedSession implements SessionCore {
   readonly history: SessionHistory;
@@ -244,13 +246,13 @@ export class SharedSession implements SessionCore {
   fromAgent(message: Record<string, unknown>, text: string): void {
     const method = message.method as string;
     if (!("id" in message)) {
-      if (method === "session/update" && isRecord(message.params)) {
+      if (method === CLIENT_METHODS.session_update && isRecord(message.params)) {
         const out = this.history.append(message.params);
         for (const participant of this.#participants.values()) participant.send(out);
       } else for (const participant of this.#participants.values()) participant.send(text);
       return;
     }
-    if (method === "session/request_permission") return this.#permissions.open(message);
+    if (method === CLIENT_METHODS.session_request_permission) return this.#permissions.open(message);
     this.#routes.route(message, this.#routeTarget());
   }
 
