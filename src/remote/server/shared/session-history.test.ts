@@ -64,3 +64,15 @@ test("session/attach params: defaults, roles the RFD's way or in _meta, mistakes
     /unknown historyPolicy "some"/,
   );
 });
+
+test("an update kept as the agent wrote it is numbered when replayed, once", () => {
+  const history = new SessionHistory(1_000_000);
+  const agentText = JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: update("raw", { v: 1 }) });
+  assert.equal(history.keep(agentText, true), 1);
+  history.append(update("numbered"));
+  const [first, second] = history.replay().map((text) => JSON.parse(text));
+  assert.deepEqual(first.params._meta, { v: 1, acpkit: { seq: 1 } });
+  assert.equal(first.params.update.content.text, "raw");
+  assert.equal(second.params._meta.acpkit.seq, 2);
+  assert.deepEqual(history.replay(), history.replay());
+});

@@ -14,7 +14,7 @@ import { PermissionFanout } from "./permission-fanout.js";
 import { PromptQueue, type QueueSnapshot } from "./prompt-queue.js";
 import { RequestRoutes } from "./request-routes.js";
 import type { SessionCore } from "./session-core.js";
-import { SessionHistory } from "./session-history.js";
+import { numberedUpdate, SessionHistory } from "./session-history.js";
 import {
   ERROR_ALREADY_ATTACHED,
   ERROR_NOT_ALLOWED,
@@ -247,8 +247,12 @@ export class SharedSession implements SessionCore {
     const method = message.method as string;
     if (!("id" in message)) {
       if (method === CLIENT_METHODS.session_update && isRecord(message.params)) {
-        const out = this.history.append(message.params);
-        for (const participant of this.#participants.values()) participant.send(out);
+        // Numbered (one JSON.stringify) only when someone who reads the number is there.
+        let numbered: string | undefined;
+        const seq = this.history.lastSeq + 1;
+        for (const participant of this.#participants.values())
+          participant.send(participant.sharingAware ? (numbered ??= numberedUpdate(message.params, seq)) : text);
+        this.history.keep(numbered ?? text, numbered === undefined);
       } else for (const participant of this.#participants.values()) participant.send(text);
       return;
     }
