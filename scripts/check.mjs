@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
  * `npm test`: everything CI checks, in order, with the time of each step and of the whole run: lint, formatting, the
- * generated code, one build, the API reports, then the unit, end-to-end and browser lanes (scripts/test-lane.mjs).
+ * generated code, one build, the API reports, then the unit and end-to-end lanes (scripts/test-lane.mjs), the
+ * packaging tests with the figures of docs/packaging.md (scripts/pack-check.mjs) and the browser lane.
  * A failed check before the build stops the run (nothing to test yet); once built, every lane runs even when an
  * earlier one failed, so one run reports every failure. `.ci/run` runs exactly this after `npm ci`.
  */
@@ -16,6 +17,7 @@ const STEPS = [
   ["API reports", "api:check"],
   ["unit tests", "test:unit"],
   ["end-to-end tests", "test:e2e"],
+  ["packaging tests", "test:packaging"],
   ["browser tests", "test:browser"],
 ];
 

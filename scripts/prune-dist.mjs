@@ -14,6 +14,7 @@ const trees = [
   ["dist/src", "src"],
   ["dist/test", "test"],
   ["dist/bench", "bench"],
+  ["dist/examples", "examples"],
   ["packages/cli/dist/src", "packages/cli/src"],
 ];
 const OUTPUT = /\.(js|d\.ts)(\.map)?$/;

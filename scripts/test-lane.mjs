@@ -3,7 +3,8 @@
  * Runs one lane of the test suite on the built outputs (`npm run build` first):
  *
  *   unit     the tests beside the code: dist/src and packages/cli/dist/src       (npm run test:unit)
- *   e2e      the repository's tests: real processes, sockets and peers, dist/test (npm run test:e2e)
+ *   e2e      the repository's tests: real processes, sockets and peers, dist/test (npm run test:e2e), but the
+ *            packaging tests (dist/test/e2e/packaging), which scripts/pack-check.mjs runs (npm run test:packaging)
  *   browser  the inspector's page in a real browser (chromium), dist/test/e2e/inspect (npm run test:browser)
  *
  * Only files named `*.test.js` are run, listed here one by one: never a directory, from which `node --test` would
@@ -26,7 +27,8 @@ const LANES = {
   // CPU-bound, in-process: one file per core.
   unit: { roots: ["dist/src", "packages/cli/dist/src"], concurrency: 2 },
   // Mostly waiting on child processes and sockets, but those children need the cores too: one file per core.
-  e2e: { roots: ["dist/test"], exclude: ["dist/test/e2e/inspect"], concurrency: 2 },
+  // The packaging tests pack and install tarballs: scripts/pack-check.mjs runs them once, with the registry.
+  e2e: { roots: ["dist/test"], exclude: ["dist/test/e2e/inspect", "dist/test/e2e/packaging"], concurrency: 2 },
   // A browser and an agent per file, each taking both cores at times: one file at a time, long timeouts.
   browser: { roots: ["dist/test/e2e/inspect"], concurrency: 1, timeoutMs: 900_000 },
 };

@@ -39,7 +39,8 @@ const folders: Record<string, Record<string, readonly string[]>> = {
     process: ["stdio"],
     fs: [],
     terminal: ["fs", "process", "stdio"],
-    store: [],
+    // The session stores: on disk (FileSessionStore) and in PostgreSQL (on the postgres kit).
+    store: ["postgres"],
     endpoint: ["process"],
     auth: [],
     mcp: ["process"],

@@ -42,9 +42,10 @@ export class ConnectionClosedError extends LocalError {
   readonly detail: string;
 
   constructor(detail: string, cause?: unknown) {
+    // One period: a detail quoting an error that ends its own sentence ("...the connection.") is not followed by "..".
     super(
       "connection_closed",
-      `ACP connection closed: ${detail.replace(/\.$/, "")}. Open a new connection to continue.`,
+      `ACP connection closed: ${detail.replace(/\.+$/, "")}. Open a new connection to continue.`,
       { cause },
     );
     this.name = "ConnectionClosedError";

@@ -60,7 +60,7 @@ const decoder = new TextDecoder();
 export function frameText(data: unknown): string | undefined {
   if (typeof data === "string") return data;
   if (data instanceof ArrayBuffer) return decoder.decode(new Uint8Array(data));
-  if (ArrayBuffer.isView(data)) return decoder.decode(data);
+  if (ArrayBuffer.isView(data)) return decoder.decode(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
   if (Array.isArray(data) && data.every((part) => ArrayBuffer.isView(part))) {
     const parts = data as ArrayBufferView[];
     const whole = new Uint8Array(parts.reduce((sum, part) => sum + part.byteLength, 0));

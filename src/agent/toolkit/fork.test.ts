@@ -70,12 +70,12 @@ const texts = (updates: SessionNotification[], sessionId: string) =>
 test(
   "sessionCapabilities.fork is advertised (and session/fork " + "routed) only on the unstable protocol, with a store",
   async () => {
-    const onUnstable = await connectUnstable(echoing());
+    const onUnstable = await connectUnstable(echoing({ store: new MemorySessionStore() }));
     const caps = (await onUnstable.client.initialize(init)).agentCapabilities!;
     assert.deepEqual((caps.sessionCapabilities as { fork?: unknown }).fork, {});
     assert.equal(typeof onUnstable.agent.unstable_forkSession, "function");
 
-    const onStable = await connectToolkit(echoing());
+    const onStable = await connectToolkit(echoing({ store: new MemorySessionStore() }));
     const stableCaps = (await onStable.client.initialize(init)).agentCapabilities!;
     assert.equal("fork" in stableCaps.sessionCapabilities!, false);
     assert.equal(onStable.agent.unstable_forkSession, undefined);
@@ -85,16 +85,18 @@ test(
       isCode(-32601),
     );
 
-    const storeless = await connectUnstable(echoing({ store: false }));
-    const storelessCaps = (await storeless.client.initialize(init)).agentCapabilities!;
-    assert.equal(
-      "fork" in storelessCaps.sessionCapabilities!,
-      false,
-      "a fork copies stored history: no store, no fork",
-    );
-    assert.equal(storeless.agent.unstable_forkSession, undefined);
+    for (const options of [{ store: false as const }, {}]) {
+      const storeless = await connectUnstable(echoing(options));
+      const storelessCaps = (await storeless.client.initialize(init)).agentCapabilities!;
+      assert.equal(
+        "fork" in storelessCaps.sessionCapabilities!,
+        false,
+        "a fork copies stored history: no store, no fork",
+      );
+      assert.equal(storeless.agent.unstable_forkSession, undefined);
+    }
 
-    const forced = await connectUnstable(echoing({ unstable: false }));
+    const forced = await connectUnstable(echoing({ unstable: false, store: new MemorySessionStore() }));
     assert.equal(
       "fork" in (await forced.client.initialize(init)).agentCapabilities!.sessionCapabilities!,
       false,
@@ -188,7 +190,7 @@ test(
 test(
   "fork errors: unknown source -32002, relative cwd or roots " + "-32602 (checked before the source is looked up)",
   async () => {
-    const h = await connectUnstable(echoing());
+    const h = await connectUnstable(echoing({ store: new MemorySessionStore() }));
     await assert.rejects(
       h.client.unstable_forkSession({ sessionId: "sess_unknown", cwd: newParams.cwd }),
       isCode(-32002),
@@ -297,7 +299,7 @@ test(
         });
       },
     };
-    const h = await connectUnstable(echoing({ mcp }));
+    const h = await connectUnstable(echoing({ mcp, store: new MemorySessionStore() }));
     const { sessionId: source } = await h.client.newSession(newParams);
     const server = { name: "files", command: "/bin/true", args: [], env: [] };
     const forked = await h.client.unstable_forkSession({ sessionId: source, cwd: "/work/fork", mcpServers: [server] });

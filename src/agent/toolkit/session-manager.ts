@@ -25,7 +25,6 @@ import type {
   SessionInfo,
 } from "../../protocol/index.js";
 import type { AgentCapabilities as UnstableAgentCapabilities, ForkSessionRequest } from "../../protocol/unstable.js";
-import { MemorySessionStore } from "./memory-session-store.js";
 import { replayHistory } from "./replay.js";
 import { TurnCancelledError } from "./cancelled.js";
 import { ToolkitSession, type ClientPort, type SessionOrigin } from "./session.js";
@@ -41,9 +40,13 @@ export interface SessionStateContext<S> {
 /** Options of `SessionManager`. */
 export interface SessionManagerOptions<S> {
   /**
-   * Where sessions persist. Default: a `MemorySessionStore` (sessions outlive a connection only within the process;
-   * pass `FileSessionStore` from `@acpkit/sdk/node` to persist on disk). `false`: no persistence, so no load, list,
-   * resume or delete is advertised.
+   * Where sessions persist, and so whether `session/load`, `list`, `resume` and `delete` are advertised: only a store
+   * can keep what they promise.
+   * - Default (or `false`): none. Sessions live as long as the connection; none of the four is advertised. (An agent
+   *   that advertised them over memory would fail `acp check agent`, which loads a session in a new process.)
+   * - `new FileSessionStore()` from `@acpkit/sdk/node`: on disk, across restarts, as the reference agent does.
+   * - A `new MemorySessionStore()` shared by every connection (`toolkitAgentConnector` behind a server): sessions
+   *   outlive a connection while the process runs.
    */
   store?: SessionStore | false;
   logger?: Logger;
@@ -86,7 +89,7 @@ export class SessionManager<S = unknown> {
   constructor(client: ClientPort, options: SessionManagerOptions<S> = {}) {
     this.#client = client;
     this.#options = options;
-    this.store = options.store === false ? undefined : (options.store ?? new MemorySessionStore());
+    this.store = options.store === false ? undefined : options.store;
     this.logger = options.logger ?? silentLogger;
     client.signal?.addEventListener(
       "abort",

@@ -63,7 +63,7 @@ const newParams = { cwd: "/work/project", mcpServers: [] };
 const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test("initialize advertises what the manager implements: a store gives load, list, resume, close, delete", async () => {
-  const withStore = await connect({ onPrompt: async () => "end_turn" });
+  const withStore = await connect({ store: new MemorySessionStore(), onPrompt: async () => "end_turn" });
   const caps = (await withStore.client.initialize(init)).agentCapabilities!;
   assert.equal(caps.loadSession, true);
   assert.deepEqual(Object.keys(caps.sessionCapabilities!).sort(), [
@@ -79,8 +79,23 @@ test("initialize advertises what the manager implements: a store gives load, lis
   assert.deepEqual(Object.keys(bare.sessionCapabilities!).sort(), ["additionalDirectories", "close"]);
 });
 
+test(
+  "the defaults advertise no load, list, resume or delete: no store is given, so nothing outlives the " + "connection",
+  async () => {
+    // An agent on the defaults must pass acp check agent, whose session.load loads a session in a new process: a
+    // store in this process's memory could not keep that promise (test/e2e/wire/check-agent-options.test.ts).
+    const defaults = await connect({ onPrompt: async () => "end_turn" });
+    const caps = (await defaults.client.initialize(init)).agentCapabilities!;
+    assert.equal(caps.loadSession, false);
+    assert.deepEqual(Object.keys(caps.sessionCapabilities!).sort(), ["additionalDirectories", "close"]);
+    const { sessionId } = await defaults.client.newSession(newParams);
+    await defaults.client.prompt({ sessionId, prompt: [{ type: "text", text: "hi" }] });
+    await defaults.client.closeSession({ sessionId });
+  },
+);
+
 test("relative cwd or additional directories are refused with -32602", async () => {
-  const { client } = await connect({ onPrompt: async () => "end_turn" });
+  const { client } = await connect({ store: new MemorySessionStore(), onPrompt: async () => "end_turn" });
   await assert.rejects(
     client.newSession({ cwd: "project", mcpServers: [] }),
     (e: { code?: number }) => e.code === -32602,
@@ -155,7 +170,7 @@ test(
 );
 
 test("list pages with a cursor and filters by cwd; delete removes; close frees", async () => {
-  const { client } = await connect({ onPrompt: async () => "end_turn" });
+  const { client } = await connect({ store: new MemorySessionStore(), onPrompt: async () => "end_turn" });
   const ids: string[] = [];
   for (let i = 0; i < 60; i++)
     ids.push((await client.newSession({ cwd: i % 3 === 0 ? "/a" : "/b", mcpServers: [] })).sessionId);

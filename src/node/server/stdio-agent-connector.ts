@@ -73,6 +73,14 @@ export function stdioAgentConnector(options: StdioAgentConnectorOptions): StdioA
         } finally {
           const status = await agent.stop();
           running.delete(agent);
+          // An agent that went away by itself (a crash, a missing key at startup) is logged with its last words,
+          // whatever else is logged: its clients only learn that it ended.
+          if (relay.endedBy === "agent")
+            logger.warn("an agent process ended by itself", {
+              connectionId,
+              exit: status.signal === null ? `code ${status.code}` : `signal ${status.signal}`,
+              stderr: agent.stderrTail().slice(-5),
+            });
           onProcess?.({ type: "stopped", pid: agent.pid, connectionId, status });
         }
       })();
@@ -86,6 +94,8 @@ class ProcessRelay {
   readonly #server: MessageLink;
   readonly #control: ReturnType<typeof remoteAgentControl>;
   #ended = false;
+  /** Which side ended the relay first. */
+  endedBy: "client" | "agent" | undefined;
   #endServer!: () => void;
   readonly #serverEnded = new Promise<void>((resolve) => (this.#endServer = resolve));
 
@@ -118,7 +128,7 @@ class ProcessRelay {
         }
       },
       problem: () => {},
-      closed: () => this.#finish(),
+      closed: () => this.#finish("client"),
     };
     const fromAgent: LinkReceiver = {
       message: (value, rawId) => {
@@ -146,7 +156,7 @@ class ProcessRelay {
         else if (problem.kind === "lost")
           this.logger.warn("a message from the agent was lost", { detail: problem.detail });
       },
-      closed: () => this.#finish(),
+      closed: () => this.#finish("agent"),
     };
     this.#server.start(fromClient);
     child.start(fromAgent);
@@ -154,9 +164,10 @@ class ProcessRelay {
     await child.close().catch(() => {});
   }
 
-  #finish(): void {
+  #finish(by: "client" | "agent"): void {
     if (this.#ended) return;
     this.#ended = true;
+    this.endedBy = by;
     void this.#server.close();
     this.#endServer();
   }

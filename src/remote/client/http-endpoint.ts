@@ -110,14 +110,16 @@ export class HttpEndpoint {
           : AbortSignal.any([signal, deadline.signal]);
     let response: Response;
     try {
-      response = await this.#fetch(this.url, {
+      // `cache` is the DOM's RequestInit field (browsers); Node's types leave it out, and Node's fetch ignores it.
+      const init: RequestInit & { cache?: "no-store" } = {
         method,
         headers: requestHeaders,
         ...(body === undefined ? {} : { body }),
         ...(effective === undefined ? {} : { signal: effective }),
         credentials: this.#cookies === undefined ? "omit" : "include",
         cache: "no-store",
-      });
+      };
+      response = await this.#fetch(this.url, init);
     } catch (error) {
       if (signal?.aborted) throw error;
       if (deadline?.signal.aborted)
@@ -197,12 +199,16 @@ export async function readText(response: Response, maxBytes: number, truncate = 
 
 /** A one-line description of a failed answer, for messages. */
 export function describeFailure(failure: HttpFailure, what: string): string {
-  const body = failure.body.replace(/\s+/g, " ").trim();
-  const excerpt = body.length > 200 ? `${body.slice(0, 200)}…` : body;
+  let body = failure.body.replace(/\s+/g, " ").trim();
+  // A body that repeats the status text ("Unauthorized: ...") is not worth saying twice.
+  if (failure.statusText && body.toLowerCase().startsWith(failure.statusText.toLowerCase()))
+    body = body.slice(failure.statusText.length).replace(/^[\s:.-]+/, "");
+  const excerpt = (body.length > 200 ? `${body.slice(0, 200)}…` : body).replace(/\.+$/, "");
   const advice = adviceFor(failure.status);
   return (
     `The ACP server answered ${what} with HTTP ` +
-    `${failure.status}${failure.statusText ? ` ${failure.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}${advice ? `. ${advice}` : ""}`
+    `${failure.status}${failure.statusText ? ` ${failure.statusText}` : ""}${excerpt ? `: ${excerpt}` : ""}` +
+    `${advice ? `. ${advice}` : "."}`
   );
 }
 

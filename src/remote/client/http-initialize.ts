@@ -50,9 +50,13 @@ export async function postInitialize(
     const fatal = CONNECTION_FATAL_STATUSES.has(failure.status)
       ? failureAsTransportError(failure, "initialize")
       : undefined;
-    // The official server answers a failed initialize with a JSON-RPC error for it: that is the agent's answer.
-    if (fatal === undefined && isResponseMessage(body) && idKey(body.id) === idKey(id) && "error" in body)
-      return { kind: "answered", response: body, text: failure.body, connectionId: undefined };
+    // The official server answers a failed initialize with a JSON-RPC error for it: that is the answer, said with
+    // its status ("HTTP 502 Bad Gateway: the agent failed to start: ...").
+    if (fatal === undefined && isResponseMessage(body) && idKey(body.id) === idKey(id) && "error" in body) {
+      const status = `HTTP ${failure.status}${failure.statusText ? ` ${failure.statusText}` : ""}`;
+      const response = { ...body, error: { ...body.error, message: `${status}: ${body.error.message}` } };
+      return { kind: "answered", response, text: JSON.stringify(response), connectionId: undefined };
+    }
     return { kind: "refused", error: failureAsRequestError(failure, "initialize"), fatal };
   }
   const connectionId = response.headers.get(HEADER_CONNECTION_ID);

@@ -2,7 +2,8 @@
  * `openRemoteStream`: one call for an ACP agent at a URL, whichever profile its server speaks. `ws://` and
  * `wss://` use the WebSocket profile; `http://` and `https://` use the one `profile` names, and with `auto` (the
  * default) try the WebSocket upgrade on the same URL first and fall back to Streamable HTTP when the server
- * refuses it or it fails to open (the RFD lets servers offer WebSocket only, and clients must speak both).
+ * refuses it or it fails to open (the RFD lets servers offer WebSocket only, and clients must speak both), but for
+ * a 401 or 403: credentials the upgrade was refused would be refused over HTTP too, so that error ends it.
  * Browser-safe: it uses the platform's `fetch` and WebSocket unless given others (`@acpkit/sdk/node` passes `ws`).
  *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
@@ -84,6 +85,9 @@ export async function openRemoteStream(url: string, options: RemoteStreamOptions
       return remote(streamFromLink(link, options), link, "websocket", wsUrl, undefined);
     } catch (error) {
       if (isWs || profile === "websocket") throw error;
+      // Refused credentials (401, 403) would be refused over HTTP the same way: say so now, do not fall back.
+      const status = (error as TransportFailedError).status;
+      if (status === 401 || status === 403) throw error;
       return httpStream(url, shared, error as TransportFailedError);
     }
   }

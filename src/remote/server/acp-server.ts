@@ -22,7 +22,14 @@ import { officialBackend } from "./backend/official-backend.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits } from "./limits.js";
 import { BodyBudget } from "./request-body.js";
-import { ALLOWED_METHODS, corsHeaders, preflightResponse, textResponse, withHeaders } from "./responses.js";
+import {
+  ALLOWED_METHODS,
+  corsHeaders,
+  preflightResponse,
+  textResponse,
+  withHeaders,
+  type HeadersInitLike,
+} from "./responses.js";
 import type { ServerContext } from "./server-context.js";
 import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
 import type {
@@ -388,7 +395,7 @@ export class AcpServer {
     return textResponse(decision.status, decision.message, { ...decision.headers, ...extra });
   }
 
-  #extraHeaders(request: Request, connectionId: string | null | undefined): HeadersInit | undefined {
+  #extraHeaders(request: Request, connectionId: string | null | undefined): HeadersInitLike | undefined {
     const hook = this.#settings.responseHeaders;
     if (!hook) return undefined;
     return hook({ request, connectionId: connectionId ?? request.headers.get(HEADER_CONNECTION_ID) ?? undefined });

@@ -57,7 +57,7 @@ test("an id that is an object, an array, a boolean or out of range (1e400) is -3
     const started = Date.now();
     const response = await send(acp, { rawBody: initializeText(id) });
     assert.equal(response.status, 400, id);
-    const body = await response.json();
+    const body = (await response.json()) as { id: unknown; error: { code: number; message: string } };
     assert.equal(body.error.code, -32600);
     assert.equal(body.id, null);
     assert.match(body.error.message, /the id must be a string, a number or null/);
@@ -72,5 +72,5 @@ test("an id that is an object, an array, a boolean or out of range (1e400) is -3
     headers: { "acp-connection-id": connectionId },
   });
   assert.equal(later.status, 400);
-  assert.equal((await later.json()).error.code, -32600);
+  assert.equal(((await later.json()) as { error: { code: number } }).error.code, -32600);
 });

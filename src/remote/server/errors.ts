@@ -18,3 +18,10 @@ export class InitializeFailure extends Error {
 export function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** The JSON-RPC error message of a failed `initialize`: what failed, and why (502: the agent did not start). */
+export function initializeFailedText(failure: InitializeFailure): string {
+  return failure.status === 502
+    ? `the agent failed to start: ${failure.message}`
+    : `initialize failed: ${failure.message}`;
+}

@@ -15,7 +15,7 @@ import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
 import { ServerBackendError, type Refusal } from "./backend/backend.js";
 import { errorAnswerText, readClientMessage } from "./client-message.js";
-import { errorText, InitializeFailure } from "./errors.js";
+import { errorText, InitializeFailure, initializeFailedText } from "./errors.js";
 import { acceptsEventStream, isJsonContentType, readBodyText } from "./request-body.js";
 import {
   emptyResponse,
@@ -126,7 +126,11 @@ async function initialize(
     });
     return jsonTextResponse(
       failure.status,
-      errorAnswerText(message.id, rawId, { code: -32603, message: "Initialize failed", data: failure.message }),
+      errorAnswerText(message.id, rawId, {
+        code: -32603,
+        message: initializeFailedText(failure),
+        data: failure.message,
+      }),
     );
   }
 }

@@ -4,6 +4,9 @@ import { AcpServer } from "./acp-server.js";
 import { initialize, initializeMessage, openStream, post, send, type SseReader } from "./testing/http-client.js";
 import { testAgent } from "./testing/test-agent.js";
 
+/** A JSON-RPC error reply as the server sends it. */
+type Reply = { id: unknown; error: { code: number } };
+
 const servers: AcpServer[] = [];
 function server(options: Partial<ConstructorParameters<typeof AcpServer>[0]> = {}) {
   const agent = testAgent();
@@ -61,15 +64,15 @@ test(
     assert.equal(wrongType.status, 415);
     const badJson = await send(acp, { rawBody: '{"jsonrpc":', headers });
     assert.equal(badJson.status, 400);
-    assert.deepEqual((await badJson.json()).error.code, -32700);
+    assert.deepEqual(((await badJson.json()) as Reply).error.code, -32700);
     const batch = await send(acp, { body: [newSession(1), newSession(2)], headers });
     assert.equal(batch.status, 501);
-    const batchError = await batch.json();
+    const batchError = (await batch.json()) as Reply;
     assert.equal(batchError.error.code, -32600);
     assert.equal(batchError.id, null);
     const scalar = await send(acp, { body: 42, headers });
     assert.equal(scalar.status, 400);
-    assert.equal((await scalar.json()).error.code, -32600);
+    assert.equal(((await scalar.json()) as Reply).error.code, -32600);
   },
 );
 

@@ -73,8 +73,14 @@ export function preflightResponse(origin: string): Response {
   });
 }
 
+/**
+ * What `new Headers(...)` takes: a `Headers`, `[name, value]` pairs or a record. Spelled from the constructor, not as
+ * the DOM lib's `HeadersInit`, so that the declarations compile without `lib: ["dom"]` (Node's types have `Headers`).
+ */
+export type HeadersInitLike = ConstructorParameters<typeof Headers>[0];
+
 /** A copy of `response` with `headers` added (appended, so several `Set-Cookie` survive). */
-export function withHeaders(response: Response, headers: HeadersInit | undefined): Response {
+export function withHeaders(response: Response, headers: HeadersInitLike | undefined): Response {
   if (headers === undefined) return response;
   const extra = new Headers(headers);
   let any = false;

@@ -293,16 +293,23 @@ export class ServerConnection implements AgentOutput {
     this.#state = "ended";
     this.#end = end;
     this.#idle.stop();
+    const initializing = this.#initWaiter !== undefined;
     this.#initWaiter?.reject(
       new InitializeFailure(
         502,
-        `the agent ended before answering initialize (it may have failed to start; the server's log says ` +
-          `why)${end.error ? `: ${errorText(end.error)}` : ""}`,
+        `it ended before answering initialize${end.error ? ` (${errorText(end.error)})` : ""}; ` +
+          "the server's log has its exit status and last stderr lines",
       ),
     );
-    if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
-    else if (end.reason === "server closing") this.#output?.finish(1001, "the server is shutting down");
-    else this.#output?.abort(closeCodeOf(end), end.error === undefined ? end.reason : errorText(end.error));
+    const closeOutput = () => {
+      if (end.reason === "agent ended") this.#output?.finish(1000, "the agent ended");
+      else if (end.reason === "server closing") this.#output?.finish(1001, "the server is shutting down");
+      else this.#output?.abort(closeCodeOf(end), end.error === undefined ? end.reason : errorText(end.error));
+    };
+    // A failed initialize is answered first (over WebSocket, before the close frame): the client learns why. A zero
+    // timer, not setImmediate: the server runs outside Node too.
+    if (initializing) setTimeout(closeOutput, 0);
+    else closeOutput();
     this.agentLink.endInput();
     this.#pending.clear();
     this.#clientRoutes.clear();

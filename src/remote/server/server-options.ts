@@ -10,6 +10,7 @@ import type { AcpHttpBackend } from "./backend/official-backend.js";
 import type { ServerLimits } from "./limits.js";
 import type { SharedSessionsOptions } from "./shared/session-hub.js";
 import type { StdioMcpPolicy } from "./mcp-policy.js";
+import type { HeadersInitLike } from "./responses.js";
 import type { ConnectionTransport } from "./server-connection.js";
 import type { ServerWebSocket } from "./server-websocket.js";
 
@@ -63,7 +64,7 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
   /** A health endpoint for load balancers (GET/HEAD, no auth, no details: 200 "ok", 503 while closing). Default: none. */
   readonly healthPath?: string;
   /** Headers added to every ACP response, the WebSocket 101 included: e.g. `Set-Cookie` for load-balancer affinity. */
-  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInit | undefined;
+  readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInitLike | undefined;
   /** Hears about connections and refusals. Default: silent. */
   readonly logger?: Logger;
   /** Called when a connection opens (after `initialize`) and when it closes. */

@@ -6,7 +6,7 @@
  */
 import { isRecord } from "../../jsonrpc/messages.js";
 import { errorAnswerText, readClientMessage } from "./client-message.js";
-import { errorText, InitializeFailure } from "./errors.js";
+import { errorText, InitializeFailure, initializeFailedText } from "./errors.js";
 import { isInitializeRequest, kindOf } from "./routing.js";
 import type { ServerContext } from "./server-context.js";
 import type { ServerConnection } from "./server-connection.js";
@@ -125,7 +125,11 @@ export class WebSocketSession {
       reason: failure.message,
     });
     this.#reply(
-      errorAnswerText(message.id, rawId, { code: -32603, message: "Initialize failed", data: failure.message }),
+      errorAnswerText(message.id, rawId, {
+        code: -32603,
+        message: initializeFailedText(failure),
+        data: failure.message,
+      }),
     );
     void this.connection.end({ reason: "initialize failed", error: failure });
   }

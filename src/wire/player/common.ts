@@ -11,6 +11,12 @@ export interface ReplayOptions {
   maxGapMs?: number;
   /** How long to wait for the other side's next frame before declaring it missing. Default 30 s. */
   timeoutMs?: number;
+  /**
+   * Once the conversation has diverged (a divergence found, or a frame of the other side that the recording does
+   * not have waiting), how long the other side may stay silent before the frame awaited is declared missing.
+   * Default 2 s (at most `timeoutMs`).
+   */
+  divergedTimeoutMs?: number;
   /** Keys (e.g. `version`) or JSON paths (e.g. `$.result.agentInfo`) to leave out of comparisons. */
   ignore?: readonly string[];
   /** Hears about each divergence as it is found. */

@@ -35,6 +35,8 @@ class AgentPlayer {
   private readonly correspondence: Correspondence;
   private readonly clientIds = new Map<string, JsonRpcId>();
   private readonly methods = new Map<string, string>();
+  /** Methods of the requests this side (the agent) sent, by recorded id. */
+  private readonly sentMethods = new Map<string, string>();
   private readonly result: ReplayResult = { sent: 0, compared: 0, divergences: [], completed: false };
   private cursor = 0;
 
@@ -95,7 +97,7 @@ class AgentPlayer {
       this.cursor = live.index + 1;
       if (this.matches(recorded, live)) {
         this.result.compared++;
-        this.learn(recorded, live);
+        this.learn(i, recorded, live);
         return true;
       }
       this.unexpected(i, live);
@@ -108,7 +110,7 @@ class AgentPlayer {
     return live.type === "response" && idKey(live.id) === idKey(recorded.id as JsonRpcId);
   }
 
-  private learn(recorded: Record<string, unknown>, live: WireEvent): void {
+  private learn(i: number, recorded: Record<string, unknown>, live: WireEvent): void {
     if (live.type === "request") {
       this.clientIds.set(idKey(recorded.id as JsonRpcId), live.id!);
       this.methods.set(idKey(recorded.id as JsonRpcId), live.method!);
@@ -118,12 +120,13 @@ class AgentPlayer {
     if (typeof params.cwd === "string" && typeof liveParams.cwd === "string")
       this.correspondence.mapPrefix(params.cwd, liveParams.cwd);
     const differences = this.correspondence.compare(body(recorded), body(live.value));
-    if (differences.length > 0 && live.type !== "response") {
-      // The client may word its prompt differently: worth knowing, not a reason to stop.
+    if (differences.length > 0) {
+      // Worth knowing, not a reason to stop: the client worded its prompt differently, or answered a request of
+      // the agent otherwise (another permission option, another file content), which the recording cannot follow.
       this.diverge({
         kind: "differs",
-        entry: -1,
-        frame: `client ${describeMessage(live.value)}`,
+        entry: i,
+        frame: `client ${describeMessage(live.value, (id) => this.sentMethods.get(idKey(id)))}`,
         message: "the client's frame differs from the recording",
         differences,
       });
@@ -151,7 +154,11 @@ class AgentPlayer {
       const message = this.correspondence.toLive(recorded);
       if (!("method" in recorded) && "id" in recorded)
         message.id = this.clientIds.get(idKey(recorded.id as JsonRpcId)) ?? recorded.id;
-      else if ("id" in recorded) message.id = recorded.id;
+      else if ("id" in recorded) {
+        message.id = recorded.id;
+        this.sentMethods.set(idKey(recorded.id as JsonRpcId), String(recorded.method));
+      }
+      this.correspondence.own(recorded, message);
       this.peer.send(message);
     } else return;
     this.result.sent++;

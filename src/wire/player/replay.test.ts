@@ -19,8 +19,8 @@ import { replayClient } from "./replay-client.js";
 
 const CWD = "/work/recorded";
 
-/** An agent with generated ids; `word` changes what it says. */
-function makeAgent(word: string) {
+/** An agent with generated ids; `word` changes what it says; `extra` sends a thought first; `silent` stops short. */
+function makeAgent(word: string, quirks: { extra?: boolean; silent?: boolean } = {}) {
   return (connection: AgentSideConnection): Agent => ({
     initialize: async () => ({
       protocolVersion: 1,
@@ -33,6 +33,11 @@ function makeAgent(word: string) {
     cancel: async () => {},
     prompt: async (params) => {
       const toolCallId = `call-${Math.random().toString(36).slice(2)}`;
+      if (quirks.extra)
+        await connection.sessionUpdate({
+          sessionId: params.sessionId,
+          update: { sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "an extra thought" } },
+        });
       await connection.sessionUpdate({
         sessionId: params.sessionId,
         update: {
@@ -45,6 +50,7 @@ function makeAgent(word: string) {
         },
       });
       const file = await connection.readTextFile({ sessionId: params.sessionId, path: `${CWD}/notes.txt` });
+      if (quirks.silent) return new Promise<never>(() => {}); // never finishes the turn
       await connection.sessionUpdate({
         sessionId: params.sessionId,
         update: { sessionUpdate: "tool_call_update", toolCallId, status: "completed" },
@@ -59,7 +65,7 @@ function makeAgent(word: string) {
 }
 
 /** A client that reads from an in-memory file and collects the text it is sent. */
-function makeClient(seen: { text: string; reads: string[] }): () => Client {
+function makeClient(seen: { text: string; reads: string[] }, content = "the notes"): () => Client {
   return () => ({
     requestPermission: async () => ({ outcome: { outcome: "cancelled" } }),
     sessionUpdate: async (n) => {
@@ -68,7 +74,7 @@ function makeClient(seen: { text: string; reads: string[] }): () => Client {
     },
     readTextFile: async (p) => {
       seen.reads.push(p.path);
-      return { content: "the notes" };
+      return { content };
     },
   });
 }
@@ -162,3 +168,86 @@ test("replay --as client: a changed agent's differences are reported with their 
     { path: "$.params.update.content.text", expected: "hello: the notes", actual: "goodbye: the notes" },
   ]);
 });
+
+test(
+  "replay --as agent: an id the recording's agent sent is fixed; a client answering with another is " + "told",
+  async () => {
+    const cassette = readCassette(await record());
+    const [mine, theirs] = createMemoryByteStreams();
+    const peer = scriptPeerOverWeb(mine.input, mine.output, { side: "agent" });
+    const playing = replayAgent(cassette, peer, { timeoutMs: 5000 });
+    const client = new ClientSideConnection(
+      makeClient({ text: "", reads: [] }),
+      ndJsonStream(theirs.output, theirs.input),
+    );
+    await client.initialize({
+      protocolVersion: 1,
+      clientCapabilities: { fs: { readTextFile: true, writeTextFile: false } },
+    });
+    const { sessionId } = await client.newSession({ cwd: CWD, mcpServers: [] });
+    // The session id came from the replayed agent: prompting another session is a divergence, not a new id to learn.
+    await client.prompt({ sessionId: `${sessionId}-other`, prompt: [{ type: "text", text: "read my notes" }] });
+    const result = await playing;
+    const prompt = result.divergences.find((d) => d.frame.includes("session/prompt"));
+    assert.ok(prompt, JSON.stringify(result.divergences));
+    assert.equal(prompt.kind, "differs");
+    assert.deepEqual(prompt.differences, [
+      { path: "$.params.sessionId", expected: sessionId, actual: `${sessionId}-other` },
+    ]);
+  },
+);
+
+test("replay --as agent: the client's answers to the agent's requests are compared too", async () => {
+  const cassette = readCassette(await record());
+  const [mine, theirs] = createMemoryByteStreams();
+  const peer = scriptPeerOverWeb(mine.input, mine.output, { side: "agent" });
+  const playing = replayAgent(cassette, peer, { timeoutMs: 5000 });
+  const client = new ClientSideConnection(
+    makeClient({ text: "", reads: [] }, "other notes"),
+    ndJsonStream(theirs.output, theirs.input),
+  );
+  assert.equal(await turn(client, CWD), "end_turn");
+  const result = await playing;
+  assert.equal(result.divergences.length, 1, JSON.stringify(result.divergences));
+  assert.equal(result.divergences[0]!.kind, "differs");
+  assert.match(result.divergences[0]!.frame, /client answer to fs\/read_text_file/);
+  assert.deepEqual(result.divergences[0]!.differences, [
+    { path: "$.result.content", expected: "the notes", actual: "other notes" },
+  ]);
+});
+
+test("replay --as client: one extra frame of the agent is one divergence, and shifts nothing after it", async () => {
+  const cassette = readCassette(await record());
+  const [mine, theirs] = createMemoryByteStreams();
+  new AgentSideConnection(makeAgent("hello", { extra: true }), ndJsonStream(theirs.output, theirs.input));
+  const peer = scriptPeerOverWeb(mine.input, mine.output, { side: "client" });
+  // A wait of 10 minutes that the test's own timeout would cut: the replay must not need it.
+  const result = await replayClient(cassette, peer, { timeoutMs: 600_000 });
+  assert.deepEqual(
+    result.divergences.map((d) => `${d.kind} ${d.frame}`),
+    ["unexpected agent session/update agent_thought_chunk"],
+  );
+  assert.equal(result.completed, true);
+});
+
+test(
+  "replay --as client: once the agent has strayed, a frame that does not come is missing after a short silence",
+  { timeout: 60_000 },
+  async () => {
+    const cassette = readCassette(await record());
+    const [mine, theirs] = createMemoryByteStreams();
+    new AgentSideConnection(
+      makeAgent("hello", { extra: true, silent: true }),
+      ndJsonStream(theirs.output, theirs.input),
+    );
+    const peer = scriptPeerOverWeb(mine.input, mine.output, { side: "client" });
+    const result = await replayClient(cassette, peer, { timeoutMs: 600_000, divergedTimeoutMs: 200 });
+    const kinds = result.divergences.map((d) => `${d.kind} ${d.frame}`);
+    assert.ok(kinds.includes("unexpected agent session/update agent_thought_chunk"), JSON.stringify(kinds));
+    assert.ok(
+      kinds.includes("missing agent session/update tool_call_update"),
+      `the frames after the silence are missing: ${JSON.stringify(kinds)}`,
+    );
+    assert.match(result.divergences.find((d) => d.kind === "missing")!.message, /not received within 200 ms/);
+  },
+);

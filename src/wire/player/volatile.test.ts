@@ -10,7 +10,7 @@ test("ids are learned on first sight and must stay consistent; times are ignored
   );
   assert.deepEqual(c.compare({ sessionId: "rec-1" }, { sessionId: "live-9" }), []);
   assert.deepEqual(c.compare({ sessionId: "rec-1" }, { sessionId: "live-7" }), [
-    { path: "$.sessionId", expected: "rec-1 (seen live as live-9)", actual: "live-7" },
+    { path: "$.sessionId", expected: "rec-1 (live: live-9)", actual: "live-7" },
   ]);
   assert.deepEqual(c.toLive({ params: { sessionId: "rec-1", text: "rec-1 stays text" } }), {
     params: { sessionId: "live-9", text: "rec-1 stays text" },

@@ -1,8 +1,9 @@
 /**
- * What differs between two runs of the same conversation without meaning anything: generated ids (sessions, tool
- * calls, terminals, messages, JSON-RPC ids), timestamps, and paths under a working directory that moved. A
- * `Correspondence` learns which recorded value became which live value, rewrites recorded frames before they are
- * sent, and compares live frames with recorded ones ignoring what is volatile.
+ * What differs between two runs of the same conversation without meaning anything: ids the other side generates
+ * (sessions, tool calls, terminals, messages, JSON-RPC ids), timestamps, and paths under a working directory that
+ * moved. A `Correspondence` learns which recorded value became which live value, rewrites recorded frames before they
+ * are sent, and compares live frames with recorded ones ignoring what is volatile. Ids the replaying side sent itself
+ * are not volatile (`own`): the other side must use them as sent.
  */
 
 /** Keys whose string values are generated ids: compared through the correspondence, not literally. */
@@ -53,6 +54,21 @@ export class Correspondence {
     if (!this.ids.has(recorded)) this.ids.set(recorded, live);
   }
 
+  /**
+   * This side sent `sent` (the live copy of the recorded `recorded`): every id in it not learned before is this
+   * side's own, fixed from now on. The other side must echo it as sent: answering with another permission option,
+   * session or tool call id is a difference, not a new id to learn.
+   */
+  own(recorded: unknown, sent: unknown, key?: string): void {
+    if (typeof recorded === "string" && typeof sent === "string") {
+      if (key !== undefined && ID_KEYS.has(key)) this.mapId(recorded, sent);
+    } else if (Array.isArray(recorded) && Array.isArray(sent)) {
+      recorded.forEach((item, i) => this.own(item, sent[i], key));
+    } else if (isObject(recorded) && isObject(sent)) {
+      for (const [k, item] of Object.entries(recorded)) this.own(item, sent[k], k);
+    }
+  }
+
   /** The live value of a recorded string: a mapped id, or a path with its prefix moved. */
   liveString(value: string): string {
     const id = this.ids.get(value);
@@ -82,18 +98,34 @@ export class Correspondence {
    */
   compare(recorded: unknown, live: unknown, path = "$"): Difference[] {
     const out: Difference[] = [];
-    this.walk(recorded, live, path, undefined, out);
+    this.walk(recorded, live, path, undefined, out, true);
     return out.slice(0, 20);
   }
 
-  private walk(recorded: unknown, live: unknown, path: string, key: string | undefined, out: Difference[]): void {
-    if (out.length >= 20) return;
+  /** True when `compare` would find no difference; learns nothing (to choose among candidate frames). */
+  matches(recorded: unknown, live: unknown): boolean {
+    const out: Difference[] = [];
+    this.walk(recorded, live, "$", undefined, out, false);
+    return out.length === 0;
+  }
+
+  private walk(
+    recorded: unknown,
+    live: unknown,
+    path: string,
+    key: string | undefined,
+    out: Difference[],
+    learn: boolean,
+  ): void {
+    if (out.length >= (learn ? 20 : 1)) return;
     if (key !== undefined && (TIME_KEYS.has(key) || this.ignored.has(key) || this.ignored.has(path))) return;
     if (typeof recorded === "string" && typeof live === "string") {
       if (key !== undefined && ID_KEYS.has(key)) {
         const known = this.ids.get(recorded);
-        if (known === undefined) this.ids.set(recorded, live);
-        else if (known !== live) out.push({ path, expected: `${recorded} (seen live as ${known})`, actual: live });
+        if (known === undefined) {
+          if (learn) this.ids.set(recorded, live);
+        } else if (known !== live)
+          out.push({ path, expected: known === recorded ? recorded : `${recorded} (live: ${known})`, actual: live });
         return;
       }
       if (this.liveString(recorded) !== live) out.push({ path, expected: recorded, actual: live });
@@ -104,7 +136,7 @@ export class Correspondence {
       for (let i = 0; i < n; i++) {
         if (i >= recorded.length) out.push({ path: `${path}[${i}]`, expected: undefined, actual: live[i] });
         else if (i >= live.length) out.push({ path: `${path}[${i}]`, expected: recorded[i], actual: undefined });
-        else this.walk(recorded[i], live[i], `${path}[${i}]`, undefined, out);
+        else this.walk(recorded[i], live[i], `${path}[${i}]`, undefined, out, learn);
       }
       return;
     }
@@ -117,7 +149,7 @@ export class Correspondence {
         } else if (!(k in recorded)) {
           if (!TIME_KEYS.has(k) && !this.ignored.has(k))
             out.push({ path: child, expected: undefined, actual: live[k] });
-        } else this.walk(recorded[k], live[k], child, k, out);
+        } else this.walk(recorded[k], live[k], child, k, out, learn);
       }
       return;
     }

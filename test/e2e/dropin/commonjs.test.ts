@@ -2,8 +2,9 @@
  * Fault 7 of issue 8: CommonJS `require("@acpkit/sdk")` works (a `require` condition backed by a CommonJS build), and
  * so does `require()` of every other subpath that the official SDK 2.4.0 lets you require (its `default` condition is
  * ESM, which Node >= 20.19 can require): `unstable`, `experimental/nes`, the remote and MCP entries, and the schema
- * JSON files. A real consumer project (acpkit and the official SDK installed under node_modules) in real child
- * processes.
+ * JSON files. acpkit's own entries (`node`, the toolkits, `wire`, `testing`) are require()-able too (issue 14: a
+ * `require()` must not end in ERR_PACKAGE_PATH_NOT_EXPORTED). A real consumer project (acpkit and the official SDK
+ * installed under node_modules) in real child processes.
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
@@ -104,6 +105,48 @@ console.log(JSON.stringify({ esm: typeof AgentSideConnection, cjsPath: require.r
 });
 
 type Probe = { loads: true; names: string[]; file: string } | { loads: false; code: string; message: string };
+
+test(
+  "every code entry of acpkit can be require()d, from the CommonJS build, with the names import() " + "gives",
+  async () => {
+    const ourManifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+    };
+    const subpaths = Object.keys(ourManifest.exports).filter((subpath) => !/\.json$/.test(subpath));
+    for (const own of ["./node", "./agent-toolkit", "./client-toolkit", "./wire", "./testing"])
+      assert.ok(subpaths.includes(own), `${own} is an entry`);
+    const out = await node(
+      "own-entries.cjs",
+      `
+(async () => {
+  const rows = [];
+  for (const subpath of ${JSON.stringify(subpaths)}) {
+    const specifier = "@acpkit/sdk" + subpath.slice(1);
+    try {
+      const cjs = require(specifier);
+      const esm = await import(specifier);
+      rows.push({ subpath, file: require.resolve(specifier), cjs: Object.keys(cjs).filter((n) => n !== "__esModule").sort(), esm: Object.keys(esm).filter((n) => n !== "default").sort() });
+    } catch (error) {
+      rows.push({ subpath, error: String(error.code) + ": " + String(error.message).split("\\n")[0] });
+    }
+  }
+  console.log(JSON.stringify(rows));
+})();
+`,
+    );
+    for (const row of JSON.parse(out) as Array<{
+      subpath: string;
+      file?: string;
+      cjs?: string[];
+      esm?: string[];
+      error?: string;
+    }>) {
+      assert.equal(row.error, undefined, `require("@acpkit/sdk${row.subpath.slice(1)}"): ${row.error}`);
+      assert.match(row.file!, /[\\/]dist[\\/]cjs[\\/]/, `${row.subpath} loads the CommonJS build`);
+      assert.deepEqual(row.cjs, row.esm, `${row.subpath}: require() and import() give the same names`);
+    }
+  },
+);
 
 test(
   "every subpath the official SDK lets you require(), acpkit lets you require() too, with at least its names, " +

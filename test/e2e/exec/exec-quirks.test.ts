@@ -2,13 +2,15 @@
  * `acp exec` against an agent with real agents' quirks (test/e2e/fixtures/quirk-agent.ts), as a real process.
  */
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 import { ANY_CONTROL, HOSTILE_TEXT } from "../../../src/client/toolkit/hostile-text.js";
 import { waitUntil } from "../../../src/node/process/process-group.js";
-import { alive, quirkAgent, runExec, startExec } from "./support.js";
+import { ACP, alive, QUIRK_AGENT, quirkAgent, runExec, startExec } from "./support.js";
 
 const base = realpathSync(mkdtempSync(join(tmpdir(), "acpkit-exec-quirks-")));
 after(() => rmSync(base, { recursive: true, force: true }));
@@ -264,3 +266,71 @@ test("a session/new answer without a sessionId is refused: exit 3 with what was 
   assert.equal(run.stdout, "");
   assert.doesNotMatch(readFileSync(trace, "utf8"), /session\/prompt/, "nothing was prompted");
 });
+test(
+  "a message chunk that fails the schema is not dropped silently: acp exec warns, and says what was " + "wrong",
+  async () => {
+    const run = await runExec(["--agent", quirkAgent(), "--cwd", base, "invalid-chunk"]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stdout, "after the bad one.\n");
+    assert.match(
+      run.stderr,
+      /acp exec: warning: the agent sent a session\/update that does not match the ACP schema, so it was not shown: .*text/,
+    );
+  },
+);
+
+/** Records one conversation with the quirk agent through `acp record`, driven by hand (no exec in front). */
+async function recordCassette(path: string, prompt: string): Promise<void> {
+  const frames = [
+    { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } },
+    { jsonrpc: "2.0", id: 2, method: "session/new", params: { cwd: base, mcpServers: [] } },
+    {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "session/prompt",
+      params: { sessionId: "q1000", prompt: [{ type: "text", text: prompt }] },
+    },
+  ];
+  const child = spawn(process.execPath, [ACP, "record", path, "--", process.execPath, QUIRK_AGENT, "--quirk-agent"], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let seen = "";
+  child.stdout.setEncoding("utf8").on("data", (text: string) => {
+    seen += text;
+    // Each frame after the answer to the one before (the agent answers ids 1, 2, 3 in order).
+    const answered = (seen.match(/"result"/g) ?? []).length;
+    if (answered < frames.length) child.stdin.write(`${JSON.stringify(frames[answered])}\n`);
+    else child.stdin.end();
+  });
+  child.stdin.write(`${JSON.stringify(frames[0])}\n`);
+  const [code] = (await once(child, "exit")) as [number | null];
+  assert.equal(code, 0);
+}
+
+test(
+  "behind acp exec, acp replay's divergences reach the user without --verbose; the agent's own log does " + "not",
+  async () => {
+    const cassette = join(base, "echo.cassette");
+    await recordCassette(cassette, "hello");
+    const replay = `'${process.execPath}' '${ACP}' replay '${cassette}' --as agent`;
+    const same = await runExec(["--agent", replay, "--cwd", base, "hello"]);
+    assert.equal(same.code, 0, same.stderr);
+    assert.equal(same.stdout, "echo: hello\n");
+    // This cassette was recorded by hand: exec's initialize differs from it, and the replay says so; the prompt not.
+    assert.match(same.stderr, /^acp replay: differs .*initialize/m);
+    assert.doesNotMatch(same.stderr, /session\/prompt/, "the same prompt: no divergence there");
+    const other = await runExec(["--agent", replay, "--cwd", base, "another prompt"]);
+    assert.match(other.stderr, /^acp replay: differs .*session\/prompt/m);
+    assert.match(other.stderr, /\$\.params\.prompt\[0\]\.text: expected "hello", got "another prompt"/);
+    const tapped = `'${process.execPath}' '${ACP}' tap --report '${join(base, "report.ndjson")}' -- ${quirkAgent()}`;
+    const quiet = await runExec(["--agent", tapped, "--cwd", base, "invalid-chunk"]);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(
+      quiet.stderr,
+      /quirk: sending a chunk without its text/,
+      "the agent's own log is for --verbose",
+    );
+    const verbose = await runExec(["--agent", tapped, "--cwd", base, "--verbose", "invalid-chunk"]);
+    assert.match(verbose.stderr, /agent\| quirk: sending a chunk without its text/);
+  },
+);

@@ -91,6 +91,8 @@ test("exit codes by stop reason and failure, against an agent on the official SD
       assert.equal(run.code, code, `${prompt}: ${run.stderr}`);
       assert.match(run.stdout, stdout, prompt);
       assert.match(run.stderr, stderr, prompt);
+      // The library's advice to its callers is not the run's: a one-shot run opens no new connection.
+      assert.doesNotMatch(run.stderr, /Open a new connection to continue|\.\./, prompt);
     }),
   );
 });

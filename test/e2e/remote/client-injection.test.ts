@@ -83,7 +83,7 @@ describe("a supplied fetch carries every request; the global one none", () => {
   for (const [name, open] of opens) {
     it(name, STEP, async () => {
       const calls: { method: string; accept: string | null; body: string }[] = [];
-      const supplied = (async (input: RequestInfo | URL, init?: RequestInit) => {
+      const supplied = (async (input: string | URL | Request, init?: RequestInit) => {
         const headers = new Headers(init?.headers);
         calls.push({
           method: init?.method ?? "GET",

@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
+import { startExec } from "../exec/support.js";
 import { ACP_MAIN, startServe } from "./support/serve-process.js";
 
 function serveOnce(args: string[]): { status: number | null; stderr: string } {
@@ -137,3 +138,97 @@ test(
     }
   },
 );
+
+/** `acp exec` against a served agent; its exit code and stderr. */
+function execAgainst(url: string, ...args: string[]): { status: number | null; stderr: string } {
+  const result = spawnSync(process.execPath, [ACP_MAIN, "exec", "--agent", url, ...args, "hi"], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { status: result.status, stderr: result.stderr };
+}
+
+test(
+  "a wrong token: acp exec says HTTP 401 once, what to check, and to pass --token or set ACP_TOKEN; " +
+    "the WebSocket refusal does not fall back",
+  { timeout: 120_000 },
+  async () => {
+    const serve = await startServe(["--agent", `${JSON.stringify(process.execPath)} -e 0`]);
+    try {
+      const hint = /Pass --token or set ACP_TOKEN \(acp serve printed the token when it started\)\.\n$/;
+      const http = execAgainst(serve.url, "--profile", "http", "--token", "wrong");
+      assert.equal(http.status, 3, http.stderr);
+      assert.match(http.stderr, /answered initialize with HTTP 401 Unauthorized: the bearer token is not valid/);
+      assert.doesNotMatch(http.stderr, /Unauthorized: Unauthorized|\.\./, "no word or period said twice");
+      assert.match(http.stderr, hint);
+      const auto = execAgainst(serve.url, "--token", "wrong");
+      assert.equal(auto.status, 3, auto.stderr);
+      assert.match(auto.stderr, /refused the WebSocket upgrade with HTTP 401\. Check the token and headers\./);
+      assert.match(auto.stderr, hint);
+    } finally {
+      await serve.stop();
+    }
+  },
+);
+
+test(
+  "an agent that dies before initialize: the server logs its exit and last stderr lines without --verbose; " +
+    "the client says the agent failed to start (HTTP 502)",
+  { timeout: 120_000 },
+  async () => {
+    const script = 'process.stderr.write("my-agent: OPENAI_API_KEY is not set\\n"); process.exit(3)';
+    const dying = `${JSON.stringify(process.execPath)} -e ${JSON.stringify(script)}`;
+    const serve = await startServe(["--agent", dying]);
+    try {
+      const token = ["--token", serve.token!];
+      const http = execAgainst(serve.url, "--profile", "http", ...token);
+      assert.equal(http.status, 3, http.stderr);
+      assert.match(
+        http.stderr,
+        /acp exec: HTTP 502 Bad Gateway: the agent failed to start: it ended before answering initialize; the server's log has its exit status and last stderr lines/,
+      );
+      const ws = execAgainst(serve.url, ...token);
+      assert.equal(ws.status, 3, ws.stderr);
+      assert.match(ws.stderr, /acp exec: the agent failed to start: it ended before answering initialize/);
+      await serve.waitForStderr(
+        /an agent process ended by itself .*"exit":"code 3","stderr":\["my-agent: OPENAI_API_KEY is not set"\]/,
+      );
+    } finally {
+      await serve.stop();
+    }
+  },
+);
+
+for (const profile of ["websocket", "http"] as const)
+  test(
+    `acp serve shutting down mid-turn (${profile}): acp exec says the server went away (exit 1), not a Ctrl-C (130)`,
+    { timeout: 120_000 },
+    async () => {
+      const serve = await startServe([]);
+      const exec = startExec([
+        "--agent",
+        serve.url,
+        "--profile",
+        profile,
+        "--token",
+        serve.token!,
+        "--verbose",
+        "/slow 60000",
+      ]);
+      try {
+        await exec.waitFor("session", "stderr", 60_000);
+        assert.deepEqual(await serve.stop(), { code: 0, signal: null });
+        const done = await exec.done;
+        assert.equal(done.code, 1, done.stderr);
+        // The server cancels the turn, then closes: whichever the client sees first, it says so.
+        assert.match(
+          done.stderr,
+          /acp exec: (the agent ended the turn as cancelled, which this run did not ask for \(a remote server cancels its running turns when it shuts down|the agent failed the turn: .*(the server is shutting down|HTTP 503|closed))/,
+        );
+        assert.doesNotMatch(done.stderr, /\.\./, "no doubled period");
+      } finally {
+        exec.child.kill("SIGKILL");
+        await serve.stop();
+      }
+    },
+  );

@@ -140,6 +140,34 @@ describe("WebSocket client (scripted ws server)", () => {
   );
 
   it(
+    "an upgrade refused with 401 or 403 ends the auto profile at once: HTTP would refuse those credentials too",
+    STEP,
+    async () => {
+      for (const [status, text] of [
+        [401, "Unauthorized"],
+        [403, "Forbidden"],
+      ] as const) {
+        let posts = 0;
+        server = await scriptedServer(
+          (_request, res) => void (posts++, res.writeHead(status).end()),
+          (_req, socket) =>
+            void socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`),
+        );
+        await assert.rejects(
+          openRemoteStream(server.url, { WebSocket: WS }),
+          (error: Error) =>
+            error instanceof TransportFailedError &&
+            error.status === status &&
+            new RegExp(`refused the WebSocket upgrade with HTTP ${status}\\. Check the token`).test(error.message),
+        );
+        assert.equal(posts, 0, "no fallback to Streamable HTTP");
+        await server.close();
+        server = undefined;
+      }
+    },
+  );
+
+  it(
     "the token goes in Authorization with a header-capable constructor, in the bearer subprotocol otherwise; " +
       "cookies from the 101 come back",
     STEP,

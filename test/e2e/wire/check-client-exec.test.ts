@@ -97,5 +97,34 @@ test(
     ]);
     assert.equal(never.code, 3, never.stdout);
     assert.match(never.stdout, /the client did not start its agent \(the \{agent\} command\) within 2 s/);
+    assert.match(never.stderr, /failed before starting its agent in every scenario \(1\), so nothing was checked/);
+  },
+);
+
+test(
+  "acp check client -- npx acp exec ...: npx finds nothing in the scenarios' fresh directories; the run says why",
+  { timeout: 180_000 },
+  async () => {
+    // --no-install: npx must not fetch a registry package named acp (an unrelated one exists) in this test.
+    const run = await acp([
+      "check",
+      "client",
+      "--only",
+      "initialize,fs.read",
+      "--",
+      "npx",
+      "--no-install",
+      "acp",
+      "exec",
+      "--agent",
+      "{agent}",
+      "hi",
+    ]);
+    assert.equal(run.code, 3, `${run.stdout}\n${run.stderr}`);
+    assert.match(
+      run.stderr,
+      /acp check client: the client failed before starting its agent in every scenario \(2\), so nothing was checked\. Each scenario runs the client in a fresh temporary directory, and the command does not work there: npx looks for the program in that directory's node_modules/,
+    );
+    assert.match(run.stderr, /Give the installed program's path instead \(e\.g\. node_modules\/\.bin\/acp/);
   },
 );

@@ -4,6 +4,7 @@
  * the agent's exit code and the signals the tap gets are passed on, and nothing is left behind.
  */
 import assert from "node:assert/strict";
+import { once } from "node:events";
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -207,3 +208,23 @@ test("an agent that cannot be started: exit 127 and a message that says what to 
     /acp tap: could not start the agent "\/nonexistent\/agent": .*Check that the command is installed/,
   );
 });
+
+test(
+  "acp record into a directory that does not exist: exit 2 (a usage error, not 127), saying the directory is missing",
+  { timeout: 30_000 },
+  async () => {
+    const missing = join(dir, "no-such-dir");
+    const child = spawn(process.execPath, [ACP, "record", join(missing, "s.cassette"), "--", ...groupAgent()], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+    const [code] = (await once(child, "close")) as [number | null];
+    assert.equal(code, 2, stderr);
+    assert.equal(
+      stderr,
+      `acp record: cannot write ${join(missing, "s.cassette")}: the directory ${missing} does not exist ` +
+        "(create it, or give another path)\n",
+    );
+  },
+);

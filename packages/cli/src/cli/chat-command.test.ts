@@ -81,6 +81,11 @@ test("the chat's setup: the default policy is the chat's own asking; the flags' 
   );
 });
 
+test("acp chat --agent: another URL scheme says which work; a flag is never taken as --agent's value", () => {
+  assert.throws(() => parseChatArgs(["--agent", "file:///tmp/agent"]), /file:\/\/ is not a way to reach an agent/);
+  assert.throws(() => parseChatArgs(["--agent", "--verbose"]), /--agent needs a value, but --verbose follows it/);
+});
+
 test("acp chat --attach ID URL joins as a controller, --observe ID URL read-only; a URL is needed", () => {
   const attach = parseChatArgs(["--attach", "sess-1", "http://127.0.0.1:8765/acp", "--token", "t"]);
   assert.ok(attach !== "help");

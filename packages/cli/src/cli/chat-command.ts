@@ -17,6 +17,8 @@ import {
 } from "./shared/agent-setup-flags.js";
 import { buildPolicy } from "./shared/permissions.js";
 import {
+  checkAgentValue,
+  flagValue,
   noRemoteAgentFlags,
   REMOTE_AGENT_USAGE,
   remoteAgentSpec,
@@ -63,6 +65,21 @@ export function defaultAgentArgv(): string[] {
 /** `acp chat`'s arguments: the chat's options and the agent-setup flags it shares with `acp exec`. */
 export type ChatArgs = Omit<ChatOptions, "setup"> & { setupFlags: AgentSetupFlags };
 
+/** The options of `acp chat` (a value is never one of them). */
+const CHAT_FLAGS = new Set([
+  "-h",
+  "--help",
+  "--cwd",
+  "--agent",
+  "--token",
+  "--header",
+  "--profile",
+  "--resume",
+  "--verbose",
+  "--no-color",
+  "--startup-timeout",
+]);
+
 /** Parses `acp chat` arguments; throws an Error with a readable message on bad ones. `"help"` for --help. */
 export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
   const options: { -readonly [K in keyof ChatArgs]: ChatArgs[K] } = { agentArgv: [], setupFlags: noAgentSetupFlags() };
@@ -71,11 +88,7 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
   let agentUrl: string | undefined;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!;
-    const value = () => {
-      const next = args[++i];
-      if (next === undefined) throw new Error(`${arg} needs a value`);
-      return next;
-    };
+    const value = () => flagValue(args, ++i, arg, (word) => CHAT_FLAGS.has(word), "acp chat --help lists them");
     if (arg === "--") {
       agent = args.slice(i + 1);
       break;
@@ -89,6 +102,7 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
         break;
       case "--agent": {
         const line = value();
+        checkAgentValue(line);
         if (/^(https?|wss?):\/\//i.test(line.trim())) agentUrl = line;
         else agent = splitCommandLine(line);
         break;

@@ -5,7 +5,7 @@
 import { runBridge } from "../apps/connect/bridge.js";
 import {
   noRemoteAgentFlags,
-  REMOTE_AGENT_USAGE,
+  remoteAgentUsage,
   remoteAgentSpec,
   setRemoteAgentFlag,
 } from "./shared/remote-agent-flags.js";
@@ -22,7 +22,7 @@ that starts stdio agents runs this as its agent command. Exits 0 when stdin ends
 "connected" is said once the remote answered.
 
 Options:
-${REMOTE_AGENT_USAGE}
+${remoteAgentUsage("the remote agent")}
   --connect-timeout S      seconds the server has to accept the connection and answer the first message
                            (default 30)
   --request-timeout S      seconds each HTTP request has for its answer (status and headers; default 60)

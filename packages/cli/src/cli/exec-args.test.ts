@@ -71,3 +71,23 @@ test("errors name the flag and say what to do", () => {
   fails(["  "], /the prompt is empty/);
   fails(["--session", "s", "--resume", "x"], /exclude each other/);
 });
+
+test("--agent: another URL scheme says which work; a flag after a value flag is not swallowed as its value", () => {
+  assert.throws(
+    () => parseExecArgs(["--agent", "ftp://host/acp", "hi"]),
+    (error: Error) =>
+      error instanceof UsageError &&
+      /--agent ftp:\/\/host\/acp: ftp:\/\/ is not a way to reach an agent\. Give the URL of a remote agent \(http:\/\/, https:\/\/, ws:\/\/ or wss:\/\/\) or the command line of a local one/.test(
+        error.message,
+      ),
+  );
+  assert.throws(
+    () => parseExecArgs(["--agent", "--verbose", "hi"]),
+    (error: Error) =>
+      error instanceof UsageError &&
+      /--agent needs a value, but --verbose follows it, which is an option/.test(error.message),
+  );
+  assert.throws(() => parseExecArgs(["--agent", "", "hi"]), /--agent needs a non-empty value/);
+  assert.equal(parseExecArgs(["--agent", "wss://host/acp", "hi"]).agent, "wss://host/acp");
+  assert.equal(parseExecArgs(["--agent", "npx -y my-agent", "hi"]).agent, "npx -y my-agent");
+});

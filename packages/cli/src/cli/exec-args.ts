@@ -12,6 +12,8 @@ import {
 } from "./shared/agent-setup-flags.js";
 import type { PermissionsFlag } from "./shared/permissions.js";
 import {
+  checkAgentValue,
+  flagValue,
   noRemoteAgentFlags,
   REMOTE_AGENT_HINTS,
   REMOTE_AGENT_USAGE,
@@ -45,12 +47,14 @@ Options:
 ${AGENT_SETUP_USAGE}
 ${REMOTE_AGENT_USAGE}
   --logout                 log out of the agent (when it supports logout) and exit
-  --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr
+  --verbose                show the agent's stderr, thoughts, plans and permission decisions on stderr (what
+                           acp tap, record and replay report in front of an agent is shown without it)
   -h, --help               print this help
 
-Exit codes: 0 end_turn, 1 agent error, 2 usage error, 3 startup failure (including --startup-timeout),
-4 authentication needed or failed, 5 refusal, 6 max_tokens, 7 max_turn_requests, 124 --timeout ran out,
-130 cancelled (Ctrl-C), 143 SIGTERM, 129 SIGHUP.
+Exit codes: 0 end_turn, 1 agent error (a turn cancelled without being asked included: a remote server shutting
+down), 2 usage error, 3 startup failure (including --startup-timeout), 4 authentication needed or failed,
+5 refusal, 6 max_tokens, 7 max_turn_requests, 124 --timeout ran out, 130 cancelled (Ctrl-C),
+143 SIGTERM, 129 SIGHUP.
 `;
 
 export type { OutputFormat };
@@ -136,9 +140,7 @@ export function parseExecArgs(argv: readonly string[]): ExecArgs {
     let value: string;
     if (flag !== arg) value = arg.slice(eq + 1);
     else {
-      const next = argv[i + 1];
-      if (next === undefined) throw new UsageError(`${flag} needs a value: ${hint(flag)}`);
-      value = next;
+      value = flagValue(argv, i + 1, flag, (word) => BOOLEAN_FLAGS.has(word) || VALUE_FLAGS.has(word), hint(flag));
       i++;
     }
     setValue(args, flag, value);
@@ -164,6 +166,7 @@ function setValue(args: ExecArgs, flag: string, value: string): void {
   if (value === "") throw new UsageError(`${flag} needs a non-empty value: ${hint(flag)}`);
   switch (flag) {
     case "--agent":
+      checkAgentValue(value);
       args.agent = value;
       return;
     case "--cwd":

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { cliVersion } from "./shared/versions.js";
+import { cliVersion, versionReport } from "./shared/versions.js";
 import { runDemo } from "../apps/demo/demo-client.js";
 import { painterFor } from "../apps/shared/painter.js";
 import { agentCommand } from "./agent-command.js";
@@ -16,20 +16,20 @@ import { inspectCommand } from "./inspect-command.js";
 const usage = `acp: the acpkit command
 
 Usage:
-  acp agent       run the reference agent on stdio (acp agent --help for its flags)
-  acp exec "<prompt>"  run one prompt turn against an ACP agent, headless (acp exec --help for its flags)
-  acp chat        a terminal UI for any ACP agent (acp chat --help for its flags)
-  acp check agent|client  conformance checks of an ACP agent or client (acp check --help)
-  acp tap -- <agent command>   a transparent stdio proxy that checks every frame (acp tap --help)
-  acp record FILE -- <agent command>   record a conversation as a cassette (acp record --help)
+  acp agent                           run the reference agent on stdio (acp agent --help for its flags)
+  acp exec "<prompt>"                 run one prompt turn against an ACP agent, headless (acp exec --help)
+  acp chat                            a terminal UI for any ACP agent (acp chat --help)
+  acp check agent|client              conformance checks of an ACP agent or client (acp check --help)
+  acp tap -- <agent command>          a transparent stdio proxy that checks every frame (acp tap --help)
+  acp record FILE -- <agent command>  record a conversation as a cassette (acp record --help)
   acp replay FILE --as agent|client   play one side of a cassette (acp replay --help)
-  acp connect URL use a remote agent (http(s):// or ws(s)://) as a stdio agent, for editors (acp connect --help)
-  acp serve       put an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help for its flags)
-  acp sessions    list the live sessions of an acp serve and who is attached (join: acp chat --attach ID URL)
-  acp inspect     a web inspector for ACP conversations, live or recorded (acp inspect --help)
-  acp demo        run an acpkit agent as a child process and drive one prompt turn with an acpkit client
-  acp --version   print the version
-  acp --help      print this help
+  acp connect URL                     a remote agent (http(s):// or ws(s)://) as a stdio agent (acp connect --help)
+  acp serve                           an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help)
+  acp sessions URL                    live sessions of an acp serve, who is attached (join: acp chat --attach ID URL)
+  acp inspect                         a web inspector for ACP conversations, live or recorded (acp inspect --help)
+  acp demo                            one prompt turn between an acpkit agent (a child process) and an acpkit client
+  acp --version                       the versions of @acpkit/cli and of the @acpkit/sdk it runs on
+  acp --help                          this help
 `;
 
 function version(): string {
@@ -65,7 +65,7 @@ async function main(argv: string[]): Promise<number> {
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
     case "--version":
     case "-v":
-      process.stdout.write(`${version()}\n`);
+      process.stdout.write(versionReport());
       return 0;
     case undefined:
     case "--help":

@@ -93,7 +93,8 @@ export async function tapCommand(argv: readonly string[], version: string, recor
   } catch (error) {
     if (error instanceof TapSetupError) {
       process.stderr.write(`${name}: ${error.message}\n`);
-      return 127;
+      // A file that cannot be written is a usage error; an agent that cannot be started, "command not found".
+      return error.file !== undefined ? 2 : 127;
     }
     throw error;
   }

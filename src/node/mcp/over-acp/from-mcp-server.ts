@@ -12,10 +12,6 @@
  * The SDK is not imported here: the factory's caller brings it.
  * See protocol docs: [MCP over ACP](https://agentclientprotocol.com/rfds/mcp-over-acp) (unstable).
  */
-import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { RequestError } from "../../../jsonrpc/index.js";
 import {
   McpBindingErrorCode,
@@ -29,8 +25,30 @@ import {
 const SESSION_PROTOCOL_VERSION = "2025-11-25";
 const INIT_ID = "mcp-over-acp:initialize";
 
-/** Builds the server for one request: define tools, resources and prompts inside. */
-export type McpServerFactory = (context: McpOperationContext) => McpServer | Server | Promise<McpServer | Server>;
+/**
+ * A JSON-RPC message as the MCP SDK's transports carry it. The SDK's own types are not named in this module's
+ * declarations: the SDK is an optional peer, and a project that does not install it must still compile against them.
+ */
+export type McpSdkMessage = { jsonrpc: "2.0" } & Record<string, unknown>;
+
+/** The part of the MCP SDK's `Transport` interface a server uses: what `fromMcpServer` hands to `connect`. */
+export interface McpSdkTransport {
+  start(): Promise<void>;
+  send(message: McpSdkMessage): Promise<void>;
+  close(): Promise<void>;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: McpSdkMessage) => void;
+}
+
+/** What `fromMcpServer` needs of a server: the SDK's `McpServer` and its low-level `Server` both have it. */
+export interface McpSdkServer {
+  connect(transport: McpSdkTransport): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Builds the server for one request (an `McpServer` or `Server`): define tools, resources and prompts inside. */
+export type McpServerFactory = (context: McpOperationContext) => McpSdkServer | Promise<McpSdkServer>;
 
 /** Options of `fromMcpServer`. */
 export type FromMcpServerOptions = {
@@ -46,7 +64,7 @@ export type McpServerAdapter = {
   close(): Promise<void>;
 };
 
-type Message = JSONRPCMessage & {
+type Message = McpSdkMessage & {
   id?: string | number;
   method?: string;
   params?: Record<string, unknown>;
@@ -55,13 +73,13 @@ type Message = JSONRPCMessage & {
 };
 
 /** An in-process transport: what the server sends is handed to `deliver`; `receive` feeds it a message. */
-class InProcessTransport implements Transport {
+class InProcessTransport implements McpSdkTransport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: McpSdkMessage) => void;
   constructor(private readonly deliver: (message: Message) => void) {}
   async start(): Promise<void> {}
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: McpSdkMessage): Promise<void> {
     this.deliver(message as Message);
   }
   async close(): Promise<void> {
@@ -105,7 +123,7 @@ export function fromMcpServer(factory: McpServerFactory, options: FromMcpServerO
 }
 
 async function serveOne(
-  server: McpServer | Server,
+  server: McpSdkServer,
   context: McpOperationContext,
   options: FromMcpServerOptions,
 ): Promise<McpOutcome> {

@@ -135,7 +135,9 @@ test(
       (await post(good, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }))).status,
       202,
     );
-    const unknown = await (await post(good, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "nope/x" }))).json();
+    const unknown = (await (await post(good, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "nope/x" }))).json()) as {
+      error: { code: number };
+    };
     assert.equal(unknown.error.code, -32601, "inner errors come back as the JSON-RPC error");
 
     clientConnection.close();

@@ -85,7 +85,7 @@ test("initialize: the backend's response with its connection id; a plain failure
   assert.deepEqual(await failed.json(), {
     jsonrpc: "2.0",
     id: 0,
-    error: { code: -32603, message: "Initialize failed", data: "no agent today" },
+    error: { code: -32603, message: "initialize failed: no agent today", data: "no agent today" },
   });
 });
 

@@ -23,7 +23,7 @@ function missingPeer(error) {
   );
 }
 for (const [subpath, target] of Object.entries(manifest.exports)) {
-  if (subpath === "./package.json" || subpath === "./cli") continue;
+  if (subpath === "./package.json") continue;
   const specifier = subpath === "." ? "@acpkit/sdk" : `@acpkit/sdk${subpath.slice(1)}`;
   try {
     if (subpath.endsWith(".json")) {

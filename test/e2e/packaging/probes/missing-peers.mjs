@@ -12,7 +12,7 @@ import {
   stdioAgentConnector,
 } from "@acpkit/sdk/node";
 
-const argv = [process.execPath, fileURLToPath(new URL("./run-cli.mjs", import.meta.url)), "agent"];
+const argv = [process.execPath, fileURLToPath(new URL("./examples/toolkit-agent.js", import.meta.url))];
 const result = {};
 async function attempt(name, run) {
   try {

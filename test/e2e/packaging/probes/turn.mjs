@@ -1,6 +1,7 @@
-// One prompt turn by an acpkit client against a small agent on the installed @acpkit/sdk (echo-agent.mjs), over a
-// stream given by the caller's transport: "stdio" (a child process), "http" (AcpServer on node:http, no `ws`) or
-// "websocket" (listenAcp, which needs `ws`). Prints { profile, protocolVersion, agent, stopReason, text } as JSON.
+// One prompt turn by an acpkit client against the toolkit agent of the examples (examples/toolkit-agent.js, compiled
+// against the installed @acpkit/sdk), over a stream given by the caller's transport: "stdio" (a child process),
+// "http" (AcpServer on node:http, no `ws`) or "websocket" (listenAcp, which needs `ws`). Prints { profile,
+// protocolVersion, agent, stopReason, text } as JSON.
 import { createServer } from "node:http";
 import { once } from "node:events";
 import process from "node:process";
@@ -15,7 +16,7 @@ import {
 } from "@acpkit/sdk/node";
 
 const transport = process.argv[2];
-const argv = [process.execPath, fileURLToPath(new URL("./echo-agent.mjs", import.meta.url))];
+const argv = [process.execPath, fileURLToPath(new URL("./examples/toolkit-agent.js", import.meta.url))];
 const closers = [];
 let stream;
 let profile = "stdio";
@@ -54,8 +55,8 @@ const connection = new ClientSideConnection(
       if (update.sessionUpdate === "agent_message_chunk" && update.content.type === "text")
         chunks.push(update.content.text);
     },
-    async requestPermission() {
-      return { outcome: { outcome: "cancelled" } };
+    async requestPermission({ options }) {
+      return { outcome: { outcome: "selected", optionId: options[0].optionId } };
     },
   }),
   stream,

@@ -14,7 +14,7 @@ export interface HttpsFetch {
 
 export function httpsFetch(ca: Buffer): HttpsFetch {
   const versions: string[] = [];
-  const fetchImpl = (input: RequestInfo | URL, init: RequestInit = {}) =>
+  const fetchImpl = (input: string | URL | Request, init: RequestInit = {}) =>
     new Promise<Response>((resolve, reject) => {
       const url = input instanceof Request ? input.url : String(input);
       const headers: Record<string, string> = {};

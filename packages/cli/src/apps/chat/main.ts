@@ -1,6 +1,7 @@
 /**
  * `acp chat`: wires a `ChatSession` (the agent) to a `ChatUi` (the terminal) and runs until the user leaves.
  */
+import { withTokenHint } from "../shared/token-hint.js";
 import { isAbsolute, resolve } from "node:path";
 import { interactive, withMemory, type PermissionPolicy } from "@acpkit/sdk/client-toolkit";
 import type { TapListener } from "@acpkit/sdk";
@@ -121,7 +122,7 @@ async function chatWith(
       ...(options.startupTimeoutMs !== undefined ? { startupTimeoutMs: options.startupTimeoutMs } : {}),
     });
   } catch (error) {
-    io.stderr.write(`acp chat: ${sanitize(error instanceof Error ? error.message : String(error))}\n`);
+    io.stderr.write(`acp chat: ${sanitize(withTokenHint(error instanceof Error ? error.message : String(error)))}\n`);
     return 1;
   }
   ui.attach(chat);

@@ -19,7 +19,8 @@
  * - Nothing waits forever on a server that accepts connections and says nothing: the WebSocket must open within
  *   `connectTimeoutMs`, the first answer must come within `connectTimeoutMs` of the first frame sent, each HTTP
  *   request must be answered (status and headers) within `requestTimeoutMs`; each breach exits 1 with the reason.
- *   "connected" is said when the remote first answered, not before.
+ *   "connected" is said when the remote first answered, not before; a refused `initialize` is said on stderr too,
+ *   with what to do about a 401 (the editor may not show the error it gets).
  * - What reaches stderr from the remote (its error text, a frame that is not JSON) carries no terminal control
  *   sequences.
  * - With `reconnect`: when the remote drops, the bridge reconnects (backoff), sends the editor's `initialize` again
@@ -41,6 +42,7 @@ import type { RemoteProfile, RemoteStream } from "@acpkit/sdk";
 import { LineSplitter } from "@acpkit/sdk/wire";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "@acpkit/sdk";
 import { sanitizeTerminalText } from "@acpkit/sdk/client-toolkit";
+import { withTokenHint } from "../shared/token-hint.js";
 import { describeReconnectEvent, noticeFrame } from "./reconnect-notices.js";
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
@@ -151,8 +153,19 @@ export async function runBridge(
   // message of the agent's own proves the remote answered: an error may be the transport's, made here.
   let answered = false;
   let onFirstAnswer: () => void = () => {};
+  // The editor's first initialize (its id as JSON), while its answer is awaited: a refusal of it is said on stderr
+  // too, with what to do about a 401 (an editor may not show the error it gets).
+  let initializeId: string | undefined;
+  let onInitializeRefused: (text: string) => void = () => {};
   const heard = (value: unknown) => {
-    if (answered || !isRecord(value) || !("result" in value || "method" in value)) return;
+    if (answered || !isRecord(value)) return;
+    if ("error" in value && initializeId !== undefined && JSON.stringify(value.id) === initializeId) {
+      initializeId = undefined;
+      const error = isRecord(value.error) ? value.error : {};
+      onInitializeRefused(typeof error.message === "string" ? error.message : JSON.stringify(value.error));
+      return;
+    }
+    if (!("result" in value || "method" in value)) return;
     answered = true;
     onFirstAnswer();
   };
@@ -208,7 +221,7 @@ export async function runBridge(
     }
     ({ stream, link, sendLine } = outcome);
   } catch (error) {
-    note((error as Error).message);
+    note(withTokenHint((error as Error).message));
     stopReading();
     return 1;
   }
@@ -218,6 +231,8 @@ export async function runBridge(
     clearTimeout(firstAnswerTimer);
     note(`connected to ${stream.url} (${profileName})`);
   };
+  onInitializeRefused = (text) =>
+    note(withTokenHint(`no connection to ${stream.url} (${profileName}): initialize failed: ${text}`));
 
   let closing = false;
   /** Closes the remote, waiting `closeTimeoutMs` at most; false when it did not finish in time. */
@@ -297,6 +312,8 @@ export async function runBridge(
       );
       return;
     }
+    if (!answered && initializeId === undefined && value.method === "initialize" && "id" in value)
+      initializeId = JSON.stringify(value.id);
     try {
       sendLine(line, value as AnyMessage);
       armFirstAnswer();

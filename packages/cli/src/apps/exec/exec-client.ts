@@ -4,9 +4,10 @@
  * serve only the session this run set up, under the same policy (see `brokerGate`); a `TurnGuard` watches the
  * turn and stops an agent that ignores a cancel.
  */
-import { ClientSideConnection, silentLogger, type Client, type Stream } from "@acpkit/sdk";
+import { ClientSideConnection, type Client, type Stream } from "@acpkit/sdk";
 import { brokerGate, PermissionBroker, TranscriptRouter, TurnGuard } from "@acpkit/sdk/client-toolkit";
 import { FileSystemHost, TerminalHost } from "@acpkit/sdk/node";
+import { droppedUpdates } from "./exec-logger.js";
 import type { ExecOptions } from "./exec-options.js";
 import type { ExecRenderer } from "./renderer.js";
 import { UnansweredRequests } from "./run-clock.js";
@@ -91,8 +92,10 @@ export class ExecClient {
       killTerminal: (params) => terminals.killTerminal(params),
       releaseTerminal: (params) => terminals.releaseTerminal(params),
     };
-    // exec chooses what reaches stderr itself (its messages, the agent's stderr tail, --trace): no library lines.
-    this.connection = new ClientSideConnection(() => client, input.stream, { logger: silentLogger });
+    // exec chooses what reaches stderr itself (its messages, the agent's stderr tail, --trace): of the library's
+    // lines, only what the agent sent that could not be shown (a session/update failing the schema is not dropped
+    // silently).
+    this.connection = new ClientSideConnection(() => client, input.stream, { logger: droppedUpdates(input.warn) });
     this.connection.tap(this.unanswered.listener);
     if (options.trace) this.connection.tap(options.trace);
   }

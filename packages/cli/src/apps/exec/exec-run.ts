@@ -13,6 +13,7 @@ import {
   type AgentEndpoint,
 } from "@acpkit/sdk/node";
 import { painterFor } from "../shared/painter.js";
+import { withTokenHint } from "../shared/token-hint.js";
 import { ExecClient } from "./exec-client.js";
 import type { ExecOptions, ExecOutput } from "./exec-options.js";
 import { ExitCode, exitCodeFor, exitCodeForSignal } from "./exit-codes.js";
@@ -23,6 +24,7 @@ import { BoundExceededError, RunClock, seconds } from "./run-clock.js";
 import { agentErrorText, CANCEL_GRACE_MS, runTurn } from "./run-turn.js";
 import { ExecFailure, setUpSession, type SetupResult } from "./session-setup.js";
 import { handleInterrupts, type InterruptHandler } from "./signals.js";
+import { ToolLines } from "./tool-lines.js";
 
 /** Runs the turn `options` describe; resolves with the exit code. Rejects only on a bug. */
 export function runExec(options: ExecOptions, output: ExecOutput): Promise<number> {
@@ -83,10 +85,15 @@ class ExecRun {
   /** Launches the agent, or connects to it (a URL), under the startup bound. */
   async #startAgent(): Promise<void> {
     const { agent, cwd, verbose } = this.#options;
+    const toolLines = new ToolLines();
     this.#agent = await openAgentEndpoint(agent, {
       cwd,
       startupTimeoutMs: this.#clock.startupMs,
-      onStderrLine: verbose ? (line) => this.#renderer.stderr(line) : undefined,
+      // The agent's log with --verbose; what acpkit's tools in front of it report (acp tap, record, replay) always.
+      onStderrLine: (line) => {
+        if (toolLines.shows(line)) this.#renderer.note(line);
+        else if (verbose) this.#renderer.stderr(line);
+      },
     });
   }
 
@@ -252,6 +259,16 @@ class ExecRun {
       if (outcome.endedLocally) throw this.#interrupted("the turn was cancelled and the agent stopped");
       return this.#result(exitCodeForSignal(this.#interrupts.signal), { stopReason });
     }
+    if (stopReason === "cancelled") {
+      // Nobody here asked for it (no Ctrl-C, no --timeout): not the user's cancel, so not exit 130.
+      const message =
+        "the agent ended the turn as cancelled, which this run did not ask for" +
+        ("url" in this.#options.agent
+          ? " (a remote server cancels its running turns when it shuts down: is it still up?)"
+          : "");
+      this.#renderer.note(`acp exec: ${message}`);
+      return this.#result(ExitCode.agentError, { stopReason, error: message });
+    }
     const code = exitCodeFor(stopReason);
     if (code !== ExitCode.endTurn) this.#renderer.note(`acp exec: the turn ended with stop reason "${stopReason}"`);
     return this.#result(code, { stopReason });
@@ -283,7 +300,8 @@ class ExecRun {
     return exitCode;
   }
 
-  #fail(exitCode: number, message: string): number {
+  #fail(exitCode: number, problem: string): number {
+    const message = withTokenHint(problem);
     this.#renderer.note(`acp exec: ${message}`);
     return this.#result(exitCode, { error: message });
   }

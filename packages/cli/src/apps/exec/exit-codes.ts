@@ -4,7 +4,8 @@
  * | code | meaning                                                                                  |
  * | ---- | ---------------------------------------------------------------------------------------- |
  * | 0    | `end_turn`: the agent finished the turn                                                  |
- * | 1    | agent error: `session/prompt` failed, or the agent died or closed the connection mid-turn |
+ * | 1    | agent error: `session/prompt` failed, or the agent died or closed the connection mid-turn, |
+ * |      | or it ended the turn `cancelled` unasked (a remote server shutting down cancels its turns)  |
  * | 2    | usage error: a bad flag, an unreadable prompt, MCP config or rules file                  |
  * | 3    | startup failure: the agent could not be started, did not answer `initialize` in time, or |
  * |      | could not set up the session (`session/new`, `load`, `resume`) within --startup-timeout, |

@@ -26,7 +26,7 @@ export interface ResultObject {
   exitCode: number;
   sessionId: string | null;
   stopReason: string | null;
-  /** The agent's answer: the text of its messages in this turn. */
+  /** The agent's answer: the text of its messages in this turn, concatenated exactly as it sent them. */
   text: string;
   toolCalls: Array<{ toolCallId: string; title: string; kind: string; status: string; cancelled?: boolean }>;
   plan: unknown[] | null;
@@ -47,10 +47,11 @@ export function resultObject(result: ExecResult): ResultObject {
     exitCode: result.exitCode,
     sessionId: result.sessionId ?? null,
     stopReason: result.stopReason ?? null,
+    // The agent's text as it sent it: no separator of the text renderer's between its messages.
     text: entries
       .filter((entry) => entry.kind === "message" && entry.role === "agent")
       .map((entry) => (entry.kind === "message" ? entry.text : ""))
-      .join("\n\n"),
+      .join(""),
     toolCalls: entries.flatMap((entry) =>
       entry.kind === "tool_call"
         ? [

@@ -70,3 +70,19 @@ test("verbose: thoughts, plans, allowed permissions and agent stderr on stderr",
     "thinking: hmm\nplan [x] A  [ ] B\npermission Write f (edit): Allow [allow_once] (allow-all)\nagent| debug: hi\n",
   );
 });
+
+test("a failed tool call shows the reason the agent gave (its last text content), made safe, on one line", () => {
+  const t = setup();
+  t.transcript.beginTurn([{ type: "text", text: "go" }]);
+  t.send({ sessionUpdate: "tool_call", toolCallId: "a", title: "Edit x", kind: "edit", status: "pending" });
+  t.send({
+    sessionUpdate: "tool_call_update",
+    toolCallId: "a",
+    status: "failed",
+    content: [{ type: "content", content: { type: "text", text: "the user said\nno \u001b[31mthanks" } }],
+  });
+  t.send({ sessionUpdate: "tool_call", toolCallId: "b", title: "Run", kind: "execute", status: "pending" });
+  t.send({ sessionUpdate: "tool_call_update", toolCallId: "b", status: "failed" });
+  t.renderer.finish({ exitCode: 0 });
+  assert.equal(t.out(), "• Edit x (edit) ✗ failed: the user said no thanks\n• Run (execute) ✗ failed\n");
+});

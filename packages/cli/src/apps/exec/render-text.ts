@@ -139,7 +139,7 @@ export class TextRenderer implements ExecRenderer {
       state.status === "completed"
         ? paint.green("✓")
         : state.status === "failed"
-          ? paint.yellow("✗ failed")
+          ? paint.yellow(`✗ failed${failureReason(state.content)}`)
           : state.cancelled
             ? paint.yellow("cancelled")
             : paint.dim(safe(state.status));
@@ -154,4 +154,19 @@ export class TextRenderer implements ExecRenderer {
     this.#sinks.out(text);
     this.#atLineStart = text.endsWith("\n");
   }
+}
+
+/**
+ * Why a tool call failed, as the agent said it: the last text of its content (e.g. "the user said no"), on one line
+ * and at most 200 characters, made safe for the terminal; empty when it gave none.
+ */
+function failureReason(content: readonly unknown[]): string {
+  for (let i = content.length - 1; i >= 0; i--) {
+    const item = content[i] as { type?: string; content?: { type?: string; text?: unknown } };
+    if (item.type !== "content" || item.content?.type !== "text" || typeof item.content.text !== "string") continue;
+    const line = item.content.text.replace(/\s+/g, " ").trim();
+    if (line === "") continue;
+    return `: ${safe(line.length > 200 ? `${line.slice(0, 200)}…` : line)}`;
+  }
+  return "";
 }

@@ -3,6 +3,7 @@
  * cancel is reported cancelled, one that ignores a cancel has `CANCEL_GRACE_MS` before the turn ends here (and the
  * caller stops it), and updates after the answer stay with the turn.
  */
+import { ConnectionClosedError } from "@acpkit/sdk";
 import type { GuardedPromptResponse, Transcript, TurnGuard } from "@acpkit/sdk/client-toolkit";
 
 /** How long the agent has to end the turn after a cancel (Ctrl-C or --timeout) before it is stopped. */
@@ -40,6 +41,8 @@ export async function runTurn(input: {
  * SDKs do, or `data.message`, or a string) when the message alone says little ("Internal error").
  */
 export function agentErrorText(error: unknown): string {
+  // A closed connection's advice ("Open a new connection to continue") is for library users, not this one-shot run.
+  if (error instanceof ConnectionClosedError) return `the connection to the agent closed: ${error.detail}`;
   const message = error instanceof Error ? error.message : String(error);
   const data = (error as { data?: unknown } | null)?.data;
   const detail =

@@ -2,8 +2,9 @@
  * `acp serve`: a stdio agent on Streamable HTTP and WebSocket, one agent process per client connection. The URL and a
  * generated token go to stdout (one `key: value` line each, for scripts); connections and problems are logged on
  * stderr. SIGTERM/SIGINT (and SIGHUP): stop accepting, cancel running turns, stop every agent, exit 0; a second
- * signal stops the agents at once.
+ * signal stops the agents at once. The same stop when its parent goes away, under npm or with --exit-with-parent.
  */
+import { startedByNpm, watchParent } from "./parent-watch.js";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { splitCommandLine } from "@acpkit/sdk/node";
@@ -129,9 +130,15 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     throw error;
   }
   // Listening for signals before telling anyone where we are: a client (or a supervisor) may act at once.
-  const stopSignal = new Promise<NodeJS.Signals>((resolveSignal) => {
+  const stopSignal = new Promise<string>((resolveSignal) => {
     for (const name of SIGNALS) process.once(name, () => resolveSignal(name));
   });
+  // Under npm (npx acp serve) a SIGTERM stops at npm's shell: the server notices it was orphaned (./parent-watch.ts).
+  const parent = options.exitWithParent || startedByNpm() ? watchParent() : undefined;
+  const orphaned = parent?.gone.then(
+    (pid) =>
+      `its parent process (pid ${pid}) is gone${startedByNpm() ? " (npm's shell does not pass SIGTERM on)" : ""}`,
+  );
   // One write, so a reader that saw the URL has the token too.
   io.stdout(
     `url: ${listening.url}\nwebsocket: ` +
@@ -147,7 +154,8 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
   for (const note of insecureNotes(options, new URL(listening.url).host, listening.token !== undefined))
     io.stderr(`${timestamp()} acp serve: note: ${note}\n`);
 
-  const signal = await stopSignal;
+  const signal = await (orphaned === undefined ? stopSignal : Promise.race([stopSignal, orphaned]));
+  parent?.stop();
   io.stderr(
     `${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`,
   );

@@ -45,6 +45,8 @@ Options:
                            a live session as controller or observer; acp sessions URL lists them;
                            see docs/shared-sessions.md)
   --verbose                also log the agents' stderr (prefixed by connection)
+  --exit-with-parent       stop (as on SIGTERM) when the process that started acp serve goes away; on by
+                           default under npm (npx acp serve), whose shell does not pass SIGTERM on
   -h, --help               print this help
 
 What is safe to expose: see docs/remote-agents.md. The agent runs with this machine's permissions for whoever has
@@ -81,6 +83,8 @@ export interface ServeOptions {
   stdioMcp: "allow" | "refuse" | undefined;
   graceMs: number;
   verbose: boolean;
+  /** Stop when the parent process goes away (always watched under npm). */
+  exitWithParent: boolean;
   /** Shared sessions (session/attach); on unless --no-share. */
   share: boolean;
   help: boolean;
@@ -120,6 +124,7 @@ const BOOLEAN_FLAGS = new Set([
   "--verbose",
   "--allow-stdio-mcp",
   "--refuse-stdio-mcp",
+  "--exit-with-parent",
   "--no-share",
   "--help",
   "-h",
@@ -166,6 +171,7 @@ export function parseServeArgs(
     stdioMcp: undefined,
     graceMs: 2000,
     verbose: false,
+    exitWithParent: false,
     share: true,
     help: false,
   };
@@ -180,6 +186,7 @@ export function parseServeArgs(
       else if (flag === "--http1") options.http1 = true;
       else if (flag === "--h2c") options.h2c = true;
       else if (flag === "--verbose") options.verbose = true;
+      else if (flag === "--exit-with-parent") options.exitWithParent = true;
       else if (flag === "--allow-stdio-mcp" || flag === "--refuse-stdio-mcp") {
         const value = flag === "--allow-stdio-mcp" ? "allow" : "refuse";
         if (options.stdioMcp !== undefined && options.stdioMcp !== value)

@@ -7,7 +7,8 @@
  * to the agent; nothing is left behind.
  */
 import type { ChildProcess } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+import { closeSync, existsSync, openSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { PassThrough, type Readable, type Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { launchAgent, signalGroup, type LaunchedAgent } from "@acpkit/sdk/node";
@@ -49,9 +50,15 @@ export interface TapExit {
   signal: NodeJS.Signals | null;
 }
 
-/** Thrown when a file the options name cannot be written, or the agent cannot be started. */
+/** Thrown when a file the options name cannot be written (`file`), or the agent cannot be started. */
 export class TapSetupError extends Error {
   override readonly name = "TapSetupError";
+  constructor(message: string, options: { cause?: unknown; file?: string } = {}) {
+    super(message, { cause: options.cause });
+    this.file = options.file;
+  }
+  /** The file that could not be written (a usage error); undefined when the agent could not be started. */
+  readonly file: string | undefined;
 }
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
@@ -68,7 +75,14 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     try {
       closeSync(openSync(path, "w"));
     } catch (error) {
-      throw new TapSetupError(`cannot write ${path}: ${(error as Error).message}`, { cause: error });
+      const missing = (error as NodeJS.ErrnoException).code === "ENOENT" && !existsSync(dirname(resolve(path)));
+      throw new TapSetupError(
+        missing
+          ? `cannot write ${path}: the directory ${dirname(resolve(path))} does not exist ` +
+              "(create it, or give another path)"
+          : `cannot write ${path}: ${(error as Error).message}`,
+        { cause: error, file: path },
+      );
     }
   }
   let launched: LaunchedAgent;

@@ -5,13 +5,13 @@
  */
 import { isAgentUrl, type AgentSpec } from "@acpkit/sdk/node";
 import type { RemoteProfile } from "@acpkit/sdk";
+import { TOKEN_ENV } from "../../apps/shared/token-hint.js";
 import { UsageError } from "./usage-error.js";
 
 /** The values of `--profile`. */
 export const REMOTE_PROFILES: readonly RemoteProfile[] = ["auto", "websocket", "http"];
 
-/** The environment variable a token is read from when `--token` is not given. */
-export const TOKEN_ENV = "ACP_TOKEN";
+export { TOKEN_ENV, withTokenHint } from "../../apps/shared/token-hint.js";
 
 /** The flags, as given. */
 export interface RemoteAgentFlags {
@@ -23,10 +23,15 @@ export interface RemoteAgentFlags {
 }
 
 /** The flags' help lines. */
-export const REMOTE_AGENT_USAGE = `  --token T                bearer token of a remote agent (--agent URL); default: $${TOKEN_ENV}
-  --header "Name: value"   an HTTP header for a remote agent (repeatable)
+export const REMOTE_AGENT_USAGE = remoteAgentUsage("a remote agent (--agent URL)");
+
+/** The flags' help lines, for `what` (`acp connect` has no --agent: its URL is its argument). */
+export function remoteAgentUsage(what: string): string {
+  return `  --token T                bearer token of ${what}; default: $${TOKEN_ENV}
+  --header "Name: value"   an HTTP header for ${what} (repeatable)
   --profile P              a remote agent's transport: auto (default: WebSocket, else Streamable HTTP) |
                            websocket | http`;
+}
 
 /** What each flag wants, for "needs a value" errors. */
 export const REMOTE_AGENT_HINTS: Readonly<Record<string, string>> = {
@@ -102,4 +107,39 @@ export function remoteAgentSpec(
     ...(flags.headers.length > 0 ? { headers } : {}),
     ...(flags.profile === undefined ? {} : { profile: flags.profile }),
   };
+}
+/**
+ * Checks the value of `--agent`: a command line, or the URL of a remote agent. A URL of another scheme (`ftp://`,
+ * `file://`) is neither: run as a command it would fail with "not found", so it is refused saying which schemes work.
+ * Throws `UsageError`.
+ */
+export function checkAgentValue(value: string): void {
+  if (value.trim() === "")
+    throw new UsageError(
+      '--agent needs a non-empty value: the agent\'s command line, quoted, e.g. --agent "npx my-agent --acp"',
+    );
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(value.trim())?.[1];
+  if (scheme !== undefined && !/^(https?|wss?)$/i.test(scheme))
+    throw new UsageError(
+      `--agent ${value}: ${scheme}:// is not a way to reach an agent. ` +
+        "Give the URL of a remote agent (http://, https://, ws:// or wss://) or the command line of a local one",
+    );
+}
+
+/**
+ * The value after `flag` at `argv[index]`: refused when it is missing, or when it is one of the command's own options
+ * (`--agent --verbose` forgot the agent; the option must not be swallowed as its value). Throws `UsageError`.
+ */
+export function flagValue(
+  argv: readonly string[],
+  index: number,
+  flag: string,
+  isOption: (word: string) => boolean,
+  hint: string,
+): string {
+  const next = argv[index];
+  if (next === undefined) throw new UsageError(`${flag} needs a value: ${hint}`);
+  if (isOption(next.split("=")[0]!))
+    throw new UsageError(`${flag} needs a value, but ${next} follows it, which is an option: ${hint}`);
+  return next;
 }
