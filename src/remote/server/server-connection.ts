@@ -358,7 +358,9 @@ export class ServerConnection implements AgentOutput {
       const key = keyOfId(message.id, rawId);
       const waiter = this.#initWaiter;
       if (waiter !== undefined && key === waiter.key) {
-        const answer = this.shared ? this.shared.initialized(waiter.request, { message, text }) : { message, text };
+        const answer = this.shared
+          ? this.shared.initialized(waiter.request, { message, text }, rawId)
+          : { message, text };
         waiter.resolve(answer);
         if (waiter.passThrough) this.#output!.deliver(answer.text, undefined);
         return;

@@ -10,6 +10,7 @@ import { ConnectionLimitError, type OutputSink } from "../output-sink.js";
 import type { AgentEnd, ClientEnd } from "./participant.js";
 import type { SessionHub } from "./session-hub.js";
 import { ExactId } from "./share-protocol.js";
+import { serializeMessage } from "../../../transports/serialize.js";
 
 /** What the endpoint needs of its connection. */
 export interface HostedConnection {
@@ -87,6 +88,7 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
   initialized(
     request: Record<string, unknown>,
     answer: { message: Record<string, unknown>; text: string },
+    rawId: string | undefined,
   ): { message: Record<string, unknown>; text: string } {
     const params = isRecord(request.params) ? request.params : {};
     const info = isRecord(params.clientInfo) ? params.clientInfo : undefined;
@@ -113,7 +115,8 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
         agentCapabilities: { ...capabilities, sessionCapabilities: { ...session, attach: { roles } } },
       },
     };
-    return { message, text: JSON.stringify(message) };
+    // The client's id, exactly as it sent it (beyond 2^53 too).
+    return { message, text: serializeMessage(message, Number.MAX_SAFE_INTEGER, rawId) };
   }
 
   /** A client request or notification: true when the hub took it. */
