@@ -67,9 +67,14 @@ describe("shared sessions on one node", () => {
       assert.equal(attached.role, "observer");
       assert.equal(attached.connectedClients.length, 1);
       assert.equal(attached.connectedClients[0].role, "controller");
+      // The official SDK's client on Streamable HTTP attaches too (its extMethod sends session/attach as it is).
+      const official = track(await officialParticipant("official-observer", target, "http"));
+      await official.request("session/attach", { sessionId, role: "observer", historyPolicy: "none" });
       const answer = await prompt(controller, sessionId, "stream 50");
       assert.equal(answer.stopReason, "end_turn");
       await observer.until(() => observer.kind("turn_complete").length === 1, "the turn's end");
+      await official.until(() => official.texts.length === 50, "the official observer's 50 chunks");
+      assert.deepEqual(official.texts, observer.texts);
       const expected = Array.from({ length: 50 }, (_, i) => `u${i}`);
       assert.deepEqual(observer.texts, expected);
       assert.deepEqual(controller.texts, expected);

@@ -4,6 +4,7 @@
  * WebSocket transport. Each records every `session/update` (with the server's `seq`), every notification, and the
  * permission requests it was sent; how it answers a permission is up to the test.
  */
+import { createHttpStream as officialHttpStream } from "@agentclientprotocol/sdk/experimental/http-client";
 import { createWebSocketStream } from "@agentclientprotocol/sdk/experimental/ws-client";
 import * as v1 from "sdk-1.9";
 import { WebSocket } from "ws";
@@ -143,13 +144,17 @@ export async function acpkitParticipant(
   return participant;
 }
 
-/** The official SDK's 1.9 client class on the official 2.4.0 WebSocket transport. */
-export async function officialParticipant(name: string, target: Target): Promise<TestParticipant> {
-  const stream = createWebSocketStream(target.webSocketUrl, {
-    WebSocket: WebSocket as never,
-    headers: { Authorization: `Bearer ${target.token}` },
-    protocols: ["acp"],
-  });
+/** The official SDK's 1.9 client class on the official 2.4.0 WebSocket (or Streamable HTTP) transport. */
+export async function officialParticipant(
+  name: string,
+  target: Target,
+  profile: "websocket" | "http" = "websocket",
+): Promise<TestParticipant> {
+  const headers = { Authorization: `Bearer ${target.token}` };
+  const stream =
+    profile === "http"
+      ? officialHttpStream(target.url, { headers })
+      : createWebSocketStream(target.webSocketUrl, { WebSocket: WebSocket as never, headers, protocols: ["acp"] });
   const ref: { participant?: TestParticipant } = {};
   const connection = new v1.ClientSideConnection(
     () =>
