@@ -241,6 +241,27 @@ describe("shared sessions on one node", () => {
     assertContiguous(observer, 1);
   });
 
+  it("a controller that leaves while asked for a permission: another answers, the turn ends", STEP, async () => {
+    const leaving = track(await acpkitParticipant("asked-and-gone", target, "websocket"));
+    const sessionId = await newSession(leaving);
+    const staying = track(await acpkitParticipant("asked-and-here", target, "http"));
+    await staying.request("session/attach", { sessionId, historyPolicy: "none" });
+    leaving.permissionAnswer = "wait";
+    let release!: () => void;
+    staying.permissionGate = new Promise<void>((resolve) => (release = resolve));
+    staying.permissionAnswer = "reject";
+    const turn = prompt(staying, sessionId, "permissions 1");
+    await leaving.until(() => leaving.permissionsOpen === 1, "the leaving controller asked");
+    await staying.until(() => staying.permissionsOpen === 1, "the staying controller asked");
+    leaving.close();
+    await staying.until(() => staying.kind("client_disconnected").length === 1, "the other one gone");
+    release();
+    const answer = await turn;
+    assert.equal(answer.stopReason, "end_turn");
+    assert.ok(staying.texts.includes("outcome 0 reject"));
+    assert.equal(staying.kind("permission_resolved")[0]?.update.resolvedBy.name, "asked-and-here");
+  });
+
   it("prompts from two controllers queue: one turn at a time, in order, visible to all", STEP, async () => {
     const a = track(await acpkitParticipant("a", target, "websocket"));
     const sessionId = await newSession(a);

@@ -30,6 +30,8 @@ export class TestParticipant {
   readonly updates: SeenUpdate[] = [];
   readonly notifications: { method: string; params: any }[] = [];
   permissionAnswer: PermissionAnswer = "allow";
+  /** When set, a permission handler waits for it before answering (a user who takes their time). */
+  permissionGate: Promise<void> | undefined;
   /** Permission requests received, and how many the server withdrew while the handler waited. */
   permissionsAsked = 0;
   permissionsWithdrawn = 0;
@@ -79,6 +81,7 @@ export class TestParticipant {
     this.permissionsOpen++;
     this.#check();
     try {
+      if (this.permissionGate !== undefined) await this.permissionGate;
       if (this.permissionAnswer !== "wait")
         return { outcome: { outcome: "selected", optionId: this.permissionAnswer } };
       await new Promise<void>((resolve) => {
