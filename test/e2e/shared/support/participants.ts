@@ -30,6 +30,8 @@ export class TestParticipant {
   readonly updates: SeenUpdate[] = [];
   readonly notifications: { method: string; params: any }[] = [];
   permissionAnswer: PermissionAnswer = "allow";
+  /** Called with every notification, updates included, in arrival order. */
+  readonly listeners: ((method: string, params: any) => void)[] = [];
   /** When set, a permission handler waits for it before answering (a user who takes their time). */
   permissionGate: Promise<void> | undefined;
   /** Permission requests received, and how many the server withdrew while the handler waited. */
@@ -68,11 +70,13 @@ export class TestParticipant {
 
   sawUpdate(params: any): void {
     this.updates.push({ seq: params?._meta?.acpkit?.seq, update: params.update });
+    for (const listener of this.listeners) listener("session/update", params);
     this.#check();
   }
 
   sawNotification(method: string, params: any): void {
     this.notifications.push({ method, params });
+    for (const listener of this.listeners) listener(method, params);
     this.#check();
   }
 
