@@ -262,6 +262,30 @@ describe("shared sessions on one node", () => {
     assert.equal(staying.kind("permission_resolved")[0]?.update.resolvedBy.name, "asked-and-here");
   });
 
+  it(
+    "file reads go to the controller whose prompt runs; if it leaves before answering, the agent is told at once",
+    STEP,
+    async () => {
+      const host = track(await acpkitParticipant("fs-host", target, "websocket"));
+      const sessionId = await newSession(host);
+      const asker = track(await acpkitParticipant("fs-asker", target, "websocket"));
+      await asker.request("session/attach", { sessionId, historyPolicy: "none" });
+      const watcher = track(await acpkitParticipant("fs-watcher", target, "http"));
+      await watcher.request("session/attach", { sessionId, role: "observer", historyPolicy: "none" });
+      await prompt(asker, sessionId, "read /notes.txt");
+      assert.equal(host.reads, 0, "the host is not asked for the asker's turn");
+      assert.ok(asker.texts.includes("read fs-asker:/notes.txt"));
+      asker.readGate = new Promise<void>(() => {});
+      void prompt(asker, sessionId, "read /never.txt").catch(() => {});
+      await asker.until(() => asker.reads === 2, "the second read asked");
+      asker.close();
+      await watcher.until(() => watcher.texts.some((text) => text.startsWith("read failed")), "the agent told");
+      const failed = watcher.texts.find((text) => text.startsWith("read failed"))!;
+      assert.match(failed, /the client asked \(.*\) left session/);
+      assert.equal(host.reads, 0);
+    },
+  );
+
   it("prompts from two controllers queue: one turn at a time, in order, visible to all", STEP, async () => {
     const a = track(await acpkitParticipant("a", target, "websocket"));
     const sessionId = await newSession(a);

@@ -32,6 +32,9 @@ export class TestParticipant {
   permissionAnswer: PermissionAnswer = "allow";
   /** Called with every notification, updates included, in arrival order. */
   readonly listeners: ((method: string, params: any) => void)[] = [];
+  /** File reads asked of this client; when `readGate` is set, a read waits for it before answering. */
+  reads = 0;
+  readGate: Promise<void> | undefined;
   /** When set, a permission handler waits for it before answering (a user who takes their time). */
   permissionGate: Promise<void> | undefined;
   /** Permission requests received, and how many the server withdrew while the handler waited. */
@@ -100,6 +103,13 @@ export class TestParticipant {
     }
   }
 
+  async readTextFile(params: any): Promise<{ content: string }> {
+    this.reads++;
+    this.#check();
+    if (this.readGate !== undefined) await this.readGate;
+    return { content: `${this.name}:${params.path}` };
+  }
+
   #check(): void {
     const ready = this.#waiters.filter((waiter) => waiter.test());
     this.#waiters = this.#waiters.filter((waiter) => !ready.includes(waiter));
@@ -128,7 +138,7 @@ export async function acpkitParticipant(
     () => ({
       sessionUpdate: (params: any) => ref.participant!.sawUpdate(params),
       requestPermission: (params: any, context?: any) => ref.participant!.answerPermission(params, context?.signal),
-      readTextFile: async (params: any) => ({ content: `${name}:${params.path}` }),
+      readTextFile: (params: any) => ref.participant!.readTextFile(params),
       writeTextFile: async () => ({}),
       extNotification: (method: string, params: any) => ref.participant!.sawNotification(method, params),
     }),
@@ -168,7 +178,7 @@ export async function officialParticipant(
       ({
         sessionUpdate: async (params: any) => ref.participant!.sawUpdate(params),
         requestPermission: (params: any) => ref.participant!.answerPermission(params, undefined),
-        readTextFile: async (params: any) => ({ content: `${name}:${params.path}` }),
+        readTextFile: (params: any) => participant.readTextFile(params),
         writeTextFile: async () => ({}),
         extNotification: async (method: string, params: any) => ref.participant!.sawNotification(method, params),
       }) as unknown as v1.Client,
