@@ -13,6 +13,8 @@
  *                        the pair of them measured again while another process keeps one core busy
  *   BENCH_REMOTE=0       leave out (a) over WebSocket and Streamable HTTP (each implementation's remote server in the
  *                        agent child, its remote client here)
+ *   BENCH_FANOUT=0       leave out shared sessions fanned out to 0, 1, 10, 100 observers (`fanout-bench.ts`);
+ *                        BENCH_ONLY=fanout runs only them
  *   BENCH_STORE=0        leave out the session stores (PostgreSQL vs file: appends/s, load of a 10,000-update
  *                        session; `store-bench.ts`); BENCH_ONLY=store runs only them
  *
@@ -31,6 +33,7 @@ import { DEFAULT_IMPLS, IMPL_NAMES, type Impl, type ImplName } from "./impls/typ
 import { printReport, ratios, summarize, targets, type Row } from "./report.js";
 import { printStoreReport, runStoreBench } from "./store-bench.js";
 import { coldCases, coldStartTargets, printColdStart, runColdStart } from "./cold-start.js";
+import { printFanoutReport, runFanoutBench } from "./fanout-bench.js";
 import { fmtNum, fmtRate } from "./stats.js";
 import { ALL_WORKLOADS, sizesFor, type WorkloadId } from "./workloads.js";
 
@@ -43,7 +46,10 @@ const onlyTokens = env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((s) => s.trim(
 const withStore = env.BENCH_STORE !== "0" && (onlyTokens === undefined || onlyTokens.includes("store"));
 /** (s), cold start, is not a workload of the agent: it runs when BENCH_ONLY is unset or names it. */
 const coldStart = onlyTokens === undefined || onlyTokens.includes("s");
-const only = onlyTokens ? (onlyTokens.filter((s) => s !== "store" && s !== "s") as WorkloadId[]) : [...ALL_WORKLOADS];
+const withFanout = env.BENCH_FANOUT !== "0" && (onlyTokens === undefined || onlyTokens.includes("fanout"));
+const only = onlyTokens
+  ? (onlyTokens.filter((s) => s !== "store" && s !== "s" && s !== "fanout") as WorkloadId[])
+  : [...ALL_WORKLOADS];
 const implFilter = env.BENCH_IMPLS
   ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
   : [...DEFAULT_IMPLS];
@@ -55,7 +61,7 @@ const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
   process.stderr.write(
     `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ` +
-      `${ALL_WORKLOADS.join(",")},s,store / ${IMPL_NAMES.join(",")})\n`,
+      `${ALL_WORKLOADS.join(",")},s,store,fanout / ${IMPL_NAMES.join(",")})\n`,
   );
   process.exit(2);
 }
@@ -182,6 +188,7 @@ async function main(): Promise<void> {
     ? await runColdStart(coldCases(env.BENCH_ACPKIT_ENTRY || undefined), coldRounds, packageRoot(), progress)
     : undefined;
 
+  const fanout = withFanout ? await runFanoutBench({ quick, reps, progress }) : undefined;
   const rs = ratios(rows);
   const ts = rows.length > 0 ? targets(rows) : [];
   if (cold) coldStartTargets(cold, ts);
@@ -213,6 +220,7 @@ async function main(): Promise<void> {
   );
   if (rows.length > 0 || cold) printReport(rows, rs, ts, out, cold ? (log) => printColdStart(cold, log) : undefined);
   if (store !== undefined) printStoreReport(store, out);
+  if (fanout !== undefined) printFanoutReport(fanout, out);
 
   const file = join(packageRoot(), ".bench-out", "results.json");
   mkdirSync(dirname(file), { recursive: true });
@@ -235,6 +243,7 @@ async function main(): Promise<void> {
         rows,
         store,
         ...(cold ? { coldStart: cold } : {}),
+        fanout,
         ratios: rs,
         targets: ts,
       },

@@ -41,6 +41,9 @@ Options:
   --max-unauthenticated-per-address N
                            the same per remote address (default 64; raise it behind a proxy)
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
+  --no-share               turn shared sessions off (on by default: clients with the token can session/attach to
+                           a live session as controller or observer; acp sessions URL lists them;
+                           see docs/shared-sessions.md)
   --verbose                also log the agents' stderr (prefixed by connection)
   --exit-with-parent       stop (as on SIGTERM) when the process that started acp serve goes away; on by
                            default under npm (npx acp serve), whose shell does not pass SIGTERM on
@@ -82,6 +85,8 @@ export interface ServeOptions {
   verbose: boolean;
   /** Stop when the parent process goes away (always watched under npm). */
   exitWithParent: boolean;
+  /** Shared sessions (session/attach); on unless --no-share. */
+  share: boolean;
   help: boolean;
 }
 
@@ -120,6 +125,7 @@ const BOOLEAN_FLAGS = new Set([
   "--allow-stdio-mcp",
   "--refuse-stdio-mcp",
   "--exit-with-parent",
+  "--no-share",
   "--help",
   "-h",
 ]);
@@ -166,6 +172,7 @@ export function parseServeArgs(
     graceMs: 2000,
     verbose: false,
     exitWithParent: false,
+    share: true,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -185,7 +192,8 @@ export function parseServeArgs(
         if (options.stdioMcp !== undefined && options.stdioMcp !== value)
           throw new ServeUsageError("--allow-stdio-mcp and --refuse-stdio-mcp contradict each other: give one");
         options.stdioMcp = value;
-      } else options.help = true;
+      } else if (flag === "--no-share") options.share = false;
+      else options.help = true;
       continue;
     }
     if (!VALUE_FLAGS.has(flag))
