@@ -5,6 +5,7 @@
  * warm-up turn of the same workload; a `gc` turn (the child collects garbage and records its idle RSS baseline);
  * then the measured turn; then close and collect the child's reports.
  */
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -27,8 +28,27 @@ import {
 /**
  * `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). `websocket` / `http`: the
  * agent child behind the implementation's remote server on 127.0.0.1, this process connected with its remote client.
+ * `pipe+load` / `tap+load`: the same as `pipe` / `tap` while another process keeps one core busy (`cpuLoad()`).
  */
-export type Transport = "pipe" | "memory" | "tap" | "websocket" | "http";
+export type Transport = "pipe" | "memory" | "tap" | "websocket" | "http" | "pipe+load" | "tap+load";
+
+/** The transports that run beside a CPU load. */
+export const LOADED_TRANSPORTS = ["pipe+load", "tap+load"] as const;
+
+/**
+ * Starts a process that keeps one core busy (a loop that never yields, at normal priority) and resolves once it runs;
+ * `stop()` kills it. What a busy editor or another agent does to the machine the tap runs on.
+ */
+export async function cpuLoad(): Promise<{ stop(): void }> {
+  const hog = spawn(process.execPath, ["-e", "process.stdout.write('x'); for (;;) {}"], {
+    stdio: ["ignore", "pipe", "ignore"],
+  });
+  await new Promise<void>((resolve, reject) => {
+    hog.once("error", reject);
+    hog.stdout.once("data", () => resolve());
+  });
+  return { stop: () => void hog.kill("SIGKILL") };
+}
 
 /** The transports that go over the network (RFD profiles). */
 export const REMOTE_TRANSPORTS = ["websocket", "http"] as const;
@@ -47,6 +67,11 @@ export interface RepResult {
   latency?: { kind: "round trip" | "inter-arrival gap"; medianUs: number; p99Us: number };
   /** This process (the client, and for memory runs also the agent). */
   clientRss: { baselineBytes: number; peakBytes: number };
+  /**
+   * CPU time (user + system, ms) this process spent during the measured turn (for memory runs, agent included), and
+   * the agent child's during its turn (pipe runs). On a shared machine these move less than wall times do.
+   */
+  cpu?: { clientMs: number; agentMs?: number };
   /** The agent child, for pipe runs. */
   agentRss?: { baselineBytes: number; sampledPeakBytes: number; endBytes: number; maxRssBytes: number; turnMs: number };
   /** For (d): bytes of the response line the agent received. */
@@ -153,11 +178,12 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
   let client: BenchClient | undefined;
   const sampler = new RssSampler(20);
   // Through the tap, its analyzer writes the cassette: afterwards it must hold every frame (checked, not assumed).
-  const tapTrace =
-    transport === "tap" ? join(mkdtempSync(join(tmpdir(), "acpkit-bench-tap-")), "trace.ndjson") : undefined;
+  const viaTap = transport === "tap" || transport === "tap+load";
+  const tapTrace = viaTap ? join(mkdtempSync(join(tmpdir(), "acpkit-bench-tap-")), "trace.ndjson") : undefined;
+  const load = transport === "pipe+load" || transport === "tap+load" ? await cpuLoad() : undefined;
   try {
-    if (transport === "pipe" || transport === "tap") {
-      child = spawnAgent(impl.agentScript, transport === "tap", [], tapTrace);
+    if (transport === "pipe" || transport === "pipe+load" || viaTap) {
+      child = spawnAgent(impl.agentScript, viaTap, [], tapTrace);
       client = await withTimeout(impl.connectPipe(child.process, counter), timeoutMs, "handshake", child.died);
     } else if (transport === "websocket" || transport === "http") {
       if (!impl.connectRemote) throw new Error(`${impl.name} has no remote client`);
@@ -181,6 +207,7 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     collectGarbage();
     const clientBaseline = sampler.reset();
     sampler.start();
+    const cpuStart = process.cpuUsage();
 
     let ms: number;
     let latency: RepResult["latency"];
@@ -236,17 +263,21 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
         ms = tResponse - t0;
       }
     }
+    const cpuUsed = process.cpuUsage(cpuStart);
     sampler.sample();
     sampler.stop();
+    load?.stop(); // measured: the tap's analyzer may now catch up
     const clientRss = { baselineBytes: clientBaseline, peakBytes: sampler.peak };
 
     client.close();
     client = undefined;
     let agentRss: RepResult["agentRss"];
+    let reports: ChildReport[] = [];
     if (child) {
       // The tap exits once its analyzer has caught up (it runs on idle CPU time only, so that can come after the turn).
       await child.finish(tapTrace === undefined ? undefined : 120_000);
       agentRss = agentRssOf(child.reports, w);
+      reports = child.reports;
       child = undefined;
     }
     if (tapTrace !== undefined) {
@@ -275,6 +306,9 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
     };
     if (latency) result.latency = latency;
     if (agentRss) result.agentRss = agentRss;
+    result.cpu = { clientMs: (cpuUsed.user + cpuUsed.system) / 1000 };
+    const agentCpu = agentCpuOf(reports, w);
+    if (agentCpu !== undefined) result.cpu.agentMs = agentCpu;
     if (w === "d") result.messageBytes = readResponseWireBytes(sizes.dBytes);
     return result;
   } catch (error) {
@@ -293,6 +327,7 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
       // already closed
     }
     child?.kill();
+    load?.stop();
   }
 }
 
@@ -312,6 +347,12 @@ function agentRssOf(reports: ChildReport[], w: WorkloadId): RepResult["agentRss"
     maxRssBytes: exit?.maxRss ?? Number.NaN,
     turnMs: turn?.ms ?? Number.NaN,
   };
+}
+
+/** The agent child's CPU time during its last turn of workload `w`, in ms. */
+function agentCpuOf(reports: ChildReport[], w: WorkloadId): number | undefined {
+  const turns = reports.filter((r): r is Extract<ChildReport, { type: "turn" }> => r.type === "turn" && r.w === w);
+  return turns[turns.length - 1]?.cpuMs;
 }
 
 /** Frames in a cassette (one JSON line each, with `from`; the header has none). */

@@ -95,12 +95,17 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
     out.push({
       name,
       status: r >= min ? "PASS" : "FAIL",
-      detail: `${fmtRate(a.throughput)} vs ${fmtRate(b.throughput)} msg/s = ${fmtRatio(r)} (need >= ${min}x)`,
+      detail: `${a.unit === "MiB/s" ? fmtNum(a.throughput) : fmtRate(a.throughput)} vs ${a.unit === "MiB/s" ? fmtNum(b.throughput) : fmtRate(b.throughput)} ${a.unit} = ${fmtRatio(r)} (need >= ${min}x)`,
     });
   };
   ratioTarget(`(a) pipe: ${me} >= 3x official throughput`, "a", me, "official", 3);
   ratioTarget(`(c) pipe: ${me} >= 3x official throughput`, "c", me, "official", 3);
-  ratioTarget(`(a) pipe: ${me} >= 70% of raw throughput`, "a", me, "raw", 0.7);
+  // Issue 20: on the drop-in path as over acpkit's Node streams, within 10% of raw JSON; large messages at least as
+  // fast as the official SDK.
+  ratioTarget(`(a) pipe: ${me} >= 0.9x raw throughput`, "a", me, "raw", 0.9);
+  ratioTarget(`(c) pipe: ${me} >= 0.9x raw throughput`, "c", me, "raw", 0.9);
+  ratioTarget(`(d) pipe: ${me} >= official throughput`, "d", me, "official", 1);
+  ratioTarget(`(d) pipe: ${me} >= 0.9x raw throughput`, "d", me, "raw", 0.9);
 
   const bA = find(rows, "b", "pipe", me);
   const bR = find(rows, "b", "pipe", "raw");
@@ -124,18 +129,18 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
   if (dA && growth !== undefined && dA.messageBytes) {
     const r = growth / dA.messageBytes;
     out.push({
-      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 4x message size`,
-      status: r < 4 ? "PASS" : "FAIL",
+      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 3x message size`,
+      status: r < 3 ? "PASS" : "FAIL",
       detail:
         `peak ${fmtMiB(Math.max(dA.agentRss!.maxRssBytes, dA.agentRss!.sampledPeakBytes))} MiB - idle ` +
         `baseline ${fmtMiB(dA.agentRss!.baselineBytes)} MiB ` +
-        `= ${fmtMiB(growth)} MiB for a ${fmtMiB(dA.messageBytes)} MiB message = ${fmtRatio(r)} (need < 4x). ` +
+        `= ${fmtMiB(growth)} MiB for a ${fmtMiB(dA.messageBytes)} MiB message = ${fmtRatio(r)} (need < 3x). ` +
         (`Peak = max(maxRSS, 20 ms samples); baseline = RSS after gc, measured in the child just before the ` +
           `turn, subtracted.`),
     });
   } else {
     out.push({
-      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 4x message size`,
+      name: `(d) pipe: ${me} receiving agent's peak RSS growth < 3x message size`,
       status: "N/A",
       detail: `${me}: ${errorOf(rows, "d", "pipe", me)}`,
     });
@@ -145,12 +150,29 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
 /**
  * `acp tap` in front of the agent adds under 10% to the time of the (a) stream, and passes every chunk through in
  * order: a measured repetition through the tap whose chunks came out of order (or incomplete) fails the target,
- * whatever the time.
+ * whatever the time. Checked twice: tap vs pipe on the machine as it is, and tap+load vs pipe+load while another
+ * process keeps one core busy.
  */
 export function tapTarget(rows: Row[], out: Target[]): void {
-  const tapped = rows.find((r) => r.workload === "a" && r.transport === "tap");
+  tapPairTarget(
+    rows,
+    out,
+    "tap",
+    "pipe",
+    "(a) pipe through acp tap: added time < 10% of the direct pipe, nothing reordered",
+  );
+  tapPairTarget(
+    rows,
+    out,
+    "tap+load",
+    "pipe+load",
+    "(a) pipe through acp tap beside a CPU load: added time < 10% of the direct pipe beside the same load, nothing reordered",
+  );
+}
+
+function tapPairTarget(rows: Row[], out: Target[], via: Transport, base: Transport, name: string): void {
+  const tapped = rows.find((r) => r.workload === "a" && r.transport === via);
   if (!tapped) return;
-  const name = "(a) pipe through acp tap: added time < 10% of the direct pipe, nothing reordered";
   const broken = tapped.reps.filter((r) => !r.checks.ok || r.checks.inOrder !== true);
   if (broken.length > 0) {
     const why =
@@ -164,23 +186,23 @@ export function tapTarget(rows: Row[], out: Target[]): void {
     });
     return;
   }
-  const via = tapped.median;
-  const direct = find(rows, "a", "pipe", tapped.impl);
-  if (!via || !direct) {
+  const tap = tapped.median;
+  const direct = find(rows, "a", base, tapped.impl);
+  if (!tap || !direct) {
     out.push({
       name,
       status: "N/A",
-      detail: `${!via ? "tap" : "direct"}: ${errorOf(rows, "a", !via ? "tap" : "pipe", tapped.impl)}`,
+      detail: `${!tap ? via : base}: ${errorOf(rows, "a", !tap ? via : base, tapped.impl)}`,
     });
     return;
   }
-  const r = via.ms / direct.ms;
+  const r = tap.ms / direct.ms;
   out.push({
     name,
     status: r < 1.1 ? "PASS" : "FAIL",
     detail:
-      `${fmtNum(via.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); in ` +
-      `each of ${tapped.reps.length} reps the client received all ${fmtNum(via.messages, 0)} chunks, each ` +
+      `${fmtNum(tap.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); in ` +
+      `each of ${tapped.reps.length} reps the client received all ${fmtNum(tap.messages, 0)} chunks, each ` +
       `carrying its index, in order, and the tap's analyzer checked and recorded at least ` +
       `${fmtNum(Math.min(...tapped.reps.map((rep) => rep.checks.tapFrames ?? 0)), 0)} frames of the connection`,
   });
@@ -245,7 +267,14 @@ export function targets(rows: Row[]): Target[] {
   return out;
 }
 
-export function printReport(rows: Row[], rs: Ratio[], ts: Target[], log: (s: string) => void): void {
+export function printReport(
+  rows: Row[],
+  rs: Ratio[],
+  ts: Target[],
+  log: (s: string) => void,
+  /** Prints more tables after the workloads' (the cold start). */
+  extra?: (log: (s: string) => void) => void,
+): void {
   const workloads = [...new Set(rows.map((r) => r.workload))];
   for (const w of workloads) {
     log("");
@@ -259,6 +288,7 @@ export function printReport(rows: Row[], rs: Ratio[], ts: Target[], log: (s: str
       `med ${latencyLabel} µs`,
       `p99 ${latencyLabel} µs`,
       "ms",
+      "cpu ms c/a",
       "client Δ MiB",
       "agent idle",
       "agent peak",
@@ -273,6 +303,7 @@ export function printReport(rows: Row[], rs: Ratio[], ts: Target[], log: (s: str
           row.impl,
           row.transport,
           "ERROR",
+          "",
           "",
           "",
           "",
@@ -296,6 +327,7 @@ export function printReport(rows: Row[], rs: Ratio[], ts: Target[], log: (s: str
         fmtNum(m.latency?.medianUs, 2),
         fmtNum(m.latency?.p99Us, 1),
         fmtNum(m.ms, 0),
+        m.cpu ? `${fmtNum(m.cpu.clientMs, 0)}/${fmtNum(m.cpu.agentMs, 0)}` : "",
         fmtMiB(m.clientRss.peakBytes - m.clientRss.baselineBytes),
         fmtMiB(m.agentRss?.baselineBytes),
         fmtMiB(agentPeak),
@@ -305,6 +337,7 @@ export function printReport(rows: Row[], rs: Ratio[], ts: Target[], log: (s: str
     }
     log(table(header, lines));
   }
+  extra?.(log);
   log("");
   log("Ratios (median repetitions)");
   const shown = rs.filter((r) => r.value !== undefined);

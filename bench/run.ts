@@ -4,14 +4,17 @@
  *
  * Environment:
  *   BENCH_QUICK=1        10x smaller workloads, fewer repetitions (smoke test)
- *   BENCH_ONLY=a,b       run only these workloads (a b c d e)
+ *   BENCH_ONLY=a,b       run only these workloads (a b c d e; s = cold start, whole processes)
  *   BENCH_IMPLS=raw,official   run only these implementations (raw official acpkit; acpkit-node is opt-in:
  *                        acpkit over its own Node stdio transports instead of the drop-in web-stream path)
  *   BENCH_REPS=N         measured repetitions per row (default 3, quick 2), after one warm-up repetition at 1/10 size
  *   BENCH_TIMEOUT_MS=ms  per-step timeout (default 120000)
- *   BENCH_TAP=0          leave out (a) through `acp tap` (measured with acpkit, against acpkit's direct pipe row)
+ *   BENCH_TAP=0          leave out (a) through `acp tap` (measured with acpkit, against acpkit's direct pipe row), and
+ *                        the pair of them measured again while another process keeps one core busy
  *   BENCH_REMOTE=0       leave out (a) over WebSocket and Streamable HTTP (each implementation's remote server in the
  *                        agent child, its remote client here)
+ *   BENCH_FANOUT=0       leave out shared sessions fanned out to 0, 1, 10, 100 observers (`fanout-bench.ts`);
+ *                        BENCH_ONLY=fanout runs only them
  *   BENCH_STORE=0        leave out the session stores (PostgreSQL vs file: appends/s, load of a 10,000-update
  *                        session; `store-bench.ts`); BENCH_ONLY=store runs only them
  *   BENCH_CLUSTER=0      leave out Streamable HTTP across 3 nodes, memory backend vs PostgreSQL backend, and the
@@ -23,7 +26,7 @@ import { mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { REMOTE_TRANSPORTS, runRep, type RepResult, type Transport } from "./harness.js";
+import { LOADED_TRANSPORTS, REMOTE_TRANSPORTS, runRep, type RepResult, type Transport } from "./harness.js";
 import { acpkitNodeImpl } from "./impls/acpkit-node.js";
 import { acpkitImpl } from "./impls/acpkit.js";
 import { officialImpl } from "./impls/official.js";
@@ -32,6 +35,8 @@ import { DEFAULT_IMPLS, IMPL_NAMES, type Impl, type ImplName } from "./impls/typ
 import { printReport, ratios, summarize, targets, type Row } from "./report.js";
 import { printStoreReport, runStoreBench } from "./store-bench.js";
 import { printClusterReport, runClusterBench } from "./cluster-bench.js";
+import { coldCases, coldStartTargets, printColdStart, runColdStart } from "./cold-start.js";
+import { printFanoutReport, runFanoutBench } from "./fanout-bench.js";
 import { fmtNum, fmtRate } from "./stats.js";
 import { ALL_WORKLOADS, sizesFor, type WorkloadId } from "./workloads.js";
 
@@ -43,8 +48,11 @@ const timeoutMs = Number(env.BENCH_TIMEOUT_MS ?? (quick ? 30_000 : 120_000));
 const onlyTokens = env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((s) => s.trim()) : undefined;
 const withStore = env.BENCH_STORE !== "0" && (onlyTokens === undefined || onlyTokens.includes("store"));
 const withCluster = env.BENCH_CLUSTER !== "0" && (onlyTokens === undefined || onlyTokens.includes("cluster"));
+/** (s), cold start, is not a workload of the agent: it runs when BENCH_ONLY is unset or names it. */
+const coldStart = onlyTokens === undefined || onlyTokens.includes("s");
+const withFanout = env.BENCH_FANOUT !== "0" && (onlyTokens === undefined || onlyTokens.includes("fanout"));
 const only = onlyTokens
-  ? (onlyTokens.filter((s) => s !== "store" && s !== "cluster") as WorkloadId[])
+  ? (onlyTokens.filter((s) => s !== "store" && s !== "s" && s !== "fanout" && s !== "cluster") as WorkloadId[])
   : [...ALL_WORKLOADS];
 const implFilter = env.BENCH_IMPLS
   ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
@@ -57,7 +65,7 @@ const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
   process.stderr.write(
     `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ` +
-      `${ALL_WORKLOADS.join(",")},store,cluster / ${IMPL_NAMES.join(",")})\n`,
+      `${ALL_WORKLOADS.join(",")},s,store,fanout,cluster / ${IMPL_NAMES.join(",")})\n`,
   );
   process.exit(2);
 }
@@ -95,20 +103,27 @@ async function main(): Promise<void> {
     plan.push([w, "pipe"]);
     if (w === "a") plan.push([w, "memory"]);
     if (w === "a" && env.BENCH_REMOTE !== "0") for (const t of REMOTE_TRANSPORTS) plan.push([w, t]);
+    if (w === "a" && env.BENCH_TAP !== "0") plan.push([w, "pipe+load"]);
   }
   const rows: Row[] = [];
   // The tap is the same whatever the implementation: measure it with acpkit (else the first implementation).
   const tapImpl = impls.find((i) => i.name === "acpkit") ?? impls[0];
   // Each step runs its lanes in turn, rep by rep: (a) through acp tap is measured right after (a) over a plain pipe,
   // so that both see the same load on a shared machine.
-  const lanesFor = (w: WorkloadId, t: Transport): Array<{ impl: Impl; transport: Transport }> => [
-    ...impls
-      .filter((i) => t === "pipe" || (t === "memory" ? i.hasMemory : i.connectRemote !== undefined))
-      .map((impl) => ({ impl, transport: t })),
-    ...(w === "a" && t === "pipe" && tapImpl && env.BENCH_TAP !== "0"
-      ? [{ impl: tapImpl, transport: "tap" as Transport }]
-      : []),
-  ];
+  // Beside a CPU load, the direct pipe and the tap are measured in turn, rep by rep, with the tap's implementation.
+  const lanesFor = (w: WorkloadId, t: Transport): Array<{ impl: Impl; transport: Transport }> =>
+    t === "pipe+load"
+      ? tapImpl
+        ? LOADED_TRANSPORTS.map((transport) => ({ impl: tapImpl, transport }))
+        : []
+      : [
+          ...impls
+            .filter((i) => t === "pipe" || (t === "memory" ? i.hasMemory : i.connectRemote !== undefined))
+            .map((impl) => ({ impl, transport: t })),
+          ...(w === "a" && t === "pipe" && tapImpl && env.BENCH_TAP !== "0"
+            ? [{ impl: tapImpl, transport: "tap" as Transport }]
+            : []),
+        ];
   const total = plan.reduce((sum, [w, t]) => sum + lanesFor(w, t).length * (reps + 1), 0);
   let step = 0;
   progress(
@@ -173,8 +188,15 @@ async function main(): Promise<void> {
 
   const store = withStore ? await runStoreBench({ quick, reps, progress }) : undefined;
   const cluster = withCluster ? await runClusterBench({ quick, reps, progress }) : undefined;
+  const coldRounds = quick ? 5 : Math.max(10, reps * 5);
+  const cold = coldStart
+    ? await runColdStart(coldCases(env.BENCH_ACPKIT_ENTRY || undefined), coldRounds, packageRoot(), progress)
+    : undefined;
+
+  const fanout = withFanout ? await runFanoutBench({ quick, reps, progress }) : undefined;
   const rs = ratios(rows);
-  const ts = targets(rows);
+  const ts = rows.length > 0 ? targets(rows) : [];
+  if (cold) coldStartTargets(cold, ts);
   out("");
   out(
     `acpkit bench — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ` +
@@ -201,9 +223,10 @@ async function main(): Promise<void> {
   out(
     `in memory: raw = ${rawImpl.memoryNote}; official = ${officialImpl.memoryNote}; acpkit = ${acpkitImpl.memoryNote}`,
   );
-  if (rows.length > 0) printReport(rows, rs, ts, out);
+  if (rows.length > 0 || cold) printReport(rows, rs, ts, out, cold ? (log) => printColdStart(cold, log) : undefined);
   if (store !== undefined) printStoreReport(store, out);
   if (cluster !== undefined) printClusterReport(cluster, out);
+  if (fanout !== undefined) printFanoutReport(fanout, out);
 
   const file = join(packageRoot(), ".bench-out", "results.json");
   mkdirSync(dirname(file), { recursive: true });
@@ -226,6 +249,8 @@ async function main(): Promise<void> {
         rows,
         store,
         cluster,
+        ...(cold ? { coldStart: cold } : {}),
+        fanout,
         ratios: rs,
         targets: ts,
       },

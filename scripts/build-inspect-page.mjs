@@ -3,8 +3,9 @@
  * Node), then bundles it with esbuild for the browser into packages/cli/dist/inspect-page/{page.js,page.css}, which
  * the inspector's server inlines into the one HTML document it serves, and worker.js (the page's ACP client, run in a
  * Web Worker), which it serves at /worker.js. The library comes in through its public
- * entries (@acpkit/sdk, /wire, /client-toolkit, /unstable), resolved to the compiled dist/src: a Node built-in
- * anywhere in what the page imports fails the build, which keeps the browser-safe core honest.
+ * entries (@acpkit/sdk, /wire, /client-toolkit, /unstable), resolved through its exports to the bundled dist/esm
+ * (scripts/bundle-esm.mjs runs first): a Node built-in anywhere in what the page imports fails the build, which keeps
+ * the browser-safe core honest.
  * `--no-check` skips the type check (the bundle still builds).
  */
 import { execFileSync } from "node:child_process";

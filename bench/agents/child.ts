@@ -19,6 +19,8 @@ export type ChildReport =
       peakRss: number;
       endRss: number;
       ms: number;
+      /** CPU time (user + system) of this process during the turn, in ms. */
+      cpuMs: number;
       info: Record<string, unknown>;
     }
   | { type: "exit"; maxRss: number; sampledPeakRss: number; samples: number }
@@ -34,6 +36,7 @@ class ChildObserver implements TurnObserver {
   private baselineRss = 0;
   private startRss = 0;
   private started = 0;
+  private cpuStart: NodeJS.CpuUsage | undefined;
 
   idle(): void {
     collectGarbage();
@@ -44,10 +47,12 @@ class ChildObserver implements TurnObserver {
     this.startRss = this.sampler.sample();
     if (this.baselineRss === 0) this.baselineRss = this.startRss;
     this.started = performance.now();
+    this.cpuStart = process.cpuUsage();
   }
 
   turnEnd(cmd: Command, info: Record<string, unknown>): void {
     const endRss = this.sampler.sample();
+    const cpu = process.cpuUsage(this.cpuStart);
     report({
       type: "turn",
       w: cmd.w,
@@ -56,6 +61,7 @@ class ChildObserver implements TurnObserver {
       peakRss: this.sampler.peak,
       endRss,
       ms: performance.now() - this.started,
+      cpuMs: (cpu.user + cpu.system) / 1000,
       info,
     });
     this.baselineRss = 0;

@@ -4,6 +4,15 @@
  * are in `@acpkit/sdk/node`.
  */
 export {
+  attachSession,
+  detachSession,
+  ParticipantsView,
+  type AttachSessionOptions,
+  type AttachSessionResult,
+  type RawRequester,
+  type SessionParticipant,
+} from "../client/toolkit/index.js";
+export {
   allowAll,
   allowReads,
   appendContent,

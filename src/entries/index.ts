@@ -226,5 +226,11 @@ export {
   type ServerWebSocket,
   type SocketInfo,
   type StdioMcpPolicy,
+  type SharedSessionsOptions,
+  type SharedSessionSummary,
+  type QueueSnapshot,
+  type HistoryPolicy,
+  type ParticipantInfo,
+  type ParticipantRole,
 } from "../remote/server/index.js";
 export { classAgentConnector, type ClassAgentConnectorOptions } from "../agent/remote-connectors.js";

@@ -24,8 +24,11 @@ export interface ByteSource {
 
 /** Outgoing bytes. */
 export interface ByteSink {
-  /** Writes `text` as UTF-8. Settles when the output accepted it; rejects when the output failed. */
-  write(text: string): Promise<void>;
+  /**
+   * Writes `data`: a string as UTF-8, bytes as they are (the sink may keep them: the caller never reuses them).
+   * Settles when the output accepted it; rejects when the output failed.
+   */
+  write(data: string | Uint8Array): Promise<void>;
   /** Closes the output after the last write. Never rejects. */
   close(): Promise<void>;
   /** Optional: called when every write so far has settled and nothing more is queued (the output is idle). */
@@ -33,6 +36,37 @@ export interface ByteSink {
 }
 
 function ignore(): void {}
+
+let macrotask: ((run: () => void) => void) | undefined;
+
+/**
+ * Runs `run` on a later turn of the event loop, after pending I/O callbacks: `setImmediate` where there is one, a
+ * `MessageChannel` in browsers, else a zero timer.
+ */
+function nextTurn(run: () => void): void {
+  macrotask ??= makeMacrotask();
+  macrotask(run);
+}
+
+function makeMacrotask(): (run: () => void) => void {
+  if (typeof setImmediate === "function") return (run) => void setImmediate(run);
+  if (typeof MessageChannel === "function") {
+    const queue: Array<() => void> = [];
+    const channel = new MessageChannel();
+    // Typed structurally: the library compiles without the DOM lib, where a port's `onmessage` is declared.
+    (channel.port1 as unknown as { onmessage: (() => void) | null }).onmessage = () => queue.shift()?.();
+    return (run) => {
+      queue.push(run);
+      channel.port2.postMessage(undefined);
+    };
+  }
+  return (run) => void setTimeout(run, 0);
+}
+
+/** A promise that resolves on the next turn of the event loop. */
+function afterThisTurn(): Promise<void> {
+  return new Promise<void>((resolve) => nextTurn(resolve));
+}
 
 /** A `ByteSource` over a web `ReadableStream<Uint8Array>`. The reader is taken on `start`. */
 export function webByteSource(input: ReadableStream<Uint8Array>): ByteSource {
@@ -98,6 +132,11 @@ export interface WebByteSinkOptions {
  * locked only while writes are in flight: the writer taken for a burst of batches is released as soon as the output
  * is idle (every write settled, nothing queued), so its owner can close it or write to it between bursts, as with
  * the official SDK (which locks it per write; holding it through a burst keeps a streaming sender fast).
+ *
+ * A write settles on the turn of the event loop after the stream accepted it, not in the same turn: a web stream
+ * accepts a write within a few microtasks, and a sender that awaits each message runs on microtasks too, so a write
+ * settled at once would let the frame writer write every message or two alone (one system call each under
+ * `Writable.toWeb`). Settled a turn later, the frames sent meanwhile go out together, as over a Node stream.
  */
 export function webByteSink(output: WritableStream<Uint8Array>, options: WebByteSinkOptions = {}): ByteSink {
   const encoder = new TextEncoder();
@@ -110,10 +149,10 @@ export function webByteSink(output: WritableStream<Uint8Array>, options: WebByte
     writer = undefined;
   };
   return {
-    write(text) {
+    write(data) {
       writer ??= output.getWriter();
-      last = writer.write(encoder.encode(text));
-      return last;
+      last = writer.write(typeof data === "string" ? encoder.encode(data) : data);
+      return last.then(afterThisTurn);
     },
     idle: release,
     async close() {

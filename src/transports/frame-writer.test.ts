@@ -5,7 +5,7 @@ import { FrameWriter } from "./frame-writer.js";
 
 /** A sink whose writes complete only when the test says so. */
 function heldSink() {
-  const writes: string[] = [];
+  const writes: Array<string | Uint8Array> = [];
   const pending: Array<{ resolve: () => void; reject: (e: unknown) => void }> = [];
   const sink: ByteSink = {
     write: (text) => new Promise<void>((resolve, reject) => (writes.push(text), pending.push({ resolve, reject }))),
@@ -20,7 +20,10 @@ function heldSink() {
   return { sink, writes, pending, completeAll };
 }
 
-const frame = (i: number) => `{"jsonrpc":"2.0","method":"n","params":{"i":${i},"pad":"${"x".repeat(100)}"}}\n`;
+const asText = (write: string | Uint8Array): string =>
+  typeof write === "string" ? write : new TextDecoder().decode(write);
+
+const frame = (i: number) => `{"jsonrpc":"2.0","method":"n","params":{"i":${i},"pad":"${"x".repeat(100)}"}}`;
 
 test("a whole turn queued without waiting goes out in order, in bounded batches, never one giant copy", async () => {
   const { sink, writes, completeAll } = heldSink();
@@ -31,25 +34,43 @@ test("a whole turn queued without waiting goes out in order, in bounded batches,
   await completeAll();
   assert.ok(writes.length >= 5, `expected several batches, got ${writes.length}`);
   assert.ok(
-    writes.every((w) => w.length <= 1024 * 1024),
+    writes.every((w) => typeof w === "string" && w.length <= 1024 * 1024),
     "no batch over the limit",
   );
-  assert.equal(writes.join(""), Array.from({ length: count }, (_, i) => frame(i)).join(""));
+  assert.equal(writes.map(asText).join(""), Array.from({ length: count }, (_, i) => frame(i) + "\n").join(""));
 });
 
 test("a single frame larger than a batch is written alone", async () => {
   const { sink, writes, completeAll } = heldSink();
   const writer = new FrameWriter(sink, 1024, () => {});
-  const big = `"${"y".repeat(2 * 1024 * 1024)}"\n`;
-  writer.push("a\n");
+  const big = `"${"y".repeat(2 * 1024 * 1024)}"`;
+  writer.push("a");
   await Promise.resolve();
   writer.push(big);
-  writer.push("b\n");
+  writer.push("b");
   await completeAll();
   assert.deepEqual(
     writes.map((w) => w.length),
-    [2, big.length, 2],
+    [2, big.length + 1, 2],
   );
+});
+
+test("an encoded line is written alone, as it is, in its place among the text frames", async () => {
+  const { sink, writes, completeAll } = heldSink();
+  const writer = new FrameWriter(sink, 1024 * 1024, () => assert.fail("no error expected"));
+  const line = new TextEncoder().encode('{"big":"é"}\n');
+  writer.push("a");
+  await Promise.resolve();
+  writer.push("b");
+  writer.push("c");
+  writer.push(line);
+  writer.push("d");
+  assert.equal(writer.pending, 2 + 2 + 2 + line.length + 2, "units: text with its newline, bytes as they are");
+  await completeAll();
+  assert.deepEqual(writes.slice(0, 2), ["a\n", "b\nc\n"]);
+  assert.equal(writes[2], line, "the very bytes pushed, not a copy");
+  assert.deepEqual(writes.slice(3), ["d\n"]);
+  assert.equal(writer.pending, 0);
 });
 
 test("drain() waits while output is above the high-water mark, one shared promise for all callers", async () => {

@@ -2,8 +2,8 @@
  * Coalescing frame writer: the outgoing half of the newline-delimited JSON link.
  *
  * Contracts:
- * - `push` only queues text; frames pushed in the same turn are joined and written as ONE batch at the next
- *   microtask. While a batch is being written, new frames accumulate and go out together when it settles, so
+ * - `push` only queues a frame: JSON text (the writer adds its newline) or an encoded line (newline included, written
+ *   alone, as it is). Text frames pushed in the same turn are joined and written as ONE batch at the next microtask. While a batch is being written, new frames accumulate and go out together when it settles, so
  *   a slow output gets fewer, larger writes. A batch holds at most about `maxBatch` units (one frame at least),
  *   so a sender that queues a whole turn without waiting never costs a second copy of it. At most one write is
  *   in flight; order is preserved.
@@ -29,11 +29,16 @@ const RESOLVED: Promise<void> = Promise.resolve();
 /** The most text (UTF-16 units) joined into one write; a single larger frame is written alone. */
 const MAX_BATCH = 256 * 1024;
 
+/** What a frame counts for the high-water mark: UTF-16 units of its line (newline included), or its bytes. */
+function unitsOf(frame: string | Uint8Array): number {
+  return typeof frame === "string" ? frame.length + 1 : frame.length;
+}
+
 export class FrameWriter {
   readonly #sink: ByteSink;
   readonly #highWaterMark: number;
   readonly #onError: (cause: unknown) => void;
-  #parts: string[] = [];
+  #parts: Array<string | Uint8Array> = [];
   /** Index of the first part not yet taken into a batch. */
   #head = 0;
   #queued = 0;
@@ -69,14 +74,15 @@ export class FrameWriter {
   }
 
   /**
-   * Queues one frame (its newline included); `reply`: it answers a peer's request. Dropped silently when the writer is
-   * dead or closing.
+   * Queues one frame: JSON text without its newline, or a whole encoded line (newline included); `reply`: it answers a
+   * peer's request. Dropped silently when the writer is dead or closing.
    */
-  push(frame: string, reply = false): void {
+  push(frame: string | Uint8Array, reply = false): void {
     if (this.#dead || this.#closing) return;
     this.#parts.push(frame);
-    this.#queued += frame.length;
-    this.#ledger.enter(frame.length, reply);
+    const units = unitsOf(frame);
+    this.#queued += units;
+    this.#ledger.enter(units, reply);
     if (!this.#scheduled && !this.#writing) {
       this.#scheduled = true;
       queueMicrotask(this.#flush);
@@ -111,28 +117,42 @@ export class FrameWriter {
   readonly #flush = (): void => {
     this.#scheduled = false;
     if (this.#writing || this.#dead || this.#head === this.#parts.length) return;
-    const text = this.#takeBatch();
-    this.#inFlight = text.length;
-    this.#queued -= text.length;
+    const [batch, units] = this.#takeBatch();
+    this.#inFlight = units;
+    this.#queued -= units;
     this.#writing = true;
     let written: Promise<void>;
     try {
-      written = this.#sink.write(text);
+      written = this.#sink.write(batch);
     } catch (error) {
       written = Promise.reject(error);
     }
     written.then(this.#written, this.#failed);
   };
 
-  /** Takes queued parts up to about `maxBatch` units (at least one part), joined. */
-  #takeBatch(): string {
+  /**
+   * Takes queued text frames up to about `maxBatch` units (at least one), joined into lines, or one encoded line;
+   * returns it with its size in units.
+   */
+  #takeBatch(): [string | Uint8Array, number] {
     const parts = this.#parts;
     const start = this.#head;
-    let end = start;
-    let size = 0;
-    while (end < parts.length && (end === start || size + parts[end]!.length <= MAX_BATCH))
-      size += parts[end++]!.length;
-    const text = end - start === 1 ? parts[start]! : parts.slice(start, end).join("");
+    const first = parts[start]!;
+    let end = start + 1;
+    let size = unitsOf(first);
+    let batch: string | Uint8Array = first;
+    if (typeof first === "string") {
+      for (let next = parts[end]; typeof next === "string" && size + next.length + 1 <= MAX_BATCH; next = parts[end]) {
+        size += next.length + 1;
+        end++;
+      }
+      if (end - start === 1) batch = first + "\n";
+      else {
+        const lines = parts.slice(start, end) as string[];
+        lines.push(""); // joined with "\n", one more ends the last line
+        batch = lines.join("\n");
+      }
+    }
     if (end === parts.length) {
       this.#parts = [];
       this.#head = 0;
@@ -144,7 +164,7 @@ export class FrameWriter {
         this.#head = 0;
       }
     }
-    return text;
+    return [batch, size];
   }
 
   readonly #written = (): void => {

@@ -174,4 +174,70 @@ describe("LineSplitter", () => {
     assert.ok("line" in only && only.line.length === size + 2);
     assert.ok(elapsed < 3000, `took ${elapsed} ms`);
   });
+
+  describe("long lines, held as the chunks they came in", () => {
+    /** A deterministic line of `size` characters mixing ASCII with 2-, 3- and 4-byte UTF-8 characters. */
+    const longLine = (size: number, seed: number): string => {
+      const alphabet = ["a", "b", "{", '"', "é", "你", "😀", " ", "z", "0"];
+      const parts: string[] = [];
+      for (let i = 0, x = seed; parts.length < size / 8; i++) {
+        x = (x * 1103515245 + 12345) >>> 0;
+        parts.push(alphabet[x % alphabet.length]!.repeat(1 + (x % 13)));
+      }
+      return parts
+        .join("")
+        .slice(0, size)
+        .replace(/[\ud800-\udbff]$/, "x");
+    };
+    /** Compares events without printing megabytes when they differ. */
+    const sameEvents = (actual: Event[], expected: Event[]): boolean =>
+      actual.length === expected.length && actual.every((e, i) => JSON.stringify(e) === JSON.stringify(expected[i]));
+    const cut = (bytes: Uint8Array, sizes: number[]): Uint8Array[] => {
+      const chunks: Uint8Array[] = [];
+      for (let i = 0, k = 0; i < bytes.length; k++) {
+        const size = sizes[k % sizes.length]!;
+        // Each chunk its own buffer, as a pipe delivers them.
+        chunks.push(bytes.slice(i, i + size));
+        i += size;
+      }
+      return chunks;
+    };
+    for (const max of [8 * 1024 * 1024, 2 * 1024 * 1024 * 1024]) {
+      it(`gives back long lines exactly, however they are cut, with CRLF and at the end of input (limit ${max})`, () => {
+        const a = longLine(1_500_000, 1);
+        const b = longLine(3_000_000, 2);
+        const bytes = enc(`short\n${a}\r\n${b}\nx\n${a}`);
+        for (const sizes of [[65536], [1, 70000, 3], [1024 * 1024 + 7]])
+          assert.ok(
+            sameEvents(feed(cut(bytes, sizes), max), lines("short", a, b, "x", a)),
+            `chunks of ${sizes.join(",")}`,
+          );
+      });
+    }
+
+    it("skips a long line that outgrows the limit after megabytes were held, and carries on", () => {
+      const max = 2 * 1024 * 1024;
+      const tooLong = `{"jsonrpc":"2.0","id":7,"method":"m","params":"${"p".repeat(max)}"}`;
+      const fine = "f".repeat(max - 10);
+      const bytes = enc(`${fine}\n${tooLong}\n${fine}\nend\n`);
+      const events = feed(cut(bytes, [65536]), max);
+      assert.equal(events.length, 4);
+      assert.ok("line" in events[0]! && events[0].line === fine);
+      const skipped = events[1] as { tooLarge: number; head: string; envelope?: EnvelopeSketch };
+      assert.ok(skipped.tooLarge > max, "reported with what had arrived, over the limit");
+      assert.equal(skipped.envelope?.id, 7);
+      assert.ok(skipped.head.startsWith('{"jsonrpc":"2.0","id":7'));
+      assert.ok(sameEvents(events.slice(2), lines(fine, "end")));
+    });
+
+    it("holds a long line until it completes, nothing after", () => {
+      const { s, events } = splitter(8 * 1024 * 1024);
+      const line = longLine(2_000_000, 4);
+      for (const chunk of cut(enc(line), [65536])) s.push(chunk);
+      assert.equal(s.bufferedBytes, enc(line).length);
+      s.push(enc("\n"));
+      assert.equal(s.bufferedBytes, 0);
+      assert.ok(sameEvents(events, lines(line)));
+    });
+  });
 });

@@ -7,7 +7,8 @@
  * - A trailing `\r` is stripped (CRLF input); empty lines are skipped; `end()` delivers a final line that has
  *   no newline.
  * - Each pushed chunk is scanned once, from where the previous scan stopped: bytes of an unfinished line are
- *   kept as pieces and joined once when the line completes, so a 20 MiB line in 64 KiB chunks costs O(n).
+ *   kept as pieces (the chunks themselves, not copies) and joined once when the line completes, so a 20 MiB line in
+ *   64 KiB chunks costs O(n), one copy, and one decode.
  * - A line longer than `maxLineBytes` is reported through `tooLarge` once, and the rest of it is discarded up to
  *   the next newline without being buffered. Framing then carries on. While its bytes are discarded they still
  *   pass through an `EnvelopeScanner` (bounded state), so the report says whose frame it was wherever its `"id"`
@@ -51,7 +52,7 @@ export class LineSplitter {
   /** Streaming decoding: steadier for non-ASCII text. Only fed bytes ending with "\n", so it keeps no state. */
   readonly #streamDecoder = new TextDecoder();
   #preferStream = false;
-  /** Copies of the bytes of the current unfinished line, in order. */
+  /** The bytes of the current unfinished line, in order (views of the chunks they came in, or copies: see `#hold`). */
   #pieces: Uint8Array[] = [];
   #pendingBytes = 0;
   /** The oversized line whose rest is being skipped, if any. */
@@ -67,7 +68,11 @@ export class LineSplitter {
     return this.#pendingBytes;
   }
 
-  /** Consumes one chunk, delivering every line it completes, in order. The chunk is not retained. */
+  /**
+   * Consumes one chunk, delivering every line it completes, in order. The bytes of an unfinished line may be kept, not
+   * copied, until the line completes: the caller must not change a chunk once pushed (chunks read from a stream never
+   * are).
+   */
   push(chunk: Uint8Array): void {
     const length = chunk.length;
     let pos = 0;
@@ -221,7 +226,12 @@ export class LineSplitter {
     this.#handler.line(start === 0 && stop === text.length ? text : text.slice(start, stop));
   }
 
-  /** Keeps chunk[from, to) for the unfinished line, or starts discarding once the line is over the limit. */
+  /**
+   * Keeps chunk[from, to) for the unfinished line, or starts discarding once the line is over the limit. The bytes
+   * are kept as a view, not copied, when the view is at least half of the memory it holds on to (a chunk read from a
+   * pipe or socket is its own buffer): a line that arrives in many chunks is copied once, when it completes. A small
+   * piece of a larger buffer is copied, so that holding it never keeps much more than itself alive.
+   */
   #hold(chunk: Uint8Array, from: number, to: number): void {
     const total = this.#pendingBytes + (to - from);
     // One byte of slack: a trailing "\r" does not count, and we cannot know yet whether one follows.
@@ -229,9 +239,14 @@ export class LineSplitter {
       this.#startOversized([...this.#pieces, chunk.subarray(from, to)], total);
       return;
     }
-    const copy = new Uint8Array(to - from);
-    copy.set(chunk.subarray(from, to));
-    this.#pieces.push(copy);
+    const size = to - from;
+    if (size * 2 >= chunk.buffer.byteLength) {
+      this.#pieces.push(chunk.subarray(from, to));
+    } else {
+      const copy = new Uint8Array(size);
+      copy.set(chunk.subarray(from, to));
+      this.#pieces.push(copy);
+    }
     this.#pendingBytes = total;
   }
 

@@ -18,7 +18,7 @@ import { DEFAULT_WRITE_HIGH_WATER_MARK, FrameWriter } from "./frame-writer.js";
 import { LineSplitter } from "./line-splitter.js";
 import { LinkLifecycle } from "./link-lifecycle.js";
 import type { LinkControl } from "./link-streams.js";
-import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
+import { resolveMaxMessageBytes, serializeFrame } from "./serialize.js";
 
 /** Options of a newline-delimited JSON link. */
 export interface NdJsonLinkOptions extends BackpressureOptions {
@@ -133,11 +133,11 @@ export class NdJsonLink implements MessageLink, LinkControl {
   }
 
   send(message: AnyMessage, rawId?: string): void {
-    const text = serializeMessage(message, this.#maxBytes, rawId);
+    const frame = serializeFrame(message, this.#maxBytes, rawId);
     if (this.#writer.stopped) return;
     const reply = isReply(message);
     if (!reply) refuseOverBacklog(message, this.#writer.pending, this.#maxBuffered);
-    this.#writer.push(text + "\n", reply);
+    this.#writer.push(frame, reply);
     if (reply && this.#writer.replyPending >= this.#highWaterMark) this.#holdInput();
   }
 

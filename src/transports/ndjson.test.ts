@@ -268,12 +268,39 @@ describe("ndJsonStream sending", () => {
     assert.equal(writes.length, 1);
     assert.equal(drained, false, "over the high-water mark while the writes are pending");
     release();
+    await tick(); // the write settles on the turn after the stream accepted it
     await tick();
     assert.equal(writes.length, 2, "the ten later messages go out as one write");
     assert.equal(writes[1]!.split("\n").length, 11);
     release();
     await tick();
+    await tick();
     assert.equal(drained, true);
+  });
+
+  it("batches the messages of a sender that awaits each one, though the output accepts every write at once", async () => {
+    // A web stream accepts a write within microtasks, and so does a sender awaiting each notification: settled at once,
+    // every message or two would be a write of its own (a system call each under Writable.toWeb).
+    const writes: string[] = [];
+    const output = new WritableStream<Uint8Array>({
+      write: (chunk) => void writes.push(new TextDecoder().decode(chunk)),
+    });
+    const link = ndJsonStream(output, manualInput().input)[LINK]!;
+    const count = 2000;
+    for (let i = 0; i < count; i++) {
+      link.send(note(i));
+      await link.drain();
+    }
+    while (writes.join("").split("\n").length <= count) await tick();
+    assert.ok(writes.length <= 4, `${count} messages went out in ${writes.length} writes`);
+    assert.deepEqual(
+      writes
+        .join("")
+        .split("\n")
+        .slice(0, count)
+        .map((line) => (JSON.parse(line) as { params: { i: number } }).params.i),
+      Array.from({ length: count }, (_, i) => i),
+    );
   });
 
   it("throws UnserializableValueError for BigInt, cycles and undefined, and keeps working", async () => {

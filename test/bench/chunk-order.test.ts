@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChunkOrder } from "../../bench/chunk-order.js";
-import type { RepResult } from "../../bench/harness.js";
+import type { RepResult, Transport } from "../../bench/harness.js";
 import { tapTarget, type Row, type Target } from "../../bench/report.js";
 import { CHUNK_TEXTS, chunkIndex, chunkText } from "../../bench/workloads.js";
 
@@ -52,7 +52,7 @@ test("ChunkOrder: in order passes; a swap, a swap 64 apart, a loss and a duplica
   assert.match(noIndex.describe()!, /it carried no index/);
 });
 
-function rep(inOrder: boolean | undefined, ms: number, transport: "pipe" | "tap"): RepResult {
+function rep(inOrder: boolean | undefined, ms: number, transport: Transport): RepResult {
   return {
     workload: "a",
     impl: "acpkit",
@@ -108,3 +108,30 @@ test(
     assert.equal(target([rep(true, 120, "tap")]).status, "FAIL");
   },
 );
+
+test("tap target beside a CPU load: tap+load is compared with pipe+load, each pair on its own", () => {
+  const row = (transport: Transport, reps: RepResult[]): Row => ({
+    workload: "a",
+    transport,
+    impl: "acpkit",
+    reps,
+    median: reps[0],
+    errors: [],
+  });
+  const out: Target[] = [];
+  tapTarget(
+    [
+      row("pipe", [rep(true, 100, "pipe")]),
+      row("tap", [rep(true, 105, "tap")]),
+      row("pipe+load", [rep(true, 200, "pipe+load")]),
+      row("tap+load", [rep(true, 230, "tap+load")]),
+    ],
+    out,
+  );
+  assert.deepEqual(
+    out.map((t) => t.status),
+    ["PASS", "FAIL"],
+  );
+  assert.match(out[1]!.name, /beside a CPU load/);
+  assert.match(out[1]!.detail, /230\.0 ms vs 200\.0 ms \(acpkit\) = 1\.15x/);
+});

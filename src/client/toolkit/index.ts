@@ -78,3 +78,12 @@ export {
   type UpdatePlacement,
 } from "./turn-guard.js";
 export { sanitizeTerminalText, terminalSafeJson, TerminalTextFilter } from "./terminal-text.js";
+export {
+  attachSession,
+  detachSession,
+  ParticipantsView,
+  type AttachSessionOptions,
+  type AttachSessionResult,
+  type RawRequester,
+  type SessionParticipant,
+} from "./shared-session.js";

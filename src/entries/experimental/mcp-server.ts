@@ -5,6 +5,8 @@
 export {
   fromMcpServer,
   type FromMcpServerOptions,
+  type McpSdkServer,
+  type McpSdkTransport,
   type McpServerAdapter,
   type McpServerFactory,
 } from "../../node/mcp/over-acp/from-mcp-server.js";

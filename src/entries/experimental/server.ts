@@ -19,6 +19,9 @@ export {
 
 // The official backend SPI's shape (its `httpBackend` option; experimental upstream), as types only: the values of
 // this entry stay exactly the official 2.4.0's.
+// acpkit's shared sessions (`sharedSessions` option, `AcpServer.sharedSessions()`), types only.
+export type { QueueSnapshot, SharedSessionSummary } from "../../remote/server/index.js";
+
 export type {
   AcpHttpAcceptResult,
   AcpHttpBackend,

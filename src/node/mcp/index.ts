@@ -11,6 +11,8 @@ export { createMcpConnector, McpConnections, type McpConnectorOptions } from "./
 export {
   fromMcpServer,
   type FromMcpServerOptions,
+  type McpSdkServer,
+  type McpSdkTransport,
   type McpServerAdapter,
   type McpServerFactory,
 } from "./over-acp/from-mcp-server.js";

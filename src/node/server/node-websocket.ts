@@ -85,7 +85,7 @@ export function createNodeWebSocketUpgradeHandler(
     }
     let prepared: ReturnType<AcpServer["prepareWebSocketUpgrade"]>;
     try {
-      prepared = server.prepareWebSocketUpgrade({ socket: info });
+      prepared = server.prepareWebSocketUpgrade({ socket: info, ...(check.agent ? { agent: check.agent } : {}) });
     } catch (error) {
       void refuseUpgrade(socket, new Response(`Service Unavailable: ${(error as Error).message}`, { status: 503 }));
       return;

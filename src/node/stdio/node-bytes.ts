@@ -121,11 +121,11 @@ export function nodeByteSource(
 }
 
 /**
- * A `ByteSink` over a Node `Writable`: text is written as UTF-8 by Node itself (no TextEncoder copy), and each
- * write settles with its callback. With `end` (the default), `close()` ends the stream (the peer sees EOF);
- * with `end: false` it only waits for what was written (process.stdout cannot be closed). An `error` listener is
- * attached for good: EPIPE when the peer is gone reaches the link through the write callback, never as an
- * uncaught error. (The positional form `nodeByteSink(output, end)` still works.)
+ * A `ByteSink` over a Node `Writable`: text is written as UTF-8 by Node itself (no TextEncoder copy), bytes as they
+ * are, and each write settles with its callback. With `end` (the default), `close()` ends the stream (the peer sees
+ * EOF); with `end: false` it only waits for what was written (process.stdout cannot be closed). An `error` listener is
+ * attached for good: EPIPE when the peer is gone reaches the link through the write callback, never as an uncaught
+ * error. (The positional form `nodeByteSink(output, end)` still works.)
  */
 export function nodeByteSink(output: Writable, options?: NodeByteSinkOptions): ByteSink;
 /** @deprecated Pass the option as an object: `nodeByteSink(output, { end })`. */
@@ -134,9 +134,11 @@ export function nodeByteSink(output: Writable, options: NodeByteSinkOptions | bo
   const end = typeof options === "boolean" ? options : (options.end ?? true);
   output.on("error", ignore);
   return {
-    write(text) {
+    write(data) {
       return new Promise<void>((resolve, reject) => {
-        output.write(text, "utf8", (error) => (error ? reject(error) : resolve()));
+        const done = (error: Error | null | undefined): void => (error ? reject(error) : resolve());
+        if (typeof data === "string") output.write(data, "utf8", done);
+        else output.write(data, done);
       });
     },
     close() {

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 import { bearerSubprotocol } from "../http-protocol.js";
-import { AcpServer, createAcpServer } from "./acp-server.js";
+import { AcpServer } from "./acp-server.js";
+import { createAcpServer } from "./create-acp-server.js";
 import { constantTimeEqual, hostnameOf, isLoopbackAddress } from "./access.js";
 import { initializeMessage, request, send } from "./testing/http-client.js";
 import { testAgent } from "./testing/test-agent.js";

@@ -37,7 +37,8 @@ export interface SocketInfo {
 
 /** An access decision: allowed, or refused with a status, a message for the client and extra headers. */
 export type AccessDecision =
-  { ok: true } | { ok: false; status: number; message: string; headers?: Record<string, string> };
+  | { ok: true; /** Allowed by a session's read-only share token: the session it may observe. */ share?: string }
+  | { ok: false; status: number; message: string; headers?: Record<string, string> };
 
 const ALLOWED: AccessDecision = { ok: true };
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
@@ -74,7 +75,11 @@ export class AccessPolicy {
   readonly #hosts: readonly string[] | "any" | "auto";
   readonly #origins: readonly string[] | "any";
 
-  constructor(options: AccessOptions = {}) {
+  constructor(
+    options: AccessOptions = {},
+    /** The session a share token lets its bearer observe (shared sessions), if `token` is one. */
+    private readonly shareTokenSession?: (token: string) => string | undefined,
+  ) {
     const tokens =
       options.token === undefined ? [] : typeof options.token === "string" ? [options.token] : [...options.token];
     if (tokens.some((token) => token.length === 0)) throw new TypeError("a bearer token must not be empty");
@@ -187,6 +192,8 @@ export class AccessPolicy {
       let ok = false;
       for (const token of this.#tokens) ok = constantTimeEqual(given, token) || ok;
       if (ok) return ALLOWED;
+      const share = this.shareTokenSession?.(given);
+      if (share !== undefined) return { ok: true, share };
     }
     return {
       ok: false,

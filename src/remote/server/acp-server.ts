@@ -14,7 +14,8 @@
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
 import { HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
 import { AccessPolicy, type AccessDecision, type SocketInfo } from "./access.js";
-import type { AgentConnector, AgentFactory } from "../../acp/agent-connector.js";
+import type { AgentConnector } from "../../acp/agent-connector.js";
+import { resolveAgent, safePathname } from "./agent-source.js";
 import type { HostOptions, NodeBackend, ServerNode } from "./backend/backend.js";
 import { MemoryServerBackend } from "./backend/memory-backend.js";
 import { officialBackend } from "./backend/official-backend.js";
@@ -42,6 +43,9 @@ import type {
   WebSocketUpgradeCheck,
 } from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
+import { observerAgent, shareGrantOf } from "./shared/observer-agent.js";
+import { SessionHub, type SharedSessionSummary } from "./shared/session-hub.js";
+import { sessionsPathOf, sharingGate } from "./shared/sharing-http.js";
 
 export type {
   AcpServerOptions,
@@ -69,14 +73,21 @@ export class AcpServer {
   readonly #sockets = new Set<WebSocketSession>();
   readonly #remote = new WeakMap<ServerConnection, string | undefined>();
   readonly #context: ServerContext;
+  /** Shared sessions (`sharedSessions` option); undefined when sharing is off. */
+  readonly #hub: SessionHub | undefined;
+  readonly #sessionsPath: string | undefined;
   #closing = false;
 
   constructor(options: AcpServerOptions) {
     this.#agent = resolveAgent(options, true)!;
     this.#settings = options;
     this.limits = resolveLimits(options);
-    this.#access = new AccessPolicy(options);
     this.#logger = options.logger ?? silentLogger;
+    const sharing = options.sharedSessions;
+    const hub = (this.#hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined);
+    this.#sessionsPath =
+      hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
+    this.#access = new AccessPolicy(options, hub && ((token) => hub.tokens.sessionOf(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
     const backend =
@@ -133,6 +144,11 @@ export class AcpServer {
     }));
   }
 
+  /** The live shared sessions and who is attached (what `GET <path>/sessions` answers); empty when sharing is off. */
+  sharedSessions(): SharedSessionSummary[] {
+    return this.#hub?.list() ?? [];
+  }
+
   /** Whether `close()` was called: new connections are refused. */
   get closing(): boolean {
     return this.#closing;
@@ -148,7 +164,8 @@ export class AcpServer {
     const operation = operationOf(this.#settings, pathname, request.method);
     if (operation === "health") return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
     if (operation === "ready") return readinessResponse(this.#closing, this.#backend);
-    if (path !== undefined && pathname !== path && operation === undefined)
+    const listing = this.#hub !== undefined && pathname === this.#sessionsPath && request.method === "GET";
+    if (!listing && path !== undefined && pathname !== path && operation === undefined)
       return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
     const origin = request.headers.get("origin");
     const refused =
@@ -159,11 +176,16 @@ export class AcpServer {
     if (request.method === "OPTIONS") {
       return cors ? preflightResponse(origin!) : textResponse(405, "Method Not Allowed", { Allow: ALLOWED_METHODS });
     }
-    const unauthorized = this.#refusal(this.#access.checkToken(request), cors);
+    const decision = this.#access.checkToken(request);
+    const unauthorized = this.#refusal(decision, cors);
     if (unauthorized) return unauthorized;
     options.onAccessGranted?.();
-    if (operation === "metrics") return metricsResponse(this, this.#backend);
-    const connector = resolveAgent(options, false) ?? this.#agent;
+    const share = decision.ok ? decision.share : undefined;
+    if (operation === "metrics")
+      return share === undefined ? metricsResponse(this, this.#backend) : textResponse(403, "Forbidden: a share token");
+    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#grantOf(id));
+    if (gated) return withHeaders(gated, cors);
+    const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
     switch (request.method) {
       case "POST":
@@ -205,8 +227,10 @@ export class AcpServer {
     if (refused) return { ok: false, response: refused };
     const full = this.#capacityProblem();
     if (full) return { ok: false, response: textResponse(503, `Service Unavailable: ${full}`, { "Retry-After": "5" }) };
+    const decision = this.#access.checkToken(request, offered);
     return {
       ok: true,
+      ...(decision.ok && decision.share !== undefined ? { agent: observerAgent(decision.share) } : {}),
       protocol: offered.includes(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : undefined,
       headers: new Headers(this.#extraHeaders(request, undefined)),
     };
@@ -291,11 +315,14 @@ export class AcpServer {
       return problem;
     }
     const { connectionId, serverRequestId, onEnd } = extra;
+    const shareGrant = shareGrantOf(connector);
     const connection: ServerConnection = new ServerConnection({
       transport,
       connector,
       limits: this.limits,
       logger: this.#logger,
+      ...(this.#hub === undefined ? {} : { hub: this.#hub }),
+      ...(shareGrant === undefined ? {} : { shareGrant }),
       stdioMcpServers: this.#context.stdioMcpServers,
       ...(connectionId === undefined ? {} : { connectionId }),
       ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
@@ -307,6 +334,11 @@ export class AcpServer {
     this.#all.add(connection);
     this.#remote.set(connection, remoteAddress);
     return connection;
+  }
+
+  /** The session a connection of this node is limited to by its share token, if any. */
+  #grantOf(connectionId: string): string | undefined {
+    return [...this.#all].find((connection) => connection.id === connectionId)?.shared?.shareGrant;
   }
 
   #capacityProblem(): string | undefined {
@@ -366,49 +398,5 @@ export class AcpServer {
     const hook = this.#settings.responseHeaders;
     if (!hook) return undefined;
     return hook({ request, connectionId: connectionId ?? request.headers.get(HEADER_CONNECTION_ID) ?? undefined });
-  }
-}
-
-/** acpkit's own constructor: like `new AcpServer`, but a token is required unless `insecureNoToken` says otherwise. */
-export function createAcpServer(options: AcpServerOptions & { readonly insecureNoToken?: boolean }): AcpServer {
-  if (options.token === undefined && !options.insecureNoToken) {
-    throw new TypeError(
-      "createAcpServer needs a bearer token (options.token): anyone who can reach the server could otherwise run the agent. " +
-        "Pass insecureNoToken: true only for a server nobody else can reach.",
-    );
-  }
-  return new AcpServer({ path: "/acp", healthPath: "/healthz", ...options } as AcpServerOptions);
-}
-
-function resolveAgent(
-  options: { agent?: AgentConnector; createAgent?: AgentFactory },
-  required: boolean,
-): AgentConnector | undefined {
-  if ("createLegacyAgent" in options)
-    throw new TypeError(
-      "createLegacyAgent is not supported (it was removed in the official SDK too); use agent or createAgent.",
-    );
-  const { agent, createAgent } = options;
-  if (agent !== undefined && createAgent !== undefined)
-    throw new TypeError("Give either agent or createAgent, not both.");
-  if (agent !== undefined) {
-    if (typeof agent?.connect !== "function")
-      throw new TypeError("agent must have a connect(stream) method (an agent() app, or a connector).");
-    return agent;
-  }
-  if (createAgent !== undefined)
-    return { connect: (stream, connectOptions) => createAgent().connect(stream, connectOptions ?? {}) };
-  if (required)
-    throw new TypeError(
-      "AcpServer needs an agent: give options.agent (an agent() app or a connector) or options.createAgent.",
-    );
-  return undefined;
-}
-
-function safePathname(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return "";
   }
 }

@@ -3,9 +3,9 @@
  * fetch-style `Request`/`Response`. Node adapters live in `@acpkit/sdk/node`; the official-shaped entry is
  * `@acpkit/sdk/experimental/server`.
  */
+export { createAcpServer } from "./create-acp-server.js";
 export {
   AcpServer,
-  createAcpServer,
   type AcpServerOptions,
   type AcpServerSettings,
   type AgentSource,
@@ -78,6 +78,15 @@ export {
   type AcpHttpResponseRoute,
 } from "./backend/official-backend.js";
 export { InitializeFailure } from "./errors.js";
+export type { SharedSessionsOptions, SharedSessionSummary } from "./shared/session-hub.js";
+export type { QueueSnapshot } from "./shared/prompt-queue.js";
+export {
+  SESSION_ATTACH,
+  SESSION_DETACH,
+  type HistoryPolicy,
+  type ParticipantInfo,
+  type ParticipantRole,
+} from "./shared/share-protocol.js";
 export type { ServerWebSocket, WebSocketFlowControl } from "./server-websocket.js";
 export type { WebSocketLike } from "../websocket-like.js";
 export type { StdioMcpPolicy } from "./mcp-policy.js";

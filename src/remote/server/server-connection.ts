@@ -3,10 +3,8 @@
  * agent, the agent's messages are routed to the client's streams (HTTP) or socket (WebSocket), requests are tracked
  * so their answers find the right stream, and the connection ends (its agent told by the end of its input) when the
  * client deletes it, goes away, breaks a limit, or the agent ends.
- *
  * Spec: https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (Connection and Session Model)
  */
-import type { Logger } from "../../jsonrpc/logger.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { streamFromLink } from "../../transports/link-streams.js";
 import { METHODS } from "../http-protocol.js";
@@ -14,67 +12,35 @@ import {
   lifecycleOf,
   REMOTE_AGENT_CONTROL,
   type AgentConnectionLifecycle,
-  type AgentConnector,
   type RemoteAgentControl,
 } from "../../acp/agent-connector.js";
 import { AgentLink, type AgentOutput } from "./agent-link.js";
 import { errorAnswerText, keyOfId } from "./client-message.js";
-import { stdioMcpRefusal, type StdioMcpPolicy } from "./mcp-policy.js";
+import { stdioMcpRefusal } from "./mcp-policy.js";
 import { errorText, InitializeFailure } from "./errors.js";
-import type { ResolvedLimits } from "./limits.js";
+import {
+  closeCodeOf,
+  type ConnectionEnd,
+  type ConnectionTransport,
+  type InitializeWaiter,
+  type PendingRequest,
+  type ServerConnectionOptions,
+} from "./connection-options.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
+import { IdleTimer } from "./idle-timer.js";
 import { RequestRenaming } from "./request-renaming.js";
+import { SharedEndpoint } from "./shared/shared-endpoint.js";
 import { kindOf, responseStreamOf, sessionIdOfResponse, sessionOfAgentMessage } from "./routing.js";
 import type { Refusal } from "./server-context.js";
 
-export type ConnectionTransport = "http" | "websocket";
-
-/** Why a connection ended. */
-export interface ConnectionEnd {
-  /** "deleted", "idle", "socket closed", "agent ended", "limit", "server closing", "initialize failed", ... */
-  readonly reason: string;
-  readonly error?: unknown;
-}
-
-/** What a connection needs from its server. */
-export interface ServerConnectionOptions {
-  readonly transport: ConnectionTransport;
-  readonly connector: AgentConnector;
-  readonly limits: ResolvedLimits;
-  readonly logger: Logger;
-  /** The connection's id: given when a node adopts a connection; otherwise a new random one. */
-  readonly connectionId?: string;
-  /**
-   * The id the client sees on each request the agent sends it; the client's answer is given back to the agent with
-   * the agent's own id. Absent: the agent's ids go through unchanged.
-   */
-  readonly serverRequestId?: () => string | number;
-  /**
-   * Whether a request naming stdio MCP servers reaches the agent (`"refuse"`: answered -32602 here). Default
-   * `"allow"`.
-   */
-  readonly stdioMcpServers?: StdioMcpPolicy;
-  /** Called once when the connection ends (the server forgets it and reports it). */
-  onEnd(connection: ServerConnection, end: ConnectionEnd): void;
-}
-
-interface PendingRequest {
-  readonly method: string;
-  readonly sessionId: string | undefined;
-}
-
-interface InitializeWaiter {
-  readonly key: string | undefined;
-  /** Route the answer to the output too (WebSocket: it must keep its place among the agent's messages). */
-  readonly passThrough: boolean;
-  resolve(answer: { message: Record<string, unknown>; text: string }): void;
-  reject(error: InitializeFailure): void;
-}
+export type { ConnectionEnd, ConnectionTransport, ServerConnectionOptions } from "./connection-options.js";
 
 export class ServerConnection implements AgentOutput {
   readonly id: string;
   readonly openedAt = Date.now();
   readonly agentLink: AgentLink;
+  /** The connection's part in shared sessions (with a hub). */
+  readonly shared: SharedEndpoint | undefined;
   #output: OutputSink | undefined;
   #lifecycle: AgentConnectionLifecycle = {};
   readonly #pending = new Map<string, PendingRequest>();
@@ -84,7 +50,7 @@ export class ServerConnection implements AgentOutput {
   #state: "new" | "initializing" | "open" | "ended" = "new";
   #end: ConnectionEnd | undefined;
   #initWaiter: InitializeWaiter | undefined;
-  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  readonly #idle: IdleTimer;
   #inFlight = 0;
   #openStreams = 0;
   #resolveDone!: () => void;
@@ -95,6 +61,9 @@ export class ServerConnection implements AgentOutput {
     this.id = options.connectionId ?? globalThis.crypto.randomUUID();
     this.#renaming = options.serverRequestId && new RequestRenaming(options.serverRequestId);
     this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
+    const idleEnd = () => void this.end({ reason: "idle" });
+    this.#idle = new IdleTimer(options.limits.idleTimeoutMs, idleEnd, options.logger, this.id);
+    this.shared = options.hub && new SharedEndpoint(this, options.hub, options.shareGrant);
   }
 
   get transport(): ConnectionTransport {
@@ -165,6 +134,7 @@ export class ServerConnection implements AgentOutput {
     const answer = new Promise<{ message: Record<string, unknown>; text: string }>((resolve, reject) => {
       this.#initWaiter = {
         key: keyOfId(message.id, rawId),
+        request: message,
         passThrough: options.passThrough ?? false,
         resolve,
         reject,
@@ -206,8 +176,8 @@ export class ServerConnection implements AgentOutput {
   /**
    * Forwards a client request or notification in `sessionId` to the agent. Returns a refusal instead when the
    * request id is too long (400) or too many requests are pending (429). `rawId`: the exact text of an id a JS
-   * number cannot hold. With `localError`, the request is tracked but answered here with it, not by the agent (the
-   * answer travels where the agent's would).
+   * number cannot hold. With `localError` (or a stdio MCP refusal), the request is tracked but answered here with it,
+   * not by the agent or a shared session (the answer travels where the agent's would).
    */
   forwardCall(
     message: Record<string, unknown>,
@@ -217,6 +187,12 @@ export class ServerConnection implements AgentOutput {
     localError?: { code: number; message: string; data?: unknown },
   ): Refusal | undefined {
     const { maxIdLength, maxPendingRequests } = this.options.limits;
+    if (this.shared?.clientGone) return { status: 404, message: "Not Found: this connection's client went away" };
+    localError ??=
+      "id" in message && typeof message.method === "string"
+        ? stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message)
+        : undefined;
+    if (localError === undefined && this.shared?.clientCall(message, chars, rawId)) return undefined;
     if ("id" in message) {
       const { id } = message;
       if (typeof id === "string" && id.length > maxIdLength)
@@ -234,10 +210,6 @@ export class ServerConnection implements AgentOutput {
         this.#pending.set(key, { method: message.method, sessionId });
       }
     }
-    localError ??=
-      "id" in message && typeof message.method === "string"
-        ? stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message)
-        : undefined;
     const answer = localError && ({ jsonrpc: "2.0", id: message.id, error: localError } as AnyMessage);
     if (answer) this.fromAgent(answer, errorAnswerText(message.id, rawId, localError!), rawId);
     else this.agentLink.deliver(message, chars, rawId);
@@ -254,6 +226,7 @@ export class ServerConnection implements AgentOutput {
     headerSessionId: string | undefined | null,
     rawId?: string,
   ): Refusal | undefined {
+    if (this.shared?.clientResponse(message)) return undefined;
     const key = keyOfId(message.id, rawId);
     if (key !== undefined && this.#clientRoutes.has(key)) {
       const route = this.#clientRoutes.get(key);
@@ -313,12 +286,13 @@ export class ServerConnection implements AgentOutput {
    * Ends the connection once: queued output is delivered to streams still reading when the agent ended, dropped
    * otherwise; the agent's input ends (a stdio agent is then stopped by its connector). Returns `done`.
    */
-  end(end: ConnectionEnd): Promise<void> {
+  end(end: ConnectionEnd, force = false): Promise<void> {
     if (this.#state === "ended") return this.done;
+    if (!force && this.shared?.ending(end.reason)) return this.done;
     const wasStarted = this.#state !== "new";
     this.#state = "ended";
     this.#end = end;
-    if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
+    this.#idle.stop();
     const initializing = this.#initWaiter !== undefined;
     this.#initWaiter?.reject(
       new InitializeFailure(
@@ -341,6 +315,7 @@ export class ServerConnection implements AgentOutput {
     this.#clientRoutes.clear();
     this.#renaming?.clear();
     this.#promptsSettled.wakeAll();
+    this.shared?.ended(end.reason);
     this.options.onEnd(this, end);
     const closed = wasStarted ? this.#lifecycle.closed : undefined;
     if (closed) closed.then(this.#resolveDone, this.#resolveDone);
@@ -356,11 +331,7 @@ export class ServerConnection implements AgentOutput {
       this.#route(message as unknown as Record<string, unknown>, text, rawId);
     } catch (error) {
       if (!(error instanceof ConnectionLimitError)) throw error;
-      this.options.logger.warn("closing a remote connection: a limit was exceeded", {
-        connectionId: this.id,
-        reason: error.message,
-      });
-      void this.end({ reason: "limit", error });
+      this.limitExceeded(error);
     }
   }
 
@@ -387,12 +358,19 @@ export class ServerConnection implements AgentOutput {
       const key = keyOfId(message.id, rawId);
       const waiter = this.#initWaiter;
       if (waiter !== undefined && key === waiter.key) {
-        waiter.resolve({ message, text });
-        if (waiter.passThrough) this.#output!.deliver(text, undefined);
+        const answer = this.shared
+          ? this.shared.initialized(waiter.request, { message, text }, rawId)
+          : { message, text };
+        waiter.resolve(answer);
+        if (waiter.passThrough) this.#output!.deliver(answer.text, undefined);
         return;
       }
       const pending = key === undefined ? undefined : this.#pending.get(key);
       if (pending) this.#pending.delete(key!);
+      if (this.shared?.agentResponse(message, pending)) {
+        if (pending?.method === METHODS.session_prompt) this.#promptsSettled.wakeAll();
+        return;
+      }
       const issued = sessionIdOfResponse(message);
       if (issued !== undefined && issued.length > maxIdLength)
         throw new ConnectionLimitError(`the agent issued a session id longer than maxIdLength (${maxIdLength})`);
@@ -403,6 +381,7 @@ export class ServerConnection implements AgentOutput {
     const sessionId = sessionOfAgentMessage(message);
     if (sessionId !== undefined && sessionId.length > maxIdLength)
       throw new ConnectionLimitError(`the agent used a session id longer than maxIdLength (${maxIdLength})`);
+    if (this.shared?.agentMessage(message, text)) return;
     if (this.#renaming) [message, text] = this.#renaming.toClient(message, text);
     if ("id" in message) {
       const key = keyOfId(message.id, rawId);
@@ -411,31 +390,19 @@ export class ServerConnection implements AgentOutput {
     this.#output!.deliver(text, sessionId);
   }
 
-  #updateIdle(): void {
-    const idle = this.#state === "open" && this.transport === "http" && this.#inFlight === 0 && this.#openStreams === 0;
-    if (!idle) {
-      if (this.#idleTimer !== undefined) clearTimeout(this.#idleTimer);
-      this.#idleTimer = undefined;
-      return;
-    }
-    if (this.#idleTimer !== undefined) return;
-    const idleMs = this.options.limits.idleTimeoutMs;
-    this.#idleTimer = setTimeout(() => {
-      this.options.logger.info(
-        "closing an idle remote connection: no stream open and no request for the idle timeout",
-        { connectionId: this.id, idleMs },
-      );
-      void this.end({ reason: "idle" });
-    }, idleMs);
+  /** Tracks a request handed to the agent by a shared session (stats, graceful close, routing its answer). */
+  trackRequest(key: string, method: string, sessionId: string | undefined): void {
+    this.#pending.set(key, { method, sessionId });
   }
-}
 
-/**
- * The WebSocket close code for an end: 1008 for a broken limit or policy, 1002 for a protocol error, 1011 for a
- * failure.
- */
-function closeCodeOf(end: ConnectionEnd): number {
-  if (end.reason === "limit") return 1008;
-  if (end.reason === "protocol error") return 1002;
-  return end.error === undefined ? 1000 : 1011;
+  /** Shared sessions keep the agent; its client is gone: nothing more is written to it, nothing idles out. */
+  dropClient(): void {
+    this.#idle.stop();
+    this.#output?.abort(1000, "the client went away");
+  }
+
+  #updateIdle(): void {
+    const busy = this.#inFlight > 0 || this.#openStreams > 0;
+    this.#idle.update(!this.shared?.clientGone && this.#state === "open" && this.transport === "http" && !busy);
+  }
 }

@@ -8,6 +8,7 @@ import type { AccessOptions, SocketInfo } from "./access.js";
 import type { ServerBackend } from "./backend/backend.js";
 import type { AcpHttpBackend } from "./backend/official-backend.js";
 import type { ServerLimits } from "./limits.js";
+import type { SharedSessionsOptions } from "./shared/session-hub.js";
 import type { StdioMcpPolicy } from "./mcp-policy.js";
 import type { HeadersInitLike } from "./responses.js";
 import type { ConnectionTransport } from "./server-connection.js";
@@ -87,6 +88,12 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
    */
   readonly httpBackend?: AcpHttpBackend;
   /**
+   * acpkit: shared sessions (several clients on one live session: `session/attach`, `session/detach`, controllers
+   * and observers, read-only share tokens, `GET <path>/sessions`). `true` for the defaults. Default: off (the
+   * official server has none). See docs/shared-sessions.md.
+   */
+  readonly sharedSessions?: boolean | (SharedSessionsOptions & { readonly listPath?: string });
+  /**
    * Whether `session/new` (and load, resume, fork) may name stdio MCP servers, commands the agent runs on this
    * machine: `"refuse"` answers those requests -32602 before they reach the agent. Default `"allow"` (`listenAcp`:
    * `"refuse"` unless bound to loopback).
@@ -120,4 +127,11 @@ export interface PreparedWebSocketUpgrade {
 
 /** The outcome of `checkWebSocketUpgrade`: the subprotocol to select and headers for the 101, or the refusal. */
 export type WebSocketUpgradeCheck =
-  { ok: true; protocol: string | undefined; headers: Headers } | { ok: false; response: Response };
+  | {
+      ok: true;
+      protocol: string | undefined;
+      headers: Headers;
+      /** The agent to give `prepareWebSocketUpgrade` (a share token's observer-only agent), when not the server's. */
+      agent?: AgentConnector;
+    }
+  | { ok: false; response: Response };

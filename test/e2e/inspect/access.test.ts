@@ -120,10 +120,13 @@ describe("acp inspect: access", () => {
 });
 
 describe("acp inspect: usage", () => {
-  it("--attach needs shared sessions: it says so and exits 2", async () => {
+  it("--attach to a server that is not there: it says so and exits 2", async () => {
     const run = await acp(["inspect", "--attach", "http://127.0.0.1:1/acp", "sess_1"]);
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /acp inspect: attaching as an observer needs shared sessions .*issue 18/);
+    assert.match(
+      run.stderr,
+      /acp inspect: cannot attach to sess_1: cannot reach http:\/\/127.0.0.1:1\/acp .*acp serve/,
+    );
     assert.equal(run.stdout, "");
   });
 

@@ -85,3 +85,17 @@ test("acp chat --agent: another URL scheme says which work; a flag is never take
   assert.throws(() => parseChatArgs(["--agent", "file:///tmp/agent"]), /file:\/\/ is not a way to reach an agent/);
   assert.throws(() => parseChatArgs(["--agent", "--verbose"]), /--agent needs a value, but --verbose follows it/);
 });
+
+test("acp chat --attach ID URL joins as a controller, --observe ID URL read-only; a URL is needed", () => {
+  const attach = parseChatArgs(["--attach", "sess-1", "http://127.0.0.1:8765/acp", "--token", "t"]);
+  assert.ok(attach !== "help");
+  assert.deepEqual(attach.attach, { sessionId: "sess-1", role: "controller" });
+  assert.equal(attach.remote?.url, "http://127.0.0.1:8765/acp");
+  assert.deepEqual(attach.agentArgv, []);
+  const observe = parseChatArgs(["--observe", "sess-2", "--agent", "ws://h/acp"]);
+  assert.ok(observe !== "help");
+  assert.deepEqual(observe.attach, { sessionId: "sess-2", role: "observer" });
+  assert.equal(observe.remote?.url, "ws://h/acp");
+  assert.throws(() => parseChatArgs(["--attach", "sess-1"]), /give its URL \(acp chat --attach ID URL\)/);
+  assert.throws(() => parseChatArgs(["--observe"]), /--observe needs a value/);
+});

@@ -36,6 +36,8 @@ Usage:
 Options:
   --cwd DIR                the session's working directory (default: the current one)
   --resume ID              load or resume session ID instead of starting a new one
+  --attach ID URL          join live session ID on an acp serve at URL as a controller (shared sessions;
+                           acp sessions URL lists them); --observe ID URL joins it read-only
   --permissions POLICY     ask (default: the chat asks you) | allow-all | deny-all | allow-reads | rules:FILE.json
                            it also governs the chat's own file reads, writes and terminals for the agent:
                            deny-all serves none, allow-reads only reads, ask asks before a write or a
@@ -113,6 +115,11 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
       case "--resume":
         options.resume = value();
         break;
+      case "--attach":
+      case "--observe":
+        options.attach = { sessionId: value(), role: arg === "--attach" ? "controller" : "observer" };
+        if (/^(https?|wss?):\/\//i.test(args[i + 1] ?? "")) agentUrl = args[++i];
+        break;
       case "--verbose":
         options.verbose = true;
         break;
@@ -133,6 +140,8 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
     }
   }
   if (agent !== undefined && agent.length === 0) throw new Error("no agent program after --");
+  if (options.attach !== undefined && agentUrl === undefined)
+    throw new Error("--attach and --observe join a session on a server: give its URL (acp chat --attach ID URL)");
   const remote = remoteAgentSpec(agentUrl, remoteFlags);
   if (remote !== undefined) options.remote = remote;
   options.agentArgv = remote ? [] : (agent ?? defaultAgentArgv());

@@ -2,6 +2,7 @@
  * `acp inspect [flags] [-- <agent command>]`: a thin front of the inspector (src/apps/inspect). Bad flags print a
  * message to stderr and exit 2.
  */
+import { sharedSessionObserver } from "../apps/inspect/shared-observer.js";
 import { splitCommandLine } from "@acpkit/sdk/node";
 import { InspectUsageError, runInspect, type InspectOptions } from "../apps/inspect/run-inspect.js";
 import { PageMissingError } from "../apps/inspect/page-html.js";
@@ -17,7 +18,8 @@ token: whoever has the URL can drive the agent); open it in a browser.
   acp inspect --tap -- <agent command>  as an editor's agent command: every byte passes through unchanged, the
                                         page shows the editor's conversation live; the URL goes to stderr
   acp inspect --cassette FILE [-- <agent command>]   open a recorded conversation (and replay it against the agent)
-  acp inspect --attach URL SESSION      watch a session another client drives (needs shared sessions: not yet)
+  acp inspect --attach URL SESSION      watch a live session another client drives, read-only (acp serve's shared
+                                        sessions; --remote-token T or $ACP_TOKEN: the server's or a share token)
 
 Options:
   --port P            port to listen on (default: any free port)
@@ -146,6 +148,7 @@ export async function inspectCommand(argv: readonly string[], version: string): 
     const code = await runInspect(options, {
       stdout: (text) => void process.stdout.write(text),
       stderr: (text) => void process.stderr.write(text),
+      observerSource: sharedSessionObserver(options.remoteToken ?? process.env.ACP_TOKEN),
     });
     if (options.tap) process.stdin.destroy();
     return code;

@@ -10,6 +10,7 @@ import { replayCommand } from "./replay-command.js";
 import { connectCommand } from "./connect-command.js";
 import { execCommand } from "./exec-command.js";
 import { serveCommand } from "./serve-command.js";
+import { sessionsCommand } from "./sessions-command.js";
 import { inspectCommand } from "./inspect-command.js";
 
 const usage = `acp: the acpkit command
@@ -24,6 +25,7 @@ Usage:
   acp replay FILE --as agent|client   play one side of a cassette (acp replay --help)
   acp connect URL                     a remote agent (http(s):// or ws(s)://) as a stdio agent (acp connect --help)
   acp serve                           an ACP agent on the network: Streamable HTTP and WebSocket (acp serve --help)
+  acp sessions URL                    live sessions of an acp serve, who is attached (join: acp chat --attach ID URL)
   acp inspect                         a web inspector for ACP conversations, live or recorded (acp inspect --help)
   acp demo                            one prompt turn between an acpkit agent (a child process) and an acpkit client
   acp --version                       the versions of @acpkit/cli and of the @acpkit/sdk it runs on
@@ -55,6 +57,8 @@ async function main(argv: string[]): Promise<number> {
       return connectCommand(argv.slice(1));
     case "serve":
       return serveCommand(argv.slice(1));
+    case "sessions":
+      return sessionsCommand(argv.slice(1));
     case "inspect":
       return inspectCommand(argv.slice(1), version());
     case "demo":

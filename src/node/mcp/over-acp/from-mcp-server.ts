@@ -9,7 +9,9 @@
  * cancellation reaches it as `notifications/cancelled`. `server/discover` is answered with what the server's
  * `initialize` reports (`serverInfo`, `capabilities`, `instructions`). Requests the server would send back to the
  * caller (sampling, elicitation, roots) have no channel in stateless MCP and fail with -32601 inside the server.
- * The SDK is not imported here: the factory's caller brings it.
+ * The SDK is not imported here, not even its types: the factory's caller brings it, and the server and transport
+ * shapes used here are declared structurally (`McpSdkServer`), so the shipped declarations compile without the MCP SDK
+ * installed (docs/packaging.md; the test checks that the SDK's `McpServer` and `Server` fit).
  * See protocol docs: [MCP over ACP](https://agentclientprotocol.com/rfds/mcp-over-acp) (unstable).
  */
 import { RequestError } from "../../../jsonrpc/index.js";

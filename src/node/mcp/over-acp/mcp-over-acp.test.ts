@@ -6,6 +6,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import { createMemoryPair } from "../../../transports/memory.js";
 import { silentLogger, RequestError } from "../../../jsonrpc/index.js";
@@ -112,6 +114,27 @@ test("an agent lists and calls the tools of an MCP SDK server its client serves 
   const unknownMethod = await caller.request(agentSide, registration.serverId, "prompts/list", {});
   assert.ok("error" in unknownMethod && unknownMethod.error.code === -32601, "inner MCP errors travel in the carrier");
   await tools.close();
+});
+
+test("the low-level Server of the MCP SDK is served too (its type fits the structural McpSdkServer)", async (t) => {
+  const tools = fromMcpServer(() => {
+    const server = new Server({ name: "low-level", version: "0.1.0" }, { capabilities: { tools: {} } });
+    server.setRequestHandler(ListToolsRequestSchema, async () => ({
+      tools: [{ name: "ping", inputSchema: { type: "object" as const } }],
+    }));
+    return server;
+  });
+  const { caller, registration, agentSide, clientConnection } = pair(tools.handler);
+  t.after(() => clientConnection.close());
+  const discovered = await caller.request(agentSide, registration.serverId, "server/discover");
+  assert.ok("result" in discovered);
+  assert.deepEqual((discovered.result as { serverInfo: unknown }).serverInfo, { name: "low-level", version: "0.1.0" });
+  const listed = await caller.request(agentSide, registration.serverId, "tools/list", {});
+  assert.ok("result" in listed);
+  assert.deepEqual(
+    (listed.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name),
+    ["ping"],
+  );
 });
 
 test("binding failures are outer ACP errors with the binding's codes; inner errors stay inner", async (t) => {

@@ -4,6 +4,7 @@
  * through a `PermissionBroker`, and runs prompt turns, cancels, mode and config changes, and session listing,
  * loading and resuming.
  */
+import { attachParams, sharedEchoOf } from "./attach.js";
 import type { Client } from "@acpkit/sdk";
 import { ClientSideConnection } from "@acpkit/sdk";
 import { supportedMcpServers } from "@acpkit/sdk/client-toolkit";
@@ -174,8 +175,10 @@ export class ChatSession {
     );
     const client: Client = {
       sessionUpdate: (params) => {
-        guard.observe(params);
-        router.route(params);
+        const echo = sharedEchoOf(router);
+        // In a shared session other clients' turns come any time: "late" updates are theirs, not the agent's fault.
+        if (!echo.attached) guard.observe(params);
+        router.route(echo.toTranscript(params));
       },
       requestPermission: (params) => broker.request(params),
       readTextFile: (params) => fsHost.readTextFile(params),
@@ -306,6 +309,20 @@ export class ChatSession {
       return this.#open(sessionId, response ?? {});
     }
     throw new Error("this agent can neither load nor resume sessions");
+  }
+
+  /** Joins a live shared session on an `acp serve` (`session/attach`, history replayed first); see `attach.ts`. */
+  async attach(sessionId: string, role: "controller" | "observer"): Promise<Transcript> {
+    this.#roots.set(sessionId, [this.cwd]);
+    const transcript = this.router.open(sessionId);
+    this.#setCurrent(sessionId, transcript);
+    const attached = await this.#bounded(
+      "session/attach",
+      this.connection.connection.request<{ clientId: string }>("session/attach", attachParams(sessionId, role)),
+    );
+    sharedEchoOf(this.router).own.add(attached.clientId);
+    transcript.setup({});
+    return transcript;
   }
 
   /** The agent's sessions for this cwd (all pages). */

@@ -23,6 +23,8 @@ export interface ChatOptions {
   cwd?: string;
   /** Load or resume this session instead of starting a new one. */
   resume?: string;
+  /** Join this live shared session (on `acp serve`) instead: as a controller, or as an observer. */
+  attach?: { sessionId: string; role: "controller" | "observer" };
   /** Print the agent's stderr lines (dimmed). */
   verbose?: boolean;
   /** Force colours off. */
@@ -132,7 +134,8 @@ async function chatWith(
     ]);
     try {
       if (setup.auth !== undefined) await chat.authenticate(setup.auth);
-      if (options.resume !== undefined) await chat.resume(options.resume);
+      if (options.attach !== undefined) await chat.attach(options.attach.sessionId, options.attach.role);
+      else if (options.resume !== undefined) await chat.resume(options.resume);
       else await chat.newSession();
       ui.print([sessionBanner(chat, paint)]);
     } catch (error) {

@@ -1,7 +1,8 @@
 /**
  * The seam for watching a session another client drives (`acp inspect --attach <url> <session-id>`), which needs
  * shared sessions on the server side (issue 18: several clients of one session, one driving, others observing).
- * Until a server offers that, there is no `ObserverSource` to plug in here, and `--attach` says so and exits 2.
+ * `acp serve` offers them (docs/shared-sessions.md); `shared-observer.ts` is the source the command plugs in. Without a
+ * source, `--attach` says so and exits 2.
  *
  * What is already in place for it, end to end: an observer is a lane of role `observer` on the feed, fed with the
  * frames of the watched session as both sides wrote them (`LaneHandle.bytes`); the page renders such a lane
@@ -20,6 +21,11 @@ export interface ObserverSource {
    * server cannot be reached or refuses.
    */
   observe(url: string, sessionId: string, lane: LaneHandle): Promise<void>;
+  /**
+   * Checks, before the inspector starts, that `sessionId` can be observed at `url`; rejects with what is wrong and
+   * what to do (the inspector then exits 2 without serving the page). Optional.
+   */
+  probe?(url: string, sessionId: string): Promise<void>;
 }
 
 /** Why observing is not available yet: shown by `--attach` and on the page. */

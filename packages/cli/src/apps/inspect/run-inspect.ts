@@ -64,6 +64,13 @@ export class InspectUsageError extends Error {
 
 export async function runInspect(options: InspectOptions, io: InspectIo): Promise<number> {
   if (options.attach && !io.observerSource) throw new InspectUsageError(OBSERVER_UNAVAILABLE);
+  if (options.attach && io.observerSource?.probe) {
+    try {
+      await io.observerSource.probe(options.attach.url, options.attach.sessionId);
+    } catch (error) {
+      throw new InspectUsageError(`cannot attach to ${options.attach.sessionId}: ${(error as Error).message}`);
+    }
+  }
   const assets = io.assets ?? loadPageAssets();
   let cassette: Hello["cassette"];
   if (options.cassette !== undefined) {

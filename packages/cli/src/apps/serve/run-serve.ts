@@ -124,6 +124,7 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
         : { maxUnauthenticatedSocketsPerAddress: options.maxUnauthenticatedPerAddress }),
       ...(options.stdioMcp === undefined ? {} : { stdioMcpServers: options.stdioMcp }),
       closeGraceMs: options.graceMs,
+      sharedSessions: options.share,
       logger,
       onConnectionEvent: (event) => io.stderr(`${timestamp()} ${describe(event)}\n`),
     });

@@ -50,6 +50,9 @@ Options:
   --node-name NAME         with --cluster: a name put before this node's random id (logs, metrics)
   --drain MS               with --cluster: on SIGTERM, how long running turns get to finish before the node hands
                            its connections over to the other nodes (default 30000)
+  --no-share               turn shared sessions off (on by default: clients with the token can session/attach to
+                           a live session as controller or observer; acp sessions URL lists them;
+                           see docs/shared-sessions.md)
   --verbose                also log the agents' stderr (prefixed by connection)
   --exit-with-parent       stop (as on SIGTERM) when the process that started acp serve goes away; on by
                            default under npm (npx acp serve), whose shell does not pass SIGTERM on
@@ -91,6 +94,8 @@ export interface ServeOptions {
   verbose: boolean;
   /** Stop when the parent process goes away (always watched under npm). */
   exitWithParent: boolean;
+  /** Shared sessions (session/attach); on unless --no-share. */
+  share: boolean;
   help: boolean;
   /** The cluster's database (`--cluster` or $ACP_CLUSTER): never printed, its password masked in errors. */
   cluster: string | undefined;
@@ -138,6 +143,7 @@ const BOOLEAN_FLAGS = new Set([
   "--allow-stdio-mcp",
   "--refuse-stdio-mcp",
   "--exit-with-parent",
+  "--no-share",
   "--help",
   "-h",
 ]);
@@ -184,6 +190,7 @@ export function parseServeArgs(
     graceMs: 2000,
     verbose: false,
     exitWithParent: false,
+    share: true,
     help: false,
     cluster: env.ACP_CLUSTER || undefined,
     leaseMs: 5000,
@@ -207,7 +214,8 @@ export function parseServeArgs(
         if (options.stdioMcp !== undefined && options.stdioMcp !== value)
           throw new ServeUsageError("--allow-stdio-mcp and --refuse-stdio-mcp contradict each other: give one");
         options.stdioMcp = value;
-      } else options.help = true;
+      } else if (flag === "--no-share") options.share = false;
+      else options.help = true;
       continue;
     }
     if (!VALUE_FLAGS.has(flag))

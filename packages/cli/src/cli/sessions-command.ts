@@ -1,0 +1,89 @@
+/**
+ * `acp sessions URL`: the live sessions of an `acp serve` (shared sessions on), read from `GET URL/sessions` with
+ * the server's token: each session, whether a turn runs, its queue, who is attached (role, transport). `--json`
+ * prints the server's answer as is.
+ */
+export const sessionsUsage = `acp sessions: the live sessions of an acp serve, with who is attached
+
+Usage:
+  acp sessions [--token TOKEN] [--json] URL     URL: the server's endpoint, http(s)://HOST:PORT/acp
+
+Options:
+  --token TOKEN   the server's bearer token (default: $ACP_TOKEN); a session's share token is not enough
+  --json          print the server's JSON answer
+  -h, --help      this help
+
+Join one with: acp chat --attach SESSION URL (controller) or acp chat --observe SESSION URL (read-only).
+`;
+
+interface Listed {
+  sessionId: string;
+  turnRunning: boolean;
+  hostConnected: boolean;
+  queue: { running: unknown; queued: unknown[] };
+  pendingPermissions: number;
+  updates: number;
+  participants: { clientId: string; name?: string; role: string; transport: string }[];
+}
+
+/** Runs `acp sessions`; resolves with the exit code. */
+export async function sessionsCommand(args: readonly string[]): Promise<number> {
+  let token = process.env.ACP_TOKEN;
+  let json = false;
+  let url: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === "-h" || arg === "--help") {
+      process.stdout.write(sessionsUsage);
+      return 0;
+    }
+    if (arg === "--json") json = true;
+    else if (arg === "--token" && args[i + 1] !== undefined) token = args[++i];
+    else if (!arg.startsWith("-") && url === undefined) url = arg;
+    else {
+      process.stderr.write(`acp sessions: unknown argument ${arg} (acp sessions --help)\n`);
+      return 2;
+    }
+  }
+  if (url === undefined || !/^https?:\/\//i.test(url)) {
+    process.stderr.write("acp sessions: give the server's URL, http(s)://HOST:PORT/acp (acp sessions --help)\n");
+    return 2;
+  }
+  const listing = `${url.replace(/\/+$/, "")}/sessions`;
+  let response: Response;
+  try {
+    response = await fetch(listing, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  } catch (error) {
+    process.stderr.write(`acp sessions: cannot reach ${listing}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  const text = await response.text();
+  if (!response.ok) {
+    const hint =
+      response.status === 404
+        ? " (is it an acp serve with shared sessions on, and is the URL its endpoint?)"
+        : response.status === 401
+          ? " (give the server's token: --token or $ACP_TOKEN)"
+          : "";
+    process.stderr.write(`acp sessions: ${listing} answered ${response.status}: ${text.trim()}${hint}\n`);
+    return 1;
+  }
+  if (json) {
+    process.stdout.write(text.endsWith("\n") ? text : `${text}\n`);
+    return 0;
+  }
+  const { sessions } = JSON.parse(text) as { sessions: Listed[] };
+  if (sessions.length === 0) process.stdout.write("no live sessions\n");
+  for (const session of sessions) {
+    const state = session.turnRunning ? "turn running" : "idle";
+    const queued = session.queue.queued.length > 0 ? `, ${session.queue.queued.length} queued` : "";
+    const asking = session.pendingPermissions > 0 ? `, ${session.pendingPermissions} permission(s) waiting` : "";
+    const host = session.hostConnected ? "" : ", its opener is gone";
+    process.stdout.write(`${session.sessionId}  ${state}${queued}${asking}${host}, ${session.updates} updates\n`);
+    for (const who of session.participants)
+      process.stdout.write(
+        `  ${who.role.padEnd(10)} ${(who.name ?? "?").padEnd(20)} ${who.transport.padEnd(9)} ${who.clientId}\n`,
+      );
+  }
+  return 0;
+}

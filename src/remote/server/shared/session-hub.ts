@@ -1,0 +1,352 @@
+/**
+ * The multiplexer of one server (node): the live sessions of every agent it hosts, by id, and the client
+ * connections attached to them. `ServerConnection` hands it each message first; what belongs to a shared session
+ * (attach, detach, a participant's messages, the agent's messages about the session, answers to the server's own
+ * request ids) it routes; the rest goes on as before. Every session an agent opens here (`session/new`,
+ * `session/load`, `session/resume`, `session/fork`) is shareable: its client is its first controller.
+ *
+ * The agent lives while its own client is connected, or, once that client is gone, while a session of its keeps a
+ * participant the `keepAlive` policy counts (controllers by default), plus `lingerMs`.
+ *
+ * Across a cluster, a backend gives the hub `ClientEnd`s and `AgentEnd`s that live on other nodes (see
+ * docs/shared-sessions.md); nothing here assumes both ends are in this process.
+ */
+import { PROTOCOL_METHODS } from "../../../protocol/index.js";
+import type { Logger } from "../../../jsonrpc/logger.js";
+import { idKey, METHODS, sessionIdOfParams } from "../../http-protocol.js";
+import { sessionIdOfResponse } from "../routing.js";
+import type { AgentEnd, ClientEnd } from "./participant.js";
+import { SharedSession } from "./shared-session.js";
+import { ShareTokens } from "./share-tokens.js";
+import {
+  ERROR_NOT_ALLOWED,
+  ERROR_SESSION_LIVE,
+  ERROR_SESSION_NOT_FOUND,
+  errorResponseText,
+  ExactId,
+  parseAttach,
+  resultResponseText,
+  SESSION_ATTACH,
+  SESSION_DETACH,
+  SESSION_SHARE,
+  type ParticipantInfo,
+} from "./share-protocol.js";
+import type { QueueSnapshot } from "./prompt-queue.js";
+
+/** How shared sessions behave on a server. */
+export interface SharedSessionsOptions {
+  /** UTF-16 units of `session/update` text kept per session for `historyPolicy: "full"`. Default 8 MiB. */
+  readonly maxHistoryChars?: number;
+  /**
+   * Who keeps an agent alive once its own client is gone: `"controller"` (default: while one controller remains
+   * attached to one of its sessions) or `"participant"` (observers too).
+   */
+  readonly keepAlive?: "controller" | "participant";
+  /** How long an agent nobody keeps alive lingers (a client may reattach) before it is stopped. Default 0. */
+  readonly lingerMs?: number;
+}
+
+/** A live session, as `acp sessions` lists it. */
+export interface SharedSessionSummary {
+  readonly sessionId: string;
+  readonly hostConnectionId: string;
+  /** Whether the client that opened the session is still connected. */
+  readonly hostConnected: boolean;
+  readonly createdAt: number;
+  readonly turnRunning: boolean;
+  readonly queue: QueueSnapshot;
+  readonly pendingPermissions: number;
+  readonly updates: number;
+  readonly participants: readonly ParticipantInfo[];
+}
+
+/** A connection that is both ends (the server's own `ServerConnection`). */
+export type ConnectionEnds = ClientEnd & AgentEnd;
+
+const ID_PREFIX = "acpkit-mux-";
+
+export class SessionHub {
+  readonly tokens = new ShareTokens();
+  readonly #sessions = new Map<string, SharedSession>();
+  /** The server's request ids in use, and their session. */
+  readonly #ids = new Map<string, SharedSession>();
+  readonly #memberships = new Map<ClientEnd, Set<SharedSession>>();
+  #nextId = 0;
+  readonly #maxHistoryChars: number;
+  readonly #keepAlive: "controller" | "participant";
+  readonly #lingerMs: number;
+  /** Agents nobody keeps, waiting `lingerMs` before they are stopped. */
+  readonly #lingering = new Map<AgentEnd, ReturnType<typeof setTimeout>>();
+
+  constructor(
+    options: SharedSessionsOptions,
+    private readonly logger: Logger,
+  ) {
+    this.#maxHistoryChars = options.maxHistoryChars ?? 8 * 1024 * 1024;
+    this.#keepAlive = options.keepAlive ?? "controller";
+    this.#lingerMs = options.lingerMs ?? 0;
+  }
+
+  readonly #services = {
+    nextId: (session: SharedSession) => {
+      const id = `${ID_PREFIX}${++this.#nextId}`;
+      this.#ids.set(id, session);
+      return id;
+    },
+    release: (id: string) => void this.#ids.delete(id),
+    participantsChanged: (session: SharedSession) => this.#checkHost(session.host),
+  };
+
+  /** The live sessions, for `acp sessions`. */
+  list(): SharedSessionSummary[] {
+    return [...this.#sessions.values()].map((session) => ({
+      sessionId: session.sessionId,
+      hostConnectionId: session.host.id,
+      hostConnected: !session.host.clientGone,
+      createdAt: session.createdAt,
+      turnRunning: session.turnRunning,
+      queue: session.queue,
+      pendingPermissions: session.pendingPermissions,
+      updates: session.history.lastSeq,
+      participants: session.participants,
+    }));
+  }
+
+  /** Whether a session with this id is live here. */
+  has(sessionId: string): boolean {
+    return this.#sessions.has(sessionId);
+  }
+
+  /**
+   * A client request or notification on `connection`. True when the hub took it (answered, or routed to a shared
+   * session); false: it goes to the connection's own agent as before.
+   */
+  fromClient(connection: ConnectionEnds, message: Record<string, unknown>, chars: number, rawId?: string): boolean {
+    if (rawId !== undefined && typeof message.id === "number")
+      message = { ...message, id: new ExactId(rawId, message.id) };
+    const method = message.method as string;
+    const sessionId = sessionIdOfParams(message.params);
+    if (method === SESSION_ATTACH) return this.#attach(connection, message);
+    if (method === SESSION_DETACH || method === SESSION_SHARE) {
+      const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+      if (session === undefined) return this.#notFound(connection, message, sessionId);
+      if (method === SESSION_DETACH) {
+        if ("id" in message) session.detach(connection, message.id);
+        this.#memberships.get(connection)?.delete(session);
+        return true;
+      }
+      return this.#share(connection, session, message);
+    }
+    if (sessionId === undefined) return false;
+    const session = this.#sessions.get(sessionId);
+    const participant = session?.participantOf(connection);
+    if (session !== undefined && participant !== undefined) {
+      session.fromClient(participant, message, chars);
+      return true;
+    }
+    if (method === METHODS.session_load || method === METHODS.session_resume) {
+      if (session !== undefined && session.host !== connection) {
+        if ("id" in message)
+          connection.deliverToClient(
+            errorResponseText(
+              message.id,
+              ERROR_SESSION_LIVE,
+              `Session ${sessionId} is live on this server (another client's agent runs it): join it with ` +
+                `session/attach instead of loading it a second time`,
+              { sessionId },
+            ),
+            undefined,
+          );
+        return true;
+      }
+      // The agent replays the session while loading it: the replay is the start of its history here.
+      if (session === undefined) this.#open(connection, sessionId);
+    }
+    return false;
+  }
+
+  /** A client's response on `client`: true when it answers a request the hub sent (its id is the hub's). */
+  responseFromClient(client: ClientEnd, message: Record<string, unknown>): boolean {
+    const id = message.id;
+    if (typeof id !== "string" || !id.startsWith(ID_PREFIX)) return false;
+    const session = this.#ids.get(id);
+    // An answer to a request already settled (a losing permission answer): dropped.
+    if (session !== undefined) session.clientAnswered(client, id, message);
+    return true;
+  }
+
+  /** A request or notification of `host`'s agent: true when it belongs to a shared session. */
+  fromAgent(host: AgentEnd, message: Record<string, unknown>, text: string): boolean {
+    if (message.method === PROTOCOL_METHODS.cancel_request) {
+      const params = message.params as { requestId?: unknown } | undefined;
+      const key = idKey(params?.requestId);
+      if (key === undefined) return false;
+      for (const session of this.#sessions.values())
+        if (session.host === host && session.agentCancelled(key)) return true;
+      return false;
+    }
+    const sessionId = sessionIdOfParams(message.params);
+    const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+    if (session === undefined || session.host !== host) return false;
+    session.fromAgent(message, text);
+    return true;
+  }
+
+  /** A response of `host`'s agent: true when it answers a request the hub sent it. */
+  responseFromAgent(host: AgentEnd, message: Record<string, unknown>): boolean {
+    const id = message.id;
+    if (typeof id !== "string" || !id.startsWith(ID_PREFIX)) return false;
+    const session = this.#ids.get(id);
+    if (session !== undefined && session.host === host) session.agentAnswered(id, message);
+    return true;
+  }
+
+  /** The agent answered its own client's `method` (about `sessionId`): new sessions open, failed loads close. */
+  agentAnswered(host: ConnectionEnds, method: string, sessionId: string | undefined, message: Record<string, unknown>) {
+    if (method === METHODS.session_new || method === METHODS.session_fork) {
+      const created = sessionIdOfResponse(message);
+      if (created !== undefined && !this.#sessions.has(created)) this.#open(host, created);
+    } else if ((method === METHODS.session_load || method === METHODS.session_resume) && "error" in message) {
+      const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+      if (session !== undefined && session.host === host && session.participants.length <= 1)
+        this.#close(session, "it failed to load");
+    }
+  }
+
+  /** Whether `host`'s agent must outlive its client (someone else still uses one of its sessions). */
+  retainsAgent(host: AgentEnd): boolean {
+    return this.#kept(host);
+  }
+
+  /** `client`'s connection went away (or lost its client): it leaves every session it is attached to. */
+  clientGone(client: ClientEnd, reason: string): void {
+    const sessions = this.#memberships.get(client);
+    this.#memberships.delete(client);
+    for (const session of sessions ?? []) session.clientGone(client, reason);
+  }
+
+  /** `host`'s agent ended: its sessions end, and everyone attached is told. */
+  agentEnded(host: AgentEnd, reason: string): void {
+    clearTimeout(this.#lingering.get(host));
+    this.#lingering.delete(host);
+    for (const session of [...this.#sessions.values()]) if (session.host === host) this.#close(session, reason);
+  }
+
+  #open(host: ConnectionEnds, sessionId: string): void {
+    const session = new SharedSession(sessionId, host, this.#services, this.#maxHistoryChars);
+    this.#sessions.set(sessionId, session);
+    session.attachHost(host);
+    this.#member(host, session);
+  }
+
+  #close(session: SharedSession, reason: string): void {
+    if (this.#sessions.get(session.sessionId) !== session) return;
+    this.#sessions.delete(session.sessionId);
+    this.tokens.revokeSession(session.sessionId);
+    for (const [id, owner] of this.#ids) if (owner === session) this.#ids.delete(id);
+    for (const sessions of this.#memberships.values()) sessions.delete(session);
+    session.end(reason);
+  }
+
+  #member(client: ClientEnd, session: SharedSession): void {
+    let sessions = this.#memberships.get(client);
+    if (sessions === undefined) this.#memberships.set(client, (sessions = new Set()));
+    sessions.add(session);
+  }
+
+  #attach(connection: ConnectionEnds, message: Record<string, unknown>): boolean {
+    const request = parseAttach(message.params);
+    const streamSession = sessionIdOfParams(message.params);
+    if (!("id" in message)) return true;
+    if (!request.ok) {
+      connection.deliverToClient(
+        errorResponseText(message.id, -32602, `Invalid params: ${request.message}`),
+        streamSession,
+      );
+      return true;
+    }
+    const session = this.#sessions.get(request.sessionId);
+    if (session === undefined) return this.#notFound(connection, message, request.sessionId);
+    const grant = connection.shareGrant;
+    if (grant !== undefined && (grant !== request.sessionId || request.role !== "observer")) {
+      const reason =
+        grant !== request.sessionId
+          ? `Not allowed: this connection's share token is for another session; it cannot attach to ${request.sessionId}`
+          : `Not allowed: a share token lets a client observe only; attach with role "observer", or use the ` +
+            `server's credentials to take part as a controller`;
+      connection.deliverToClient(errorResponseText(message.id, ERROR_NOT_ALLOWED, reason), request.sessionId);
+      return true;
+    }
+    session.attach(connection, message.id, request);
+    if (session.participantOf(connection) !== undefined) this.#member(connection, session);
+    this.logger.info("a client attached to a shared session", {
+      sessionId: request.sessionId,
+      connectionId: connection.id,
+      role: request.role,
+      historyPolicy: request.historyPolicy,
+    });
+    return true;
+  }
+
+  #share(connection: ConnectionEnds, session: SharedSession, message: Record<string, unknown>): boolean {
+    if (!("id" in message)) return true;
+    const participant = session.participantOf(connection);
+    if (participant === undefined || !participant.isController || connection.shareGrant !== undefined) {
+      connection.deliverToClient(
+        errorResponseText(
+          message.id,
+          ERROR_NOT_ALLOWED,
+          `Not allowed: only a controller attached to session ${session.sessionId} can share it`,
+        ),
+        session.sessionId,
+      );
+      return true;
+    }
+    const token = this.tokens.issue(session.sessionId);
+    connection.deliverToClient(
+      resultResponseText(message.id, { sessionId: session.sessionId, token }),
+      session.sessionId,
+    );
+    return true;
+  }
+
+  #notFound(connection: ClientEnd, message: Record<string, unknown>, sessionId: string | undefined): boolean {
+    if ("id" in message)
+      connection.deliverToClient(
+        errorResponseText(
+          message.id,
+          ERROR_SESSION_NOT_FOUND,
+          `Session not found: ${sessionId ?? "(no sessionId)"} is not live on this server (acp sessions <url> lists ` +
+            `those that are)`,
+          { sessionId },
+        ),
+        sessionId,
+      );
+    return true;
+  }
+
+  #kept(host: AgentEnd): boolean {
+    for (const session of this.#sessions.values()) {
+      if (session.host !== host) continue;
+      for (const member of session.members)
+        if ((member.client as unknown) !== host && (this.#keepAlive === "participant" || member.isController))
+          return true;
+    }
+    return false;
+  }
+
+  #checkHost(host: AgentEnd): void {
+    clearTimeout(this.#lingering.get(host));
+    this.#lingering.delete(host);
+    if (!host.clientGone || this.#kept(host)) return;
+    const stop = () => {
+      this.#lingering.delete(host);
+      if (!this.#kept(host)) host.endAgent("nobody uses its shared sessions any more");
+    };
+    if (this.#lingerMs <= 0) return queueMicrotask(stop);
+    // The last one to leave restarts the wait: lingerMs after them, not after an earlier departure.
+    const timer = setTimeout(stop, this.#lingerMs);
+    timer.unref?.();
+    this.#lingering.set(host, timer);
+  }
+}

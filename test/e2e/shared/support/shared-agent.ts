@@ -1,0 +1,82 @@
+/**
+ * The agent the shared-session tests share (an in-process acpkit `agent()` app, one per connection as the server
+ * hosts it). A prompt's text picks what it does: "stream N" (N numbered updates `u0`..), "paced N MS" (the same, MS
+ * apart), "permissions N" (N permission requests one after another, an update `outcome i <optionId|cancelled>`
+ * after each), "read PATH" (an `fs/read_text_file` of the client), "slow" (waits until cancelled); anything else
+ * is echoed. Nothing runs when this module is imported.
+ */
+import { agent } from "../../../../src/entries/index.js";
+
+function chunk(sessionId: string, text: string) {
+  return {
+    sessionId,
+    update: { sessionUpdate: "agent_message_chunk" as const, content: { type: "text" as const, text } },
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function sharedTestAgent() {
+  let sessions = 0;
+  const cancels = new Map<string, () => void>();
+  return agent({ name: "shared-test-agent" })
+    .onRequest("initialize", ({ params }) => ({
+      protocolVersion: params.protocolVersion,
+      agentCapabilities: { loadSession: false },
+      agentInfo: { name: "shared-test-agent", version: "1.0.0" },
+    }))
+    .onRequest("session/new", () => ({ sessionId: `shared-${process.pid}-${++sessions}` }))
+    .onNotification("session/cancel", ({ params }) => cancels.get(params.sessionId)?.())
+    .onRequest("session/prompt", async ({ params, client }) => {
+      const text = params.prompt.map((block) => (block.type === "text" ? block.text : "")).join("");
+      const [command, first, second] = text.split(" ");
+      const sessionId = params.sessionId;
+      const count = Number(first ?? 0);
+      switch (command) {
+        case "stream":
+          for (let i = 0; i < count; i++) await client.notify("session/update", chunk(sessionId, `u${i}`));
+          return { stopReason: "end_turn" as const };
+        case "paced":
+          for (let i = 0; i < count; i++) {
+            await client.notify("session/update", chunk(sessionId, `u${i}`));
+            await sleep(Number(second ?? 10));
+          }
+          return { stopReason: "end_turn" as const };
+        case "permissions":
+          for (let i = 0; i < count; i++) {
+            const answer = await client.request("session/request_permission", {
+              sessionId,
+              toolCall: {
+                toolCallId: `call-${i}`,
+                title: `Edit ${i}`,
+                kind: "edit" as const,
+                status: "pending" as const,
+              },
+              options: [
+                { optionId: "allow", name: "Allow", kind: "allow_once" as const },
+                { optionId: "reject", name: "Reject", kind: "reject_once" as const },
+              ],
+            });
+            const outcome = answer.outcome.outcome === "selected" ? answer.outcome.optionId : "cancelled";
+            await client.notify("session/update", chunk(sessionId, `outcome ${i} ${outcome}`));
+          }
+          return { stopReason: "end_turn" as const };
+        case "read": {
+          try {
+            const file = await client.request("fs/read_text_file", { sessionId, path: first ?? "/x" });
+            await client.notify("session/update", chunk(sessionId, `read ${file.content}`));
+          } catch (error) {
+            await client.notify("session/update", chunk(sessionId, `read failed ${(error as Error).message}`));
+          }
+          return { stopReason: "end_turn" as const };
+        }
+        case "slow":
+          await client.notify("session/update", chunk(sessionId, "waiting"));
+          await new Promise<void>((resolve) => cancels.set(sessionId, resolve));
+          return { stopReason: "cancelled" as const };
+        default:
+          await client.notify("session/update", chunk(sessionId, `echo ${text}`));
+          return { stopReason: "end_turn" as const };
+      }
+    });
+}
