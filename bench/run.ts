@@ -17,6 +17,8 @@
  *                        BENCH_ONLY=fanout runs only them
  *   BENCH_STORE=0        leave out the session stores (PostgreSQL vs file: appends/s, load of a 10,000-update
  *                        session; `store-bench.ts`); BENCH_ONLY=store runs only them
+ *   BENCH_CLUSTER=0      leave out Streamable HTTP across 3 nodes, memory backend vs PostgreSQL backend, and the
+ *                        failover time (`cluster-bench.ts`); BENCH_ONLY=cluster runs only them
  *
  * Progress goes to stderr; the report goes to stdout; everything also goes to .bench-out/results.json.
  */
@@ -32,6 +34,7 @@ import { rawImpl } from "./impls/raw.js";
 import { DEFAULT_IMPLS, IMPL_NAMES, type Impl, type ImplName } from "./impls/types.js";
 import { printReport, ratios, summarize, targets, type Row } from "./report.js";
 import { printStoreReport, runStoreBench } from "./store-bench.js";
+import { printClusterReport, runClusterBench } from "./cluster-bench.js";
 import { coldCases, coldStartTargets, printColdStart, runColdStart } from "./cold-start.js";
 import { printFanoutReport, runFanoutBench } from "./fanout-bench.js";
 import { fmtNum, fmtRate } from "./stats.js";
@@ -44,11 +47,12 @@ const reps = Math.max(1, Number(env.BENCH_REPS ?? (quick ? 2 : 3)));
 const timeoutMs = Number(env.BENCH_TIMEOUT_MS ?? (quick ? 30_000 : 120_000));
 const onlyTokens = env.BENCH_ONLY ? env.BENCH_ONLY.split(",").map((s) => s.trim()) : undefined;
 const withStore = env.BENCH_STORE !== "0" && (onlyTokens === undefined || onlyTokens.includes("store"));
+const withCluster = env.BENCH_CLUSTER !== "0" && (onlyTokens === undefined || onlyTokens.includes("cluster"));
 /** (s), cold start, is not a workload of the agent: it runs when BENCH_ONLY is unset or names it. */
 const coldStart = onlyTokens === undefined || onlyTokens.includes("s");
 const withFanout = env.BENCH_FANOUT !== "0" && (onlyTokens === undefined || onlyTokens.includes("fanout"));
 const only = onlyTokens
-  ? (onlyTokens.filter((s) => s !== "store" && s !== "s" && s !== "fanout") as WorkloadId[])
+  ? (onlyTokens.filter((s) => s !== "store" && s !== "s" && s !== "fanout" && s !== "cluster") as WorkloadId[])
   : [...ALL_WORKLOADS];
 const implFilter = env.BENCH_IMPLS
   ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
@@ -61,7 +65,7 @@ const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
   process.stderr.write(
     `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ` +
-      `${ALL_WORKLOADS.join(",")},s,store,fanout / ${IMPL_NAMES.join(",")})\n`,
+      `${ALL_WORKLOADS.join(",")},s,store,fanout,cluster / ${IMPL_NAMES.join(",")})\n`,
   );
   process.exit(2);
 }
@@ -183,6 +187,7 @@ async function main(): Promise<void> {
   }
 
   const store = withStore ? await runStoreBench({ quick, reps, progress }) : undefined;
+  const cluster = withCluster ? await runClusterBench({ quick, reps, progress }) : undefined;
   const coldRounds = quick ? 5 : Math.max(10, reps * 5);
   const cold = coldStart
     ? await runColdStart(coldCases(env.BENCH_ACPKIT_ENTRY || undefined), coldRounds, packageRoot(), progress)
@@ -220,6 +225,7 @@ async function main(): Promise<void> {
   );
   if (rows.length > 0 || cold) printReport(rows, rs, ts, out, cold ? (log) => printColdStart(cold, log) : undefined);
   if (store !== undefined) printStoreReport(store, out);
+  if (cluster !== undefined) printClusterReport(cluster, out);
   if (fanout !== undefined) printFanoutReport(fanout, out);
 
   const file = join(packageRoot(), ".bench-out", "results.json");
@@ -242,6 +248,7 @@ async function main(): Promise<void> {
         },
         rows,
         store,
+        cluster,
         ...(cold ? { coldStart: cold } : {}),
         fanout,
         ratios: rs,

@@ -48,6 +48,8 @@ const folders: Record<string, Record<string, readonly string[]>> = {
     wire: [],
     // The PostgreSQL kit (pool, migrations, retries, LISTEN, group commit) the cluster's shared state stands on.
     postgres: [],
+    // A cluster of servers on PostgreSQL: the server backend whose state is in the database.
+    cluster: ["postgres"],
   },
 };
 

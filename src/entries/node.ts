@@ -72,6 +72,7 @@ export { FileSessionStore, type FileSessionStoreOptions } from "../node/store/in
 // user of the store needs: connection options, a pool to share, the errors to recognise. Typed structurally: the
 // declarations need no `@types/pg`.
 export { PostgresSessionStore, type PostgresSessionStoreOptions } from "../node/store/postgres-session-store.js";
+export { PostgresServerBackend, type PostgresServerBackendOptions } from "../node/cluster/postgres-backend.js";
 export { SessionLeaseError, type SessionLeaseReason } from "../node/store/postgres-session-lease.js";
 export {
   createPostgresPool,

@@ -86,6 +86,33 @@ test("helpers: loopback hosts, the default Host allow-list, tokens", () => {
   assert.notEqual(generateToken(), generateToken());
 });
 
+/** One raw HTTP/1.0 request without a Host header (what HAProxy's `option httpchk GET /path` sends). */
+async function rawHttp10(port: number, path: string): Promise<string> {
+  const { connect } = await import("node:net");
+  const socket = connect(port, "127.0.0.1");
+  let answer = "";
+  socket.on("data", (chunk) => (answer += chunk));
+  socket.write(`GET ${path} HTTP/1.0\r\n\r\n`);
+  await new Promise((resolve) => socket.on("close", resolve));
+  return answer;
+}
+
+test("health and readiness answer an HTTP/1.0 check without a Host header; metrics need the token", async () => {
+  const listening = await listenAcp({ agent: testAgent().app, token: "secret" });
+  try {
+    assert.match(await rawHttp10(listening.port, "/healthz"), /^HTTP\/1\.1 200 [^]*\r\n\r\nok\n$/);
+    assert.match(await rawHttp10(listening.port, "/readyz"), /^HTTP\/1\.1 200 [^]*\r\n\r\nready\n$/);
+    const base = listening.url.replace(/\/acp$/, "");
+    const refused = await fetch(`${base}/metrics`);
+    await refused.body?.cancel();
+    assert.equal(refused.status, 401);
+    const metrics = await fetch(`${base}/metrics`, { headers: { authorization: "Bearer secret" } });
+    assert.match(await metrics.text(), /^acpkit_server_connections 0$/m);
+  } finally {
+    await listening.close();
+  }
+});
+
 /** initialize, then session/new naming `mcpServers`, over real sockets; the answer to session/new. */
 async function newSessionOver(url: string, token: string, mcpServers: unknown[]): Promise<any> {
   const headers = { "content-type": "application/json", authorization: `Bearer ${token}` };

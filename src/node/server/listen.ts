@@ -119,6 +119,8 @@ export async function listenAcp(options: ListenAcpOptions): Promise<ListeningAcp
     ...options,
     path,
     healthPath: options.healthPath ?? "/healthz",
+    readyPath: options.readyPath ?? "/readyz",
+    metricsPath: options.metricsPath ?? "/metrics",
     token,
     allowedHosts: options.allowedHosts ?? defaultAllowedHosts(host),
     // A client-named stdio MCP server is a command run here: only loopback servers pass them unless told.

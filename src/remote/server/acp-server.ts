@@ -19,6 +19,7 @@ import { resolveAgent, safePathname } from "./agent-source.js";
 import type { HostOptions, NodeBackend, ServerNode } from "./backend/backend.js";
 import { MemoryServerBackend } from "./backend/memory-backend.js";
 import { officialBackend } from "./backend/official-backend.js";
+import { metricsResponse, operationOf, readinessResponse } from "./operations.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits } from "./limits.js";
 import { BodyBudget } from "./request-body.js";
@@ -159,16 +160,12 @@ export class AcpServer {
     const badHost = this.#refusal(this.#access.checkHostSyntax(request));
     if (badHost) return badHost;
     const pathname = safePathname(request.url);
-    const { healthPath, path } = this.#settings;
-    if (
-      healthPath !== undefined &&
-      pathname === healthPath &&
-      (request.method === "GET" || request.method === "HEAD")
-    ) {
-      return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
-    }
+    const { path } = this.#settings;
+    const operation = operationOf(this.#settings, pathname, request.method);
+    if (operation === "health") return textResponse(this.#closing ? 503 : 200, this.#closing ? "closing\n" : "ok\n");
+    if (operation === "ready") return readinessResponse(this.#closing, this.#backend);
     const listing = this.#hub !== undefined && pathname === this.#sessionsPath && request.method === "GET";
-    if (!listing && path !== undefined && pathname !== path)
+    if (!listing && path !== undefined && pathname !== path && operation === undefined)
       return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
     const origin = request.headers.get("origin");
     const refused =
@@ -184,6 +181,8 @@ export class AcpServer {
     if (unauthorized) return unauthorized;
     options.onAccessGranted?.();
     const share = decision.ok ? decision.share : undefined;
+    if (operation === "metrics")
+      return share === undefined ? metricsResponse(this, this.#backend) : textResponse(403, "Forbidden: a share token");
     const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#grantOf(id));
     if (gated) return withHeaders(gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);

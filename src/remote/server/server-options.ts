@@ -63,6 +63,13 @@ export interface AcpServerSettings extends ServerLimits, AccessOptions {
   readonly path?: string;
   /** A health endpoint for load balancers (GET/HEAD, no auth, no details: 200 "ok", 503 while closing). Default: none. */
   readonly healthPath?: string;
+  /**
+   * A readiness endpoint for load balancers (GET/HEAD, no auth): 200 "ready", or 503 with the reason while closing or
+   * while the backend is not ready (a cluster node cut off from its database, or draining). Default: none.
+   */
+  readonly readyPath?: string;
+  /** A metrics endpoint (GET, behind the token like the ACP endpoint): Prometheus text format. Default: none. */
+  readonly metricsPath?: string;
   /** Headers added to every ACP response, the WebSocket 101 included: e.g. `Set-Cookie` for load-balancer affinity. */
   readonly responseHeaders?: (context: ResponseHeadersContext) => HeadersInitLike | undefined;
   /** Hears about connections and refusals. Default: silent. */

@@ -43,6 +43,10 @@ test("acp agent --store: a postgres:// URL (or $ACP_STORE); anything else refuse
   assert.equal(parseAgentFlags(["--store-wait", "0"], {}).storeWaitMs, 0);
   assert.equal(parseAgentFlags(["--store-wait=2500"], {}).storeWaitMs, 2500);
   assert.throws(() => parseAgentFlags(["--store-wait", "soon"], {}), /--store-wait must be 0 or a positive number/);
+  assert.equal(parseAgentFlags(["--store-lease", "3000"], {}).storeLeaseMs, 3000);
+  assert.equal(parseAgentFlags([], { ACP_STORE_LEASE: "2500" }).storeLeaseMs, 2500);
+  assert.equal(parseAgentFlags([], {}).storeLeaseMs, undefined);
+  assert.throws(() => parseAgentFlags(["--store-lease", "50"], {}), /--store-lease .* 200 or more/);
   for (const [argv, env] of [
     [["--store", "mysql://acp:s3cret@db/x"], {}],
     [["--store=host=db password=s3cret"], {}],

@@ -25,6 +25,9 @@ Usage:
                      the password out of the command line: PGPASSWORD, ~/.pgpass, or $ACP_STORE
   --store-wait MS    a session open in another agent process: wait this long for it (default 12000, enough for
                      the lease of a process that died to lapse), then fail; 0 fails at once
+  --store-lease MS   how long this process's hold on a session lasts unrenewed, so how soon another process may
+                     take over the session of one that died (default 10000, or $ACP_STORE_LEASE; acp serve --cluster
+                     sets it to its --lease)
   --model-url URL    an OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1 (or $ACP_MODEL_URL)
   --model NAME       the model name (or $ACP_MODEL)
   --model-key KEY    the API key, if the endpoint needs one (or $ACP_MODEL_KEY)
@@ -38,6 +41,7 @@ const FLAGS = [
   "data-dir",
   "store",
   "store-wait",
+  "store-lease",
   "model-url",
   "model",
   "model-key",
@@ -79,6 +83,13 @@ export function parseAgentFlags(
           "(sessions are kept in files under --data-dir unless it is given)",
       );
     options.store = store;
+  }
+  const lease = values["store-lease"] ?? (env.ACP_STORE_LEASE === "" ? undefined : env.ACP_STORE_LEASE);
+  if (lease !== undefined) {
+    const ms = Number(lease);
+    if (!Number.isSafeInteger(ms) || ms < 200)
+      throw new Error("--store-lease (or $ACP_STORE_LEASE) must be a number of milliseconds, 200 or more");
+    options.storeLeaseMs = ms;
   }
   if (values["store-wait"] !== undefined) {
     const ms = Number(values["store-wait"]);

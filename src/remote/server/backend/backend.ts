@@ -153,6 +153,12 @@ export interface NodeBackend {
    */
   readonly serverRequestId?: ((connectionId: string) => string | number) | undefined;
 
+  /** Why this node should take no traffic now (its shared state is out of reach, it is draining); undefined: ready. */
+  ready?(): Promise<string | undefined>;
+
+  /** The backend's metrics for this node, in Prometheus text format (appended to the server's own). */
+  metrics?(): Promise<string>;
+
   /** The server is closing (after it ended the connections it hosts): release what this node holds. */
   close(): Promise<void>;
 }

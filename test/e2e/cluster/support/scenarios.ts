@@ -218,7 +218,14 @@ export interface ResumeReport {
  */
 export async function resumeScenario(
   target: ClusterTarget,
-  options: { chunks?: number; pieces?: readonly number[] } = {},
+  options: {
+    chunks?: number;
+    pieces?: readonly number[];
+    /** The prompt that makes the agent send `chunks` chunks (default: the cluster agent's `stream N`). */
+    prompt?: (chunks: number) => string;
+    /** The text of chunk `i` (from 0) (default: the cluster agent's). */
+    chunk?: (i: number) => string;
+  } = {},
 ): Promise<ResumeReport> {
   const started = Date.now();
   const chunks = options.chunks ?? 20_000;
@@ -232,7 +239,8 @@ export async function resumeScenario(
 
   let node = 0;
   let stream = await mustOpen(target, nodes[node]!, { connectionId, sessionId });
-  await accepted(target, b, promptRequest(3, sessionId, `stream ${chunks}`), { connectionId, sessionId }, "the prompt");
+  const prompt = options.prompt?.(chunks) ?? `stream ${chunks}`;
+  await accepted(target, b, promptRequest(3, sessionId, prompt), { connectionId, sessionId }, "the prompt");
   const received: StreamEvent[] = [];
   const nodesRead = new Set([nodes[node]]);
   let resumes = 0;
@@ -256,7 +264,7 @@ export async function resumeScenario(
   await connectionStream.close();
   const texts = received.map(chunkText).filter((text) => text !== undefined);
   assert.equal(texts.length, chunks, `every chunk arrived once: ${texts.length} of ${chunks}`);
-  const expected = Array.from({ length: chunks }, (_, i) => `chunk-${i}`.padEnd(40, "."));
+  const expected = Array.from({ length: chunks }, (_, i) => options.chunk?.(i) ?? `chunk-${i}`.padEnd(40, "."));
   assert.equal(texts.join("|"), expected.join("|"), "the chunks, concatenated, are exactly the turn");
   assert.deepEqual(received.at(-1)!.data.result, { stopReason: "end_turn" });
   checkIds(received, "the session stream");

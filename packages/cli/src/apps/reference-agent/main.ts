@@ -26,6 +26,8 @@ export interface ReferenceAgentOptions {
   store?: string;
   /** How long to wait for a session another process holds (default 12 s: a dead holder's lease lapses in 10); 0: fail at once. */
   storeWaitMs?: number;
+  /** The session lease's time to live in the PostgreSQL store (default: the store's, 10 s). */
+  storeLeaseMs?: number;
   model?: ModelConfig;
   /** Default timeout of `/run` and the model's `run_command`. Default 30 s. */
   runTimeoutMs?: number;
@@ -66,6 +68,7 @@ async function openStore(
     const store = await PostgresSessionStore.open({
       connection,
       logger,
+      ...(options.storeLeaseMs === undefined ? {} : { leaseTtlMs: options.storeLeaseMs }),
       ...(wait > 0 ? { whenLeased: "wait" as const, leaseWaitMs: wait } : {}),
     });
     return { store, where: store.database };

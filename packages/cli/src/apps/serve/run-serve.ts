@@ -12,6 +12,7 @@ import type { Logger } from "@acpkit/sdk";
 import { defaultAllowedHosts } from "@acpkit/sdk/node";
 import { listenAcp, type ListeningAcpServer } from "@acpkit/sdk/node";
 import { stdioAgentConnector } from "@acpkit/sdk/node";
+import { PostgresServerBackend } from "@acpkit/sdk/node";
 import type { ConnectionEvent } from "@acpkit/sdk";
 import { insecureNotes } from "./insecure-notes.js";
 import { ServeUsageError, type ServeOptions } from "./serve-options.js";
@@ -72,19 +73,31 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     options.tokenFile === undefined
       ? options.token
       : readTokenFile(options.tokenFile, (text) => io.stderr(`${timestamp()} acp serve: ${text}\n`));
+  // The cluster's database URL may hold a password: `ps` shows only the command's name from here on; the reference
+  // agent gets the URL in its environment (ACP_STORE), not on its command line, and another agent never gets it.
+  if (options.cluster !== undefined) process.title = "acp serve";
+  const { ACP_CLUSTER: _cluster, ...serveEnv } = process.env;
+  const agentEnv = agentEnvironment(serveEnv, token);
+  if (options.cluster !== undefined && options.agent === undefined) {
+    agentEnv.ACP_STORE = options.cluster;
+    // A session of an agent that died with its node is free again as soon as its connection is adopted.
+    agentEnv.ACP_STORE_LEASE = String(options.leaseMs);
+  }
   const connector = stdioAgentConnector({
     ...(options.agent === undefined ? { argv: io.defaultAgentArgv } : { command: options.agent }),
     cwd,
     // The token stays here: no agent (nor what it runs) finds it in its environment.
-    env: agentEnvironment(process.env, token),
+    env: agentEnv,
     logger,
     onStderrLine: options.verbose
       ? (line, connectionId) => io.stderr(`${timestamp()} agent ${short(connectionId)} | ${line}\n`)
       : undefined,
   });
+  const backend = options.cluster === undefined ? undefined : await openCluster(options, connector, logger);
   let listening: ListeningAcpServer;
   try {
     listening = await listenAcp({
+      ...(backend === undefined ? {} : { backend }),
       agent: connector,
       host: options.host,
       port: options.port,
@@ -116,6 +129,7 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
       onConnectionEvent: (event) => io.stderr(`${timestamp()} ${describe(event)}\n`),
     });
   } catch (error) {
+    await backend?.close();
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE")
       throw new ServeUsageError(
@@ -149,6 +163,11 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     `${timestamp()} acp serve: ${agentLine} at ` +
       `${listening.url}${listening.token ? " (bearer token required)" : " WITHOUT a token"}\n`,
   );
+  if (backend !== undefined)
+    io.stderr(
+      `${timestamp()} acp serve: cluster node ${listening.server.nodeId} on ${backend.pool.database} ` +
+        `(ready: ${listening.url.replace(/\/acp$/, "")}/readyz)\n`,
+    );
   if (listening.tokenGenerated)
     io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
   for (const note of insecureNotes(options, new URL(listening.url).host, listening.token !== undefined))
@@ -165,10 +184,37 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     void listening.server.close({ graceMs: 0 });
   };
   for (const name of SIGNALS) process.once(name, force);
+  if (backend !== undefined) {
+    io.stderr(`${timestamp()} acp serve: draining: running turns get ${options.drainMs} ms, then other nodes adopt\n`);
+    await backend.drain(options.drainMs);
+  }
   await listening.close();
+  await backend?.close();
   for (const name of SIGNALS) process.off(name, force);
   io.stderr(`${timestamp()} acp serve: stopped\n`);
   return 0;
+}
+
+/** Opens the cluster's database (migrating it); a clear error when it cannot be reached. */
+async function openCluster(
+  options: ServeOptions,
+  connector: ReturnType<typeof stdioAgentConnector>,
+  logger: Logger,
+): Promise<PostgresServerBackend> {
+  try {
+    return await PostgresServerBackend.open({
+      database: { connectionString: options.cluster!, applicationName: "acp serve", logger },
+      connector,
+      leaseMs: options.leaseMs,
+      ...(options.nodeName === undefined ? {} : { nodeName: options.nodeName }),
+    });
+  } catch (error) {
+    const detail = (error instanceof Error ? error.message : String(error)).replaceAll(options.cluster!, "<--cluster>");
+    throw new ServeUsageError(
+      `cannot join the cluster (--cluster): ${detail}. Check that PostgreSQL runs and the URL (user, password, ` +
+        `database) is right; the database must exist (the tables are created on first use).`,
+    );
+  }
 }
 
 /** Fails at startup, not at the first connection, when the agent's program cannot be found or run. */

@@ -146,3 +146,18 @@ test("--help says that --token on the command line is visible to every user", ()
   assert.match(SERVE_USAGE, /--token TOKEN .*every user of this machine sees it \(ps\)/s);
   assert.match(SERVE_USAGE, /--token-file FILE/);
 });
+
+test("--cluster: a PostgreSQL URL (or $ACP_CLUSTER), with --lease, --node-name and --drain only beside it", () => {
+  const url = "postgres://acp:secret@db.internal:5432/acp";
+  const options = parseServeArgs(["--cluster", url, "--lease", "4000", "--node-name", "web-1", "--drain", "0"], {});
+  assert.deepEqual(
+    { cluster: options.cluster, leaseMs: options.leaseMs, nodeName: options.nodeName, drainMs: options.drainMs },
+    { cluster: url, leaseMs: 4000, nodeName: "web-1", drainMs: 0 },
+  );
+  assert.equal(parseServeArgs([], { ACP_CLUSTER: url }).cluster, url);
+  assert.equal(parseServeArgs([], {}).cluster, undefined);
+  assert.throws(() => parseServeArgs(["--cluster", "mysql://x"], {}), /--cluster needs a PostgreSQL URL/);
+  assert.throws(() => parseServeArgs(["--lease", "4000"], {}), /only go with --cluster/);
+  assert.throws(() => parseServeArgs(["--cluster", url, "--lease", "100"], {}), /at least 200 ms/);
+  assert.throws(() => parseServeArgs(["--cluster", url, "--node-name", "a b"], {}), /--node-name takes/);
+});

@@ -41,6 +41,15 @@ Options:
   --max-unauthenticated-per-address N
                            the same per remote address (default 64; raise it behind a proxy)
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
+  --cluster URL            be a node of the cluster kept in this PostgreSQL database (postgres://user@host/db, or
+                           $ACP_CLUSTER): any node answers any request of any connection, and a connection whose
+                           node dies is adopted by another; the reference agent keeps its sessions there too
+                           (see docs/cluster.md). Adds /readyz for load balancers and /metrics (behind the token)
+  --lease MS               with --cluster: how long a node's hold on its connections lasts unrenewed; a dead
+                           node's connections are adopted within 1.25 x this (default 5000)
+  --node-name NAME         with --cluster: a name put before this node's random id (logs, metrics)
+  --drain MS               with --cluster: on SIGTERM, how long running turns get to finish before the node hands
+                           its connections over to the other nodes (default 30000)
   --no-share               turn shared sessions off (on by default: clients with the token can session/attach to
                            a live session as controller or observer; acp sessions URL lists them;
                            see docs/shared-sessions.md)
@@ -88,6 +97,11 @@ export interface ServeOptions {
   /** Shared sessions (session/attach); on unless --no-share. */
   share: boolean;
   help: boolean;
+  /** The cluster's database (`--cluster` or $ACP_CLUSTER): never printed, its password masked in errors. */
+  cluster: string | undefined;
+  leaseMs: number;
+  nodeName: string | undefined;
+  drainMs: number;
 }
 
 /** A command-line mistake: printed, exit code 2. */
@@ -111,6 +125,10 @@ const VALUE_FLAGS = new Set([
   "--idle-timeout",
   "--max-body-bytes",
   "--grace",
+  "--cluster",
+  "--lease",
+  "--node-name",
+  "--drain",
   "--body-timeout",
   "--headers-timeout",
   "--max-unauthenticated",
@@ -174,6 +192,10 @@ export function parseServeArgs(
     exitWithParent: false,
     share: true,
     help: false,
+    cluster: env.ACP_CLUSTER || undefined,
+    leaseMs: 5000,
+    nodeName: undefined,
+    drainMs: 30_000,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
@@ -246,6 +268,10 @@ export function parseServeArgs(
           "--allow-insecure if that network is yours alone."),
     );
   }
+  if (options.cluster !== undefined && !/^postgres(?:ql)?:\/\//i.test(options.cluster))
+    throw new ServeUsageError("--cluster needs a PostgreSQL URL: postgres://user:password@host:port/database");
+  if (options.cluster === undefined && argv.some((arg) => /^--(lease|node-name|drain)(=|$)/.test(arg)))
+    throw new ServeUsageError("--lease, --node-name and --drain only go with --cluster");
   if (!options.path.startsWith("/")) throw new ServeUsageError(`--path must start with "/", got "${options.path}"`);
   return options;
 }
@@ -315,6 +341,21 @@ function setValue(options: ServeOptions, flag: string, value: string): void {
       return;
     case "--grace":
       options.graceMs = positiveInteger(flag, value, true);
+      return;
+    case "--cluster":
+      options.cluster = value;
+      return;
+    case "--lease":
+      options.leaseMs = positiveInteger(flag, value);
+      if (options.leaseMs < 200) throw new ServeUsageError(`--lease must be at least 200 ms, got ${value}`);
+      return;
+    case "--node-name":
+      if (!/^[\w.-]{1,40}$/.test(value))
+        throw new ServeUsageError(`--node-name takes letters, digits, "-", "_" and "." (40 at most), got "${value}"`);
+      options.nodeName = value;
+      return;
+    case "--drain":
+      options.drainMs = positiveInteger(flag, value, true);
       return;
   }
 }

@@ -1,0 +1,170 @@
+/**
+ * A node's heartbeat, every quarter of the lease. The lease is the node's: one row per node (`seen_at`), renewed
+ * first, on a small pool of its own, so that renewal never waits behind the agents' output (nor its row locks); a
+ * connection's lease is valid while its owner node's is (and until a drained node lets it lapse). Then the node checks
+ * the connections it hosts (one it no longer owns is fenced; one ended elsewhere, or idle for `idleTimeoutMs` on every
+ * node, is ended; one with messages a notification may have missed has its inbox taken), bumps `last_active_at` of
+ * the connections used through it, renews its readers' claims (a reader whose stream was taken over ends), adopts the
+ * connections of dead nodes, and now and then sweeps ended connections. A node that could not renew for a whole lease
+ * stops its agents: another node may hold them by now.
+ */
+import { adoptExpired } from "./adoption.js";
+import type { ClusterNode } from "./cluster-node.js";
+import { CONNECTIONS, EVENTS, INBOX, NODES, PROMPTS, SESSIONS, STREAMS } from "./schema.js";
+
+const RENEW = `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`;
+
+/** The rows of the connections this node hosts or owns: read only (no lock on rows the owner's writes share). */
+const CHECK = `
+SELECT connection_id, owner_node, lease_token, ended_at IS NOT NULL AS ended,
+       last_active_at < now() - $3 * interval '1 millisecond' AS idle,
+       EXISTS (SELECT 1 FROM ${INBOX} i WHERE i.connection_id = c.connection_id) AS inbox
+  FROM ${CONNECTIONS} c
+ WHERE connection_id = ANY($2::text[]) OR (owner_node = $1 AND ended_at IS NULL)`;
+
+const TOUCH = `UPDATE ${CONNECTIONS} SET last_active_at = now() WHERE connection_id = ANY($1::text[]) AND ended_at IS NULL`;
+
+const RENEW_READERS = `
+UPDATE ${STREAMS} s
+   SET reader_expires_at = now() + $5 * interval '1 millisecond', taken = GREATEST(s.taken, v.taken)
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS v(connection_id, stream, reader, taken)
+ WHERE s.connection_id = v.connection_id AND s.stream = v.stream AND s.reader = v.reader
+RETURNING s.reader`;
+
+const SWEEP = `
+WITH gone AS (
+  DELETE FROM ${CONNECTIONS} WHERE ended_at < now() - $1 * interval '1 millisecond' RETURNING connection_id
+), e AS (DELETE FROM ${EVENTS} WHERE connection_id IN (SELECT connection_id FROM gone)
+), s AS (DELETE FROM ${STREAMS} WHERE connection_id IN (SELECT connection_id FROM gone)
+), se AS (DELETE FROM ${SESSIONS} WHERE connection_id IN (SELECT connection_id FROM gone)
+), p AS (DELETE FROM ${PROMPTS} WHERE connection_id IN (SELECT connection_id FROM gone)
+), i AS (DELETE FROM ${INBOX} WHERE connection_id IN (SELECT connection_id FROM gone)
+), n AS (DELETE FROM ${NODES} WHERE seen_at < now() - interval '1 day'
+)
+SELECT count(*)::int AS swept FROM gone`;
+
+export class Heartbeat {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #beats = 0;
+  #lastRenewed = performance.now();
+  #running: Promise<void> | undefined;
+  #stopped = false;
+  /** Whether the last heartbeat reached the database. */
+  healthy = false;
+
+  constructor(private readonly node: ClusterNode) {}
+
+  start(): void {
+    this.#schedule(0);
+  }
+
+  /** Runs one heartbeat now (tests, and the start). */
+  beat(): Promise<void> {
+    this.#running ??= this.#beat().finally(() => (this.#running = undefined));
+    return this.#running;
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped) return;
+    this.#timer = setTimeout(() => {
+      void this.beat().finally(() => this.#schedule(this.node.settings.heartbeatMs));
+    }, ms);
+    this.#timer.unref?.();
+  }
+
+  async #beat(): Promise<void> {
+    const node = this.node;
+    const { control, nodeId, settings } = node;
+    try {
+      const started = performance.now();
+      await control.query(RENEW, [nodeId, node.handOver]);
+      this.#lastRenewed = started;
+      node.renewed();
+      node.counters.lastHeartbeatMs = performance.now() - started;
+      this.healthy = true;
+      const hostedIds = [...node.hosted.keys()];
+      const checked = await control.query<{
+        connection_id: string;
+        owner_node: string;
+        lease_token: string;
+        ended: boolean;
+        idle: boolean;
+        inbox: boolean;
+      }>(CHECK, [nodeId, hostedIds, node.limits.idleTimeoutMs]);
+      const rows = new Map(checked.rows.map((row) => [row.connection_id, row]));
+      for (const hosted of [...node.hosted.values()]) {
+        const row = rows.get(hosted.connectionId);
+        if (hosted.fenced || !hosted.host.isOpen) continue;
+        if (row === undefined || row.ended) void hosted.host.end({ reason: "deleted" });
+        else if (row.owner_node !== nodeId || Number(row.lease_token) !== hosted.token) node.fence(hosted.connectionId);
+        else if (row.idle) {
+          node.logger.info(
+            "cluster: closing an idle connection: no request or stream on any node for the idle timeout",
+            {
+              connectionId: hosted.connectionId,
+            },
+          );
+          void hosted.host.end({ reason: "idle" });
+        } else if (row.inbox) void node.takeInbox(hosted);
+      }
+      // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now.
+      const orphans = checked.rows
+        .filter((row) => row.owner_node === nodeId && !row.ended && !node.hosted.has(row.connection_id))
+        .map((row) => row.connection_id)
+        .filter((id) => !node.initializing.has(id));
+      if (orphans.length > 0)
+        await control.query(
+          `UPDATE ${CONNECTIONS} SET ended_at = now(), end_reason = 'agent ended'
+            WHERE connection_id = ANY($1::text[]) AND owner_node = $2 AND ended_at IS NULL`,
+          [orphans, nodeId],
+        );
+      await this.#renewReaders();
+      if (settings.connector !== undefined && !node.handOver && !node.closed) await adoptExpired(node);
+      const touched = [...node.touched, ...node.readers.keys()];
+      node.touched.clear();
+      // Not awaited: it may wait for row locks the owners' writes hold, and nothing here depends on it.
+      if (touched.length > 0)
+        control.query(TOUCH, [touched]).catch((error: unknown) =>
+          node.logger.warn("cluster: touching connections failed", {
+            error: error instanceof Error ? node.redact(error).message : String(error),
+          }),
+        );
+      if (this.#beats % 20 === 5) await control.query(SWEEP, [settings.retainEndedMs]);
+    } catch (error) {
+      this.healthy = false;
+      node.counters.heartbeatFailures++;
+      node.logger.warn("cluster: heartbeat failed (the database is unreachable?)", {
+        error: error instanceof Error ? node.redact(error).message : String(error),
+      });
+      if (performance.now() - this.#lastRenewed > settings.leaseMs && node.hosted.size > 0) {
+        node.logger.error("cluster: no lease renewal for a whole lease; stopping this node's agents", {
+          agents: node.hosted.size,
+        });
+        for (const connectionId of [...node.hosted.keys()]) node.fence(connectionId);
+      }
+    } finally {
+      this.#beats++;
+    }
+  }
+
+  async #renewReaders(): Promise<void> {
+    const node = this.node;
+    const readers = [...node.readers.values()].flatMap((set) => [...set]);
+    if (readers.length === 0) return;
+    const renewed = await node.control.query<{ reader: string }>(RENEW_READERS, [
+      readers.map((reader) => reader.connectionId),
+      readers.map((reader) => reader.stream),
+      readers.map((reader) => reader.token),
+      readers.map((reader) => reader.position),
+      node.readerLeaseMs,
+    ]);
+    const kept = new Set(renewed.rows.map((row) => row.reader));
+    for (const reader of readers) if (!kept.has(reader.token)) reader.displaced();
+  }
+}

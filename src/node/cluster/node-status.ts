@@ -1,0 +1,38 @@
+/**
+ * A cluster node's readiness (for `/readyz`: the database answers, wake-ups are heard, the node is not draining) and
+ * its metrics (for `/metrics`).
+ */
+import type { ClusterNode } from "./cluster-node.js";
+import { CONNECTIONS } from "./schema.js";
+
+/** Why the node should take no traffic, or undefined when it is ready. */
+export async function nodeReadiness(node: ClusterNode, listening: boolean): Promise<string | undefined> {
+  if (node.handOver) return "draining: handing its connections over to other nodes";
+  if (node.closed) return "closed";
+  try {
+    await node.pool.query("SELECT 1");
+  } catch (error) {
+    return `the cluster's database does not answer (${error instanceof Error ? node.redact(error).message : String(error)})`;
+  }
+  return listening ? undefined : "not listening for the cluster's notifications (reconnecting to the database)";
+}
+
+/** The node's metrics in Prometheus text format. */
+export async function nodeMetrics(node: ClusterNode, listening: boolean): Promise<string> {
+  let clusterConnections: number | undefined;
+  try {
+    const counted = await node.pool.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM ${CONNECTIONS} WHERE ended_at IS NULL AND ready`,
+    );
+    clusterConnections = counted.rows[0]!.n;
+  } catch {
+    clusterConnections = undefined;
+  }
+  return node.counters.render({
+    nodeId: node.nodeId,
+    hostedConnections: node.hosted.size,
+    openStreams: node.openStreams,
+    clusterConnections,
+    ready: (await nodeReadiness(node, listening)) === undefined,
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * Many connections over three `acp serve --cluster` nodes behind HAProxy, prompting at once, one node killed
+ * (SIGKILL) midway: every turn either completes, its updates received exactly once and in order, or fails with the
+ * error that says its node went away; every connection works afterwards; the lease rows never show a connection
+ * moving more than once; and once the clients are gone no node runs an agent.
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { haproxyUnavailable } from "../../../src/node/testing/haproxy.js";
+import {
+  postgresUnavailable,
+  startTestPostgres,
+  type TestPostgres,
+} from "../../../src/node/testing/postgres-server.js";
+import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
+import { acpkitHttp } from "../remote/support/client-transports.js";
+import { remoteClient, type RemoteClient } from "../remote/support/remote-client.js";
+import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
+
+const unavailable = postgresUnavailable() ?? haproxyUnavailable();
+/** Connections: two per node (the machine running the tests is small; the count is what the nodes share). */
+const CONNECTIONS = 6;
+const CHUNKS = 10_000;
+let database: TestPostgres | undefined;
+let cluster: ServeCluster | undefined;
+let work: string;
+
+before(async () => {
+  if (unavailable !== undefined) return;
+  work = makeTempDir("acp-serve-many-");
+  // Each node holds up to 24 connections to the database, and each agent its own pool: more than the default 100.
+  database = await startTestPostgres({ settings: { max_connections: "400" } });
+  cluster = await startServeCluster(database, { haproxy: true, leaseMs: 5000 });
+});
+
+after(async () => {
+  await cluster?.stop();
+  await database?.close();
+  removeTempDir(work);
+});
+
+test(
+  `${CONNECTIONS} connections prompting at once, a node killed midway: each turn whole or failed, every connection works after`,
+  { skip: unavailable, timeout: 180_000 },
+  async () => {
+    const url = `${cluster!.haproxy!.url}/acp`;
+    const clients: { client: RemoteClient; sessionId: string }[] = [];
+    for (let i = 0; i < CONNECTIONS; i++) {
+      const client = await remoteClient(
+        acpkitHttp.open({ url, webSocketUrl: "", token: cluster!.token }),
+        work,
+        "acpkit",
+      );
+      await client.initialize();
+      clients.push({ client, sessionId: await client.newSession(work) });
+    }
+    const moves = new Map<string, string[]>();
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const rows = await cluster!.pool.query<{ connection_id: string; owner_node: string }>(
+          "SELECT connection_id, owner_node FROM acpkit_cluster_connections WHERE ended_at IS NULL",
+        );
+        for (const row of rows.rows) {
+          const seen = moves.get(row.connection_id) ?? [];
+          if (seen.at(-1) !== row.owner_node) seen.push(row.owner_node);
+          moves.set(row.connection_id, seen);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    })();
+    try {
+      const turns = clients.map(({ client, sessionId }, i) =>
+        client.prompt(sessionId, `/stream ${CHUNKS} t${i}`).then(
+          () => "done" as const,
+          (error: Error) => error.message,
+        ),
+      );
+      // Midway: once the turns are under way, the node with the most agents dies.
+      await clients[0]!.client.host.until(
+        () => clients.some(({ client, sessionId }) => client.host.texts(0, sessionId).length > 0),
+        60_000,
+        "a turn under way",
+      );
+      const owners = await cluster!.pool.query<{ owner_node: string; n: number }>(
+        "SELECT owner_node, count(*)::int AS n FROM acpkit_cluster_connections WHERE ended_at IS NULL GROUP BY owner_node ORDER BY n DESC",
+      );
+      const victim = cluster!.nodes.findIndex((node) => node.nodeId === owners.rows[0]!.owner_node);
+      await cluster!.kill(victim);
+      const outcomes = await Promise.all(turns);
+      let completed = 0;
+      for (const [i, outcome] of outcomes.entries()) {
+        const { client, sessionId } = clients[i]!;
+        const texts = client.host.texts(0, sessionId).filter((text) => text.startsWith(`t${i} `));
+        if (outcome === "done") {
+          completed++;
+          assert.deepEqual(
+            texts,
+            Array.from({ length: CHUNKS }, (_, k) => `t${i} ${k + 1}\n`),
+            `connection ${i}: every chunk once, in order`,
+          );
+        } else {
+          assert.match(outcome, /went away during the turn/, `connection ${i}`);
+          // What arrived before the node died is a prefix of the turn, each chunk once.
+          assert.deepEqual(
+            texts,
+            Array.from({ length: texts.length }, (_, k) => `t${i} ${k + 1}\n`),
+            `connection ${i}`,
+          );
+        }
+      }
+      assert.ok(completed < CONNECTIONS, "some turns ran on the killed node");
+      assert.ok(completed > 0, "the other nodes' turns completed");
+      // Every connection works afterwards, the adopted ones included.
+      await Promise.all(
+        clients.map(async ({ client, sessionId }, i) =>
+          assert.deepEqual(await client.prompt(sessionId, `/stream 2 after${i}`), { stopReason: "end_turn" }),
+        ),
+      );
+    } finally {
+      sampling = false;
+      await sampler;
+      for (const { client } of clients) client.close();
+    }
+    for (const [connectionId, owners] of moves)
+      assert.ok(owners.length <= 2, `${connectionId} moved more than once: ${owners.join(" -> ")}`);
+    // Once the clients are gone, no node runs an agent.
+    const deadline = Date.now() + 15_000;
+    for (const node of cluster!.nodes.filter(
+      (node) => node.process.child.exitCode === null && node.process.child.signalCode === null,
+    )) {
+      for (;;) {
+        const metrics = await (
+          await fetch(node.process.url.replace(/\/acp$/, "/metrics"), {
+            headers: { authorization: `Bearer ${cluster!.token}` },
+          })
+        ).text();
+        const agents = Number(/^acpkit_cluster_agents\{[^}]*\} (\d+)$/m.exec(metrics)?.[1]);
+        if (agents === 0) break;
+        assert.ok(Date.now() < deadline, `${node.name} still runs ${agents} agents`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  },
+);
