@@ -28,7 +28,14 @@ const LANES = {
   unit: { roots: ["dist/src", "packages/cli/dist/src"], concurrency: 2 },
   // Mostly waiting on child processes and sockets, but those children need the cores too: one file per core.
   // The packaging tests pack and install tarballs: scripts/pack-check.mjs runs them once, with the registry.
-  e2e: { roots: ["dist/test"], exclude: ["dist/test/e2e/inspect", "dist/test/e2e/packaging"], concurrency: 2 },
+  // A file's tests together get 15 minutes (node --test applies --test-timeout to each file as a whole too); each
+  // test has its own, shorter bound.
+  e2e: {
+    roots: ["dist/test"],
+    exclude: ["dist/test/e2e/inspect", "dist/test/e2e/packaging"],
+    concurrency: 2,
+    timeoutMs: 900_000,
+  },
   // A browser and an agent per file, each taking both cores at times: one file at a time, long timeouts.
   browser: { roots: ["dist/test/e2e/inspect"], concurrency: 1, timeoutMs: 900_000 },
 };

@@ -175,15 +175,17 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
 
   const signal = await (orphaned === undefined ? stopSignal : Promise.race([stopSignal, orphaned]));
   parent?.stop();
-  io.stderr(
-    `${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`,
-  );
   const force = () => {
     io.stderr(`${timestamp()} acp serve: stopping the agents now (SIGKILL)\n`);
     void connector.killAll();
     void listening.server.close({ graceMs: 0 });
   };
+  // Listening for the second signal before saying "again to force": one sent at once must not meet Node's default
+  // (which would end the process without stopping the agents).
   for (const name of SIGNALS) process.once(name, force);
+  io.stderr(
+    `${timestamp()} acp serve: ${signal}: stopping (cancelling running turns, stopping agents; again to force)\n`,
+  );
   if (backend !== undefined) {
     io.stderr(`${timestamp()} acp serve: draining: running turns get ${options.drainMs} ms, then other nodes adopt\n`);
     await backend.drain(options.drainMs);
