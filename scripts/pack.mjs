@@ -83,7 +83,7 @@ function writeJson(path, value) {
 function packLibrary(out, manifest, repository) {
   const stage = mkdtempSync(join(tmpdir(), "acpkit-sdk-stage-"));
   try {
-    for (const entry of ["dist/src", "dist/cjs", "schema", "LICENSE"])
+    for (const entry of ["dist/esm", "dist/src", "dist/cjs", "schema", "LICENSE"])
       cpSync(join(root, entry), join(stage, entry), { recursive: true });
     const readme = readFileSync(join(root, "README.md"), "utf8");
     writeFileSync(join(stage, "README.md"), absoluteLinks(readme, "README.md", repository, manifest.version));

@@ -4,6 +4,8 @@
  * /readyz, no stickiness): the official SDK's HTTP client, unchanged, runs a whole session through the balancer (a
  * streamed turn, a permission, a file write and read through the client); every node is ready and serves metrics
  * behind the token; a 20,000-chunk turn is read in pieces from the three nodes with Last-Event-ID, exactly.
+ *
+ * Test lane: solo
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

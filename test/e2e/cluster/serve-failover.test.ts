@@ -8,6 +8,8 @@
  * - mid-turn: the prompt in flight fails within the bound with an error that says the node went away, and the next
  *   prompt on the same connection succeeds.
  * At no point does one connection have two owners in the lease rows (sampled every 50 ms).
+ *
+ * Test lane: solo
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -3,6 +3,8 @@
  * (SIGKILL) midway: every turn either completes, its updates received exactly once and in order, or fails with the
  * error that says its node went away; every connection works afterwards; the lease rows never show a connection
  * moving more than once; and once the clients are gone no node runs an agent.
+ *
+ * Test lane: solo
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
