@@ -22,7 +22,7 @@ import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js
 const unavailable = postgresUnavailable() ?? haproxyUnavailable();
 /** Connections: two per node (the machine running the tests is small; the count is what the nodes share). */
 const CONNECTIONS = 6;
-const CHUNKS = 10_000;
+const CHUNKS = 30_000;
 let database: TestPostgres | undefined;
 let cluster: ServeCluster | undefined;
 let work: string;
@@ -72,6 +72,13 @@ test(
       }
     })();
     try {
+      // The node with the most agents, chosen before the turns start, so that it dies while they run (on a quiet
+      // machine a turn takes about a second).
+      const owners = await cluster!.pool.query<{ owner_node: string; n: number }>(
+        "SELECT owner_node, count(*)::int AS n FROM acpkit_cluster_connections WHERE ended_at IS NULL " +
+          "GROUP BY owner_node ORDER BY n DESC",
+      );
+      const victim = cluster!.nodes.findIndex((node) => node.nodeId === owners.rows[0]!.owner_node);
       const turns = clients.map(({ client, sessionId }, i) =>
         client.prompt(sessionId, `/stream ${CHUNKS} t${i}`).then(
           () => "done" as const,
@@ -84,10 +91,6 @@ test(
         60_000,
         "a turn under way",
       );
-      const owners = await cluster!.pool.query<{ owner_node: string; n: number }>(
-        "SELECT owner_node, count(*)::int AS n FROM acpkit_cluster_connections WHERE ended_at IS NULL GROUP BY owner_node ORDER BY n DESC",
-      );
-      const victim = cluster!.nodes.findIndex((node) => node.nodeId === owners.rows[0]!.owner_node);
       await cluster!.kill(victim);
       const outcomes = await Promise.all(turns);
       let completed = 0;
@@ -102,7 +105,14 @@ test(
             `connection ${i}: every chunk once, in order`,
           );
         } else {
-          assert.match(outcome, /went away during the turn/, `connection ${i}`);
+          // The adopting node answers the lost prompt saying the node went away; when the session's stream ends
+          // first (the dead node's response cut), the client reports the response lost on its own. Either is an error
+          // that says what happened, never a hang; the first is the aim (see docs/cluster.md, "Limits").
+          assert.match(
+            outcome,
+            /went away during the turn|was lost: the ACP server closed the event stream/,
+            `connection ${i}`,
+          );
           // What arrived before the node died is a prefix of the turn, each chunk once.
           assert.deepEqual(
             texts,
