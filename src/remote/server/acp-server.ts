@@ -105,7 +105,6 @@ export class AcpServer {
       logger: this.#logger,
       backend: this.#backend,
       bodyBudget: new BodyBudget(this.limits.maxBufferedRequestBytes),
-      stdioMcpServers: options.stdioMcpServers ?? "allow",
       openConnection: (transport, connector, remoteAddress) =>
         this.#openConnection(transport, connector, remoteAddress),
       register: (connection) => this.#register(connection),
@@ -323,7 +322,7 @@ export class AcpServer {
       logger: this.#logger,
       ...(this.#hub === undefined ? {} : { hub: this.#hub }),
       ...(shareGrant === undefined ? {} : { shareGrant }),
-      stdioMcpServers: this.#context.stdioMcpServers,
+      ...(this.#settings.stdioMcpServers === undefined ? {} : { stdioMcpServers: this.#settings.stdioMcpServers }),
       ...(connectionId === undefined ? {} : { connectionId }),
       ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
       onEnd: (ended, end) => {

@@ -188,10 +188,7 @@ export class ServerConnection implements AgentOutput {
   ): Refusal | undefined {
     const { maxIdLength, maxPendingRequests } = this.options.limits;
     if (this.shared?.clientGone) return { status: 404, message: "Not Found: this connection's client went away" };
-    localError ??=
-      "id" in message && typeof message.method === "string"
-        ? stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message)
-        : undefined;
+    if ("id" in message) localError ??= stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message);
     if (localError === undefined && this.shared?.clientCall(message, chars, rawId)) return undefined;
     if ("id" in message) {
       const { id } = message;
@@ -240,13 +237,9 @@ export class ServerConnection implements AgentOutput {
       }
       this.#clientRoutes.delete(key);
     }
-    if (this.#renaming) {
-      const renamed = this.#renaming.toAgent(message, key);
-      // A renamed id is the server's own: an exact id text of the client's no longer applies.
-      if (renamed !== message) rawId = undefined;
-      message = renamed;
-    }
-    this.agentLink.deliver(message, chars, rawId);
+    const renamed = this.#renaming?.toAgent(message, key) ?? message;
+    // A renamed id is the server's own: an exact id text of the client's no longer applies.
+    this.agentLink.deliver(renamed, chars, renamed === message ? rawId : undefined);
     return undefined;
   }
 

@@ -7,7 +7,6 @@ import type { Logger } from "../../jsonrpc/logger.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
 import type { NodeBackend } from "./backend/backend.js";
 import type { ResolvedLimits } from "./limits.js";
-import type { StdioMcpPolicy } from "./mcp-policy.js";
 import type { BodyBudget } from "./request-body.js";
 import type { ConnectionTransport, ServerConnection } from "./server-connection.js";
 
@@ -20,8 +19,6 @@ export interface ServerContext {
   readonly backend: NodeBackend;
   /** The bytes of POST bodies being read, all requests together (`maxBufferedRequestBytes`). */
   readonly bodyBudget: BodyBudget;
-  /** Whether client-named stdio MCP servers reach the agent. */
-  readonly stdioMcpServers: StdioMcpPolicy;
   /** A new connection (counted against `maxConnections` until it ends), or the reason it cannot be opened (503). */
   openConnection(
     transport: ConnectionTransport,
