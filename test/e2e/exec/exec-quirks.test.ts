@@ -295,12 +295,14 @@ async function recordCassette(path: string, prompt: string): Promise<void> {
     stdio: ["pipe", "pipe", "inherit"],
   });
   let seen = "";
+  let written = 1;
   child.stdout.setEncoding("utf8").on("data", (text: string) => {
     seen += text;
-    // Each frame after the answer to the one before (the agent answers ids 1, 2, 3 in order).
+    // Each frame once, after the answer to the one before (the agent answers ids 1, 2, 3 in order); a chunk that
+    // brings no new answer (a notification read on its own) sends nothing, or the prompt would be recorded twice.
     const answered = (seen.match(/"result"/g) ?? []).length;
-    if (answered < frames.length) child.stdin.write(`${JSON.stringify(frames[answered])}\n`);
-    else child.stdin.end();
+    while (written <= answered && written < frames.length) child.stdin.write(`${JSON.stringify(frames[written++])}\n`);
+    if (answered >= frames.length && !child.stdin.writableEnded) child.stdin.end();
   });
   child.stdin.write(`${JSON.stringify(frames[0])}\n`);
   const [code] = (await once(child, "exit")) as [number | null];
