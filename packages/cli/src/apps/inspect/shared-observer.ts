@@ -52,6 +52,8 @@ async function observe(url: string, sessionId: string, lane: LaneHandle, token: 
     lane.bytes("client", encoder.encode(`${JSON.stringify(message)}\n`));
     await writer.write(message as never);
   };
+  let initialized: (() => void) | undefined;
+  const initializeAnswer = new Promise<void>((resolve) => (initialized = resolve));
   let attached: ((error?: Error) => void) | undefined;
   const attachAnswer = new Promise<void>((resolve, reject) => {
     attached = (error) => (error ? reject(error) : resolve());
@@ -62,25 +64,32 @@ async function observe(url: string, sessionId: string, lane: LaneHandle, token: 
       if (done) return "the connection closed";
       const message = value as unknown as Record<string, any>;
       lane.bytes("agent", encoder.encode(`${JSON.stringify(message)}\n`));
+      if (message.id === 1) initialized?.();
       if (message.id === 2 && "error" in message) attached?.(new Error(attachRefusal(sessionId, message.error)));
       else if (message.id === 2) attached?.();
       if (message.method === "_acpkit/session/ended") return `the session ended: ${message.params?.reason ?? ""}`;
     }
   })();
-  reading.catch((error: unknown) => attached?.(error as Error));
+  // The connection ending before the attach's answer (a no-op once it came).
+  reading.then(
+    (why) => attached?.(new Error(`cannot attach to ${sessionId}: ${why} before the server answered`)),
+    (error: unknown) => attached?.(error as Error),
+  );
   await send({
     jsonrpc: "2.0",
     id: 1,
     method: "initialize",
     params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: "acp-inspect", version: "0.1.0" } },
   });
-  await send({
-    jsonrpc: "2.0",
-    id: 2,
-    method: "session/attach",
-    params: { sessionId, role: "observer", historyPolicy: "full", _meta: { acpkit: { role: "observer" } } },
-  });
   try {
+    // As every client: session methods only once initialize is answered (the rule engine checks the observer too).
+    await Promise.race([initializeAnswer, attachAnswer]);
+    await send({
+      jsonrpc: "2.0",
+      id: 2,
+      method: "session/attach",
+      params: { sessionId, role: "observer", historyPolicy: "full", _meta: { acpkit: { role: "observer" } } },
+    });
     await attachAnswer;
     await reading;
   } finally {

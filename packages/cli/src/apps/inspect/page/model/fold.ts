@@ -8,6 +8,17 @@
 import { Transcript } from "@acpkit/sdk/client-toolkit";
 import type { WireEvent } from "@acpkit/sdk/wire";
 
+/**
+ * The `session/update` kinds a shared session's server adds (acpkit's `acp serve`, after the multi-client attach
+ * proposal, ACP RFD #533): not in ACP v1's schema; sent only to clients that attached or said they know them.
+ */
+export const SHARED_UPDATE_KINDS: ReadonlySet<unknown> = new Set([
+  "prompt_received",
+  "turn_complete",
+  "permission_resolved",
+  "client_disconnected",
+]);
+
 /** A model the agent offers (unstable `models`). */
 export interface ModelInfo {
   readonly modelId: string;
@@ -211,9 +222,33 @@ export class ConversationFold {
   #notification(event: WireEvent): void {
     const params = (event.params ?? {}) as any;
     if (event.method === "session/update" && typeof params.sessionId === "string" && params.update) {
-      this.session(params.sessionId).transcript.apply(params.update);
+      if (SHARED_UPDATE_KINDS.has(params.update.sessionUpdate)) this.#sharedUpdate(params.sessionId, params.update);
+      else this.session(params.sessionId).transcript.apply(params.update);
     } else if (event.method === "session/cancel" && typeof params.sessionId === "string") {
       this.sessions.get(params.sessionId)?.transcript.requestCancel();
+    }
+  }
+
+  /**
+   * A shared session's own updates (what `acp serve` tells attached clients): another client's prompt begins a turn
+   * (with who sent it), `turn_complete` ends it; a turn this lane's client prompted itself is bracketed by its own
+   * request and answer instead. Who answered a permission, who left: in the wire, not the conversation.
+   */
+  #sharedUpdate(sessionId: string, update: any): void {
+    const { transcript } = this.session(sessionId);
+    const ownPrompt = [...this.#asked.values()].some(
+      (asked) => asked.method === "session/prompt" && asked.params.sessionId === sessionId,
+    );
+    if (ownPrompt) return;
+    if (update.sessionUpdate === "prompt_received") {
+      if (transcript.currentTurn) transcript.endTurn("end_turn");
+      const who = typeof update.sentBy?.name === "string" ? update.sentBy.name : update.sentBy?.clientId;
+      const prompt = Array.isArray(update.prompt) ? update.prompt : [];
+      transcript.beginTurn(who === undefined ? prompt : [{ type: "text", text: `(${who}) ` }, ...prompt]);
+    } else if (update.sessionUpdate === "turn_complete" && transcript.currentTurn) {
+      const error = update._meta?.acpkit?.error;
+      if (typeof error === "string") transcript.failTurn(new Error(error));
+      else transcript.endTurn(update.stopReason ?? "end_turn");
     }
   }
 

@@ -5,6 +5,7 @@
  * findings about it. Rows are compact on purpose: a 200,000-chunk turn keeps 200,000 of them.
  */
 import { LineSplitter, WireChecker, type Finding, type Side, type WireEvent, type WireFrame } from "@acpkit/sdk/wire";
+import { SHARED_UPDATE_KINDS } from "./fold.js";
 
 /** One frame of the timeline. */
 export interface FrameRow {
@@ -159,6 +160,14 @@ export class LaneFrames {
   }
 
   #attach(finding: Finding, row: FrameRow | undefined): void {
+    if (row !== undefined && finding.rule === "schema" && SHARED_UPDATE_KINDS.has(row.updateKind))
+      finding = {
+        ...finding,
+        severity: "warning",
+        message:
+          `${finding.message} (${row.updateKind} is a shared session's update, from the multi-client attach ` +
+          "proposal, ACP RFD #533: acp serve sends it to clients that attached to a session; it is not in ACP v1)",
+      };
     if (row === undefined) this.endFindings.push(finding);
     else {
       (row.findings ??= []).push(finding);
