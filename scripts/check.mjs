@@ -1,18 +1,24 @@
 #!/usr/bin/env node
 /**
- * `npm test`: everything CI checks, in order, with the time of each step and of the whole run: lint, formatting, the
- * generated code, one build, the API reports, then the unit and end-to-end lanes (scripts/test-lane.mjs), the
- * packaging tests with the figures of docs/packaging.md (scripts/pack-check.mjs) and the browser lane.
+ * `npm test`: everything CI checks, with the time of each step and of the whole run: lint, formatting and the
+ * generated code (at once: they read the sources and need no build; their output is printed whole as each ends),
+ * one build, the API reports, then the unit and end-to-end lanes (scripts/test-lane.mjs), the packaging tests with
+ * the figures of docs/packaging.md (scripts/pack-check.mjs) and the browser lane.
  * A failed check before the build stops the run (nothing to test yet); once built, every lane runs even when an
  * earlier one failed, so one run reports every failure. `.ci/run` runs exactly this after `npm ci`.
  */
-import { spawnSync } from "node:child_process";
+import { Buffer } from "node:buffer";
+import { spawn, spawnSync } from "node:child_process";
 import process from "node:process";
 
-const STEPS = [
+/** Checks of the sources, run side by side before the build. */
+const SOURCE_CHECKS = [
   ["lint", "lint"],
   ["formatting", "format:check"],
   ["generated code", "generate:check"],
+];
+/** Then one after the other. */
+const STEPS = [
   ["build", "build"],
   ["API reports", "api:check"],
   ["unit tests", "test:unit"],
@@ -26,16 +32,38 @@ const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const started = Date.now();
 const times = [];
 const failed = [];
+const failure = (what, script, status, signal) =>
+  `${what} failed (npm run ${script}${signal ? `, ${signal}` : `, exit ${status}`})`;
+
+process.stderr.write(`\n== ${SOURCE_CHECKS.map(([what]) => what).join(", ")} (side by side)\n`);
+await Promise.all(
+  SOURCE_CHECKS.map(
+    ([what, script]) =>
+      new Promise((resolve) => {
+        const stepStarted = Date.now();
+        const child = spawn(npm, ["run", "--silent", script], { stdio: ["ignore", "pipe", "pipe"] });
+        const output = [];
+        child.stdout.on("data", (chunk) => output.push(chunk));
+        child.stderr.on("data", (chunk) => output.push(chunk));
+        child.on("close", (status, signal) => {
+          const took = seconds(Date.now() - stepStarted);
+          times.push(`${what} ${took}`);
+          const text = Buffer.concat(output).toString().trimEnd();
+          process.stderr.write(`\n== ${what} (npm run ${script}): ${status === 0 ? "passed" : "FAILED"} in ${took}\n`);
+          if (text) process.stderr.write(`${text}\n`);
+          if (status !== 0) failed.push(failure(what, script, status, signal));
+          resolve();
+        });
+      }),
+  ),
+);
 for (const [what, script] of STEPS) {
   if (failed.length > 0 && !script.startsWith("test:")) break;
   process.stderr.write(`\n== ${what} (npm run ${script})\n`);
   const stepStarted = Date.now();
   const result = spawnSync(npm, ["run", script], { stdio: "inherit" });
   times.push(`${what} ${seconds(Date.now() - stepStarted)}`);
-  if (result.status !== 0)
-    failed.push(
-      `${what} failed (npm run ${script}${result.signal ? `, ${result.signal}` : `, exit ${result.status}`})`,
-    );
+  if (result.status !== 0) failed.push(failure(what, script, result.status, result.signal));
 }
 const total = seconds(Date.now() - started);
 const verdict = failed.length > 0 ? failed.join("; ") : "all checks passed";
