@@ -12,8 +12,8 @@
  * Run after `tsc -b` (npm run build does): a stale dist/esm is what `@acpkit/sdk` gives the programs and the tests that
  * import the package by name.
  */
-import { existsSync, readFileSync, rmSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -75,10 +75,59 @@ const virtualEntries = {
   },
 };
 
+/**
+ * The generated checkers (src/protocol/generated/checkers*.ts, about 400 KB of code for the schemas the root entry
+ * reaches) are not in the bundle: V8 would parse them at every import, which was about half of what importing the root
+ * entry cost (issue 20, cold start). Each goes to a file of its own, dist/esm/checkers/<name>.js, and the import of it
+ * in validators*.js is replaced by a small module that loads that file when the first validation asks for it: in Node
+ * synchronously, by `require` of the ES module (Node 20.19+, 22.12+: `process.features.require_module`); elsewhere
+ * (browsers, older Node) by a top-level `await import()` when the bundle is evaluated, which is what a static import
+ * did (browser bundlers follow that import as usual). The checkers import nothing at run time (the kernel is passed to
+ * their `build`), so the loaded file shares the bundle's kernel, error classes and state.
+ */
+const GENERATED = join(root, "dist/src/protocol/generated");
+const CHECKERS_OUT = join(to, "checkers");
+/** Stands for the path of dist/esm/checkers/<name>.js until the bundle's files are written (relative to each file). */
+const placeholder = (name) => `@@acpkit-checkers:${name}@@`;
+const PLACEHOLDER = /@@acpkit-checkers:([\w.]+)@@/g;
+
+const lazyCheckers = {
+  name: "acpkit-lazy-checkers",
+  setup(bundler) {
+    bundler.onResolve({ filter: /^\.\/checkers[\w.]*\.js$/ }, (args) => {
+      if (dirname(args.importer) !== GENERATED || !/^validators[\w.]*\.js$/.test(basename(args.importer))) return;
+      return { path: basename(args.path, ".js"), namespace: "acpkit-lazy-checkers" };
+    });
+    bundler.onResolve({ filter: /^@@acpkit-checkers:/ }, (args) => ({ path: args.path, external: true }));
+    bundler.onLoad({ filter: /.*/, namespace: "acpkit-lazy-checkers" }, (args) => {
+      const file = JSON.stringify(placeholder(args.path));
+      return {
+        contents: [
+          "const node = globalThis.process;",
+          "const nodeRequire =",
+          '  node?.features?.require_module === true && typeof node.getBuiltinModule === "function"',
+          '    ? node.getBuiltinModule("node:module").createRequire(import.meta.url)',
+          "    : undefined;",
+          `const loaded = nodeRequire === undefined ? await import(${file}) : undefined;`,
+          `export const build = (kernel) => (loaded ?? nodeRequire(${file})).build(kernel);`,
+          "",
+        ].join("\n"),
+        loader: "js",
+      };
+    });
+  },
+};
+
+const checkerNames = readdirSync(GENERATED)
+  .filter((file) => /^checkers[\w.]*\.js$/.test(file))
+  .map((file) => basename(file, ".js"));
+if (checkerNames.length === 0)
+  throw new Error(`bundle-esm: no checkers*.js in ${relative(root, GENERATED)}; run tsc -b`);
+
 rmSync(to, { recursive: true, force: true });
 const result = await build({
   entryPoints: Object.fromEntries(Object.keys(entryPoints).map((name) => [name, `acpkit-entry:${name}`])),
-  plugins: [virtualEntries],
+  plugins: [virtualEntries, lazyCheckers],
   outdir: to,
   bundle: true,
   splitting: true,
@@ -90,10 +139,46 @@ const result = await build({
   chunkNames: "chunks/[name]-[hash]",
   sourcemap: true,
   metafile: true,
+  write: false,
   logLevel: "warning",
 });
+const checkers = await build({
+  entryPoints: Object.fromEntries(checkerNames.map((name) => [name, join(GENERATED, `${name}.js`)])),
+  outdir: CHECKERS_OUT,
+  bundle: true,
+  format: "esm",
+  platform: "neutral",
+  target: "es2022",
+  sourcemap: true,
+  metafile: true,
+  logLevel: "warning",
+});
+for (const [file, inputs] of Object.entries(checkers.metafile.outputs)) {
+  if (file.endsWith(".js") && Object.keys(inputs.inputs).length !== 1)
+    throw new Error(`bundle-esm: ${file} must be one generated module that imports nothing at run time`);
+}
+const placed = new Set();
+for (const output of result.outputFiles) {
+  mkdirSync(dirname(output.path), { recursive: true });
+  if (!output.path.endsWith(".js")) {
+    writeFileSync(output.path, output.contents);
+    continue;
+  }
+  const text = output.text.replace(PLACEHOLDER, (_match, name) => {
+    if (!checkerNames.includes(name)) throw new Error(`bundle-esm: no checkers module ${name}`);
+    placed.add(name);
+    const path = relative(dirname(output.path), join(CHECKERS_OUT, `${name}.js`))
+      .split(sep)
+      .join("/");
+    return path.startsWith(".") ? path : `./${path}`;
+  });
+  writeFileSync(output.path, text);
+}
+const unplaced = checkerNames.filter((name) => !placed.has(name));
+if (unplaced.length > 0) throw new Error(`bundle-esm: no entry loads ${unplaced.join(", ")}`);
 const outputs = Object.keys(result.metafile.outputs).filter((path) => path.endsWith(".js"));
 const inputs = Object.keys(result.metafile.inputs).length;
 process.stdout.write(
-  `bundle-esm: ${Object.keys(entryPoints).length} entries (${inputs} modules) -> ${outputs.length} files in ${relative(root, to)}\n`,
+  `bundle-esm: ${Object.keys(entryPoints).length} entries (${inputs} modules) -> ${outputs.length} files in ${relative(root, to)}, ` +
+    `checkers loaded on first use: ${checkerNames.join(", ")}\n`,
 );

@@ -88,6 +88,7 @@ export function generateAll(repoRoot: string): Outputs {
     outputs.set(`methods${f.suffix}.ts`, emitMethods(specs, meta.value, sources, `./types${f.suffix}.js`));
     const validators = emitValidators(schema, f.schemasName, f.interfaceName, f.suffix);
     outputs.set(`validators${f.suffix}.ts`, validators.code);
+    outputs.set(`checkers${f.suffix}.ts`, validators.checkers);
     outputs.set(`guards${f.suffix}.ts`, emitGuards(schema, validators.guards, f.suffix));
   }
   outputs.set("unstable-extras.ts", emitUnstableExtras(repoRoot));
@@ -110,7 +111,9 @@ export function generateAll(repoRoot: string): Outputs {
       "./types.nes.js",
     ),
   );
-  outputs.set("validators.nes.ts", emitValidators(nes, "nesSchemas", "NesSchemas", ".nes").code);
+  const nesValidators = emitValidators(nes, "nesSchemas", "NesSchemas", ".nes");
+  outputs.set("validators.nes.ts", nesValidators.code);
+  outputs.set("checkers.nes.ts", nesValidators.checkers);
   const unused = [
     ...Object.keys(CAPABILITY_GATES).filter((m) => !usedGates.has(m)),
     ...Object.keys(V2_CAPABILITY_GATES)

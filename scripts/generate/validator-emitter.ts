@@ -16,12 +16,21 @@ export interface GuardSpec {
 }
 
 export interface ValidatorOutput {
+  /** `validators<suffix>.ts`: the `CompiledSchema` record and the guard tests, which build the checkers on first use. */
   code: string;
+  /** `checkers<suffix>.ts`: the checker functions, made by a `build(kernel)` that imports nothing at run time. */
+  checkers: string;
   guards: GuardSpec[];
 }
 
 const KERNEL_HELPERS = ["D", "E", "I", "K", "L", "M", "O", "R", "T", "U", "X", "Y", "Z"];
 
+/**
+ * Two modules per schema (issue 20, cold start): the checkers' code in `checkers<suffix>.ts`, a `build(kernel)` with no
+ * run-time import, so that the published bundle can keep it in a file of its own that is read and compiled on the
+ * first validation instead of at import (scripts/bundle-esm.mjs); and `validators<suffix>.ts`, the public record of
+ * `CompiledSchema` objects (cheap, made at import) and the guard tests, which call `build` on first use.
+ */
 export function emitValidators(
   schema: LoadedSchema,
   schemasName: string,
@@ -40,16 +49,46 @@ export function emitValidators(
   const body = [...c.constants, "", ...c.functions].join("\n");
   const all = `${body}\n${guardTests.join("\n")}`;
   const used = KERNEL_HELPERS.filter((h) => new RegExp(`\\b${h}\\b`).test(all));
-  const out = [
-    header([schema], "Compiled validators: one checker per $defs entry (see src/protocol/validator-kernel.ts)."),
-    `import type * as types from "./types${suffix}.js";`,
-    `import { type Checker, ${used.join(", ")} } from "../validator-kernel.js";`,
-    'import { type CompiledSchema, compileSchemas } from "../validation.js";',
+  const indent = (line: string): string => (line.length > 0 ? `  ${line}` : line);
+  const guardKeys = guardSpecs.flatMap((spec) => spec.guards.map((g) => g.key));
+  const checkers = [
+    header([schema], "Checkers: one per $defs entry (see src/protocol/validator-kernel.ts), made by `build`."),
+    'import type * as Kernel from "../validator-kernel.js";',
+    'import type { Checker } from "../validator-kernel.js";',
     "",
-    body,
-    "const checkers: Record<string, Checker> = {",
-    ...Object.keys(schema.defs).map((n) => `  ${propKey(n)}: v_${n},`),
-    "};",
+    "/** The checkers by def name and the strict variant tests behind the generated guards. */",
+    "export interface Built {",
+    "  checkers: Record<string, Checker>;",
+    "  guardTests: Record<string, (value: any) => boolean>;",
+    "}",
+    "",
+    "/**",
+    " * Makes the checkers over the kernel it is given. No import at run time: the published bundle loads this module",
+    ` * from a file of its own on the first validation (see validators${suffix}.ts and scripts/bundle-esm.mjs).`,
+    " */",
+    "export function build(kernel: typeof Kernel): Built {",
+    `  const { ${used.join(", ")} } = kernel;`,
+    ...body.split("\n").map(indent),
+    "  const checkers: Record<string, Checker> = {",
+    ...Object.keys(schema.defs).map((n) => `    ${propKey(n)}: v_${n},`),
+    "  };",
+    "  const guardTests: Record<string, (value: any) => boolean> = {",
+    ...guardTests.map(indent),
+    "  };",
+    "  return { checkers, guardTests };",
+    "}",
+    "",
+  ];
+  const out = [
+    header([schema], "Compiled validators: a `CompiledSchema` per $defs entry, checkers built on first use."),
+    `import type * as types from "./types${suffix}.js";`,
+    'import * as kernel from "../validator-kernel.js";',
+    'import { type CompiledSchema, compileSchemas, lazyTests } from "../validation.js";',
+    `import { type Built, build } from "./checkers${suffix}.js";`,
+    "",
+    "let built: Built | undefined;",
+    "/** The checkers, made on the first validation rather than at import (issue 20, cold start). */",
+    "const load = (): Built => (built ??= build(kernel));",
     "",
     "/** Defs whose `parse` accepts null/undefined as `{}` (objects without required properties). */",
     `const EMPTY_OK = new Set<string>(${literal(Object.keys(schema.defs).filter((n) => emptyOk(schema.defs[n]!)))});`,
@@ -60,16 +99,20 @@ export function emitValidators(
     "};",
     "",
     `/** Compiled validators for every def in ${schema.file}: \`parse\` (lenient, in place), \`check\`, \`is\`. */`,
-    `export const ${schemasName}: ${interfaceName} = compileSchemas(checkers, EMPTY_OK) as unknown as ` +
-      `${interfaceName};`,
+    `export const ${schemasName}: ${interfaceName} = compileSchemas(`,
+    `  ${literal(Object.keys(schema.defs))},`,
+    "  EMPTY_OK,",
+    "  () => load().checkers,",
+    `) as unknown as ${interfaceName};`,
     "",
     "/** Strict variant tests behind the generated guards (`generated/guards*.ts`). */",
-    "export const guardTests: Readonly<Record<string, (value: any) => boolean>> = {",
-    ...guardTests,
-    "};",
+    "export const guardTests: Readonly<Record<string, (value: any) => boolean>> = lazyTests(",
+    `  ${literal(guardKeys)},`,
+    "  () => load().guardTests,",
+    ");",
     "",
   ];
-  return { code: out.join("\n"), guards: guardSpecs };
+  return { code: out.join("\n"), checkers: checkers.join("\n"), guards: guardSpecs };
 }
 
 /** An object with no required properties: `null` is accepted where such a result is expected. */

@@ -46,11 +46,22 @@ export interface CompiledSchema<T> {
 }
 
 class Compiled<T> implements CompiledSchema<T> {
+  /** Until the first use, a stand-in that builds the checkers (`load`) and puts the real checker in its place. */
+  private checker: Checker;
+
   constructor(
     readonly name: string,
-    private readonly checker: Checker,
+    load: () => Readonly<Record<string, Checker>>,
     private readonly emptyOk: boolean,
-  ) {}
+  ) {
+    this.checker = (value, mode) => {
+      const checker = load()[name];
+      if (checker === undefined)
+        throw new Error(`acpkit: no checker for the schema ${name} (a generated module is stale)`);
+      this.checker = checker;
+      return checker(value, mode);
+    };
+  }
 
   parse(value: unknown): T {
     if (value == null && this.emptyOk) value = {};
@@ -69,13 +80,30 @@ class Compiled<T> implements CompiledSchema<T> {
   }
 }
 
-/** Used by the generated modules: one {@link CompiledSchema} per checker. */
+/**
+ * Used by the generated modules: one {@link CompiledSchema} per name, whose checker comes from `load()`, called on the
+ * first validation with any of them (issue 20, cold start: the checkers are not made at import).
+ */
 export function compileSchemas(
-  checkers: Record<string, Checker>,
+  names: readonly string[],
   emptyOk: ReadonlySet<string>,
+  load: () => Readonly<Record<string, Checker>>,
 ): Record<string, CompiledSchema<unknown>> {
   const out: Record<string, CompiledSchema<unknown>> = {};
-  for (const [name, checker] of Object.entries(checkers)) out[name] = new Compiled(name, checker, emptyOk.has(name));
+  for (const name of names) out[name] = new Compiled(name, load, emptyOk.has(name));
+  return Object.freeze(out);
+}
+
+/** The generated guard tests by key, each calling the test `load()` gives it (`load` is called on the first use). */
+export function lazyTests(
+  keys: readonly string[],
+  load: () => Readonly<Record<string, (value: unknown) => boolean>>,
+): Readonly<Record<string, (value: unknown) => boolean>> {
+  const out: Record<string, (value: unknown) => boolean> = {};
+  for (const key of keys) {
+    let test: ((value: unknown) => boolean) | undefined;
+    out[key] = (value) => (test ??= load()[key]!)(value);
+  }
   return Object.freeze(out);
 }
 
