@@ -1,7 +1,7 @@
 /**
  * Connectors that put the agents acpkit builds behind a remote server (`AcpServer`, `acp serve`'s library face):
- * one 1.x `AgentSideConnection` per client connection, or one agent toolkit agent per connection over a shared
- * session store (so a client can `session/load` on a new connection what it created on another).
+ * one 1.x `AgentSideConnection` per client connection. (One agent toolkit agent per connection over a shared session
+ * store is `toolkitAgentConnector`, in ./toolkit/connector.ts.)
  *
  * A 2.x `agent()` app needs no connector: it is one already (`new AcpServer({ agent: app })`).
  */
@@ -10,7 +10,6 @@ import type { Agent } from "../acp/agent-handler.js";
 import type { Stream } from "../jsonrpc/link.js";
 import type { AgentConnector } from "../acp/agent-connector.js";
 import { AgentSideConnection } from "./agent-side-connection.js";
-import { toolkitAgent, type ToolkitAgentOptions } from "./toolkit/toolkit-agent.js";
 
 /** Options of `classAgentConnector`. */
 export interface ClassAgentConnectorOptions extends AcpConnectionOptions {
@@ -33,19 +32,4 @@ export function classAgentConnector(
       return { closed: connection.closed };
     },
   };
-}
-
-/**
- * A connector making one `toolkitAgent` per client connection. `options` are shared by every connection (give
- * it a persistent `store`, such as `FileSessionStore` from `@acpkit/sdk/node`, for sessions that outlive connections),
- * or built per connection by a function.
- */
-export function toolkitAgentConnector<S = unknown>(
-  options: ToolkitAgentOptions<S> | ((connection: AgentSideConnection) => ToolkitAgentOptions<S>),
-  connectorOptions: ClassAgentConnectorOptions = {},
-): AgentConnector {
-  return classAgentConnector(
-    (connection) => toolkitAgent(connection, typeof options === "function" ? options(connection) : options),
-    connectorOptions,
-  );
 }

@@ -105,4 +105,4 @@ export {
 } from "../agent/toolkit/index.js";
 
 export { MemorySessionStore } from "../agent/toolkit/memory-session-store.js";
-export { toolkitAgentConnector } from "../agent/remote-connectors.js";
+export { toolkitAgentConnector } from "../agent/toolkit/connector.js";

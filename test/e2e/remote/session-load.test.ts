@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { toolkitAgentConnector } from "../../../src/agent/remote-connectors.js";
+import { toolkitAgentConnector } from "../../../src/agent/toolkit/connector.js";
 import { FileSessionStore, listenAcp, type ListeningAcpServer } from "../../../src/entries/node.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { CLIENT_TRANSPORTS, type ClientTransport, type RemoteTarget } from "./support/client-transports.js";
