@@ -104,12 +104,12 @@ const lazyCheckers = {
       return {
         contents: [
           "const node = globalThis.process;",
-          "const nodeRequire =",
-          '  node?.features?.require_module === true && typeof node.getBuiltinModule === "function"',
-          '    ? node.getBuiltinModule("node:module").createRequire(import.meta.url)',
-          "    : undefined;",
-          `const loaded = nodeRequire === undefined ? await import(${file}) : undefined;`,
-          `export const build = (kernel) => (loaded ?? nodeRequire(${file})).build(kernel);`,
+          'const sync = node?.features?.require_module === true && typeof node.getBuiltinModule === "function";',
+          `const loaded = sync ? undefined : await import(${file});`,
+          "export const build = (kernel) =>",
+          '  (loaded ?? node.getBuiltinModule("node:module").createRequire(import.meta.url)(' +
+            file +
+            ")).build(kernel);",
           "",
         ].join("\n"),
         loader: "js",
