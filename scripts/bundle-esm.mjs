@@ -80,16 +80,16 @@ const virtualEntries = {
  * reaches) are not in the bundle: V8 would parse them at every import, which was about half of what importing the root
  * entry cost (issue 20, cold start). Each goes to a file of its own, dist/esm/checkers/<name>.js, and the import of it
  * in validators*.js is replaced by a small module that loads that file when the first validation asks for it: in Node
- * synchronously, by `require` of the ES module (Node 20.19+, 22.12+: `process.features.require_module`); elsewhere
- * (browsers, older Node) by a top-level `await import()` when the bundle is evaluated, which is what a static import
- * did (browser bundlers follow that import as usual). The checkers import nothing at run time (the kernel is passed to
+ * synchronously, by `require` of its CommonJS twin (<name>.cjs; Node 20.16+ and 22.3+, which have
+ * `process.getBuiltinModule`); elsewhere (browsers, older Node) by a top-level `await import()` of <name>.js when the
+ * bundle is evaluated, which is what a static import did (browser bundlers follow that import as usual). The checkers import nothing at run time (the kernel is passed to
  * their `build`), so the loaded file shares the bundle's kernel, error classes and state.
  */
 const GENERATED = join(root, "dist/src/protocol/generated");
 const CHECKERS_OUT = join(to, "checkers");
-/** Stands for the path of dist/esm/checkers/<name>.js until the bundle's files are written (relative to each file). */
-const placeholder = (name) => `@@acpkit-checkers:${name}@@`;
-const PLACEHOLDER = /@@acpkit-checkers:([\w.]+)@@/g;
+/** Stands for the path of dist/esm/checkers/<name>.js (or .cjs) until the bundle's files are written (relative to each file). */
+const placeholder = (name, ext) => `@@acpkit-checkers:${name}:${ext}@@`;
+const PLACEHOLDER = /@@acpkit-checkers:([\w.]+):(js|cjs)@@/g;
 
 const lazyCheckers = {
   name: "acpkit-lazy-checkers",
@@ -100,15 +100,16 @@ const lazyCheckers = {
     });
     bundler.onResolve({ filter: /^@@acpkit-checkers:/ }, (args) => ({ path: args.path, external: true }));
     bundler.onLoad({ filter: /.*/, namespace: "acpkit-lazy-checkers" }, (args) => {
-      const file = JSON.stringify(placeholder(args.path));
+      const esm = JSON.stringify(placeholder(args.path, "js"));
+      const commonjs = JSON.stringify(placeholder(args.path, "cjs"));
       return {
         contents: [
           "const node = globalThis.process;",
-          'const sync = node?.features?.require_module === true && typeof node.getBuiltinModule === "function";',
-          `const loaded = sync ? undefined : await import(${file});`,
+          'const sync = typeof node?.getBuiltinModule === "function";',
+          `const loaded = sync ? undefined : await import(${esm});`,
           "export const build = (kernel) =>",
           '  (loaded ?? node.getBuiltinModule("node:module").createRequire(import.meta.url)(' +
-            file +
+            commonjs +
             ")).build(kernel);",
           "",
         ].join("\n"),
@@ -153,7 +154,23 @@ const checkers = await build({
   metafile: true,
   logLevel: "warning",
 });
-for (const [file, inputs] of Object.entries(checkers.metafile.outputs)) {
+// The same as CommonJS (.cjs), for Node's synchronous require on first use: plain CommonJS loads on every Node
+// version, with no require() of an ES module (and none of the warnings some Node versions print for it).
+const commonjsCheckers = await build({
+  entryPoints: Object.fromEntries(checkerNames.map((name) => [name, join(GENERATED, `${name}.js`)])),
+  outdir: CHECKERS_OUT,
+  outExtension: { ".js": ".cjs" },
+  bundle: true,
+  format: "cjs",
+  platform: "neutral",
+  target: "es2022",
+  metafile: true,
+  logLevel: "warning",
+});
+for (const [file, inputs] of [
+  ...Object.entries(checkers.metafile.outputs),
+  ...Object.entries(commonjsCheckers.metafile.outputs),
+]) {
   if (file.endsWith(".js") && Object.keys(inputs.inputs).length !== 1)
     throw new Error(`bundle-esm: ${file} must be one generated module that imports nothing at run time`);
 }
@@ -164,10 +181,10 @@ for (const output of result.outputFiles) {
     writeFileSync(output.path, output.contents);
     continue;
   }
-  const text = output.text.replace(PLACEHOLDER, (_match, name) => {
+  const text = output.text.replace(PLACEHOLDER, (_match, name, ext) => {
     if (!checkerNames.includes(name)) throw new Error(`bundle-esm: no checkers module ${name}`);
     placed.add(name);
-    const path = relative(dirname(output.path), join(CHECKERS_OUT, `${name}.js`))
+    const path = relative(dirname(output.path), join(CHECKERS_OUT, `${name}.${ext}`))
       .split(sep)
       .join("/");
     return path.startsWith(".") ? path : `./${path}`;
