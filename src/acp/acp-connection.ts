@@ -3,7 +3,6 @@ import {
   JsonRpcConnection,
   RequestError,
   defaultLogger,
-  type ConnectionOptions,
   type Dispatcher,
   type IncomingRequestContext,
   type Logger,
@@ -14,71 +13,16 @@ import {
 } from "../jsonrpc/index.js";
 import type { MaybePromise } from "../jsonrpc/messages.js";
 import { rejectedHandled } from "../jsonrpc/handled.js";
-import {
-  hasCapability,
-  peerSupports,
-  SchemaValidationError,
-  type MethodInfo,
-  type ValidationIssue,
-} from "../protocol/index.js";
+import { hasCapability, peerSupports, SchemaValidationError, type MethodInfo } from "../protocol/index.js";
 import { linkFromStream } from "../transports/stream-link.js";
-import type { Admission, Held } from "./admission.js";
+import { outgoingMode, type AcpConnectionOptions } from "./acp-connection-options.js";
+import { whenReleased, type Admission } from "./admission.js";
 import { methodIndex, peerOf, type MethodIndex, type ProtocolFlavor, type Side } from "./flavor.js";
+import { parseIncoming } from "./incoming-params.js";
 import { Routes, type RequestRoute } from "./routes.js";
+import { SchemaReports } from "./schema-reports.js";
 
-/**
- * How this side checks what it sends against the schema:
- * - `"warn"` (default): a forgiving writer. Everything is checked; a message off the schema is reported once per
- *   kind of problem through the logger (method, schema, JSON path) and sent anyway, as the official SDK sends it.
- * - `"strict"` (or `true`, the former default): a request or notification off the schema is not sent (the call
- *   rejects with `SchemaValidationError`); a handler result off the schema is answered -32603. For tests and
- *   development.
- * - `"off"` (or `false`): nothing is checked, for forwarding a newer peer's messages unchanged.
- */
-export type OutgoingValidation = "warn" | "strict" | "off" | boolean;
-
-/**
- * How this side reads the results of its requests. Results are always parsed leniently, as the schema's
- * `x-deserialize-*` annotations say (repairs happen in place, silently). What leniency cannot repair:
- * - `"warn"` (default): a tolerant reader. The result is passed through as it came and the problem reported through
- *   the logger (the official SDK passes such results through too).
- * - `"strict"`: the call rejects with `InvalidResponseError`.
- */
-export type ResponseValidation = "warn" | "strict";
-
-/** Options of an ACP connection (both faces accept them as an optional last argument). */
-export interface AcpConnectionOptions extends ConnectionOptions {
-  /** Checking what this side sends: `"warn"` (default), `"strict"` (or `true`), `"off"` (or `false`). */
-  validateOutgoing?: OutgoingValidation;
-  /** Reading off-schema results from the peer: `"warn"` (default, passed through) or `"strict"` (rejected). */
-  validateResponses?: ResponseValidation;
-  /**
-   * Refuse (with `CapabilityMissingError`) to call a method the peer did not advertise the capability for. Default
-   * false.
-   */
-  enforceCapabilities?: boolean;
-  /**
-   * Agent side: refuse requests other than `initialize` (-32600) until one `initialize` succeeded. Default false:
-   * the 1.x classes serve requests sent before `initialize`, as 1.9.0 did; the 2.x agent app turns it on when it
-   * has an `initialize` handler, as 2.4.0 does.
-   */
-  requireInitialize?: boolean;
-  /**
-   * @internal Protocol-version rules applied before dispatch and around `initialize` (protocol v2's initialization
-   * lifecycle, set by the v2 apps). None for v1.
-   */
-  admission?: Admission;
-}
-
-/** The outgoing check mode an option value means. */
-function outgoingMode(option: OutgoingValidation | undefined): "warn" | "strict" | "off" {
-  if (option === undefined || option === "warn") return "warn";
-  if (option === true || option === "strict") return "strict";
-  return "off";
-}
-
-/** Distinct schema problems reported per connection; past this, new kinds of problem are no longer reported. */
-const MAX_REPORTED_PROBLEMS = 256;
+export type { AcpConnectionOptions, OutgoingValidation, ResponseValidation } from "./acp-connection-options.js";
 
 const EMPTY_OBJECT_RESULT = () => ({});
 
@@ -104,7 +48,7 @@ export class AcpConnection {
   private readonly outgoing: "warn" | "strict" | "off";
   private readonly strictResponses: boolean;
   private readonly enforceCapabilities: boolean;
-  private readonly reported = new Set<string>();
+  private readonly reports: SchemaReports;
   private readonly parsers = new Map<string, (raw: unknown) => unknown>();
 
   constructor(
@@ -114,6 +58,7 @@ export class AcpConnection {
     options: AcpConnectionOptions = {},
   ) {
     this.logger = options.logger ?? defaultLogger;
+    this.reports = new SchemaReports(this.logger);
     this.index = methodIndex(flavor, side);
     this.outgoing = outgoingMode(options.validateOutgoing);
     this.strictResponses = options.validateResponses === "strict";
@@ -190,35 +135,10 @@ export class AcpConnection {
       if (!schema.is(value)) {
         const issues = schema.check(value);
         if (this.outgoing === "strict") return new SchemaValidationError(info.params, issues);
-        this.report("sent", info, info.params, issues);
+        this.reports.report("sent", info, info.params, issues);
       }
     }
     return undefined;
-  }
-
-  /**
-   * Reports a schema problem once per connection and kind (direction, method, schema, first path, expectation), so
-   * a stream of messages with the same newer update kind is one line, not thousands.
-   */
-  private report(
-    what: "sent" | "answered" | "received",
-    info: MethodInfo,
-    schema: string,
-    issues: ValidationIssue[],
-  ): void {
-    const first = issues[0];
-    const key = `${what} ${info.method} ${schema} ${first?.path} ${first?.expected}`;
-    if (this.reported.has(key) || this.reported.size >= MAX_REPORTED_PROBLEMS) return;
-    this.reported.add(key);
-    const message =
-      what === "received"
-        ? `the peer's ${info.method} result does not match the schema (${schema}); passed through as received ` +
-          `(validateResponses: "strict" rejects it)`
-        : `${what === "sent" ? "sent" : "answered"} a ` +
-          `${info.method} ${what === "sent" ? info.kind : "result"} that does not match the schema (${schema}); ` +
-          `` +
-          `sent anyway (validateOutgoing: "strict" refuses it)`;
-    this.logger.warn(message, { method: info.method, schema, issues: issues.slice(0, 5) });
   }
 
   /** The result parser of a method, built once per connection (requests are the round-trip hot path). */
@@ -234,7 +154,7 @@ export class AcpConnection {
               return schema.parse(raw);
             } catch (error) {
               if (!(error instanceof SchemaValidationError)) throw error;
-              this.report("received", info, info.result!, error.issues);
+              this.reports.report("received", info, info.result!, error.issues);
               return raw;
             }
           };
@@ -297,7 +217,7 @@ export class AcpConnection {
     params: unknown,
     context: IncomingRequestContext,
   ) {
-    const parsed = this.parseIncoming(route.parse, info, params);
+    const parsed = parseIncoming(this.flavor.schemas, route.parse, info, params);
     if (info?.method === "initialize" && this.side === "agent") {
       const capabilities = (parsed as Record<string, unknown>)[this.flavor.capabilitiesField.request];
       this.peerCapabilities = (capabilities !== null && typeof capabilities === "object" ? capabilities : {}) as Record<
@@ -358,7 +278,7 @@ export class AcpConnection {
     if (!schema.is(result)) {
       const issues = schema.check(result);
       if (this.outgoing === "warn") {
-        this.report("answered", info, info.result!, issues);
+        this.reports.report("answered", info, info.result!, issues);
         return result;
       }
       const error = new SchemaValidationError(info.result!, issues);
@@ -391,7 +311,7 @@ export class AcpConnection {
     }
     let parsed: unknown;
     try {
-      parsed = this.parseIncoming(route.parse, this.index.here.notifications.get(method), params);
+      parsed = parseIncoming(this.flavor.schemas, route.parse, this.index.here.notifications.get(method), params);
     } catch (error) {
       this.logger.warn("ignored an invalid notification", {
         method,
@@ -401,39 +321,4 @@ export class AcpConnection {
     }
     return route.handler(parsed, method);
   }
-
-  private parseIncoming(
-    custom: ((params: unknown) => unknown) | undefined,
-    info: MethodInfo | undefined,
-    params: unknown,
-  ): unknown {
-    const value = params === undefined || params === null ? {} : params;
-    try {
-      if (custom !== undefined) return custom(value);
-      if (info === undefined) return value;
-      return this.flavor.schemas[info.params]!.parse(value);
-    } catch (error) {
-      if (error instanceof RequestError) throw error;
-      const message = error instanceof Error ? error.message : String(error);
-      const issues = error instanceof SchemaValidationError ? error.issues : undefined;
-      throw RequestError.invalidParams(issues === undefined ? { message } : { issues }, message);
-    }
-  }
-}
-
-/**
- * Runs `dispatch` when `held` releases (synchronously, if the hold calls back synchronously) and settles the
- * returned promise with what it returns or throws, or with the hold's refusal: a handler's failure never escapes
- * into whatever ended the hold.
- */
-function whenReleased<T, R>(held: Held<T>, dispatch: (value: T) => R): Promise<Awaited<R>> {
-  return new Promise<Awaited<R>>((resolve, reject) => {
-    held.then((value) => {
-      try {
-        resolve(dispatch(value) as Awaited<R>);
-      } catch (error) {
-        reject(error);
-      }
-    }, reject);
-  });
 }

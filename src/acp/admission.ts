@@ -36,3 +36,20 @@ export interface Admission {
    */
   initializeResult?(result: unknown): void;
 }
+
+/**
+ * Runs `dispatch` when `held` releases (synchronously, if the hold calls back synchronously) and settles the
+ * returned promise with what it returns or throws, or with the hold's refusal: a handler's failure never escapes
+ * into whatever ended the hold.
+ */
+export function whenReleased<T, R>(held: Held<T>, dispatch: (value: T) => R): Promise<Awaited<R>> {
+  return new Promise<Awaited<R>>((resolve, reject) => {
+    held.then((value) => {
+      try {
+        resolve(dispatch(value) as Awaited<R>);
+      } catch (error) {
+        reject(error);
+      }
+    }, reject);
+  });
+}

@@ -5,23 +5,19 @@ import {
   type ResultParser,
   type SendRequestOptions,
 } from "./connection-options.js";
+import { closedByCall, closedByLink } from "./close-reason.js";
 import { classify } from "./envelope.js";
-import { answerOversized } from "./oversized.js";
+import { answerProblem } from "./frame-problems.js";
 import { handled, rejectedHandled } from "./handled.js";
 import { IncomingRequest, IncomingRequests } from "./incoming.js";
 import type { FrameProblem, LinkReceiver, MessageLink } from "./link.js";
-import {
-  ConnectionClosedError,
-  InvalidResponseError,
-  LocalError,
-  RequestTimeoutError,
-  ResponseLostError,
-} from "./local-errors.js";
+import { InvalidResponseError, type ConnectionClosedError } from "./local-errors.js";
 import { defaultLogger, type Logger } from "./logger.js";
 import { isRecord, type AnyMessage, type ErrorResponse, type JsonRpcId } from "./messages.js";
 import { PendingRequests, type PendingRequest } from "./outgoing.js";
 import { answersWithNullId, describeError, errorForPeer, errorForUnsendableResult } from "./replies.js";
 import { RequestError } from "./request-error.js";
+import { armRequest, settleParsed } from "./request-settling.js";
 import { now, TapRegistry, type TapListener } from "./tap.js";
 
 export { CANCEL_REQUEST_METHOD } from "./connection-options.js";
@@ -66,12 +62,7 @@ export class JsonRpcConnection {
     const receiver: LinkReceiver = {
       message: (value, rawId) => this.receive(value, rawId),
       problem: (problem) => this.receiveProblem(problem),
-      closed: (cause) =>
-        this.close(
-          cause === undefined
-            ? new ConnectionClosedError("the peer closed the connection (end of input)")
-            : new ConnectionClosedError(`the transport failed: ${reasonText(cause)}`, cause),
-        ),
+      closed: (cause) => this.close(closedByLink(cause)),
     };
     link.start(receiver);
   }
@@ -147,12 +138,19 @@ export class JsonRpcConnection {
         resolve:
           parse === undefined
             ? (resolve as (value: unknown) => void)
-            : (raw) => this.settleParsed(method, raw, parse, resolve, rejectHandled),
+            : (raw) => settleParsed(this.logger, method, raw, parse, resolve, rejectHandled),
         reject: rejectHandled,
       };
       const timeoutMs = options?.timeoutMs ?? this.requestTimeoutMs;
       if (timeoutMs !== undefined || signal !== undefined)
-        this.armRequest(id, method, entry, timeoutMs, signal, options?.stopWaitingOnCancel);
+        armRequest(this.pending, (requestId) => this.cancelRequest(requestId), {
+          id,
+          method,
+          entry,
+          timeoutMs,
+          signal,
+          stopWaitingOnCancel: options?.stopWaitingOnCancel,
+        });
       this.pending.add(id, entry);
     });
     made.promise = promise;
@@ -192,10 +190,7 @@ export class JsonRpcConnection {
    */
   close(reason?: unknown): void {
     if (this.closeError) return;
-    const error =
-      reason instanceof ConnectionClosedError
-        ? reason
-        : new ConnectionClosedError(reason === undefined ? "close() was called" : reasonText(reason), reason);
+    const error = closedByCall(reason);
     this.closeError = error;
     this.logger.debug("connection closed", { reason: error.message, pending: this.pending.methods() });
     this.abortController.abort(error);
@@ -216,60 +211,6 @@ export class JsonRpcConnection {
       );
     if (rawId === undefined) this.link.send(message);
     else this.link.send(message, rawId);
-  }
-
-  private settleParsed<T>(
-    method: string,
-    raw: unknown,
-    parse: ResultParser<T>,
-    resolve: (v: T) => void,
-    reject: (e: unknown) => void,
-  ): void {
-    let value: T;
-    try {
-      value = parse(raw);
-    } catch (error) {
-      // A parser that decided with a local error of its own (a protocol version this side cannot speak) is heard.
-      if (error instanceof LocalError) {
-        reject(error);
-        return;
-      }
-      const detail = error instanceof Error ? error.message : String(error);
-      this.logger.warn("the peer sent an invalid response", { method, detail });
-      reject(new InvalidResponseError(method, detail, (error as { issues?: unknown }).issues));
-      return;
-    }
-    resolve(value);
-  }
-
-  private armRequest(
-    id: number,
-    method: string,
-    entry: PendingRequest,
-    timeoutMs: number | undefined,
-    signal: AbortSignal | undefined,
-    stopWaitingOnCancel: boolean | undefined,
-  ): void {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const onAbort = () => {
-      this.cancelRequest(id);
-      if (stopWaitingOnCancel) this.pending.take(id)?.reject(RequestError.requestCancelled(signal?.reason));
-    };
-    if (timeoutMs !== undefined) {
-      timer = setTimeout(() => {
-        if (!this.pending.has(id)) return;
-        this.cancelRequest(id);
-        this.pending.take(id)?.reject(new RequestTimeoutError(method, timeoutMs));
-      }, timeoutMs);
-    }
-    entry.cleanup = () => {
-      if (timer !== undefined) clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-    };
-    // An already-aborted signal still sends the request, then the cancel, as the official SDK does: the peer's
-    // answer (e.g. a permission request's "cancelled" outcome) is the result.
-    if (signal?.aborted) queueMicrotask(onAbort);
-    else signal?.addEventListener("abort", onAbort, { once: true });
   }
 
   private receive(value: unknown, rawId?: string): void {
@@ -421,34 +362,10 @@ export class JsonRpcConnection {
   private receiveProblem(problem: FrameProblem): void {
     if (this.closeError) return;
     if (this.taps.active) this.taps.emit({ direction: "in", time: now(), problem });
-    if (problem.kind === "parse") {
-      if (!problem.looksLikeJson) {
-        this.logger.warn("skipped a line from the peer that is not JSON (is it printing logs to stdout?)", {
-          line: problem.preview,
-        });
-        return;
-      }
-      this.logger.warn("the peer sent malformed JSON", { detail: problem.detail, line: problem.preview });
-      return this.sendError(null, RequestError.parseError(undefined, problem.detail).toErrorResponse());
-    }
-    if (problem.kind === "lost") {
-      for (const id of problem.ids) {
-        const pending = this.pending.take(id);
-        pending?.reject(new ResponseLostError(pending.method, problem.detail, problem.cause));
-      }
-      return;
-    }
-    answerOversized(problem, {
+    answerProblem(problem, {
       logger: this.logger,
-      refuse: (id, error, rawId) => this.sendError(id, error, rawId),
-      reject: (id, error) => this.pending.take(id)?.reject(error),
+      sendError: (id, error, rawId) => this.sendError(id, error, rawId),
+      take: (id) => this.pending.take(id),
     });
   }
-}
-
-function reasonText(reason: unknown): string {
-  if (reason instanceof LocalError || reason instanceof RequestError) return reason.message;
-  if (reason instanceof Error)
-    return reason.name === "Error" || reason.message.length > 0 ? reason.message : reason.name;
-  return String(reason);
 }

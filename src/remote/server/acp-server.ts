@@ -19,6 +19,7 @@ import { resolveAgent, safePathname } from "./agent-source.js";
 import type { HostOptions, NodeBackend, ServerNode } from "./backend/backend.js";
 import { MemoryServerBackend } from "./backend/memory-backend.js";
 import { officialBackend } from "./backend/official-backend.js";
+import { HostedConnections } from "./hosted-connections.js";
 import { metricsResponse, operationOf, readinessResponse } from "./operations.js";
 import { handleDelete, handleGet, handlePost } from "./http-handlers.js";
 import { resolveLimits, type ResolvedLimits } from "./limits.js";
@@ -32,7 +33,7 @@ import {
   type HeadersInitLike,
 } from "./responses.js";
 import type { ServerContext } from "./server-context.js";
-import { ServerConnection, type ConnectionEnd, type ConnectionTransport } from "./server-connection.js";
+import type { ServerConnection } from "./server-connection.js";
 import type {
   AcpServerOptions,
   AcpServerSettings,
@@ -43,7 +44,7 @@ import type {
   WebSocketUpgradeCheck,
 } from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
-import { observerAgent, shareGrantOf } from "./shared/observer-agent.js";
+import { observerAgent } from "./shared/observer-agent.js";
 import { SessionHub, type SharedSessionSummary } from "./shared/session-hub.js";
 import { sessionsPathOf, sharingGate } from "./shared/sharing-http.js";
 
@@ -66,12 +67,9 @@ export class AcpServer {
   readonly #settings: AcpServerSettings;
   readonly #access: AccessPolicy;
   readonly #logger: Logger;
-  readonly #all = new Set<ServerConnection>();
-  /** Connections hosted here whose `initialize` succeeded (their end is reported). */
-  readonly #open = new Set<ServerConnection>();
+  readonly #connections: HostedConnections;
   readonly #backend: NodeBackend;
   readonly #sockets = new Set<WebSocketSession>();
-  readonly #remote = new WeakMap<ServerConnection, string | undefined>();
   readonly #context: ServerContext;
   /** Shared sessions (`sharedSessions` option); undefined when sharing is off. */
   readonly #hub: SessionHub | undefined;
@@ -87,6 +85,13 @@ export class AcpServer {
     const hub = (this.#hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined);
     this.#sessionsPath =
       hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
+    this.#connections = new HostedConnections({
+      settings: options,
+      limits: this.limits,
+      logger: this.#logger,
+      hub,
+      closing: () => this.#closing,
+    });
     this.#access = new AccessPolicy(options, hub && ((token) => hub.tokens.sessionOf(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
@@ -97,7 +102,7 @@ export class AcpServer {
       limits: this.limits,
       logger: this.#logger,
       host: (hostOptions) => this.#host(hostOptions),
-      opened: (connection) => this.#register(connection),
+      opened: (connection) => this.#connections.register(connection),
     };
     this.#backend = backend.bind(node);
     this.#context = {
@@ -106,8 +111,8 @@ export class AcpServer {
       backend: this.#backend,
       bodyBudget: new BodyBudget(this.limits.maxBufferedRequestBytes),
       openConnection: (transport, connector, remoteAddress) =>
-        this.#openConnection(transport, connector, remoteAddress),
-      register: (connection) => this.#register(connection),
+        this.#connections.open(transport, connector, remoteAddress),
+      register: (connection) => this.#connections.register(connection),
     };
   }
 
@@ -128,19 +133,12 @@ export class AcpServer {
 
   /** Connections not yet ended (HTTP and WebSocket, initializing or open). */
   get connectionCount(): number {
-    return this.#all.size;
+    return this.#connections.size;
   }
 
   /** A snapshot of every connection not yet ended: for monitoring. */
   stats(): ConnectionStats[] {
-    return [...this.#all].map((connection) => ({
-      connectionId: connection.id,
-      transport: connection.transport,
-      open: connection.isOpen,
-      openedAt: connection.openedAt,
-      bufferedOutput: connection.output?.bufferedAmount ?? 0,
-      runningPrompts: connection.runningPrompts,
-    }));
+    return this.#connections.stats();
   }
 
   /** The live shared sessions and who is attached (what `GET <path>/sessions` answers); empty when sharing is off. */
@@ -182,7 +180,7 @@ export class AcpServer {
     const share = decision.ok ? decision.share : undefined;
     if (operation === "metrics")
       return share === undefined ? metricsResponse(this, this.#backend) : textResponse(403, "Forbidden: a share token");
-    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#grantOf(id));
+    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#connections.grantOf(id));
     if (gated) return withHeaders(gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
@@ -224,7 +222,7 @@ export class AcpServer {
       .filter(Boolean);
     const refused = this.#refusal(this.#access.check(request, socket, offered));
     if (refused) return { ok: false, response: refused };
-    const full = this.#capacityProblem();
+    const full = this.#connections.capacityProblem();
     if (full) return { ok: false, response: textResponse(503, `Service Unavailable: ${full}`, { "Retry-After": "5" }) };
     const decision = this.#access.checkToken(request, offered);
     return {
@@ -237,7 +235,7 @@ export class AcpServer {
 
   /** Creates a WebSocket connection before the upgrade is accepted. Throws when the server is full or closing. */
   prepareWebSocketUpgrade(options: PrepareWebSocketUpgradeOptions = {}): PreparedWebSocketUpgrade {
-    const opened = this.#openConnection(
+    const opened = this.#connections.open(
       "websocket",
       resolveAgent(options, false) ?? this.#agent,
       options.socket?.remoteAddress,
@@ -270,7 +268,7 @@ export class AcpServer {
    */
   async close(options: { graceMs?: number } = {}): Promise<void> {
     this.#closing = true;
-    const connections = [...this.#all];
+    const connections = this.#connections.list();
     const graceMs = options.graceMs ?? 0;
     if (graceMs > 0 && connections.some((connection) => connection.runningPrompts.length > 0)) {
       for (const connection of connections) connection.cancelPrompts();
@@ -289,101 +287,12 @@ export class AcpServer {
   /** `ServerNode.host`: an agent host for a Streamable HTTP connection of the backend's. */
   #host(options: HostOptions): ServerConnection | string {
     const backend = this.#backend;
-    return this.#openConnection("http", options.connector, options.remoteAddress, {
+    return this.#connections.open("http", options.connector, options.remoteAddress, {
       ...(options.connectionId === undefined ? {} : { connectionId: options.connectionId }),
       ...(backend.serverRequestId === undefined
         ? {}
         : { serverRequestId: (connectionId: string) => backend.serverRequestId!(connectionId) }),
       ...(options.onEnd === undefined ? {} : { onEnd: options.onEnd }),
-    });
-  }
-
-  #openConnection(
-    transport: ConnectionTransport,
-    connector: AgentConnector,
-    remoteAddress?: string,
-    extra: {
-      connectionId?: string;
-      serverRequestId?: (connectionId: string) => string | number;
-      onEnd?: (connection: ServerConnection, end: ConnectionEnd) => void;
-    } = {},
-  ): ServerConnection | string {
-    const problem = this.#capacityProblem();
-    if (problem) {
-      this.#logger.warn("refusing a remote connection", { reason: problem });
-      return problem;
-    }
-    const { connectionId, serverRequestId, onEnd } = extra;
-    const shareGrant = shareGrantOf(connector);
-    const connection: ServerConnection = new ServerConnection({
-      transport,
-      connector,
-      limits: this.limits,
-      logger: this.#logger,
-      ...(this.#hub === undefined ? {} : { hub: this.#hub }),
-      ...(shareGrant === undefined ? {} : { shareGrant }),
-      ...(this.#settings.stdioMcpServers === undefined ? {} : { stdioMcpServers: this.#settings.stdioMcpServers }),
-      ...(connectionId === undefined ? {} : { connectionId }),
-      ...(serverRequestId === undefined ? {} : { serverRequestId: () => serverRequestId(connection.id) }),
-      onEnd: (ended, end) => {
-        this.#ended(ended, end);
-        onEnd?.(ended, end);
-      },
-    });
-    this.#all.add(connection);
-    this.#remote.set(connection, remoteAddress);
-    return connection;
-  }
-
-  /** The session a connection of this node is limited to by its share token, if any. */
-  #grantOf(connectionId: string): string | undefined {
-    return [...this.#all].find((connection) => connection.id === connectionId)?.shared?.shareGrant;
-  }
-
-  #capacityProblem(): string | undefined {
-    if (this.#closing) return "the server is shutting down";
-    if (this.#all.size >= this.limits.maxConnections)
-      return `the server has ${this.#all.size} connections, its maximum (maxConnections); retry later`;
-    return undefined;
-  }
-
-  #register(connection: ServerConnection): void {
-    if (connection.ended) return;
-    this.#open.add(connection);
-    const remoteAddress = this.#remote.get(connection);
-    this.#logger.info("remote connection opened", {
-      connectionId: connection.id,
-      transport: connection.transport,
-      remoteAddress,
-    });
-    this.#settings.onConnectionEvent?.({
-      type: "open",
-      connectionId: connection.id,
-      transport: connection.transport,
-      ...(remoteAddress ? { remoteAddress } : {}),
-    });
-  }
-
-  #ended(connection: ServerConnection, end: ConnectionEnd): void {
-    this.#all.delete(connection);
-    const wasOpen = this.#open.delete(connection);
-    if (!wasOpen) return;
-    const remoteAddress = this.#remote.get(connection);
-    const durationMs = Date.now() - connection.openedAt;
-    this.#logger.info("remote connection closed", {
-      connectionId: connection.id,
-      transport: connection.transport,
-      reason: end.reason,
-      durationMs,
-    });
-    this.#settings.onConnectionEvent?.({
-      type: "close",
-      connectionId: connection.id,
-      transport: connection.transport,
-      ...(remoteAddress ? { remoteAddress } : {}),
-      reason: end.reason,
-      ...(end.error === undefined ? {} : { error: end.error }),
-      durationMs,
     });
   }
 

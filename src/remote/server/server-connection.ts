@@ -23,12 +23,12 @@ import {
   type ConnectionEnd,
   type ConnectionTransport,
   type InitializeWaiter,
-  type PendingRequest,
   type ServerConnectionOptions,
 } from "./connection-options.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
 import { IdleTimer } from "./idle-timer.js";
 import { RequestRenaming } from "./request-renaming.js";
+import { RequestTracking } from "./request-tracking.js";
 import { SharedEndpoint } from "./shared/shared-endpoint.js";
 import { kindOf, responseStreamOf, sessionIdOfResponse, sessionOfAgentMessage } from "./routing.js";
 import type { Refusal } from "./server-context.js";
@@ -43,8 +43,7 @@ export class ServerConnection implements AgentOutput {
   readonly shared: SharedEndpoint | undefined;
   #output: OutputSink | undefined;
   #lifecycle: AgentConnectionLifecycle = {};
-  readonly #pending = new Map<string, PendingRequest>();
-  readonly #clientRoutes = new Map<string, string | undefined>();
+  readonly #requests: RequestTracking;
   readonly #renaming: RequestRenaming | undefined;
   readonly #promptsSettled = new Waiters();
   #state: "new" | "initializing" | "open" | "ended" = "new";
@@ -59,6 +58,7 @@ export class ServerConnection implements AgentOutput {
 
   constructor(readonly options: ServerConnectionOptions) {
     this.id = options.connectionId ?? globalThis.crypto.randomUUID();
+    this.#requests = new RequestTracking(options.limits);
     this.#renaming = options.serverRequestId && new RequestRenaming(options.serverRequestId);
     this.agentLink = new AgentLink(this, options.limits.maxMessageBytes);
     const idleEnd = () => void this.end({ reason: "idle" });
@@ -84,10 +84,7 @@ export class ServerConnection implements AgentOutput {
 
   /** Session ids with a `session/prompt` the agent has not answered yet. */
   get runningPrompts(): string[] {
-    const sessions = new Set<string>();
-    for (const request of this.#pending.values())
-      if (request.method === METHODS.session_prompt && request.sessionId) sessions.add(request.sessionId);
-    return [...sessions];
+    return this.#requests.runningPrompts();
   }
 
   /**
@@ -186,26 +183,12 @@ export class ServerConnection implements AgentOutput {
     rawId?: string,
     localError?: { code: number; message: string; data?: unknown },
   ): Refusal | undefined {
-    const { maxIdLength, maxPendingRequests } = this.options.limits;
     if (this.shared?.clientGone) return { status: 404, message: "Not Found: this connection's client went away" };
     if ("id" in message) localError ??= stdioMcpRefusal(this.options.stdioMcpServers ?? "allow", message);
     if (localError === undefined && this.shared?.clientCall(message, chars, rawId)) return undefined;
     if ("id" in message) {
-      const { id } = message;
-      if (typeof id === "string" && id.length > maxIdLength)
-        return { status: 400, message: `Bad Request: the request id is longer than maxIdLength (${maxIdLength})` };
-      const key = keyOfId(id, rawId);
-      if (key !== undefined && typeof message.method === "string") {
-        if (this.#pending.size >= maxPendingRequests && !this.#pending.has(key)) {
-          return {
-            status: 429,
-            message:
-              `Too Many Requests: ${maxPendingRequests} requests are already waiting for the agent's answer ` +
-              `(maxPendingRequests); wait for some to finish`,
-          };
-        }
-        this.#pending.set(key, { method: message.method, sessionId });
-      }
+      const refused = this.#requests.clientRequest(message.id, keyOfId(message.id, rawId), message.method, sessionId);
+      if (refused) return refused;
     }
     const answer = localError && ({ jsonrpc: "2.0", id: message.id, error: localError } as AnyMessage);
     if (answer) this.fromAgent(answer, errorAnswerText(message.id, rawId, localError!), rawId);
@@ -225,18 +208,8 @@ export class ServerConnection implements AgentOutput {
   ): Refusal | undefined {
     if (this.shared?.clientResponse(message)) return undefined;
     const key = keyOfId(message.id, rawId);
-    if (key !== undefined && this.#clientRoutes.has(key)) {
-      const route = this.#clientRoutes.get(key);
-      if (headerSessionId !== null && route !== undefined && headerSessionId !== route) {
-        const message =
-          headerSessionId === undefined
-            ? `Missing Acp-Session-Id: this is a response to a request of session "${route}"; send it with that header`
-            : `Mismatched Acp-Session-Id: this is a response to a request of session "${route}", not ` +
-              `"${headerSessionId}"`;
-        return { status: 400, message };
-      }
-      this.#clientRoutes.delete(key);
-    }
+    const refused = this.#requests.clientResponse(key, headerSessionId);
+    if (refused) return refused;
     const renamed = this.#renaming?.toAgent(message, key) ?? message;
     // A renamed id is the server's own: an exact id text of the client's no longer applies.
     this.agentLink.deliver(renamed, chars, renamed === message ? rawId : undefined);
@@ -304,8 +277,7 @@ export class ServerConnection implements AgentOutput {
     if (initializing) setTimeout(closeOutput, 0);
     else closeOutput();
     this.agentLink.endInput();
-    this.#pending.clear();
-    this.#clientRoutes.clear();
+    this.#requests.clear();
     this.#renaming?.clear();
     this.#promptsSettled.wakeAll();
     this.shared?.ended(end.reason);
@@ -358,8 +330,7 @@ export class ServerConnection implements AgentOutput {
         if (waiter.passThrough) this.#output!.deliver(answer.text, undefined);
         return;
       }
-      const pending = key === undefined ? undefined : this.#pending.get(key);
-      if (pending) this.#pending.delete(key!);
+      const pending = this.#requests.answered(key);
       if (this.shared?.agentResponse(message, pending)) {
         if (pending?.method === METHODS.session_prompt) this.#promptsSettled.wakeAll();
         return;
@@ -378,14 +349,14 @@ export class ServerConnection implements AgentOutput {
     if (this.#renaming) [message, text] = this.#renaming.toClient(message, text);
     if ("id" in message) {
       const key = keyOfId(message.id, rawId);
-      if (key !== undefined) this.#clientRoutes.set(key, sessionId);
+      if (key !== undefined) this.#requests.agentRequest(key, sessionId);
     }
     this.#output!.deliver(text, sessionId);
   }
 
   /** Tracks a request handed to the agent by a shared session (stats, graceful close, routing its answer). */
   trackRequest(key: string, method: string, sessionId: string | undefined): void {
-    this.#pending.set(key, { method, sessionId });
+    this.#requests.track(key, method, sessionId);
   }
 
   /** Shared sessions keep the agent; its client is gone: nothing more is written to it, nothing idles out. */
