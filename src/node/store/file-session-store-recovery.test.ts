@@ -4,7 +4,7 @@
  * success with a silently shorter history, and the store never follows a symlink.
  */
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
@@ -57,6 +57,21 @@ async function seeded(): Promise<{ dir: string; store: FileSessionStore; logPath
   return { dir, store, logPath, bytes: readFileSync(logPath) };
 }
 
+/** The store dir `seeded()` made once, which `seededCopy()` copies. */
+let template: ReturnType<typeof seeded> | undefined;
+
+/**
+ * A copy of a dir `seeded()` made (the same files, byte for byte), for the matrices' hundreds of cases: the store's
+ * create and append, with their fsyncs, run once rather than once per case.
+ */
+async function seededCopy(): Promise<{ dir: string; logPath: string }> {
+  template ??= seeded();
+  const seed = await template;
+  const dir = tempDir();
+  cpSync(seed.dir, dir, { recursive: true });
+  return { dir, logPath: path.join(dir, path.relative(seed.dir, seed.logPath)) };
+}
+
 function quarantined(dir: string): string[] {
   return readdirSync(dir).filter((name) => name.includes(".quarantine-"));
 }
@@ -72,7 +87,7 @@ const isDamaged = (error: unknown) =>
  * `readable` (every intact record, none lost).
  */
 async function expectQuarantined(damaged: Buffer, readable: SessionRecord[], label: string): Promise<void> {
-  const { dir, logPath } = await seeded();
+  const { dir, logPath } = await seededCopy();
   writeFileSync(logPath, damaged);
   const logger = recordingLogger();
   const store = new FileSessionStore({ dir, logger });

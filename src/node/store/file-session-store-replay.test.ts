@@ -45,18 +45,32 @@ const promptBytes = (sessionId: string, prompt: ContentBlock[]) =>
     JSON.stringify({ jsonrpc: "2.0", id: 99, method: "session/prompt", params: { sessionId, prompt } }),
   ).length;
 
+/**
+ * The largest `n` (0 at least) for which `fits(n)` holds, `fits` holding up to some `n` and never after it (a
+ * message's size grows with its payload): found by bisection, as a count from 0 would find it.
+ */
+function largest(fits: (n: number) => boolean): number {
+  let low = 0;
+  let high = 1;
+  while (fits(high)) [low, high] = [high, high * 2];
+  while (high - low > 1) {
+    const middle = Math.floor((low + high) / 2);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
 /** The largest `n` whose block still fits in a `session/prompt` under LIMIT (the request itself is accepted). */
 function largestPromptable(sessionId: string, make: (n: number) => ContentBlock): number {
-  let n = 0;
-  while (promptBytes(sessionId, [make(n + 1)]) + 1 <= LIMIT) n++;
-  return n;
+  return largest((n) => promptBytes(sessionId, [make(n)]) + 1 <= LIMIT);
 }
 
 /** The largest `n` whose block still fits in its replayed `session/update` under LIMIT. */
 function largestReplayable(sessionId: string, make: (n: number) => ContentBlock): number {
-  let n = 0;
-  while (updateMessageBytes(sessionId, { sessionUpdate: "user_message_chunk", content: make(n + 1) }) <= LIMIT) n++;
-  return n;
+  return largest(
+    (n) => updateMessageBytes(sessionId, { sessionUpdate: "user_message_chunk", content: make(n) }) <= LIMIT,
+  );
 }
 
 const echo: PromptHandler = async (turn) => void (await turn.say(`ok ${turn.prompt.length}`));
