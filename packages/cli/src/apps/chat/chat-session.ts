@@ -5,7 +5,7 @@
  * loading and resuming.
  */
 import { attachParams, sharedEchoOf } from "./attach.js";
-import type { Client } from "@acpkit/sdk";
+import { chatClient } from "./chat-client.js";
 import { ClientSideConnection } from "@acpkit/sdk";
 import { supportedMcpServers } from "@acpkit/sdk/client-toolkit";
 import {
@@ -15,12 +15,10 @@ import {
   TranscriptRouter,
   TurnGuard,
   withMemory,
-  type AskAnswer,
-  type PermissionPolicy,
   type Transcript,
   type Turn,
 } from "@acpkit/sdk/client-toolkit";
-import { silentLogger, type TapListener } from "@acpkit/sdk";
+import { silentLogger } from "@acpkit/sdk";
 import {
   authenticateWith,
   FileSystemHost,
@@ -29,52 +27,15 @@ import {
   withAuthentication,
   type AuthContext,
 } from "@acpkit/sdk/node";
-import { openAgentEndpoint, type AgentEndpoint, type AgentSpec } from "@acpkit/sdk/node";
+import { openAgentEndpoint, type AgentEndpoint } from "@acpkit/sdk/node";
 import type * as schema from "@acpkit/sdk";
 import { PROTOCOL_VERSION } from "@acpkit/sdk";
 import { checkProtocolVersion } from "@acpkit/sdk/client-toolkit";
+import type { ChatSessionOptions } from "./chat-session-options.js";
 import { withDeadline } from "./deadline.js";
-import type { TerminalView } from "./render-tool.js";
+import { TerminalViews } from "./terminal-views.js";
 
-/** Options of `ChatSession.start`. */
-export interface ChatSessionOptions {
-  /** The agent's program and arguments. */
-  argv: readonly string[];
-  /** A remote agent to connect to instead of launching `argv`. */
-  remote?: Extract<AgentSpec, { url: string }>;
-  /** The session's working directory (absolute). */
-  cwd: string;
-  /** Asks the user about a permission request; `signal` aborts when the answer is no longer wanted. */
-  ask: (request: schema.RequestPermissionRequest, signal: AbortSignal) => Promise<AskAnswer>;
-  /** The permission policy (default: ask every time through `ask`, remembering "always" answers). */
-  policy?: PermissionPolicy;
-  /**
-   * The policy's name ("ask" when absent). The policy also governs the chat's own file and terminal hosts
-   * (`brokerGate`): with "ask", reads inside the roots are served and writes and commands are asked unless a
-   * permission the agent just obtained covers them; with any other policy, every access is put to it.
-   */
-  policyName?: string;
-  /** MCP servers for every `session/new`, `load` and `resume` (those the agent cannot take are left out). */
-  mcpServers?: readonly schema.McpServer[];
-  /** Sees every message in both directions, from before `initialize` (e.g. `--trace`). */
-  tap?: TapListener;
-  /** Progress lines for the user (authentication, MCP servers left out). */
-  onNote?: (text: string) => void;
-  /** A transcript became the current one (a new, loaded or resumed session). */
-  onSession?: (transcript: Transcript) => void;
-  /** A terminal's output or exit changed. */
-  onTerminal?: (terminalId: string) => void;
-  /** A line the agent printed on stderr. */
-  onStderrLine?: (line: string) => void;
-  /** Deadline for `initialize`, and for each `session/new`, `load` or `resume`. Default 30000. */
-  startupTimeoutMs?: number;
-  /** How long the agent has to end a turn after a cancel before the turn ends here (see `TurnGuard`). Default 5000. */
-  cancelDeadlineMs?: number;
-  /** The agent broke a prompt-turn rule (a `TurnGuard` violation, or an unexpected protocol version). */
-  onWarning?: (text: string) => void;
-  /** The agent ignored a cancel: the turn ends here; stop or `restart` it (the chat UI restarts it). */
-  onCancelIgnored?: () => void;
-}
+export type { ChatSessionOptions } from "./chat-session-options.js";
 
 /**
  * One agent process and its current session. Contracts:
@@ -90,7 +51,8 @@ export class ChatSession {
   readonly connection: ClientSideConnection;
   readonly init: schema.InitializeResponse;
   readonly router: TranscriptRouter;
-  readonly terminals = new Map<string, TerminalView & { sessionId: string }>();
+  /** What the chat shows of each terminal the agent created. */
+  readonly terminals: TerminalViews;
   #transcript: Transcript | undefined;
   #sessionId: string | undefined;
   readonly #options: ChatSessionOptions;
@@ -115,6 +77,7 @@ export class ChatSession {
       roots: Map<string, string[]>;
       clientCapabilities: schema.ClientCapabilities;
       guard: TurnGuard;
+      terminals: TerminalViews;
     },
   ) {
     this.#options = options;
@@ -127,6 +90,7 @@ export class ChatSession {
     this.#terminalHost = parts.terminalHost;
     this.#roots = parts.roots;
     this.#clientCapabilities = parts.clientCapabilities;
+    this.terminals = parts.terminals;
     const { supported, unsupported } = supportedMcpServers(options.mcpServers ?? [], init.agentCapabilities);
     this.#mcpServers = supported;
     for (const server of unsupported)
@@ -149,12 +113,12 @@ export class ChatSession {
     const policyName = options.policyName ?? "ask";
     const gate = brokerGate(broker, { policyName, reads: policyName === "ask" ? "serve" : "policy" });
     const fsHost = new FileSystemHost({ roots: rootsOf, gate });
-    let self: ChatSession | undefined;
+    const terminals = new TerminalViews(options.onTerminal);
     const terminalHost = new TerminalHost({
       roots: rootsOf,
       gate,
-      onOutput: (event) => self?.terminalOutput(event.sessionId, event.terminalId, event.text),
-      onExit: (event) => self?.terminalExit(event.sessionId, event.terminalId, event.exitStatus),
+      onOutput: (event) => terminals.output(event.sessionId, event.terminalId, event.text),
+      onExit: (event) => terminals.exit(event.sessionId, event.terminalId, event.exitStatus),
     });
     const agent = await openAgentEndpoint(options.remote ?? { argv: options.argv }, {
       cwd: options.cwd,
@@ -173,26 +137,7 @@ export class ChatSession {
         onCancelIgnored: () => options.onCancelIgnored?.(),
       },
     );
-    const client: Client = {
-      sessionUpdate: (params) => {
-        const echo = sharedEchoOf(router);
-        // In a shared session other clients' turns come any time: "late" updates are theirs, not the agent's fault.
-        if (!echo.attached) guard.observe(params);
-        router.route(echo.toTranscript(params));
-      },
-      requestPermission: (params) => broker.request(params),
-      readTextFile: (params) => fsHost.readTextFile(params),
-      writeTextFile: (params) => fsHost.writeTextFile(params),
-      createTerminal: async (params) => {
-        const response = await terminalHost.createTerminal(params);
-        self?.terminals.set(response.terminalId, { sessionId: params.sessionId, output: "", exited: false });
-        return response;
-      },
-      terminalOutput: (params) => terminalHost.terminalOutput(params),
-      waitForTerminalExit: (params) => terminalHost.waitForTerminalExit(params),
-      killTerminal: (params) => terminalHost.killTerminal(params),
-      releaseTerminal: (params) => terminalHost.releaseTerminal(params),
-    };
+    const client = chatClient({ router, guard, broker, fsHost, terminalHost, terminals });
     // The chat owns the terminal: library warnings on stderr would tear its screen.
     const connection = new ClientSideConnection(() => client, agent.stream, { logger: silentLogger });
     if (options.tap) connection.tap(options.tap);
@@ -215,15 +160,15 @@ export class ChatSession {
       const verdict = checkProtocolVersion(PROTOCOL_VERSION, init.protocolVersion);
       if (!verdict.ok) throw new Error(verdict.message);
       if (verdict.warning !== undefined) options.onWarning?.(verdict.warning);
-      self = new ChatSession(options, agent, connection, init, {
+      return new ChatSession(options, agent, connection, init, {
         router,
         broker,
         terminalHost,
         roots,
         clientCapabilities,
         guard,
+        terminals,
       });
-      return self;
     } catch (error) {
       connection.close(error);
       await agent.stop();
@@ -448,25 +393,5 @@ export class ChatSession {
   #requireSession(): Transcript {
     if (this.#transcript === undefined) throw new Error("no session yet");
     return this.#transcript;
-  }
-
-  /** Records live terminal output (called by the terminal host). */
-  private terminalOutput(sessionId: string, terminalId: string, text: string): void {
-    const view = this.terminals.get(terminalId) ?? { sessionId, output: "", exited: false };
-    const output = (view.output + text).slice(-64 * 1024);
-    this.terminals.set(terminalId, { ...view, output });
-    this.#options.onTerminal?.(terminalId);
-  }
-
-  /** Records a terminal's exit (called by the terminal host). */
-  private terminalExit(sessionId: string, terminalId: string, status: schema.TerminalExitStatus): void {
-    const view = this.terminals.get(terminalId) ?? { sessionId, output: "", exited: false };
-    this.terminals.set(terminalId, {
-      ...view,
-      exited: true,
-      exitCode: status.exitCode ?? null,
-      signal: status.signal ?? null,
-    });
-    this.#options.onTerminal?.(terminalId);
   }
 }
