@@ -4,12 +4,21 @@
  * `signal` and later calls; `connectWith`'s result when `op` settles first, when the connection closes first, and
  * when an `onConnect` handler fails; the handlers' signals; an active session's updates; two apps connected in memory.
  * Every scenario runs on acpkit and on 2.4.0 and asserts only what both do; acpkit's deliberate differences (a
- * `ConnectionClosedError` that wraps the reason) are checked on acpkit alone at the end, and listed in MIGRATING.md.
+ * `ConnectionClosedError` that wraps the reason) are checked on acpkit alone in close-differences-apps.test.ts, and
+ * listed in MIGRATING.md.
  */
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as official from "@agentclientprotocol/sdk";
 import * as acpkit from "../../src/entries/index.js";
+import {
+  INITIALIZE,
+  closedMessage,
+  manualReadable,
+  messageStream,
+  settle,
+  unhandledDuring,
+} from "./support/app-streams.js";
 
 type V2 = typeof official;
 const impls: Array<[string, V2]> = [
@@ -18,52 +27,6 @@ const impls: Array<[string, V2]> = [
   ["acpkit", acpkit as unknown as V2],
   ["official 2.4.0", official],
 ];
-
-/** A readable that stays open until the test ends or errors it. */
-function manualReadable<T>() {
-  let controller!: ReadableStreamDefaultController<T>;
-  let cancelled: unknown = "not cancelled";
-  const readable = new ReadableStream<T>({
-    start: (c) => void (controller = c),
-    cancel: (reason) => void (cancelled = reason),
-  });
-  return { readable, controller, cancelled: () => cancelled };
-}
-
-/** A message stream whose input the test drives and whose output it records. */
-function messageStream(write: (message: unknown) => unknown = () => undefined) {
-  const input = manualReadable<official.AnyMessage>();
-  const sent: unknown[] = [];
-  const stream: official.Stream = {
-    readable: input.readable,
-    writable: new WritableStream({
-      write: async (message) => {
-        sent.push(message);
-        await write(message);
-      },
-    }),
-  };
-  return { stream, input, sent };
-}
-
-const INITIALIZE: official.InitializeRequest = { protocolVersion: 1, clientCapabilities: {} };
-const closedMessage = (error: unknown) => error instanceof Error && /ACP connection closed/.test(error.message);
-/** Settles after every queued microtask and a macrotask: enough for a message to go through the streams above. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
-
-/** The unhandled rejections `op` leaves behind (collected until a macrotask after it). */
-async function unhandledDuring(op: () => Promise<void>): Promise<string[]> {
-  const seen: string[] = [];
-  const listener = (reason: unknown) => void seen.push(reason instanceof Error ? reason.message : String(reason));
-  process.on("unhandledRejection", listener);
-  try {
-    await op();
-    await settle();
-  } finally {
-    process.off("unhandledRejection", listener);
-  }
-  return seen;
-}
 
 for (const [name, sdk] of impls) {
   describe(`2.x apps: close and error semantics (${name})`, () => {
@@ -398,79 +361,3 @@ for (const [name, sdk] of impls) {
     });
   });
 }
-
-describe("2.x apps: acpkit's deliberate differences on close", () => {
-  test(
-    "pending and later calls reject with a ConnectionClosedError whose cause is the reason (2.4.0: the reason " +
-      "itself)",
-    async () => {
-      const { stream } = messageStream();
-      const connection = acpkit.client().connect(stream as acpkit.Stream);
-      const pending = connection.agent.request(acpkit.methods.agent.initialize, INITIALIZE);
-      const reason = new Error("user quit");
-      connection.close(reason);
-      await assert.rejects(
-        pending,
-        (error: unknown) =>
-          error instanceof acpkit.ConnectionClosedError &&
-          error.cause === reason &&
-          /^ACP connection closed: user quit/.test(error.message),
-      );
-      assert.ok(connection.signal.reason instanceof acpkit.ConnectionClosedError);
-      assert.equal((connection.signal.reason as acpkit.ConnectionClosedError).cause, reason);
-    },
-  );
-
-  test("connectWith when the connection closes first: a ConnectionClosedError saying what closed it", async () => {
-    const { stream, input } = messageStream();
-    const result = acpkit.client().connectWith(stream as acpkit.Stream, () => new Promise(() => {}));
-    input.controller.close();
-    await assert.rejects(
-      result,
-      (error: unknown) =>
-        error instanceof acpkit.ConnectionClosedError &&
-        /the peer closed the connection \(end of input\)/.test(error.message),
-    );
-  });
-
-  test(
-    "a notification over acpkit's ndJsonStream resolves once queued; the failed write then closes the " +
-      "connection (2.4.0: it rejects)",
-    async () => {
-      const connection = acpkit
-        .client()
-        .connect(
-          acpkit.ndJsonStream(
-            new WritableStream({ write: () => Promise.reject(new Error("EPIPE here")) }),
-            manualReadable<Uint8Array>().readable,
-          ),
-        );
-      await connection.agent.notify(acpkit.methods.agent.session.cancel, { sessionId: "s" });
-      await connection.closed;
-      assert.match((connection.signal.reason as Error).message, /the transport failed: EPIPE here/);
-    },
-  );
-
-  test(
-    "connectWith with an onConnect handler that throws returns a " + "rejected promise (2.4.0 throws synchronously)",
-    async () => {
-      const thrown = new Error("onConnect failed");
-      const app = acpkit.client().onConnect(() => {
-        throw thrown;
-      });
-      const result = app.connectWith(messageStream().stream as acpkit.Stream, () => "never");
-      assert.ok(result instanceof Promise);
-      await assert.rejects(result, (error: unknown) => error === thrown);
-      assert.throws(
-        () =>
-          void official
-            .client()
-            .onConnect(() => {
-              throw thrown;
-            })
-            .connectWith(messageStream().stream, () => "never"),
-        (error: unknown) => error === thrown,
-      );
-    },
-  );
-});
