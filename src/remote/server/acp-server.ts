@@ -44,8 +44,8 @@ import type {
 } from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
 import { observerAgent, shareGrantOf } from "./shared/observer-agent.js";
-import { SessionHub, type SharedSessionSummary } from "./shared/session-hub.js";
-import { sessionsPathOf, sharingGate } from "./shared/sharing-http.js";
+import type { SessionHub, SharedSessionSummary } from "./shared/session-hub.js";
+import { bearsShareToken, hubOf, learnShareToken, sessionsPathOf, sharingGate } from "./shared/sharing-http.js";
 
 export type {
   AcpServerOptions,
@@ -83,11 +83,9 @@ export class AcpServer {
     this.#settings = options;
     this.limits = resolveLimits(options);
     this.#logger = options.logger ?? silentLogger;
-    const sharing = options.sharedSessions;
-    const hub = (this.#hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined);
-    this.#sessionsPath =
-      hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
-    this.#access = new AccessPolicy(options, hub && ((token) => hub.tokens.sessionOf(token)));
+    const hub = (this.#hub = hubOf(options, this.#logger));
+    this.#sessionsPath = hub && sessionsPathOf(options);
+    this.#access = new AccessPolicy(options, hub && ((token) => hub.shareTokenSession(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
     const backend =
@@ -100,6 +98,7 @@ export class AcpServer {
       opened: (connection) => this.#register(connection),
     };
     this.#backend = backend.bind(node);
+    if (hub !== undefined && this.#backend.sharedSessions) hub.connectRelay(this.#backend.sharedSessions(hub));
     this.#context = {
       limits: this.limits,
       logger: this.#logger,
@@ -175,6 +174,7 @@ export class AcpServer {
     if (request.method === "OPTIONS") {
       return cors ? preflightResponse(origin!) : textResponse(405, "Method Not Allowed", { Allow: ALLOWED_METHODS });
     }
+    if (this.#hub && bearsShareToken(request)) await learnShareToken(request, this.#hub);
     const decision = this.#access.checkToken(request);
     const unauthorized = this.#refusal(decision, cors);
     if (unauthorized) return unauthorized;
@@ -183,7 +183,7 @@ export class AcpServer {
     if (operation === "metrics")
       return share === undefined ? metricsResponse(this, this.#backend) : textResponse(403, "Forbidden: a share token");
     const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#grantOf(id));
-    if (gated) return withHeaders(gated, cors);
+    if (gated) return withHeaders(await gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
     switch (request.method) {

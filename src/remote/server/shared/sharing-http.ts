@@ -5,11 +5,21 @@
  */
 import { HEADER_CONNECTION_ID } from "../../http-protocol.js";
 import { textResponse } from "../responses.js";
-import type { SessionHub } from "./session-hub.js";
+import type { Logger } from "../../../jsonrpc/logger.js";
+import type { AcpServerOptions } from "../server-options.js";
+import { SessionHub } from "./session-hub.js";
 
-/** The listing's default path: beside the ACP endpoint. */
-export function sessionsPathOf(path: string | undefined, configured: string | undefined): string {
-  return configured ?? `${(path ?? "/acp").replace(/\/$/, "")}/sessions`;
+/** The server's hub, when it shares sessions (`sharedSessions`). */
+export function hubOf(options: AcpServerOptions, logger: Logger): SessionHub | undefined {
+  const sharing = options.sharedSessions;
+  return sharing ? new SessionHub(sharing === true ? {} : sharing, logger) : undefined;
+}
+
+/** The listing's path: `sharedSessions.listPath`, by default beside the ACP endpoint. */
+export function sessionsPathOf(options: AcpServerOptions): string {
+  const sharing = options.sharedSessions;
+  const configured = typeof sharing === "object" ? sharing.listPath : undefined;
+  return configured ?? `${(options.path ?? "/acp").replace(/\/$/, "")}/sessions`;
 }
 
 /**
@@ -22,7 +32,7 @@ export function sharingGate(
   share: string | undefined,
   hub: SessionHub,
   grantOf: (connectionId: string) => string | undefined,
-): Response | undefined {
+): Response | Promise<Response> | undefined {
   if (listing)
     return share === undefined
       ? sessionsResponse(hub)
@@ -30,12 +40,36 @@ export function sharingGate(
   return share === undefined ? undefined : shareRefusal(request, share, grantOf);
 }
 
-/** `GET <path>/sessions`: the live sessions, who is attached, whether a turn runs. */
-export function sessionsResponse(hub: SessionHub): Response {
-  return new Response(JSON.stringify({ sessions: hub.list() }), {
+/** `GET <path>/sessions`: the live sessions (of every node of a cluster), who is attached, whether a turn runs. */
+export async function sessionsResponse(hub: SessionHub): Promise<Response> {
+  let sessions;
+  try {
+    sessions = await hub.listAll();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return textResponse(
+      503,
+      `Service Unavailable: the cluster's sessions could not be read (${reason}); retry shortly`,
+    );
+  }
+  return new Response(JSON.stringify({ sessions }), {
     status: 200,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
   });
+}
+
+/** Whether the request's `Authorization` may hold a share token (then `learnShareToken` is awaited first). */
+export function bearsShareToken(request: Request): boolean {
+  return request.headers.get("authorization")?.includes("acpshare_") ?? false;
+}
+
+/**
+ * In a cluster, a share token issued on another node is checked in the shared state before the request's token is
+ * (the server calls this only when the `Authorization` header holds a share token).
+ */
+export async function learnShareToken(request: Request, hub: SessionHub): Promise<void> {
+  const token = /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  if (token !== undefined) await hub.learnToken(token);
 }
 
 /**
