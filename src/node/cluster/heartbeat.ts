@@ -151,7 +151,17 @@ export class Heartbeat {
           }),
         );
       // Relayed messages whose wake-up was missed, and the listing if something moved without a change signal.
-      if (node.relay !== undefined) void node.relay.take().then(() => node.relay?.publish());
+      const relay = node.relay;
+      if (relay !== undefined)
+        void relay
+          .take()
+          .then(() => relay.publish())
+          .then(() => relay.checkPeers())
+          .catch((error: unknown) =>
+            node.logger.warn("cluster: checking the nodes of shared-session attachments failed", {
+              error: error instanceof Error ? node.redact(error).message : String(error),
+            }),
+          );
       if (this.#beats % 20 === 5) await control.query(SWEEP, [settings.retainEndedMs]);
     } catch (error) {
       this.healthy = false;

@@ -15,7 +15,7 @@ import type { SharedSessionSummary } from "../../remote/server/shared/hub-suppor
 import type { RelayEndpoint, RelayMessage, SessionRelay } from "../../remote/server/shared/session-relay.js";
 import { WriteBatcher } from "../postgres/write-batcher.js";
 import type { ClusterNode } from "./cluster-node.js";
-import { CLUSTER_CHANNEL, CONNECTIONS, RELAY, SESSIONS, SHARE_TOKENS, SHARED_SESSIONS } from "./schema.js";
+import { CLUSTER_CHANNEL, CONNECTIONS, NODES, RELAY, SESSIONS, SHARE_TOKENS, SHARED_SESSIONS } from "./schema.js";
 
 const SEND = `
 WITH ins AS (
@@ -183,6 +183,26 @@ export class ClusterSharedRelay implements SessionRelay {
           error: error instanceof Error ? this.node.redact(error).message : String(error),
         }),
       );
+  }
+
+  /**
+   * The nodes this one has attachments with that stopped (no heartbeat for a lease): their attachments end here, so
+   * nothing waits for a node that will not answer. Called at each heartbeat; no query when there are none.
+   */
+  async checkPeers(): Promise<void> {
+    const peers = [...this.hub.peers()];
+    if (peers.length === 0 || this.#closed) return;
+    const alive = await this.node.pool.query<{ node_id: string }>(
+      `SELECT node_id FROM ${NODES} WHERE node_id = ANY($1::text[]) AND seen_at > now() - $2 * interval '1 millisecond'`,
+      [peers, this.node.settings.leaseMs],
+    );
+    const living = new Set(alive.rows.map((row) => row.node_id));
+    const gone = peers.filter((peer) => !living.has(peer));
+    if (gone.length === 0) return;
+    this.node.logger.warn("cluster: nodes with shared-session attachments stopped; their attachments end", {
+      nodes: gone,
+    });
+    this.hub.peersGone(gone);
   }
 
   /** The node is closing: what is queued is still written. */

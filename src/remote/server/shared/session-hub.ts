@@ -32,7 +32,6 @@ import { notFound, shareSession, type SharedSessionsOptions, type SharedSessionS
 import {
   callMessage,
   CrossNode,
-  relayedCall,
   RemoteClient,
   type RelayEndpoint,
   type RelayMessage,
@@ -126,6 +125,16 @@ export class SessionHub implements RelayEndpoint {
     return this.#cross?.learnToken(token, this.logger);
   }
 
+  peers(): Set<string> {
+    return this.#cross?.peers() ?? new Set();
+  }
+
+  peersGone(nodes: readonly string[]): void {
+    for (const node of nodes)
+      for (const client of this.#cross?.nodeGone(node) ?? [])
+        this.relayed({ kind: "gone", from: client.info, reason: `its node (${node}) stopped` });
+  }
+
   /** A message another node's hub relayed to this one. */
   relayed(message: RelayMessage): void {
     const cross = this.#cross;
@@ -163,7 +172,7 @@ export class SessionHub implements RelayEndpoint {
     if (cross !== undefined && sessionId !== undefined && !this.#sessions.has(sessionId)) {
       const owner = cross.ownerOf(connection, sessionId);
       if (owner !== undefined) {
-        cross.relay.send(owner, relayedCall(cross.describe(connection), message, chars));
+        cross.forward(connection, sessionId, owner, message, chars);
         return true;
       }
       if (method === SESSION_ATTACH && "id" in message) return cross.attachElsewhere(connection, message, chars);

@@ -11,10 +11,10 @@
  * sent to it. The one-node path never comes here.
  */
 import type { Logger } from "../../../jsonrpc/logger.js";
-import { sessionIdOfParams } from "../../http-protocol.js";
+import { idKey, sessionIdOfParams } from "../../http-protocol.js";
 import { notFound, type SharedSessionSummary } from "./hub-support.js";
 import type { ClientEnd } from "./participant.js";
-import { errorResponseText, ExactId } from "./share-protocol.js";
+import { errorResponseText, ExactId, notificationText } from "./share-protocol.js";
 
 /** A participant's connection as its own node describes it to the session's owner. */
 export interface RemoteClientInfo {
@@ -72,6 +72,10 @@ export interface RelayEndpoint {
   relayed(message: RelayMessage): void;
   /** This node's live sessions (what the other nodes list). */
   list(): SharedSessionSummary[];
+  /** The other nodes this one has attachments with (either way): their liveness is checked at each heartbeat. */
+  peers(): Set<string>;
+  /** Those nodes stopped (no heartbeat for a lease): their attachments end, nothing waits for them. */
+  peersGone(nodes: readonly string[]): void;
 }
 
 /** A participant on another node, as the session's owner sees it: deliveries are relayed to its node. */
@@ -142,6 +146,8 @@ export class CrossNode {
   /** On a participant's node: its local connections attached to sessions elsewhere, by session, with their owner. */
   readonly #attached = new Map<ClientEnd, Map<string, string>>();
   readonly #locals = new Map<string, ClientEnd>();
+  /** On a participant's node: the requests relayed for each client, not answered yet (by id key). */
+  readonly #pending = new Map<ClientEnd, Map<string, { sessionId: string; id: unknown }>>();
   /** Share tokens issued on other nodes, as last checked in the shared state. */
   readonly #learned = new Map<string, string>();
 
@@ -154,7 +160,7 @@ export class CrossNode {
       (node) => {
         if (node === undefined) return void notFound(connection, message, sessionId);
         this.attached(connection, sessionId, node);
-        this.relay.send(node, relayedCall(this.describe(connection), message, chars));
+        this.forward(connection, sessionId, node, message, chars);
       },
       (error: unknown) =>
         connection.deliverToClient(
@@ -216,6 +222,46 @@ export class CrossNode {
     return this.#attached.get(client)?.get(sessionId);
   }
 
+  /** Relays a message of `client` about `sessionId` to its owner `node` (a request is remembered until answered). */
+  forward(client: ClientEnd, sessionId: string, node: string, message: Record<string, unknown>, chars: number): void {
+    const key = "id" in message && "method" in message ? idKey(message.id) : undefined;
+    if (key !== undefined) {
+      let pending = this.#pending.get(client);
+      if (pending === undefined) this.#pending.set(client, (pending = new Map()));
+      pending.set(key, { sessionId, id: message.id });
+    }
+    this.relay.send(node, relayedCall(this.describe(client), message, chars));
+  }
+
+  /** Every node a local client is attached through, and every node with participants here. */
+  peers(): Set<string> {
+    const nodes = new Set<string>();
+    for (const sessions of this.#attached.values()) for (const node of sessions.values()) nodes.add(node);
+    for (const client of this.#remote.values()) nodes.add(client.info.node);
+    return nodes;
+  }
+
+  /**
+   * `node` stopped. Each local client attached through it is answered for what it asked and told the session ended
+   * for it (it may attach again: the session may be adopted by another node). Its participants here are returned.
+   */
+  nodeGone(node: string): RemoteClient[] {
+    for (const [client, sessions] of [...this.#attached]) {
+      for (const [sessionId, owner] of [...sessions]) {
+        if (owner !== node) continue;
+        const reason = `the node that ran session ${sessionId} (${node}) stopped; attach again to follow it`;
+        for (const [key, pending] of [...(this.#pending.get(client) ?? [])]) {
+          if (pending.sessionId !== sessionId) continue;
+          this.#pending.get(client)!.delete(key);
+          client.deliverToClient(errorResponseText(pending.id, -32603, `Internal error: ${reason}`), sessionId);
+        }
+        client.deliverToClient(notificationText("_acpkit/session/ended", { sessionId, reason }), sessionId);
+        this.toLocal({ kind: "left", to: client.id, sessionId });
+      }
+    }
+    return [...this.#remote.values()].filter((client) => client.info.node === node);
+  }
+
   /** The nodes `client` is attached through (where its answers to session requests go). */
   ownersOf(client: ClientEnd): Set<string> {
     return new Set(this.#attached.get(client)?.values() ?? []);
@@ -227,6 +273,7 @@ export class CrossNode {
     if (sessions === undefined) return;
     this.#attached.delete(client);
     this.#locals.delete(client.id);
+    this.#pending.delete(client);
     const from = this.describe(client);
     for (const node of new Set(sessions.values())) this.relay.send(node, { kind: "gone", from, reason });
   }
@@ -236,14 +283,21 @@ export class CrossNode {
     const client = this.#locals.get(message.to);
     if (client === undefined) return;
     if (message.kind === "deliver") {
+      const pending = this.#pending.get(client);
+      // An answer (not an update: those are most of the traffic) settles a relayed request.
+      if (pending !== undefined && pending.size > 0 && !message.text.includes('"session/update"'))
+        answered(pending, message.text);
       client.deliverToClient(message.text, message.sessionId);
       return;
     }
     const sessions = this.#attached.get(client);
     sessions?.delete(message.sessionId);
+    for (const [key, pending] of [...(this.#pending.get(client) ?? [])])
+      if (pending.sessionId === message.sessionId) this.#pending.get(client)!.delete(key);
     if (sessions?.size === 0) {
       this.#attached.delete(client);
       this.#locals.delete(client.id);
+      this.#pending.delete(client);
     }
   }
 
@@ -267,4 +321,17 @@ export class CrossNode {
   left(client: RemoteClient, sessionId: string): void {
     if (!client.gone) this.relay.send(client.info.node, { kind: "left", to: client.info.id, sessionId });
   }
+}
+
+/** Forgets the request a delivered answer settles, if the text is one. */
+function answered(pending: Map<string, unknown>, text: string): void {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (typeof message !== "object" || message === null || "method" in message || !("id" in message)) return;
+  const key = idKey((message as { id: unknown }).id);
+  if (key !== undefined) pending.delete(key);
 }
