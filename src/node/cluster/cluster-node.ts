@@ -31,6 +31,7 @@ import { CLUSTER_CHANNEL, CONNECTIONS } from "./schema.js";
 import type { ClusterStreamReader, ReaderHost } from "./stream-reader.js";
 import type { RelayEndpoint, SessionRelay } from "../../remote/server/shared/session-relay.js";
 import { ClusterSharedRelay } from "./shared-relay.js";
+import { shareGrantOf } from "../../remote/server/shared/observer-agent.js";
 
 /** Methods whose answer opens a session on the connection. */
 const OPENING = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
@@ -182,9 +183,9 @@ export class ClusterNode implements NodeBackend, ReaderHost {
       ]);
       clearTimeout(timer);
       await this.pool.query(
-        `INSERT INTO ${CONNECTIONS} (connection_id, owner_node, lease_token, lease_expires_at, initialize)
-         VALUES ($1, $2, 1, 'infinity', $3)`,
-        [connectionId, this.nodeId, input.text],
+        `INSERT INTO ${CONNECTIONS} (connection_id, owner_node, lease_token, lease_expires_at, initialize, share_grant)
+         VALUES ($1, $2, 1, 'infinity', $3, $4)`,
+        [connectionId, this.nodeId, input.text, shareGrantOf(input.connector) ?? null],
       );
     } catch (error) {
       this.initializing.delete(connectionId);

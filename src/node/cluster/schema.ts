@@ -16,7 +16,8 @@
  *   the client has not answered (`kind` 'client': an adopting node cancels them, `$/cancel_request`).
  * - `acpkit_cluster_nodes`: each node and when it last beat.
  * - (2) shared sessions across nodes (`shared-relay.ts`): `acpkit_cluster_relay` (messages between the nodes' hubs),
- *   `acpkit_cluster_shared_sessions` (each node's listing), `acpkit_cluster_share_tokens` (SHA-256 of share tokens).
+ *   `acpkit_cluster_shared_sessions` (each node's listing), `acpkit_cluster_share_tokens` (SHA-256 of share tokens),
+ *   and `share_grant` on a connection opened with a share token (the one session it may observe, on any node).
  * No foreign keys (their checks would cost more than the inserts): rows of a connection are written only while its
  * row exists, and deleted with it by the sweeper.
  * Never renumber or edit a released migration: add one.
@@ -117,6 +118,7 @@ CREATE TABLE ${RELAY} (
   body text NOT NULL
 );
 CREATE INDEX acpkit_cluster_relay_by_node ON ${RELAY} (node_id, seq);
+ALTER TABLE ${CONNECTIONS} ADD COLUMN share_grant text;
 CREATE TABLE ${SHARED_SESSIONS} (
   session_id text COLLATE "C" PRIMARY KEY,
   node_id text COLLATE "C" NOT NULL,

@@ -174,6 +174,14 @@ export class ClusterSharedRelay implements SessionRelay {
     return found.rows[0]?.session_id;
   }
 
+  async connectionGrant(connectionId: string): Promise<string | undefined> {
+    const found = await this.node.pool.query<{ share_grant: string | null }>(
+      `SELECT share_grant FROM ${CONNECTIONS} WHERE connection_id = $1 AND ended_at IS NULL`,
+      [connectionId],
+    );
+    return found.rows[0]?.share_grant ?? undefined;
+  }
+
   sessionClosed(sessionId: string): void {
     if (this.#closed) return;
     this.node.pool

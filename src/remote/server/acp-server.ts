@@ -182,7 +182,7 @@ export class AcpServer {
     const share = decision.ok ? decision.share : undefined;
     if (operation === "metrics")
       return share === undefined ? metricsResponse(this, this.#backend) : textResponse(403, "Forbidden: a share token");
-    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#grantOf(id));
+    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, this.#all);
     if (gated) return withHeaders(await gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
@@ -333,11 +333,6 @@ export class AcpServer {
     this.#all.add(connection);
     this.#remote.set(connection, remoteAddress);
     return connection;
-  }
-
-  /** The session a connection of this node is limited to by its share token, if any. */
-  #grantOf(connectionId: string): string | undefined {
-    return [...this.#all].find((connection) => connection.id === connectionId)?.shared?.shareGrant;
   }
 
   #capacityProblem(): string | undefined {

@@ -18,6 +18,7 @@ import {
   startTestPostgres,
   type TestPostgres,
 } from "../../../src/node/testing/postgres-server.js";
+import { del, post } from "./support/node-client.js";
 import { acpkitParticipant, type TestParticipant, type Target } from "../shared/support/participants.js";
 import { sharedTestAgent } from "../shared/support/shared-agent.js";
 
@@ -226,6 +227,28 @@ describe("shared sessions across two cluster nodes", () => {
     await assert.rejects(prompt(guest, sessionId, "stream 1"), /read-only/);
     assert.equal((await listing(1, token)).status, 403, "a share token cannot list sessions");
     assert.equal((await listing(1, "acpshare_guess")).status, 401);
+
+    // A connection opened with the share token on B may be used through A (behind a balancer); no other one may.
+    const nodes = servers.map((server) => server.url);
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: { protocolVersion: 1, clientCapabilities: {} },
+    };
+    const opened = await post({ nodes, token }, nodes[1]!, initialize);
+    assert.equal(opened.status, 200);
+    const shared = opened.headers.get("acp-connection-id")!;
+    const attach = { jsonrpc: "2.0", id: 1, method: "session/attach", params: { sessionId, role: "observer" } };
+    const through = await post({ nodes, token }, nodes[0]!, attach, { connectionId: shared, sessionId });
+    assert.equal(through.status, 202, `the share connection through node A: ${through.text}`);
+    const full = await post({ nodes, token: TOKEN }, nodes[0]!, initialize);
+    const other = full.headers.get("acp-connection-id")!;
+    for (const node of nodes) {
+      const refused = await post({ nodes, token }, node, attach, { connectionId: other, sessionId });
+      assert.equal(refused.status, 403, "a share token on a connection it did not open");
+    }
+    await del({ nodes, token: TOKEN }, nodes[0]!, other);
   });
 
   it("a remote controller detaches; its connection's own agent gets its messages again", STEP, async () => {

@@ -64,7 +64,7 @@ export class SessionHub implements RelayEndpoint {
 
   constructor(
     options: SharedSessionsOptions,
-    private readonly logger: Logger,
+    readonly logger: Logger,
   ) {
     this.#maxHistoryChars = options.maxHistoryChars ?? 8 * 1024 * 1024;
     this.#keepAlive = options.keepAlive ?? "controller";
@@ -83,6 +83,11 @@ export class SessionHub implements RelayEndpoint {
       this.#checkHost(session.host);
     },
   };
+
+  /** The hub's cross-node half, in a cluster. */
+  get cross(): CrossNode | undefined {
+    return this.#cross;
+  }
 
   /** Makes this hub one of a cluster's (its backend's relay): clients attach to sessions of any node. */
   connectRelay(relay: SessionRelay): void {

@@ -62,6 +62,8 @@ export interface SessionRelay {
   tokenIssued(token: string, sessionId: string, hostConnectionId: string): Promise<void>;
   /** The session a share token issued on another node lets its bearer observe, if it is live. */
   tokenSession(token: string): Promise<string | undefined>;
+  /** The session a connection opened with a share token (on any node) may observe; undefined: none, or unknown. */
+  connectionGrant(connectionId: string): Promise<string | undefined>;
   /** A session of this node ended: its share tokens and its listing go. */
   sessionClosed(sessionId: string): void;
 }
@@ -148,6 +150,8 @@ export class CrossNode {
   readonly #locals = new Map<string, ClientEnd>();
   /** On a participant's node: the requests relayed for each client, not answered yet (by id key). */
   readonly #pending = new Map<ClientEnd, Map<string, { sessionId: string; id: unknown }>>();
+  /** Share grants of connections held by other nodes (a share-token request may reach any node). */
+  readonly #grants = new Map<string, string>();
   /** Share tokens issued on other nodes, as last checked in the shared state. */
   readonly #learned = new Map<string, string>();
 
@@ -174,6 +178,20 @@ export class CrossNode {
         ),
     );
     return true;
+  }
+
+  /** The share grant of a connection of another node, as read (`learnGrant`); grants never change. */
+  learnedGrant(connectionId: string): string | undefined {
+    return this.#grants.get(connectionId);
+  }
+
+  /** Reads the share grant of a connection this node does not hold (a share-token request names it). */
+  async learnGrant(connectionId: string): Promise<void> {
+    if (this.#grants.has(connectionId)) return;
+    const grant = await this.relay.connectionGrant(connectionId);
+    if (grant === undefined) return;
+    if (this.#grants.size >= 10_000) this.#grants.clear();
+    this.#grants.set(connectionId, grant);
   }
 
   /** The session of a share token issued on another node, as last checked (`learnToken`). */

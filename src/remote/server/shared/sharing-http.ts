@@ -7,6 +7,7 @@ import { HEADER_CONNECTION_ID } from "../../http-protocol.js";
 import { textResponse } from "../responses.js";
 import type { Logger } from "../../../jsonrpc/logger.js";
 import type { AcpServerOptions } from "../server-options.js";
+import type { ServerConnection } from "../server-connection.js";
 import { SessionHub } from "./session-hub.js";
 
 /** The server's hub, when it shares sessions (`sharedSessions`). */
@@ -31,13 +32,19 @@ export function sharingGate(
   listing: boolean,
   share: string | undefined,
   hub: SessionHub,
-  grantOf: (connectionId: string) => string | undefined,
+  connections: Iterable<ServerConnection>,
 ): Response | Promise<Response> | undefined {
   if (listing)
     return share === undefined
       ? sessionsResponse(hub)
       : textResponse(403, "Forbidden: a share token cannot list sessions; the server's token can");
-  return share === undefined ? undefined : shareRefusal(request, share, grantOf);
+  return share === undefined ? undefined : shareRefusal(request, share, (id) => grantOf(connections, hub, id));
+}
+
+/** The session a connection is limited to by its share token, if any: held here, or (in a cluster) elsewhere. */
+function grantOf(connections: Iterable<ServerConnection>, hub: SessionHub, connectionId: string): string | undefined {
+  for (const connection of connections) if (connection.id === connectionId) return connection.shared?.shareGrant;
+  return hub.cross?.learnedGrant(connectionId);
 }
 
 /** `GET <path>/sessions`: the live sessions (of every node of a cluster), who is attached, whether a turn runs. */
@@ -69,7 +76,18 @@ export function bearsShareToken(request: Request): boolean {
  */
 export async function learnShareToken(request: Request, hub: SessionHub): Promise<void> {
   const token = /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
-  if (token !== undefined) await hub.learnToken(token);
+  const connectionId = request.headers.get(HEADER_CONNECTION_ID);
+  const cross = hub.cross;
+  await Promise.all([
+    token === undefined ? undefined : hub.learnToken(token),
+    connectionId === null || cross === undefined
+      ? undefined
+      : cross.learnGrant(connectionId).catch((error: unknown) =>
+          hub.logger.warn("shared sessions: a connection's share grant could not be read in the cluster's state", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        ),
+  ]);
 }
 
 /**
