@@ -1,7 +1,8 @@
 /**
  * Shared sessions across real `acp serve --cluster` processes (the reference agent, its sessions in the same
  * database) on one real PostgreSQL: a session opened on node 1 is attached through node 2 by a controller whose
- * prompt runs on node 1's agent, both clients seeing the streamed turn; node 2 lists it as node 1's. Then node 1 is
+ * prompt runs on node 1's agent, both clients seeing the streamed turn; node 2 lists it as node 1's (`acp sessions`
+ * too). Then node 1 is
  * killed (SIGKILL) mid-turn: the controller's prompt, waiting on node 2 for node 1, is answered with an error and the
  * session is reported ended for it within the lease bound (never a hang); once node 2 adopted the connection, the
  * controller attaches again through node 2 and prompts the adopted agent. Node 1 restarted, an observer attaches
@@ -17,6 +18,7 @@ import {
   type TestPostgres,
 } from "../../../src/node/testing/postgres-server.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
+import { acp } from "../wire/support.js";
 import { acpkitParticipant, type TestParticipant } from "../shared/support/participants.js";
 import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
 
@@ -94,6 +96,10 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(listed.node, cluster!.nodes[0]!.nodeId);
+    const printed = await acp(["sessions", "--token", cluster!.token, cluster!.nodes[1]!.process.url]);
+    assert.equal(printed.code, 0, printed.stderr);
+    assert.match(printed.stdout, new RegExp(`^${sessionId} .*on node ${cluster!.nodes[0]!.nodeId}$`, "m"));
+    assert.match(printed.stdout, /^ {2}controller +controller +http /m);
 
     // Node 1 dies mid-turn: the controller's prompt waits on node 2 for an answer that cannot come.
     const running = prompt(controller, sessionId, "/slow 60000");
