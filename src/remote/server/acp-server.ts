@@ -45,7 +45,7 @@ import type {
 import { WebSocketSession } from "./websocket-session.js";
 import { observerAgent, shareGrantOf } from "./shared/observer-agent.js";
 import type { SessionHub, SharedSessionSummary } from "./shared/session-hub.js";
-import { bearsShareToken, hubOf, learnShareToken, sessionsPathOf, sharingGate } from "./shared/sharing-http.js";
+import * as sharing from "./shared/sharing-http.js";
 
 export type {
   AcpServerOptions,
@@ -83,8 +83,8 @@ export class AcpServer {
     this.#settings = options;
     this.limits = resolveLimits(options);
     this.#logger = options.logger ?? silentLogger;
-    const hub = (this.#hub = hubOf(options, this.#logger));
-    this.#sessionsPath = hub && sessionsPathOf(options);
+    const hub = (this.#hub = sharing.hubOf(options, this.#logger));
+    this.#sessionsPath = hub && sharing.sessionsPathOf(options);
     this.#access = new AccessPolicy(options, hub && ((token) => hub.shareTokenSession(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
@@ -174,7 +174,7 @@ export class AcpServer {
     if (request.method === "OPTIONS") {
       return cors ? preflightResponse(origin!) : textResponse(405, "Method Not Allowed", { Allow: ALLOWED_METHODS });
     }
-    if (this.#hub && bearsShareToken(request)) await learnShareToken(request, this.#hub);
+    if (this.#hub && sharing.bearsShareToken(request)) await sharing.learnShareToken(request, this.#hub);
     const decision = this.#access.checkToken(request);
     const unauthorized = this.#refusal(decision, cors);
     if (unauthorized) return unauthorized;
@@ -182,7 +182,7 @@ export class AcpServer {
     const share = decision.ok ? decision.share : undefined;
     if (operation === "metrics")
       return share === undefined ? metricsResponse(this, this.#backend) : textResponse(403, "Forbidden: a share token");
-    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, this.#all);
+    const gated = this.#hub && sharing.sharingGate(request, listing, share, this.#hub, this.#all);
     if (gated) return withHeaders(await gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
@@ -233,6 +233,11 @@ export class AcpServer {
       protocol: offered.includes(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : undefined,
       headers: new Headers(this.#extraHeaders(request, undefined)),
     };
+  }
+
+  /** acpkit: in a cluster, reads an upgrade's share token issued by another node; await it, when a promise, first. */
+  prepareWebSocketCredentials(request: Request): Promise<void> | undefined {
+    return this.#hub && sharing.upgradeShareToken(request, this.#hub);
   }
 
   /** Creates a WebSocket connection before the upgrade is accepted. Throws when the server is full or closing. */

@@ -4,7 +4,8 @@
  * shared between them but the database. A session opened on node A by one client is attached through node B by a
  * second client as a controller (it gets the history, its prompt runs, both see the streamed turn, a permission
  * request is answered by one of them and withdrawn from the other), an observer on B (WebSocket) is refused when it
- * prompts or cancels, node B lists the sessions of node A, and a share token minted on A is used on B.
+ * prompts or cancels, node B lists the sessions of node A, and a share token minted on A is used on B (over
+ * Streamable HTTP and WebSocket; the connection it opened is usable through A, no other one is).
  *
  * Test lane: solo
  */
@@ -219,6 +220,11 @@ describe("shared sessions across two cluster nodes", () => {
   it("a share token minted on node A lets its bearer observe through node B, and nothing more", STEP, async () => {
     const { token } = await host.request("_acpkit/session/share", { sessionId });
     assert.match(token, /^acpshare_/);
+    // First over a WebSocket (the upgrade waits for the token to be checked in the cluster's state), then over HTTP.
+    const socketGuest = await participant("socket-guest", 1, "websocket", token);
+    await socketGuest.request("session/attach", { sessionId, role: "observer", historyPolicy: "none" });
+    await prompt(controller, sessionId, "stream 3");
+    await socketGuest.until(() => socketGuest.texts.length === 3, "the turn, on the WebSocket guest");
     const guest = await participant("guest", 1, "http", token);
     await assert.rejects(guest.request("session/attach", { sessionId }), /observe only/);
     await guest.request("session/attach", { sessionId, role: "observer", historyPolicy: "none" });

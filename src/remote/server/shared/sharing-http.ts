@@ -3,7 +3,7 @@
  * credentials only) that `acp sessions <url>` reads, and the rule for requests made with a share token: they may
  * open a connection (`initialize`) and use that connection only, never another one.
  */
-import { HEADER_CONNECTION_ID } from "../../http-protocol.js";
+import { HEADER_CONNECTION_ID, tokenFromSubprotocols } from "../../http-protocol.js";
 import { textResponse } from "../responses.js";
 import type { Logger } from "../../../jsonrpc/logger.js";
 import type { AcpServerOptions } from "../server-options.js";
@@ -68,6 +68,15 @@ export async function sessionsResponse(hub: SessionHub): Promise<Response> {
 /** Whether the request's `Authorization` may hold a share token (then `learnShareToken` is awaited first). */
 export function bearsShareToken(request: Request): boolean {
   return request.headers.get("authorization")?.includes("acpshare_") ?? false;
+}
+
+/** A WebSocket upgrade's share token (`Authorization`, or the bearer subprotocol) to check in a cluster, if any. */
+export function upgradeShareToken(request: Request, hub: SessionHub): Promise<void> | undefined {
+  if (hub.cross === undefined) return undefined;
+  const header = /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((protocol) => protocol.trim());
+  const token = header ?? tokenFromSubprotocols(offered);
+  return token === undefined ? undefined : hub.learnToken(token);
 }
 
 /**
