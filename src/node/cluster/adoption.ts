@@ -101,15 +101,23 @@ async function adopt(
     );
     return;
   }
-  const sessionRows = sessions.rows;
+  // Sessions the agent opened have their params; one known only from the stream is another agent's shared session
+  // this connection attached to (its agent must not load it): the client is told its attachment ended instead.
+  const sessionRows = sessions.rows.filter((row) => row.params !== null);
+  const attached = sessions.rows.filter((row) => row.params === null).map((row) => row.session_id);
   const hosted = node.hostAdopted(
     connectionId,
     host,
     token,
     Number(events.rows[0]?.last ?? 0),
-    sessionRows.map((row) => row.session_id),
+    sessions.rows.map((row) => row.session_id),
   );
   hosted.adopting = true;
+  for (const sessionId of attached) {
+    const reason = "the node that held this connection stopped; attach to the session again";
+    const ended = { jsonrpc: "2.0", method: "_acpkit/session/ended", params: { sessionId, reason } };
+    hosted.sink.deliver(JSON.stringify(ended), sessionId);
+  }
   // The turns that were running are lost whatever happens next: their prompts are answered at once, not after the
   // agent is back (which may take as long as the dead agent's session leases).
   // The dead agent's requests to the client (permissions, files, terminals) are cancelled: nobody waits for them.

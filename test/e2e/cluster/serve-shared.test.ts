@@ -6,7 +6,9 @@
  * killed (SIGKILL) mid-turn: the controller's prompt, waiting on node 2 for node 1, is answered with an error and the
  * session is reported ended for it within the lease bound (never a hang); once node 2 adopted the connection, the
  * controller attaches again through node 2 and prompts the adopted agent. Node 1 restarted, an observer attaches
- * through it; node 1 killed again, the session (now on node 2) drops that observer within the lease bound.
+ * through it; node 1 killed again, the session (now on node 2) drops that observer within the lease bound, and node 2
+ * adopts the observer's connection without loading that session into its new agent (the attachment is reported
+ * ended on the session's stream instead).
  *
  * Test lane: solo
  */
@@ -145,5 +147,37 @@ test(
     const droppedMs = performance.now() - killedAgainAt;
     assert.ok(droppedMs < 2 * LEASE_MS, `dropped ${Math.round(droppedMs)} ms after the kill`);
     console.log(`the observer on the killed node was dropped ${Math.round(droppedMs)} ms after SIGKILL`);
+
+    // Node 2 adopts the observer's connection too: its new agent does not load the session it was attached to (the
+    // session is another agent's), and the client is told on that session's stream that its attachment ended.
+    const adopted = Date.now() + 20_000;
+    let row: { connection_id: string; live: boolean } | undefined;
+    for (;;) {
+      const found = await cluster!.pool.query<{ connection_id: string; live: boolean }>(
+        `SELECT c.connection_id, c.ended_at IS NULL AS live
+           FROM acpkit_cluster_sessions s JOIN acpkit_cluster_connections c ON c.connection_id = s.connection_id
+          WHERE s.session_id = $1 AND s.params IS NULL AND c.owner_node = $2 AND c.adoptions > 0`,
+        [sessionId, cluster!.nodes[1]!.nodeId],
+      );
+      row = found.rows[0];
+      const told =
+        row === undefined
+          ? []
+          : (
+              await cluster!.pool.query(
+                `SELECT 1 FROM acpkit_cluster_events WHERE connection_id = $1 AND stream = $2 AND body LIKE $3`,
+                [row.connection_id, sessionId, '%"_acpkit/session/ended"%'],
+              )
+            ).rows;
+      if (told.length === 1) break;
+      assert.ok(Date.now() < adopted, "the observer's connection adopted by node 2, its attachment reported ended");
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const after = await cluster!.pool.query<{ live: boolean; end_reason: string | null }>(
+      "SELECT ended_at IS NULL AS live, end_reason FROM acpkit_cluster_connections WHERE connection_id = $1",
+      [row!.connection_id],
+    );
+    assert.equal(after.rows[0]!.live, true, `the adopted connection lives on (${after.rows[0]!.end_reason})`);
   },
 );
