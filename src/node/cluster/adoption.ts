@@ -7,6 +7,7 @@
  * with an error that says so, and only then takes the client's waiting messages. A connection whose agent cannot
  * reattach its sessions ends with a clear error.
  */
+import { observerAgent } from "../../remote/server/shared/observer-agent.js";
 import { errorText } from "../../remote/server/errors.js";
 import type { ClusterNode, Hosted } from "./cluster-node.js";
 import { CONNECTIONS, EVENTS, NODES, PROMPTS, SESSIONS } from "./schema.js";
@@ -24,7 +25,7 @@ UPDATE ${CONNECTIONS}
     WHERE c.ended_at IS NULL AND c.ready AND c.owner_node <> $1
       AND (c.lease_expires_at < now() OR n.seen_at IS NULL OR n.seen_at < now() - $2 * interval '1 millisecond')
     ORDER BY c.created_at LIMIT $3 FOR UPDATE OF c SKIP LOCKED)
-RETURNING connection_id, lease_token, initialize`;
+RETURNING connection_id, lease_token, initialize, share_grant`;
 
 /** Why an in-flight prompt failed, as the client reads it. */
 export const PROMPT_LOST =
@@ -43,25 +44,34 @@ export async function adoptExpired(node: ClusterNode): Promise<void> {
   );
   const room = Math.min(ADOPT_PER_BEAT, node.limits.maxConnections - node.hosted.size);
   if (room <= 0) return;
-  const taken = await control.query<{ connection_id: string; lease_token: string; initialize: string }>(TAKE_LEASES, [
-    nodeId,
-    settings.leaseMs,
-    room,
-  ]);
+  const taken = await control.query<{
+    connection_id: string;
+    lease_token: string;
+    initialize: string;
+    share_grant: string | null;
+  }>(TAKE_LEASES, [nodeId, settings.leaseMs, room]);
   // Not awaited: the agents start while the heartbeat goes on renewing this node's leases (the adopted ones too).
   for (const row of taken.rows)
     node.track(
-      adopt(node, row.connection_id, Number(row.lease_token), row.initialize).catch((error: unknown) => {
-        node.counters.adoptionFailures++;
-        node.logger.error("cluster: adopting a connection failed", {
-          connectionId: row.connection_id,
-          error: error instanceof Error ? node.redact(error).message : String(error),
-        });
-      }),
+      adopt(node, row.connection_id, Number(row.lease_token), row.initialize, row.share_grant).catch(
+        (error: unknown) => {
+          node.counters.adoptionFailures++;
+          node.logger.error("cluster: adopting a connection failed", {
+            connectionId: row.connection_id,
+            error: error instanceof Error ? node.redact(error).message : String(error),
+          });
+        },
+      ),
     );
 }
 
-async function adopt(node: ClusterNode, connectionId: string, token: number, initializeText: string): Promise<void> {
+async function adopt(
+  node: ClusterNode,
+  connectionId: string,
+  token: number,
+  initializeText: string,
+  shareGrant: string | null,
+): Promise<void> {
   const started = performance.now();
   const { pool } = node;
   const [events, sessions, prompts] = await Promise.all([
@@ -78,7 +88,8 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
     ),
   ]);
   const host = node.server.host({
-    connector: node.settings.connector!,
+    // A connection opened with a share token stays one: an agent of its own it never had.
+    connector: shareGrant === null ? node.settings.connector! : observerAgent(shareGrant),
     connectionId,
     onEnd: (_host, end) => node.onHostEnd(connectionId, end),
   });
@@ -90,15 +101,23 @@ async function adopt(node: ClusterNode, connectionId: string, token: number, ini
     );
     return;
   }
-  const sessionRows = sessions.rows;
+  // Sessions the agent opened have their params; one known only from the stream is another agent's shared session
+  // this connection attached to (its agent must not load it): the client is told its attachment ended instead.
+  const sessionRows = sessions.rows.filter((row) => row.params !== null);
+  const attached = sessions.rows.filter((row) => row.params === null).map((row) => row.session_id);
   const hosted = node.hostAdopted(
     connectionId,
     host,
     token,
     Number(events.rows[0]?.last ?? 0),
-    sessionRows.map((row) => row.session_id),
+    sessions.rows.map((row) => row.session_id),
   );
   hosted.adopting = true;
+  for (const sessionId of attached) {
+    const reason = "the node that held this connection stopped; attach to the session again";
+    const ended = { jsonrpc: "2.0", method: "_acpkit/session/ended", params: { sessionId, reason } };
+    hosted.sink.deliver(JSON.stringify(ended), sessionId);
+  }
   // The turns that were running are lost whatever happens next: their prompts are answered at once, not after the
   // agent is back (which may take as long as the dead agent's session leases).
   // The dead agent's requests to the client (permissions, files, terminals) are cancelled: nobody waits for them.

@@ -29,6 +29,9 @@ import { nodeMetrics, nodeReadiness } from "./node-status.js";
 import { OwnerSink } from "./owner-sink.js";
 import { CLUSTER_CHANNEL, CONNECTIONS } from "./schema.js";
 import type { ClusterStreamReader, ReaderHost } from "./stream-reader.js";
+import type { RelayEndpoint, SessionRelay } from "../../remote/server/shared/session-relay.js";
+import { ClusterSharedRelay } from "./shared-relay.js";
+import { shareGrantOf } from "../../remote/server/shared/observer-agent.js";
 
 /** Methods whose answer opens a session on the connection. */
 const OPENING = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
@@ -73,6 +76,8 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   readonly registered = new Promise<void>((resolve) => (this.#markRegistered = resolve));
   /** Set when the node hands its connections over on close (drain) instead of ending them. */
   handOver = false;
+  /** Shared sessions across the nodes (when the server shares sessions). */
+  relay: ClusterSharedRelay | undefined;
 
   constructor(
     readonly nodeId: string,
@@ -114,6 +119,11 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   /** Called by the heartbeat after each renewal. */
   renewed(): void {
     this.#markRegistered();
+  }
+
+  sharedSessions(hub: RelayEndpoint): SessionRelay {
+    this.relay = new ClusterSharedRelay(this, hub);
+    return this.relay;
   }
 
   ready(): Promise<string | undefined> {
@@ -173,9 +183,9 @@ export class ClusterNode implements NodeBackend, ReaderHost {
       ]);
       clearTimeout(timer);
       await this.pool.query(
-        `INSERT INTO ${CONNECTIONS} (connection_id, owner_node, lease_token, lease_expires_at, initialize)
-         VALUES ($1, $2, 1, 'infinity', $3)`,
-        [connectionId, this.nodeId, input.text],
+        `INSERT INTO ${CONNECTIONS} (connection_id, owner_node, lease_token, lease_expires_at, initialize, share_grant)
+         VALUES ($1, $2, 1, 'infinity', $3, $4)`,
+        [connectionId, this.nodeId, input.text, shareGrantOf(input.connector) ?? null],
       );
     } catch (error) {
       this.initializing.delete(connectionId);
@@ -307,7 +317,9 @@ export class ClusterNode implements NodeBackend, ReaderHost {
       const hosted = this.hosted.get(connectionId);
       if (hosted !== undefined && !hosted.fenced) void this.takeInbox(hosted);
     } else if (kind === "e:") this.wakeReaders(connectionId);
-    else if (kind === "x:") {
+    else if (kind === "r:") {
+      if (connectionId === this.nodeId) void this.relay?.take();
+    } else if (kind === "x:") {
       this.wakeReaders(connectionId);
       const hosted = this.hosted.get(connectionId);
       if (hosted !== undefined) void hosted.host.end({ reason: "deleted" });
@@ -380,6 +392,7 @@ export class ClusterNode implements NodeBackend, ReaderHost {
         if (this.handOver) reader.abandon();
         else reader.release();
     await Promise.all([...this.#ending]);
+    await this.relay?.close();
     await this.writer.close();
     await this.inbox.close();
     this.settings.onNodeClosed?.(this);

@@ -10,7 +10,18 @@
  */
 import { adoptExpired } from "./adoption.js";
 import type { ClusterNode } from "./cluster-node.js";
-import { CONNECTIONS, EVENTS, INBOX, NODES, PROMPTS, SESSIONS, STREAMS } from "./schema.js";
+import {
+  CONNECTIONS,
+  EVENTS,
+  INBOX,
+  NODES,
+  PROMPTS,
+  RELAY,
+  SESSIONS,
+  SHARE_TOKENS,
+  SHARED_SESSIONS,
+  STREAMS,
+} from "./schema.js";
 
 const RENEW = `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`;
 
@@ -39,6 +50,10 @@ WITH gone AS (
 ), se AS (DELETE FROM ${SESSIONS} WHERE connection_id IN (SELECT connection_id FROM gone)
 ), p AS (DELETE FROM ${PROMPTS} WHERE connection_id IN (SELECT connection_id FROM gone)
 ), i AS (DELETE FROM ${INBOX} WHERE connection_id IN (SELECT connection_id FROM gone)
+), ss AS (DELETE FROM ${SHARED_SESSIONS} WHERE host_connection IN (SELECT connection_id FROM gone)
+), tk AS (DELETE FROM ${SHARE_TOKENS} WHERE host_connection IN (SELECT connection_id FROM gone)
+), r AS (DELETE FROM ${RELAY} WHERE node_id NOT IN (
+    SELECT node_id FROM ${NODES} WHERE seen_at > now() - $1 * interval '1 millisecond')
 ), n AS (DELETE FROM ${NODES} WHERE seen_at < now() - interval '1 day'
 )
 SELECT count(*)::int AS swept FROM gone`;
@@ -135,6 +150,18 @@ export class Heartbeat {
             error: error instanceof Error ? node.redact(error).message : String(error),
           }),
         );
+      // Relayed messages whose wake-up was missed, and the listing if something moved without a change signal.
+      const relay = node.relay;
+      if (relay !== undefined)
+        void relay
+          .take()
+          .then(() => relay.publish())
+          .then(() => relay.checkPeers())
+          .catch((error: unknown) =>
+            node.logger.warn("cluster: checking the nodes of shared-session attachments failed", {
+              error: error instanceof Error ? node.redact(error).message : String(error),
+            }),
+          );
       if (this.#beats % 20 === 5) await control.query(SWEEP, [settings.retainEndedMs]);
     } catch (error) {
       this.healthy = false;

@@ -99,6 +99,7 @@ export class PostgresServerBackend implements ServerBackend {
         onResync: () => {
           for (const [node, heartbeat] of backend.#nodes) {
             for (const connectionId of node.readers.keys()) node.wakeReaders(connectionId);
+            void node.relay?.take();
             void heartbeat.beat();
           }
         },

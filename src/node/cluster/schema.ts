@@ -15,6 +15,9 @@
  *   the agent has not answered (`kind` 'prompt': an adopting node answers them with an error) and the agent's requests
  *   the client has not answered (`kind` 'client': an adopting node cancels them, `$/cancel_request`).
  * - `acpkit_cluster_nodes`: each node and when it last beat.
+ * - (2) shared sessions across nodes (`shared-relay.ts`): `acpkit_cluster_relay` (messages between the nodes' hubs),
+ *   `acpkit_cluster_shared_sessions` (each node's listing), `acpkit_cluster_share_tokens` (SHA-256 of share tokens),
+ *   and `share_grant` on a connection opened with a share token (the one session it may observe, on any node).
  * No foreign keys (their checks would cost more than the inserts): rows of a connection are written only while its
  * row exists, and deleted with it by the sweeper.
  * Never renumber or edit a released migration: add one.
@@ -22,7 +25,10 @@
 import { registerMigrations, type MigrationSet } from "../postgres/migrations.js";
 
 export const CLUSTER_FEATURE = "cluster";
-/** The LISTEN/NOTIFY channel of the cluster: payloads `i:<connection id>` (inbox), `e:` (events), `x:` (ended). */
+/**
+ * The LISTEN/NOTIFY channel of the cluster: payloads `i:<connection id>` (inbox), `e:` (events), `x:` (ended),
+ * `r:<node id>` (relayed shared-session messages for that node).
+ */
 export const CLUSTER_CHANNEL = "acpkit_cluster";
 
 export const CONNECTIONS = "acpkit_cluster_connections";
@@ -32,6 +38,9 @@ export const EVENTS = "acpkit_cluster_events";
 export const STREAMS = "acpkit_cluster_streams";
 export const PROMPTS = "acpkit_cluster_prompts";
 export const NODES = "acpkit_cluster_nodes";
+export const RELAY = "acpkit_cluster_relay";
+export const SHARED_SESSIONS = "acpkit_cluster_shared_sessions";
+export const SHARE_TOKENS = "acpkit_cluster_share_tokens";
 
 export const CLUSTER_MIGRATIONS: MigrationSet = registerMigrations(CLUSTER_FEATURE, [
   {
@@ -97,6 +106,31 @@ CREATE TABLE ${NODES} (
   started_at timestamptz NOT NULL DEFAULT now(),
   seen_at timestamptz NOT NULL DEFAULT now(),
   draining boolean NOT NULL DEFAULT false
+);`,
+  },
+  {
+    version: 2,
+    name: "create the shared sessions' relay, listing and share tokens",
+    up: `
+CREATE TABLE ${RELAY} (
+  seq bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+  node_id text COLLATE "C" NOT NULL,
+  body text NOT NULL
+);
+CREATE INDEX acpkit_cluster_relay_by_node ON ${RELAY} (node_id, seq);
+ALTER TABLE ${CONNECTIONS} ADD COLUMN share_grant text;
+CREATE TABLE ${SHARED_SESSIONS} (
+  session_id text COLLATE "C" PRIMARY KEY,
+  node_id text COLLATE "C" NOT NULL,
+  host_connection text COLLATE "C" NOT NULL,
+  summary text NOT NULL,
+  updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE ${SHARE_TOKENS} (
+  token_hash text COLLATE "C" PRIMARY KEY,
+  session_id text COLLATE "C" NOT NULL,
+  host_connection text COLLATE "C" NOT NULL,
+  node_id text COLLATE "C" NOT NULL
 );`,
   },
 ]);

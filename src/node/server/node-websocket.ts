@@ -77,8 +77,16 @@ export function createNodeWebSocketUpgradeHandler(
       return;
     }
     const headers = headersOf(request);
+    const upgrade = new Request(urlOf(request, headers), { method: "GET", headers });
+    // In a cluster, a share token issued on another node is read first (nothing to wait for otherwise).
+    const learning = server.prepareWebSocketCredentials(upgrade);
+    if (learning === undefined) accept(request, socket, head, upgrade);
+    else void learning.then(() => (socket.destroyed ? undefined : accept(request, socket, head, upgrade)));
+  };
+
+  function accept(request: IncomingMessage, socket: Duplex, head: Buffer, upgrade: Request): void {
     const info = socketInfoOf(request);
-    const check = server.checkWebSocketUpgrade(new Request(urlOf(request, headers), { method: "GET", headers }), info);
+    const check = server.checkWebSocketUpgrade(upgrade, info);
     if (!check.ok) {
       void refuseUpgrade(socket, check.response);
       return;
@@ -122,7 +130,7 @@ export function createNodeWebSocketUpgradeHandler(
       onFailed();
       socket.destroy();
     }
-  };
+  }
 }
 
 /** Answers a refused upgrade with a plain HTTP/1.1 response on the raw socket, then closes it. */

@@ -45,8 +45,8 @@ import type {
 } from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
 import { observerAgent } from "./shared/observer-agent.js";
-import { SessionHub, type SharedSessionSummary } from "./shared/session-hub.js";
-import { sessionsPathOf, sharingGate } from "./shared/sharing-http.js";
+import type { SessionHub, SharedSessionSummary } from "./shared/session-hub.js";
+import * as sharing from "./shared/sharing-http.js";
 
 export type {
   AcpServerOptions,
@@ -81,10 +81,8 @@ export class AcpServer {
     this.#settings = options;
     this.limits = resolveLimits(options);
     this.#logger = options.logger ?? silentLogger;
-    const sharing = options.sharedSessions;
-    const hub = (this.#hub = sharing ? new SessionHub(sharing === true ? {} : sharing, this.#logger) : undefined);
-    this.#sessionsPath =
-      hub && sessionsPathOf(options.path, typeof sharing === "object" ? sharing.listPath : undefined);
+    const hub = (this.#hub = sharing.hubOf(options, this.#logger));
+    this.#sessionsPath = hub && sharing.sessionsPathOf(options);
     this.#connections = new HostedConnections({
       settings: options,
       limits: this.limits,
@@ -92,7 +90,7 @@ export class AcpServer {
       hub,
       closing: () => this.#closing,
     });
-    this.#access = new AccessPolicy(options, hub && ((token) => hub.tokens.sessionOf(token)));
+    this.#access = new AccessPolicy(options, hub && ((token) => hub.shareTokenSession(token)));
     if (options.backend !== undefined && options.httpBackend !== undefined)
       throw new TypeError("Give either backend (acpkit's) or httpBackend (the official shape), not both.");
     const backend =
@@ -105,6 +103,7 @@ export class AcpServer {
       opened: (connection) => this.#connections.register(connection),
     };
     this.#backend = backend.bind(node);
+    if (hub !== undefined && this.#backend.sharedSessions) hub.connectRelay(this.#backend.sharedSessions(hub));
     this.#context = {
       limits: this.limits,
       logger: this.#logger,
@@ -173,6 +172,7 @@ export class AcpServer {
     if (request.method === "OPTIONS") {
       return cors ? preflightResponse(origin!) : textResponse(405, "Method Not Allowed", { Allow: ALLOWED_METHODS });
     }
+    if (this.#hub && sharing.bearsShareToken(request)) await sharing.learnShareToken(request, this.#hub);
     const decision = this.#access.checkToken(request);
     const unauthorized = this.#refusal(decision, cors);
     if (unauthorized) return unauthorized;
@@ -180,8 +180,8 @@ export class AcpServer {
     const share = decision.ok ? decision.share : undefined;
     if (operation === "metrics")
       return share === undefined ? metricsResponse(this, this.#backend) : textResponse(403, "Forbidden: a share token");
-    const gated = this.#hub && sharingGate(request, listing, share, this.#hub, (id) => this.#connections.grantOf(id));
-    if (gated) return withHeaders(gated, cors);
+    const gated = this.#hub && sharing.sharingGate(request, listing, share, this.#hub, this.#connections.list());
+    if (gated) return withHeaders(await gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
     let response: Response;
     switch (request.method) {
@@ -231,6 +231,11 @@ export class AcpServer {
       protocol: offered.includes(WEBSOCKET_SUBPROTOCOL) ? WEBSOCKET_SUBPROTOCOL : undefined,
       headers: new Headers(this.#extraHeaders(request, undefined)),
     };
+  }
+
+  /** acpkit: in a cluster, reads an upgrade's share token issued by another node; await it, when a promise, first. */
+  prepareWebSocketCredentials(request: Request): Promise<void> | undefined {
+    return this.#hub && sharing.upgradeShareToken(request, this.#hub);
   }
 
   /** Creates a WebSocket connection before the upgrade is accepted. Throws when the server is full or closing. */

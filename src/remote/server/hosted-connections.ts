@@ -61,11 +61,6 @@ export class HostedConnections {
     }));
   }
 
-  /** The session a connection is limited to by its share token, if any. */
-  grantOf(connectionId: string): string | undefined {
-    return this.list().find((connection) => connection.id === connectionId)?.shared?.shareGrant;
-  }
-
   /** Why no connection can be opened now (closing, or full), or undefined. */
   capacityProblem(): string | undefined {
     if (this.#server.closing()) return "the server is shutting down";

@@ -80,6 +80,7 @@ export {
 export { InitializeFailure } from "./errors.js";
 export type { SharedSessionsOptions, SharedSessionSummary } from "./shared/session-hub.js";
 export type { QueueSnapshot } from "./shared/prompt-queue.js";
+export type { RelayEndpoint, RelayMessage, RemoteClientInfo, SessionRelay } from "./shared/session-relay.js";
 export {
   SESSION_ATTACH,
   SESSION_DETACH,

@@ -23,6 +23,8 @@ interface Listed {
   queue: { running: unknown; queued: unknown[] };
   pendingPermissions: number;
   updates: number;
+  /** The cluster node that runs it (`acp serve --cluster`). */
+  node?: string;
   participants: { clientId: string; name?: string; role: string; transport: string }[];
 }
 
@@ -79,7 +81,10 @@ export async function sessionsCommand(args: readonly string[]): Promise<number> 
     const queued = session.queue.queued.length > 0 ? `, ${session.queue.queued.length} queued` : "";
     const asking = session.pendingPermissions > 0 ? `, ${session.pendingPermissions} permission(s) waiting` : "";
     const host = session.hostConnected ? "" : ", its opener is gone";
-    process.stdout.write(`${session.sessionId}  ${state}${queued}${asking}${host}, ${session.updates} updates\n`);
+    const node = session.node === undefined ? "" : `, on node ${session.node}`;
+    process.stdout.write(
+      `${session.sessionId}  ${state}${queued}${asking}${host}, ${session.updates} updates${node}\n`,
+    );
     for (const who of session.participants)
       process.stdout.write(
         `  ${who.role.padEnd(10)} ${(who.name ?? "?").padEnd(20)} ${who.transport.padEnd(9)} ${who.clientId}\n`,

@@ -37,6 +37,7 @@ import type { Logger } from "../../../jsonrpc/logger.js";
 import type { AgentConnector } from "../../../acp/agent-connector.js";
 import type { ResolvedLimits } from "../limits.js";
 import type { ConnectionEnd, ServerConnection } from "../server-connection.js";
+import type { RelayEndpoint, SessionRelay } from "../shared/session-relay.js";
 
 /** A client message or stream refused: the HTTP status and a text that says what was wrong and what to do. */
 export interface Refusal {
@@ -158,6 +159,12 @@ export interface NodeBackend {
 
   /** The backend's metrics for this node, in Prometheus text format (appended to the server's own). */
   metrics?(): Promise<string>;
+
+  /**
+   * Shared sessions across the nodes (when the server has them on): the relay through which this node's hub reaches
+   * the sessions and participants of the other nodes (see `shared/session-relay.ts`). Absent: sessions are per node.
+   */
+  sharedSessions?(hub: RelayEndpoint): SessionRelay;
 
   /** The server is closing (after it ended the connections it hosts): release what this node holds. */
   close(): Promise<void>;

@@ -21,52 +21,36 @@ import { ShareTokens } from "./share-tokens.js";
 import {
   ERROR_NOT_ALLOWED,
   ERROR_SESSION_LIVE,
-  ERROR_SESSION_NOT_FOUND,
   errorResponseText,
   ExactId,
   parseAttach,
-  resultResponseText,
   SESSION_ATTACH,
   SESSION_DETACH,
   SESSION_SHARE,
-  type ParticipantInfo,
 } from "./share-protocol.js";
-import type { QueueSnapshot } from "./prompt-queue.js";
+import { notFound, shareSession, type SharedSessionsOptions, type SharedSessionSummary } from "./hub-support.js";
+import {
+  callMessage,
+  CrossNode,
+  RemoteClient,
+  type RelayEndpoint,
+  type RelayMessage,
+  type SessionRelay,
+} from "./session-relay.js";
 
-/** How shared sessions behave on a server. */
-export interface SharedSessionsOptions {
-  /** UTF-16 units of `session/update` text kept per session for `historyPolicy: "full"`. Default 8 MiB. */
-  readonly maxHistoryChars?: number;
-  /**
-   * Who keeps an agent alive once its own client is gone: `"controller"` (default: while one controller remains
-   * attached to one of its sessions) or `"participant"` (observers too).
-   */
-  readonly keepAlive?: "controller" | "participant";
-  /** How long an agent nobody keeps alive lingers (a client may reattach) before it is stopped. Default 0. */
-  readonly lingerMs?: number;
-}
-
-/** A live session, as `acp sessions` lists it. */
-export interface SharedSessionSummary {
-  readonly sessionId: string;
-  readonly hostConnectionId: string;
-  /** Whether the client that opened the session is still connected. */
-  readonly hostConnected: boolean;
-  readonly createdAt: number;
-  readonly turnRunning: boolean;
-  readonly queue: QueueSnapshot;
-  readonly pendingPermissions: number;
-  readonly updates: number;
-  readonly participants: readonly ParticipantInfo[];
-}
+export type { SharedSessionsOptions, SharedSessionSummary } from "./hub-support.js";
 
 /** A connection that is both ends (the server's own `ServerConnection`). */
 export type ConnectionEnds = ClientEnd & AgentEnd;
 
 const ID_PREFIX = "acpkit-mux-";
 
-export class SessionHub {
+export class SessionHub implements RelayEndpoint {
   readonly tokens = new ShareTokens();
+  /** Across a cluster (`connectRelay`): attachments to sessions of other nodes, and of their clients to ours. */
+  #cross: CrossNode | undefined;
+  #idPrefix = ID_PREFIX;
+
   readonly #sessions = new Map<string, SharedSession>();
   /** The server's request ids in use, and their session. */
   readonly #ids = new Map<string, SharedSession>();
@@ -80,7 +64,7 @@ export class SessionHub {
 
   constructor(
     options: SharedSessionsOptions,
-    private readonly logger: Logger,
+    readonly logger: Logger,
   ) {
     this.#maxHistoryChars = options.maxHistoryChars ?? 8 * 1024 * 1024;
     this.#keepAlive = options.keepAlive ?? "controller";
@@ -89,13 +73,29 @@ export class SessionHub {
 
   readonly #services = {
     nextId: (session: SharedSession) => {
-      const id = `${ID_PREFIX}${++this.#nextId}`;
+      const id = `${this.#idPrefix}${++this.#nextId}`;
       this.#ids.set(id, session);
       return id;
     },
     release: (id: string) => void this.#ids.delete(id),
-    participantsChanged: (session: SharedSession) => this.#checkHost(session.host),
+    participantsChanged: (session: SharedSession) => {
+      this.#cross?.relay.changed();
+      this.#checkHost(session.host);
+    },
   };
+
+  /** The hub's cross-node half, in a cluster. */
+  get cross(): CrossNode | undefined {
+    return this.#cross;
+  }
+
+  /** Makes this hub one of a cluster's (its backend's relay): clients attach to sessions of any node. */
+  connectRelay(relay: SessionRelay): void {
+    this.#cross = new CrossNode(relay);
+    // Request ids unique across the cluster: an answer relayed to every node a client is attached through is taken
+    // by the one that asked.
+    this.#idPrefix = `${ID_PREFIX}${relay.nodeId}-`;
+  }
 
   /** The live sessions, for `acp sessions`. */
   list(): SharedSessionSummary[] {
@@ -109,7 +109,54 @@ export class SessionHub {
       pendingPermissions: session.pendingPermissions,
       updates: session.history.lastSeq,
       participants: session.participants,
+      ...(this.#cross === undefined ? {} : { node: this.#cross.relay.nodeId }),
     }));
+  }
+
+  /** The live sessions of every node (this one's only, outside a cluster). */
+  async listAll(): Promise<SharedSessionSummary[]> {
+    const local = this.list();
+    return this.#cross === undefined ? local : [...local, ...(await this.#cross.relay.listElsewhere())];
+  }
+
+  /** The session a share token lets its bearer observe: issued here, or on another node (`learnToken`). */
+  shareTokenSession(token: string): string | undefined {
+    return this.tokens.sessionOf(token) ?? this.#cross?.learned(token);
+  }
+
+  /** In a cluster: checks a share token unknown here in the shared state (before `shareTokenSession` is asked). */
+  learnToken(token: string): Promise<void> | undefined {
+    if (this.tokens.sessionOf(token) !== undefined) return undefined;
+    return this.#cross?.learnToken(token, this.logger);
+  }
+
+  peers(): Set<string> {
+    return this.#cross?.peers() ?? new Set();
+  }
+
+  peersGone(nodes: readonly string[]): void {
+    for (const node of nodes)
+      for (const client of this.#cross?.nodeGone(node) ?? [])
+        this.relayed({ kind: "gone", from: client.info, reason: `its node (${node}) stopped` });
+  }
+
+  /** A message another node's hub relayed to this one. */
+  relayed(message: RelayMessage): void {
+    const cross = this.#cross;
+    if (cross === undefined) return;
+    if (message.kind === "deliver" || message.kind === "left") return cross.toLocal(message);
+    const client = cross.remoteClient(message.from);
+    if (message.kind === "gone") {
+      this.clientGone(client, message.reason);
+      return cross.forget(client);
+    }
+    if (message.kind === "response") return void this.responseFromClient(client, message.message);
+    const call = callMessage(message);
+    const sessionId = sessionIdOfParams(call.params);
+    if (this.#take(client, call, message.chars) === undefined && "id" in call) notFound(client, call, sessionId);
+    const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+    // The participant's node forwards its messages about the session here until it is told it left.
+    if (sessionId !== undefined && session?.participantOf(client) === undefined) cross.left(client, sessionId);
   }
 
   /** Whether a session with this id is live here. */
@@ -126,24 +173,19 @@ export class SessionHub {
       message = { ...message, id: new ExactId(rawId, message.id) };
     const method = message.method as string;
     const sessionId = sessionIdOfParams(message.params);
-    if (method === SESSION_ATTACH) return this.#attach(connection, message);
-    if (method === SESSION_DETACH || method === SESSION_SHARE) {
-      const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
-      if (session === undefined) return this.#notFound(connection, message, sessionId);
-      if (method === SESSION_DETACH) {
-        if ("id" in message) session.detach(connection, message.id);
-        this.#memberships.get(connection)?.delete(session);
+    const cross = this.#cross;
+    if (cross !== undefined && sessionId !== undefined && !this.#sessions.has(sessionId)) {
+      const owner = cross.ownerOf(connection, sessionId);
+      if (owner !== undefined) {
+        cross.forward(connection, sessionId, owner, message, chars);
         return true;
       }
-      return this.#share(connection, session, message);
+      if (method === SESSION_ATTACH && "id" in message) return cross.attachElsewhere(connection, message, chars);
     }
+    const taken = this.#take(connection, message, chars);
+    if (taken !== undefined) return taken;
     if (sessionId === undefined) return false;
     const session = this.#sessions.get(sessionId);
-    const participant = session?.participantOf(connection);
-    if (session !== undefined && participant !== undefined) {
-      session.fromClient(participant, message, chars);
-      return true;
-    }
     if (method === METHODS.session_load || method === METHODS.session_resume) {
       if (session !== undefined && session.host !== connection) {
         if ("id" in message)
@@ -165,6 +207,30 @@ export class SessionHub {
     return false;
   }
 
+  /**
+   * A message of `client` about a shared session live here (attach, detach, share, a participant's call): true when
+   * taken; undefined: not a shared session's message.
+   */
+  #take(client: ClientEnd, message: Record<string, unknown>, chars: number): boolean | undefined {
+    const method = message.method as string;
+    const sessionId = sessionIdOfParams(message.params);
+    if (method === SESSION_ATTACH) return this.#attach(client, message);
+    const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+    if (method === SESSION_DETACH || method === SESSION_SHARE) {
+      if (session === undefined) return notFound(client, message, sessionId);
+      if (method === SESSION_DETACH) {
+        if ("id" in message) session.detach(client, message.id);
+        this.#memberships.get(client)?.delete(session);
+        return true;
+      }
+      return shareSession(client, session, message, this.tokens, this.#cross?.relay);
+    }
+    const participant = session?.participantOf(client);
+    if (session === undefined || participant === undefined) return undefined;
+    session.fromClient(participant, message, chars);
+    return true;
+  }
+
   /** A client's response on `client`: true when it answers a request the hub sent (its id is the hub's). */
   responseFromClient(client: ClientEnd, message: Record<string, unknown>): boolean {
     const id = message.id;
@@ -172,6 +238,13 @@ export class SessionHub {
     const session = this.#ids.get(id);
     // An answer to a request already settled (a losing permission answer): dropped.
     if (session !== undefined) session.clientAnswered(client, id, message);
+    else if (this.#cross !== undefined && !(client instanceof RemoteClient)) {
+      // Asked by a session of another node (the id names it): the answer goes to the nodes the client is attached to.
+      const cross = this.#cross;
+      for (const node of cross.ownersOf(client))
+        if (id.startsWith(`${ID_PREFIX}${node}-`))
+          cross.relay.send(node, { kind: "response", from: cross.describe(client), message });
+    }
     return true;
   }
 
@@ -223,6 +296,7 @@ export class SessionHub {
     const sessions = this.#memberships.get(client);
     this.#memberships.delete(client);
     for (const session of sessions ?? []) session.clientGone(client, reason);
+    if (!(client instanceof RemoteClient)) this.#cross?.clientGone(client, reason);
   }
 
   /** `host`'s agent ended: its sessions end, and everyone attached is told. */
@@ -237,6 +311,7 @@ export class SessionHub {
     this.#sessions.set(sessionId, session);
     session.attachHost(host);
     this.#member(host, session);
+    this.#cross?.relay.changed();
   }
 
   #close(session: SharedSession, reason: string): void {
@@ -245,7 +320,13 @@ export class SessionHub {
     this.tokens.revokeSession(session.sessionId);
     for (const [id, owner] of this.#ids) if (owner === session) this.#ids.delete(id);
     for (const sessions of this.#memberships.values()) sessions.delete(session);
+    const remote = session.members.map((member) => member.client).filter((client) => client instanceof RemoteClient);
     session.end(reason);
+    const cross = this.#cross;
+    if (cross === undefined) return;
+    for (const client of remote) cross.left(client, session.sessionId);
+    cross.relay.sessionClosed(session.sessionId);
+    cross.relay.changed();
   }
 
   #member(client: ClientEnd, session: SharedSession): void {
@@ -254,7 +335,7 @@ export class SessionHub {
     sessions.add(session);
   }
 
-  #attach(connection: ConnectionEnds, message: Record<string, unknown>): boolean {
+  #attach(connection: ClientEnd, message: Record<string, unknown>): boolean {
     const request = parseAttach(message.params);
     const streamSession = sessionIdOfParams(message.params);
     if (!("id" in message)) return true;
@@ -266,7 +347,7 @@ export class SessionHub {
       return true;
     }
     const session = this.#sessions.get(request.sessionId);
-    if (session === undefined) return this.#notFound(connection, message, request.sessionId);
+    if (session === undefined) return notFound(connection, message, request.sessionId);
     const grant = connection.shareGrant;
     if (grant !== undefined && (grant !== request.sessionId || request.role !== "observer")) {
       const reason =
@@ -279,49 +360,13 @@ export class SessionHub {
     }
     session.attach(connection, message.id, request);
     if (session.participantOf(connection) !== undefined) this.#member(connection, session);
+    this.#cross?.relay.changed();
     this.logger.info("a client attached to a shared session", {
       sessionId: request.sessionId,
       connectionId: connection.id,
       role: request.role,
       historyPolicy: request.historyPolicy,
     });
-    return true;
-  }
-
-  #share(connection: ConnectionEnds, session: SharedSession, message: Record<string, unknown>): boolean {
-    if (!("id" in message)) return true;
-    const participant = session.participantOf(connection);
-    if (participant === undefined || !participant.isController || connection.shareGrant !== undefined) {
-      connection.deliverToClient(
-        errorResponseText(
-          message.id,
-          ERROR_NOT_ALLOWED,
-          `Not allowed: only a controller attached to session ${session.sessionId} can share it`,
-        ),
-        session.sessionId,
-      );
-      return true;
-    }
-    const token = this.tokens.issue(session.sessionId);
-    connection.deliverToClient(
-      resultResponseText(message.id, { sessionId: session.sessionId, token }),
-      session.sessionId,
-    );
-    return true;
-  }
-
-  #notFound(connection: ClientEnd, message: Record<string, unknown>, sessionId: string | undefined): boolean {
-    if ("id" in message)
-      connection.deliverToClient(
-        errorResponseText(
-          message.id,
-          ERROR_SESSION_NOT_FOUND,
-          `Session not found: ${sessionId ?? "(no sessionId)"} is not live on this server (acp sessions <url> lists ` +
-            `those that are)`,
-          { sessionId },
-        ),
-        sessionId,
-      );
     return true;
   }
 

@@ -3,13 +3,24 @@
  * credentials only) that `acp sessions <url>` reads, and the rule for requests made with a share token: they may
  * open a connection (`initialize`) and use that connection only, never another one.
  */
-import { HEADER_CONNECTION_ID } from "../../http-protocol.js";
+import { HEADER_CONNECTION_ID, tokenFromSubprotocols } from "../../http-protocol.js";
 import { textResponse } from "../responses.js";
-import type { SessionHub } from "./session-hub.js";
+import type { Logger } from "../../../jsonrpc/logger.js";
+import type { AcpServerOptions } from "../server-options.js";
+import type { ServerConnection } from "../server-connection.js";
+import { SessionHub } from "./session-hub.js";
 
-/** The listing's default path: beside the ACP endpoint. */
-export function sessionsPathOf(path: string | undefined, configured: string | undefined): string {
-  return configured ?? `${(path ?? "/acp").replace(/\/$/, "")}/sessions`;
+/** The server's hub, when it shares sessions (`sharedSessions`). */
+export function hubOf(options: AcpServerOptions, logger: Logger): SessionHub | undefined {
+  const sharing = options.sharedSessions;
+  return sharing ? new SessionHub(sharing === true ? {} : sharing, logger) : undefined;
+}
+
+/** The listing's path: `sharedSessions.listPath`, by default beside the ACP endpoint. */
+export function sessionsPathOf(options: AcpServerOptions): string {
+  const sharing = options.sharedSessions;
+  const configured = typeof sharing === "object" ? sharing.listPath : undefined;
+  return configured ?? `${(options.path ?? "/acp").replace(/\/$/, "")}/sessions`;
 }
 
 /**
@@ -21,21 +32,71 @@ export function sharingGate(
   listing: boolean,
   share: string | undefined,
   hub: SessionHub,
-  grantOf: (connectionId: string) => string | undefined,
-): Response | undefined {
+  connections: Iterable<ServerConnection>,
+): Response | Promise<Response> | undefined {
   if (listing)
     return share === undefined
       ? sessionsResponse(hub)
       : textResponse(403, "Forbidden: a share token cannot list sessions; the server's token can");
-  return share === undefined ? undefined : shareRefusal(request, share, grantOf);
+  return share === undefined ? undefined : shareRefusal(request, share, (id) => grantOf(connections, hub, id));
 }
 
-/** `GET <path>/sessions`: the live sessions, who is attached, whether a turn runs. */
-export function sessionsResponse(hub: SessionHub): Response {
-  return new Response(JSON.stringify({ sessions: hub.list() }), {
+/** The session a connection is limited to by its share token, if any: held here, or (in a cluster) elsewhere. */
+function grantOf(connections: Iterable<ServerConnection>, hub: SessionHub, connectionId: string): string | undefined {
+  for (const connection of connections) if (connection.id === connectionId) return connection.shared?.shareGrant;
+  return hub.cross?.learnedGrant(connectionId);
+}
+
+/** `GET <path>/sessions`: the live sessions (of every node of a cluster), who is attached, whether a turn runs. */
+export async function sessionsResponse(hub: SessionHub): Promise<Response> {
+  let sessions;
+  try {
+    sessions = await hub.listAll();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return textResponse(
+      503,
+      `Service Unavailable: the cluster's sessions could not be read (${reason}); retry shortly`,
+    );
+  }
+  return new Response(JSON.stringify({ sessions }), {
     status: 200,
     headers: { "Content-Type": "application/json", "Cache-Control": "no-store" },
   });
+}
+
+/** Whether the request's `Authorization` may hold a share token (then `learnShareToken` is awaited first). */
+export function bearsShareToken(request: Request): boolean {
+  return request.headers.get("authorization")?.includes("acpshare_") ?? false;
+}
+
+/** A WebSocket upgrade's share token (`Authorization`, or the bearer subprotocol) to check in a cluster, if any. */
+export function upgradeShareToken(request: Request, hub: SessionHub): Promise<void> | undefined {
+  if (hub.cross === undefined) return undefined;
+  const header = /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const offered = (request.headers.get("sec-websocket-protocol") ?? "").split(",").map((protocol) => protocol.trim());
+  const token = header ?? tokenFromSubprotocols(offered);
+  return token === undefined ? undefined : hub.learnToken(token);
+}
+
+/**
+ * In a cluster, a share token issued on another node is checked in the shared state before the request's token is
+ * (the server calls this only when the `Authorization` header holds a share token).
+ */
+export async function learnShareToken(request: Request, hub: SessionHub): Promise<void> {
+  const token = /^\s*bearer\s+(\S+)\s*$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+  const connectionId = request.headers.get(HEADER_CONNECTION_ID);
+  const cross = hub.cross;
+  await Promise.all([
+    token === undefined ? undefined : hub.learnToken(token),
+    connectionId === null || cross === undefined
+      ? undefined
+      : cross.learnGrant(connectionId).catch((error: unknown) =>
+          hub.logger.warn("shared sessions: a connection's share grant could not be read in the cluster's state", {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        ),
+  ]);
 }
 
 /**

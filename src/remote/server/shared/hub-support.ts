@@ -1,0 +1,111 @@
+/**
+ * Parts of the hub: the options of shared sessions on a server, a live session as the listing shows it, and the
+ * hub's own answers (session not found, a share token).
+ */
+import type { ClientEnd } from "./participant.js";
+import type { QueueSnapshot } from "./prompt-queue.js";
+import {
+  ERROR_NOT_ALLOWED,
+  ERROR_SESSION_NOT_FOUND,
+  errorResponseText,
+  resultResponseText,
+  type ParticipantInfo,
+} from "./share-protocol.js";
+import type { SessionRelay } from "./session-relay.js";
+import type { SharedSession } from "./shared-session.js";
+import type { ShareTokens } from "./share-tokens.js";
+
+/** How shared sessions behave on a server. */
+export interface SharedSessionsOptions {
+  /** UTF-16 units of `session/update` text kept per session for `historyPolicy: "full"`. Default 8 MiB. */
+  readonly maxHistoryChars?: number;
+  /**
+   * Who keeps an agent alive once its own client is gone: `"controller"` (default: while one controller remains
+   * attached to one of its sessions) or `"participant"` (observers too).
+   */
+  readonly keepAlive?: "controller" | "participant";
+  /** How long an agent nobody keeps alive lingers (a client may reattach) before it is stopped. Default 0. */
+  readonly lingerMs?: number;
+}
+
+/** A live session, as `acp sessions` lists it. */
+export interface SharedSessionSummary {
+  readonly sessionId: string;
+  readonly hostConnectionId: string;
+  /** Whether the client that opened the session is still connected. */
+  readonly hostConnected: boolean;
+  readonly createdAt: number;
+  readonly turnRunning: boolean;
+  readonly queue: QueueSnapshot;
+  readonly pendingPermissions: number;
+  readonly updates: number;
+  readonly participants: readonly ParticipantInfo[];
+  /** The node that runs the session (in a cluster). */
+  readonly node?: string;
+}
+
+/** Answers `message` (a request) with "session not found": true (it is taken). */
+export function notFound(
+  connection: ClientEnd,
+  message: Record<string, unknown>,
+  sessionId: string | undefined,
+): boolean {
+  if ("id" in message)
+    connection.deliverToClient(
+      errorResponseText(
+        message.id,
+        ERROR_SESSION_NOT_FOUND,
+        `Session not found: ${sessionId ?? "(no sessionId)"} is not live on this server (acp sessions <url> lists ` +
+          `those that are)`,
+        { sessionId },
+      ),
+      sessionId,
+    );
+  return true;
+}
+
+/** `_acpkit/session/share`: a controller gets the session's read-only share token (in a cluster, once stored). */
+export function shareSession(
+  connection: ClientEnd,
+  session: SharedSession,
+  message: Record<string, unknown>,
+  tokens: ShareTokens,
+  relay: SessionRelay | undefined,
+): boolean {
+  if (!("id" in message)) return true;
+  const participant = session.participantOf(connection);
+  if (participant === undefined || !participant.isController || connection.shareGrant !== undefined) {
+    connection.deliverToClient(
+      errorResponseText(
+        message.id,
+        ERROR_NOT_ALLOWED,
+        `Not allowed: only a controller attached to session ${session.sessionId} can share it`,
+      ),
+      session.sessionId,
+    );
+    return true;
+  }
+  const token = tokens.issue(session.sessionId);
+  const answer = () =>
+    connection.deliverToClient(
+      resultResponseText(message.id, { sessionId: session.sessionId, token }),
+      session.sessionId,
+    );
+  if (relay === undefined) answer();
+  // In a cluster the token is answered once every node accepts it.
+  else
+    relay
+      .tokenIssued(token, session.sessionId, session.host.id)
+      .then(answer, (error: unknown) =>
+        connection.deliverToClient(
+          errorResponseText(
+            message.id,
+            -32603,
+            `Internal error: the share token could not be stored in the cluster's state ` +
+              `(${error instanceof Error ? error.message : String(error)}); retry shortly`,
+          ),
+          session.sessionId,
+        ),
+      );
+  return true;
+}
