@@ -34,6 +34,7 @@ export class ClusterConnection implements BackendConnection {
   constructor(
     private readonly node: ClusterNode,
     readonly connectionId: string,
+    readonly credential: string | undefined,
   ) {}
 
   async send(input: ClientCallInput): Promise<Refusal | undefined> {

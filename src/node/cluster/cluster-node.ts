@@ -183,9 +183,10 @@ export class ClusterNode implements NodeBackend, ReaderHost {
       ]);
       clearTimeout(timer);
       await this.pool.query(
-        `INSERT INTO ${CONNECTIONS} (connection_id, owner_node, lease_token, lease_expires_at, initialize, share_grant)
-         VALUES ($1, $2, 1, 'infinity', $3, $4)`,
-        [connectionId, this.nodeId, input.text, shareGrantOf(input.connector) ?? null],
+        `INSERT INTO ${CONNECTIONS}
+           (connection_id, owner_node, lease_token, lease_expires_at, initialize, share_grant, credential)
+         VALUES ($1, $2, 1, 'infinity', $3, $4, $5)`,
+        [connectionId, this.nodeId, input.text, shareGrantOf(input.connector) ?? null, input.credential ?? null],
       );
     } catch (error) {
       this.initializing.delete(connectionId);
@@ -262,14 +263,14 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   async connection(connectionId: string): Promise<BackendConnection | undefined> {
     if (!plausibleConnectionId(connectionId)) return undefined;
     const started = performance.now();
-    const found = await this.pool.query(
-      `SELECT 1 FROM ${CONNECTIONS} WHERE connection_id = $1 AND ended_at IS NULL AND ready`,
+    const found = await this.pool.query<{ credential: string | null }>(
+      `SELECT credential FROM ${CONNECTIONS} WHERE connection_id = $1 AND ended_at IS NULL AND ready`,
       [connectionId],
     );
     this.counters.observeQuery(performance.now() - started);
     if (found.rows.length === 0) return undefined;
     this.touched.add(connectionId);
-    return new ClusterConnection(this, connectionId);
+    return new ClusterConnection(this, connectionId, found.rows[0]!.credential ?? undefined);
   }
 
   async closeConnection(connectionId: string, end: ConnectionEnd): Promise<boolean> {

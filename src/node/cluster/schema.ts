@@ -18,6 +18,8 @@
  * - (2) shared sessions across nodes (`shared-relay.ts`): `acpkit_cluster_relay` (messages between the nodes' hubs),
  *   `acpkit_cluster_shared_sessions` (each node's listing), `acpkit_cluster_share_tokens` (SHA-256 of share tokens),
  *   and `share_grant` on a connection opened with a share token (the one session it may observe, on any node).
+ * - (3) `credential` on a connection: the fingerprint of the token it was opened with (`AccessPolicy.credentialOf`,
+ *   never the token); its requests on every node must present the same one.
  * No foreign keys (their checks would cost more than the inserts): rows of a connection are written only while its
  * row exists, and deleted with it by the sweeper.
  * Never renumber or edit a released migration: add one.
@@ -132,5 +134,10 @@ CREATE TABLE ${SHARE_TOKENS} (
   host_connection text COLLATE "C" NOT NULL,
   node_id text COLLATE "C" NOT NULL
 );`,
+  },
+  {
+    version: 3,
+    name: "bind each connection to the credential it was opened with",
+    up: `ALTER TABLE ${CONNECTIONS} ADD COLUMN credential text;`,
   },
 ]);

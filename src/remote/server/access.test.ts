@@ -4,7 +4,7 @@ import { bearerSubprotocol } from "../http-protocol.js";
 import { AcpServer } from "./acp-server.js";
 import { createAcpServer } from "./create-acp-server.js";
 import { constantTimeEqual, hostnameOf, isLoopbackAddress } from "./access.js";
-import { initializeMessage, request, send } from "./testing/http-client.js";
+import { initialize, initializeMessage, request, send, type Call } from "./testing/http-client.js";
 import { testAgent } from "./testing/test-agent.js";
 
 const servers: AcpServer[] = [];
@@ -46,6 +46,36 @@ test("several tokens may be valid at once (rotation)", async () => {
   assert.equal((await send(acp, init({ authorization: "Bearer old-token" }))).status, 200);
   assert.equal((await send(acp, init({ authorization: "Bearer new-token" }))).status, 200);
   assert.equal((await send(acp, init({ authorization: "Bearer other" }))).status, 401);
+});
+
+test("a connection is used only with the token it was opened with: another valid token gets 403, on every method", async () => {
+  const acp = server({ token: ["alice-token", "bob-token"] });
+  const { connectionId } = await initialize(acp, { authorization: "Bearer alice-token" });
+  const as = (token: string, call: Call) =>
+    send(acp, {
+      ...call,
+      headers: { authorization: `Bearer ${token}`, "acp-connection-id": connectionId, ...call.headers },
+    });
+  const newSession = { body: { jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/w", mcpServers: [] } } };
+  const stream = { method: "GET", headers: { accept: "text/event-stream" } };
+  for (const call of [newSession, stream, { method: "DELETE" }] as Call[]) {
+    const refused = await as("bob-token", call);
+    assert.equal(refused.status, 403, `${call.method ?? "POST"} with the other token`);
+    assert.match(await refused.text(), /opened with another credential.*present the token it was opened with/);
+  }
+  assert.equal((await as("alice-token", newSession)).status, 202, "its own token still works");
+  const reading = await as("alice-token", stream);
+  assert.equal(reading.status, 200);
+  await reading.body?.cancel();
+  assert.equal((await as("alice-token", { method: "DELETE" })).status, 202);
+  // One token: bound all the same (the fingerprint is of the token, so nodes listing tokens differently agree).
+  const single = server({ token: "only-token" });
+  const opened = await initialize(single, { authorization: "Bearer only-token" });
+  const posted = await send(single, {
+    ...newSession,
+    headers: { authorization: "Bearer only-token", "acp-connection-id": opened.connectionId },
+  });
+  assert.equal(posted.status, 202);
 });
 
 test("a foreign Origin is 403; no Origin, the server's own origin and listed origins pass", async () => {

@@ -37,10 +37,17 @@ export interface SocketInfo {
 
 /** An access decision: allowed, or refused with a status, a message for the client and extra headers. */
 export type AccessDecision =
-  | { ok: true; /** Allowed by a session's read-only share token: the session it may observe. */ share?: string }
+  | {
+      ok: true;
+      /** Allowed by a session's read-only share token: the session it may observe. */
+      share?: string;
+      /** Allowed by the server's token at this position of `AccessOptions.token` (see `credentialOf`). */
+      token?: number;
+    }
   | { ok: false; status: number; message: string; headers?: Record<string, string> };
 
 const ALLOWED: AccessDecision = { ok: true };
+const ALLOWED_BY_THE_TOKEN: AccessDecision = { ok: true, token: 0 };
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1"];
 
 /** Whether an IP address (v4, v6 or v4-mapped v6) is a loopback address. */
@@ -72,6 +79,8 @@ export function constantTimeEqual(given: string, expected: string): boolean {
 /** The checks of `AccessOptions`, ready to apply to requests. */
 export class AccessPolicy {
   readonly #tokens: readonly string[];
+  /** Each token's fingerprint, computed on first need. */
+  readonly #fingerprints: Array<Promise<string> | undefined> = [];
   readonly #hosts: readonly string[] | "any" | "auto";
   readonly #origins: readonly string[] | "any";
 
@@ -93,6 +102,18 @@ export class AccessPolicy {
           "(and every command it can). Give a token, or list the origins you trust.",
       );
     this.#origins = typeof origins === "string" ? origins : origins.map(normalizeOrigin);
+  }
+
+  /**
+   * The credential an allowed request presented, as a connection records it (a connection may then be used only with
+   * the credential it was opened with): a fingerprint of the token (SHA-256, never the token itself, so a cluster's
+   * database does not hold it); undefined when no token was needed or a share token was presented (share-token
+   * connections are bound by their grant).
+   */
+  credentialOf(decision: AccessDecision): Promise<string> | undefined {
+    if (!decision.ok || decision.token === undefined || decision.share !== undefined) return undefined;
+    const index = decision.token;
+    return (this.#fingerprints[index] ??= fingerprint(this.#tokens[index]!));
   }
 
   /** Whether clients must present a token. */
@@ -189,9 +210,9 @@ export class AccessPolicy {
     const match = header === null ? null : /^\s*bearer\s+(\S+)\s*$/i.exec(header);
     const given = match?.[1] ?? tokenFromSubprotocols(subprotocols);
     if (given !== undefined) {
-      let ok = false;
-      for (const token of this.#tokens) ok = constantTimeEqual(given, token) || ok;
-      if (ok) return ALLOWED;
+      let matched: number | undefined;
+      for (let i = 0; i < this.#tokens.length; i++) if (constantTimeEqual(given, this.#tokens[i]!)) matched ??= i;
+      if (matched !== undefined) return this.#tokens.length === 1 ? ALLOWED_BY_THE_TOKEN : { ok: true, token: matched };
       const share = this.shareTokenSession?.(given);
       if (share !== undefined) return { ok: true, share };
     }
@@ -237,4 +258,11 @@ function safeUrlHost(url: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** `token:` and the first 128 bits of the token's SHA-256, in hex. */
+async function fingerprint(token: string): Promise<string> {
+  const digest = await globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(token));
+  const hex = Array.from(new Uint8Array(digest).slice(0, 16), (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `token:${hex}`;
 }

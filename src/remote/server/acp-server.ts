@@ -183,16 +183,18 @@ export class AcpServer {
     const gated = this.#hub && sharing.sharingGate(request, listing, share, this.#hub, this.#connections.list());
     if (gated) return withHeaders(await gated, cors);
     const connector = share !== undefined ? observerAgent(share) : (resolveAgent(options, false) ?? this.#agent);
+    // A connection is used only with the credential it was opened with (by its fingerprint).
+    const credential = await this.#access.credentialOf(decision);
     let response: Response;
     switch (request.method) {
       case "POST":
-        response = await handlePost(this.#context, request, connector, options.socket?.remoteAddress);
+        response = await handlePost(this.#context, request, connector, options.socket?.remoteAddress, credential);
         break;
       case "GET":
-        response = await handleGet(this.#context, request);
+        response = await handleGet(this.#context, request, credential);
         break;
       case "DELETE":
-        response = await handleDelete(this.#context, request);
+        response = await handleDelete(this.#context, request, credential);
         break;
       default:
         response = textResponse(405, `Method Not Allowed: the ACP endpoint answers ${ALLOWED_METHODS}`, {

@@ -13,7 +13,7 @@
  */
 import { HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { AgentConnector } from "../../acp/agent-connector.js";
-import { ServerBackendError, type Refusal } from "./backend/backend.js";
+import { ServerBackendError, type BackendConnection, type Refusal } from "./backend/backend.js";
 import { errorAnswerText, readClientMessage } from "./client-message.js";
 import { errorText, InitializeFailure, initializeFailedText } from "./errors.js";
 import { acceptsEventStream, isJsonContentType, readBodyText } from "./request-body.js";
@@ -35,6 +35,7 @@ export async function handlePost(
   request: Request,
   connector: AgentConnector,
   remoteAddress?: string,
+  credential?: string,
 ): Promise<Response> {
   if (!isJsonContentType(request.headers.get("content-type"))) {
     return textResponse(415, "Unsupported Media Type: POST a JSON-RPC message with Content-Type: application/json");
@@ -55,7 +56,7 @@ export async function handlePost(
   if (isInitializeRequest(value)) {
     if (connectionId)
       return textResponse(400, "Bad Request: initialize starts a new connection; POST it without Acp-Connection-Id");
-    return initialize(context, request, connector, value, text, remoteAddress, rawId);
+    return initialize(context, request, connector, value, text, remoteAddress, rawId, credential);
   }
   if (!connectionId)
     return textResponse(
@@ -65,6 +66,7 @@ export async function handlePost(
   try {
     const connection = await context.backend.connection(connectionId);
     if (!connection) return unknownConnection();
+    if (!sameCredential(connection, credential)) return otherCredential();
     const headerSessionId = request.headers.get(HEADER_SESSION_ID) || undefined;
     if (headerSessionId !== undefined && headerSessionId.length > context.limits.maxIdLength)
       return sessionIdTooLong(context);
@@ -104,6 +106,7 @@ async function initialize(
   text: string,
   remoteAddress: string | undefined,
   rawId: string | undefined,
+  credential: string | undefined,
 ): Promise<Response> {
   if (message.id === null) return textResponse(400, "Bad Request: initialize must have an id (not null)");
   try {
@@ -114,6 +117,7 @@ async function initialize(
       signal: request.signal,
       ...(rawId === undefined ? {} : { rawId }),
       ...(remoteAddress === undefined ? {} : { remoteAddress }),
+      ...(credential === undefined ? {} : { credential }),
     });
     return jsonTextResponse(200, answer.text, { [HEADER_CONNECTION_ID]: answer.connectionId });
   } catch (error) {
@@ -139,7 +143,7 @@ async function initialize(
  * A GET: an SSE stream, connection-scoped or (with `Acp-Session-Id`) session-scoped; with `Last-Event-ID`, resumed
  * right after that event.
  */
-export async function handleGet(context: ServerContext, request: Request): Promise<Response> {
+export async function handleGet(context: ServerContext, request: Request, credential?: string): Promise<Response> {
   if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
     return textResponse(
       426,
@@ -155,6 +159,7 @@ export async function handleGet(context: ServerContext, request: Request): Promi
   try {
     const connection = await context.backend.connection(connectionId);
     if (!connection) return unknownConnection();
+    if (!sameCredential(connection, credential)) return otherCredential();
     const sessionId = request.headers.get(HEADER_SESSION_ID) || undefined;
     if (sessionId !== undefined && sessionId.length > context.limits.maxIdLength) return sessionIdTooLong(context);
     const cursor = request.headers.get("last-event-id") || undefined;
@@ -172,15 +177,34 @@ export async function handleGet(context: ServerContext, request: Request): Promi
 }
 
 /** A DELETE: ends the connection and stops its agent, wherever it runs. */
-export async function handleDelete(context: ServerContext, request: Request): Promise<Response> {
+export async function handleDelete(context: ServerContext, request: Request, credential?: string): Promise<Response> {
   const connectionId = request.headers.get(HEADER_CONNECTION_ID);
   if (!connectionId) return textResponse(400, "Bad Request: missing Acp-Connection-Id (the connection to end)");
   try {
+    const connection = await context.backend.connection(connectionId);
+    if (!connection) return unknownConnection();
+    if (!sameCredential(connection, credential)) return otherCredential();
     if (!(await context.backend.closeConnection(connectionId, { reason: "deleted" }))) return unknownConnection();
     return emptyResponse(202);
   } catch (error) {
     return backendFailure(context, error);
   }
+}
+
+/**
+ * Whether a request may use `connection`: it presents the credential the connection was opened with (a connection
+ * opened without one, or by a backend that keeps none, takes any request the server allowed).
+ */
+function sameCredential(connection: BackendConnection, credential: string | undefined): boolean {
+  return connection.credential === undefined || connection.credential === credential;
+}
+
+function otherCredential(): Response {
+  return textResponse(
+    403,
+    "Forbidden: this connection was opened with another credential, and only that one may use it; present the token " +
+      "it was opened with, or POST initialize to open a connection of your own",
+  );
 }
 
 function refusalResponse(refusal: Refusal): Response {

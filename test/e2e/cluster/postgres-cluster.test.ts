@@ -27,6 +27,8 @@ let database: TestPostgres | undefined;
 const backends: PostgresServerBackend[] = [];
 const servers: Listening[] = [];
 const token = "cluster-test-token";
+/** Also valid on every node (a second user, or a token being rotated in). */
+const otherToken = "cluster-other-token";
 
 before(async () => {
   if (unavailable !== undefined) return;
@@ -38,7 +40,7 @@ before(async () => {
       nodeName: `node${i}`,
     });
     backends.push(backend);
-    servers.push(await listenAcp({ agent, backend, token, logger: silentLogger }));
+    servers.push(await listenAcp({ agent, backend, token: [token, otherToken], logger: silentLogger }));
   }
 });
 
@@ -84,6 +86,53 @@ test("every node checks the token", { skip: unavailable }, async () => {
     assert.equal(response.status, 401, `no token on ${server.url}`);
   }
 });
+
+test(
+  "a connection opened on A with one token is refused (403) on B and C with another valid token, on every method",
+  { skip: unavailable },
+  async () => {
+    const call = (node: number, bearer: string, init: RequestInit & { headers?: Record<string, string> }) =>
+      fetch(servers[node]!.url, {
+        ...init,
+        headers: { authorization: `Bearer ${bearer}`, accept: "application/json, text/event-stream", ...init.headers },
+      });
+    const opened = await call(0, token, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 0,
+        method: "initialize",
+        params: { protocolVersion: 1, clientCapabilities: {} },
+      }),
+    });
+    assert.equal(opened.status, 200);
+    await opened.body?.cancel();
+    const connectionId = opened.headers.get("acp-connection-id")!;
+    const newSession = {
+      method: "POST",
+      headers: { "content-type": "application/json", "acp-connection-id": connectionId },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "session/new", params: { cwd: "/tmp", mcpServers: [] } }),
+    };
+    const stream = { method: "GET", headers: { accept: "text/event-stream", "acp-connection-id": connectionId } };
+    const remove = { method: "DELETE", headers: { "acp-connection-id": connectionId } };
+    for (const [node, init] of [
+      [1, newSession],
+      [2, stream],
+      [1, remove],
+    ] as const) {
+      const refused = await call(node, otherToken, init);
+      assert.equal(refused.status, 403, `${init.method} on node ${node} with the other token`);
+      assert.match(await refused.text(), /opened with another credential/);
+    }
+    const accepted = await call(1, token, newSession);
+    assert.equal(accepted.status, 202, "its own token works on another node");
+    await accepted.body?.cancel();
+    const removed = await call(2, token, remove);
+    assert.equal(removed.status, 202);
+    await removed.body?.cancel();
+  },
+);
 
 test(
   "a 20,000-chunk turn read in pieces from node after node with Last-Event-ID arrives exactly",

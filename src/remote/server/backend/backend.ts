@@ -105,6 +105,11 @@ export interface BackendInitializeInput {
   /** Aborts when the client gives up on the request (the server answers 499). */
   readonly signal: AbortSignal;
   readonly remoteAddress?: string;
+  /**
+   * What identifies the credential the client opened the connection with (`AccessPolicy.credentialOf`: a fingerprint,
+   * never the credential): the connection keeps it, and its requests on any node must present the same one.
+   */
+  readonly credential?: string;
 }
 
 /** The agent's answer to `initialize` and the connection it opened. */
@@ -207,6 +212,8 @@ export interface OpenStreamInput {
 /** A connection as any node sees it. Obtained per request; holds no resources. */
 export interface BackendConnection {
   readonly connectionId: string;
+  /** The credential's fingerprint it was opened with (`BackendInitializeInput.credential`); undefined: none. */
+  readonly credential?: string | undefined;
   /**
    * Hands a client request or notification to the agent (wherever it runs). Resolves once the message is accepted
    * (the server answers 202), or with why not: 429 when the agent or the client is too far behind, 400 for an

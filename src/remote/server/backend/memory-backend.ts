@@ -95,7 +95,7 @@ class MemoryNodeBackend implements NodeBackend {
       // The agent refused: nothing can follow on this connection (a second initialize is not allowed on it).
       void host.end({ reason: "initialize refused" });
     } else if (!host.ended) {
-      connections.set(host.id, new MemoryConnection(host, streams, node.limits));
+      connections.set(host.id, new MemoryConnection(host, streams, node.limits, input.credential));
       node.opened(host);
     }
     return { connectionId: host.id, text: answer.text };
@@ -135,6 +135,7 @@ class MemoryConnection implements BackendConnection {
     readonly host: ServerConnection,
     readonly streams: MemoryStreams,
     private readonly limits: ResolvedLimits,
+    readonly credential: string | undefined,
   ) {}
 
   get connectionId(): string {
