@@ -20,9 +20,13 @@ import { remoteClient, type RemoteClient } from "../remote/support/remote-client
 import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
 
 const unavailable = postgresUnavailable() ?? haproxyUnavailable();
-/** Connections: two per node (the machine running the tests is small; the count is what the nodes share). */
-const CONNECTIONS = 6;
-const CHUNKS = 30_000;
+/**
+ * Connections: two per node in the suite (the machine running it is small; the count is what the nodes share), and
+ * the chunks of each turn. The issue's figure, 100 connections, is run by hand with
+ * `ACPKIT_SERVE_MANY_CONNECTIONS=100 ACPKIT_SERVE_MANY_CHUNKS=1000` (docs/cluster.md has what it gave).
+ */
+const CONNECTIONS = Number(process.env.ACPKIT_SERVE_MANY_CONNECTIONS ?? 6);
+const CHUNKS = Number(process.env.ACPKIT_SERVE_MANY_CHUNKS ?? 30_000);
 let database: TestPostgres | undefined;
 let cluster: ServeCluster | undefined;
 let work: string;
@@ -43,7 +47,7 @@ after(async () => {
 
 test(
   `${CONNECTIONS} connections prompting at once, a node killed midway: each turn whole or failed, every connection works after`,
-  { skip: unavailable, timeout: 180_000 },
+  { skip: unavailable, timeout: 180_000 + CONNECTIONS * 3_000 },
   async () => {
     const url = `${cluster!.haproxy!.url}/acp`;
     const clients: { client: RemoteClient; sessionId: string }[] = [];
@@ -106,11 +110,12 @@ test(
           );
         } else {
           // The adopting node answers the lost prompt saying the node went away; when the session's stream ends
-          // first (the dead node's response cut), the client reports the response lost on its own. Either is an error
-          // that says what happened, never a hang; the first is the aim (see docs/cluster.md, "Limits").
+          // first (the dead node's response cut), the client reports the response lost on its own; a prompt whose
+          // POST was on its way to the node as it died gets the balancer's 502, which the client reports as such.
+          // Each is an error that says what happened, never a hang; the first is the aim (docs/cluster.md, "Limits").
           assert.match(
             outcome,
-            /went away during the turn|was lost: the ACP server closed the event stream/,
+            /went away during the turn|was lost: the ACP server closed the event stream|HTTP 502 Bad Gateway.*may have processed the request anyway/,
             `connection ${i}`,
           );
           // What arrived before the node died is a prefix of the turn, each chunk once.
