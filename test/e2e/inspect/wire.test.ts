@@ -65,10 +65,8 @@ test(
     // Keyboard: select the request, Enter jumps to its answer.
     await initialize.click();
     await page.getByRole("listbox", { name: "frames" }).press("Enter");
-    assert.match(
-      (await page.getByTestId("frame-detail").textContent()) ?? "",
-      /#1 agent → client · initialize ✓ result/,
-    );
+    // The detail follows the selection on the next render: waited for, not read at once.
+    await assertText(page.getByTestId("frame-detail"), /#1 agent → client · initialize ✓ result/);
     assert.deepEqual(pageErrors(page), []);
   },
 );
