@@ -8,7 +8,7 @@
  * earlier one failed, so one run reports every failure. `.ci/run` runs exactly this after `npm ci`.
  */
 import { Buffer } from "node:buffer";
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import process from "node:process";
 
 /** Checks of the sources, run side by side before the build. */
@@ -76,13 +76,9 @@ function inherited([what, script]) {
 
 process.stderr.write(`\n== ${SOURCE_CHECKS.map(([what]) => what).join(", ")} (side by side)\n`);
 await Promise.all(SOURCE_CHECKS.map(captured));
-for (const [what, script] of STEPS) {
-  if (failed.length > 0 && !script.startsWith("test:")) break;
-  process.stderr.write(`\n== ${what} (npm run ${script})\n`);
-  const stepStarted = Date.now();
-  const result = spawnSync(npm, ["run", script], { stdio: "inherit" });
-  times.push(`${what} ${seconds(Date.now() - stepStarted)}`);
-  if (result.status !== 0) failed.push(failure(what, script, result.status, result.signal));
+for (const step of STEPS) {
+  if (failed.length > 0 && !step[1].startsWith("test:")) break;
+  await inherited(step);
 }
 // Once built (a failed build or API check stopped the run above), the last two run whatever failed before.
 if (times.some((time) => time.startsWith("unit tests"))) {

@@ -20,6 +20,7 @@ import type { ResolvedLimits } from "../../remote/server/limits.js";
 import type { ConnectionEnd, ServerConnection } from "../../remote/server/server-connection.js";
 import type { PostgresPool } from "../postgres/pool.js";
 import { ClusterConnection, databaseDown } from "./cluster-connection.js";
+import { recordConnectionEnd } from "./connection-end.js";
 import type { ClusterSettings } from "./cluster-settings.js";
 import { EventWriter } from "./event-writer.js";
 import { newConnectionId, plausibleConnectionId } from "./ids.js";
@@ -351,37 +352,12 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   /** `ServerNode.host`'s `onEnd` for a connection hosted here. */
   readonly onHostEnd = (connectionId: string, end: ConnectionEnd): void => this.track(this.#ended(connectionId, end));
 
-  /** A hosted connection ended: mark it ended in the database (unless fenced, or handed over on close). */
+  /** A hosted connection ended: recorded in the database (unless fenced: another node holds it now). */
   async #ended(connectionId: string, end: ConnectionEnd): Promise<void> {
     const hosted = this.hosted.get(connectionId);
     if (hosted === undefined) return;
     this.hosted.delete(connectionId);
-    if (hosted.fenced) return;
-    try {
-      await this.writer.flush();
-      if (end.reason === "server closing" && this.handOver) {
-        // Drained: the lease expires now, so another node adopts the connection at once.
-        await this.pool.query(
-          `UPDATE ${CONNECTIONS} SET lease_expires_at = now() - interval '1 second'
-            WHERE connection_id = $1 AND owner_node = $2 AND lease_token = $3 AND ended_at IS NULL`,
-          [connectionId, this.nodeId, hosted.token],
-        );
-        return;
-      }
-      await this.pool.query(
-        `WITH ended AS (
-           UPDATE ${CONNECTIONS} SET ended_at = now(), end_reason = $4
-            WHERE connection_id = $1 AND owner_node = $2 AND lease_token = $3 AND ended_at IS NULL
-            RETURNING connection_id)
-         SELECT pg_notify('${CLUSTER_CHANNEL}', 'x:' || connection_id) FROM ended`,
-        [connectionId, this.nodeId, hosted.token, end.reason],
-      );
-    } catch (error) {
-      this.logger.warn("cluster: could not record the end of a connection (its lease will expire instead)", {
-        connectionId,
-        error: error instanceof Error ? this.redact(error).message : String(error),
-      });
-    }
+    if (!hosted.fenced) await recordConnectionEnd(this, hosted, end);
   }
 
   async close(): Promise<void> {

@@ -67,7 +67,7 @@ describe("acp inspect --attach: observing a session another client drives", { ..
         // The other client's next turn, live: a write the reference agent (ask mode) asks permission for.
         let release!: () => void;
         owner.permissionGate = new Promise<void>((resolve) => (release = resolve));
-        owner.permissionAnswer = "allow_once" as never;
+        owner.permissionAnswer = "allow_once";
         const turn = owner.request("session/prompt", {
           sessionId,
           prompt: [{ type: "text", text: "/write observed.txt seen from afar" }],

@@ -24,7 +24,7 @@ export interface SeenUpdate {
 }
 
 /** How a participant answers `session/request_permission`: an option id, or "wait" (until the server cancels it). */
-export type PermissionAnswer = "allow" | "reject" | "wait";
+export type PermissionAnswer = "wait" | (string & {});
 
 export class TestParticipant {
   readonly updates: SeenUpdate[] = [];
