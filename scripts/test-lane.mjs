@@ -15,7 +15,8 @@
  * connections, floods): it runs after the others, alone, so that no other file's load decides its verdict.
  */
 import { spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -73,12 +74,20 @@ const soloFiles = files.filter(solo);
 const sharedFiles = files.filter((file) => !soloFiles.includes(file));
 const concurrency = Number(process.env.ACPKIT_TEST_CONCURRENCY) || lane.concurrency;
 
+/** Where each batch's reporter writes its files' times (see scripts/test-file-times.mjs). */
+const timesDir = mkdtempSync(join(tmpdir(), "acpkit-lane-times-"));
+let batches = 0;
+
 /** Runs `node --test` on `batch` at `at` files at once; resolves with its exit code. */
 function run(batch, at) {
   if (batch.length === 0) return Promise.resolve(0);
   const args = [
     "--enable-source-maps",
     "--test",
+    "--test-reporter=tap",
+    "--test-reporter-destination=stdout",
+    `--test-reporter=${join(root, "scripts/test-file-times.mjs")}`,
+    `--test-reporter-destination=${join(timesDir, `batch-${++batches}.tsv`)}`,
     `--test-concurrency=${at}`,
     `--test-timeout=${lane.timeoutMs ?? 300_000}`,
     ...nodeArgs,
@@ -100,8 +109,25 @@ const started = Date.now();
 const sharedCode = await run(sharedFiles, concurrency);
 const soloCode = await run(soloFiles, 1);
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
+process.stderr.write(slowestFiles(8));
 process.stderr.write(
   `test:${name}: ${files.length} files (${sharedFiles.length} at concurrency ${concurrency}, ` +
     `${soloFiles.length} alone), ${seconds} s\n`,
 );
 process.exitCode = sharedCode || soloCode;
+
+/** The `count` slowest files of the lane, one per line, for whoever wants the lane faster. */
+function slowestFiles(count) {
+  const lines = readdirSync(timesDir).flatMap((name) =>
+    readFileSync(join(timesDir, name), "utf8").split("\n").filter(Boolean),
+  );
+  rmSync(timesDir, { recursive: true, force: true });
+  const rows = lines
+    .map((line) => line.split("\t"))
+    .map(([time, file]) => ({ time: Number(time), file: relative(root, file) }))
+    .sort((a, b) => b.time - a.time)
+    .slice(0, count);
+  if (rows.length === 0) return "";
+  const alone = (file) => (soloFiles.includes(file) ? " (alone)" : "");
+  return `test:${name}: slowest files: ${rows.map(({ time, file }) => `${file}${alone(file)} ${time} s`).join(", ")}\n`;
+}
