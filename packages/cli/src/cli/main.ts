@@ -1,17 +1,10 @@
 #!/usr/bin/env node
+/**
+ * The `acp` command: reads the first argument and hands the rest to that command's module, imported only then, so
+ * that a program starts with the code it runs and nothing else (`acp agent` does not load the inspector, the
+ * cluster or the chat's terminal UI; an editor spawning it pays for the agent alone).
+ */
 import { cliVersion, versionReport } from "./shared/versions.js";
-import { runDemo } from "../apps/demo/demo-client.js";
-import { painterFor } from "../apps/shared/painter.js";
-import { agentCommand } from "./agent-command.js";
-import { chatCommand } from "./chat-command.js";
-import { checkCommand } from "./check/check-command.js";
-import { tapCommand } from "./tap-command.js";
-import { replayCommand } from "./replay-command.js";
-import { connectCommand } from "./connect-command.js";
-import { execCommand } from "./exec-command.js";
-import { serveCommand } from "./serve-command.js";
-import { sessionsCommand } from "./sessions-command.js";
-import { inspectCommand } from "./inspect-command.js";
 
 const usage = `acp: the acpkit command
 
@@ -40,29 +33,34 @@ async function main(argv: string[]): Promise<number> {
   const [command] = argv;
   switch (command) {
     case "agent":
-      return agentCommand(argv.slice(1));
+      return (await import("./agent-command.js")).agentCommand(argv.slice(1));
     case "exec":
-      return execCommand(argv.slice(1), version());
+      return (await import("./exec-command.js")).execCommand(argv.slice(1), version());
     case "chat":
-      return chatCommand(argv.slice(1));
+      return (await import("./chat-command.js")).chatCommand(argv.slice(1));
     case "check":
-      return checkCommand(argv.slice(1), version());
+      return (await import("./check/check-command.js")).checkCommand(argv.slice(1), version());
     case "tap":
-      return tapCommand(argv.slice(1), version());
+      return (await import("./tap-command.js")).tapCommand(argv.slice(1), version());
     case "record":
-      return tapCommand(argv.slice(1), version(), true);
+      return (await import("./tap-command.js")).tapCommand(argv.slice(1), version(), true);
     case "replay":
-      return replayCommand(argv.slice(1));
+      return (await import("./replay-command.js")).replayCommand(argv.slice(1));
     case "connect":
-      return connectCommand(argv.slice(1));
+      return (await import("./connect-command.js")).connectCommand(argv.slice(1));
     case "serve":
-      return serveCommand(argv.slice(1));
+      return (await import("./serve-command.js")).serveCommand(argv.slice(1));
     case "sessions":
-      return sessionsCommand(argv.slice(1));
+      return (await import("./sessions-command.js")).sessionsCommand(argv.slice(1));
     case "inspect":
-      return inspectCommand(argv.slice(1), version());
-    case "demo":
+      return (await import("./inspect-command.js")).inspectCommand(argv.slice(1), version());
+    case "demo": {
+      const [{ runDemo }, { painterFor }] = await Promise.all([
+        import("../apps/demo/demo-client.js"),
+        import("../apps/shared/painter.js"),
+      ]);
       return runDemo(painterFor(process.stdout), (text) => process.stdout.write(text));
+    }
     case "--version":
     case "-v":
       process.stdout.write(versionReport());
