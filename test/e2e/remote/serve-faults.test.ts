@@ -5,13 +5,9 @@
  *   an editor-side client over real stdio pipes, and with acpkit's client library (`reconnect` on): the turn fails
  *   clearly, the session comes back with its history, the next prompt works, the killed agent is gone.
  * - A client that vanishes mid-turn (`acp connect` SIGKILLed): its agent process is stopped, nothing left behind.
- * - 100 concurrent acpkit clients each streaming through `acp serve`: every chunk delivered, RSS of the server and
- *   of its agent processes sampled and reported, and bounded.
- *
- * Test lane: solo
+ * The load (100 clients at once, memory bounded) is serve-load.test.ts, which runs alone.
  */
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
 import { after, describe, it } from "node:test";
 import {
   ClientSideConnection,
@@ -25,57 +21,11 @@ import { within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { ClientHost, PROFILES } from "./support/client.js";
 import { hostClient, startConnect } from "./support/connect-process.js";
+import { cmdline, descendants } from "./support/process-tree.js";
 import { startServe, waitForExit, type ServeProcess } from "./support/serve-process.js";
 
 const STEP = { timeout: 120_000 };
 const TOKEN = "serve-faults-token";
-
-/** The command line of `pid` ("" when it is gone). */
-function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ").trim();
-  } catch {
-    return "";
-  }
-}
-
-/**
- * The pids of every live descendant of `root` (Linux: /proc), parents first, except the orphan guard's watchdog
- * (`node -e ...`, which lives as long as `root`): the agent processes and whatever they started.
- */
-function descendants(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  const found: number[] = [];
-  const visit = (pid: number) => {
-    for (const child of children.get(pid) ?? []) {
-      if (pid === root && cmdline(child).startsWith(`${process.execPath} -e`)) continue;
-      found.push(child);
-      visit(child);
-    }
-  };
-  visit(root);
-  return found;
-}
-
-/** The resident set size of `pid` in MiB, or 0 when it is gone. */
-function rssMiB(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match ? Number(match[1]) / 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
 
 const dirs: string[] = [];
 const serves: ServeProcess[] = [];
@@ -318,79 +268,3 @@ for (const profile of PROFILES) {
     );
   });
 }
-
-describe("100 concurrent acpkit clients streaming through acp serve", () => {
-  const CLIENTS = 100;
-  const CHUNKS = 1000;
-  it(
-    `${CLIENTS} clients (half WebSocket, half Streamable HTTP) get all ${CHUNKS} chunks each; server and ` +
-      `agent memory bounded`,
-    { timeout: 600_000 },
-    async (t) => {
-      const work = temp("acp-serve-load-");
-      const server = await serve(temp("acp-serve-data-"), 0, ["--max-connections", String(CLIENTS + 10)]);
-      const pid = server.child.pid!;
-      const baseline = rssMiB(pid);
-      let serverPeak = baseline;
-      let agentsPeak = 0;
-      let agentPeak = 0;
-      let agentCount = 0;
-      const sample = () => {
-        serverPeak = Math.max(serverPeak, rssMiB(pid));
-        const agents = descendants(pid).map(rssMiB);
-        agentCount = Math.max(agentCount, agents.length);
-        agentsPeak = Math.max(
-          agentsPeak,
-          agents.reduce((sum, rss) => sum + rss, 0),
-        );
-        agentPeak = Math.max(agentPeak, ...agents, 0);
-      };
-      const sampler = setInterval(sample, 250);
-      try {
-        const started = Date.now();
-        const results = await Promise.all(
-          Array.from({ length: CLIENTS }, async (_, index) => {
-            const host = new ClientHost(work);
-            const connection = new ClientSideConnection(
-              () => hostClient(host),
-              await connectRemote(server.url, {
-                profile: index % 2 === 0 ? "websocket" : "http",
-                token: TOKEN,
-                openTimeoutMs: 120_000,
-              }),
-            );
-            await connection.initialize({ protocolVersion: 1, clientCapabilities: {} });
-            const { sessionId } = await connection.newSession({ cwd: work, mcpServers: [] });
-            const { stopReason } = await connection.prompt({
-              sessionId,
-              prompt: [{ type: "text", text: `/stream ${CHUNKS}` }],
-            });
-            const received = host.texts(0, sessionId).length;
-            connection.close();
-            host.dispose();
-            return { stopReason, received };
-          }),
-        );
-        const seconds = (Date.now() - started) / 1000;
-        for (const result of results) assert.deepEqual(result, { stopReason: "end_turn", received: CHUNKS });
-        t.diagnostic(
-          `${CLIENTS * CHUNKS} updates to ${CLIENTS} acpkit clients in ${seconds.toFixed(1)} s; acp serve RSS ` +
-            `${baseline.toFixed(0)} MiB at start, peak ${serverPeak.toFixed(0)} MiB; ` +
-            (`${agentCount} agent processes, peak ${agentsPeak.toFixed(0)} MiB together, ` +
-              `${agentPeak.toFixed(0)} MiB the largest`),
-        );
-        assert.ok(serverPeak - baseline < 512, `acp serve's RSS grew by ${(serverPeak - baseline).toFixed(0)} MiB`);
-        assert.ok(agentPeak < 400, `an agent process reached ${agentPeak.toFixed(0)} MiB`);
-      } finally {
-        clearInterval(sampler);
-      }
-      await within(
-        (async () => {
-          while (descendants(pid).length > 0) await new Promise((resolve) => setTimeout(resolve, 100));
-        })(),
-        60_000,
-        "every agent process to be stopped after its client closed",
-      );
-    },
-  );
-});
