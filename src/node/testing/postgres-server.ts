@@ -1,7 +1,8 @@
 /**
- * Test helper: a real PostgreSQL 15 server for one test, in a temporary directory. `initdb` makes a fresh cluster,
- * `pg_ctl` starts, restarts and stops it; it listens on a free TCP port on 127.0.0.1 (password authentication,
- * scram-sha-256, a random password per server) and on a unix socket in the temporary directory (trust). When the
+ * Test helper: a real PostgreSQL 15 server for one test, in a temporary directory: a fresh cluster (a copy of one
+ * `initdb` made once per machine, see `copyTemplate`); `pg_ctl` starts, restarts and
+ * stops it; it listens on a free TCP port on 127.0.0.1 (password authentication, scram-sha-256, a random password per
+ * server) and on a unix socket in the temporary directory (trust). When the
  * tests run as root (PostgreSQL refuses root), the binaries run as the `postgres` system user, which Debian's
  * `postgresql` package creates, and the directory is handed to it. Never a system service. For tests only (not
  * shipped).
@@ -10,14 +11,27 @@
  * must run (`CI=true` on Linux, or `ACPKIT_REQUIRE_SERVICES=1`), it throws instead, so a missing package fails CI.
  */
 import { spawn, spawnSync, type SpawnOptions } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import {
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { freePort, mustRunServices } from "./services.js";
 
 /** Where Debian's `postgresql-15` puts the server programs; `ACPKIT_PG_BIN` overrides. */
 export const POSTGRES_BIN = process.env.ACPKIT_PG_BIN ?? "/usr/lib/postgresql/15/bin";
+
+/** Bumped when the template's `initdb` arguments change, so that an old template is not reused. */
+const TEMPLATE_VERSION = 1;
 
 /** A running (or stopped, between `stop` and `start`) test server. */
 export interface TestPostgres {
@@ -135,30 +149,12 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
   const password = randomBytes(18).toString("base64url");
   mkdirSync(socketDir, { mode: 0o700 });
   if (who.uid !== undefined) chownSync(socketDir, who.uid, who.gid!);
-  const pwfile = path.join(root, "pwfile");
-  writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
-  if (who.uid !== undefined) chownSync(pwfile, who.uid, who.gid!);
-
   try {
-    await run(who, path.join(POSTGRES_BIN, "initdb"), [
-      "-D",
-      dataDir,
-      "-U",
-      "postgres",
-      "--pwfile",
-      pwfile,
-      "--auth-local=trust",
-      "--auth-host=scram-sha-256",
-      "--no-locale",
-      "-E",
-      "UTF8",
-      "--no-sync",
-    ]);
+    await copyTemplate(who, dataDir);
   } catch (error) {
     rmSync(root, { recursive: true, force: true });
     throw error;
   }
-  rmSync(pwfile);
   const port = await freePort();
   const settings: Record<string, string> = {
     listen_addresses: "'127.0.0.1'",
@@ -238,11 +234,53 @@ export async function startTestPostgres(options: TestPostgresOptions = {}): Prom
   live.add(server);
   try {
     await server.start();
+    // The template's superuser has no password (it is shared); this server's is its own, set through the socket.
+    await server.psql(`ALTER USER postgres PASSWORD '${password}'`);
   } catch (error) {
     await server.close();
     throw error;
   }
   return server;
+}
+
+/**
+ * A fresh cluster's files, made once per machine and PostgreSQL build by `initdb` (a second of CPU and several of
+ * disk waits, paid by every test file otherwise) and copied for each server: `<tmpdir>/acpkit-pg-template-<key>`,
+ * owned by the user the servers run as. Made in a directory of its own and renamed into place, so that test files
+ * starting servers at once never see half a template (the loser of the rename removes its copy and takes the
+ * winner's).
+ */
+async function copyTemplate(who: RunAs, dataDir: string): Promise<void> {
+  const initdb = path.join(POSTGRES_BIN, "initdb");
+  const key = createHash("sha256")
+    .update(`${initdb}\0${statSync(initdb).mtimeMs}\0${process.getuid?.() ?? ""}\0${TEMPLATE_VERSION}`)
+    .digest("hex")
+    .slice(0, 16);
+  const template = path.join(tmpdir(), `acpkit-pg-template-${key}`);
+  if (!existsSync(path.join(template, "PG_VERSION"))) {
+    const making = mkdtempSync(path.join(tmpdir(), "acpkit-pg-template-new-"));
+    if (who.uid !== undefined) chownSync(making, who.uid, who.gid!);
+    try {
+      await run(who, initdb, [
+        "-D",
+        path.join(making, "data"),
+        "-U",
+        "postgres",
+        "--auth-local=trust",
+        "--auth-host=scram-sha-256",
+        "--no-locale",
+        "-E",
+        "UTF8",
+        "--no-sync",
+      ]);
+      renameSync(path.join(making, "data"), template);
+    } catch (error) {
+      if (!existsSync(path.join(template, "PG_VERSION"))) throw error;
+    } finally {
+      rmSync(making, { recursive: true, force: true });
+    }
+  }
+  await run(who, "cp", ["-a", template, dataDir]);
 }
 
 /** Runs a program (as `who`), resolving with its stdout; rejects with its stderr when it fails. */
