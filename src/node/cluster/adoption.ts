@@ -4,11 +4,14 @@
  * node). For each, it starts the agent again under the same connection id, replays the client's stored
  * `initialize`, reattaches the connection's sessions (`session/resume` where the agent advertises it, else
  * `session/load`, whose replayed updates are withheld: the client saw them), answers each prompt that was in flight
- * with an error that says so, and only then takes the client's waiting messages. A connection whose agent cannot
+ * with an error that says so, rebuilds the attachments of other clients to its shared sessions (`attachments.ts`,
+ * `session-restore.ts`), and only then takes the client's waiting messages. A connection whose agent cannot
  * reattach its sessions ends with a clear error.
  */
 import { observerAgent } from "../../remote/server/shared/observer-agent.js";
 import { errorText } from "../../remote/server/errors.js";
+import type { RestoredSession } from "../../remote/server/shared/session-relay.js";
+import { readAttachments } from "./attachments.js";
 import type { ClusterNode, Hosted } from "./cluster-node.js";
 import { CONNECTIONS, EVENTS, NODES, PROMPTS, SESSIONS } from "./schema.js";
 
@@ -74,7 +77,7 @@ async function adopt(
 ): Promise<void> {
   const started = performance.now();
   const { pool } = node;
-  const [events, sessions, prompts] = await Promise.all([
+  const [events, sessions, prompts, attachments] = await Promise.all([
     pool.query<{ last: string | null }>(`SELECT max(event_id) AS last FROM ${EVENTS} WHERE connection_id = $1`, [
       connectionId,
     ]),
@@ -86,6 +89,7 @@ async function adopt(
       `DELETE FROM ${PROMPTS} WHERE connection_id = $1 RETURNING session_id, request_id, kind`,
       [connectionId],
     ),
+    node.relay === undefined ? new Map<string, RestoredSession>() : readAttachments(node, connectionId),
   ]);
   const host = node.server.host({
     // A connection opened with a share token stays one: an agent of its own it never had.
@@ -173,6 +177,10 @@ async function adopt(
     return;
   }
   finishAdoption(hosted);
+  // The shared sessions' attachments are rebuilt before any client message reaches the agent.
+  for (const [sessionId, state] of attachments)
+    if (host.shared !== undefined && sessionRows.some((row) => row.session_id === sessionId))
+      node.relay?.restore(host.shared, sessionId, state);
   node.counters.adoptions++;
   node.logger.info("cluster: adopted a connection", {
     connectionId,

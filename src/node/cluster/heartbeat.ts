@@ -11,6 +11,7 @@
 import { adoptExpired } from "./adoption.js";
 import type { ClusterNode } from "./cluster-node.js";
 import {
+  ATTACHMENTS,
   CONNECTIONS,
   EVENTS,
   INBOX,
@@ -52,6 +53,7 @@ WITH gone AS (
 ), i AS (DELETE FROM ${INBOX} WHERE connection_id IN (SELECT connection_id FROM gone)
 ), ss AS (DELETE FROM ${SHARED_SESSIONS} WHERE host_connection IN (SELECT connection_id FROM gone)
 ), tk AS (DELETE FROM ${SHARE_TOKENS} WHERE host_connection IN (SELECT connection_id FROM gone)
+), at AS (DELETE FROM ${ATTACHMENTS} WHERE host_connection IN (SELECT connection_id FROM gone)
 ), r AS (DELETE FROM ${RELAY} WHERE node_id NOT IN (
     SELECT node_id FROM ${NODES} WHERE seen_at > now() - $1 * interval '1 millisecond')
 ), n AS (DELETE FROM ${NODES} WHERE seen_at < now() - interval '1 day'
@@ -157,6 +159,7 @@ export class Heartbeat {
           .take()
           .then(() => relay.publish())
           .then(() => relay.checkPeers())
+          .then(() => relay.checkOrphans())
           .catch((error: unknown) =>
             node.logger.warn("cluster: checking the nodes of shared-session attachments failed", {
               error: error instanceof Error ? node.redact(error).message : String(error),

@@ -20,6 +20,11 @@
  *   and `share_grant` on a connection opened with a share token (the one session it may observe, on any node).
  * - (3) `credential` on a connection: the fingerprint of the token it was opened with (`AccessPolicy.credentialOf`,
  *   never the token); its requests on every node must present the same one.
+ * - (4) `acpkit_cluster_attachments`: each attachment to a shared session (`shared-relay.ts`), written by the node
+ *   running the session: the participant's connection and node, role, history policy, share grant, how it is
+ *   described (client id, name, transport), and `last_seq`, the last numbered update sent to it (for a participant on
+ *   another node, written with the relayed batch that carried it). A node adopting the session's connection
+ *   (`host_connection`) rebuilds the attachments from here.
  * No foreign keys (their checks would cost more than the inserts): rows of a connection are written only while its
  * row exists, and deleted with it by the sweeper.
  * Never renumber or edit a released migration: add one.
@@ -43,6 +48,7 @@ export const NODES = "acpkit_cluster_nodes";
 export const RELAY = "acpkit_cluster_relay";
 export const SHARED_SESSIONS = "acpkit_cluster_shared_sessions";
 export const SHARE_TOKENS = "acpkit_cluster_share_tokens";
+export const ATTACHMENTS = "acpkit_cluster_attachments";
 
 export const CLUSTER_MIGRATIONS: MigrationSet = registerMigrations(CLUSTER_FEATURE, [
   {
@@ -139,5 +145,23 @@ CREATE TABLE ${SHARE_TOKENS} (
     version: 3,
     name: "bind each connection to the credential it was opened with",
     up: `ALTER TABLE ${CONNECTIONS} ADD COLUMN credential text;`,
+  },
+  {
+    version: 4,
+    name: "keep the shared sessions' attachments for the node that adopts a session",
+    up: `
+CREATE TABLE ${ATTACHMENTS} (
+  session_id text COLLATE "C" NOT NULL,
+  connection_id text COLLATE "C" NOT NULL,
+  host_connection text COLLATE "C" NOT NULL,
+  node_id text COLLATE "C" NOT NULL,
+  role text NOT NULL,
+  history_policy text NOT NULL,
+  share_grant text,
+  participant text NOT NULL,
+  last_seq bigint NOT NULL DEFAULT 0,
+  PRIMARY KEY (session_id, connection_id)
+);
+CREATE INDEX acpkit_cluster_attachments_by_host ON ${ATTACHMENTS} (host_connection);`,
   },
 ]);

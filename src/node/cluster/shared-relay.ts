@@ -12,18 +12,75 @@
  */
 import { createHash } from "node:crypto";
 import type { SharedSessionSummary } from "../../remote/server/shared/hub-support.js";
-import type { RelayEndpoint, RelayMessage, SessionRelay } from "../../remote/server/shared/session-relay.js";
+import type { AgentEnd } from "../../remote/server/shared/participant.js";
+import type {
+  AttachmentRecord,
+  RelayEndpoint,
+  RelayMessage,
+  RestoredSession,
+  SessionRelay,
+} from "../../remote/server/shared/session-relay.js";
+import { seqOfUpdate } from "../../remote/server/shared/session-history.js";
 import { WriteBatcher } from "../postgres/write-batcher.js";
 import type { ClusterNode } from "./cluster-node.js";
-import { CLUSTER_CHANNEL, CONNECTIONS, NODES, RELAY, SESSIONS, SHARE_TOKENS, SHARED_SESSIONS } from "./schema.js";
+import {
+  ATTACHMENTS,
+  CLUSTER_CHANNEL,
+  CONNECTIONS,
+  NODES,
+  RELAY,
+  SESSIONS,
+  SHARE_TOKENS,
+  SHARED_SESSIONS,
+} from "./schema.js";
 
+/** Relayed messages, and in the same statement the last seq each attachment was sent (a node adopting reads it). */
 const SEND = `
 WITH ins AS (
   INSERT INTO ${RELAY} (node_id, body)
   SELECT m.node_id, m.body FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS m(node_id, body, n) ORDER BY m.n
   RETURNING node_id
+), seqs AS (
+  UPDATE ${ATTACHMENTS} a SET last_seq = GREATEST(a.last_seq, u.seq)
+    FROM (SELECT v.session_id, v.connection_id, max(v.seq) AS seq
+            FROM unnest($3::text[], $4::text[], $5::bigint[]) AS v(session_id, connection_id, seq)
+           GROUP BY v.session_id, v.connection_id) u
+   WHERE a.session_id = u.session_id AND a.connection_id = u.connection_id
 )
 SELECT count(pg_notify('${CLUSTER_CHANNEL}', 'r:' || node_id)) AS n FROM (SELECT DISTINCT node_id FROM ins) x`;
+
+const SAVE = `
+INSERT INTO ${ATTACHMENTS} AS a
+  (session_id, connection_id, host_connection, node_id, role, history_policy, share_grant, participant, last_seq)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+                     $9::bigint[])
+ON CONFLICT (session_id, connection_id) DO UPDATE
+  SET host_connection = EXCLUDED.host_connection, node_id = EXCLUDED.node_id, role = EXCLUDED.role,
+      history_policy = EXCLUDED.history_policy, share_grant = EXCLUDED.share_grant,
+      participant = EXCLUDED.participant, last_seq = GREATEST(a.last_seq, EXCLUDED.last_seq)`;
+
+/** Only while this node runs the session's connection (a node that lost it leaves the records to the adopter). */
+const REMOVE = `
+DELETE FROM ${ATTACHMENTS} a USING unnest($1::text[], $2::text[]) AS v(session_id, connection_id)
+ WHERE a.session_id = v.session_id AND a.connection_id = v.connection_id
+   AND EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = a.host_connection AND c.owner_node = $3)`;
+
+/** Sessions that a node may still take over: their agent's connection is live (its owner alive or not). */
+const ADOPTABLE = `
+SELECT DISTINCT s.session_id FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id
+ WHERE s.session_id = ANY($1::text[]) AND s.params IS NOT NULL AND c.ended_at IS NULL AND c.ready`;
+
+/** What the relay's batcher writes, in order. */
+type RelayWrite =
+  | { readonly kind: "send"; readonly node: string; readonly body: string; readonly seq?: SentSeq }
+  | { readonly kind: "save"; readonly record: AttachmentRecord }
+  | { readonly kind: "remove"; readonly sessionId: string; readonly connectionId: string };
+
+interface SentSeq {
+  readonly sessionId: string;
+  readonly connectionId: string;
+  readonly seq: number;
+}
 
 const TAKE = `DELETE FROM ${RELAY} WHERE node_id = $1 RETURNING seq, body`;
 
@@ -55,7 +112,7 @@ SELECT t.session_id FROM ${SHARE_TOKENS} t JOIN ${CONNECTIONS} c ON c.connection
 
 /** The relay of one node's hub. */
 export class ClusterSharedRelay implements SessionRelay {
-  readonly #batcher: WriteBatcher<{ node: string; body: string }>;
+  readonly #batcher: WriteBatcher<RelayWrite>;
   #taking = false;
   #again = false;
   #publishTimer: ReturnType<typeof setTimeout> | undefined;
@@ -66,12 +123,77 @@ export class ClusterSharedRelay implements SessionRelay {
     private readonly node: ClusterNode,
     private readonly hub: RelayEndpoint,
   ) {
-    this.#batcher = new WriteBatcher({
-      maxBatch: 1000,
-      write: async (items) => {
-        await node.pool.query(SEND, [items.map((item) => item.node), items.map((item) => item.body)]);
-      },
-    });
+    this.#batcher = new WriteBatcher({ maxBatch: 1000, write: (items) => this.#write(items) });
+  }
+
+  /** A batch, in runs of one kind (records saved before the updates sent after them, removed after those). */
+  async #write(items: readonly RelayWrite[]): Promise<void> {
+    for (let start = 0; start < items.length;) {
+      const kind = items[start]!.kind;
+      let end = start + 1;
+      while (end < items.length && items[end]!.kind === kind) end++;
+      const run = items.slice(start, end);
+      start = end;
+      if (kind === "send") {
+        const sends = run as Extract<RelayWrite, { kind: "send" }>[];
+        const seqs = sends.flatMap((item) => (item.seq === undefined ? [] : [item.seq]));
+        await this.node.pool.query(SEND, [
+          sends.map((item) => item.node),
+          sends.map((item) => item.body),
+          seqs.map((seq) => seq.sessionId),
+          seqs.map((seq) => seq.connectionId),
+          seqs.map((seq) => seq.seq),
+        ]);
+      } else if (kind === "save") {
+        const records = (run as Extract<RelayWrite, { kind: "save" }>[]).map((item) => item.record);
+        await this.node.pool.query(SAVE, [
+          records.map((r) => r.sessionId),
+          records.map((r) => r.client.id),
+          records.map((r) => r.hostConnectionId),
+          records.map((r) => r.client.node),
+          records.map((r) => r.role),
+          records.map((r) => r.historyPolicy),
+          records.map((r) => r.client.shareGrant ?? null),
+          records.map((r) => JSON.stringify(r)),
+          records.map((r) => r.lastSeq),
+        ]);
+      } else {
+        const removed = run as Extract<RelayWrite, { kind: "remove" }>[];
+        await this.node.pool.query(REMOVE, [
+          removed.map((item) => item.sessionId),
+          removed.map((item) => item.connectionId),
+          this.nodeId,
+        ]);
+      }
+    }
+  }
+
+  /** Waits this long for a node to take over a session whose node stopped (its agent restarts, reloads it). */
+  get adoptionWaitMs(): number {
+    return this.node.settings.leaseMs * 3 + this.node.limits.initializeTimeoutMs;
+  }
+
+  attachmentSaved(record: AttachmentRecord): void {
+    this.#add({ kind: "save", record });
+  }
+
+  attachmentRemoved(sessionId: string, connectionId: string): void {
+    this.#add({ kind: "remove", sessionId, connectionId });
+  }
+
+  /** This node adopted `host`'s connection and reloaded `sessionId`: its hub rebuilds the attachments. */
+  restore(host: AgentEnd, sessionId: string, state: RestoredSession): void {
+    this.hub.restore(host, sessionId, state);
+  }
+
+  #add(item: RelayWrite): void {
+    if (this.#closed) return;
+    this.#batcher.add(item).catch((error: unknown) =>
+      this.node.logger.warn("cluster: a shared session's message or attachment could not be written", {
+        kind: item.kind === "send" ? (JSON.parse(item.body) as RelayMessage).kind : item.kind,
+        error: error instanceof Error ? this.node.redact(error).message : String(error),
+      }),
+    );
   }
 
   get nodeId(): string {
@@ -85,14 +207,13 @@ export class ClusterSharedRelay implements SessionRelay {
   }
 
   send(node: string, message: RelayMessage): void {
-    if (this.#closed) return;
-    this.#batcher.add({ node, body: JSON.stringify(message) }).catch((error: unknown) =>
-      this.node.logger.warn("cluster: a shared session's message to another node could not be written", {
-        node,
-        kind: message.kind,
-        error: error instanceof Error ? this.node.redact(error).message : String(error),
-      }),
-    );
+    // A numbered update for a participant: the attachment's last seq is written with it.
+    const seq = message.kind === "deliver" && message.sessionId !== undefined ? seqOfUpdate(message.text) : undefined;
+    const sent =
+      seq === undefined || message.kind !== "deliver"
+        ? undefined
+        : { sessionId: message.sessionId!, connectionId: message.to, seq };
+    this.#add({ kind: "send", node, body: JSON.stringify(message), ...(sent === undefined ? {} : { seq: sent }) });
   }
 
   /** Takes this node's relayed messages and hands them to the hub in order (woken by `r:`, and at each heartbeat). */
@@ -182,10 +303,15 @@ export class ClusterSharedRelay implements SessionRelay {
     return found.rows[0]?.share_grant ?? undefined;
   }
 
-  sessionClosed(sessionId: string): void {
+  sessionClosed(sessionId: string, hostConnectionId: string): void {
     if (this.#closed) return;
     this.node.pool
-      .query(`DELETE FROM ${SHARE_TOKENS} WHERE session_id = $1 AND node_id = $2`, [sessionId, this.nodeId])
+      .query(
+        `WITH t AS (DELETE FROM ${SHARE_TOKENS} WHERE session_id = $1 AND node_id = $2)
+         DELETE FROM ${ATTACHMENTS} a WHERE a.session_id = $1 AND a.host_connection = $3
+            AND EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = $3 AND c.owner_node = $2)`,
+        [sessionId, this.nodeId, hostConnectionId],
+      )
       .catch((error: unknown) =>
         this.node.logger.warn("cluster: a closed session's share tokens could not be deleted (they end with it)", {
           error: error instanceof Error ? this.node.redact(error).message : String(error),
@@ -207,10 +333,33 @@ export class ClusterSharedRelay implements SessionRelay {
     const living = new Set(alive.rows.map((row) => row.node_id));
     const gone = peers.filter((peer) => !living.has(peer));
     if (gone.length === 0) return;
-    this.node.logger.warn("cluster: nodes with shared-session attachments stopped; their attachments end", {
-      nodes: gone,
-    });
+    this.node.logger.warn(
+      "cluster: nodes with shared-session attachments stopped; waiting for their sessions' adoption",
+      {
+        nodes: gone,
+      },
+    );
     this.hub.peersGone(gone);
+  }
+
+  /**
+   * Local clients' attachments whose session's node stopped wait for the node that adopts the session; they end
+   * when the session's connection ended (nobody will), or after `adoptionWaitMs`. Called at each heartbeat.
+   */
+  async checkOrphans(): Promise<void> {
+    const orphans = this.hub.orphans();
+    if (orphans.length === 0 || this.#closed) return;
+    const sessions = [...new Set(orphans.map((orphan) => orphan.sessionId))];
+    const found = await this.node.pool.query<{ session_id: string }>(ADOPTABLE, [sessions]);
+    const adoptable = new Set(found.rows.map((row) => row.session_id));
+    const late = Date.now() - this.adoptionWaitMs;
+    const over = new Set(
+      orphans
+        .filter((orphan) => !adoptable.has(orphan.sessionId) || orphan.since < late)
+        .map((orphan) => orphan.sessionId),
+    );
+    if (over.size > 0)
+      this.hub.orphansEnded(over, "the node that ran the session stopped and no node took it over; attach again");
   }
 
   /** The node is closing: what is queued is still written. */

@@ -10,6 +10,7 @@ import {
   errorResponseText,
   resultResponseText,
   type ParticipantInfo,
+  type ParticipantRole,
 } from "./share-protocol.js";
 import type { SessionRelay } from "./session-relay.js";
 import type { SharedSession } from "./shared-session.js";
@@ -42,6 +43,34 @@ export interface SharedSessionSummary {
   readonly participants: readonly ParticipantInfo[];
   /** The node that runs the session (in a cluster). */
   readonly node?: string;
+}
+
+/** A live session as the listing shows it (`node`: the node that runs it, in a cluster). */
+export function summaryOf(session: SharedSession, node: string | undefined): SharedSessionSummary {
+  return {
+    sessionId: session.sessionId,
+    hostConnectionId: session.host.id,
+    hostConnected: !session.host.clientGone,
+    createdAt: session.createdAt,
+    turnRunning: session.turnRunning,
+    queue: session.queue,
+    pendingPermissions: session.pendingPermissions,
+    updates: session.history.lastSeq,
+    participants: session.participants,
+    ...(node === undefined ? {} : { node }),
+  };
+}
+
+/** Why a connection opened with a share token (`grant`) may not attach as asked; undefined when it may. */
+export function grantRefusal(
+  grant: string | undefined,
+  request: { sessionId: string; role: ParticipantRole },
+): string | undefined {
+  if (grant === undefined || (grant === request.sessionId && request.role === "observer")) return undefined;
+  return grant !== request.sessionId
+    ? `Not allowed: this connection's share token is for another session; it cannot attach to ${request.sessionId}`
+    : `Not allowed: a share token lets a client observe only; attach with role "observer", or use the ` +
+        `server's credentials to take part as a controller`;
 }
 
 /** Answers `message` (a request) with "session not found": true (it is taken). */

@@ -66,6 +66,14 @@ export class PromptQueue {
     if (!this.#startNext()) this.changed();
   }
 
+  /**
+   * The session was taken over by another node after `lastSeq` updates: prompt ids go on past any it had (each
+   * prompt had an update of its own, so there were at most that many).
+   */
+  skipIds(lastSeq: number): void {
+    this.#count = Math.max(this.#count, lastSeq);
+  }
+
   /** Whether `agentId` is the id the running turn was sent to the agent with. */
   owns(agentId: string): boolean {
     return this.#running?.agentId === agentId;

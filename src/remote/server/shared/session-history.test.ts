@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { SessionHistory } from "./session-history.js";
+import { seqOfUpdate, SessionHistory } from "./session-history.js";
 import { parseAttach } from "./share-protocol.js";
 
 const update = (text: string, meta?: unknown) => ({
@@ -75,4 +75,33 @@ test("an update kept as the agent wrote it is numbered when replayed, once", () 
   assert.equal(first.params.update.content.text, "raw");
   assert.equal(second.params._meta.acpkit.seq, 2);
   assert.deepEqual(history.replay(), history.replay());
+});
+
+test("a session taken over by another node: its reloaded history is renumbered to end where the numbering was", () => {
+  const history = new SessionHistory(1_000_000);
+  history.append(update("a"));
+  history.keep(JSON.stringify({ jsonrpc: "2.0", method: "session/update", params: update("raw") }), true);
+  history.append(update("c"));
+  history.rebase(40);
+  assert.equal(history.lastSeq, 40);
+  const replayed = history.replay().map((text) => JSON.parse(text));
+  assert.deepEqual(
+    replayed.map((one) => one.params._meta.acpkit.seq),
+    [38, 39, 40],
+  );
+  assert.deepEqual(
+    replayed.map((one) => one.params.update.content.text),
+    ["a", "raw", "c"],
+  );
+  assert.equal(seqOfUpdate(history.append(update("d"))), 41, "the next update follows");
+  history.rebase(10);
+  assert.equal(history.lastSeq, 41, "numbering never goes back");
+});
+
+test("the seq of a numbered update's text is read from its end; other texts have none", () => {
+  const history = new SessionHistory(0);
+  history.append(update("x"));
+  assert.equal(seqOfUpdate(history.append(update('"seq":99 in the text'))), 2);
+  assert.equal(seqOfUpdate('{"jsonrpc":"2.0","id":1,"result":{}}'), undefined);
+  assert.equal(seqOfUpdate(JSON.stringify({ params: { text: '"seq":5' + "x".repeat(60) } })), undefined);
 });

@@ -22,6 +22,14 @@ export function numberedUpdate(params: Record<string, unknown>, seq: number): st
   });
 }
 
+/** The seq of a numbered update's text (`numberedUpdate` puts it last), or undefined when it has none. */
+export function seqOfUpdate(text: string): number | undefined {
+  const at = text.lastIndexOf('"seq":');
+  if (at < 0 || at < text.length - 40) return undefined;
+  const seq = Number.parseInt(text.slice(at + 6), 10);
+  return Number.isSafeInteger(seq) && seq > 0 ? seq : undefined;
+}
+
 export class SessionHistory {
   #seq = 0;
   /** Kept updates: numbered texts, or (`#raw`) the agent's own text, numbered on replay. */
@@ -79,6 +87,25 @@ export class SessionHistory {
       this.#first = 0;
     }
     return seq;
+  }
+
+  /**
+   * The session was taken over by another node (its agent reloaded it here): numbering continues after `lastSeq`,
+   * the last number its participants may have been sent. The updates kept (the agent's replay while reloading) are
+   * renumbered to end at `lastSeq` (a `full` replay to a later joiner then runs straight into the live updates).
+   */
+  rebase(lastSeq: number): void {
+    if (lastSeq <= this.#seq) return;
+    const shift = lastSeq - this.#seq;
+    this.#seq = lastSeq;
+    for (let i = this.#first; i < this.#texts.length; i++) {
+      if (this.#raw[i]) continue;
+      const text = this.#texts[i]!;
+      const params = (JSON.parse(text) as { params: Record<string, unknown> }).params;
+      const numbered = numberedUpdate(params, (seqOfUpdate(text) ?? 0) + shift);
+      this.#texts[i] = numbered;
+      this.#chars += numbered.length - text.length;
+    }
   }
 
   /** The kept updates, oldest first, numbered. */

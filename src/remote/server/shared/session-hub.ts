@@ -15,7 +15,7 @@ import { PROTOCOL_METHODS } from "../../../protocol/index.js";
 import type { Logger } from "../../../jsonrpc/logger.js";
 import { idKey, METHODS, sessionIdOfParams } from "../../http-protocol.js";
 import { sessionIdOfResponse } from "../routing.js";
-import type { AgentEnd, ClientEnd } from "./participant.js";
+import type { AgentEnd, ClientEnd, Participant } from "./participant.js";
 import { SharedSession } from "./shared-session.js";
 import { ShareTokens } from "./share-tokens.js";
 import {
@@ -28,15 +28,26 @@ import {
   SESSION_DETACH,
   SESSION_SHARE,
 } from "./share-protocol.js";
-import { notFound, shareSession, type SharedSessionsOptions, type SharedSessionSummary } from "./hub-support.js";
+import {
+  grantRefusal,
+  notFound,
+  shareSession,
+  summaryOf,
+  type SharedSessionsOptions,
+  type SharedSessionSummary,
+} from "./hub-support.js";
 import {
   callMessage,
   CrossNode,
+  ORPHANED,
   RemoteClient,
   type RelayEndpoint,
   type RelayMessage,
+  type RestoredSession,
   type SessionRelay,
 } from "./session-relay.js";
+import { AgentLifetimes } from "./agent-lifetimes.js";
+import { attachmentRecord, restoreAttachments } from "./session-restore.js";
 
 export type { SharedSessionsOptions, SharedSessionSummary } from "./hub-support.js";
 
@@ -57,18 +68,16 @@ export class SessionHub implements RelayEndpoint {
   readonly #memberships = new Map<ClientEnd, Set<SharedSession>>();
   #nextId = 0;
   readonly #maxHistoryChars: number;
-  readonly #keepAlive: "controller" | "participant";
-  readonly #lingerMs: number;
-  /** Agents nobody keeps, waiting `lingerMs` before they are stopped. */
-  readonly #lingering = new Map<AgentEnd, ReturnType<typeof setTimeout>>();
+  readonly #lifetimes: AgentLifetimes;
 
   constructor(
     options: SharedSessionsOptions,
     readonly logger: Logger,
   ) {
     this.#maxHistoryChars = options.maxHistoryChars ?? 8 * 1024 * 1024;
-    this.#keepAlive = options.keepAlive ?? "controller";
-    this.#lingerMs = options.lingerMs ?? 0;
+    this.#lifetimes = new AgentLifetimes(options.keepAlive ?? "controller", options.lingerMs ?? 0, () =>
+      this.#sessions.values(),
+    );
   }
 
   readonly #services = {
@@ -80,7 +89,11 @@ export class SessionHub implements RelayEndpoint {
     release: (id: string) => void this.#ids.delete(id),
     participantsChanged: (session: SharedSession) => {
       this.#cross?.relay.changed();
-      this.#checkHost(session.host);
+      this.#lifetimes.check(session.host);
+    },
+    participantLeft: (session: SharedSession, participant: Participant) => {
+      if ((participant.client as unknown) !== session.host)
+        this.#cross?.relay.attachmentRemoved(session.sessionId, participant.client.id);
     },
   };
 
@@ -99,18 +112,7 @@ export class SessionHub implements RelayEndpoint {
 
   /** The live sessions, for `acp sessions`. */
   list(): SharedSessionSummary[] {
-    return [...this.#sessions.values()].map((session) => ({
-      sessionId: session.sessionId,
-      hostConnectionId: session.host.id,
-      hostConnected: !session.host.clientGone,
-      createdAt: session.createdAt,
-      turnRunning: session.turnRunning,
-      queue: session.queue,
-      pendingPermissions: session.pendingPermissions,
-      updates: session.history.lastSeq,
-      participants: session.participants,
-      ...(this.#cross === undefined ? {} : { node: this.#cross.relay.nodeId }),
-    }));
+    return [...this.#sessions.values()].map((session) => summaryOf(session, this.#cross?.relay.nodeId));
   }
 
   /** The live sessions of every node (this one's only, outside a cluster). */
@@ -140,15 +142,39 @@ export class SessionHub implements RelayEndpoint {
         this.relayed({ kind: "gone", from: client.info, reason: `its node (${node}) stopped` });
   }
 
+  orphans(): { sessionId: string; since: number }[] {
+    return this.#cross?.orphans() ?? [];
+  }
+
+  orphansEnded(sessionIds: ReadonlySet<string>, reason: string): void {
+    this.#cross?.orphansEnded(sessionIds, reason);
+  }
+
+  restore(host: AgentEnd, sessionId: string, state: RestoredSession): void {
+    const session = this.#sessions.get(sessionId);
+    const cross = this.#cross;
+    if (session === undefined || session.host !== host || cross === undefined) return;
+    for (const client of restoreAttachments(cross, session, state)) this.#member(client, session);
+    cross.relay.changed();
+    this.logger.info("a shared session's attachments were rebuilt here", { sessionId, lastSeq: state.lastSeq });
+  }
+
   /** A message another node's hub relayed to this one. */
   relayed(message: RelayMessage): void {
     const cross = this.#cross;
     if (cross === undefined) return;
     if (message.kind === "deliver" || message.kind === "left") return cross.toLocal(message);
+    if (message.kind === "moved") return cross.moved(message);
     const client = cross.remoteClient(message.from);
     if (message.kind === "gone") {
       this.clientGone(client, message.reason);
       return cross.forget(client);
+    }
+    if (message.kind === "leave") {
+      const session = this.#sessions.get(message.sessionId);
+      if (session !== undefined) this.#memberships.get(client)?.delete(session);
+      session?.clientGone(client, message.reason);
+      return this.#memberships.get(client)?.size ? undefined : cross.forget(client);
     }
     if (message.kind === "response") return void this.responseFromClient(client, message.message);
     const call = callMessage(message);
@@ -176,6 +202,7 @@ export class SessionHub implements RelayEndpoint {
     const cross = this.#cross;
     if (cross !== undefined && sessionId !== undefined && !this.#sessions.has(sessionId)) {
       const owner = cross.ownerOf(connection, sessionId);
+      if (owner === ORPHANED) return cross.orphanCall(connection, sessionId, message);
       if (owner !== undefined) {
         cross.forward(connection, sessionId, owner, message, chars);
         return true;
@@ -241,6 +268,7 @@ export class SessionHub implements RelayEndpoint {
     else if (this.#cross !== undefined && !(client instanceof RemoteClient)) {
       // Asked by a session of another node (the id names it): the answer goes to the nodes the client is attached to.
       const cross = this.#cross;
+      cross.answered(client, id);
       for (const node of cross.ownersOf(client))
         if (id.startsWith(`${ID_PREFIX}${node}-`))
           cross.relay.send(node, { kind: "response", from: cross.describe(client), message });
@@ -288,7 +316,7 @@ export class SessionHub implements RelayEndpoint {
 
   /** Whether `host`'s agent must outlive its client (someone else still uses one of its sessions). */
   retainsAgent(host: AgentEnd): boolean {
-    return this.#kept(host);
+    return this.#lifetimes.kept(host);
   }
 
   /** `client`'s connection went away (or lost its client): it leaves every session it is attached to. */
@@ -301,8 +329,7 @@ export class SessionHub implements RelayEndpoint {
 
   /** `host`'s agent ended: its sessions end, and everyone attached is told. */
   agentEnded(host: AgentEnd, reason: string): void {
-    clearTimeout(this.#lingering.get(host));
-    this.#lingering.delete(host);
+    this.#lifetimes.ended(host);
     for (const session of [...this.#sessions.values()]) if (session.host === host) this.#close(session, reason);
   }
 
@@ -325,7 +352,7 @@ export class SessionHub implements RelayEndpoint {
     const cross = this.#cross;
     if (cross === undefined) return;
     for (const client of remote) cross.left(client, session.sessionId);
-    cross.relay.sessionClosed(session.sessionId);
+    cross.relay.sessionClosed(session.sessionId, session.host.id);
     cross.relay.changed();
   }
 
@@ -348,19 +375,17 @@ export class SessionHub implements RelayEndpoint {
     }
     const session = this.#sessions.get(request.sessionId);
     if (session === undefined) return notFound(connection, message, request.sessionId);
-    const grant = connection.shareGrant;
-    if (grant !== undefined && (grant !== request.sessionId || request.role !== "observer")) {
-      const reason =
-        grant !== request.sessionId
-          ? `Not allowed: this connection's share token is for another session; it cannot attach to ${request.sessionId}`
-          : `Not allowed: a share token lets a client observe only; attach with role "observer", or use the ` +
-            `server's credentials to take part as a controller`;
-      connection.deliverToClient(errorResponseText(message.id, ERROR_NOT_ALLOWED, reason), request.sessionId);
+    const refused = grantRefusal(connection.shareGrant, request);
+    if (refused !== undefined) {
+      connection.deliverToClient(errorResponseText(message.id, ERROR_NOT_ALLOWED, refused), request.sessionId);
       return true;
     }
     session.attach(connection, message.id, request);
     if (session.participantOf(connection) !== undefined) this.#member(connection, session);
-    this.#cross?.relay.changed();
+    const cross = this.#cross;
+    const record = cross && attachmentRecord(cross, session, connection, request.historyPolicy);
+    if (record) cross!.relay.attachmentSaved(record);
+    cross?.relay.changed();
     this.logger.info("a client attached to a shared session", {
       sessionId: request.sessionId,
       connectionId: connection.id,
@@ -368,30 +393,5 @@ export class SessionHub implements RelayEndpoint {
       historyPolicy: request.historyPolicy,
     });
     return true;
-  }
-
-  #kept(host: AgentEnd): boolean {
-    for (const session of this.#sessions.values()) {
-      if (session.host !== host) continue;
-      for (const member of session.members)
-        if ((member.client as unknown) !== host && (this.#keepAlive === "participant" || member.isController))
-          return true;
-    }
-    return false;
-  }
-
-  #checkHost(host: AgentEnd): void {
-    clearTimeout(this.#lingering.get(host));
-    this.#lingering.delete(host);
-    if (!host.clientGone || this.#kept(host)) return;
-    const stop = () => {
-      this.#lingering.delete(host);
-      if (!this.#kept(host)) host.endAgent("nobody uses its shared sessions any more");
-    };
-    if (this.#lingerMs <= 0) return queueMicrotask(stop);
-    // The last one to leave restarts the wait: lingerMs after them, not after an earlier departure.
-    const timer = setTimeout(stop, this.#lingerMs);
-    timer.unref?.();
-    this.#lingering.set(host, timer);
   }
 }

@@ -2,7 +2,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { ClientEnd } from "./participant.js";
 import { ExactId } from "./share-protocol.js";
-import { callMessage, CrossNode, relayedCall, type RelayMessage, type SessionRelay } from "./session-relay.js";
+import {
+  callMessage,
+  CrossNode,
+  ORPHANED,
+  relayedCall,
+  type RelayMessage,
+  type SessionRelay,
+} from "./session-relay.js";
 
 /** A relay that keeps what it is asked to send (the cluster's writes it to PostgreSQL). */
 function recordingRelay(nodeId: string): SessionRelay & { sent: { node: string; message: RelayMessage }[] } {
@@ -18,6 +25,9 @@ function recordingRelay(nodeId: string): SessionRelay & { sent: { node: string; 
     tokenSession: async () => undefined,
     connectionGrant: async () => undefined,
     sessionClosed: () => {},
+    attachmentSaved: () => {},
+    attachmentRemoved: () => {},
+    adoptionWaitMs: 1000,
   };
 }
 
@@ -57,7 +67,7 @@ describe("the cross-node half of a hub", () => {
     assert.equal(callMessage(JSON.parse(JSON.stringify(relayedCall(info, prompt(7), 10)))).id, 7);
   });
 
-  it("when the session's node stops, the requests still waiting are answered and the session is reported ended", () => {
+  it("when the session's node stops, what waits on it is settled and the attachment waits for the adopting node", () => {
     const relay = recordingRelay("b");
     const cross = new CrossNode(relay);
     const client = localClient("c2");
@@ -68,17 +78,71 @@ describe("the cross-node half of a hub", () => {
       relay.sent.map((sent) => sent.node),
       ["a", "a"],
     );
-    // The owner answered the first one (delivered back): only the second still waits.
+    // The owner answered the first one (delivered back): only the second still waits; it asked for a permission.
     cross.toLocal({ kind: "deliver", to: "c2", sessionId: "s1", text: '{"jsonrpc":"2.0","id":1,"result":{}}' });
+    const asked = '{"jsonrpc":"2.0","id":"acpkit-mux-a-7","method":"session/request_permission","params":{}}';
+    cross.toLocal({ kind: "deliver", to: "c2", sessionId: "s1", text: asked });
     assert.deepEqual([...cross.peers()], ["a"]);
     assert.deepEqual(cross.nodeGone("a"), [], "no participants of node a here");
-    const texts = client.delivered.slice(1).map((one) => JSON.parse(one.text));
+    const texts = client.delivered.slice(2).map((one) => JSON.parse(one.text));
     assert.equal(texts.length, 2);
     assert.equal(texts[0].id, 2);
-    assert.match(texts[0].error.message, /stopped; attach again/);
-    assert.equal(texts[1].method, "_acpkit/session/ended");
-    assert.equal(cross.ownerOf(client, "s1"), undefined, "no longer relayed");
+    assert.match(texts[0].error.message, /went away during the turn/);
+    assert.deepEqual(texts[1], { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: "acpkit-mux-a-7" } });
+    assert.equal(cross.ownerOf(client, "s1"), ORPHANED, "waiting for the node that adopts the session");
     assert.deepEqual([...cross.peers()], []);
+    assert.deepEqual(
+      cross.orphans().map((orphan) => orphan.sessionId),
+      ["s1"],
+    );
+    // Meanwhile its requests are answered at once, with what is going on.
+    cross.orphanCall(client, "s1", prompt(3));
+    assert.match(JSON.parse(client.delivered.at(-1)!.text).error.message, /another node is taking the session over/);
+
+    // Node c took the session over: the client's messages go there now, nothing is settled twice.
+    const before = client.delivered.length;
+    cross.moved({ kind: "moved", to: "c2", sessionId: "s1", node: "c" });
+    assert.equal(cross.ownerOf(client, "s1"), "c");
+    assert.deepEqual(cross.orphans(), []);
+    assert.equal(client.delivered.length, before);
+    cross.forward(client, "s1", "c", prompt(4), 10);
+    assert.equal(relay.sent.at(-1)!.node, "c");
+
+    // A move for an attachment this node no longer has: the new owner is told to drop it.
+    cross.moved({ kind: "moved", to: "gone-client", sessionId: "s1", node: "c" });
+    assert.deepEqual(relay.sent.at(-1), {
+      node: "c",
+      message: {
+        kind: "leave",
+        from: { node: "b", id: "gone-client", transport: "http", sharingAware: true },
+        sessionId: "s1",
+        reason: "left meanwhile",
+      },
+    });
+  });
+
+  it("an orphaned attachment nobody takes over ends for its client", () => {
+    const relay = recordingRelay("b");
+    const cross = new CrossNode(relay);
+    const client = localClient("c2");
+    cross.attached(client, "s1", "a");
+    cross.nodeGone("a");
+    cross.orphansEnded(new Set(["s1"]), "nobody took it over");
+    assert.equal(JSON.parse(client.delivered.at(-1)!.text).method, "_acpkit/session/ended");
+    assert.equal(cross.ownerOf(client, "s1"), undefined, "no longer relayed");
+    assert.deepEqual(cross.orphans(), []);
+  });
+
+  it("a session taken over by this node: its local participant's attachment is no longer relayed", () => {
+    const relay = recordingRelay("b");
+    const cross = new CrossNode(relay);
+    const client = localClient("c2");
+    cross.attached(client, "s1", "a");
+    cross.forward(client, "s1", "a", prompt(1), 10);
+    assert.equal(cross.adoptedHere("c2", "s1"), client);
+    assert.match(JSON.parse(client.delivered[0]!.text).error.message, /went away during the turn/);
+    assert.equal(cross.ownerOf(client, "s1"), undefined);
+    assert.equal(cross.adoptedHere("c2", "s1"), undefined, "not attached elsewhere any more");
   });
 
   it("a departure the owner reports stops the relaying; a client that goes away tells each owner once", () => {

@@ -11,74 +11,24 @@
  * sent to it. The one-node path never comes here.
  */
 import type { Logger } from "../../../jsonrpc/logger.js";
-import { idKey, sessionIdOfParams } from "../../http-protocol.js";
-import { notFound, type SharedSessionSummary } from "./hub-support.js";
+import { sessionIdOfParams } from "../../http-protocol.js";
+import { notFound } from "./hub-support.js";
+import { OwnerWaits } from "./owner-waits.js";
 import type { ClientEnd } from "./participant.js";
+import type { RelayMessage, RemoteClientInfo, SessionRelay } from "./relay-protocol.js";
 import { errorResponseText, ExactId, notificationText } from "./share-protocol.js";
 
-/** A participant's connection as its own node describes it to the session's owner. */
-export interface RemoteClientInfo {
-  /** The node that holds the connection (where deliveries go). */
-  readonly node: string;
-  readonly id: string;
-  readonly transport: "http" | "websocket";
-  readonly clientInfo?: { readonly name?: string; readonly version?: string };
-  readonly sharingAware: boolean;
-  readonly shareGrant?: string;
-}
+/** The owner of an attachment whose session's node stopped, until another node takes the session over. */
+export const ORPHANED = "";
 
-/** A message between two nodes' hubs. */
-export type RelayMessage =
-  /** A participant's request or notification about a session of the owner (`session/attach` included). */
-  | {
-      readonly kind: "call";
-      readonly from: RemoteClientInfo;
-      readonly message: Record<string, unknown>;
-      readonly chars: number;
-      readonly rawId?: string;
-    }
-  /** A participant's answer to a request of the session (a permission, an fs or terminal request). */
-  | { readonly kind: "response"; readonly from: RemoteClientInfo; readonly message: Record<string, unknown> }
-  /** The participant's connection went away. */
-  | { readonly kind: "gone"; readonly from: RemoteClientInfo; readonly reason: string }
-  /** For the participant: a message's text on `sessionId`'s stream. */
-  | { readonly kind: "deliver"; readonly to: string; readonly sessionId?: string; readonly text: string }
-  /** For the participant's node: the connection is no longer attached to `sessionId` (detached, refused, ended). */
-  | { readonly kind: "left"; readonly to: string; readonly sessionId: string };
-
-/** What a cluster backend gives a node's hub. */
-export interface SessionRelay {
-  /** This node's id (the hub's request ids carry it, so they are unique across the cluster). */
-  readonly nodeId: string;
-  /** The node whose hub runs `sessionId`, when another node does (undefined: no live session by that id elsewhere). */
-  locate(sessionId: string): Promise<string | undefined>;
-  /** Sends `message` to `node`'s hub; messages to one node arrive in the order sent. Never throws. */
-  send(node: string, message: RelayMessage): void;
-  /** The hub's sessions or participants changed: the listing the other nodes read is refreshed soon. */
-  changed(): void;
-  /** The live sessions run by the other nodes. */
-  listElsewhere(): Promise<SharedSessionSummary[]>;
-  /** A share token was issued here: other nodes accept it once this resolves. */
-  tokenIssued(token: string, sessionId: string, hostConnectionId: string): Promise<void>;
-  /** The session a share token issued on another node lets its bearer observe, if it is live. */
-  tokenSession(token: string): Promise<string | undefined>;
-  /** The session a connection opened with a share token (on any node) may observe; undefined: none, or unknown. */
-  connectionGrant(connectionId: string): Promise<string | undefined>;
-  /** A session of this node ended: its share tokens and its listing go. */
-  sessionClosed(sessionId: string): void;
-}
-
-/** What the hub is to its backend's relay. */
-export interface RelayEndpoint {
-  /** A message another node relayed to this one. */
-  relayed(message: RelayMessage): void;
-  /** This node's live sessions (what the other nodes list). */
-  list(): SharedSessionSummary[];
-  /** The other nodes this one has attachments with (either way): their liveness is checked at each heartbeat. */
-  peers(): Set<string>;
-  /** Those nodes stopped (no heartbeat for a lease): their attachments end, nothing waits for them. */
-  peersGone(nodes: readonly string[]): void;
-}
+export type {
+  AttachmentRecord,
+  RelayEndpoint,
+  RelayMessage,
+  RemoteClientInfo,
+  RestoredSession,
+  SessionRelay,
+} from "./relay-protocol.js";
 
 /** A participant on another node, as the session's owner sees it: deliveries are relayed to its node. */
 export class RemoteClient implements ClientEnd {
@@ -145,11 +95,16 @@ export function callMessage(call: RelayMessage & { kind: "call" }): Record<strin
 export class CrossNode {
   /** On the owner: the participants on other nodes, by node and connection id. */
   readonly #remote = new Map<string, RemoteClient>();
-  /** On a participant's node: its local connections attached to sessions elsewhere, by session, with their owner. */
+  /**
+   * On a participant's node: its local connections attached to sessions elsewhere, by session, with their owner
+   * (`ORPHANED` while the owner stopped and no node took the session over yet).
+   */
   readonly #attached = new Map<ClientEnd, Map<string, string>>();
   readonly #locals = new Map<string, ClientEnd>();
-  /** On a participant's node: the requests relayed for each client, not answered yet (by id key). */
-  readonly #pending = new Map<ClientEnd, Map<string, { sessionId: string; id: unknown }>>();
+  /** On a participant's node: what each client waits for from the owners (its requests, their requests to it). */
+  readonly #waits = new OwnerWaits();
+  /** On a participant's node: orphaned attachments (client id, session id) and since when. */
+  readonly #orphaned = new Map<string, { client: ClientEnd; sessionId: string; since: number }>();
   /** Share grants of connections held by other nodes (a share-token request may reach any node). */
   readonly #grants = new Map<string, string>();
   /** Share tokens issued on other nodes, as last checked in the shared state. */
@@ -235,49 +190,109 @@ export class CrossNode {
     this.#locals.set(client.id, client);
   }
 
-  /** The node that runs `sessionId` for `client`, when `client` is attached to it there. */
+  /** The node that runs `sessionId` for `client` (`ORPHANED`: none now), when `client` is attached to it there. */
   ownerOf(client: ClientEnd, sessionId: string): string | undefined {
     return this.#attached.get(client)?.get(sessionId);
   }
 
   /** Relays a message of `client` about `sessionId` to its owner `node` (a request is remembered until answered). */
   forward(client: ClientEnd, sessionId: string, node: string, message: Record<string, unknown>, chars: number): void {
-    const key = "id" in message && "method" in message ? idKey(message.id) : undefined;
-    if (key !== undefined) {
-      let pending = this.#pending.get(client);
-      if (pending === undefined) this.#pending.set(client, (pending = new Map()));
-      pending.set(key, { sessionId, id: message.id });
-    }
+    this.#waits.relayed(client, sessionId, message);
     this.relay.send(node, relayedCall(this.describe(client), message, chars));
+  }
+
+  /** A message of `client` about `sessionId` while its node stopped and no node took it over yet. */
+  orphanCall(client: ClientEnd, sessionId: string, message: Record<string, unknown>): true {
+    if (!("id" in message)) return true;
+    if (message.method === "session/detach") {
+      this.#leaveLocal(client, sessionId);
+      client.deliverToClient(
+        JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { sessionId, status: "detached" } }),
+        sessionId,
+      );
+      return true;
+    }
+    const reason =
+      `Internal error: the node that ran session ${sessionId} stopped and another node is taking the session over ` +
+      `(this attachment goes on there); retry in a few seconds`;
+    client.deliverToClient(errorResponseText(message.id, -32603, reason), sessionId);
+    return true;
+  }
+
+  /** `client` answered a request a session of another node sent it (`id`). */
+  answered(client: ClientEnd, id: unknown): void {
+    this.#waits.answered(client, id);
   }
 
   /** Every node a local client is attached through, and every node with participants here. */
   peers(): Set<string> {
     const nodes = new Set<string>();
-    for (const sessions of this.#attached.values()) for (const node of sessions.values()) nodes.add(node);
+    for (const sessions of this.#attached.values())
+      for (const node of sessions.values()) if (node !== ORPHANED) nodes.add(node);
     for (const client of this.#remote.values()) nodes.add(client.info.node);
     return nodes;
   }
 
   /**
-   * `node` stopped. Each local client attached through it is answered for what it asked and told the session ended
-   * for it (it may attach again: the session may be adopted by another node). Its participants here are returned.
+   * `node` stopped. Each local client attached through it is answered for what it asked, its pending requests from
+   * the session are withdrawn, and its attachment waits for the node that adopts the session (`moved`; see
+   * `orphans`). Its participants here are returned.
    */
   nodeGone(node: string): RemoteClient[] {
     for (const [client, sessions] of [...this.#attached]) {
       for (const [sessionId, owner] of [...sessions]) {
         if (owner !== node) continue;
-        const reason = `the node that ran session ${sessionId} (${node}) stopped; attach again to follow it`;
-        for (const [key, pending] of [...(this.#pending.get(client) ?? [])]) {
-          if (pending.sessionId !== sessionId) continue;
-          this.#pending.get(client)!.delete(key);
-          client.deliverToClient(errorResponseText(pending.id, -32603, `Internal error: ${reason}`), sessionId);
-        }
-        client.deliverToClient(notificationText("_acpkit/session/ended", { sessionId, reason }), sessionId);
-        this.toLocal({ kind: "left", to: client.id, sessionId });
+        this.#waits.settle(client, sessionId, node, "another node is taking the session over: send it again there");
+        sessions.set(sessionId, ORPHANED);
+        this.#orphaned.set(`${client.id}\u0000${sessionId}`, { client, sessionId, since: Date.now() });
       }
     }
     return [...this.#remote.values()].filter((client) => client.info.node === node);
+  }
+
+  /** The orphaned attachments (waiting for the node that takes their session over). */
+  orphans(): { sessionId: string; since: number }[] {
+    return [...this.#orphaned.values()].map(({ sessionId, since }) => ({ sessionId, since }));
+  }
+
+  /** Nobody takes those sessions over (in time): their clients are told the session ended for them. */
+  orphansEnded(sessionIds: ReadonlySet<string>, reason: string): void {
+    for (const { client, sessionId } of [...this.#orphaned.values()]) {
+      if (!sessionIds.has(sessionId)) continue;
+      client.deliverToClient(notificationText("_acpkit/session/ended", { sessionId, reason }), sessionId);
+      this.#leaveLocal(client, sessionId);
+    }
+  }
+
+  /**
+   * A node took a session over with a local client in it (`moved`): the client's messages about it go there now.
+   * Whatever still waited on the old owner is settled. Unknown here (it left meanwhile): the new owner is told.
+   */
+  moved(message: RelayMessage & { kind: "moved" }): void {
+    const client = this.#locals.get(message.to);
+    const owner = client === undefined ? undefined : this.ownerOf(client, message.sessionId);
+    if (client === undefined || owner === undefined) {
+      const from = client === undefined ? this.#unknown(message.to) : this.describe(client);
+      this.relay.send(message.node, { kind: "leave", from, sessionId: message.sessionId, reason: "left meanwhile" });
+      return;
+    }
+    if (owner !== ORPHANED && owner !== message.node)
+      this.#waits.settle(client, message.sessionId, owner, "the session goes on there: send it again");
+    this.attached(client, message.sessionId, message.node);
+    this.#orphaned.delete(`${client.id}\u0000${message.sessionId}`);
+  }
+
+  /**
+   * This node took over a session that `connectionId`, a local connection, was attached to elsewhere: the local
+   * client, its attachment no longer relayed (what waited on the old owner settled); undefined when it is not here.
+   */
+  adoptedHere(connectionId: string, sessionId: string): ClientEnd | undefined {
+    const client = this.#locals.get(connectionId);
+    const owner = client === undefined ? undefined : this.ownerOf(client, sessionId);
+    if (client === undefined || owner === undefined) return undefined;
+    if (owner !== ORPHANED) this.#waits.settle(client, sessionId, owner, "the session goes on here: send it again");
+    this.#leaveLocal(client, sessionId);
+    return client;
   }
 
   /** The nodes `client` is attached through (where its answers to session requests go). */
@@ -289,11 +304,13 @@ export class CrossNode {
   clientGone(client: ClientEnd, reason: string): void {
     const sessions = this.#attached.get(client);
     if (sessions === undefined) return;
+    for (const sessionId of sessions.keys()) this.#orphaned.delete(`${client.id}\u0000${sessionId}`);
     this.#attached.delete(client);
     this.#locals.delete(client.id);
-    this.#pending.delete(client);
+    this.#waits.forget(client);
     const from = this.describe(client);
-    for (const node of new Set(sessions.values())) this.relay.send(node, { kind: "gone", from, reason });
+    for (const node of new Set(sessions.values()))
+      if (node !== ORPHANED) this.relay.send(node, { kind: "gone", from, reason });
   }
 
   /** A relayed delivery or departure for a local connection. */
@@ -301,22 +318,28 @@ export class CrossNode {
     const client = this.#locals.get(message.to);
     if (client === undefined) return;
     if (message.kind === "deliver") {
-      const pending = this.#pending.get(client);
-      // An answer (not an update: those are most of the traffic) settles a relayed request.
-      if (pending !== undefined && pending.size > 0 && !message.text.includes('"session/update"'))
-        answered(pending, message.text);
+      // Updates are most of the traffic and neither answer nor ask anything: not parsed.
+      if (!message.text.includes('"session/update"')) this.#waits.delivered(client, message.sessionId, message.text);
       client.deliverToClient(message.text, message.sessionId);
       return;
     }
+    this.#leaveLocal(client, message.sessionId);
+  }
+
+  #leaveLocal(client: ClientEnd, sessionId: string): void {
     const sessions = this.#attached.get(client);
-    sessions?.delete(message.sessionId);
-    for (const [key, pending] of [...(this.#pending.get(client) ?? [])])
-      if (pending.sessionId === message.sessionId) this.#pending.get(client)!.delete(key);
+    sessions?.delete(sessionId);
+    this.#orphaned.delete(`${client.id}\u0000${sessionId}`);
+    this.#waits.forget(client, sessionId);
     if (sessions?.size === 0) {
       this.#attached.delete(client);
       this.#locals.delete(client.id);
-      this.#pending.delete(client);
+      this.#waits.forget(client);
     }
+  }
+
+  #unknown(id: string): RemoteClientInfo {
+    return { node: this.relay.nodeId, id, transport: "http", sharingAware: true };
   }
 
   // The owner.
@@ -339,17 +362,4 @@ export class CrossNode {
   left(client: RemoteClient, sessionId: string): void {
     if (!client.gone) this.relay.send(client.info.node, { kind: "left", to: client.info.id, sessionId });
   }
-}
-
-/** Forgets the request a delivered answer settles, if the text is one. */
-function answered(pending: Map<string, unknown>, text: string): void {
-  let message: unknown;
-  try {
-    message = JSON.parse(text);
-  } catch {
-    return;
-  }
-  if (typeof message !== "object" || message === null || "method" in message || !("id" in message)) return;
-  const key = idKey((message as { id: unknown }).id);
-  if (key !== undefined) pending.delete(key);
 }

@@ -28,6 +28,7 @@ import {
   SESSION_DETACH,
   type AttachRequest,
   type ParticipantInfo,
+  type ParticipantRole,
 } from "./share-protocol.js";
 
 /** What a session gets from its hub. */
@@ -36,6 +37,8 @@ export interface SessionServices {
   release(id: string): void;
   /** Someone left, or the session's agent went quiet: the hub decides whether the agent lives on. */
   participantsChanged(session: SharedSession): void;
+  /** `participant` is no longer attached (detached, or its connection went away). */
+  participantLeft(session: SharedSession, participant: Participant): void;
 }
 
 /** Methods an observer may send (everything else session-scoped is refused). */
@@ -177,6 +180,38 @@ export class SharedSession implements SessionCore {
     this.#participants.set(client, participant);
   }
 
+  /** Taken over by this node (see `session-restore.ts`): numbering and prompt ids go on after `lastSeq`. */
+  resume(lastSeq: number): void {
+    this.history.rebase(lastSeq);
+    this.#queue.skipIds(lastSeq);
+  }
+
+  /**
+   * An attachment rebuilt on the node that took the session over (its agent's connection was adopted): the client
+   * goes on as it was (role, client id), with no replay (its stream continues after the last update it was sent).
+   */
+  restore(
+    client: ClientEnd,
+    record: { role: ParticipantRole; clientId: string; name?: string; version?: string },
+  ): void {
+    if (this.#participants.has(client)) return;
+    const participant = new Participant(
+      client,
+      this.sessionId,
+      record.role,
+      record.clientId,
+      record.name,
+      record.version,
+      true,
+    );
+    this.#participants.set(client, participant);
+  }
+
+  /** Everyone is told who is attached (`_acpkit/session/participants`). */
+  participantsChanged(): void {
+    this.#broadcast(PARTICIPANTS_CHANGED, { sessionId: this.sessionId, participants: this.participants });
+  }
+
   /** `session/detach` from `client`. */
   detach(client: ClientEnd, id: unknown): void {
     const participant = this.#participants.get(client);
@@ -304,6 +339,7 @@ export class SharedSession implements SessionCore {
       _meta: { acpkit: { reason, role: participant.role } },
     });
     this.#broadcast(PARTICIPANTS_CHANGED, { sessionId: this.sessionId, participants: this.participants });
+    this.services.participantLeft(this, participant);
     this.services.participantsChanged(this);
   }
 }

@@ -1,0 +1,113 @@
+/**
+ * What travels between the nodes' hubs of a cluster for shared sessions, and what a backend gives a hub
+ * (`SessionRelay`) and a hub is to it (`RelayEndpoint`). See session-relay.ts for how they are used.
+ */
+import type { SharedSessionSummary } from "./hub-support.js";
+import type { AgentEnd } from "./participant.js";
+import type { HistoryPolicy, ParticipantRole } from "./share-protocol.js";
+
+/** A participant's connection as its own node describes it to the session's owner. */
+export interface RemoteClientInfo {
+  /** The node that holds the connection (where deliveries go). */
+  readonly node: string;
+  readonly id: string;
+  readonly transport: "http" | "websocket";
+  readonly clientInfo?: { readonly name?: string; readonly version?: string };
+  readonly sharingAware: boolean;
+  readonly shareGrant?: string;
+}
+
+/** A message between two nodes' hubs. */
+export type RelayMessage =
+  /** A participant's request or notification about a session of the owner (`session/attach` included). */
+  | {
+      readonly kind: "call";
+      readonly from: RemoteClientInfo;
+      readonly message: Record<string, unknown>;
+      readonly chars: number;
+      readonly rawId?: string;
+    }
+  /** A participant's answer to a request of the session (a permission, an fs or terminal request). */
+  | { readonly kind: "response"; readonly from: RemoteClientInfo; readonly message: Record<string, unknown> }
+  /** The participant's connection went away. */
+  | { readonly kind: "gone"; readonly from: RemoteClientInfo; readonly reason: string }
+  /** The participant is no longer attached to `sessionId` (the owner learns it from a `moved` it could not take). */
+  | { readonly kind: "leave"; readonly from: RemoteClientInfo; readonly sessionId: string; readonly reason: string }
+  /** For the participant's node: `node` took `sessionId` over (it adopted its agent's connection), with `to` in it. */
+  | { readonly kind: "moved"; readonly to: string; readonly sessionId: string; readonly node: string }
+  /** For the participant: a message's text on `sessionId`'s stream. */
+  | { readonly kind: "deliver"; readonly to: string; readonly sessionId?: string; readonly text: string }
+  /** For the participant's node: the connection is no longer attached to `sessionId` (detached, refused, ended). */
+  | { readonly kind: "left"; readonly to: string; readonly sessionId: string };
+
+/** What a cluster backend gives a node's hub. */
+export interface SessionRelay {
+  /** This node's id (the hub's request ids carry it, so they are unique across the cluster). */
+  readonly nodeId: string;
+  /** The node whose hub runs `sessionId`, when another node does (undefined: no live session by that id elsewhere). */
+  locate(sessionId: string): Promise<string | undefined>;
+  /** Sends `message` to `node`'s hub; messages to one node arrive in the order sent. Never throws. */
+  send(node: string, message: RelayMessage): void;
+  /** The hub's sessions or participants changed: the listing the other nodes read is refreshed soon. */
+  changed(): void;
+  /** The live sessions run by the other nodes. */
+  listElsewhere(): Promise<SharedSessionSummary[]>;
+  /** A share token was issued here: other nodes accept it once this resolves. */
+  tokenIssued(token: string, sessionId: string, hostConnectionId: string): Promise<void>;
+  /** The session a share token issued on another node lets its bearer observe, if it is live. */
+  tokenSession(token: string): Promise<string | undefined>;
+  /** The session a connection opened with a share token (on any node) may observe; undefined: none, or unknown. */
+  connectionGrant(connectionId: string): Promise<string | undefined>;
+  /** A session of this node ended: its share tokens, its listing and its attachments' records go. */
+  sessionClosed(sessionId: string, hostConnectionId: string): void;
+  /** A client attached to a session of this node: recorded, for a node that adopts the session's connection. */
+  attachmentSaved(record: AttachmentRecord): void;
+  /** That client left the session: its record goes. */
+  attachmentRemoved(sessionId: string, connectionId: string): void;
+  /**
+   * How long a participant's node waits, after the node running its session stopped, for another node to take the
+   * session over (a `moved`) before it tells the client the session ended for it.
+   */
+  readonly adoptionWaitMs: number;
+}
+
+/** An attachment as the node running the session records it (a node adopting the session rebuilds it from this). */
+export interface AttachmentRecord {
+  readonly sessionId: string;
+  readonly hostConnectionId: string;
+  /** The participant's connection, and the node that holds it. */
+  readonly client: RemoteClientInfo;
+  readonly role: ParticipantRole;
+  readonly historyPolicy: HistoryPolicy;
+  readonly clientId: string;
+  readonly name?: string;
+  readonly version?: string;
+  /** The last numbered update sent to it (at attach: the seq its stream continues after). */
+  readonly lastSeq: number;
+}
+
+/** A session being rebuilt on the node that adopted its agent's connection. */
+export interface RestoredSession {
+  /** The last seq any participant may have been sent: the session's numbering continues after it. */
+  readonly lastSeq: number;
+  /** The attachments to rebuild (of participants whose own node lives). */
+  readonly attachments: readonly AttachmentRecord[];
+}
+
+/** What the hub is to its backend's relay. */
+export interface RelayEndpoint {
+  /** A message another node relayed to this one. */
+  relayed(message: RelayMessage): void;
+  /** This node's live sessions (what the other nodes list). */
+  list(): SharedSessionSummary[];
+  /** The other nodes this one has attachments with (either way): their liveness is checked at each heartbeat. */
+  peers(): Set<string>;
+  /** Those nodes stopped (no heartbeat for a lease): their attachments end, nothing waits for them. */
+  peersGone(nodes: readonly string[]): void;
+  /** Attachments of local clients whose session's node stopped, waiting for another node to take the session over. */
+  orphans(): { sessionId: string; since: number }[];
+  /** The sessions of those that nobody will take over (or not in time): they end for their clients. */
+  orphansEnded(sessionIds: ReadonlySet<string>, reason: string): void;
+  /** This node adopted `host`'s connection and its agent reloaded `sessionId`: its attachments are rebuilt here. */
+  restore(host: AgentEnd, sessionId: string, state: RestoredSession): void;
+}
