@@ -80,7 +80,15 @@ export {
 export { InitializeFailure } from "./errors.js";
 export type { SharedSessionsOptions, SharedSessionSummary } from "./shared/session-hub.js";
 export type { QueueSnapshot } from "./shared/prompt-queue.js";
-export type { RelayEndpoint, RelayMessage, RemoteClientInfo, SessionRelay } from "./shared/session-relay.js";
+export type {
+  AttachmentRecord,
+  RelayEndpoint,
+  RelayMessage,
+  RemoteClientInfo,
+  RestoredSession,
+  SessionRelay,
+} from "./shared/session-relay.js";
+export type { AgentEnd } from "./shared/participant.js";
 export {
   SESSION_ATTACH,
   SESSION_DETACH,

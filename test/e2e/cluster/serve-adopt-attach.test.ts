@@ -150,6 +150,8 @@ test(
     assert.equal(observer.permissionsAsked, 0);
     await observer.until(() => observer.kind("permission_resolved").length === 1, "the outcome on the observer");
     assert.equal(observer.kind("permission_resolved")[0]!.update.resolvedBy.name, "controller");
+    for (const who of [controller, observer])
+      await who.until(() => who.kind("turn_complete").length === 3, "the permission turn's end");
     assert.deepEqual(seqs(observer), seqs(controller));
     console.log(
       `SIGKILL to the failed prompt: ${Math.round(failedMs)} ms; to the rebuilt session's notice: ` +

@@ -64,11 +64,6 @@ export interface SessionRelay {
   attachmentSaved(record: AttachmentRecord): void;
   /** That client left the session: its record goes. */
   attachmentRemoved(sessionId: string, connectionId: string): void;
-  /**
-   * How long a participant's node waits, after the node running its session stopped, for another node to take the
-   * session over (a `moved`) before it tells the client the session ended for it.
-   */
-  readonly adoptionWaitMs: number;
 }
 
 /** An attachment as the node running the session records it (a node adopting the session rebuilds it from this). */

@@ -27,7 +27,6 @@ function recordingRelay(nodeId: string): SessionRelay & { sent: { node: string; 
     sessionClosed: () => {},
     attachmentSaved: () => {},
     attachmentRemoved: () => {},
-    adoptionWaitMs: 1000,
   };
 }
 
