@@ -22,7 +22,10 @@ export interface ExecRun {
   /** Output so far. */
   stdout(): string;
   stderr(): string;
-  /** Resolves once stdout (or stderr) contains `text`. */
+  /**
+   * Resolves once stdout (or stderr) contains `text`; rejects with both outputs after `timeoutMs` (30 s: the agent and
+   * the exec start on a machine that may be running three test files at once).
+   */
   waitFor(text: string, stream?: "stdout" | "stderr", timeoutMs?: number): Promise<void>;
 }
 
@@ -59,7 +62,7 @@ export function startExec(
     done,
     stdout: () => stdout,
     stderr: () => stderr,
-    waitFor(text, stream = "stdout", timeoutMs = 10_000) {
+    waitFor(text, stream = "stdout", timeoutMs = 30_000) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(
           () =>
