@@ -3,6 +3,9 @@
  * are adapted here; `src/node/` adapts Node streams directly (no web-stream hop on the hot path).
  */
 
+import { nodeWritableOf, takeNodeReadable } from "./node-web-origins.js";
+import { nodeWebByteSource } from "./node-web-source.js";
+
 /** What a byte source reports to, in order: chunks, then exactly one of `end` or `error`. */
 export interface ByteSourceHandlers {
   chunk(bytes: Uint8Array): void;
@@ -68,8 +71,37 @@ function afterThisTurn(): Promise<void> {
   return new Promise<void>((resolve) => nextTurn(resolve));
 }
 
-/** A `ByteSource` over a web `ReadableStream<Uint8Array>`. The reader is taken on `start`. */
+/**
+ * A `ByteSource` over a web `ReadableStream<Uint8Array>`. The reader is taken on `start`; when `Readable.toWeb` made
+ * the stream (and it is untouched), its Node stream is read directly (`node-web-source.ts`).
+ */
 export function webByteSource(input: ReadableStream<Uint8Array>): ByteSource {
+  let chosen: ByteSource | undefined;
+  let paused = false;
+  return {
+    start(handlers) {
+      const node = takeNodeReadable(input);
+      chosen = node === undefined ? pumpedWebByteSource(input) : nodeWebByteSource(input, node);
+      if (paused) chosen.pause();
+      chosen.start(handlers);
+    },
+    pause() {
+      paused = true;
+      chosen?.pause();
+    },
+    resume() {
+      paused = false;
+      chosen?.resume();
+    },
+    cancel() {
+      chosen ??= pumpedWebByteSource(input);
+      chosen.cancel();
+    },
+  };
+}
+
+/** A `ByteSource` reading a web `ReadableStream<Uint8Array>` with a reader, one chunk per `read()`. */
+function pumpedWebByteSource(input: ReadableStream<Uint8Array>): ByteSource {
   let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
   let cancelled = false;
   let paused = false;
@@ -141,6 +173,7 @@ export interface WebByteSinkOptions {
 export function webByteSink(output: WritableStream<Uint8Array>, options: WebByteSinkOptions = {}): ByteSink {
   const encoder = new TextEncoder();
   const closeOutput = options.closeOutput ?? true;
+  const node = nodeWritableOf(output);
   let writer: WritableStreamDefaultWriter<Uint8Array> | undefined;
   let last: Promise<void> = Promise.resolve();
   const release = (): void => {
@@ -151,6 +184,22 @@ export function webByteSink(output: WritableStream<Uint8Array>, options: WebByte
   return {
     write(data) {
       writer ??= output.getWriter();
+      // Made by `Writable.toWeb`, with nothing of its own queued (a full desired size: not closed, not errored, no
+      // write of its owner pending): written to the Node stream directly, settled by Node's callback, as over a Node
+      // stream; otherwise through the web stream, which orders and refuses writes as it always did.
+      if (
+        node !== undefined &&
+        writer.desiredSize === node.writableHighWaterMark &&
+        !node.destroyed &&
+        !node.writableEnded
+      ) {
+        last = new Promise<void>((resolve, reject) => {
+          const settle = (error?: Error | null): void => (error ? reject(error) : resolve());
+          if (typeof data === "string") node.write(data, "utf8", settle);
+          else node.write(data, settle);
+        });
+        return last;
+      }
       last = writer.write(typeof data === "string" ? encoder.encode(data) : data);
       return last.then(afterThisTurn);
     },

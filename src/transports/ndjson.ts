@@ -9,8 +9,12 @@ import type { Stream } from "../jsonrpc/link.js";
 import { webByteSink, webByteSource } from "./bytes.js";
 import { streamFromLink, type LinkStreamOptions } from "./link-streams.js";
 import { NdJsonLink, type NdJsonLinkOptions } from "./ndjson-link.js";
+import { installNodeWebOrigins } from "./node-web-origins.js";
 
 export { DEFAULT_MAX_MESSAGE_BYTES } from "./serialize.js";
+
+// Streams that `Readable.toWeb`/`Writable.toWeb` make from now on are read and written through their Node streams.
+installNodeWebOrigins();
 
 /**
  * Options of `ndJsonStream`. `maxMessageBytes` is the official SDK's option; the rest are acpkit extras.
