@@ -1,6 +1,7 @@
 /**
  * Byte endpoints under the newline-delimited JSON link: a source of chunks and a sink of text. Web streams
- * are adapted here; `src/node/` adapts Node streams directly (no web-stream hop on the hot path).
+ * are adapted here (those made by `Readable.toWeb`/`Writable.toWeb` through their Node streams: `node-web-origins.ts`);
+ * `src/node/` adapts Node streams directly (no web-stream hop on the hot path).
  */
 
 import { nodeWritableOf, takeNodeReadable } from "./node-web-origins.js";

@@ -13,7 +13,8 @@ import { installNodeWebOrigins } from "./node-web-origins.js";
 
 export { DEFAULT_MAX_MESSAGE_BYTES } from "./serialize.js";
 
-// Streams that `Readable.toWeb`/`Writable.toWeb` make from now on are read and written through their Node streams.
+// Streams that `Readable.toWeb`/`Writable.toWeb` make from now on are read and written through their Node streams
+// (`node-web-origins.ts`).
 installNodeWebOrigins();
 
 /**
@@ -42,6 +43,7 @@ export function ndJsonStream(
   input: ReadableStream<Uint8Array>,
   options: NdJsonStreamOptions = {},
 ): Stream {
+  installNodeWebOrigins(); // for the streams made from now on, if node:stream was not loaded before
   return streamFromLink(
     new NdJsonLink(webByteSource(input), webByteSink(output, { closeOutput: false }), options),
     options,

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
 import { describe, it } from "node:test";
 import { PassThrough, Readable, Writable } from "node:stream";
 import { webByteSink, webByteSource, type ByteSourceHandlers } from "./bytes.js";
@@ -163,5 +164,22 @@ describe("streams made by Writable.toWeb", () => {
     node.on("error", () => {});
     const sink = webByteSink(toWebWritable(node), { closeOutput: false });
     await assert.rejects(sink.write("x\n"), failure);
+  });
+});
+
+describe("installNodeWebOrigins", () => {
+  it("does not load node:stream for an import of acpkit, and wraps toWeb once a later ndJsonStream finds it loaded", () => {
+    // A fresh process: this test file has node:stream loaded already.
+    const ndjson = new URL("./ndjson.js", import.meta.url).href;
+    const script = `
+      const { ndJsonStream } = await import(${JSON.stringify(ndjson)});
+      const loadedAtImport = process.moduleLoadList.includes("NativeModule stream");
+      const { Readable } = process.getBuiltinModule("node:stream");
+      const before = Readable.toWeb[Symbol.for("acpkit.nodeWebOrigins.wrapped")] === true;
+      ndJsonStream(new WritableStream(), new ReadableStream());
+      const after = Readable.toWeb[Symbol.for("acpkit.nodeWebOrigins.wrapped")] === true;
+      process.stdout.write(JSON.stringify({ loadedAtImport, before, after }));`;
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+    assert.deepEqual(JSON.parse(out), { loadedAtImport: false, before: false, after: true });
   });
 });

@@ -110,12 +110,24 @@ function noteWritable(web: object, stream: unknown): void {
 
 let installed = false;
 
-/** Wraps `Readable.toWeb` and `Writable.toWeb` of `node:stream` (once per process), where Node lets us reach them. */
+/**
+ * Wraps `Readable.toWeb` and `Writable.toWeb` of `node:stream` (once per process), where Node lets us reach them. Only
+ * once `node:stream` is loaded: loading it would cost an import of acpkit a few milliseconds, and code that makes web
+ * streams of Node streams has loaded it (a static import is loaded before the importing modules run); until then each
+ * call tries again (`ndJsonStream` calls it too).
+ */
 export function installNodeWebOrigins(): void {
   if (installed) return;
+  const node = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown; moduleLoadList?: unknown } })
+    .process;
+  const get = node?.getBuiltinModule;
+  if (typeof get !== "function") {
+    installed = true;
+    return;
+  }
+  const loaded = node!.moduleLoadList;
+  if (Array.isArray(loaded) && !loaded.includes("NativeModule stream")) return;
   installed = true;
-  const get = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule;
-  if (typeof get !== "function") return;
   let stream: { Readable?: unknown; Writable?: unknown } | undefined;
   try {
     stream = get("node:stream") as typeof stream;
