@@ -4,7 +4,9 @@
  */
 import { runBridge } from "../apps/connect/bridge.js";
 import {
+  flagValue,
   noRemoteAgentFlags,
+  REMOTE_AGENT_HINTS,
   remoteAgentUsage,
   remoteAgentSpec,
   setRemoteAgentFlag,
@@ -33,6 +35,30 @@ ${remoteAgentUsage("the remote agent")}
   -h, --help               this help
 `;
 
+/** The options that take a value (as `--flag value` or `--flag=value`). */
+const VALUE_FLAGS: ReadonlySet<string> = new Set([
+  "--token",
+  "--token-file",
+  "--header",
+  "--profile",
+  "--connect-timeout",
+  "--request-timeout",
+  "--reconnect-attempts",
+]);
+
+/** What each value wants, for "needs a value" errors. */
+const VALUE_HINTS: Readonly<Record<string, string>> = {
+  ...REMOTE_AGENT_HINTS,
+  "--connect-timeout": "seconds, e.g. --connect-timeout 10",
+  "--request-timeout": "seconds, e.g. --request-timeout 60",
+  "--reconnect-attempts": "a whole number, e.g. --reconnect-attempts 5",
+};
+
+/** Whether `word` is one of `acp connect`'s options (never taken as another option's value). */
+function isConnectOption(word: string): boolean {
+  return VALUE_FLAGS.has(word) || word === "--reconnect" || word === "--help" || word === "-h";
+}
+
 /** Runs `acp connect` with its arguments; resolves with the exit code. */
 export async function connectCommand(args: readonly string[]): Promise<number> {
   const flags = noRemoteAgentFlags();
@@ -48,34 +74,39 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
         process.stdout.write(connectUsage);
         return 0;
       }
-      if (arg === "--reconnect") {
-        reconnect = true;
-        continue;
-      }
       if (!arg.startsWith("--")) {
         if (url !== undefined) throw new UsageError(`one URL only; got "${url}" and "${arg}"`);
         url = arg;
         continue;
       }
-      const value = args[++i];
-      if (value === undefined) throw new UsageError(`${arg} needs a value`);
-      if (setRemoteAgentFlag(flags, arg, value)) continue;
-      if (arg === "--connect-timeout" || arg === "--request-timeout") {
+      const eq = arg.indexOf("=");
+      const flag = eq > 0 ? arg.slice(0, eq) : arg;
+      if (flag === "--reconnect") {
+        if (flag !== arg) throw new UsageError(`--reconnect takes no value (got "${arg}")`);
+        reconnect = true;
+        continue;
+      }
+      if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown option ${flag} (acp connect --help lists them)`);
+      let value: string;
+      if (flag !== arg) value = arg.slice(eq + 1);
+      else value = flagValue(args, ++i, flag, isConnectOption, VALUE_HINTS[flag] ?? "acp connect --help");
+      if (setRemoteAgentFlag(flags, flag, value)) continue;
+      if (flag === "--connect-timeout" || flag === "--request-timeout") {
         const seconds = Number(value);
         if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_000_000)
-          throw new UsageError(`${arg} takes a positive number of seconds; got "${value}"`);
-        if (arg === "--connect-timeout") connectTimeoutMs = Math.max(1, Math.round(seconds * 1000));
+          throw new UsageError(`${flag} takes a positive number of seconds; got "${value}"`);
+        if (flag === "--connect-timeout") connectTimeoutMs = Math.max(1, Math.round(seconds * 1000));
         else requestTimeoutMs = Math.max(1, Math.round(seconds * 1000));
-      } else if (arg === "--reconnect-attempts") {
+      } else {
         const attempts = Number(value);
         if (!Number.isInteger(attempts) || attempts < 1)
           throw new UsageError(`--reconnect-attempts takes a whole number >= 1; got "${value}"`);
         reconnectAttempts = attempts;
         reconnect = true;
-      } else throw new UsageError(`unknown option ${arg} (acp connect --help lists them)`);
+      }
     }
     if (url === undefined) throw new UsageError("no URL: acp connect http(s)://HOST/acp (or ws(s)://...)");
-    const spec = remoteAgentSpec(url, flags);
+    const spec = remoteAgentSpec(url, flags, process.env, (text) => process.stderr.write(`acp connect: ${text}\n`));
     if (spec === undefined) throw new UsageError(`"${url}" is not an http(s):// or ws(s):// URL`);
     const code = await runBridge({
       ...spec,
