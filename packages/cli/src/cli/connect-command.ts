@@ -28,6 +28,8 @@ ${remoteAgentUsage("the remote agent")}
   --connect-timeout S      seconds the server has to accept the connection and answer the first message
                            (default 30)
   --request-timeout S      seconds each HTTP request has for its answer (status and headers; default 60)
+  --ping-interval S        WebSocket: ping the server this often; one that answers nothing by the next ping is gone
+                           (exit 1; default 15, 0 turns it off)
   --reconnect              when the remote drops, reconnect and reattach the editor's sessions (session/resume or
                            session/load); a turn in flight fails, each session gets a notice, stderr logs each step
   --reconnect-attempts N   attempts before giving up (implies --reconnect; default 10; backoff from 0.25 s up
@@ -43,6 +45,7 @@ const VALUE_FLAGS: ReadonlySet<string> = new Set([
   "--profile",
   "--connect-timeout",
   "--request-timeout",
+  "--ping-interval",
   "--reconnect-attempts",
 ]);
 
@@ -51,6 +54,7 @@ const VALUE_HINTS: Readonly<Record<string, string>> = {
   ...REMOTE_AGENT_HINTS,
   "--connect-timeout": "seconds, e.g. --connect-timeout 10",
   "--request-timeout": "seconds, e.g. --request-timeout 60",
+  "--ping-interval": "seconds, e.g. --ping-interval 15 (0: off)",
   "--reconnect-attempts": "a whole number, e.g. --reconnect-attempts 5",
 };
 
@@ -65,6 +69,7 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
   let url: string | undefined;
   let connectTimeoutMs: number | undefined;
   let requestTimeoutMs: number | undefined;
+  let pingIntervalMs: number | undefined;
   let reconnect = false;
   let reconnectAttempts = 10;
   try {
@@ -97,6 +102,11 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
           throw new UsageError(`${flag} takes a positive number of seconds; got "${value}"`);
         if (flag === "--connect-timeout") connectTimeoutMs = Math.max(1, Math.round(seconds * 1000));
         else requestTimeoutMs = Math.max(1, Math.round(seconds * 1000));
+      } else if (flag === "--ping-interval") {
+        const seconds = Number(value);
+        if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0 || seconds > 2_000_000)
+          throw new UsageError(`--ping-interval takes a number of seconds (0 turns it off); got "${value}"`);
+        pingIntervalMs = Math.round(seconds * 1000);
       } else {
         const attempts = Number(value);
         if (!Number.isInteger(attempts) || attempts < 1)
@@ -112,6 +122,7 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
       ...spec,
       ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
       ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
+      ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
       ...(reconnect ? { reconnect: { maxAttempts: reconnectAttempts } } : {}),
     });
     // A request to a server that never answers may still hold a socket: once stdout is flushed, leave.
