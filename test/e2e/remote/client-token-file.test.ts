@@ -108,6 +108,10 @@ test("a wrong token in the file: the server's 401, and what to do", STEP, () => 
   assert.match(run.stderr, /Pass --token or set ACP_TOKEN/);
 });
 
+test("acp serve logs each refused request with the address it came from", STEP, async () => {
+  await serve.waitForStderr(/refused a remote request \{"status":401,.*"remoteAddress":"127\.0\.0\.1"\}/);
+});
+
 test("usage mistakes exit 2 before connecting, saying what to do", STEP, () => {
   const cases: Array<[string[], RegExp]> = [
     [["exec", "--agent", serve.url, "--token", "t", "--token-file", tokenFile, "hi"], /--token and --token-file/],
