@@ -14,6 +14,9 @@
  *   close code; an upgrade the server refuses names its HTTP status where the socket reports it (`ws`).
  * - `close()` sends what is queued, then closes with 1000; it resolves when the socket has closed (or after
  *   `closeTimeoutMs`).
+ * - A silent server (stopped, frozen, cut off without a FIN): with `pingIntervalMs`, where the socket can ping
+ *   (`ws`), a server that answers neither a ping nor anything else for a whole interval ends the link with a
+ *   `TransportFailedError` saying so (`websocket-heartbeat.ts`).
  * - Backpressure (`backpressure.ts`), counted on the socket's `bufferedAmount`: `drain()` waits above
  *   `writeHighWaterMark`, a request or notification sent while `maxBufferedBytes` are unsent throws
  *   `OutputBacklogError`, and while replies are unsent above the high-water mark the socket is paused (where it can
@@ -39,6 +42,7 @@ import type { RemoteEndpointOptions } from "./http-endpoint.js";
 import { bearerSubprotocol, HEADER_CONNECTION_ID, WEBSOCKET_SUBPROTOCOL } from "../http-protocol.js";
 import type { WebSocketConstructor, WebSocketLike } from "../websocket-like.js";
 import { describeCloseCode, listen, refusedStatus } from "./websocket-events.js";
+import { startHeartbeat, type Heartbeat } from "./websocket-heartbeat.js";
 
 /** Options of the WebSocket link. */
 export interface WebSocketLinkOptions extends RemoteEndpointOptions, BackpressureOptions {
@@ -58,6 +62,12 @@ export interface WebSocketLinkOptions extends RemoteEndpointOptions, Backpressur
   openTimeoutMs?: number;
   /** As `HttpLinkOptions.deliverText`: incoming messages with their exact text, for bridges. */
   deliverText?: (text: string, value: unknown) => void;
+  /**
+   * Where the socket can ping (`ws`; a browser's cannot): a ping this often once open, and a server that answered
+   * neither it nor anything else by the next one fails the link (a stopped or vanished server, which TCP alone may
+   * not notice for hours). Default: off.
+   */
+  pingIntervalMs?: number;
 }
 
 const PREVIEW_CHARS = 200;
@@ -71,9 +81,17 @@ export class WebSocketLink implements MessageLink {
   readonly #maxBuffered: number;
   readonly #ledger = new OutputLedger();
   readonly #gate = new InputGate(
-    () => (this.#socket as { pause?: () => void }).pause?.(),
-    () => (this.#socket as { resume?: () => void }).resume?.(),
+    () => {
+      (this.#socket as { pause?: () => void }).pause?.();
+      this.#heartbeat?.hold(true);
+    },
+    () => {
+      (this.#socket as { resume?: () => void }).resume?.();
+      this.#heartbeat?.hold(false);
+    },
   );
+  readonly #pingIntervalMs: number | undefined;
+  #heartbeat: Heartbeat | undefined;
   #backlogChars = 0;
   readonly #closeTimeoutMs: number;
   readonly #cookies: AcpCookieStore | undefined;
@@ -89,6 +107,7 @@ export class WebSocketLink implements MessageLink {
     this.#backlogChars = 0;
     this.#ledger.clear();
     clearTimeout(this.#openTimer);
+    this.#heartbeat?.stop();
     if (!this.#open && cause === undefined)
       this.#openSettled.reject(new TransportFailedError("The WebSocket link was closed before it opened."));
     if (this.#ownsCookies) this.#cookies?.clear();
@@ -108,6 +127,7 @@ export class WebSocketLink implements MessageLink {
     this.#highWaterMark = options.writeHighWaterMark ?? 1024 * 1024;
     this.#maxBuffered = resolveMaxBufferedBytes(options.maxBufferedBytes);
     this.#closeTimeoutMs = options.closeTimeoutMs ?? 5000;
+    this.#pingIntervalMs = options.pingIntervalMs;
     const platform = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
     const Socket = options.WebSocket ?? platform;
     if (Socket === undefined) {
@@ -269,6 +289,15 @@ export class WebSocketLink implements MessageLink {
   #onOpen(): void {
     clearTimeout(this.#openTimer);
     this.#open = true;
+    this.#heartbeat = startHeartbeat(this.#socket, this.#pingIntervalMs, (silenceMs) =>
+      this.#fail(
+        new TransportFailedError(
+          `The ACP server at ${this.url} answered neither a WebSocket ping nor anything else for ` +
+            `${Math.round(silenceMs / 1000)} s: it stopped, or the network to it is gone (the connection still ` +
+            `looked open).`,
+        ),
+      ),
+    );
     const backlog = this.#backlog;
     this.#backlog = [];
     this.#backlogChars = 0;
@@ -284,6 +313,7 @@ export class WebSocketLink implements MessageLink {
 
   #onText(data: string): void {
     if (this.#life.finished) return;
+    this.#heartbeat?.heard();
     if (data.length * 3 > this.#maxBytes) {
       const bytes = utf8Length(data);
       if (bytes > this.#maxBytes) {
@@ -315,6 +345,7 @@ export class WebSocketLink implements MessageLink {
   }
 
   #onClose(code: number, reason: string): void {
+    this.#heartbeat?.stop();
     this.#socketClosed();
     if (this.#life.finished) return;
     if (!this.#open) return this.#fail(this.#openError(undefined, code));

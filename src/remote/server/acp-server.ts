@@ -44,6 +44,7 @@ import type {
   WebSocketUpgradeCheck,
 } from "./server-options.js";
 import { WebSocketSession } from "./websocket-session.js";
+import { RefusalLog } from "./refusal-log.js";
 import { observerAgent } from "./shared/observer-agent.js";
 import type { SessionHub, SharedSessionSummary } from "./shared/session-hub.js";
 import * as sharing from "./shared/sharing-http.js";
@@ -67,6 +68,8 @@ export class AcpServer {
   readonly #settings: AcpServerSettings;
   readonly #access: AccessPolicy;
   readonly #logger: Logger;
+  /** Refused requests, with where from; a flood of them summed up (refusal-log.ts). */
+  readonly #refusals: RefusalLog;
   readonly #connections: HostedConnections;
   readonly #backend: NodeBackend;
   readonly #sockets = new Set<WebSocketSession>();
@@ -81,6 +84,7 @@ export class AcpServer {
     this.#settings = options;
     this.limits = resolveLimits(options);
     this.#logger = options.logger ?? silentLogger;
+    this.#refusals = new RefusalLog(this.#logger);
     const hub = (this.#hub = sharing.hubOf(options, this.#logger));
     this.#sessionsPath = hub && sharing.sessionsPathOf(options);
     this.#connections = new HostedConnections({
@@ -153,7 +157,8 @@ export class AcpServer {
   /** Handles one Streamable HTTP request (and the health endpoint). Never throws for a client's mistake. */
   async handleRequest(request: Request, options: HandleRequestOptions = {}): Promise<Response> {
     // A Host that is not an authority could have changed the URL itself: refused before the URL is trusted.
-    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    const from = options.socket?.remoteAddress;
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request), from);
     if (badHost) return badHost;
     const pathname = safePathname(request.url);
     const { path } = this.#settings;
@@ -165,8 +170,8 @@ export class AcpServer {
       return textResponse(404, `Not Found: the ACP endpoint is ${path}`);
     const origin = request.headers.get("origin");
     const refused =
-      this.#refusal(this.#access.checkHost(request, options.socket)) ??
-      this.#refusal(this.#access.checkOrigin(request));
+      this.#refusal(this.#access.checkHost(request, options.socket), from) ??
+      this.#refusal(this.#access.checkOrigin(request), from);
     if (refused) return refused;
     const cors = origin !== null && this.#access.isListedOrigin(origin) ? corsHeaders(origin) : undefined;
     if (request.method === "OPTIONS") {
@@ -174,7 +179,7 @@ export class AcpServer {
     }
     if (this.#hub && sharing.bearsShareToken(request)) await sharing.learnShareToken(request, this.#hub);
     const decision = this.#access.checkToken(request);
-    const unauthorized = this.#refusal(decision, cors);
+    const unauthorized = this.#refusal(decision, from, cors);
     if (unauthorized) return unauthorized;
     options.onAccessGranted?.();
     const share = decision.ok ? decision.share : undefined;
@@ -213,7 +218,7 @@ export class AcpServer {
    * never the bearer one) and which headers the 101 carries.
    */
   checkWebSocketUpgrade(request: Request, socket?: SocketInfo): WebSocketUpgradeCheck {
-    const badHost = this.#refusal(this.#access.checkHostSyntax(request));
+    const badHost = this.#refusal(this.#access.checkHostSyntax(request), socket?.remoteAddress);
     if (badHost) return { ok: false, response: badHost };
     const { path } = this.#settings;
     if (path !== undefined && safePathname(request.url) !== path)
@@ -222,7 +227,7 @@ export class AcpServer {
       .split(",")
       .map((protocol) => protocol.trim())
       .filter(Boolean);
-    const refused = this.#refusal(this.#access.check(request, socket, offered));
+    const refused = this.#refusal(this.#access.check(request, socket, offered), socket?.remoteAddress);
     if (refused) return { ok: false, response: refused };
     const full = this.#connections.capacityProblem();
     if (full) return { ok: false, response: textResponse(503, `Service Unavailable: ${full}`, { "Retry-After": "5" }) };
@@ -289,6 +294,7 @@ export class AcpServer {
     await Promise.all(connections.map((connection) => connection.end({ reason: "server closing" })));
     await Promise.all([...this.#sockets].map((session) => session.closed));
     await this.#backend.close();
+    this.#refusals.flush();
   }
 
   /** `ServerNode.host`: an agent host for a Streamable HTTP connection of the backend's. */
@@ -303,9 +309,9 @@ export class AcpServer {
     });
   }
 
-  #refusal(decision: AccessDecision, extra?: Record<string, string>): Response | undefined {
+  #refusal(decision: AccessDecision, from: string | undefined, extra?: Record<string, string>): Response | undefined {
     if (decision.ok) return undefined;
-    this.#logger.warn("refused a remote request", { status: decision.status, reason: decision.message });
+    this.#refusals.refused(decision.status, decision.message, from);
     return textResponse(decision.status, decision.message, { ...decision.headers, ...extra });
   }
 

@@ -94,6 +94,12 @@ describe("acp serve: no silent unsafe switch", () => {
     } finally {
       assert.deepEqual(await quiet.stop(), { code: 0, signal: null });
     }
+    const guessable = await startServe(["--agent", fixtureAgentCommand()], { ACP_TOKEN: "hunter2" });
+    try {
+      await guessable.waitForStderr(/note: the token has 7 characters: one that short can be guessed by whoever can/);
+    } finally {
+      assert.deepEqual(await guessable.stop(), { code: 0, signal: null });
+    }
   });
 });
 

@@ -72,6 +72,7 @@ const CHAT_FLAGS = new Set([
   "--cwd",
   "--agent",
   "--token",
+  "--token-file",
   "--header",
   "--profile",
   "--resume",
@@ -108,6 +109,7 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
         break;
       }
       case "--token":
+      case "--token-file":
       case "--header":
       case "--profile":
         setRemoteAgentFlag(remoteFlags, arg, value());
@@ -142,7 +144,9 @@ export function parseChatArgs(args: readonly string[]): ChatArgs | "help" {
   if (agent !== undefined && agent.length === 0) throw new Error("no agent program after --");
   if (options.attach !== undefined && agentUrl === undefined)
     throw new Error("--attach and --observe join a session on a server: give its URL (acp chat --attach ID URL)");
-  const remote = remoteAgentSpec(agentUrl, remoteFlags);
+  const remote = remoteAgentSpec(agentUrl, remoteFlags, process.env, (text) =>
+    process.stderr.write(`acp chat: ${text}\n`),
+  );
   if (remote !== undefined) options.remote = remote;
   options.agentArgv = remote ? [] : (agent ?? defaultAgentArgv());
   return options;

@@ -4,7 +4,9 @@
  */
 import { runBridge } from "../apps/connect/bridge.js";
 import {
+  flagValue,
   noRemoteAgentFlags,
+  REMOTE_AGENT_HINTS,
   remoteAgentUsage,
   remoteAgentSpec,
   setRemoteAgentFlag,
@@ -26,6 +28,8 @@ ${remoteAgentUsage("the remote agent")}
   --connect-timeout S      seconds the server has to accept the connection and answer the first message
                            (default 30)
   --request-timeout S      seconds each HTTP request has for its answer (status and headers; default 60)
+  --ping-interval S        WebSocket: ping the server this often; one that answers nothing by the next ping is gone
+                           (exit 1; default 15, 0 turns it off)
   --reconnect              when the remote drops, reconnect and reattach the editor's sessions (session/resume or
                            session/load); a turn in flight fails, each session gets a notice, stderr logs each step
   --reconnect-attempts N   attempts before giving up (implies --reconnect; default 10; backoff from 0.25 s up
@@ -33,12 +37,39 @@ ${remoteAgentUsage("the remote agent")}
   -h, --help               this help
 `;
 
+/** The options that take a value (as `--flag value` or `--flag=value`). */
+const VALUE_FLAGS: ReadonlySet<string> = new Set([
+  "--token",
+  "--token-file",
+  "--header",
+  "--profile",
+  "--connect-timeout",
+  "--request-timeout",
+  "--ping-interval",
+  "--reconnect-attempts",
+]);
+
+/** What each value wants, for "needs a value" errors. */
+const VALUE_HINTS: Readonly<Record<string, string>> = {
+  ...REMOTE_AGENT_HINTS,
+  "--connect-timeout": "seconds, e.g. --connect-timeout 10",
+  "--request-timeout": "seconds, e.g. --request-timeout 60",
+  "--ping-interval": "seconds, e.g. --ping-interval 15 (0: off)",
+  "--reconnect-attempts": "a whole number, e.g. --reconnect-attempts 5",
+};
+
+/** Whether `word` is one of `acp connect`'s options (never taken as another option's value). */
+function isConnectOption(word: string): boolean {
+  return VALUE_FLAGS.has(word) || word === "--reconnect" || word === "--help" || word === "-h";
+}
+
 /** Runs `acp connect` with its arguments; resolves with the exit code. */
 export async function connectCommand(args: readonly string[]): Promise<number> {
   const flags = noRemoteAgentFlags();
   let url: string | undefined;
   let connectTimeoutMs: number | undefined;
   let requestTimeoutMs: number | undefined;
+  let pingIntervalMs: number | undefined;
   let reconnect = false;
   let reconnectAttempts = 10;
   try {
@@ -48,39 +79,50 @@ export async function connectCommand(args: readonly string[]): Promise<number> {
         process.stdout.write(connectUsage);
         return 0;
       }
-      if (arg === "--reconnect") {
-        reconnect = true;
-        continue;
-      }
       if (!arg.startsWith("--")) {
         if (url !== undefined) throw new UsageError(`one URL only; got "${url}" and "${arg}"`);
         url = arg;
         continue;
       }
-      const value = args[++i];
-      if (value === undefined) throw new UsageError(`${arg} needs a value`);
-      if (setRemoteAgentFlag(flags, arg, value)) continue;
-      if (arg === "--connect-timeout" || arg === "--request-timeout") {
+      const eq = arg.indexOf("=");
+      const flag = eq > 0 ? arg.slice(0, eq) : arg;
+      if (flag === "--reconnect") {
+        if (flag !== arg) throw new UsageError(`--reconnect takes no value (got "${arg}")`);
+        reconnect = true;
+        continue;
+      }
+      if (!VALUE_FLAGS.has(flag)) throw new UsageError(`unknown option ${flag} (acp connect --help lists them)`);
+      let value: string;
+      if (flag !== arg) value = arg.slice(eq + 1);
+      else value = flagValue(args, ++i, flag, isConnectOption, VALUE_HINTS[flag] ?? "acp connect --help");
+      if (setRemoteAgentFlag(flags, flag, value)) continue;
+      if (flag === "--connect-timeout" || flag === "--request-timeout") {
         const seconds = Number(value);
         if (!Number.isFinite(seconds) || seconds <= 0 || seconds > 2_000_000)
-          throw new UsageError(`${arg} takes a positive number of seconds; got "${value}"`);
-        if (arg === "--connect-timeout") connectTimeoutMs = Math.max(1, Math.round(seconds * 1000));
+          throw new UsageError(`${flag} takes a positive number of seconds; got "${value}"`);
+        if (flag === "--connect-timeout") connectTimeoutMs = Math.max(1, Math.round(seconds * 1000));
         else requestTimeoutMs = Math.max(1, Math.round(seconds * 1000));
-      } else if (arg === "--reconnect-attempts") {
+      } else if (flag === "--ping-interval") {
+        const seconds = Number(value);
+        if (value.trim() === "" || !Number.isFinite(seconds) || seconds < 0 || seconds > 2_000_000)
+          throw new UsageError(`--ping-interval takes a number of seconds (0 turns it off); got "${value}"`);
+        pingIntervalMs = Math.round(seconds * 1000);
+      } else {
         const attempts = Number(value);
         if (!Number.isInteger(attempts) || attempts < 1)
           throw new UsageError(`--reconnect-attempts takes a whole number >= 1; got "${value}"`);
         reconnectAttempts = attempts;
         reconnect = true;
-      } else throw new UsageError(`unknown option ${arg} (acp connect --help lists them)`);
+      }
     }
     if (url === undefined) throw new UsageError("no URL: acp connect http(s)://HOST/acp (or ws(s)://...)");
-    const spec = remoteAgentSpec(url, flags);
+    const spec = remoteAgentSpec(url, flags, process.env, (text) => process.stderr.write(`acp connect: ${text}\n`));
     if (spec === undefined) throw new UsageError(`"${url}" is not an http(s):// or ws(s):// URL`);
     const code = await runBridge({
       ...spec,
       ...(connectTimeoutMs ? { connectTimeoutMs } : {}),
       ...(requestTimeoutMs ? { requestTimeoutMs } : {}),
+      ...(pingIntervalMs === undefined ? {} : { pingIntervalMs }),
       ...(reconnect ? { reconnect: { maxAttempts: reconnectAttempts } } : {}),
     });
     // A request to a server that never answers may still hold a socket: once stdout is flushed, leave.

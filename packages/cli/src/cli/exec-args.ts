@@ -91,6 +91,7 @@ const VALUE_FLAGS = new Set([
   "--mcp",
   "--auth",
   "--token",
+  "--token-file",
   "--header",
   "--profile",
 ]);

@@ -69,7 +69,7 @@ async function execOptions(
     prompt = await readStdin();
     if (prompt.trim() === "") throw new UsageError("the prompt read from stdin (-) is empty");
   }
-  const remote = remoteAgentSpec(args.agent, args);
+  const remote = remoteAgentSpec(args.agent, args, process.env, (text) => process.stderr.write(`acp exec: ${text}\n`));
   let argv: readonly string[] = DEFAULT_AGENT_ARGV;
   if (args.agent !== undefined && remote === undefined) {
     try {

@@ -3,15 +3,19 @@
  * the server's token: each session, whether a turn runs, its queue, who is attached (role, transport). `--json`
  * prints the server's answer as is.
  */
+import { readTokenFile } from "../apps/shared/token-file.js";
+
 export const sessionsUsage = `acp sessions: the live sessions of an acp serve, with who is attached
 
 Usage:
-  acp sessions [--token TOKEN] [--json] URL     URL: the server's endpoint, http(s)://HOST:PORT/acp
+  acp sessions [--token TOKEN | --token-file FILE] [--json] URL     URL: http(s)://HOST:PORT/acp
 
 Options:
-  --token TOKEN   the server's bearer token (default: $ACP_TOKEN); a session's share token is not enough
-  --json          print the server's JSON answer
-  -h, --help      this help
+  --token TOKEN       the server's bearer token (default: $ACP_TOKEN); a session's share token is not enough.
+                      On a command line every user of this machine sees it (ps): prefer $ACP_TOKEN or --token-file
+  --token-file FILE   read the token from FILE (its first line; keep the file mode 600)
+  --json              print the server's JSON answer
+  -h, --help          this help
 
 Join one with: acp chat --attach SESSION URL (controller) or acp chat --observe SESSION URL (read-only).
 `;
@@ -28,9 +32,13 @@ interface Listed {
   participants: { clientId: string; name?: string; role: string; transport: string }[];
 }
 
+/** The options, never taken as another one's value. */
+const OPTIONS: ReadonlySet<string> = new Set(["--token", "--token-file", "--json", "-h", "--help"]);
+
 /** Runs `acp sessions`; resolves with the exit code. */
 export async function sessionsCommand(args: readonly string[]): Promise<number> {
   let token = process.env.ACP_TOKEN;
+  let tokenFlag: string | undefined;
   let json = false;
   let url: string | undefined;
   for (let i = 0; i < args.length; i++) {
@@ -40,8 +48,31 @@ export async function sessionsCommand(args: readonly string[]): Promise<number> 
       return 0;
     }
     if (arg === "--json") json = true;
-    else if (arg === "--token" && args[i + 1] !== undefined) token = args[++i];
-    else if (!arg.startsWith("-") && url === undefined) url = arg;
+    else if (arg === "--token" || arg === "--token-file") {
+      if (args[i + 1] === undefined || OPTIONS.has(args[i + 1]!)) {
+        process.stderr.write(`acp sessions: ${arg} needs a value (acp sessions --help)\n`);
+        return 2;
+      }
+      if (tokenFlag !== undefined && tokenFlag !== arg) {
+        process.stderr.write("acp sessions: --token and --token-file contradict each other: give one\n");
+        return 2;
+      }
+      tokenFlag = arg;
+      const value = args[++i]!;
+      if (arg === "--token") token = value;
+      else {
+        try {
+          token = readTokenFile(
+            value,
+            (text) => process.stderr.write(`acp sessions: ${text}\n`),
+            (m) => new Error(m),
+          );
+        } catch (error) {
+          process.stderr.write(`acp sessions: ${(error as Error).message}\n`);
+          return 2;
+        }
+      }
+    } else if (!arg.startsWith("-") && url === undefined) url = arg;
     else {
       process.stderr.write(`acp sessions: unknown argument ${arg} (acp sessions --help)\n`);
       return 2;

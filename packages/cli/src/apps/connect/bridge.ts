@@ -19,6 +19,8 @@
  * - Nothing waits forever on a server that accepts connections and says nothing: the WebSocket must open within
  *   `connectTimeoutMs`, the first answer must come within `connectTimeoutMs` of the first frame sent, each HTTP
  *   request must be answered (status and headers) within `requestTimeoutMs`; each breach exits 1 with the reason.
+ *   Over WebSocket, a server that goes silent later (stopped, frozen, cut off without a FIN) is found by a ping every
+ *   `pingIntervalMs`: one that answers neither it nor anything else before the next ping ends the bridge (exit 1).
  *   "connected" is said when the remote first answered, not before; a refused `initialize` is said on stderr too,
  *   with what to do about a 401 (the editor may not show the error it gets).
  * - What reaches stderr from the remote (its error text, a frame that is not JSON) carries no terminal control
@@ -60,6 +62,11 @@ export interface BridgeOptions {
   connectTimeoutMs?: number;
   /** How long each HTTP request has for its answer (status and headers). Default 60000 ms. */
   requestTimeoutMs?: number;
+  /**
+   * Over WebSocket, a ping this often; a server that answered neither it nor anything else by the next one is gone
+   * (exit 1). Default 15000 ms; 0 turns it off.
+   */
+  pingIntervalMs?: number;
   /** How long closing the remote may take once stdin ended. Default 5000 ms. */
   closeTimeoutMs?: number;
   maxMessageBytes?: number;
@@ -175,6 +182,7 @@ export async function runBridge(
     ...(options.profile === undefined ? {} : { profile: options.profile }),
     openTimeoutMs: connectTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
+    pingIntervalMs: options.pingIntervalMs ?? 15_000,
     maxMessageBytes: maxBytes,
   };
   const connecting = (async () => {

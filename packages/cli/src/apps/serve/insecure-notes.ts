@@ -5,9 +5,24 @@
 import { isLoopbackHost } from "@acpkit/sdk/node";
 import type { ServeOptions } from "./serve-options.js";
 
-/** The notes for `options` (empty when every default holds); `authority` is `host:port` as served. */
-export function insecureNotes(options: ServeOptions, authority: string, hasToken: boolean): string[] {
+/**
+ * Characters below which a token is noted as guessable: 22 random base64url characters hold 128 bits (a generated
+ * token has 43, 256 bits).
+ */
+export const SHORT_TOKEN_CHARS = 22;
+
+/**
+ * The notes for `options` (empty when every default holds); `authority` is `host:port` as served, `token` the one
+ * clients must send (undefined: none).
+ */
+export function insecureNotes(options: ServeOptions, authority: string, token: string | undefined): string[] {
   const notes: string[] = [];
+  const hasToken = token !== undefined;
+  if (token !== undefined && token.length < SHORT_TOKEN_CHARS)
+    notes.push(
+      `the token has ${token.length} characters: one that short can be guessed by whoever can reach ${authority} ` +
+        `and try tokens; use ${SHORT_TOKEN_CHARS} or more random characters, or give none and acp serve makes one`,
+    );
   const loopback = isLoopbackHost(options.host);
   if (options.insecureNoToken)
     notes.push(

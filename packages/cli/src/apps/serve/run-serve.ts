@@ -170,7 +170,7 @@ export async function runServe(options: ServeOptions, io: ServeIo): Promise<numb
     );
   if (listening.tokenGenerated)
     io.stderr(`${timestamp()} acp serve: connect with: acp connect ${listening.url} --token <the token above>\n`);
-  for (const note of insecureNotes(options, new URL(listening.url).host, listening.token !== undefined))
+  for (const note of insecureNotes(options, new URL(listening.url).host, listening.token))
     io.stderr(`${timestamp()} acp serve: note: ${note}\n`);
 
   const signal = await (orphaned === undefined ? stopSignal : Promise.race([stopSignal, orphaned]));

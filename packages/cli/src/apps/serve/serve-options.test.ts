@@ -75,6 +75,17 @@ test("mistakes name the flag and say what to do", () => {
   fails(["--agent", " "], /needs a command line/);
 });
 
+test("a value flag never swallows the next option: --token --verbose is not a token named --verbose", () => {
+  const fails = (argv: string[], pattern: RegExp) => assert.throws(() => parseServeArgs(argv, {}), pattern);
+  fails(["--token", "--verbose"], /--token needs a value, but --verbose follows it, which is an option/);
+  fails(["--agent", "--port", "0"], /--agent needs a value, but --port follows it/);
+  fails(["--token-file", "--host=0.0.0.0"], /--token-file needs a value, but --host=0\.0\.0\.0 follows it/);
+  // A value that only looks like an option is given with "=", or is not one of acp serve's options.
+  assert.equal(parseServeArgs(["--token=--verbose"], {}).token, "--verbose");
+  assert.equal(parseServeArgs(["--agent", "my-agent --stdio"], {}).agent, "my-agent --stdio");
+  assert.equal(parseServeArgs(["--token", "--not-an-option"], {}).token, "--not-an-option");
+});
+
 test("no token on a non-loopback host needs --allow-insecure as well; on loopback --insecure-no-token alone is enough", () => {
   for (const host of ["0.0.0.0", "::", "192.168.1.10", "agents.example"]) {
     assert.throws(

@@ -222,6 +222,12 @@ export function parseServeArgs(
       throw new ServeUsageError(`unknown argument "${arg}" (acp serve --help lists the options)`);
     const value = flag !== arg ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new ServeUsageError(`${flag} needs a value`);
+    // `--token --verbose` forgot the token: the option must not become its value (a token "--verbose", served).
+    if (flag === arg && isServeOption(value))
+      throw new ServeUsageError(
+        `${flag} needs a value, but ${value} follows it, which is an option (write ${flag}=VALUE for a value that ` +
+          `starts with "--")`,
+      );
     setValue(options, flag, value);
   }
   if ((options.cert === undefined) !== (options.key === undefined))
@@ -274,6 +280,12 @@ export function parseServeArgs(
     throw new ServeUsageError("--lease, --node-name and --drain only go with --cluster");
   if (!options.path.startsWith("/")) throw new ServeUsageError(`--path must start with "/", got "${options.path}"`);
   return options;
+}
+
+/** Whether `word` (or its part before "=") is one of `acp serve`'s options. */
+function isServeOption(word: string): boolean {
+  const name = word.split("=")[0]!;
+  return VALUE_FLAGS.has(name) || BOOLEAN_FLAGS.has(name);
 }
 
 function setValue(options: ServeOptions, flag: string, value: string): void {

@@ -3,7 +3,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
-import { insecureNotes } from "./insecure-notes.js";
+import { generateToken } from "@acpkit/sdk/node";
+import { insecureNotes, SHORT_TOKEN_CHARS } from "./insecure-notes.js";
 import { parseServeArgs } from "./serve-options.js";
 import { agentEnvironment, readTokenFile } from "./serve-secrets.js";
 
@@ -38,7 +39,7 @@ test("--token-file: the first line, trimmed; an unreadable, empty or spaced toke
 
 test("insecure notes: one per weakened default, none for the defaults", () => {
   const notes = (argv: string[], hasToken = true) =>
-    insecureNotes(parseServeArgs(argv, {}), "127.0.0.1:8765", hasToken).join("\n");
+    insecureNotes(parseServeArgs(argv, {}), "127.0.0.1:8765", hasToken ? generateToken() : undefined).join("\n");
   assert.equal(notes([]), "");
   assert.match(notes(["--insecure-no-token"], false), /--insecure-no-token: no token; any process or user/);
   assert.match(notes(["--allow-host", "any"]), /--allow-host any: the Host check is off, so DNS rebinding/);
@@ -58,4 +59,17 @@ test("insecure notes: one per weakened default, none for the defaults", () => {
     notes(["--host", "0.0.0.0", "--insecure-no-token", "--allow-insecure"], false),
     /anyone on the network who can reach 127\.0\.0\.1:8765 can run the agent/,
   );
+});
+
+test("a short token is noted as guessable, whatever its source; a generated one or a long one is not", () => {
+  const notes = (token: string | undefined) =>
+    insecureNotes(parseServeArgs([], {}), "127.0.0.1:8765", token).join("\n");
+  assert.match(
+    notes("abc"),
+    /the token has 3 characters: one that short can be guessed by whoever can reach 127\.0\.0\.1:8765 and try tokens; use 22 or more random characters/,
+  );
+  assert.match(notes("x".repeat(SHORT_TOKEN_CHARS - 1)), /the token has 21 characters/);
+  assert.equal(notes("x".repeat(SHORT_TOKEN_CHARS)), "");
+  assert.equal(notes(generateToken()), "");
+  assert.equal(notes(undefined), "");
 });

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import { noRemoteAgentFlags, parseHeader, remoteAgentSpec, setRemoteAgentFlag } from "./remote-agent-flags.js";
 
@@ -45,7 +48,37 @@ test(
     );
     assert.throws(
       () => remoteAgentSpec("my-agent --acp", flags, {}),
-      /--token, --header and --profile are for a remote agent/,
+      /--token, --token-file, --header and --profile are for a remote agent/,
     );
   },
 );
+
+test("--token-file: the token is the file's first line, read when the spec is made; ACP_TOKEN is then unused", () => {
+  const dir = mkdtempSync(join(tmpdir(), "acp-token-file-"));
+  try {
+    const file = join(dir, "token");
+    writeFileSync(file, "from-file\nignored\n");
+    chmodSync(file, 0o600);
+    const notes: string[] = [];
+    const flags = noRemoteAgentFlags();
+    assert.equal(setRemoteAgentFlag(flags, "--token-file", file), true);
+    const spec = remoteAgentSpec("https://host/acp", flags, { ACP_TOKEN: "from-env" }, (text) => notes.push(text));
+    assert.equal(spec?.token, "from-file");
+    assert.equal(notes.length, 0);
+    chmodSync(file, 0o644);
+    remoteAgentSpec("https://host/acp", flags, {}, (text) => notes.push(text));
+    assert.match(notes[0] ?? "", /may be read by other users of this machine: chmod 600 it/);
+    assert.throws(() => setRemoteAgentFlag(flags, "--token", "t"), /--token and --token-file contradict/);
+    const first = noRemoteAgentFlags();
+    setRemoteAgentFlag(first, "--token", "t");
+    assert.throws(() => setRemoteAgentFlag(first, "--token-file", file), /--token and --token-file contradict/);
+    assert.throws(() => setRemoteAgentFlag(noRemoteAgentFlags(), "--token-file", ""), /--token-file needs a file name/);
+    const missing = noRemoteAgentFlags();
+    setRemoteAgentFlag(missing, "--token-file", join(dir, "missing"));
+    assert.throws(() => remoteAgentSpec("https://host/acp", missing, {}, () => {}), /cannot read it \(ENOENT\)/);
+    writeFileSync(file, "\n");
+    assert.throws(() => remoteAgentSpec("https://host/acp", flags, {}, () => {}), /its first line is empty/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,10 +1,12 @@
 /**
- * The flags for a remote agent that `acp exec`, `acp chat` and `acp connect` share: `--token T` (default: the
- * `ACP_TOKEN` environment variable), `--header "Name: value"` (repeatable) and `--profile auto|websocket|http`. With
- * `--agent URL` they make the `AgentSpec` `openAgentEndpoint` connects with. Errors are `UsageError`s (exit 2).
+ * The flags for a remote agent that `acp exec`, `acp chat` and `acp connect` share: `--token T` or `--token-file FILE`
+ * (default: the `ACP_TOKEN` environment variable; a token on the command line is seen by every user of the machine),
+ * `--header "Name: value"` (repeatable) and `--profile auto|websocket|http`. With `--agent URL` they make the
+ * `AgentSpec` `openAgentEndpoint` connects with. Errors are `UsageError`s (exit 2).
  */
 import { isAgentUrl, type AgentSpec } from "@acpkit/sdk/node";
 import type { RemoteProfile } from "@acpkit/sdk";
+import { readTokenFile } from "../../apps/shared/token-file.js";
 import { TOKEN_ENV } from "../../apps/shared/token-hint.js";
 import { UsageError } from "./usage-error.js";
 
@@ -16,6 +18,8 @@ export { TOKEN_ENV, withTokenHint } from "../../apps/shared/token-hint.js";
 /** The flags, as given. */
 export interface RemoteAgentFlags {
   token: string | undefined;
+  /** `--token-file`: the file the token is read from (its first line), when the spec is made. */
+  tokenFile?: string;
   /** `Name: value` lines, checked. */
   headers: string[];
   /** `--profile`; undefined: auto (WebSocket, else Streamable HTTP). */
@@ -27,7 +31,9 @@ export const REMOTE_AGENT_USAGE = remoteAgentUsage("a remote agent (--agent URL)
 
 /** The flags' help lines, for `what` (`acp connect` has no --agent: its URL is its argument). */
 export function remoteAgentUsage(what: string): string {
-  return `  --token T                bearer token of ${what}; default: $${TOKEN_ENV}
+  return `  --token T                bearer token of ${what}; default: $${TOKEN_ENV}. On a command line every user
+                           of this machine sees it (ps): prefer $${TOKEN_ENV} or --token-file
+  --token-file FILE        read that token from FILE (its first line; keep the file mode 600)
   --header "Name: value"   an HTTP header for ${what} (repeatable)
   --profile P              a remote agent's transport: auto (default: WebSocket, else Streamable HTTP) |
                            websocket | http`;
@@ -35,7 +41,8 @@ export function remoteAgentUsage(what: string): string {
 
 /** What each flag wants, for "needs a value" errors. */
 export const REMOTE_AGENT_HINTS: Readonly<Record<string, string>> = {
-  "--token": "the server's bearer token, e.g. --token $(cat token.txt)",
+  "--token": "the server's bearer token (--token-file FILE or $ACP_TOKEN keep it out of ps)",
+  "--token-file": "the file holding the server's bearer token, e.g. --token-file ~/.acp-token",
   "--header": 'a header line, e.g. --header "X-Team: blue"',
   "--profile": REMOTE_PROFILES.join(" | "),
 };
@@ -44,11 +51,20 @@ export function noRemoteAgentFlags(): RemoteAgentFlags {
   return { token: undefined, headers: [] };
 }
 
+const TOKEN_SOURCES_CONTRADICT = "--token and --token-file contradict each other: give one";
+
 /** Sets `flag` to `value` when it is one of these flags; false when it is not. Throws `UsageError` on a bad value. */
 export function setRemoteAgentFlag(flags: RemoteAgentFlags, flag: string, value: string): boolean {
   if (flag === "--token") {
     if (value === "") throw new UsageError(`--token needs a non-empty value: ${REMOTE_AGENT_HINTS["--token"]}`);
+    if (flags.tokenFile !== undefined) throw new UsageError(TOKEN_SOURCES_CONTRADICT);
     flags.token = value;
+    return true;
+  }
+  if (flag === "--token-file") {
+    if (value === "") throw new UsageError(`--token-file needs a file name: ${REMOTE_AGENT_HINTS["--token-file"]}`);
+    if (flags.token !== undefined) throw new UsageError(TOKEN_SOURCES_CONTRADICT);
+    flags.tokenFile = value;
     return true;
   }
   if (flag === "--header") {
@@ -79,18 +95,25 @@ export function parseHeader(line: string): [string, string] {
 
 /**
  * The remote agent `agent` names, when it is a URL (undefined for a command line). Without `--token`, the token
- * comes from `ACP_TOKEN`. `--token`/`--header` without a URL agent is a usage error: they would be ignored.
+ * comes from `--token-file` (read now; a file other users may read is said through `note`), else `ACP_TOKEN`.
+ * `--token`/`--header` without a URL agent is a usage error: they would be ignored.
  */
 export function remoteAgentSpec(
   agent: string | undefined,
   flags: RemoteAgentFlags,
   env: NodeJS.ProcessEnv = process.env,
+  note: (text: string) => void = (text) => process.stderr.write(`acp: ${text}\n`),
 ): Extract<AgentSpec, { url: string }> | undefined {
   if (!isAgentUrl(agent)) {
-    if (flags.token !== undefined || flags.headers.length > 0 || flags.profile !== undefined) {
+    if (
+      flags.token !== undefined ||
+      flags.tokenFile !== undefined ||
+      flags.headers.length > 0 ||
+      flags.profile !== undefined
+    ) {
       throw new UsageError(
-        "--token, --header and --profile are for a remote agent: give its URL with --agent http(s)://HOST/acp " +
-          "or ws(s)://HOST/acp",
+        "--token, --token-file, --header and --profile are for a remote agent: give its URL with " +
+          "--agent http(s)://HOST/acp or ws(s)://HOST/acp",
       );
     }
     return undefined;
@@ -100,7 +123,11 @@ export function remoteAgentSpec(
     const [name, value] = parseHeader(line);
     headers[name] = value;
   }
-  const token = flags.token ?? (env[TOKEN_ENV] || undefined);
+  const token =
+    flags.token ??
+    (flags.tokenFile === undefined
+      ? env[TOKEN_ENV] || undefined
+      : readTokenFile(flags.tokenFile, note, (message) => new UsageError(message)));
   return {
     url: agent!.trim(),
     ...(token === undefined ? {} : { token }),
