@@ -22,6 +22,11 @@ export type AgentSpec =
       headers?: Record<string, string>;
       profile?: RemoteProfile;
       reconnect?: boolean | ReconnectOptions;
+      /**
+       * Over WebSocket, a ping every this many ms; a server that answers neither it nor anything else before the next
+       * one fails the connection (a server stopped or cut off without a FIN). Off by default.
+       */
+      pingIntervalMs?: number;
     };
 
 /** A reachable agent. */
@@ -82,6 +87,7 @@ export async function openAgentEndpoint(spec: AgentSpec, options: AgentEndpointO
     ...(spec.headers === undefined ? {} : { headers: spec.headers }),
     ...(spec.profile === undefined ? {} : { profile: spec.profile }),
     ...(spec.reconnect === undefined ? {} : { reconnect: spec.reconnect }),
+    ...(spec.pingIntervalMs === undefined ? {} : { pingIntervalMs: spec.pingIntervalMs }),
     openTimeoutMs: startupTimeoutMs,
   });
   let stopping: Promise<void> | undefined;

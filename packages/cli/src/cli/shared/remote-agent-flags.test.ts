@@ -13,11 +13,13 @@ test("a URL agent with --token and --header becomes a remote spec; ACP_TOKEN is 
     url: "https://host/acp",
     token: "from-env",
     headers: { "X-Team": "blue", "X-Trace": "a:b" },
+    pingIntervalMs: 15_000,
   });
   setRemoteAgentFlag(flags, "--token", "from-flag");
   assert.equal(remoteAgentSpec("ws://host/acp", flags, { ACP_TOKEN: "from-env" })?.token, "from-flag");
   assert.deepEqual(remoteAgentSpec("http://127.0.0.1:9/acp", noRemoteAgentFlags(), {}), {
     url: "http://127.0.0.1:9/acp",
+    pingIntervalMs: 15_000,
   });
 });
 
@@ -41,7 +43,11 @@ test(
   () => {
     const flags = noRemoteAgentFlags();
     assert.equal(setRemoteAgentFlag(flags, "--profile", "http"), true);
-    assert.deepEqual(remoteAgentSpec("https://host/acp", flags, {}), { url: "https://host/acp", profile: "http" });
+    assert.deepEqual(remoteAgentSpec("https://host/acp", flags, {}), {
+      url: "https://host/acp",
+      profile: "http",
+      pingIntervalMs: 15_000,
+    });
     assert.throws(
       () => setRemoteAgentFlag(noRemoteAgentFlags(), "--profile", "sse"),
       /--profile must be one of auto, websocket, http; got "sse"/,

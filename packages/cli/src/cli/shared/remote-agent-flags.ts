@@ -12,6 +12,8 @@ import { UsageError } from "./usage-error.js";
 
 /** The values of `--profile`. */
 export const REMOTE_PROFILES: readonly RemoteProfile[] = ["auto", "websocket", "http"];
+/** The programs' WebSocket ping interval toward a remote agent (acp connect's `--ping-interval` default too). */
+export const REMOTE_PING_INTERVAL_MS = 15_000;
 
 export { TOKEN_ENV, withTokenHint } from "../../apps/shared/token-hint.js";
 
@@ -133,6 +135,9 @@ export function remoteAgentSpec(
     ...(token === undefined ? {} : { token }),
     ...(flags.headers.length > 0 ? { headers } : {}),
     ...(flags.profile === undefined ? {} : { profile: flags.profile }),
+    // As acp connect: a WebSocket server gone silent mid-turn (stopped, cut off without a FIN) ends the run
+    // within two pings instead of holding it until the turn's --timeout, or forever in acp chat.
+    pingIntervalMs: REMOTE_PING_INTERVAL_MS,
   };
 }
 /**
