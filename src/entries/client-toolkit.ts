@@ -9,7 +9,9 @@ export {
   ParticipantsView,
   type AttachSessionOptions,
   type AttachSessionResult,
+  type ObservedPermission,
   type RawRequester,
+  type ResolvedPermission,
   type SessionParticipant,
 } from "../client/toolkit/index.js";
 export {

@@ -84,6 +84,8 @@ export {
   ParticipantsView,
   type AttachSessionOptions,
   type AttachSessionResult,
+  type ObservedPermission,
   type RawRequester,
+  type ResolvedPermission,
   type SessionParticipant,
 } from "./shared-session.js";

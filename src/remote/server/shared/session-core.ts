@@ -10,6 +10,8 @@ export interface SessionCore {
   readonly host: AgentEnd;
   /** The attached controllers, in attach order. */
   controllers(): Participant[];
+  /** The attached observers, in attach order. */
+  observers(): Participant[];
   /** Whether `participant` is still attached. */
   attached(participant: Participant): boolean;
   /** Numbers a `session/update` (its `update`) and sends it to every participant. */

@@ -25,8 +25,17 @@ export const SESSION_SHARE = "_acpkit/session/share";
 export const PARTICIPANTS_CHANGED = "_acpkit/session/participants";
 /** acpkit: the session's prompt queue changed (a snapshot: `{ sessionId, running, queued }`). */
 export const QUEUE_CHANGED = "_acpkit/session/queue";
-/** acpkit: a notification of this client was refused (`{ sessionId, method, error }`): notifications have no reply. */
+/**
+ * acpkit: a notification of this client was refused (`{ sessionId, method, error }`), or a response (`{ sessionId,
+ * method?, requestId, error }`: an observer's answer to a permission request); neither has a reply.
+ */
 export const NOTIFICATION_REFUSED = "_acpkit/session/refused";
+/**
+ * acpkit: a permission request of the agent is waiting for a controller's answer (to observers, read-only:
+ * `{ sessionId, permissionId, toolCall, options, askedAt }`). `permissionId` is not a request id: nothing answers it;
+ * the `permission_resolved` update that settles the request carries it in `_meta.acpkit.permissionId`.
+ */
+export const PERMISSION_PENDING = "_acpkit/session/permission_pending";
 
 export const ERROR_SESSION_NOT_FOUND = -32001;
 export const ERROR_NOT_SUPPORTED = -32003;

@@ -71,6 +71,10 @@ export class SharedSession implements SessionCore {
     return [...this.#participants.values()].filter((participant) => participant.isController);
   }
 
+  observers(): Participant[] {
+    return [...this.#participants.values()].filter((participant) => !participant.isController);
+  }
+
   attached(participant: Participant): boolean {
     return this.#participants.get(participant.client) === participant;
   }
@@ -119,7 +123,8 @@ export class SharedSession implements SessionCore {
 
   /**
    * Attaches `client` (answering request `id`): the history its policy asks for as `session/update`s, then the
-   * answer, then (controllers, `full` or `pending_only`) the permission requests still waiting; all in one step, so
+   * answer, then (`full` or `pending_only`) the permission requests still waiting (asked of a controller, shown to an
+   * observer as `_acpkit/session/permission_pending`); all in one step, so
    * the next live update follows the replay with no gap and no repeat.
    */
   attach(client: ClientEnd, id: unknown, request: Extract<AttachRequest, { ok: true }>): void {
@@ -157,11 +162,17 @@ export class SharedSession implements SessionCore {
             : {}),
           queue: this.queue,
           participants: this.participants,
+          // An observer's read-only view of the requests waiting (also sent after this answer, as notifications).
+          ...(participant.isController || request.historyPolicy === "none"
+            ? {}
+            : { pendingPermissions: this.#permissions.notices() }),
         },
       },
     };
     client.deliverToClient(resultResponseText(id, result), this.sessionId);
-    if (participant.isController && request.historyPolicy !== "none") this.#permissions.reissue(participant);
+    if (request.historyPolicy !== "none")
+      if (participant.isController) this.#permissions.reissue(participant);
+      else this.#permissions.showPending(participant);
     this.#broadcast(PARTICIPANTS_CHANGED, { sessionId: this.sessionId, participants: this.participants });
   }
 
@@ -267,12 +278,38 @@ export class SharedSession implements SessionCore {
     this.host.deliverToAgent(message, chars, this.sessionId);
   }
 
-  /** A participant answered request `id` that this session sent it. */
+  /**
+   * A participant answered request `id` that this session sent it. An observer is sent no request, so its answers
+   * (to a `permissionId`, or to an id it was never sent) are refused, as is a controller's answer to a copy sent to
+   * another client; neither is counted.
+   */
   clientAnswered(client: ClientEnd, id: string, message: Record<string, unknown>): void {
     const participant = this.#participants.get(client);
     if (participant === undefined) return;
-    if (this.#permissions.owns(id)) this.#permissions.answer(participant, id, message);
-    else if (this.#routes.ownsClientAnswer(id)) this.#routes.clientAnswered(participant, id, message);
+    if (!participant.isController)
+      return this.#refuseAnswer(
+        participant,
+        id,
+        `Not allowed: this client observes session ${this.sessionId} (read-only), so its answer to ${id} is not ` +
+          `counted; permission requests are answered by the session's controllers (attach as a controller, with ` +
+          `the server's credentials, to answer them)`,
+      );
+    if (this.#permissions.owns(id)) {
+      const refused = this.#permissions.answer(participant, id, message);
+      if (refused !== undefined) this.#refuseAnswer(participant, id, refused);
+    } else if (this.#routes.ownsClientAnswer(id)) this.#routes.clientAnswered(participant, id, message);
+  }
+
+  /** Tells `participant` its response to `id` was refused (a response has no reply: a notification says so). */
+  #refuseAnswer(participant: Participant, id: string, reason: string): void {
+    participant.send(
+      notificationText(NOTIFICATION_REFUSED, {
+        sessionId: this.sessionId,
+        ...(this.#permissions.owns(id) ? { method: CLIENT_METHODS.session_request_permission } : {}),
+        requestId: id,
+        error: { code: ERROR_NOT_ALLOWED, message: reason },
+      }),
+    );
   }
 
   // Agent messages.
