@@ -25,30 +25,40 @@ describe("acp sessions", () => {
   });
 
   it("lists the session acp exec drives, with the turn running and who is attached", STEP, async () => {
-    const exec = spawn(process.execPath, [ACP_MAIN, "exec", "--agent", serve.url, "--token", TOKEN, "/slow 4000"], {
+    // The turn outlasts the test (the exec is stopped at its end): under load, a turn of a few seconds could end
+    // between the listing that finds it running and the next one, which must find it running too.
+    const exec = spawn(process.execPath, [ACP_MAIN, "exec", "--agent", serve.url, "--token", TOKEN, "/slow 100000"], {
       stdio: ["ignore", "pipe", "pipe"],
     });
-    const done = new Promise((resolve) => exec.once("close", resolve));
-    let listed: any;
-    for (let i = 0; i < 200; i++) {
-      const run = await acp(["sessions", "--json", "--token", TOKEN, serve.url]);
-      assert.equal(run.code, 0, run.stderr);
-      listed = JSON.parse(run.stdout).sessions.find((session: any) => session.turnRunning);
-      if (listed) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    let execErr = "";
+    exec.stderr.setEncoding("utf8").on("data", (chunk: string) => void (execErr = (execErr + chunk).slice(-4000)));
+    exec.stdout.resume();
+    let exited: number | null | undefined;
+    const done = new Promise((resolve) => exec.once("close", (code) => resolve((exited = code))));
+    try {
+      let listed: any;
+      for (let i = 0; i < 200 && exited === undefined; i++) {
+        const run = await acp(["sessions", "--json", "--token", TOKEN, serve.url]);
+        assert.equal(run.code, 0, run.stderr);
+        listed = JSON.parse(run.stdout).sessions.find((session: any) => session.turnRunning);
+        if (listed) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.ok(listed, `the exec's session shows up with its turn running (exec exit ${exited}, stderr: ${execErr})`);
+      assert.deepEqual(
+        listed.participants.map((who: any) => [who.role, who.name, who.transport]),
+        [["controller", "acp-exec", "websocket"]],
+      );
+      const text = await acp(["sessions", serve.url], { env: { ACP_TOKEN: TOKEN } });
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(
+        text.stdout,
+        new RegExp(`^${listed.sessionId}  turn running, \\d+ updates\\n  controller acp-exec`, "m"),
+      );
+    } finally {
+      exec.kill("SIGTERM");
+      await done;
     }
-    assert.ok(listed, "the exec's session shows up with its turn running");
-    assert.deepEqual(
-      listed.participants.map((who: any) => [who.role, who.name, who.transport]),
-      [["controller", "acp-exec", "websocket"]],
-    );
-    const text = await acp(["sessions", serve.url], { env: { ACP_TOKEN: TOKEN } });
-    assert.equal(text.code, 0);
-    assert.match(
-      text.stdout,
-      new RegExp(`^${listed.sessionId}  turn running, \\d+ updates\\n  controller acp-exec`, "m"),
-    );
-    await done;
   });
 
   it("says what is wrong: a bad token, no URL, a server that does not share", STEP, async () => {
