@@ -26,6 +26,8 @@ export interface ServeCluster {
   ownerOf(connectionId: string): Promise<ClusterNodeProcess | undefined>;
   /** SIGKILLs node `index` (no goodbye: its lease just stops being renewed). */
   kill(index: number): Promise<void>;
+  /** Each node's name, id, whether it was killed, and the last `chars` of its stderr (for a failure's message). */
+  describeNodes(chars?: number): string;
   /** Starts node `index` again on its port. */
   restart(index: number): Promise<void>;
   stop(): Promise<void>;
@@ -60,6 +62,7 @@ export async function startServeCluster(
     return { name, process, nodeId, port: Number(new URL(process.url).port) };
   };
   const nodes = await Promise.all(Array.from({ length: count }, (_, i) => launch(`n${i + 1}`, 0)));
+  const killed = new Set<string>();
   const pool = await createPostgresPool({ connectionString: database.connectionString, logger: silentLogger, max: 2 });
   const cluster: ServeCluster = {
     nodes,
@@ -74,7 +77,18 @@ export async function startServeCluster(
       return nodes.find((node) => node.nodeId === row.rows[0]?.owner_node);
     },
     async kill(index) {
+      killed.add(nodes[index]!.nodeId);
       await nodes[index]!.process.stop("SIGKILL");
+    },
+    describeNodes(chars = 3000) {
+      return nodes
+        .map((node) => {
+          const stderr = node.process.stderr();
+          const tail = stderr.length > chars ? `...${stderr.slice(-chars)}` : stderr;
+          const state = killed.has(node.nodeId) ? ", killed" : "";
+          return `--- node ${node.name} (${node.nodeId}, port ${node.port}${state}), stderr:\n${tail}`;
+        })
+        .join("\n");
     },
     async restart(index) {
       const node = nodes[index]!;
