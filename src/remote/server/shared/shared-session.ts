@@ -124,8 +124,8 @@ export class SharedSession implements SessionCore {
   /**
    * Attaches `client` (answering request `id`): the history its policy asks for as `session/update`s, then the
    * answer, then (`full` or `pending_only`) the permission requests still waiting (asked of a controller, shown to an
-   * observer as `_acpkit/session/permission_pending`); all in one step, so
-   * the next live update follows the replay with no gap and no repeat.
+   * observer as `_acpkit/session/permission_pending`); all in one step, so the next live update follows the replay
+   * with no gap and no repeat.
    */
   attach(client: ClientEnd, id: unknown, request: Extract<AttachRequest, { ok: true }>): void {
     if (this.#participants.has(client)) {
