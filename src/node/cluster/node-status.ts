@@ -10,7 +10,8 @@ export async function nodeReadiness(node: ClusterNode, listening: boolean): Prom
   if (node.handOver) return "draining: handing its connections over to other nodes";
   if (node.closed) return "closed";
   try {
-    await node.pool.query("SELECT 1");
+    // On the control pool: a node whose main pool is busy with its agents' output is not a node without a database.
+    await node.control.query("SELECT 1");
   } catch (error) {
     return `the cluster's database does not answer (${error instanceof Error ? node.redact(error).message : String(error)})`;
   }

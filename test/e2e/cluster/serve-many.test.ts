@@ -17,6 +17,7 @@ import {
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { acpkitHttp } from "../remote/support/client-transports.js";
 import { remoteClient, type RemoteClient } from "../remote/support/remote-client.js";
+import { reporting, type ReportedConnection } from "./support/many-report.js";
 import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
 
 const unavailable = postgresUnavailable() ?? haproxyUnavailable();
@@ -27,6 +28,8 @@ const unavailable = postgresUnavailable() ?? haproxyUnavailable();
  */
 const CONNECTIONS = Number(process.env.ACPKIT_SERVE_MANY_CONNECTIONS ?? 6);
 const CHUNKS = Number(process.env.ACPKIT_SERVE_MANY_CHUNKS ?? 30_000);
+/** While a phase waits, a report of what it waits for every this many ms (stderr): where a hang is. */
+const REPORT_MS = Number(process.env.ACPKIT_SERVE_MANY_REPORT_MS ?? 30_000);
 let database: TestPostgres | undefined;
 let cluster: ServeCluster | undefined;
 let work: string;
@@ -47,19 +50,39 @@ after(async () => {
 
 test(
   `${CONNECTIONS} connections prompting at once, a node killed midway: each turn whole or failed, every connection works after`,
-  { skip: unavailable, timeout: 180_000 + CONNECTIONS * 3_000 },
+  { skip: unavailable, timeout: Number(process.env.ACPKIT_SERVE_MANY_TIMEOUT_MS ?? 180_000 + CONNECTIONS * 3_000) },
   async () => {
     const url = `${cluster!.haproxy!.url}/acp`;
     const clients: { client: RemoteClient; sessionId: string }[] = [];
+    const started = Date.now();
+    const figures: string[] = [];
+    const lap = (what: string) => figures.push(`${what} ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    /** The connections a phase still waits for, as the report shows them. */
+    const waitingFor = (done: (i: number) => boolean) => (): ReportedConnection[] =>
+      clients.flatMap(({ client, sessionId }, index) => {
+        if (done(index)) return [];
+        const texts = client.host.texts(0, sessionId);
+        return [{ index, sessionId, received: () => `${texts.length} chunks, last ${JSON.stringify(texts.at(-1))}` }];
+      });
     for (let i = 0; i < CONNECTIONS; i++) {
-      const client = await remoteClient(
-        acpkitHttp.open({ url, webSocketUrl: "", token: cluster!.token }),
-        work,
-        "acpkit",
+      const client = await reporting(
+        cluster!,
+        `opening connection ${i}`,
+        REPORT_MS,
+        () => [],
+        (async () => {
+          const client = await remoteClient(
+            acpkitHttp.open({ url, webSocketUrl: "", token: cluster!.token }),
+            work,
+            "acpkit",
+          );
+          await client.initialize();
+          return { client, sessionId: await client.newSession(work) };
+        })(),
       );
-      await client.initialize();
-      clients.push({ client, sessionId: await client.newSession(work) });
+      clients.push(client);
     }
+    lap("connections open");
     const moves = new Map<string, string[]>();
     let sampling = true;
     const sampler = (async () => {
@@ -83,20 +106,34 @@ test(
           "GROUP BY owner_node ORDER BY n DESC",
       );
       const victim = cluster!.nodes.findIndex((node) => node.nodeId === owners.rows[0]!.owner_node);
+      const settled = new Set<number>();
       const turns = clients.map(({ client, sessionId }, i) =>
-        client.prompt(sessionId, `/stream ${CHUNKS} t${i}`).then(
-          () => "done" as const,
-          (error: Error) => error.message,
-        ),
+        client
+          .prompt(sessionId, `/stream ${CHUNKS} t${i}`)
+          .then(
+            () => "done" as const,
+            (error: Error) => error.message,
+          )
+          .finally(() => settled.add(i)),
       );
       // Midway: once the turns are under way, the node with the most agents dies.
-      await clients[0]!.client.host.until(
-        () => clients.some(({ client, sessionId }) => client.host.texts(0, sessionId).length > 0),
-        60_000,
-        "a turn under way",
-      );
+      // (Polled: a condition on every client, which no one client's updates would wake.)
+      const underWay = Date.now() + 60_000;
+      while (!clients.some(({ client, sessionId }) => client.host.texts(0, sessionId).length > 0)) {
+        assert.ok(Date.now() < underWay, "no turn under way after 60 s");
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      lap("turns under way");
       await cluster!.kill(victim);
-      const outcomes = await Promise.all(turns);
+      lap(`${cluster!.nodes[victim]!.name} killed`);
+      const outcomes = await reporting(
+        cluster!,
+        "turns",
+        REPORT_MS,
+        waitingFor((i) => settled.has(i)),
+        Promise.all(turns),
+      );
+      lap("turns settled");
       let completed = 0;
       for (const [i, outcome] of outcomes.entries()) {
         const { client, sessionId } = clients[i]!;
@@ -126,14 +163,30 @@ test(
           );
         }
       }
+      const failures = new Map<string, number>();
+      for (const outcome of outcomes)
+        if (outcome !== "done") {
+          const kind = /went away|closed the event stream|502/.exec(outcome)?.[0] ?? outcome;
+          failures.set(kind, (failures.get(kind) ?? 0) + 1);
+        }
+      figures.push(`${completed} turns completed, failed: ${JSON.stringify(Object.fromEntries(failures))}`);
       assert.ok(completed < CONNECTIONS, "some turns ran on the killed node");
       assert.ok(completed > 0, "the other nodes' turns completed");
       // Every connection works afterwards, the adopted ones included.
-      await Promise.all(
-        clients.map(async ({ client, sessionId }, i) =>
-          assert.deepEqual(await client.prompt(sessionId, `/stream 2 after${i}`), { stopReason: "end_turn" }),
+      const answered = new Set<number>();
+      await reporting(
+        cluster!,
+        "prompts after",
+        REPORT_MS,
+        waitingFor((i) => answered.has(i)),
+        Promise.all(
+          clients.map(async ({ client, sessionId }, i) => {
+            assert.deepEqual(await client.prompt(sessionId, `/stream 2 after${i}`), { stopReason: "end_turn" });
+            answered.add(i);
+          }),
         ),
       );
+      lap("prompts after answered");
     } finally {
       sampling = false;
       await sampler;
@@ -158,5 +211,7 @@ test(
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+    lap("no agent left");
+    process.stderr.write(`[serve-many] ${CONNECTIONS} connections x ${CHUNKS} chunks: ${figures.join("; ")}\n`);
   },
 );
