@@ -318,8 +318,12 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     if (kind === "i:") {
       const hosted = this.hosted.get(connectionId);
       if (hosted !== undefined && !hosted.fenced) void this.takeInbox(hosted);
-    } else if (kind === "e:") this.wakeReaders(connectionId);
-    else if (kind === "r:") {
+    } else if (kind === "e:") {
+      // `e:<connection id> <stream>` (connection ids have no space): that stream's reader only.
+      const space = connectionId.indexOf(" ");
+      if (space === -1) this.wakeReaders(connectionId);
+      else this.wakeReaders(connectionId.slice(0, space), connectionId.slice(space + 1));
+    } else if (kind === "r:") {
       if (connectionId === this.nodeId) void this.relay?.take();
     } else if (kind === "x:") {
       this.wakeReaders(connectionId);
@@ -328,8 +332,10 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     }
   }
 
-  wakeReaders(connectionId: string): void {
-    for (const reader of this.readers.get(connectionId) ?? []) reader.wake();
+  /** Wakes the readers of the connection (of one of its streams: `stream`, "" for the connection stream). */
+  wakeReaders(connectionId: string, stream?: string): void {
+    for (const reader of this.readers.get(connectionId) ?? [])
+      if (stream === undefined || reader.stream === stream) reader.wake();
   }
 
   /** Another node holds the connection's lease now: stop the agent here and write nothing more for it. */

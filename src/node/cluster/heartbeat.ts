@@ -26,10 +26,16 @@ import {
 
 const RENEW = `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`;
 
-/** The rows of the connections this node hosts or owns: read only (no lock on rows the owner's writes share). */
+/**
+ * The rows of the connections this node hosts or owns: read only (no lock on rows the owner's writes share). Idle: no
+ * request for the idle timeout, and no stream read anywhere (a live reader claim; `last_active_at` is bumped by an
+ * UPDATE that waits for the owners' writes, and under load it came too late: live connections were ended as idle).
+ */
 const CHECK = `
 SELECT connection_id, owner_node, lease_token, ended_at IS NOT NULL AS ended,
-       last_active_at < now() - $3 * interval '1 millisecond' AS idle,
+       last_active_at < now() - $3 * interval '1 millisecond'
+         AND NOT EXISTS (SELECT 1 FROM ${STREAMS} s WHERE s.connection_id = c.connection_id
+                            AND s.reader IS NOT NULL AND s.reader_expires_at > now()) AS idle,
        EXISTS (SELECT 1 FROM ${INBOX} i WHERE i.connection_id = c.connection_id) AS inbox
   FROM ${CONNECTIONS} c
  WHERE connection_id = ANY($2::text[]) OR (owner_node = $1 AND ended_at IS NULL)`;
@@ -103,8 +109,10 @@ export class Heartbeat {
   /** Every quarter of the lease from the start of the last renewal (one at a time). */
   #scheduleRenewal(ms: number): void {
     if (this.#stopped) return;
+    const due = performance.now() + ms;
     this.#renewTimer = setTimeout(() => {
       const started = performance.now();
+      this.node.counters.observeRenewalDelay(started - due);
       void this.renew().finally(() =>
         this.#scheduleRenewal(Math.max(0, this.node.settings.heartbeatMs - (performance.now() - started))),
       );
@@ -224,11 +232,11 @@ export class Heartbeat {
       if (settings.connector !== undefined && !node.handOver && !node.closed && renewing) await adoptExpired(node);
       const touched = [...node.touched, ...node.readers.keys()];
       node.touched.clear();
-      // Not awaited: it may wait for row locks the owners' writes hold, and nothing here depends on it. One at a time
-      // (waiting ones piled up would hold the control pool: the renewal would wait behind them); ids wait for the next.
+      // Not awaited, and on the main pool: it may wait for row locks the owners' writes hold, and nothing here depends
+      // on it. One at a time (waiting ones piled up would hold the pool); ids wait for the next.
       if (touched.length > 0 && this.#touching !== undefined) for (const id of touched) node.touched.add(id);
       else if (touched.length > 0)
-        this.#touching = control
+        this.#touching = node.pool
           .query(TOUCH, [touched])
           .catch((error: unknown) =>
             node.logger.warn("cluster: touching connections failed", {
@@ -271,6 +279,6 @@ export class Heartbeat {
       node.readerLeaseMs,
     ]);
     const kept = new Set(renewed.rows.map((row) => row.reader));
-    for (const reader of readers) if (!kept.has(reader.token)) reader.displaced();
+    for (const reader of readers) if (!kept.has(reader.token)) reader.displaced("renewing its claim");
   }
 }

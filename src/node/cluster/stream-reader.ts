@@ -1,7 +1,7 @@
 /**
  * One reader of one stream of a cluster connection, on any node: events come from the database in id order, after
  * the reader's position (the `Last-Event-ID` it was opened at, or what earlier readers took), fetched when the
- * owner's writes are notified (`e:<connection id>`), and every second meanwhile in case a notification was missed.
+ * owner's writes are notified (`e:<connection id> <stream>`), and every second meanwhile in case a notification was missed.
  * The stream's row in `acpkit_cluster_streams` names its reader: one at a time; a reader opened with a cursor takes
  * the stream over and the displaced one ends. The reader ends once the connection has ended and every event written
  * before was handed over.
@@ -175,8 +175,17 @@ export class ClusterStreamReader implements StreamReader {
     void this.#fetch();
   }
 
-  /** Another reader took the stream over, or the connection is gone: end (after what is buffered). */
-  displaced(): void {
+  /**
+   * Another reader took the stream over (`why` says how it was found), or the connection is gone (no `why`): end,
+   * after what is buffered, with the end event (the client does not resume it).
+   */
+  displaced(why?: string): void {
+    if (why !== undefined && !this.#ended)
+      this.host.logger.info("cluster: a stream was taken over by another reader; this one ends", {
+        connectionId: this.connectionId,
+        stream: this.stream === "" ? "connection" : this.stream,
+        found: why,
+      });
     this.#ended = true;
     this.#notify();
   }
@@ -241,7 +250,7 @@ export class ClusterStreamReader implements StreamReader {
         );
         const row = status.rows[0];
         if (row === undefined || row.reader !== this.token) {
-          this.displaced();
+          this.displaced(row === undefined ? "no stream row" : "reading");
           return;
         }
         if (row.ended !== false) {

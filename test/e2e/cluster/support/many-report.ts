@@ -70,7 +70,11 @@ export async function clusterReport(
     const beats = await cluster.pool.query<{ node_id: string; age: number }>(
       "SELECT node_id, extract(epoch FROM now() - seen_at)::float8 AS age FROM acpkit_cluster_nodes",
     );
-    lines.push(`  last beats: ${beats.rows.map((row) => `${name(row.node_id)} ${row.age.toFixed(1)} s ago`).join(", ")}`);
+    const backends = await cluster.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity");
+    lines.push(
+      `  last beats: ${beats.rows.map((row) => `${name(row.node_id)} ${row.age.toFixed(1)} s ago`).join(", ")}; ` +
+        `${backends.rows[0]?.n} database sessions`,
+    );
   } catch {
     // The database report above says why.
   }
@@ -94,6 +98,7 @@ export async function clusterReport(
           "cluster_fenced_total",
           "cluster_heartbeat_failures_total",
           "cluster_db_heartbeat_seconds",
+          "cluster_renewal_delay_seconds",
         ]
           .map((metric) => `${metric} ${new RegExp(`^acpkit_${metric}(?:\\{[^}]*\\})? (\\S+)$`, "m").exec(text)?.[1]}`)
           .join(", ");
