@@ -54,18 +54,22 @@ export async function adoptExpired(node: ClusterNode): Promise<void> {
     share_grant: string | null;
   }>(TAKE_LEASES, [nodeId, settings.leaseMs, room]);
   // Not awaited: the agents start while the heartbeat goes on renewing this node's leases (the adopted ones too).
-  for (const row of taken.rows)
+  // Until its host is registered, an adopted connection is `initializing`: the heartbeat's checks must not take its
+  // row (owned by this node, no agent here yet) for an orphan and end it.
+  for (const row of taken.rows) {
+    node.initializing.add(row.connection_id);
     node.track(
-      adopt(node, row.connection_id, Number(row.lease_token), row.initialize, row.share_grant).catch(
-        (error: unknown) => {
+      adopt(node, row.connection_id, Number(row.lease_token), row.initialize, row.share_grant)
+        .catch((error: unknown) => {
           node.counters.adoptionFailures++;
           node.logger.error("cluster: adopting a connection failed", {
             connectionId: row.connection_id,
             error: error instanceof Error ? node.redact(error).message : String(error),
           });
-        },
-      ),
+        })
+        .finally(() => node.initializing.delete(row.connection_id)),
     );
+  }
 }
 
 async function adopt(

@@ -32,9 +32,12 @@ import { CLUSTER_CHANNEL, CONNECTIONS } from "./schema.js";
 import type { ClusterStreamReader, ReaderHost } from "./stream-reader.js";
 import type { RelayEndpoint, SessionRelay } from "../../remote/server/shared/session-relay.js";
 import { ClusterSharedRelay } from "./shared-relay.js";
+import { QueryLimiter } from "./query-limiter.js";
 import { shareGrantOf } from "../../remote/server/shared/observer-agent.js";
 
 /** Methods whose answer opens a session on the connection. */
+/** Stream readers' queries in flight at most per node (see `readerQueries`). */
+const READER_QUERIES = 5;
 const OPENING = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
 
 /** A connection whose agent runs on this node. */
@@ -63,6 +66,8 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   readonly writer: EventWriter;
   readonly inbox: InboxWriter;
   readonly counters = new ClusterMetrics();
+  /** A quarter of the main pool (20) at most for the stream readers: the owners' writes keep the rest. */
+  readonly readerQueries = new QueryLimiter(READER_QUERIES);
   readonly gone: Refusal = {
     status: 404,
     message:

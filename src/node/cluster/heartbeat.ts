@@ -129,16 +129,15 @@ export class Heartbeat {
   }
 
   /**
-   * Renews this node's row (its lease on its connections). A node whose last successful renewal was sent a whole
-   * lease ago stops its agents: the other nodes may hold them by now. The renewal is checked every quarter of a lease
-   * even while one hangs on a database that does not answer.
+   * Renews this node's row (its lease on its connections). A node stops its agents (the other nodes may hold them by
+   * now) when a renewal failed and the last one that succeeded was sent a whole lease ago (the database is out of
+   * reach), or when a renewal has hung for two leases (a database that never answers). A renewal that is merely slow
+   * (a loaded database answers everything late) stops nothing: the other nodes adopt only while their own renewals
+   * are on time, and every write is fenced by the lease token anyway.
    */
   renew(): Promise<void> {
     const node = this.node;
-    if (this.#renewing !== undefined) {
-      this.#overdue();
-      return this.#renewing;
-    }
+    if (this.#renewing !== undefined) return this.#renewing;
     const started = performance.now();
     this.#renewing = node.control
       .query(RENEW, [node.nodeId, node.handOver])
@@ -155,24 +154,25 @@ export class Heartbeat {
           node.logger.warn("cluster: heartbeat failed (the database is unreachable?)", {
             error: error instanceof Error ? node.redact(error).message : String(error),
           });
-          this.#overdue();
+          this.#overdue(node.settings.leaseMs);
         },
       )
       .finally(() => (this.#renewing = undefined));
-    const watch = setInterval(() => this.#overdue(), node.settings.heartbeatMs);
+    const watch = setInterval(() => this.#overdue(2 * node.settings.leaseMs), node.settings.heartbeatMs);
     watch.unref?.();
     void this.#renewing.finally(() => clearInterval(watch));
     return this.#renewing;
   }
 
-  /** No renewal for a whole lease: this node's agents are stopped. */
-  #overdue(): void {
+  /** No successful renewal sent within `ms`: this node's agents are stopped. */
+  #overdue(ms: number): void {
     const node = this.node;
-    if (performance.now() - this.#lastRenewed <= node.settings.leaseMs || node.hosted.size === 0) return;
+    if (performance.now() - this.#lastRenewed <= ms || node.hosted.size === 0) return;
     const agents = [...node.hosted.values()].filter((hosted) => !hosted.fenced);
     if (agents.length === 0) return;
-    node.logger.error("cluster: no lease renewal for a whole lease; stopping this node's agents", {
+    node.logger.error("cluster: no lease renewal for too long; stopping this node's agents", {
       agents: agents.length,
+      sinceLastRenewalMs: Math.round(performance.now() - this.#lastRenewed),
     });
     for (const hosted of agents) node.fence(hosted.connectionId);
   }

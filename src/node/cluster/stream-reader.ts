@@ -11,6 +11,7 @@ import type { Refusal, StreamReader } from "../../remote/server/backend/backend.
 import { encodeSse, sseEventText } from "../../remote/server/sse-format.js";
 import type { PostgresPool } from "../postgres/pool.js";
 import { newReaderToken } from "./ids.js";
+import type { QueryLimiter } from "./query-limiter.js";
 import { CONNECTIONS, EVENTS, NODES, STREAMS } from "./schema.js";
 
 const RESOLVED = Promise.resolve();
@@ -30,6 +31,8 @@ export interface ReaderHost {
   readonly readerLeaseMs: number;
   /** A node that has not beaten for this long is taken for dead (its readers' claims are void). */
   readonly deadAfterMs: number;
+  /** Bounds the readers' fetches in flight on the pool (the owners' writes share it). */
+  readonly readerQueries: QueryLimiter;
   attach(reader: ClusterStreamReader): void;
   detach(reader: ClusterStreamReader): void;
 }
@@ -225,10 +228,12 @@ export class ClusterStreamReader implements StreamReader {
     try {
       do {
         this.#again = false;
-        const rows = await this.host.pool.query<{ event_id: string; body: string }>(
-          `SELECT event_id, body FROM ${EVENTS}
-            WHERE connection_id = $1 AND stream = $2 AND event_id > $3 ORDER BY event_id LIMIT ${FETCH_ROWS}`,
-          [this.connectionId, this.stream, this.#fetched],
+        const rows = await this.host.readerQueries.run(() =>
+          this.host.pool.query<{ event_id: string; body: string }>(
+            `SELECT event_id, body FROM ${EVENTS}
+              WHERE connection_id = $1 AND stream = $2 AND event_id > $3 ORDER BY event_id LIMIT ${FETCH_ROWS}`,
+            [this.connectionId, this.stream, this.#fetched],
+          ),
         );
         if (this.#released) return;
         for (const row of rows.rows) this.#buffer.push({ id: Number(row.event_id), body: row.body });
@@ -243,10 +248,12 @@ export class ClusterStreamReader implements StreamReader {
           return;
         }
         // Nothing new: is the stream still ours, and the connection still live?
-        const status = await this.host.pool.query<{ reader: string | null; ended: boolean | null }>(
-          `SELECT (SELECT reader FROM ${STREAMS} WHERE connection_id = $1 AND stream = $2) AS reader,
-                  (SELECT ended_at IS NOT NULL FROM ${CONNECTIONS} WHERE connection_id = $1) AS ended`,
-          [this.connectionId, this.stream],
+        const status = await this.host.readerQueries.run(() =>
+          this.host.pool.query<{ reader: string | null; ended: boolean | null }>(
+            `SELECT (SELECT reader FROM ${STREAMS} WHERE connection_id = $1 AND stream = $2) AS reader,
+                    (SELECT ended_at IS NOT NULL FROM ${CONNECTIONS} WHERE connection_id = $1) AS ended`,
+            [this.connectionId, this.stream],
+          ),
         );
         const row = status.rows[0];
         if (row === undefined || row.reader !== this.token) {
