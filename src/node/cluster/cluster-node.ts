@@ -296,16 +296,22 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   }
 
   /** A client request or notification reaches the agent here (directly, or taken from the inbox). */
+  /**
+   * `recorded`: taken from the inbox, whose take wrote the prompt's row. `prompt`, when given, gets the promise of a
+   * prompt's row (resolved once committed).
+   */
   forwardCall(
     hosted: Hosted,
     message: Record<string, unknown>,
     chars: number,
     sessionId: string | undefined,
+    options: { recorded?: boolean; prompt?: (written: Promise<void>) => void } = {},
   ): Refusal | undefined {
     const refusal = hosted.host.forwardCall(message, chars, sessionId);
     if (refusal !== undefined || !("id" in message)) return refusal;
     const method = message.method;
-    if (method === METHODS.session_prompt && sessionId !== undefined) hosted.sink.promptStarted(message.id, sessionId);
+    if (method === METHODS.session_prompt && sessionId !== undefined)
+      options.prompt?.(hosted.sink.promptStarted(message.id, sessionId, options.recorded === true));
     else if (typeof method === "string" && OPENING.has(method) && typeof message.params === "object")
       hosted.sink.sessionRequested(message.id, message.params as Record<string, unknown>);
     return refusal;

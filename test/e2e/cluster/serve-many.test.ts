@@ -29,6 +29,8 @@ const unavailable = postgresUnavailable() ?? haproxyUnavailable();
  */
 const CONNECTIONS = Number(process.env.ACPKIT_SERVE_MANY_CONNECTIONS ?? 6);
 const CHUNKS = Number(process.env.ACPKIT_SERVE_MANY_CHUNKS ?? 30_000);
+/** Connections opened at once. */
+const OPENING = 5;
 /** While a phase waits, a report of what it waits for every this many ms (stderr): where a hang is. */
 const REPORT_MS = Number(process.env.ACPKIT_SERVE_MANY_REPORT_MS ?? 30_000);
 let database: TestPostgres | undefined;
@@ -66,27 +68,23 @@ test(
         const texts = client.host.texts(0, sessionId);
         return [{ index, sessionId, received: () => `${texts.length} chunks, last ${JSON.stringify(texts.at(-1))}` }];
       });
-    for (let i = 0; i < CONNECTIONS; i++) {
-      const client = await reporting(
-        cluster!,
-        `opening connection ${i}`,
-        REPORT_MS,
-        () => [],
-        (async () => {
-          // The client's own account of its streams (breaks, resumes), shown for a connection that fails.
-          const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
-            clientLogs[i]!.push(`${new Date().toISOString()} ${level} ${message} ${JSON.stringify(fields ?? {})}`);
-          clientLogs[i] = [];
-          const stream = createHttpStream(url, {
-            headers: { Authorization: `Bearer ${cluster!.token}` },
-            logger: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
-          }) as MessageStream;
-          const client = await remoteClient(stream, work, "acpkit");
-          await client.initialize();
-          return { client, sessionId: await client.newSession(work) };
-        })(),
-      );
-      clients.push(client);
+    const open = async (i: number) => {
+      // The client's own account of its streams (breaks, resumes), shown for a connection that fails.
+      const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+        clientLogs[i]!.push(`${new Date().toISOString()} ${level} ${message} ${JSON.stringify(fields ?? {})}`);
+      clientLogs[i] = [];
+      const stream = createHttpStream(url, {
+        headers: { Authorization: `Bearer ${cluster!.token}` },
+        logger: { debug: log("debug"), info: log("info"), warn: log("warn"), error: log("error") },
+      }) as MessageStream;
+      const client = await remoteClient(stream, work, "acpkit");
+      await client.initialize();
+      clients[i] = { client, sessionId: await client.newSession(work) };
+    };
+    // A few at a time (each starts an agent): one by one, 100 took minutes before the test began.
+    for (let i = 0; i < CONNECTIONS; i += OPENING) {
+      const batch = Array.from({ length: Math.min(OPENING, CONNECTIONS - i) }, (_, k) => open(i + k));
+      await reporting(cluster!, `opening connections ${i}..`, REPORT_MS, () => [], Promise.all(batch));
     }
     lap("connections open");
     const moves = new Map<string, string[]>();

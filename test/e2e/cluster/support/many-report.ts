@@ -70,10 +70,13 @@ export async function clusterReport(
     const beats = await cluster.pool.query<{ node_id: string; age: number }>(
       "SELECT node_id, extract(epoch FROM now() - seen_at)::float8 AS age FROM acpkit_cluster_nodes",
     );
-    const backends = await cluster.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity");
+    const backends = await cluster.pool.query<{ what: string; n: number }>(
+      `SELECT coalesce(state, '-') || coalesce(' ' || wait_event_type || ':' || wait_event, '') AS what, count(*)::int AS n
+         FROM pg_stat_activity WHERE backend_type = 'client backend' GROUP BY 1 ORDER BY 2 DESC`,
+    );
     lines.push(
       `  last beats: ${beats.rows.map((row) => `${name(row.node_id)} ${row.age.toFixed(1)} s ago`).join(", ")}; ` +
-        `${backends.rows[0]?.n} database sessions`,
+        `database sessions: ${backends.rows.map((row) => `${row.n} ${row.what}`).join(", ")}`,
     );
   } catch {
     // The database report above says why.
