@@ -36,8 +36,12 @@ import {
 import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { HttpRoutes } from "./http-routes.js";
 
-/** Default of `maxResumeAttempts`: GETs in a row that try to resume a broken stream. */
-export const DEFAULT_MAX_RESUME_ATTEMPTS = 6;
+/**
+ * Default of `maxResumeAttempts`: GETs in a row that try to resume a broken stream. Ten span about 11 s (delays 0,
+ * 0.1, 0.2, 0.4, 0.8, 1.6, then 2 s): a cluster behind a balancer needs a few seconds after a node dies (health
+ * checks, a loaded node answering them late), and six (3 s) gave up while the balancer had no node to offer.
+ */
+export const DEFAULT_MAX_RESUME_ATTEMPTS = 10;
 /** The delay before each resume attempt after the first (which is immediate) doubles from this, up to the cap. */
 const RESUME_INITIAL_DELAY_MS = 100;
 const RESUME_MAX_DELAY_MS = 2000;
