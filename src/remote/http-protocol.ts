@@ -33,6 +33,16 @@ export const HEADER_PROTOCOL_VERSION = "Acp-Protocol-Version";
 export const JSON_MIME_TYPE = "application/json";
 /** `Accept` value of a GET that opens an SSE stream, and that stream's `Content-Type`. */
 export const EVENT_STREAM_MIME_TYPE = "text/event-stream";
+/**
+ * The type of the event a server sends last on an SSE stream it ends on purpose (the connection ended, the session's
+ * stream ended, or another reader took the stream over): `event: end` and a blank line, no data. A stream that stops
+ * without it was cut (the node serving it died, a proxy or the network dropped it), even when the HTTP response ended
+ * cleanly (a balancer may end a response whose server went away as if it were complete): acpkit's client resumes such
+ * a stream with `Last-Event-ID`. Having no data, the event is never dispatched by SSE clients that do not know it
+ * (HTML standard, "dispatch the event": an event whose data is empty is dropped), so it changes nothing for them. The
+ * RFD leaves the end of a stream unsaid; this is acpkit's choice.
+ */
+export const STREAM_END_EVENT = "end";
 /** The endpoint path the RFD names. Servers and clients accept any path; this is the default. */
 export const DEFAULT_ACP_PATH = "/acp";
 

@@ -15,6 +15,9 @@ import { readAttachments } from "./attachments.js";
 import type { ClusterNode, Hosted } from "./cluster-node.js";
 import { CONNECTIONS, EVENTS, NODES, PROMPTS, SESSIONS } from "./schema.js";
 
+/** pg-pool's error when no client came free in time: the query never ran. */
+const POOL_WAIT_TIMEOUT = "timeout exceeded when trying to connect";
+
 /** Connections adopted per heartbeat at most (the rest at the next ones, or by other nodes). */
 const ADOPT_PER_BEAT = 16;
 
@@ -54,18 +57,31 @@ export async function adoptExpired(node: ClusterNode): Promise<void> {
     share_grant: string | null;
   }>(TAKE_LEASES, [nodeId, settings.leaseMs, room]);
   // Not awaited: the agents start while the heartbeat goes on renewing this node's leases (the adopted ones too).
-  for (const row of taken.rows)
+  // Until its host is registered, an adopted connection is `initializing`: the heartbeat's checks must not take its
+  // row (owned by this node, no agent here yet) for an orphan and end it.
+  for (const row of taken.rows) {
+    node.initializing.add(row.connection_id);
     node.track(
-      adopt(node, row.connection_id, Number(row.lease_token), row.initialize, row.share_grant).catch(
-        (error: unknown) => {
+      adopt(node, row.connection_id, Number(row.lease_token), row.initialize, row.share_grant)
+        .catch(async (error: unknown) => {
           node.counters.adoptionFailures++;
-          node.logger.error("cluster: adopting a connection failed", {
+          node.logger.error("cluster: adopting a connection failed; its lease lapses for the next heartbeat", {
             connectionId: row.connection_id,
             error: error instanceof Error ? node.redact(error).message : String(error),
           });
-        },
-      ),
+          // Before its agent started (the database was busy): the lease lapses, and the connection is adopted again
+          // (held without an agent, it would have been ended as an orphan).
+          await node.pool
+            .query(
+              `UPDATE ${CONNECTIONS} SET lease_expires_at = now()
+                WHERE connection_id = $1 AND owner_node = $2 AND lease_token = $3`,
+              [row.connection_id, node.nodeId, Number(row.lease_token)],
+            )
+            .catch(() => {});
+        })
+        .finally(() => node.initializing.delete(row.connection_id)),
     );
+  }
 }
 
 async function adopt(
@@ -77,20 +93,29 @@ async function adopt(
 ): Promise<void> {
   const started = performance.now();
   const { pool } = node;
-  const [events, sessions, prompts, attachments] = await Promise.all([
-    pool.query<{ last: string | null }>(`SELECT max(event_id) AS last FROM ${EVENTS} WHERE connection_id = $1`, [
-      connectionId,
+  // Reads retried on transient errors (a busy pool's wait timeout among them); the DELETE of the open prompts only on
+  // that timeout (nothing ran then: the prompts it returns must not be lost to a retry).
+  const [events, sessions, attachments] = await pool.retry("read an adopted connection", () =>
+    Promise.all([
+      pool.query<{ last: string | null }>(`SELECT max(event_id) AS last FROM ${EVENTS} WHERE connection_id = $1`, [
+        connectionId,
+      ]),
+      pool.query<{ session_id: string; params: string | null }>(
+        `SELECT session_id, params FROM ${SESSIONS} WHERE connection_id = $1 ORDER BY session_id`,
+        [connectionId],
+      ),
+      node.relay === undefined ? new Map<string, RestoredSession>() : readAttachments(node, connectionId),
     ]),
-    pool.query<{ session_id: string; params: string | null }>(
-      `SELECT session_id, params FROM ${SESSIONS} WHERE connection_id = $1 ORDER BY session_id`,
-      [connectionId],
-    ),
-    pool.query<{ session_id: string; request_id: string; kind: string }>(
-      `DELETE FROM ${PROMPTS} WHERE connection_id = $1 RETURNING session_id, request_id, kind`,
-      [connectionId],
-    ),
-    node.relay === undefined ? new Map<string, RestoredSession>() : readAttachments(node, connectionId),
-  ]);
+  );
+  const prompts = await pool.retry(
+    "take an adopted connection's open prompts",
+    () =>
+      pool.query<{ session_id: string; request_id: string; kind: string }>(
+        `DELETE FROM ${PROMPTS} WHERE connection_id = $1 RETURNING session_id, request_id, kind`,
+        [connectionId],
+      ),
+    { isTransient: (error) => error instanceof Error && error.message === POOL_WAIT_TIMEOUT },
+  );
   const host = node.server.host({
     // A connection opened with a share token stays one: an agent of its own it never had.
     connector: shareGrant === null ? node.settings.connector! : observerAgent(shareGrant),

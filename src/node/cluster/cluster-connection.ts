@@ -21,6 +21,13 @@ const AGENT_BEHIND: Refusal = {
   message: "Too Many Requests: the agent is not taking messages as fast as they come; retry shortly",
   headers: { "Retry-After": "1" },
 };
+const PROMPT_NOT_RECORDED: Refusal = {
+  status: 503,
+  message:
+    "Service Unavailable: this connection moved to another node as the prompt arrived, and the prompt may not run; " +
+    "send it again",
+  headers: { "Retry-After": "1" },
+};
 
 export function databaseDown(error: unknown): Refusal {
   return {
@@ -102,6 +109,19 @@ export class ClusterConnection implements BackendConnection {
       if (!host.isOpen) return this.node.gone;
     }
     if (host.agentLink.inboxChars > this.node.limits.maxBufferedBytes) return AGENT_BEHIND;
-    return this.node.forwardCall(hosted, input.message, input.text.length, input.sessionId);
+    // A prompt is acknowledged (202) once its row is committed: a node that dies before has acknowledged nothing
+    // (the client's POST fails), one that dies after leaves the row to the adopting node, which answers the prompt.
+    // Acknowledged before, a prompt the node took to its grave was answered by nobody: its client waited for ever.
+    let recorded: Promise<void> | undefined;
+    const refusal = this.node.forwardCall(hosted, input.message, input.text.length, input.sessionId, {
+      prompt: (written) => (recorded = written),
+    });
+    if (refusal !== undefined || recorded === undefined) return refusal;
+    try {
+      await recorded;
+    } catch (error) {
+      return databaseDown(this.node.redact(error));
+    }
+    return hosted.fenced ? PROMPT_NOT_RECORDED : undefined;
   }
 }

@@ -32,9 +32,12 @@ import { CLUSTER_CHANNEL, CONNECTIONS } from "./schema.js";
 import type { ClusterStreamReader, ReaderHost } from "./stream-reader.js";
 import type { RelayEndpoint, SessionRelay } from "../../remote/server/shared/session-relay.js";
 import { ClusterSharedRelay } from "./shared-relay.js";
+import { QueryLimiter } from "./query-limiter.js";
 import { shareGrantOf } from "../../remote/server/shared/observer-agent.js";
 
 /** Methods whose answer opens a session on the connection. */
+/** Stream readers' queries in flight at most per node (see `readerQueries`). */
+const READER_QUERIES = 5;
 const OPENING = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
 
 /** A connection whose agent runs on this node. */
@@ -63,6 +66,8 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   readonly writer: EventWriter;
   readonly inbox: InboxWriter;
   readonly counters = new ClusterMetrics();
+  /** A quarter of the main pool (20) at most for the stream readers: the owners' writes keep the rest. */
+  readonly readerQueries = new QueryLimiter(READER_QUERIES);
   readonly gone: Refusal = {
     status: 404,
     message:
@@ -291,16 +296,22 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   }
 
   /** A client request or notification reaches the agent here (directly, or taken from the inbox). */
+  /**
+   * `recorded`: taken from the inbox, whose take wrote the prompt's row. `prompt`, when given, gets the promise of a
+   * prompt's row (resolved once committed).
+   */
   forwardCall(
     hosted: Hosted,
     message: Record<string, unknown>,
     chars: number,
     sessionId: string | undefined,
+    options: { recorded?: boolean; prompt?: (written: Promise<void>) => void } = {},
   ): Refusal | undefined {
     const refusal = hosted.host.forwardCall(message, chars, sessionId);
     if (refusal !== undefined || !("id" in message)) return refusal;
     const method = message.method;
-    if (method === METHODS.session_prompt && sessionId !== undefined) hosted.sink.promptStarted(message.id, sessionId);
+    if (method === METHODS.session_prompt && sessionId !== undefined)
+      options.prompt?.(hosted.sink.promptStarted(message.id, sessionId, options.recorded === true));
     else if (typeof method === "string" && OPENING.has(method) && typeof message.params === "object")
       hosted.sink.sessionRequested(message.id, message.params as Record<string, unknown>);
     return refusal;
@@ -318,8 +329,12 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     if (kind === "i:") {
       const hosted = this.hosted.get(connectionId);
       if (hosted !== undefined && !hosted.fenced) void this.takeInbox(hosted);
-    } else if (kind === "e:") this.wakeReaders(connectionId);
-    else if (kind === "r:") {
+    } else if (kind === "e:") {
+      // `e:<connection id> <stream>` (connection ids have no space): that stream's reader only.
+      const space = connectionId.indexOf(" ");
+      if (space === -1) this.wakeReaders(connectionId);
+      else this.wakeReaders(connectionId.slice(0, space), connectionId.slice(space + 1));
+    } else if (kind === "r:") {
       if (connectionId === this.nodeId) void this.relay?.take();
     } else if (kind === "x:") {
       this.wakeReaders(connectionId);
@@ -328,8 +343,10 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     }
   }
 
-  wakeReaders(connectionId: string): void {
-    for (const reader of this.readers.get(connectionId) ?? []) reader.wake();
+  /** Wakes the readers of the connection (of one of its streams: `stream`, "" for the connection stream). */
+  wakeReaders(connectionId: string, stream?: string): void {
+    for (const reader of this.readers.get(connectionId) ?? [])
+      if (stream === undefined || reader.stream === stream) reader.wake();
   }
 
   /** Another node holds the connection's lease now: stop the agent here and write nothing more for it. */

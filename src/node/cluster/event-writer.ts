@@ -4,7 +4,8 @@
  * row still names this node with the lease token the write was made under, checked under a row lock (`FOR SHARE`),
  * so an adoption that took the lease first excludes the write and one that comes after waits for it to commit. A
  * connection whose writes were excluded is reported as fenced (its node must stop its agent). Notifies the readers
- * (`e:<connection id>`) in the same transaction: they are woken once the events are visible.
+ * (`e:<connection id> <stream>`: only that stream's reader fetches) in the same transaction: they are woken once the
+ * events are visible.
  */
 import type { PostgresPool } from "../postgres/pool.js";
 import { WriteBatcher } from "../postgres/write-batcher.js";
@@ -53,7 +54,7 @@ WITH claimed AS (
     FROM unnest($4::text[], $5::text[], $6::bigint[], $7::text[]) AS t(connection_id, stream, event_id, body)
    WHERE t.connection_id IN (SELECT connection_id FROM owned)
   ON CONFLICT DO NOTHING
-  RETURNING connection_id
+  RETURNING connection_id, stream
 ), se AS (
   INSERT INTO ${SESSIONS} AS x (connection_id, session_id, params)
   SELECT s.connection_id, s.session_id, s.params
@@ -72,7 +73,8 @@ WITH claimed AS (
    WHERE p.connection_id = d.connection_id AND p.request_key = d.request_key
      AND d.connection_id IN (SELECT connection_id FROM owned)
 ), notified AS (
-  SELECT count(pg_notify('${CLUSTER_CHANNEL}', 'e:' || connection_id)) AS n FROM (SELECT DISTINCT connection_id FROM ev) x
+  SELECT count(pg_notify('${CLUSTER_CHANNEL}', 'e:' || connection_id || ' ' || stream)) AS n
+    FROM (SELECT DISTINCT connection_id, stream FROM ev) x
 )
 SELECT o.connection_id, n.n FROM owned o, notified n`;
 

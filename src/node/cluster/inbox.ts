@@ -8,7 +8,7 @@ import { responseStreamOf } from "../../remote/server/routing.js";
 import type { PostgresPool } from "../postgres/pool.js";
 import type { ClusterNode, Hosted } from "./cluster-node.js";
 import { WriteBatcher } from "../postgres/write-batcher.js";
-import { CLUSTER_CHANNEL, CONNECTIONS, INBOX } from "./schema.js";
+import { CLUSTER_CHANNEL, CONNECTIONS, INBOX, PROMPTS } from "./schema.js";
 
 /** A client message on its way to the owner: a call (request or notification) or a response to an agent request. */
 export interface InboxMessage {
@@ -29,11 +29,35 @@ WITH ins AS (
 )
 SELECT count(pg_notify('${CLUSTER_CHANNEL}', 'i:' || connection_id)) AS n FROM (SELECT DISTINCT connection_id FROM ins) x`;
 
+/**
+ * Takes the messages and, in the same statement, records the prompts among them (their rows in the prompts table, as
+ * the owner's writer would): a node that dies after taking a prompt leaves its row to the adopting node, which answers
+ * it; taken and not recorded, it was answered by nobody (the client waited for ever). Ids as `idKey` writes them:
+ * strings, and integers of up to 15 digits (others are recorded by the writer when the agent gets them).
+ */
 const TAKE = `
-DELETE FROM ${INBOX}
- WHERE connection_id = $1
-   AND EXISTS (SELECT 1 FROM ${CONNECTIONS} WHERE connection_id = $1 AND owner_node = $2 AND lease_token = $3)
-RETURNING seq, kind, session_id, body`;
+WITH taken AS (
+  DELETE FROM ${INBOX}
+   WHERE connection_id = $1
+     AND EXISTS (SELECT 1 FROM ${CONNECTIONS} WHERE connection_id = $1 AND owner_node = $2 AND lease_token = $3)
+  RETURNING seq, kind, session_id, body
+), prompts AS (
+  SELECT t.session_id, t.body::jsonb -> 'id' AS id FROM taken t
+   WHERE t.kind = 'call' AND t.session_id IS NOT NULL AND t.body::jsonb ->> 'method' = 'session/prompt'
+), pr AS (
+  INSERT INTO ${PROMPTS} (connection_id, request_key, session_id, request_id, kind)
+  SELECT $1, CASE jsonb_typeof(p.id) WHEN 'string' THEN 's:' || (p.id #>> '{}') ELSE 'n:' || (p.id #>> '{}') END,
+         p.session_id, p.id::text, 'prompt'
+    FROM prompts p
+   WHERE jsonb_typeof(p.id) = 'string' OR (jsonb_typeof(p.id) = 'number' AND (p.id #>> '{}') ~ '^-?[0-9]{1,15}$')
+  ON CONFLICT DO NOTHING
+)
+SELECT seq, kind, session_id, body FROM taken`;
+
+/** Whether the take recorded this prompt id's row (see `TAKE`). */
+export function recordedByTake(id: unknown): boolean {
+  return typeof id === "string" || (Number.isSafeInteger(id) && /^-?[0-9]{1,15}$/.test(String(id)));
+}
 
 /** Writes inbox messages in batches. Not idempotent (a retried insert could deliver twice): not retried. */
 export class InboxWriter {
@@ -108,7 +132,7 @@ function deliverTaken(node: ClusterNode, hosted: Hosted, { kind, sessionId, body
   const message = JSON.parse(body) as Record<string, unknown>;
   const refusal =
     kind === "call"
-      ? node.forwardCall(hosted, message, body.length, sessionId)
+      ? node.forwardCall(hosted, message, body.length, sessionId, { recorded: recordedByTake(message.id) })
       : hosted.host.forwardResponse(message, body.length, sessionId);
   if (refusal === undefined) {
     if (kind === "response") hosted.sink.clientAnswered(message.id);
@@ -121,6 +145,9 @@ function deliverTaken(node: ClusterNode, hosted: Hosted, { kind, sessionId, body
   });
   // The client was told 202 by another node: a request refused here is answered with an error, not left hanging.
   if (kind === "call" && "id" in message && typeof message.method === "string") {
+    // A prompt the take recorded: its row goes with this answer (an adopting node must not answer it again).
+    if (message.method === "session/prompt" && sessionId !== undefined && recordedByTake(message.id))
+      void hosted.sink.promptStarted(message.id, sessionId, true);
     const error = { jsonrpc: "2.0", id: message.id, error: { code: -32000, message: refusal.message } };
     hosted.sink.deliver(JSON.stringify(error), responseStreamOf(message.method, sessionId));
   }

@@ -13,6 +13,16 @@ export class ClusterMetrics {
   #querySeconds = 0;
   /** The last heartbeat's round trip, in milliseconds (NaN before the first). */
   lastHeartbeatMs = Number.NaN;
+  /**
+   * How late the renewal timer fired, in milliseconds: the longest of the last 16 renewals (a node whose event loop
+   * is starved renews late, and one more than about three quarters of a lease late looks dead to the others).
+   */
+  readonly #renewalDelays: number[] = [];
+
+  observeRenewalDelay(ms: number): void {
+    this.#renewalDelays.push(ms);
+    if (this.#renewalDelays.length > 16) this.#renewalDelays.shift();
+  }
 
   observeQuery(ms: number): void {
     this.#queries++;
@@ -77,6 +87,12 @@ export class ClusterMetrics {
       "gauge",
       "Round trip of the last lease renewal",
       this.lastHeartbeatMs / 1000,
+    );
+    metric(
+      "acpkit_cluster_renewal_delay_seconds",
+      "gauge",
+      "How late the lease renewal timer fired (the longest of the last 16): the node's event loop delay",
+      this.#renewalDelays.length === 0 ? Number.NaN : Math.max(...this.#renewalDelays) / 1000,
     );
     lines.push(
       "# HELP acpkit_cluster_db_lookup_seconds Connection lookups (one per request) and their total time",

@@ -67,23 +67,28 @@ export class OwnerSink implements OutputSink {
     return this.#pendingChars;
   }
 
-  /** A `session/prompt` request reached the agent: remembered (in the database too) until it is answered. */
-  promptStarted(id: unknown, sessionId: string): void {
+  /**
+   * A `session/prompt` request reached the agent: remembered (in the database too, unless `recorded`: the inbox take
+   * wrote its row) until it is answered. Resolves once its row is committed: an adopting node then answers it if this
+   * node dies (the POST that carried it is acknowledged only then).
+   */
+  promptStarted(id: unknown, sessionId: string, recorded = false): Promise<void> {
     const key = idKey(id);
-    if (key === undefined || this.#done) return;
+    if (key === undefined || this.#done) return Promise.resolve();
     this.#prompts.add(key);
+    if (recorded) return Promise.resolve();
     const { connectionId, token } = this.#options;
-    this.#track(
-      this.#options.writer.add({
-        kind: "prompt",
-        requestKind: "prompt",
-        connectionId,
-        token,
-        key,
-        sessionId,
-        requestId: JSON.stringify(id),
-      }),
-    );
+    const written = this.#options.writer.add({
+      kind: "prompt",
+      requestKind: "prompt",
+      connectionId,
+      token,
+      key,
+      sessionId,
+      requestId: JSON.stringify(id),
+    });
+    this.#track(written);
+    return written;
   }
 
   /** The client answered an agent request (`id` as the client knows it): no longer open. */

@@ -72,13 +72,20 @@ export class PostgresServerBackend implements ServerBackend {
             ? { connectionString: options.database, max: 20, ...(options.logger ? { logger: options.logger } : {}) }
             : { max: 20, ...(options.database as PostgresOptions) },
         );
-    // The heartbeats' own pool (when the backend opens its pools): renewals never queue behind bulk writes.
+    // The heartbeats' own pool (when the backend opens its pools): renewals never queue behind bulk writes, and its
+    // connections are kept (idleTimeoutMs 0): a renewal never waits for a new connection, which on a loaded database
+    // server took seconds (and a lease is a few of them).
     const control = given
       ? pool
       : await createPostgresPool(
           typeof options.database === "string"
-            ? { connectionString: options.database, max: 3, ...(options.logger ? { logger: options.logger } : {}) }
-            : { ...(options.database as PostgresOptions), max: 3 },
+            ? {
+                connectionString: options.database,
+                max: 3,
+                idleTimeoutMs: 0,
+                ...(options.logger ? { logger: options.logger } : {}),
+              }
+            : { ...(options.database as PostgresOptions), max: 3, idleTimeoutMs: 0 },
         );
     const backend = new PostgresServerBackend(pool, control, !given, {
       leaseMs,

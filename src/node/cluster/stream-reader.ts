@@ -1,7 +1,7 @@
 /**
  * One reader of one stream of a cluster connection, on any node: events come from the database in id order, after
  * the reader's position (the `Last-Event-ID` it was opened at, or what earlier readers took), fetched when the
- * owner's writes are notified (`e:<connection id>`), and every second meanwhile in case a notification was missed.
+ * owner's writes are notified (`e:<connection id> <stream>`), and every second meanwhile in case a notification was missed.
  * The stream's row in `acpkit_cluster_streams` names its reader: one at a time; a reader opened with a cursor takes
  * the stream over and the displaced one ends. The reader ends once the connection has ended and every event written
  * before was handed over.
@@ -11,6 +11,7 @@ import type { Refusal, StreamReader } from "../../remote/server/backend/backend.
 import { encodeSse, sseEventText } from "../../remote/server/sse-format.js";
 import type { PostgresPool } from "../postgres/pool.js";
 import { newReaderToken } from "./ids.js";
+import type { QueryLimiter } from "./query-limiter.js";
 import { CONNECTIONS, EVENTS, NODES, STREAMS } from "./schema.js";
 
 const RESOLVED = Promise.resolve();
@@ -30,6 +31,8 @@ export interface ReaderHost {
   readonly readerLeaseMs: number;
   /** A node that has not beaten for this long is taken for dead (its readers' claims are void). */
   readonly deadAfterMs: number;
+  /** Bounds the readers' fetches in flight on the pool (the owners' writes share it). */
+  readonly readerQueries: QueryLimiter;
   attach(reader: ClusterStreamReader): void;
   detach(reader: ClusterStreamReader): void;
 }
@@ -175,8 +178,17 @@ export class ClusterStreamReader implements StreamReader {
     void this.#fetch();
   }
 
-  /** Another reader took the stream over, or the connection is gone: end (after what is buffered). */
-  displaced(): void {
+  /**
+   * Another reader took the stream over (`why` says how it was found), or the connection is gone (no `why`): end,
+   * after what is buffered, with the end event (the client does not resume it).
+   */
+  displaced(why?: string): void {
+    if (why !== undefined && !this.#ended)
+      this.host.logger.info("cluster: a stream was taken over by another reader; this one ends", {
+        connectionId: this.connectionId,
+        stream: this.stream === "" ? "connection" : this.stream,
+        found: why,
+      });
     this.#ended = true;
     this.#notify();
   }
@@ -216,10 +228,12 @@ export class ClusterStreamReader implements StreamReader {
     try {
       do {
         this.#again = false;
-        const rows = await this.host.pool.query<{ event_id: string; body: string }>(
-          `SELECT event_id, body FROM ${EVENTS}
-            WHERE connection_id = $1 AND stream = $2 AND event_id > $3 ORDER BY event_id LIMIT ${FETCH_ROWS}`,
-          [this.connectionId, this.stream, this.#fetched],
+        const rows = await this.host.readerQueries.run(() =>
+          this.host.pool.query<{ event_id: string; body: string }>(
+            `SELECT event_id, body FROM ${EVENTS}
+              WHERE connection_id = $1 AND stream = $2 AND event_id > $3 ORDER BY event_id LIMIT ${FETCH_ROWS}`,
+            [this.connectionId, this.stream, this.#fetched],
+          ),
         );
         if (this.#released) return;
         for (const row of rows.rows) this.#buffer.push({ id: Number(row.event_id), body: row.body });
@@ -234,14 +248,16 @@ export class ClusterStreamReader implements StreamReader {
           return;
         }
         // Nothing new: is the stream still ours, and the connection still live?
-        const status = await this.host.pool.query<{ reader: string | null; ended: boolean | null }>(
-          `SELECT (SELECT reader FROM ${STREAMS} WHERE connection_id = $1 AND stream = $2) AS reader,
-                  (SELECT ended_at IS NOT NULL FROM ${CONNECTIONS} WHERE connection_id = $1) AS ended`,
-          [this.connectionId, this.stream],
+        const status = await this.host.readerQueries.run(() =>
+          this.host.pool.query<{ reader: string | null; ended: boolean | null }>(
+            `SELECT (SELECT reader FROM ${STREAMS} WHERE connection_id = $1 AND stream = $2) AS reader,
+                    (SELECT ended_at IS NOT NULL FROM ${CONNECTIONS} WHERE connection_id = $1) AS ended`,
+            [this.connectionId, this.stream],
+          ),
         );
         const row = status.rows[0];
         if (row === undefined || row.reader !== this.token) {
-          this.displaced();
+          this.displaced(row === undefined ? "no stream row" : "reading");
           return;
         }
         if (row.ended !== false) {

@@ -43,6 +43,8 @@ const TRANSIENT_MESSAGES: readonly RegExp[] = [
   /^Client has encountered a connection error and is not queryable/,
   /^timeout expired$/,
   /^Connection terminated due to connection timeout/,
+  // pg-pool: no client of the pool came free within its connection timeout (a busy pool, not a broken database).
+  /^timeout exceeded when trying to connect$/,
 ];
 
 /** The SQLSTATE or Node error code of `error`, if it has one. */

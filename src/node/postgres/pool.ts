@@ -33,7 +33,7 @@ export interface PostgresOptions {
   readonly connectTimeoutMs?: number;
   /** Connections in the pool at most (default 10). */
   readonly max?: number;
-  /** Close a connection idle in the pool for this long (default 30,000 ms). */
+  /** Close a connection idle in the pool for this long (default 30,000 ms; 0: never). */
   readonly idleTimeoutMs?: number;
   /** The bound of `retry` and of `transaction`'s retries (defaults: `DEFAULT_RETRY`). */
   readonly retry?: RetryOptions;

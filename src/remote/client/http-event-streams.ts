@@ -7,6 +7,9 @@
  *   resumed: the GET is sent again with `Last-Event-ID` (the id of the last event handled), at once and then with a
  *   growing delay, up to `maxResumeAttempts` times in a row (also through 409, 502, 503 and 504 answers and
  *   unreachable servers), so nothing is lost or seen twice. A stream without ids is not resumed.
+ * - A stream has ended only when the server said so: its end event (`STREAM_END_EVENT`) came last. A response that
+ *   ends cleanly without it was cut (a balancer may end the response of a server that died as if it were complete)
+ *   and is resumed like a break, when it has ids.
  * - The connection stream ending, or any GET refused with a status other than 409 (and 410 for a session), or a
  *   read that breaks off and cannot be resumed, ends the transport (`fail`) with a `TransportFailedError` that says
  *   which stream and why.
@@ -22,7 +25,7 @@ import type { FrameProblem } from "../../jsonrpc/link.js";
 import type { Logger } from "../../jsonrpc/logger.js";
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
-import { readEventStream } from "./event-stream-reader.js";
+import { readEventStream, type EventStreamEnd } from "./event-stream-reader.js";
 import {
   failureAsRequestError,
   failureAsTransportError,
@@ -33,8 +36,12 @@ import {
 import { EVENT_STREAM_MIME_TYPE, HEADER_CONNECTION_ID, HEADER_SESSION_ID } from "../http-protocol.js";
 import type { HttpRoutes } from "./http-routes.js";
 
-/** Default of `maxResumeAttempts`: GETs in a row that try to resume a broken stream. */
-export const DEFAULT_MAX_RESUME_ATTEMPTS = 6;
+/**
+ * Default of `maxResumeAttempts`: GETs in a row that try to resume a broken stream. Ten span about 11 s (delays 0,
+ * 0.1, 0.2, 0.4, 0.8, 1.6, then 2 s): a cluster behind a balancer needs a few seconds after a node dies (health
+ * checks, a loaded node answering them late), and six (3 s) gave up while the balancer had no node to offer.
+ */
+export const DEFAULT_MAX_RESUME_ATTEMPTS = 10;
 /** The delay before each resume attempt after the first (which is immediate) doubles from this, up to the cap. */
 const RESUME_INITIAL_DELAY_MS = 100;
 const RESUME_MAX_DELAY_MS = 2000;
@@ -187,8 +194,16 @@ export class HttpEventStreams {
       if (response === undefined) return undefined;
       if (!resuming) opened?.();
       try {
-        await this.#read(response, sessionId, signal, position);
-        return "ended";
+        const end = await this.#read(response, sessionId, signal, position);
+        if (end !== "cut") return "ended";
+        // Cut without ids to resume from: taken for the end, as from a server that never sends the end event.
+        if (lastEventId === "") {
+          this.#owner.logger.debug("an event stream ended without the end event, before any event id", {
+            stream: what,
+          });
+          return "ended";
+        }
+        throw new StreamCut();
       } catch (error) {
         if (lastEventId === "" || !this.#mayRetry(error, signal, ++attempts)) throw error;
         broken = error;
@@ -262,7 +277,7 @@ export class HttpEventStreams {
     sessionId: string | undefined,
     signal: AbortSignal,
     position: (lastEventId: string) => void,
-  ): Promise<void> {
+  ): Promise<EventStreamEnd> {
     const owner = this.#owner;
     return readEventStream(
       response.body!,
@@ -298,6 +313,13 @@ export class HttpEventStreams {
     return afterPendingInput().then(() => {
       if (!this.#owner.finished) this.#owner.message(value, data);
     });
+  }
+}
+
+/** A response that ended without the server's end event: the stream was cut, not ended. */
+class StreamCut extends Error {
+  constructor() {
+    super("the response ended without the server's end-of-stream event");
   }
 }
 

@@ -16,7 +16,7 @@ export interface HttpLinkOptions extends HttpEndpointOptions, BackpressureOption
   closeTimeoutMs?: number;
   /**
    * GETs in a row that try to resume an event stream whose read broke off, with `Last-Event-ID` (when the server
-   * gives event ids). Default 6 (about 3 s in all); 0 never resumes.
+   * gives event ids). Default 10 (about 11 s in all); 0 never resumes.
    */
   maxResumeAttempts?: number;
   /** Where the link's diagnostics go. Silent by default. */

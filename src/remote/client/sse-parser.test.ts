@@ -178,6 +178,27 @@ describe("SseParser", () => {
     assert.deepEqual(ids, ["tooLarge 5", "data 6"]);
   });
 
+  test("an event with a type but no data is a signal, not an event; with data, its data is delivered whatever its type", () => {
+    const seen: string[] = [];
+    const parser = new SseParser(1 << 20, {
+      data: (data) => seen.push(`data ${data}`),
+      tooLarge: () => seen.push("tooLarge"),
+      signal: (type) => seen.push(`signal ${type}`),
+    });
+    parser.push(encode('id: 1\ndata: {"a":1}\n\nevent: other\ndata: {"b":2}\n\n:\n\nevent: end\n\n'));
+    parser.end();
+    assert.deepEqual(seen, ['data {"a":1}', 'data {"b":2}', "signal end"]);
+    // The type does not outlive its event: a later data-less event without one is no signal.
+    const later: string[] = [];
+    const again = new SseParser(1 << 20, {
+      data: (data) => later.push(data),
+      tooLarge: () => {},
+      signal: (type) => later.push(`signal ${type}`),
+    });
+    again.push(encode("event: end\ndata: x\n\nid: 2\n\n"));
+    assert.deepEqual(later, ["x"]);
+  });
+
   test("an unfinished event at the end of input is discarded", () => {
     assert.deepEqual(parse([encode("data: a\n\ndata: b\n")]).seen, [{ data: "a" }]);
     assert.deepEqual(parse([encode("data: a\n\ndata: b")]).seen, [{ data: "a" }]);

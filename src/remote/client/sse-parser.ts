@@ -7,7 +7,10 @@
  * - Lines end with CRLF, LF or a lone CR, in any mix, split across chunks anywhere (a CR at a chunk's end and
  *   the LF that starts the next one are one line ending).
  * - `data` fields are joined with "\n" (multi-line data); a value's one leading space is dropped; a line
- *   starting with ":" is a comment (keep-alives); `event`, `retry` and unknown fields are ignored.
+ *   starting with ":" is a comment (keep-alives); `retry` and unknown fields are ignored, and so is `event` for an
+ *   event with data (its data is delivered whatever its type).
+ * - An event without data but with a type (`event: end`) is not dispatched (the standard drops it) but reported
+ *   through `signal`: acpkit's server ends a stream it ends on purpose with one (`STREAM_END_EVENT`).
  * - `id` sets the last event ID buffer (a value with U+0000 is ignored); each dispatch makes it the last event ID,
  *   which goes with the event's data (and to `position` for an event without data): what a client sends as
  *   `Last-Event-ID` when it reconnects.
@@ -33,6 +36,8 @@ export interface SseHandler {
   tooLarge(bytes: number, head: string, lastEventId: string): void;
   /** An event without data changed the last event ID. */
   position?(lastEventId: string): void;
+  /** An event without data had a type (`event: <type>`): a signal from the server, such as the end of the stream. */
+  signal?(type: string): void;
 }
 
 /** Parses one event stream. Not reentrant: call `push` and `end` from one reader. */
@@ -49,6 +54,8 @@ export class SseParser {
   /** The current event's data values, and their total length in UTF-16 units. */
   #values: string[] = [];
   #valueChars = 0;
+  /** The current event's type (`event` field), "" when none. */
+  #type = "";
   /** Set once the current event's data is over the limit: its head and the bytes seen so far. */
   #oversized: { head: string; bytes: number } | undefined;
   /** The last event ID buffer (set by `id` fields) and the last event ID (as of the last dispatch). */
@@ -172,7 +179,12 @@ export class SseParser {
       const start = colon === -1 ? line.length : line.charCodeAt(colon + 1) === 0x20 ? colon + 2 : colon + 1;
       return this.#setId(line.slice(start));
     }
-    if (field !== "data") return; // event, retry and unknown fields are ignored
+    if (field === "event") {
+      const start = colon === -1 ? line.length : line.charCodeAt(colon + 1) === 0x20 ? colon + 2 : colon + 1;
+      this.#type = line.slice(start);
+      return;
+    }
+    if (field !== "data") return; // retry and unknown fields are ignored
     this.#addValue(colon === -1 ? "" : line.slice(dataValueStart(line)));
   }
 
@@ -220,6 +232,7 @@ export class SseParser {
   #dispatch(): void {
     const oversized = this.#oversized;
     const values = this.#values;
+    const type = this.#type;
     this.#resetEvent();
     const moved = this.#lastEventId !== this.#idBuffer;
     const id = (this.#lastEventId = this.#idBuffer);
@@ -230,6 +243,7 @@ export class SseParser {
     const data = values.length === 0 ? "" : values.length === 1 ? values[0]! : values.join("\n");
     if (data === "") {
       if (moved) this.#handler.position?.(id);
+      if (type !== "") this.#handler.signal?.(type);
       return;
     }
     if (data.length * 3 > this.#max) {
@@ -245,6 +259,7 @@ export class SseParser {
   #resetEvent(): void {
     this.#values = [];
     this.#valueChars = 0;
+    this.#type = "";
     this.#oversized = undefined;
   }
 }

@@ -9,6 +9,7 @@
  * Spec: https://html.spec.whatwg.org/multipage/server-sent-events.html and
  * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
  */
+import { STREAM_END_EVENT } from "../http-protocol.js";
 import type { StreamReader } from "./backend/backend.js";
 import { encodeSse } from "./sse-format.js";
 
@@ -16,6 +17,8 @@ import { encodeSse } from "./sse-format.js";
 const BATCH_CHARS = 64 * 1024;
 /** An SSE comment: ignored by clients, keeps proxies and NATs from timing the stream out. */
 const KEEP_ALIVE = encodeSse(":\n\n");
+/** The last event of a stream the server ends on purpose: without it, a client knows its stream was cut. */
+const END = encodeSse(`event: ${STREAM_END_EVENT}\n\n`);
 
 /** Options of `sseBody`. */
 export interface SseBodyOptions {
@@ -27,7 +30,9 @@ export interface SseBodyOptions {
 
 /**
  * A byte stream of the reader's events as SSE events. Ends cleanly when the reader has ended (its stream ended, or
- * another reader took it over); the consumer cancelling releases the reader and leaves the rest for the next one.
+ * another reader took it over), with the end event (`STREAM_END_EVENT`) last; the consumer cancelling releases the
+ * reader and leaves the rest for the next one. A reader that never ends (a node handing its connections over) leaves
+ * the response to be cut when the server goes: no end event, and the client resumes elsewhere.
  */
 export function sseBody(reader: StreamReader, options: SseBodyOptions): ReadableStream<Uint8Array> {
   let lastSent = Date.now();
@@ -63,6 +68,7 @@ export function sseBody(reader: StreamReader, options: SseBodyOptions): Readable
           }
           if (reader.ended) {
             finish();
+            controller.enqueue(END.slice());
             controller.close();
             return;
           }

@@ -1,7 +1,9 @@
 /**
  * acpkit's Streamable HTTP client resumes a broken event stream with `Last-Event-ID`: a 20,000-chunk turn through a
- * proxy that resets the session stream's connection three times mid-turn arrives whole, once, in order. Without
- * resumption (`maxResumeAttempts: 0`) the same break ends the connection.
+ * proxy that resets the session stream's connection three times mid-turn arrives whole, once, in order; so does one
+ * through a proxy that ends the session stream's response cleanly but early three times (as a balancer may end the
+ * response of a node that died: only the server's end event says a stream really ended). Without resumption
+ * (`maxResumeAttempts: 0`) the same break ends the connection.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -10,6 +12,7 @@ import { listenAcp } from "../../../src/node/server/listen.js";
 import { stdioAgentConnector } from "../../../src/node/server/stdio-agent-connector.js";
 import { fixturePath } from "../interop/support/spawn.js";
 import { cuttingProxy } from "./support/cutting-proxy.js";
+import { endingProxy } from "./support/ending-proxy.js";
 
 const CHUNKS = 20_000;
 let server: Awaited<ReturnType<typeof listenAcp>>;
@@ -76,6 +79,23 @@ test("a session stream reset three times mid-turn is resumed with Last-Event-ID:
     assert.equal(proxy.cuts, 3, "the proxy broke three responses");
     assert.ok(proxy.lastEventIds.length >= 3, `resumed with Last-Event-ID: ${JSON.stringify(proxy.lastEventIds)}`);
     assert.equal(texts.length, CHUNKS);
+    const expected = Array.from({ length: CHUNKS }, (_, i) => `chunk-${i}`.padEnd(40, "."));
+    assert.equal(texts.join("|"), expected.join("|"));
+  } finally {
+    await proxy.close();
+  }
+});
+
+test("a session stream ended cleanly but early (no end event) three times mid-turn is resumed: every chunk once, in order", async () => {
+  const url = new URL(server.url);
+  const proxy = await endingProxy(
+    { host: url.hostname, port: Number(url.port), path: url.pathname },
+    { endAfterBytes: 400_000, ends: 3 },
+  );
+  try {
+    const texts = await streamTurn(proxy.url, {});
+    assert.equal(proxy.ends, 3, "the proxy ended three responses early");
+    assert.ok(proxy.lastEventIds.length >= 3, `resumed with Last-Event-ID: ${JSON.stringify(proxy.lastEventIds)}`);
     const expected = Array.from({ length: CHUNKS }, (_, i) => `chunk-${i}`.padEnd(40, "."));
     assert.equal(texts.join("|"), expected.join("|"));
   } finally {

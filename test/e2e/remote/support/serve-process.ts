@@ -29,7 +29,10 @@ export interface ServeProcess {
 
 /** Starts `acp serve --port 0 ...args`; resolves once it printed its URL. */
 export async function startServe(args: readonly string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [ACP_MAIN, "serve", "--port", "0", ...args], {
+  // Diagnostics by hand: e.g. ACPKIT_SERVE_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (Node refuses those in
+  // NODE_OPTIONS), or --inspect=0.
+  const nodeArgs = process.env.ACPKIT_SERVE_NODE_ARGS?.split(/\s+/).filter((arg) => arg !== "") ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, ACP_MAIN, "serve", "--port", "0", ...args], {
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
