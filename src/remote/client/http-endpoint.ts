@@ -51,6 +51,14 @@ export interface HttpFailure {
 }
 
 /** The fetch, headers and cookies of one endpoint. */
+/** A request the server accepted and then did not answer within `requestTimeoutMs`. */
+export class NoAnswerError extends TransportFailedError {
+  constructor(message: string, cause: unknown) {
+    super(message, { cause });
+    this.name = "TransportFailedError";
+  }
+}
+
 export class HttpEndpoint {
   readonly url: string;
   readonly #fetch: typeof globalThis.fetch;
@@ -123,10 +131,10 @@ export class HttpEndpoint {
     } catch (error) {
       if (signal?.aborted) throw error;
       if (deadline?.signal.aborted)
-        throw new TransportFailedError(
+        throw new NoAnswerError(
           `The ACP server at ${this.url} did not answer a ${method} within ${timeoutMs} ms: it accepted the connection ` +
             "and then said nothing. Check that the URL is an ACP server, or allow it longer (requestTimeoutMs).",
-          { cause: error },
+          error,
         );
       throw unreachable(this.url, error);
     } finally {

@@ -25,10 +25,11 @@ import type { FrameProblem } from "../../jsonrpc/link.js";
 import type { Logger } from "../../jsonrpc/logger.js";
 import { TransportFailedError } from "../../jsonrpc/local-errors.js";
 import type { RequestError } from "../../jsonrpc/request-error.js";
-import { readEventStream, type EventStreamEnd } from "./event-stream-reader.js";
+import { EventStreamSilentError, readEventStream, type EventStreamEnd } from "./event-stream-reader.js";
 import {
   failureAsRequestError,
   failureAsTransportError,
+  NoAnswerError,
   readFailure,
   type HttpEndpoint,
   type HttpFailure,
@@ -57,6 +58,8 @@ export interface EventStreamOwner {
   readonly maxBytes: number;
   /** GETs in a row that try to resume a broken stream (0: never resume). */
   readonly maxResumeAttempts: number;
+  /** Silence (after keep-alives were seen) that breaks a stream's read; undefined: none. */
+  readonly silenceMs?: number;
   readonly logger: Logger;
   readonly routes: HttpRoutes;
   /** True once the link has ended: nothing more is delivered. */
@@ -187,7 +190,10 @@ export class HttpEventStreams {
       try {
         response = await this.#open(resuming ? { ...headers, "Last-Event-ID": lastEventId } : headers, signal, what);
       } catch (error) {
-        if (!resuming || !this.#mayRetry(error, signal, ++attempts)) throw this.#resumeFailed(broken, error, what);
+        // A server that fell silent and then does not answer a GET either is gone: not worth more attempts.
+        const gone = broken instanceof EventStreamSilentError && error instanceof NoAnswerError;
+        if (!resuming || gone || !this.#mayRetry(error, signal, ++attempts))
+          throw this.#resumeFailed(broken, error, what);
         await this.#resumeDelay(attempts, signal);
         continue;
       }
@@ -289,6 +295,7 @@ export class HttpEventStreams {
       },
       () => owner.paused(),
       () => owner.finished || signal.aborted,
+      owner.silenceMs,
     );
   }
 

@@ -19,6 +19,15 @@ export interface HttpLinkOptions extends HttpEndpointOptions, BackpressureOption
    * gives event ids). Default 10 (about 11 s in all); 0 never resumes.
    */
   maxResumeAttempts?: number;
+  /**
+   * A bound on a silent server: an event stream whose server has sent keep-alive comments (acpkit's server sends one
+   * every 15 s on an idle stream) and then sends nothing at all for this many ms is taken as broken
+   * (`EventStreamSilentError`), and resumed like any break (with `Last-Event-ID`, on another node behind a balancer)
+   * or the link fails. A server that never sends comments is never timed out. Off by default; a few keep-alive
+   * intervals (e.g. 45000) find a server stopped, frozen or cut off without a FIN, which TCP alone finds only after
+   * hours.
+   */
+  silenceTimeoutMs?: number;
   /** Where the link's diagnostics go. Silent by default. */
   logger?: Logger;
   /**
@@ -33,5 +42,13 @@ export function resolveResumeAttempts(value: number | undefined): number {
   if (value === undefined) return DEFAULT_MAX_RESUME_ATTEMPTS;
   if (!Number.isSafeInteger(value) || value < 0)
     throw new RangeError(`maxResumeAttempts must be a non-negative integer, got ${String(value)}`);
+  return value;
+}
+
+/** `silenceTimeoutMs`, checked (undefined: off). */
+export function resolveSilenceTimeout(value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0)
+    throw new RangeError(`silenceTimeoutMs must be a positive number of milliseconds, got ${String(value)}`);
   return value;
 }

@@ -39,7 +39,7 @@ import {
 import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import { resolveMaxMessageBytes, serializeMessage } from "../../transports/serialize.js";
 import { HttpEventStreams } from "./http-event-streams.js";
-import { resolveResumeAttempts, type HttpLinkOptions } from "./http-link-options.js";
+import { resolveResumeAttempts, resolveSilenceTimeout, type HttpLinkOptions } from "./http-link-options.js";
 import { postInitialize, type InitializeOutcome } from "./http-initialize.js";
 import {
   CONNECTION_FATAL_STATUSES,
@@ -114,6 +114,7 @@ export class HttpLink implements MessageLink {
         endpoint: this.#endpoint,
         maxBytes: this.#maxBytes,
         maxResumeAttempts: resolveResumeAttempts(options.maxResumeAttempts),
+        silenceMs: resolveSilenceTimeout(options.silenceTimeoutMs),
         logger: this.#logger,
         routes: this.#routes,
         get finished() {

@@ -38,6 +38,8 @@ export interface SseHandler {
   position?(lastEventId: string): void;
   /** An event without data had a type (`event: <type>`): a signal from the server, such as the end of the stream. */
   signal?(type: string): void;
+  /** A comment line (`:` first): a keep-alive, as far as clients know. */
+  comment?(): void;
 }
 
 /** Parses one event stream. Not reentrant: call `push` and `end` from one reader. */
@@ -172,7 +174,7 @@ export class SseParser {
 
   #line(line: string): void {
     if (line === "") return this.#dispatch();
-    if (line.charCodeAt(0) === 0x3a /* : */) return; // a comment
+    if (line.charCodeAt(0) === 0x3a /* : */) return this.#handler.comment?.(); // a comment
     const colon = line.indexOf(":");
     const field = colon === -1 ? line : line.slice(0, colon);
     if (field === "id") {

@@ -103,6 +103,39 @@ describe("Streamable HTTP client faults (scripted server)", () => {
     },
   );
 
+  it(
+    "silenceTimeoutMs: a server that sent keep-alives and then nothing fails the waiting request, saying so; " +
+      "without the option the request keeps waiting",
+    STEP,
+    async () => {
+      const scripted = await endpoint(() => {});
+      server = scripted.server;
+      scripted.events(":keep-alive\n\n");
+      connection = new ClientSideConnection(() => client, createHttpStream(server.url, { silenceTimeoutMs: 300 }));
+      await connection.initialize(INIT);
+      const started = Date.now();
+      await assert.rejects(
+        within(connection.extMethod("_x/hang", {}), 10_000, "the request to fail"),
+        (error: Error) => {
+          const text = `${error.message} ${(error.cause as Error | undefined)?.message ?? ""}`;
+          assert.match(text, /sent nothing on an event stream for 0 s, not even the keep-alive comments/);
+          return true;
+        },
+      );
+      assert.ok(Date.now() - started >= 250, `failed after ${Date.now() - started} ms`);
+
+      const patient = new ClientSideConnection(() => client, createHttpStream(server.url));
+      await patient.initialize(INIT);
+      const waiting = patient.extMethod("_x/hang", {}).then(
+        () => "answered",
+        () => "failed",
+      );
+      const early = await Promise.race([waiting, new Promise((resolve) => setTimeout(resolve, 800, "waiting"))]);
+      patient.close();
+      assert.equal(early, "waiting");
+    },
+  );
+
   it("an oversized event fails only the request it answers; an oversized message is not sent", STEP, async () => {
     const scripted = await endpoint((request, _res, events) => {
       if (request.json?.method === "session/new")

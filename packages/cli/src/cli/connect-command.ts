@@ -29,7 +29,8 @@ ${remoteAgentUsage("the remote agent")}
                            (default 30)
   --request-timeout S      seconds each HTTP request has for its answer (status and headers; default 60)
   --ping-interval S        WebSocket: ping the server this often; one that answers nothing by the next ping is gone
-                           (exit 1; default 15, 0 turns it off)
+                           (exit 1); Streamable HTTP: an event stream that carried keep-alive comments and then
+                           nothing for three intervals is broken (resumed, else exit 1). Default 15, 0 turns it off
   --reconnect              when the remote drops, reconnect and reattach the editor's sessions (session/resume or
                            session/load); a turn in flight fails, each session gets a notice, stderr logs each step
   --reconnect-attempts N   attempts before giving up (implies --reconnect; default 10; backoff from 0.25 s up

@@ -21,6 +21,9 @@
  *   request must be answered (status and headers) within `requestTimeoutMs`; each breach exits 1 with the reason.
  *   Over WebSocket, a server that goes silent later (stopped, frozen, cut off without a FIN) is found by a ping every
  *   `pingIntervalMs`: one that answers neither it nor anything else before the next ping ends the bridge (exit 1).
+ *   Over Streamable HTTP, an event stream whose server sent keep-alive comments and then nothing for three
+ *   `pingIntervalMs` is broken (`silenceTimeoutMs`): resumed, and when the server does not answer that GET either
+ *   (`requestTimeoutMs`), the bridge ends (exit 1).
  *   "connected" is said when the remote first answered, not before; a refused `initialize` is said on stderr too,
  *   with what to do about a 401 (the editor may not show the error it gets).
  * - What reaches stderr from the remote (its error text, a frame that is not JSON) carries no terminal control
@@ -183,6 +186,8 @@ export async function runBridge(
     openTimeoutMs: connectTimeoutMs,
     requestTimeoutMs: options.requestTimeoutMs ?? 60_000,
     pingIntervalMs: options.pingIntervalMs ?? 15_000,
+    // Streamable HTTP: an event stream silent for three ping intervals, once its server showed it sends keep-alives.
+    ...((options.pingIntervalMs ?? 15_000) > 0 ? { silenceTimeoutMs: 3 * (options.pingIntervalMs ?? 15_000) } : {}),
     maxMessageBytes: maxBytes,
   };
   const connecting = (async () => {
