@@ -176,9 +176,10 @@ test("GET: the stream-in-use error is 409, no lease is 404, Last-Event-ID is the
   const streaming = backend({ openConnectionStream: async () => opened });
   const response = await getStream(streaming.server, "c1", undefined, "6");
   assert.equal(response.status, 200);
+  // The backend's stream finished, so the server ended it on purpose: its end event comes last.
   assert.equal(
     await response.text(),
-    'id: 7\n\nid: 8\ndata: {"jsonrpc":"2.0","method":"n"}\n\ndata: {"jsonrpc":"2.0","method":"m"}\n\n',
+    'id: 7\n\nid: 8\ndata: {"jsonrpc":"2.0","method":"n"}\n\ndata: {"jsonrpc":"2.0","method":"m"}\n\nevent: end\n\n',
   );
   assert.deepEqual(streaming.calls.find(([name]) => name === "openConnectionStream")![1], {
     connectionId: "c1",
