@@ -12,7 +12,9 @@
  * ACPKIT_TEST_CONCURRENCY); extra arguments go to `node --test` (e.g. `--test-name-pattern=...`).
  *
  * A file whose opening comment holds the line ` * Test lane: solo` measures the machine (memory bounds, hundreds of
- * connections, floods): it runs after the others, alone, so that no other file's load decides its verdict.
+ * connections, floods): it runs after the others, alone, so that no other file's load decides its verdict. One with
+ * ` * Test lane: first` is long (a real service, a property sweep): it starts before the others, so that it does not
+ * start late and end the lane alone.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -70,10 +72,16 @@ if (files.length === 0) {
   process.stderr.write(`test:${name}: no *.test.js under ${lane.roots.join(", ")}: run npm run build first\n`);
   process.exit(1);
 }
-/** Whether the file's opening comment asks to run alone (see the file comment). */
-const solo = (file) => /^ \* Test lane: solo$/m.test(readFileSync(join(root, file), "utf8").slice(0, 4000));
-const soloFiles = files.filter(solo);
-const sharedFiles = files.filter((file) => !soloFiles.includes(file));
+/** The lane its opening comment asks for: "solo" or "first" (see the file comment), else undefined. */
+const marker = (file) =>
+  /^ \* Test lane: (solo|first)$/m.exec(readFileSync(join(root, file), "utf8").slice(0, 4000))?.[1];
+const markers = new Map(files.map((file) => [file, marker(file)]));
+const soloFiles = files.filter((file) => markers.get(file) === "solo");
+// Long files start first, so that none of them starts late and ends the lane alone.
+const sharedFiles = [
+  ...files.filter((file) => markers.get(file) === "first"),
+  ...files.filter((file) => markers.get(file) === undefined),
+];
 const concurrency = Number(process.env.ACPKIT_TEST_CONCURRENCY) || lane.concurrency;
 
 /** Where each batch's reporter writes its files' times (see scripts/test-file-times.mjs). */

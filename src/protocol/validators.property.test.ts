@@ -3,6 +3,8 @@
  * value passes `check`, `parse` of a valid value is the identity modulo defaults (it only adds absent properties),
  * and a mutated value that fails does so with a JSON path that exists in it.
  * Bounded for CI; `ACPKIT_PROPERTY_RUNS=100000` for a long run (the count is per schema def).
+ *
+ * Test lane: first
  */
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";

@@ -1,3 +1,8 @@
+/**
+ * The generated validators against the official SDK's zod schemas (see below).
+ *
+ * Test lane: first
+ */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { test } from "node:test";

@@ -6,6 +6,8 @@
  * refused. ACPKIT_RACE_ATTEMPTS sets the number of attempts (default 10,000). Where the swapper cannot run (not
  * Linux, no cc or python3, a file system without RENAME_EXCHANGE) the test is skipped, except on CI (`CI` set, on
  * Linux) or with ACPKIT_REQUIRE_RACE=1, where it fails and says why.
+ *
+ * Test lane: first
  */
 import assert from "node:assert/strict";
 import {

@@ -1,3 +1,8 @@
+/**
+ * The write batcher against a real PostgreSQL.
+ *
+ * Test lane: first
+ */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { silentLogger } from "../../jsonrpc/logger.js";

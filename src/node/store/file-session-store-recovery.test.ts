@@ -2,6 +2,8 @@
  * The file store's corruption matrix. The property every case checks: no record with a valid checksum is ever lost
  * (it is returned, or kept byte for byte in the log or in a quarantine copy beside it), the load never answers
  * success with a silently shorter history, and the store never follows a symlink.
+ *
+ * Test lane: first
  */
 import assert from "node:assert/strict";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";

@@ -3,6 +3,8 @@
  * in flight, an outage longer than the retry bound, and a writer process killed with SIGKILL mid-append. What each
  * checks: every acknowledged record is there, in order; an append that did not land failed with an error that says
  * what to do and never shows the password; the store carries on afterwards.
+ *
+ * Test lane: first
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -2,6 +2,8 @@
  * The PostgreSQL store's write lease, on a real PostgreSQL: one process at a time writes a session; a second one
  * fails at once with a clear error or waits (by option); a released lease is taken at once; a lease taken over is
  * fenced (the old holder writes nothing more), whether the old holder was stalled (SIGSTOP) or busy appending.
+ *
+ * Test lane: first
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";

@@ -3,6 +3,8 @@
  * real PostgreSQL 15 started for this file (a database per store opened). Its own guarantees (the lease, fencing,
  * restarts, kill -9) are tested in `postgres-session-lease.test.ts` and `postgres-session-faults.test.ts`; the write
  * statement's idempotence and delete's completeness here.
+ *
+ * Test lane: first
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
