@@ -22,7 +22,7 @@ import { resolveMaxMessageBytes, serializeMessage } from "./serialize.js";
 export interface MemoryPairOptions extends LinkStreamOptions, BackpressureOptions {
   /** Outgoing messages larger than this (UTF-8 bytes of their JSON) are refused. Default 32 MiB. */
   maxMessageBytes?: number;
-  /** `drain()` waits while more than this much sent text is not yet delivered to the peer. Default 256 KiB. */
+  /** `drain()` waits while more than this much sent text is not yet delivered to the peer. Default 64 KiB. */
   writeHighWaterMark?: number;
 }
 

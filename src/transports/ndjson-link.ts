@@ -24,7 +24,7 @@ import { resolveMaxMessageBytes, serializeFrame } from "./serialize.js";
 export interface NdJsonLinkOptions extends BackpressureOptions {
   /** Largest message accepted or sent, in UTF-8 bytes (newline excluded). Default: `DEFAULT_MAX_MESSAGE_BYTES`. */
   maxMessageBytes?: number;
-  /** `drain()` waits while more than this much output is queued; replies above it pause reading. Default 256 KiB. */
+  /** `drain()` waits while more than this much output is queued; replies above it pause reading. Default 64 KiB. */
   writeHighWaterMark?: number;
   /** Requests delivered per turn of the event loop before the rest of a read waits for the next. Default 256. */
   maxRequestBurst?: number;
