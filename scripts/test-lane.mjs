@@ -15,6 +15,9 @@
  * connections, floods): it runs after the others, alone, so that no other file's load decides its verdict. One with
  * ` * Test lane: first` is long (a real service, a property sweep): it starts before the others, so that it does not
  * start late and end the lane alone.
+ *
+ * In the unit lane, small files share a process, ten at most (./test-groups.mjs says which may);
+ * ACPKIT_TEST_UNGROUPED=1 runs each file in its own.
  */
 import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -22,6 +25,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { groupFiles } from "./test-groups.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
@@ -29,7 +33,8 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const LANES = {
   // Mostly CPU-bound, in-process, but a tenth of the files wait on a PostgreSQL or child processes: measured on
   // 2 cores, two at once left a third of the CPU idle; three fill it.
-  unit: { roots: ["dist/src", "packages/cli/dist/src"], concurrency: 3 },
+  // Small files share a process, ten at most (scripts/test-groups.mjs).
+  unit: { roots: ["dist/src", "packages/cli/dist/src"], concurrency: 3, groupSize: 10 },
   // Mostly waiting on child processes, sockets and timers: measured on 2 cores, two files at once used 1.3 cores on
   // average; three fill them. Files that measure the machine run alone afterwards (see above).
   // The packaging tests pack and install tarballs: scripts/pack-check.mjs runs them once, with the registry.
@@ -78,14 +83,21 @@ const marker = (file) =>
 const markers = new Map(files.map((file) => [file, marker(file)]));
 const soloFiles = files.filter((file) => markers.get(file) === "solo");
 // Long files start first, so that none of them starts late and ends the lane alone.
+/** Where each batch's reporter writes its files' times (see scripts/test-file-times.mjs), and the lane's groups. */
+const timesDir = mkdtempSync(join(tmpdir(), "acpkit-lane-times-"));
+const unmarked = files.filter((file) => markers.get(file) === undefined);
 const sharedFiles = [
   ...files.filter((file) => markers.get(file) === "first"),
-  ...files.filter((file) => markers.get(file) === undefined),
+  ...(lane.groupSize && !process.env.ACPKIT_TEST_UNGROUPED
+    ? groupFiles(unmarked, {
+        dir: timesDir,
+        root,
+        size: lane.groupSize,
+        sourceOf: (file) => readFileSync(join(root, file), "utf8"),
+      })
+    : unmarked),
 ];
 const concurrency = Number(process.env.ACPKIT_TEST_CONCURRENCY) || lane.concurrency;
-
-/** Where each batch's reporter writes its files' times (see scripts/test-file-times.mjs). */
-const timesDir = mkdtempSync(join(tmpdir(), "acpkit-lane-times-"));
 let batches = 0;
 
 /** Runs `node --test` on `batch` at `at` files at once; resolves with its exit code. */
@@ -120,21 +132,29 @@ const sharedCode = await run(sharedFiles, concurrency);
 const soloCode = await run(soloFiles, 1);
 const seconds = ((Date.now() - started) / 1000).toFixed(1);
 process.stderr.write(slowestFiles(8));
+rmSync(timesDir, { recursive: true, force: true });
+const groups = sharedFiles.filter((entry) => entry.startsWith(timesDir)).length;
 process.stderr.write(
-  `test:${name}: ${files.length} files (${sharedFiles.length} at concurrency ${concurrency}, ` +
+  `test:${name}: ${files.length} files (${files.length - soloFiles.length} at concurrency ${concurrency}` +
+    `${groups > 0 ? `, in ${sharedFiles.length} processes: ${groups} groups of small files` : ""}, ` +
     `${soloFiles.length} alone), ${seconds} s\n`,
 );
 process.exitCode = sharedCode || soloCode;
 
 /** The `count` slowest files of the lane, one per line, for whoever wants the lane faster. */
 function slowestFiles(count) {
-  const lines = readdirSync(timesDir).flatMap((name) =>
-    readFileSync(join(timesDir, name), "utf8").split("\n").filter(Boolean),
-  );
-  rmSync(timesDir, { recursive: true, force: true });
+  const lines = readdirSync(timesDir)
+    .filter((name) => name.endsWith(".tsv"))
+    .flatMap((name) => readFileSync(join(timesDir, name), "utf8").split("\n").filter(Boolean));
+  // A group is named by its files' folder and count (its first line lists them).
+  const label = (file) => {
+    if (!file.startsWith(timesDir)) return relative(root, file);
+    const members = readFileSync(file, "utf8").split("\n")[0].slice(3).split(", ");
+    return `${dirname(members[0])}/ (${members.length} files in one process)`;
+  };
   const rows = lines
     .map((line) => line.split("\t"))
-    .map(([time, file]) => ({ time: Number(time), file: relative(root, file) }))
+    .map(([time, file]) => ({ time: Number(time), file: label(file) }))
     .sort((a, b) => b.time - a.time)
     .slice(0, count);
   if (rows.length === 0) return "";
