@@ -8,6 +8,8 @@ import { sdkImpl, transformStreamPair, type RemoteKit, type SdkModule, type SdkS
 
 /** BENCH_ACPKIT_ENTRY (an absolute path or URL) points the bench at another build of acpkit, e.g. a published one. */
 export const ACPKIT_ENTRY = entryFromEnv() ?? "../../src/entries/index.js";
+/** The remote entry beside the root one (the network transports and the server are not in the root). */
+const ACPKIT_REMOTE_ENTRY = ACPKIT_ENTRY.replace(/index\.js$/, "remote.js");
 const MEMORY = "../../src/transports/memory.js";
 const NODE = "../../src/entries/node.js";
 
@@ -16,7 +18,7 @@ const NODE = "../../src/entries/node.js";
  * the transport, not the bearer check) and `createHttpStream` / `createWebSocketStream` from the package entry.
  */
 async function acpkitRemote(): Promise<RemoteKit> {
-  const acp = (await import(ACPKIT_ENTRY)) as SdkModule & {
+  const acp = (await import(ACPKIT_REMOTE_ENTRY)) as {
     createHttpStream(url: string): SdkStream;
     createWebSocketStream(url: string, options: { WebSocket: unknown }): SdkStream;
   };

@@ -1,7 +1,8 @@
 /**
  * acpkit: the Agent Client Protocol, both sides, stable protocol v1. A drop-in for `@agentclientprotocol/sdk`:
  * the same names and call shapes, plus extras (tap, logger, timeouts, capability checks). Browser-safe: Node
- * helpers live in `@acpkit/sdk/node`, unstable protocol additions in `@acpkit/sdk/unstable`.
+ * helpers live in `@acpkit/sdk/node`, unstable protocol additions in `@acpkit/sdk/unstable`, agents over the network
+ * (Streamable HTTP and WebSocket clients, `AcpServer`) in `@acpkit/sdk/remote`.
  */
 
 // Protocol data: every schema type by name, method constants, the method table, validators, guards.
@@ -85,39 +86,6 @@ export {
 export { ndJsonStream, DEFAULT_MAX_MESSAGE_BYTES, type NdJsonStreamOptions } from "../transports/ndjson.js";
 export { createMemoryPair, type MemoryPairOptions } from "../transports/memory.js";
 export { linkFromStream } from "../transports/stream-link.js";
-export {
-  bearerSubprotocol,
-  createHttpStream,
-  createWebSocketStream,
-  DEFAULT_ACP_PATH,
-  HEADER_CONNECTION_ID,
-  HEADER_SESSION_ID,
-  HttpLink,
-  MemoryAcpCookieStore,
-  openRemoteStream,
-  WEBSOCKET_SUBPROTOCOL,
-  WebSocketLink,
-  webSocketUrl,
-  type AcpCookieStore,
-  type HttpLinkOptions,
-  type HttpStreamOptions,
-  type MemoryAcpCookieStoreOptions,
-  type RemoteEndpointOptions,
-  type RemoteProfile,
-  type RemoteStream,
-  type RemoteStreamOptions,
-  type WebSocketConstructor,
-  type WebSocketLike,
-  type WebSocketLinkOptions,
-  type WebSocketStreamOptions,
-} from "../remote/client/index.js";
-export {
-  reconnectingStream,
-  ReconnectingLink,
-  type ReconnectEvent,
-  type ReconnectOptions,
-  type ReconnectingStream,
-} from "../client/reconnect/index.js";
 
 // The ACP core and the 1.x class API.
 export { AcpConnection, type AcpConnectionOptions } from "../acp/acp-connection.js";
@@ -191,53 +159,5 @@ export {
   type ClientRequestResponsesByMethod,
 } from "../client/client-app.js";
 export { SessionBuilder, ActiveSession, type ActiveSessionMessage } from "../client/active-session.js";
-
-// Remote agents, the server side (runtime-neutral; the Node adapters and listenAcp are in @acpkit/sdk/node).
-export {
-  AcpServer,
-  createAcpServer,
-  AccessPolicy,
-  ConnectionLimitError,
-  MemoryServerBackend,
-  ServerBackendError,
-  REMOTE_AGENT_CONTROL,
-  remoteAgentControl,
-  type AcpHttpBackend,
-  type AcpServerOptions,
-  type AcpServerSettings,
-  type AccessOptions,
-  type AgentConnectOptions,
-  type AgentConnectionLifecycle,
-  type AgentConnector,
-  type AgentFactory,
-  type AgentSource,
-  type BackendConnection,
-  type ConnectionEvent,
-  type ConnectionLimits,
-  type ConnectionStats,
-  type MemoryServerBackendOptions,
-  type NodeBackend,
-  type RemoteAgentControl,
-  type ServerBackend,
-  type ServerNode,
-  type StreamReader,
-  type ResponseHeadersContext,
-  type ServerLimits,
-  type ServerWebSocket,
-  type SocketInfo,
-  type StdioMcpPolicy,
-  type SharedSessionsOptions,
-  type SharedSessionSummary,
-  type QueueSnapshot,
-  type RelayEndpoint,
-  type RelayMessage,
-  type RemoteClientInfo,
-  type SessionRelay,
-  type AttachmentRecord,
-  type RestoredSession,
-  type AgentEnd,
-  type HistoryPolicy,
-  type ParticipantInfo,
-  type ParticipantRole,
-} from "../remote/server/index.js";
-export { classAgentConnector, type ClassAgentConnectorOptions } from "../agent/remote-connectors.js";
+// What an agent behind a server is made of (as in the official root; the server itself is in @acpkit/sdk/remote).
+export type { AgentConnectOptions, AgentConnectionLifecycle, AgentConnector } from "../acp/agent-connector.js";

@@ -15,7 +15,7 @@
  * the peer's, `McpServerRegistration`, `isMcpServerAcp`, `parseMcpOutcome`, `withMcpRequestMeta`, the `MCP_*`
  * constants, `McpProtocolError`, `McpBindingErrorCode` and their types.
  *
- * What it leaves to `@acpkit/sdk`: the remote transports (`createHttpStream`, `createWebSocketStream`,
+ * What it leaves to `@acpkit/sdk/remote`: the remote transports (`createHttpStream`, `createWebSocketStream`,
  * `openRemoteStream`, `reconnectingStream`) and the server (`AcpServer`), which carry any protocol flavor.
  */
 export type * from "../protocol/generated/types.unstable.js";

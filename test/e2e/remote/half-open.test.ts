@@ -16,7 +16,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, it } from "node:test";
 import { WebSocket } from "ws";
-import type { ConnectionEvent } from "../../../src/entries/index.js";
+import type { ConnectionEvent } from "../../../src/entries/remote.js";
 import { listenAcp, stdioAgentConnector } from "../../../src/entries/node.js";
 import { fixturePath, track, within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";

@@ -9,12 +9,12 @@ import { afterEach, describe, it } from "node:test";
 import {
   ClientSideConnection,
   ConnectionClosedError,
-  createHttpStream,
   MessageTooLargeError,
   RequestError,
   ResponseLostError,
   type Client,
 } from "../../../src/entries/index.js";
+import { createHttpStream } from "../../../src/entries/remote.js";
 import { within } from "../interop/support/spawn.js";
 import {
   answerInitialize,

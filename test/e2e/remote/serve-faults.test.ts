@@ -9,13 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import {
-  ClientSideConnection,
-  RequestError,
-  ResponseLostError,
-  type Client,
-  type ReconnectEvent,
-} from "../../../src/entries/index.js";
+import { ClientSideConnection, RequestError, ResponseLostError, type Client } from "../../../src/entries/index.js";
+import { type ReconnectEvent } from "../../../src/entries/remote.js";
 import { connectRemote } from "../../../src/entries/node.js";
 import { within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";

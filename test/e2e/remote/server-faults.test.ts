@@ -12,9 +12,9 @@ import {
   ResponseLostError,
   TransportFailedError,
   type Client,
-  type ReconnectEvent,
   type SessionNotification,
 } from "../../../src/entries/index.js";
+import { type ReconnectEvent } from "../../../src/entries/remote.js";
 import { connectRemote } from "../../../src/entries/node.js";
 import { within } from "../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../interop/support/temp.js";

@@ -9,14 +9,16 @@ import { WebSocket } from "ws";
 import {
   ClientSideConnection,
   ConnectionClosedError,
-  createWebSocketStream,
-  MemoryAcpCookieStore,
   MessageTooLargeError,
-  openRemoteStream,
   TransportFailedError,
   type Client,
-  type WebSocketConstructor,
 } from "../../../src/entries/index.js";
+import {
+  createWebSocketStream,
+  MemoryAcpCookieStore,
+  openRemoteStream,
+  type WebSocketConstructor,
+} from "../../../src/entries/remote.js";
 import { tokenFromSubprotocols } from "../../../src/remote/http-protocol.js";
 import { within } from "../interop/support/spawn.js";
 import { answerInitialize, scriptedServer, type ScriptedServer } from "./support/scripted-server.js";

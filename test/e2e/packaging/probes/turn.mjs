@@ -6,7 +6,8 @@ import { createServer } from "node:http";
 import { once } from "node:events";
 import process from "node:process";
 import { fileURLToPath, URL } from "node:url";
-import { AcpServer, ClientSideConnection, PROTOCOL_VERSION } from "@acpkit/sdk";
+import { ClientSideConnection, PROTOCOL_VERSION } from "@acpkit/sdk";
+import { AcpServer } from "@acpkit/sdk/remote";
 import {
   connectRemote,
   createNodeHttpHandler,

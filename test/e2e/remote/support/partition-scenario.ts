@@ -12,7 +12,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
-import type { ConnectionEvent } from "../../../../src/entries/index.js";
+import type { ConnectionEvent } from "../../../../src/entries/remote.js";
 import { listenAcp, stdioAgentConnector } from "../../../../src/entries/node.js";
 import { fixturePath } from "../../interop/support/spawn.js";
 import { makeTempDir, removeTempDir } from "../../interop/support/temp.js";

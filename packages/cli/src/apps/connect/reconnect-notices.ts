@@ -9,7 +9,7 @@
  * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport (reconnecting is a new `initialize`,
  * then `session/load`)
  */
-import type { ReconnectEvent } from "@acpkit/sdk";
+import type { ReconnectEvent } from "@acpkit/sdk/remote";
 
 /** The text of the notice a session gets after it was reattached. */
 export function reattachedNotice(method: string): string {

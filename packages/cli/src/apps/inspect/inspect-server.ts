@@ -13,7 +13,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
-import { AccessPolicy, WEBSOCKET_SUBPROTOCOL } from "@acpkit/sdk";
+import { AccessPolicy, WEBSOCKET_SUBPROTOCOL } from "@acpkit/sdk/remote";
 import { FEED_SUBPROTOCOL, type Hello, type LaneRole, type PageMessage } from "./feed-protocol.js";
 import type { LaneHub } from "./lane-hub.js";
 import { renderPage, renderWorker, type PageAssets } from "./page-html.js";

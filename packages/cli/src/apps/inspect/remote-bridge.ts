@@ -5,7 +5,8 @@
  * transport (one message per WebSocket frame or HTTP body; the lane shows them one a line).
  */
 import { connectRemote } from "@acpkit/sdk/node";
-import type { AnyMessage, RemoteProfile, RemoteStream } from "@acpkit/sdk";
+import type { AnyMessage } from "@acpkit/sdk";
+import type { RemoteProfile, RemoteStream } from "@acpkit/sdk/remote";
 import type { LaneHandle } from "./lane-hub.js";
 import { textOf, type PageSocket } from "./agent-bridge.js";
 

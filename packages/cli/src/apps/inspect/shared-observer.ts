@@ -5,7 +5,7 @@
  * everything the server sends (the session's `session/update`s, queue and participant notices) on the agent side.
  * The lane ends when the session ends (`_acpkit/session/ended`) or the connection closes.
  */
-import { openRemoteStream } from "@acpkit/sdk";
+import { openRemoteStream } from "@acpkit/sdk/remote";
 import type { LaneHandle } from "./lane-hub.js";
 import type { ObserverSource } from "./observer-seam.js";
 

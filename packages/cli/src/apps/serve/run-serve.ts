@@ -13,7 +13,7 @@ import { defaultAllowedHosts } from "@acpkit/sdk/node";
 import { listenAcp, type ListeningAcpServer } from "@acpkit/sdk/node";
 import { stdioAgentConnector } from "@acpkit/sdk/node";
 import { PostgresServerBackend } from "@acpkit/sdk/node";
-import type { ConnectionEvent } from "@acpkit/sdk";
+import type { ConnectionEvent } from "@acpkit/sdk/remote";
 import { insecureNotes } from "./insecure-notes.js";
 import { ServeUsageError, type ServeOptions } from "./serve-options.js";
 import { agentEnvironment, readTokenFile } from "./serve-secrets.js";

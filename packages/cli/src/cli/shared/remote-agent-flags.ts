@@ -5,7 +5,7 @@
  * `AgentSpec` `openAgentEndpoint` connects with. Errors are `UsageError`s (exit 2).
  */
 import { isAgentUrl, type AgentSpec } from "@acpkit/sdk/node";
-import type { RemoteProfile } from "@acpkit/sdk";
+import type { RemoteProfile } from "@acpkit/sdk/remote";
 import { readTokenFile } from "../../apps/shared/token-file.js";
 import { TOKEN_ENV } from "../../apps/shared/token-hint.js";
 import { UsageError } from "./usage-error.js";

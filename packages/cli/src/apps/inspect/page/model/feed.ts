@@ -2,7 +2,7 @@
  * The page's end of the feed socket: the lanes and their bytes from the server, the host calls and checks the page
  * asks of it. The token travels as the `acp.bearer.<base64url>` subprotocol (a browser cannot set headers).
  */
-import { bearerSubprotocol } from "@acpkit/sdk";
+import { bearerSubprotocol } from "@acpkit/sdk/remote";
 import { decodeRecord, FEED_SUBPROTOCOL, type PageMessage, type ServerMessage } from "../../feed-protocol.js";
 
 /** A page message before the feed numbers it. */

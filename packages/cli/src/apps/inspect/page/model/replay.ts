@@ -3,7 +3,7 @@
  * a `ScriptPeer` (over a socket to the inspector's `/acp?role=replay`, adapted to byte streams) and reports where
  * the agent's frames differ from the recording. The replay's own traffic shows up as a lane of its own.
  */
-import { bearerSubprotocol, WEBSOCKET_SUBPROTOCOL } from "@acpkit/sdk";
+import { bearerSubprotocol, WEBSOCKET_SUBPROTOCOL } from "@acpkit/sdk/remote";
 import { replayClient, scriptPeerOverWeb, type Cassette, type ReplayResult } from "@acpkit/sdk/wire";
 
 export async function replayAgainstAgent(

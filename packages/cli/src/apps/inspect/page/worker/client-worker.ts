@@ -5,7 +5,8 @@
  * with painting and keys. What the agent asks of the client goes to the page (`ask`): permission requests and forms
  * to the person, files and terminals to the inspector's host; the page's answers come back as they were.
  */
-import { createWebSocketStream, PROTOCOL_VERSION, RequestError } from "@acpkit/sdk";
+import { PROTOCOL_VERSION, RequestError } from "@acpkit/sdk";
+import { createWebSocketStream } from "@acpkit/sdk/remote";
 import { ClientSideConnection, type Client } from "@acpkit/sdk/unstable";
 import { toWireError, type FromWorker, type ToWorker } from "../model/worker-protocol.js";
 
