@@ -46,3 +46,52 @@ test("the chat attaches with the whole history, asking for its role both ways", 
     _meta: { acpkit: { role: "observer" } },
   });
 });
+
+test("a permission request put to the controllers shows as a notice, then how it was settled and by whom", () => {
+  const echo = new SharedEcho();
+  echo.own.add("me");
+  assert.equal(echo.fromExtension("_acpkit/session/participants", { sessionId: "s" }), undefined);
+  assert.deepEqual(
+    echo.fromExtension("_acpkit/session/permission_pending", {
+      sessionId: "s",
+      permissionId: "perm-1",
+      toolCall: { toolCallId: "c1", title: "Write notes.md" },
+      options: [
+        { optionId: "allow", name: "Allow once", kind: "allow_once" },
+        { optionId: "reject", name: "Reject", kind: "reject_once" },
+      ],
+    }),
+    {
+      sessionId: "s",
+      update: {
+        sessionUpdate: "notice",
+        severity: "info",
+        title: "Permission asked of the controllers: Write notes.md",
+        description: "Waiting for an answer: Allow once / Reject",
+      },
+    },
+  );
+  const resolved = (permissionId: string, rest: Record<string, unknown>) =>
+    echo.toTranscript({
+      sessionId: "s",
+      update: { sessionUpdate: "permission_resolved", ...rest, _meta: { acpkit: { permissionId } } },
+    }).update as unknown as { title: string };
+  const phone = { clientId: "c-9", name: "phone" };
+  assert.equal(
+    resolved("perm-1", { chosenOptionId: "allow", resolvedBy: phone }).title,
+    "Permission answered by phone: Allow once",
+  );
+  // An option of a request the chat did not see waiting (it attached later) is named by its id.
+  assert.equal(
+    resolved("perm-2", { chosenOptionId: "reject", resolvedBy: { clientId: "me" } }).title,
+    "Permission answered by you: reject",
+  );
+  assert.equal(
+    resolved("perm-3", { outcome: { outcome: "cancelled" }, resolvedBy: { clientId: "agent" } }).title,
+    "Permission request withdrawn (the turn ended)",
+  );
+  assert.equal(
+    resolved("perm-4", { outcome: { outcome: "cancelled" }, resolvedBy: { clientId: "c-2" } }).title,
+    "Permission request withdrawn (cancelled by c-2)",
+  );
+});

@@ -26,6 +26,11 @@ export function chatClient({ router, guard, broker, fsHost, terminalHost, termin
       if (!echo.attached) guard.observe(params);
       router.route(echo.toTranscript(params));
     },
+    // What an observer is told of the permission requests put to the controllers: a notice in the transcript.
+    extNotification: (method, params) => {
+      const notice = sharedEchoOf(router).fromExtension(method, params);
+      if (notice !== undefined) router.route(notice as Parameters<TranscriptRouter["route"]>[0]);
+    },
     requestPermission: (params) => broker.request(params),
     readTextFile: (params) => fsHost.readTextFile(params),
     writeTextFile: (params) => fsHost.writeTextFile(params),
