@@ -2,7 +2,7 @@
  * `acp inspect --attach URL SESSION` in a real browser, against a real `acp serve` (the reference agent behind it,
  * shared sessions on) whose session another client drives over WebSocket: the inspector's observer lane shows the
  * session's history, then the other client's turn live, its tool call pending while the agent waits for that
- * client's permission answer (observers are not asked), and no prompt box or permission dialog of its own; the lane closes when the session ends.
+ * client's permission answer (observers are not asked, but are shown the request and its options until it is settled), and no prompt box or permission dialog of its own; the lane closes when the session ends.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, rmSync } from "node:fs";
@@ -75,6 +75,12 @@ describe("acp inspect --attach: observing a session another client drives", { ..
         // The write waits on the driving client's answer (observers are not asked): its card shows it pending.
         const card = page.getByTestId("tool-card").filter({ hasText: "observed.txt" });
         await assertText(card.locator(".badge"), /^pending$/, 30_000);
+        // The request itself, as the server tells observers: what it is about, its options, read-only.
+        await assertText(
+          page.getByTestId("observed-permission"),
+          /asks the session's controllers for permission: .*observed\.txt.*\(.*Allow.*\); waiting for a controller's answer/,
+          30_000,
+        );
         assert.equal(await page.getByLabel("prompt text").count(), 0, "an observer does not prompt");
         assert.equal(await page.getByTestId("permission-dialog").count(), 0, "nor answer the agent");
         await page.screenshot({ path: join(SCREENSHOTS, "inspect-attach.png") });
@@ -83,6 +89,7 @@ describe("acp inspect --attach: observing a session another client drives", { ..
         assert.equal((await turn).stopReason, "end_turn");
         assert.equal(readFileSync(join(dir, "server", "observed.txt"), "utf8"), "seen from afar");
         await assertText(card.locator(".badge"), /^completed$/, 30_000);
+        assert.equal(await page.getByTestId("observed-permission").count(), 0, "answered: no longer waiting");
         await page.getByTestId("turn-end").nth(1).waitFor();
         // Those updates are not in ACP v1's schema: flagged as warnings that say whose they are, not as errors; the
         // observer's own frames (initialize answered before session/attach) raise nothing else.

@@ -43,6 +43,11 @@ export interface AgentRequest {
   readonly sessionId: string | undefined;
   answered: boolean;
   answer?: unknown;
+  /**
+   * Seen by an observer of a shared session: the agent put it to the session's controllers and the observer was told
+   * (`_acpkit/session/permission_pending`, keyed by its `permissionId`); `permission_resolved` settles it.
+   */
+  readonly observed?: boolean;
 }
 
 export interface TerminalView {
@@ -221,6 +226,21 @@ export class ConversationFold {
 
   #notification(event: WireEvent): void {
     const params = (event.params ?? {}) as any;
+    if (event.method === "_acpkit/session/permission_pending" && typeof params.permissionId === "string") {
+      const { sessionId, permissionId, toolCall, options } = params;
+      // Told again after the attach answer listed it: kept once.
+      if (this.requests.has(`observed:${permissionId}`)) return;
+      this.requests.set(`observed:${permissionId}`, {
+        index: event.index,
+        method: "session/request_permission",
+        id: permissionId,
+        params: { sessionId, toolCall, options },
+        sessionId: typeof sessionId === "string" ? sessionId : undefined,
+        answered: false,
+        observed: true,
+      });
+      return;
+    }
     if (event.method === "session/update" && typeof params.sessionId === "string" && params.update) {
       if (SHARED_UPDATE_KINDS.has(params.update.sessionUpdate)) this.#sharedUpdate(params.sessionId, params.update);
       else this.session(params.sessionId).transcript.apply(params.update);
@@ -235,6 +255,14 @@ export class ConversationFold {
    * request and answer instead. Who answered a permission, who left: in the wire, not the conversation.
    */
   #sharedUpdate(sessionId: string, update: any): void {
+    const permissionId = update._meta?.acpkit?.permissionId;
+    if (update.sessionUpdate === "permission_resolved" && typeof permissionId === "string") {
+      const observed = this.requests.get(`observed:${permissionId}`);
+      if (observed) {
+        observed.answered = true;
+        observed.answer = { outcome: update.outcome, chosenOptionId: update.chosenOptionId, by: update.resolvedBy };
+      }
+    }
     const { transcript } = this.session(sessionId);
     const ownPrompt = [...this.#asked.values()].some(
       (asked) => asked.method === "session/prompt" && asked.params.sessionId === sessionId,

@@ -7,6 +7,7 @@
  */
 import type { JSX } from "preact";
 import { useLayoutEffect, useRef, useState } from "preact/hooks";
+import type { AgentRequest } from "../model/fold.js";
 import type { LaneModel } from "../model/lane.js";
 import type { Store } from "../model/store.js";
 import type { Actions, Attachment } from "./actions.js";
@@ -94,7 +95,7 @@ export function Conversation({
           <ul class="waiting" aria-label="requests waiting for the client">
             {waiting.map((request) => (
               <li key={request.id}>
-                The agent asks <code>{request.method}</code> (#{request.id}); waiting for the other client's answer.
+                <WaitingRequest request={request} />
               </li>
             ))}
           </ul>
@@ -103,6 +104,37 @@ export function Conversation({
       {driven && view ? <Composer store={store} lane={lane} actions={actions!} sessionId={view.sessionId} /> : null}
       {lane.closed ? <p class="lane-closed">Lane closed{lane.closedReason ? `: ${lane.closedReason}` : ""}.</p> : null}
     </section>
+  );
+}
+
+/** One request of the agent waiting for another client: what it asks and, for a permission, its options. */
+function WaitingRequest({ request }: { request: AgentRequest }): JSX.Element {
+  const title: unknown = request.params?.toolCall?.title;
+  const options: unknown[] = Array.isArray(request.params?.options) ? request.params.options : [];
+  const names = options
+    .map(
+      (option) =>
+        (option as { name?: unknown; optionId?: unknown })?.name ?? (option as { optionId?: unknown }).optionId,
+    )
+    .filter((name): name is string => typeof name === "string");
+  const what =
+    typeof title === "string" ? (
+      <>
+        : <strong>{title}</strong>
+        {names.length > 0 ? ` (${names.join(" / ")})` : ""}
+      </>
+    ) : null;
+  if (request.observed)
+    return (
+      <span data-testid="observed-permission">
+        The agent asks the session's controllers for permission{what}; waiting for a controller's answer (observers are
+        not asked).
+      </span>
+    );
+  return (
+    <span>
+      The agent asks <code>{request.method}</code> (#{request.id}){what}; waiting for the other client's answer.
+    </span>
   );
 }
 
