@@ -20,7 +20,6 @@ import { SharedSession } from "./shared-session.js";
 import { ShareTokens } from "./share-tokens.js";
 import {
   ERROR_NOT_ALLOWED,
-  ERROR_SESSION_LIVE,
   errorResponseText,
   ExactId,
   parseAttach,
@@ -46,6 +45,7 @@ import {
   type RestoredSession,
   type SessionRelay,
 } from "./session-relay.js";
+import { ClusterLoadCheck, refuseLiveSession } from "./load-check.js";
 import { AgentLifetimes } from "./agent-lifetimes.js";
 import { attachmentRecord, restoreAttachments } from "./session-restore.js";
 
@@ -60,6 +60,8 @@ export class SessionHub implements RelayEndpoint {
   readonly tokens = new ShareTokens();
   /** Across a cluster (`connectRelay`): attachments to sessions of other nodes, and of their clients to ours. */
   #cross: CrossNode | undefined;
+  /** In a cluster: loads of sessions not live here wait to learn whether another node runs them. */
+  #loads: ClusterLoadCheck | undefined;
   #idPrefix = ID_PREFIX;
 
   readonly #sessions = new Map<string, SharedSession>();
@@ -105,6 +107,10 @@ export class SessionHub implements RelayEndpoint {
   /** Makes this hub one of a cluster's (its backend's relay): clients attach to sessions of any node. */
   connectRelay(relay: SessionRelay): void {
     this.#cross = new CrossNode(relay);
+    this.#loads = new ClusterLoadCheck(
+      (sessionId) => relay.locate(sessionId),
+      (connection, message, chars) => this.fromClient(connection, message, chars),
+    );
     // Request ids unique across the cluster: an answer relayed to every node a client is attached through is taken
     // by the one that asked.
     this.#idPrefix = `${ID_PREFIX}${relay.nodeId}-`;
@@ -197,6 +203,7 @@ export class SessionHub implements RelayEndpoint {
   fromClient(connection: ConnectionEnds, message: Record<string, unknown>, chars: number, rawId?: string): boolean {
     if (rawId !== undefined && typeof message.id === "number")
       message = { ...message, id: new ExactId(rawId, message.id) };
+    if (this.#loads?.holds(connection, message, chars)) return true;
     const method = message.method as string;
     const sessionId = sessionIdOfParams(message.params);
     const cross = this.#cross;
@@ -214,20 +221,10 @@ export class SessionHub implements RelayEndpoint {
     if (sessionId === undefined) return false;
     const session = this.#sessions.get(sessionId);
     if (method === METHODS.session_load || method === METHODS.session_resume) {
-      if (session !== undefined && session.host !== connection) {
-        if ("id" in message)
-          connection.deliverToClient(
-            errorResponseText(
-              message.id,
-              ERROR_SESSION_LIVE,
-              `Session ${sessionId} is live on this server (another client's agent runs it): join it with ` +
-                `session/attach instead of loading it a second time`,
-              { sessionId },
-            ),
-            undefined,
-          );
-        return true;
-      }
+      if (session !== undefined && session.host !== connection) return (refuseLiveSession(connection, message), true);
+      // In a cluster, another node may run it: the load waits for the cluster's answer (./load-check.ts).
+      if (session === undefined && this.#loads !== undefined)
+        return this.#loads.check(connection, sessionId, message, chars, () => this.#open(connection, sessionId));
       // The agent replays the session while loading it: the replay is the start of its history here.
       if (session === undefined) this.#open(connection, sessionId);
     }
