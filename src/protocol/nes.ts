@@ -7,13 +7,11 @@
  *
  * Unstable: may change or go away in any release. Advertise and check `nes` capabilities before use.
  */
-import { AGENT_METHODS as NES_ONLY_AGENT_METHODS } from "./generated/methods.nes.js";
 import type * as nes from "./generated/types.nes.js";
 import { nesSchemas } from "./generated/validators.nes.js";
 import type * as unstable from "./unstable.js";
-import { AGENT_METHODS as UNSTABLE_AGENT_METHODS, unstableSchemas } from "./unstable.js";
+import { unstableSchemas } from "./unstable.js";
 import type { CompiledSchema, ValidationIssue } from "./validation.js";
-import { SchemaValidationError } from "./validation.js";
 
 export type * from "./generated/types.nes.js";
 export { nesSchemas, type NesSchemas } from "./generated/validators.nes.js";
@@ -178,54 +176,3 @@ export const nesFlavorSchemas: Readonly<Record<string, CompiledSchema<unknown>>>
   InitializeRequest: nesInitializeRequestSchema as CompiledSchema<unknown>,
   InitializeResponse: nesInitializeResponseSchema as CompiledSchema<unknown>,
 });
-
-/** The `validate` object of the NES entry: `z<Name>` for every NES definition, as the official entry names them. */
-export type NesValidate = { readonly [K in keyof NesSchemasOf as `z${K & string}`]: ZodLikeSchema<NesSchemasOf[K]> };
-type NesSchemasOf = {
-  [K in keyof typeof nesSchemas]: (typeof nesSchemas)[K] extends CompiledSchema<infer T> ? T : never;
-};
-
-/** `validate.zStartNesRequest.parse(value)`, `.safeParse(value)`: the NES definitions' compiled validators. */
-export const validate: NesValidate = Object.freeze(
-  Object.fromEntries(
-    Object.entries(nesSchemas).map(([name, schema]) => [`z${name}`, zodLike(schema as CompiledSchema<unknown>)]),
-  ),
-) as NesValidate;
-
-/** A compiled schema with zod's `parse` / `safeParse` call shapes, for code written against the official `validate`. */
-export interface ZodLikeSchema<T> extends CompiledSchema<T> {
-  safeParse(value: unknown): { success: true; data: T } | { success: false; error: SchemaValidationError };
-}
-
-/** Wraps a compiled schema with `safeParse`. `parse` keeps its contract (lenient, in place). */
-export function zodLike<T>(schema: CompiledSchema<T>): ZodLikeSchema<T> {
-  return {
-    name: schema.name,
-    parse: (value) => schema.parse(value),
-    check: (value) => schema.check(value),
-    is: (value): value is T => schema.is(value),
-    safeParse(value) {
-      try {
-        return { success: true, data: schema.parse(value) };
-      } catch (error) {
-        if (error instanceof SchemaValidationError) return { success: false, error };
-        throw error;
-      }
-    },
-  };
-}
-
-/** `AGENT_METHODS` of the NES entry: the unstable agent methods plus `nes/*` and `document/*`. */
-export const NES_ENTRY_AGENT_METHODS = Object.freeze({ ...UNSTABLE_AGENT_METHODS, ...NES_ONLY_AGENT_METHODS });
-
-/**
- * `ClientCapabilities` with NES fields, zod-shaped (`parse`, `safeParse`), as the official entry's
- * `zClientCapabilities`.
- */
-export const zClientCapabilities = zodLike(nesClientCapabilitiesSchema);
-/** `AgentCapabilities` with NES fields, zod-shaped. */
-export const zAgentCapabilities = zodLike(nesAgentCapabilitiesSchema);
-/** `initialize` params with NES capabilities, zod-shaped. */
-export const zInitializeRequest = zodLike(nesInitializeRequestSchema);
-/** `initialize` result with NES capabilities, zod-shaped. */
-export const zInitializeResponse = zodLike(nesInitializeResponseSchema);

@@ -170,9 +170,8 @@ export type {
   ClientCapabilities,
   InitializeRequest,
   InitializeResponse,
-  ZodLikeSchema,
-  NesValidate,
 } from "../../protocol/nes.js";
+export type { ZodLikeSchema, NesValidate } from "../../protocol/nes-validate.js";
 export {
   NES_ENTRY_AGENT_METHODS as AGENT_METHODS,
   validate,
@@ -180,7 +179,7 @@ export {
   zClientCapabilities,
   zInitializeRequest,
   zInitializeResponse,
-} from "../../protocol/nes.js";
+} from "../../protocol/nes-validate.js";
 export { nesMethods as methods, type NesMethods } from "../../acp/methods.js";
 export type { NesProtocol } from "../../acp/nes-protocol.js";
 export { NesAgentApp as AgentApp, nesAgent as agent } from "../../agent/nes-agent-app.js";
