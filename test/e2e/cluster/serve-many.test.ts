@@ -49,7 +49,9 @@ before(async () => {
   work = makeTempDir("acp-serve-many-");
   // Each node holds up to 24 connections to the database, and each agent its own pool: more than the default 100.
   database = await startTestPostgres({ settings: { max_connections: "400" } });
-  cluster = await startServeCluster(database, { haproxy: true, leaseMs: 5000 });
+  // --verbose: each adoption's duration is in the node's log (for the figures).
+  const verbose = process.env.REMOTE_VERBOSE ? [] : ["--verbose"];
+  cluster = await startServeCluster(database, { haproxy: true, leaseMs: 5000, extraArgs: verbose });
 });
 
 after(async () => {
@@ -112,6 +114,9 @@ test(
     }
     lap("connections open");
     const moves = new Map<string, string[]>();
+    /** When each connection's lease row was first seen naming another node (ms since the kill). */
+    const movedAfterKill: number[] = [];
+    let killedAt: number | undefined;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
@@ -123,7 +128,10 @@ test(
           .catch(() => ({ rows: [] }));
         for (const row of rows.rows) {
           const seen = moves.get(row.connection_id) ?? [];
-          if (seen.at(-1) !== row.owner_node) seen.push(row.owner_node);
+          if (seen.at(-1) !== row.owner_node) {
+            if (seen.length > 0 && killedAt !== undefined) movedAfterKill.push(Date.now() - killedAt);
+            seen.push(row.owner_node);
+          }
           moves.set(row.connection_id, seen);
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -156,6 +164,7 @@ test(
       }
       lap("turns under way");
       processes.sample();
+      killedAt = Date.now();
       await cluster!.kill(victim);
       lap(`${cluster!.nodes[victim]!.name} killed`);
       const outcomes = await reporting(
@@ -253,6 +262,7 @@ test(
       }
       figures.push(`${recorded} chunks in the histories`);
     } catch (error) {
+      process.stderr.write(`[serve-many] failed; figures so far: ${figures.join("; ")}\n`);
       for (const [i, lines] of clientLogs.entries())
         if (lines.length > 0) process.stderr.write(`[serve-many] client ${i}:\n  ${lines.join("\n  ")}\n`);
       throw error;
@@ -291,6 +301,7 @@ test(
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     lap("no agent left");
+    figures.push(`lease rows moved ${spread(movedAfterKill)} after the kill`, `adoptions took ${spread(adoptionMs())}`);
     figures.push(
       `process lists: ${processes.samples} samples, up to ${processes.most} agents at once, ${processes.labels.size} connections' agents seen`,
     );
@@ -303,3 +314,18 @@ test(
     );
   },
 );
+
+/** Each adoption's duration by its node's log (`cluster: adopted a connection`, with --verbose). */
+function adoptionMs(): number[] {
+  return cluster!.nodes.flatMap((node) =>
+    [...node.process.stderr().matchAll(/cluster: adopted a connection \{[^\n]*"ms":(\d+)/g)].map((m) => Number(m[1])),
+  );
+}
+
+/** "n: min / median / max s" of durations in ms. */
+function spread(ms: number[]): string {
+  if (ms.length === 0) return "0";
+  const sorted = [...ms].sort((a, b) => a - b);
+  const s = (value: number) => (value / 1000).toFixed(1);
+  return `${ms.length}: ${s(sorted[0]!)} / ${s(sorted[Math.floor(sorted.length / 2)]!)} / ${s(sorted.at(-1)!)} s (min / median / max)`;
+}
