@@ -10,6 +10,7 @@
  * Test lane: solo
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { haproxyUnavailable } from "../../../src/node/testing/haproxy.js";
 import {
@@ -263,6 +264,10 @@ test(
       figures.push(`${recorded} chunks in the histories`);
     } catch (error) {
       process.stderr.write(`[serve-many] failed; figures so far: ${figures.join("; ")}\n`);
+      // By hand: ACPKIT_SERVE_MANY_LOGS=<dir> keeps each node's whole log (with --verbose: adoptions, closes).
+      const logs = process.env.ACPKIT_SERVE_MANY_LOGS;
+      if (logs !== undefined)
+        for (const node of cluster!.nodes) writeFileSync(`${logs}/${node.name}.log`, node.process.stderr());
       for (const [i, lines] of clientLogs.entries())
         if (lines.length > 0) process.stderr.write(`[serve-many] client ${i}:\n  ${lines.join("\n  ")}\n`);
       throw error;
