@@ -3,6 +3,9 @@
  * process group, no shell, no orphans), its stdin/stdout relayed to the connection, and stopped (stdin closed, then
  * SIGTERM, then SIGKILL to its group) when the connection ends. Backpressure is carried to the process: while the
  * client is behind, the agent's stdout is not read; while the agent's stdin is full, client messages are held.
+ * Each agent's environment carries `ACPKIT_CONNECTION_LABEL`: the first 8 characters of its connection's id, as the
+ * server's logs show it (not the whole id, which routes requests), so that an operator or a test can tell from the
+ * process list (`/proc/<pid>/environ`) which connection an agent serves.
  *
  * Spec: https://agentclientprotocol.com/protocol/transports (stdio) and
  * https://agentclientprotocol.com/rfds/streamable-http-websocket-transport
@@ -30,6 +33,14 @@ export interface StdioAgentConnectorOptions extends Omit<LaunchAgentOptions, "lo
   }) => void;
 }
 
+/** The environment variable that labels each agent process with its connection (see the file's comment). */
+export const CONNECTION_LABEL_ENV = "ACPKIT_CONNECTION_LABEL";
+
+/** A connection's label: the first 8 characters of its id, as logs show it. */
+export function connectionLabel(connectionId: string): string {
+  return connectionId.slice(0, 8);
+}
+
 /** A stdio connector, and the agents it is running now. */
 export interface StdioAgentConnector extends AgentConnector {
   /** The processes of connections still open. */
@@ -55,6 +66,9 @@ export function stdioAgentConnector(options: StdioAgentConnectorOptions): StdioA
         try {
           agent = await launchAgent({
             ...launch,
+            ...(connectionId === undefined
+              ? {}
+              : { extraEnv: { ...launch.extraEnv, [CONNECTION_LABEL_ENV]: connectionLabel(connectionId) } }),
             logger,
             onStderrLine: onStderrLine && ((line) => onStderrLine(line, connectionId)),
           });

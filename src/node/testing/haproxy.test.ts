@@ -116,6 +116,22 @@ test(
   },
 );
 
+test(
+  "clients are told a keep-alive timeout at most half HAProxy's own, not the node's longer one",
+  { skip: unavailable },
+  async () => {
+    // acp serve keeps idle connections for 65 s and says so (`Keep-Alive: timeout=65`); HAProxy closes idle client
+    // connections after `timeout http-keep-alive`. A client told the node's figure reuses a connection HAProxy is
+    // closing, and a POST sent on it fails (seen under load: "fetch failed: other side closed").
+    for (const backend of backends) backend.server.keepAliveTimeout = 65_000;
+    const response = await fetch(`${haproxy.url}/`);
+    await response.text();
+    const told = Number(/^timeout=(\d+)$/.exec(response.headers.get("keep-alive") ?? "")?.[1]);
+    const own = Number(/^\s*timeout http-keep-alive (\d+)s$/m.exec(readFileSync(HAPROXY_TEMPLATE, "utf8"))?.[1]);
+    assert.ok(told > 0 && told <= own / 2, `clients are told timeout=${told}, HAProxy closes at ${own} s`);
+  },
+);
+
 test("an SSE stream passes through unbuffered", { skip: unavailable }, async () => {
   const controller = new AbortController();
   const response = await fetch(`${haproxy.url}/events`, { signal: controller.signal });

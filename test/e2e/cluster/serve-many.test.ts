@@ -1,12 +1,16 @@
 /**
  * Many connections over three `acp serve --cluster` nodes behind HAProxy, prompting at once, one node killed
  * (SIGKILL) midway: every turn either completes, its updates received exactly once and in order, or fails with the
- * error that says its node went away; every connection works afterwards; the lease rows never show a connection
- * moving more than once; and once the clients are gone no node runs an agent.
+ * error that says its node went away; each session's history in the database (the reference agents' PostgreSQL
+ * session store) holds every completed turn's updates exactly once, in order, as the client received them, and a
+ * failed turn's at most once each, the client's share first; every connection works afterwards; the lease rows never
+ * show a connection moving more than once; the process lists (sampled from /proc) never show one connection with two
+ * live agents; and once the clients are gone no node runs an agent, by its metrics and by the process list.
  *
  * Test lane: solo
  */
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { haproxyUnavailable } from "../../../src/node/testing/haproxy.js";
 import {
@@ -18,7 +22,9 @@ import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
 import { createHttpStream } from "../../../src/entries/experimental/http-client.js";
 import type { MessageStream } from "../remote/support/client-transports.js";
 import { remoteClient, type RemoteClient } from "../remote/support/remote-client.js";
+import { AgentSampler } from "./support/agent-processes.js";
 import { reporting, type ReportedConnection } from "./support/many-report.js";
+import { recordedTexts } from "./support/session-histories.js";
 import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
 
 const unavailable = postgresUnavailable() ?? haproxyUnavailable();
@@ -31,6 +37,8 @@ const CONNECTIONS = Number(process.env.ACPKIT_SERVE_MANY_CONNECTIONS ?? 6);
 const CHUNKS = Number(process.env.ACPKIT_SERVE_MANY_CHUNKS ?? 30_000);
 /** Connections opened at once. */
 const OPENING = 5;
+/** How often the process lists are sampled (ms; the lease rows: every 50 ms). */
+const PROCESS_SAMPLE_MS = 200;
 /** While a phase waits, a report of what it waits for every this many ms (stderr): where a hang is. */
 const REPORT_MS = Number(process.env.ACPKIT_SERVE_MANY_REPORT_MS ?? 30_000);
 let database: TestPostgres | undefined;
@@ -42,7 +50,9 @@ before(async () => {
   work = makeTempDir("acp-serve-many-");
   // Each node holds up to 24 connections to the database, and each agent its own pool: more than the default 100.
   database = await startTestPostgres({ settings: { max_connections: "400" } });
-  cluster = await startServeCluster(database, { haproxy: true, leaseMs: 5000 });
+  // --verbose: each adoption's duration is in the node's log (for the figures).
+  const verbose = process.env.REMOTE_VERBOSE ? [] : ["--verbose"];
+  cluster = await startServeCluster(database, { haproxy: true, leaseMs: 5000, extraArgs: verbose });
 });
 
 after(async () => {
@@ -81,13 +91,33 @@ test(
       await client.initialize();
       clients[i] = { client, sessionId: await client.newSession(work) };
     };
-    // A few at a time (each starts an agent): one by one, 100 took minutes before the test began.
-    for (let i = 0; i < CONNECTIONS; i += OPENING) {
-      const batch = Array.from({ length: Math.min(OPENING, CONNECTIONS - i) }, (_, k) => open(i + k));
-      await reporting(cluster!, `opening connections ${i}..`, REPORT_MS, () => [], Promise.all(batch));
+    // Every node's agent processes, from the first one started to the last one gone.
+    const processes = new AgentSampler(
+      () =>
+        cluster!.nodes.map((node) => ({
+          name: node.name,
+          pid:
+            node.process.child.exitCode === null && node.process.child.signalCode === null
+              ? node.process.child.pid
+              : undefined,
+        })),
+      PROCESS_SAMPLE_MS,
+    );
+    try {
+      // A few at a time (each starts an agent): one by one, 100 took minutes before the test began.
+      for (let i = 0; i < CONNECTIONS; i += OPENING) {
+        const batch = Array.from({ length: Math.min(OPENING, CONNECTIONS - i) }, (_, k) => open(i + k));
+        await reporting(cluster!, `opening connections ${i}..`, REPORT_MS, () => [], Promise.all(batch));
+      }
+    } catch (error) {
+      await processes.stop();
+      throw error;
     }
     lap("connections open");
     const moves = new Map<string, string[]>();
+    /** When each connection's lease row was first seen naming another node (ms since the kill). */
+    const movedAfterKill: number[] = [];
+    let killedAt: number | undefined;
     let sampling = true;
     const sampler = (async () => {
       while (sampling) {
@@ -99,7 +129,10 @@ test(
           .catch(() => ({ rows: [] }));
         for (const row of rows.rows) {
           const seen = moves.get(row.connection_id) ?? [];
-          if (seen.at(-1) !== row.owner_node) seen.push(row.owner_node);
+          if (seen.at(-1) !== row.owner_node) {
+            if (seen.length > 0 && killedAt !== undefined) movedAfterKill.push(Date.now() - killedAt);
+            seen.push(row.owner_node);
+          }
           moves.set(row.connection_id, seen);
         }
         await new Promise((resolve) => setTimeout(resolve, 50));
@@ -131,6 +164,8 @@ test(
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       lap("turns under way");
+      processes.sample();
+      killedAt = Date.now();
       await cluster!.kill(victim);
       lap(`${cluster!.nodes[victim]!.name} killed`);
       const outcomes = await reporting(
@@ -194,7 +229,45 @@ test(
         ),
       );
       lap("prompts after answered");
+      // The histories the agents recorded: every update once, in order; nothing the client saw is missing (the
+      // agent toolkit records an update before it sends it); a failed turn's prefix, never a chunk twice.
+      const histories = await recordedTexts(
+        cluster!.pool,
+        clients.map(({ sessionId }) => sessionId),
+      );
+      let recorded = 0;
+      for (const [i, outcome] of outcomes.entries()) {
+        const { client, sessionId } = clients[i]!;
+        const history = histories.get(sessionId)!;
+        const ours = history.agent.filter((text) => text.startsWith(`t${i} `) || text.startsWith(`after${i} `));
+        const turn = ours.filter((text) => text.startsWith(`t${i} `));
+        const received = client.host.texts(0, sessionId).filter((text) => text.startsWith(`t${i} `)).length;
+        if (outcome === "done") assert.equal(turn.length, CHUNKS, `connection ${i}: the history holds the whole turn`);
+        else
+          assert.ok(
+            turn.length >= received,
+            `connection ${i}: the history holds all ${received} chunks the client received, it has ${turn.length}`,
+          );
+        assert.deepEqual(
+          ours,
+          [...Array.from({ length: turn.length }, (_, k) => `t${i} ${k + 1}\n`), `after${i} 1\n`, `after${i} 2\n`],
+          `connection ${i}: the history holds each chunk once, in order`,
+        );
+        const prompts = history.user.filter((text) => text === `/stream ${CHUNKS} t${i}`).length;
+        assert.ok(
+          prompts === 1 || (prompts === 0 && outcome !== "done"),
+          `connection ${i}: its prompt recorded ${prompts} times`,
+        );
+        assert.equal(history.user.filter((text) => text === `/stream 2 after${i}`).length, 1, `connection ${i}`);
+        recorded += turn.length;
+      }
+      figures.push(`${recorded} chunks in the histories`);
     } catch (error) {
+      process.stderr.write(`[serve-many] failed; figures so far: ${figures.join("; ")}\n`);
+      // By hand: ACPKIT_SERVE_MANY_LOGS=<dir> keeps each node's whole log (with --verbose: adoptions, closes).
+      const logs = process.env.ACPKIT_SERVE_MANY_LOGS;
+      if (logs !== undefined)
+        for (const node of cluster!.nodes) writeFileSync(`${logs}/${node.name}.log`, node.process.stderr());
       for (const [i, lines] of clientLogs.entries())
         if (lines.length > 0) process.stderr.write(`[serve-many] client ${i}:\n  ${lines.join("\n  ")}\n`);
       throw error;
@@ -202,6 +275,7 @@ test(
       sampling = false;
       await sampler;
       for (const { client } of clients) client.close();
+      await processes.stop();
     }
     for (const [connectionId, owners] of moves)
       assert.ok(owners.length <= 2, `${connectionId} moved more than once: ${owners.join(" -> ")}`);
@@ -222,7 +296,41 @@ test(
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }
+    // Nor does the process list show one (an agent orphaned by the killed node included).
+    const labels = new Set([...processes.labels, ...[...moves.keys()].map((id) => id.slice(0, 8))]);
+    const gone = Date.now() + 15_000;
+    for (;;) {
+      const left = processes.list.read().filter((agent) => labels.has(agent.label));
+      if (left.length === 0) break;
+      assert.ok(Date.now() < gone, `agent processes left: ${left.map((a) => `pid ${a.pid} (${a.label})`).join(", ")}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     lap("no agent left");
+    figures.push(`lease rows moved ${spread(movedAfterKill)} after the kill`, `adoptions took ${spread(adoptionMs())}`);
+    figures.push(
+      `process lists: ${processes.samples} samples, up to ${processes.most} agents at once, ${processes.labels.size} connections' agents seen`,
+    );
     process.stderr.write(`[serve-many] ${CONNECTIONS} connections x ${CHUNKS} chunks: ${figures.join("; ")}\n`);
+    assert.deepEqual(processes.doubled, [], "a connection had two live agents at once");
+    // The sampler saw every connection's agent (else the check above proves nothing).
+    assert.ok(
+      processes.labels.size >= CONNECTIONS,
+      `agents of ${processes.labels.size} connections seen, ${CONNECTIONS} open`,
+    );
   },
 );
+
+/** Each adoption's duration by its node's log (`cluster: adopted a connection`, with --verbose). */
+function adoptionMs(): number[] {
+  return cluster!.nodes.flatMap((node) =>
+    [...node.process.stderr().matchAll(/cluster: adopted a connection \{[^\n]*"ms":(\d+)/g)].map((m) => Number(m[1])),
+  );
+}
+
+/** "n: min / median / max s" of durations in ms. */
+function spread(ms: number[]): string {
+  if (ms.length === 0) return "0";
+  const sorted = [...ms].sort((a, b) => a - b);
+  const s = (value: number) => (value / 1000).toFixed(1);
+  return `${ms.length}: ${s(sorted[0]!)} / ${s(sorted[Math.floor(sorted.length / 2)]!)} / ${s(sorted.at(-1)!)} s (min / median / max)`;
+}
