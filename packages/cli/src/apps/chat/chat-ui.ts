@@ -61,8 +61,20 @@ export class ChatUi implements LocalCommandHost {
   constructor(term: ChatTerminal) {
     this.#term = term;
     this.paint = term.paint;
+    // Output while a prompt line is being edited (another client's turn in a shared session) goes above it: the
+    // prompt line is erased, the view writes (the cursor back at the end of its live region), and the prompt is drawn
+    // again under what the view drew, with what was typed.
+    let drawn = 0;
     this.#view = new LiveView({
-      write: (text) => term.output.write(text),
+      write: (text) => {
+        const hidden = this.#input.hidePrompt();
+        if (hidden && drawn > 0) term.output.write("\u001b[1A");
+        term.output.write(text);
+        drawn = this.#view.drawnLines;
+        if (!hidden) return;
+        if (drawn > 0) term.output.write("\n");
+        this.#input.showPrompt();
+      },
       size: () => ({ columns: term.output.columns ?? 80, rows: term.output.rows ?? 24 }),
       tty: term.tty,
     });
@@ -166,6 +178,8 @@ export class ChatUi implements LocalCommandHost {
           ]);
           return 1;
         }
+        // The prompt goes under a live region still drawn (another client's turn running), on a line of its own.
+        if (this.#view.drawnLines > 0) this.#term.output.write("\n");
         const result = await this.#input.readLine(this.#promptText());
         if (result.kind === "eof") return 0;
         if (result.kind === "interrupt") {

@@ -36,6 +36,11 @@ export class LiveView {
     return Math.max(20, this.#target.size().columns - 1);
   }
 
+  /** Lines of the live region on the screen now (0: the cursor rests at the start of a fresh line). */
+  get drawnLines(): number {
+    return this.#drawn;
+  }
+
   /** Whether a live region is drawn at all. */
   get tty(): boolean {
     return this.#target.tty;

@@ -41,6 +41,8 @@ export class TerminalInput {
   #lines: Interface | undefined;
   #keyListener: ((text: string, key: Key) => void) | undefined;
   #typeAhead = "";
+  /** The readline prompt being edited (terminal only), while `readLine` waits. */
+  #prompting: Interface | undefined;
 
   constructor(options: TerminalInputOptions) {
     this.#options = options;
@@ -76,6 +78,7 @@ export class TerminalInput {
       const finish = (result: LineResult) => {
         if (done) return;
         done = true;
+        this.#prompting = undefined;
         rl.close();
         resolve(result);
       };
@@ -98,11 +101,29 @@ export class TerminalInput {
       rl.on("close", () => finish({ kind: "eof" }));
       rl.setPrompt(prompt);
       rl.prompt();
+      this.#prompting = rl;
       // What was typed while the last turn ran goes into the new line, as if typed now.
       const typed = this.#typeAhead;
       this.#typeAhead = "";
       if (typed !== "") rl.write(typed);
     });
+  }
+
+  /**
+   * Erases the prompt line being edited, if one shows (true then), so that output can be written where it was: what
+   * arrives while the user types (another client's turn in a shared session). `showPrompt` draws it again after.
+   */
+  hidePrompt(): boolean {
+    const rl = this.#prompting;
+    if (rl === undefined) return false;
+    const { rows } = rl.getCursorPos();
+    this.#options.output.write(`\r${rows > 0 ? `\u001b[${rows}A` : ""}\u001b[J`);
+    return true;
+  }
+
+  /** Draws the prompt and what was typed so far again, at the cursor, the cursor where it was in the line. */
+  showPrompt(): void {
+    this.#prompting?.prompt(true);
   }
 
   /** The next input line without a prompt (non-terminal input); undefined at end of input. */
