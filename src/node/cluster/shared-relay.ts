@@ -59,11 +59,15 @@ ON CONFLICT (session_id, connection_id) DO UPDATE
       history_policy = EXCLUDED.history_policy, share_grant = EXCLUDED.share_grant,
       participant = EXCLUDED.participant, last_seq = GREATEST(a.last_seq, EXCLUDED.last_seq)`;
 
+/** Whether this node (`$node`) runs the connection of attachment `a`'s session (a WebSocket is only in its node). */
+const RUNS_HOST = (node: string) => `(
+  EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = a.host_connection AND c.owner_node = ${node})
+  OR NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = a.host_connection))`;
+
 /** Only while this node runs the session's connection (a node that lost it leaves the records to the adopter). */
 const REMOVE = `
 DELETE FROM ${ATTACHMENTS} a USING unnest($1::text[], $2::text[]) AS v(session_id, connection_id)
- WHERE a.session_id = v.session_id AND a.connection_id = v.connection_id
-   AND EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = a.host_connection AND c.owner_node = $3)`;
+ WHERE a.session_id = v.session_id AND a.connection_id = v.connection_id AND ${RUNS_HOST("$3")}`;
 
 /** Sessions that a node may still take over: their agent's connection is live (its owner alive or not). */
 const ADOPTABLE = `
@@ -84,10 +88,27 @@ interface SentSeq {
 
 const TAKE = `DELETE FROM ${RELAY} WHERE node_id = $1 RETURNING seq, body`;
 
+/**
+ * A session's node: its HTTP connection's owner, else (a session hosted on a WebSocket, which the cluster's tables do
+ * not hold) the live node that lists it. `$2`: the lease, in ms.
+ */
 const LOCATE = `
-SELECT c.owner_node FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id
- WHERE s.session_id = $1 AND s.params IS NOT NULL AND c.ended_at IS NULL AND c.ready
- ORDER BY c.created_at DESC LIMIT 1`;
+(SELECT c.owner_node FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id
+  WHERE s.session_id = $1 AND s.params IS NOT NULL AND c.ended_at IS NULL AND c.ready
+  ORDER BY c.created_at DESC LIMIT 1)
+UNION ALL
+(SELECT x.node_id FROM ${SHARED_SESSIONS} x JOIN ${NODES} n ON n.node_id = x.node_id
+  WHERE x.session_id = $1 AND n.seen_at > now() - $2 * interval '1 millisecond'
+    AND NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = x.host_connection))
+LIMIT 1`;
+
+/** A listed session's host: a live connection of the cluster run by the listing node, or a WebSocket of a live node. */
+const LISTED_HOST_LIVE = (x: string, nodeColumn: string) => `(
+  EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = ${x}.host_connection AND c.ended_at IS NULL
+            AND c.owner_node = ${nodeColumn})
+  OR (NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = ${x}.host_connection)
+      AND EXISTS (SELECT 1 FROM ${NODES} n WHERE n.node_id = ${nodeColumn}
+                    AND n.seen_at > now() - $2 * interval '1 millisecond')))`;
 
 const PUBLISH = `
 WITH up AS (
@@ -102,13 +123,17 @@ WITH up AS (
 DELETE FROM ${SHARED_SESSIONS} WHERE node_id = $1 AND session_id <> ALL($2::text[])`;
 
 const LIST_ELSEWHERE = `
-SELECT x.summary FROM ${SHARED_SESSIONS} x JOIN ${CONNECTIONS} c ON c.connection_id = x.host_connection
- WHERE x.node_id <> $1 AND c.ended_at IS NULL AND c.owner_node = x.node_id
+SELECT x.summary FROM ${SHARED_SESSIONS} x
+ WHERE x.node_id <> $1 AND ${LISTED_HOST_LIVE("x", "x.node_id")}
  ORDER BY x.session_id`;
 
 const TOKEN_SESSION = `
-SELECT t.session_id FROM ${SHARE_TOKENS} t JOIN ${CONNECTIONS} c ON c.connection_id = t.host_connection
- WHERE t.token_hash = $1 AND c.ended_at IS NULL`;
+SELECT t.session_id FROM ${SHARE_TOKENS} t
+ WHERE t.token_hash = $1 AND (
+   EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = t.host_connection AND c.ended_at IS NULL)
+   OR (NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = t.host_connection)
+       AND EXISTS (SELECT 1 FROM ${NODES} n WHERE n.node_id = t.node_id
+                     AND n.seen_at > now() - $2 * interval '1 millisecond')))`;
 
 /** The relay of one node's hub. */
 export class ClusterSharedRelay implements SessionRelay {
@@ -116,6 +141,7 @@ export class ClusterSharedRelay implements SessionRelay {
   #taking = false;
   #again = false;
   #publishTimer: ReturnType<typeof setTimeout> | undefined;
+  #publishing: Promise<void> = Promise.resolve();
   #published = "";
   #closed = false;
 
@@ -201,7 +227,7 @@ export class ClusterSharedRelay implements SessionRelay {
   }
 
   async locate(sessionId: string): Promise<string | undefined> {
-    const found = await this.node.pool.query<{ owner_node: string }>(LOCATE, [sessionId]);
+    const found = await this.node.pool.query<{ owner_node: string }>(LOCATE, [sessionId, this.node.settings.leaseMs]);
     const owner = found.rows[0]?.owner_node;
     return owner === this.nodeId ? undefined : owner;
   }
@@ -255,8 +281,21 @@ export class ClusterSharedRelay implements SessionRelay {
     this.#publishTimer.unref?.();
   }
 
-  /** Writes this node's listing when it changed since the last write (called after changes and at heartbeats). */
-  async publish(): Promise<void> {
+  publishNow(): Promise<void> {
+    return this.publish();
+  }
+
+  /**
+   * Writes this node's listing when it changed since the last write (called after changes, at heartbeats, and at
+   * once for a session on a WebSocket). One write at a time, in order: an older listing never overwrites a newer one.
+   */
+  publish(): Promise<void> {
+    const next = this.#publishing.then(() => this.#publish());
+    this.#publishing = next;
+    return next;
+  }
+
+  async #publish(): Promise<void> {
     if (this.#closed) return;
     const sessions = this.hub.list();
     const text = JSON.stringify(sessions);
@@ -278,7 +317,10 @@ export class ClusterSharedRelay implements SessionRelay {
   }
 
   async listElsewhere(): Promise<SharedSessionSummary[]> {
-    const rows = await this.node.pool.query<{ summary: string }>(LIST_ELSEWHERE, [this.nodeId]);
+    const rows = await this.node.pool.query<{ summary: string }>(LIST_ELSEWHERE, [
+      this.nodeId,
+      this.node.settings.leaseMs,
+    ]);
     return rows.rows.map((row) => JSON.parse(row.summary) as SharedSessionSummary);
   }
 
@@ -291,7 +333,10 @@ export class ClusterSharedRelay implements SessionRelay {
   }
 
   async tokenSession(token: string): Promise<string | undefined> {
-    const found = await this.node.pool.query<{ session_id: string }>(TOKEN_SESSION, [hashOf(token)]);
+    const found = await this.node.pool.query<{ session_id: string }>(TOKEN_SESSION, [
+      hashOf(token),
+      this.node.settings.leaseMs,
+    ]);
     return found.rows[0]?.session_id;
   }
 
@@ -308,8 +353,7 @@ export class ClusterSharedRelay implements SessionRelay {
     this.node.pool
       .query(
         `WITH t AS (DELETE FROM ${SHARE_TOKENS} WHERE session_id = $1 AND node_id = $2)
-         DELETE FROM ${ATTACHMENTS} a WHERE a.session_id = $1 AND a.host_connection = $3
-            AND EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = $3 AND c.owner_node = $2)`,
+         DELETE FROM ${ATTACHMENTS} a WHERE a.session_id = $1 AND a.host_connection = $3 AND ${RUNS_HOST("$2")}`,
         [sessionId, this.nodeId, hostConnectionId],
       )
       .catch((error: unknown) =>

@@ -26,6 +26,7 @@ import {
   type ServerConnectionOptions,
 } from "./connection-options.js";
 import { ConnectionLimitError, Waiters, type OutputSink } from "./output-sink.js";
+import { HeldOutput } from "./held-output.js";
 import { IdleTimer } from "./idle-timer.js";
 import { RequestRenaming } from "./request-renaming.js";
 import { RequestTracking } from "./request-tracking.js";
@@ -357,6 +358,15 @@ export class ServerConnection implements AgentOutput {
   /** Tracks a request handed to the agent by a shared session (stats, graceful close, routing its answer). */
   trackRequest(key: string, method: string, sessionId: string | undefined): void {
     this.#requests.track(key, method, sessionId);
+  }
+
+  /** Holds the output to the client (in order) until `until` settles: see `HeldOutput`. */
+  holdOutput(until: Promise<unknown>): void {
+    const output = this.#output;
+    if (output === undefined) return;
+    const held = output instanceof HeldOutput ? output : new HeldOutput(output, this.limitExceeded);
+    this.#output = held;
+    held.hold(until);
   }
 
   /** Shared sessions keep the agent; its client is gone: nothing more is written to it, nothing idles out. */

@@ -50,6 +50,11 @@ export interface SessionRelay {
   send(node: string, message: RelayMessage): void;
   /** The hub's sessions or participants changed: the listing the other nodes read is refreshed soon. */
   changed(): void;
+  /**
+   * Writes the listing now (after any write of it under way): the other nodes find a session hosted on a WebSocket
+   * only there. Resolves once written; never rejects (a failure is logged, and the next change writes it again).
+   */
+  publishNow(): Promise<void>;
   /** The live sessions run by the other nodes. */
   listElsewhere(): Promise<SharedSessionSummary[]>;
   /** A share token was issued here: other nodes accept it once this resolves. */

@@ -299,16 +299,33 @@ export class SessionHub implements RelayEndpoint {
     return true;
   }
 
-  /** The agent answered its own client's `method` (about `sessionId`): new sessions open, failed loads close. */
-  agentAnswered(host: ConnectionEnds, method: string, sessionId: string | undefined, message: Record<string, unknown>) {
+  /**
+   * The agent answered its own client's `method` (about `sessionId`): new sessions open, failed loads close. In a
+   * cluster, a session opened on a WebSocket (a connection the cluster's tables do not hold, so only the listing says
+   * where it runs) is listed at once: the answer waits for the returned promise, so that no client can know the
+   * session's id before another node can find it.
+   */
+  agentAnswered(
+    host: ConnectionEnds,
+    method: string,
+    sessionId: string | undefined,
+    message: Record<string, unknown>,
+  ): Promise<void> | undefined {
+    let opened: string | undefined;
     if (method === METHODS.session_new || method === METHODS.session_fork) {
       const created = sessionIdOfResponse(message);
       if (created !== undefined && !this.#sessions.has(created)) this.#open(host, created);
-    } else if ((method === METHODS.session_load || method === METHODS.session_resume) && "error" in message) {
+      opened = created;
+    } else if (method === METHODS.session_load || method === METHODS.session_resume) {
       const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
-      if (session !== undefined && session.host === host && session.participants.length <= 1)
-        this.#close(session, "it failed to load");
+      if ("error" in message) {
+        if (session !== undefined && session.host === host && session.participants.length <= 1)
+          this.#close(session, "it failed to load");
+      } else opened = sessionId;
     }
+    const session = opened === undefined ? undefined : this.#sessions.get(opened);
+    if (session === undefined || session.host !== host || host.transport !== "websocket") return undefined;
+    return this.#cross?.relay.publishNow();
   }
 
   /** Whether `host`'s agent must outlive its client (someone else still uses one of its sessions). */

@@ -20,6 +20,7 @@ function recordingRelay(nodeId: string): SessionRelay & { sent: { node: string; 
     locate: async () => undefined,
     send: (node, message) => void sent.push({ node, message: JSON.parse(JSON.stringify(message)) as RelayMessage }),
     changed: () => {},
+    publishNow: async () => {},
     listElsewhere: async () => [],
     tokenIssued: async () => {},
     tokenSession: async () => undefined,

@@ -26,6 +26,8 @@ export interface HostedConnection {
   end(end: { reason: string }, force: boolean): Promise<void>;
   /** The client went away but the agent stays: stop writing to the client, stop idling out. */
   dropClient(): void;
+  /** Holds what goes to the client, in order, until `until` settles. */
+  holdOutput(until: Promise<unknown>): void;
 }
 
 /** Ends of a connection that count as its client going away (the agent may outlive them). */
@@ -143,7 +145,11 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
     request: { method: string; sessionId: string | undefined } | undefined,
   ): boolean {
     if (this.hub.responseFromAgent(this, message)) return true;
-    if (request !== undefined) this.hub.agentAnswered(this, request.method, request.sessionId, message);
+    if (request !== undefined) {
+      // A session the other nodes must find before its client learns its id: the answer (and what follows) waits.
+      const published = this.hub.agentAnswered(this, request.method, request.sessionId, message);
+      if (published !== undefined) this.connection.holdOutput(published);
+    }
     return false;
   }
 

@@ -3,7 +3,9 @@
  * hosts it). A prompt's text picks what it does: "stream N" (N numbered updates `u0`..), "paced N MS" (the same, MS
  * apart), "permissions N" (N permission requests one after another, an update `outcome i <optionId|cancelled>`
  * after each), "read PATH" (an `fs/read_text_file` of the client), "slow" (waits until cancelled); anything else
- * is echoed. Nothing runs when this module is imported.
+ * is echoed. `stats`, when given, counts what the agent received as answers to its permission requests (seen on
+ * its connections' taps, before its engine drops a second answer to one request). Nothing runs when this module is
+ * imported.
  */
 import { agent } from "../../../../src/entries/index.js";
 
@@ -16,10 +18,41 @@ function chunk(sessionId: string, text: string) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export function sharedTestAgent() {
+/** What the agent was sent in answer to its permission requests, by session. */
+export class SharedAgentStats {
+  /** Answers received per session (each request's first and any later one). */
+  readonly permissionAnswers = new Map<string, number>();
+  /** Answers to a permission request that had already been answered (must stay 0). */
+  duplicateAnswers = 0;
+
+  answers(sessionId: string): number {
+    return this.permissionAnswers.get(sessionId) ?? 0;
+  }
+}
+
+export function sharedTestAgent(stats?: SharedAgentStats) {
   let sessions = 0;
   const cancels = new Map<string, () => void>();
   return agent({ name: "shared-test-agent" })
+    .onConnect((connection) => {
+      if (stats === undefined) return;
+      // Per connection: the ids of its permission requests (by session) and which were answered.
+      const asked = new Map<unknown, string>();
+      const answered = new Set<unknown>();
+      connection.tap((event) => {
+        if (!("message" in event)) return;
+        const { direction, message } = event;
+        const frame = message as { id?: unknown; method?: string; params?: { sessionId?: string } };
+        if (direction === "out" && frame.method === "session/request_permission")
+          asked.set(frame.id, frame.params?.sessionId ?? "");
+        else if (direction === "in" && frame.method === undefined && asked.has(frame.id)) {
+          const sessionId = asked.get(frame.id)!;
+          stats.permissionAnswers.set(sessionId, stats.answers(sessionId) + 1);
+          if (answered.has(frame.id)) stats.duplicateAnswers++;
+          answered.add(frame.id);
+        }
+      });
+    })
     .onRequest("initialize", ({ params }) => ({
       protocolVersion: params.protocolVersion,
       agentCapabilities: { loadSession: false },
