@@ -340,6 +340,32 @@ export function sharedSessionScenarios(title: string, topology: () => Topology, 
       },
     );
 
+    it(
+      "a controller's share token lets a guest observe through another node, and nothing more; every node lists the session",
+      STEP,
+      async () => {
+        const host = await acpkit("sharer", 0, "websocket");
+        const sessionId = await newSession(host);
+        await prompt(host, sessionId, "stream 3");
+        const { token } = await host.request("_acpkit/session/share", { sessionId });
+        assert.match(token, /^acpshare_/);
+        const guest = await acpkitParticipant("guest", { ...at(1), token }, "http", token);
+        open.push(guest);
+        await assert.rejects(guest.request("session/attach", { sessionId }), /observe only/);
+        await guest.request("session/attach", { sessionId, role: "observer", historyPolicy: "full" });
+        assert.deepEqual(guest.texts, numbered(3));
+        await assert.rejects(prompt(guest, sessionId, "stream 1"), /read-only/);
+        await prompt(host, sessionId, "stream 2");
+        await guest.until(() => guest.texts.length === 5, "the next turn, on the guest");
+        assertContiguous(guest, 1);
+        for (let node = 0; node < 3; node++) {
+          const listed = await listedOn(at(node), sessionId, (one) => one.participants.length === 2);
+          assert.deepEqual(listed.participants.map((one: any) => one.role).sort(), ["controller", "observer"]);
+        }
+        assert.equal((await listing(at(2), token)).status, 403, "a share token cannot list sessions");
+      },
+    );
+
     it("prompts from two controllers queue: one turn at a time, in order, visible to all", STEP, async () => {
       const a = await acpkit("a", 0, "websocket");
       const sessionId = await newSession(a);
@@ -360,6 +386,25 @@ export function sharedSessionScenarios(title: string, topology: () => Topology, 
       );
     });
   });
+}
+
+function listing(target: Target, token = target.token): Promise<Response> {
+  return fetch(`${target.url.replace(/\/$/, "")}/sessions`, { headers: { Authorization: `Bearer ${token}` } });
+}
+
+/** Polls a node's listing until `test` holds for the session (a cluster's nodes refresh it shortly after a change). */
+async function listedOn(target: Target, sessionId: string, test: (session: any) => boolean): Promise<any> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const response = await listing(target);
+    assert.equal(response.status, 200);
+    const { sessions } = (await response.json()) as { sessions: any[] };
+    const found = sessions.filter((one) => one.sessionId === sessionId);
+    assert.ok(found.length <= 1, `${target.url} lists ${sessionId} once`);
+    if (found[0] !== undefined && test(found[0])) return found[0];
+    assert.ok(Date.now() < deadline, `${target.url} did not list ${sessionId} as expected: ${JSON.stringify(sessions)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function newSession(participant: TestParticipant): Promise<string> {
