@@ -21,7 +21,6 @@ before(async () => {
   topology = {
     nodes: [{ url: server.url, webSocketUrl: server.webSocketUrl, token: TOKEN }],
     agent,
-    seamUpdates: 3000,
   };
 });
 after(async () => {

@@ -46,7 +46,6 @@ before(async () => {
   topology = {
     nodes: servers.map((server) => ({ url: server.url, webSocketUrl: server.webSocketUrl, token: TOKEN })),
     agent: stats,
-    seamUpdates: 1000,
   };
 });
 

@@ -2,7 +2,8 @@
  * The agent the shared-session tests share (an in-process acpkit `agent()` app, one per connection as the server
  * hosts it). A prompt's text picks what it does: "stream N" (N numbered updates `u0`..), "paced N MS" (the same, MS
  * apart), "permissions N" (N permission requests one after another, an update `outcome i <optionId|cancelled>`
- * after each), "read PATH" (an `fs/read_text_file` of the client), "slow" (waits until cancelled); anything else
+ * after each), "read PATH" (an `fs/read_text_file` of the client), "slow" (waits until cancelled), "flow" (numbered
+ * updates in bursts of 10, a millisecond apart, until cancelled); anything else
  * is echoed. `stats`, when given, counts what the agent received as answers to its permission requests (seen on
  * its connections' taps, before its engine drops a second answer to one request). Nothing runs when this module is
  * imported.
@@ -102,6 +103,13 @@ export function sharedTestAgent(stats?: SharedAgentStats) {
             await client.notify("session/update", chunk(sessionId, `read failed ${(error as Error).message}`));
           }
           return { stopReason: "end_turn" as const };
+        }
+        case "flow": {
+          let cancelled = false;
+          cancels.set(sessionId, () => (cancelled = true));
+          for (let i = 0; !cancelled; await sleep(1))
+            for (const end = i + 10; i < end; i++) await client.notify("session/update", chunk(sessionId, `u${i}`));
+          return { stopReason: "cancelled" as const };
         }
         case "slow":
           await client.notify("session/update", chunk(sessionId, "waiting"));
