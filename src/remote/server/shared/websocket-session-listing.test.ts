@@ -72,10 +72,13 @@ it("in a cluster, a WebSocket connection's new session is listed at once and its
   // A session load on it (answered without error) is listed the same way; a failed one is not.
   endpoint.agentResponse(answer("s1"), { method: "session/load", sessionId: "s1" });
   assert.equal(holds.length, 2);
-  endpoint.agentResponse({ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "no" } }, {
-    method: "session/load",
-    sessionId: "s2",
-  });
+  endpoint.agentResponse(
+    { jsonrpc: "2.0", id: 2, error: { code: -32000, message: "no" } },
+    {
+      method: "session/load",
+      sessionId: "s2",
+    },
+  );
   assert.equal(holds.length, 2);
 });
 

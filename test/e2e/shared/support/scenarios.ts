@@ -414,7 +414,10 @@ async function listedOn(target: Target, sessionId: string, test: (session: any) 
     const found = sessions.filter((one) => one.sessionId === sessionId);
     assert.ok(found.length <= 1, `${target.url} lists ${sessionId} once`);
     if (found[0] !== undefined && test(found[0])) return found[0];
-    assert.ok(Date.now() < deadline, `${target.url} did not list ${sessionId} as expected: ${JSON.stringify(sessions)}`);
+    assert.ok(
+      Date.now() < deadline,
+      `${target.url} did not list ${sessionId} as expected: ${JSON.stringify(sessions)}`,
+    );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
