@@ -93,14 +93,15 @@ const TAKE = `DELETE FROM ${RELAY} WHERE node_id = $1 RETURNING seq, body`;
  * not hold) the live node that lists it. `$2`: the lease, in ms.
  */
 const LOCATE = `
-(SELECT c.owner_node FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id
-  WHERE s.session_id = $1 AND s.params IS NOT NULL AND c.ended_at IS NULL AND c.ready
-  ORDER BY c.created_at DESC LIMIT 1)
-UNION ALL
-(SELECT x.node_id FROM ${SHARED_SESSIONS} x JOIN ${NODES} n ON n.node_id = x.node_id
-  WHERE x.session_id = $1 AND n.seen_at > now() - $2 * interval '1 millisecond'
-    AND NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = x.host_connection))
-LIMIT 1`;
+SELECT owner_node FROM (
+  (SELECT c.owner_node, 0 AS rank FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id
+    WHERE s.session_id = $1 AND s.params IS NOT NULL AND c.ended_at IS NULL AND c.ready
+    ORDER BY c.created_at DESC LIMIT 1)
+  UNION ALL
+  SELECT x.node_id, 1 FROM ${SHARED_SESSIONS} x JOIN ${NODES} n ON n.node_id = x.node_id
+   WHERE x.session_id = $1 AND n.seen_at > now() - $2 * interval '1 millisecond'
+     AND NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = x.host_connection)
+) found ORDER BY rank LIMIT 1`;
 
 /** A listed session's host: a live connection of the cluster run by the listing node, or a WebSocket of a live node. */
 const LISTED_HOST_LIVE = (x: string, nodeColumn: string) => `(
