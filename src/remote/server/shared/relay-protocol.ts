@@ -51,10 +51,12 @@ export interface SessionRelay {
   /** The hub's sessions or participants changed: the listing the other nodes read is refreshed soon. */
   changed(): void;
   /**
-   * Writes the listing now (after any write of it under way): the other nodes find a session hosted on a WebSocket
-   * only there. Resolves once written; never rejects (a failure is logged, and the next change writes it again).
+   * Writes the listing now (after any write of it under way), for a relay whose other nodes find a session hosted
+   * on a WebSocket only there: the hub holds the answer that gives the session's id to its client until this
+   * resolves. Never rejects (a failure is logged, and the next change writes it again). Optional: without it, the
+   * answer goes at once.
    */
-  publishNow(): Promise<void>;
+  publishNow?(): Promise<void>;
   /** The live sessions run by the other nodes. */
   listElsewhere(): Promise<SharedSessionSummary[]>;
   /** A share token was issued here: other nodes accept it once this resolves. */

@@ -325,7 +325,7 @@ export class SessionHub implements RelayEndpoint {
     }
     const session = opened === undefined ? undefined : this.#sessions.get(opened);
     if (session === undefined || session.host !== host || host.transport !== "websocket") return undefined;
-    return this.#cross?.relay.publishNow();
+    return this.#cross?.relay.publishNow?.();
   }
 
   /** Whether `host`'s agent must outlive its client (someone else still uses one of its sessions). */
