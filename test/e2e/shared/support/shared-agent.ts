@@ -3,7 +3,7 @@
  * hosts it). A prompt's text picks what it does: "stream N" (N numbered updates `u0`..), "paced N MS" (the same, MS
  * apart), "permissions N" (N permission requests one after another, an update `outcome i <optionId|cancelled>`
  * after each), "read PATH" (an `fs/read_text_file` of the client), "slow" (waits until cancelled), "flow" (numbered
- * updates in bursts of 10, 5 ms apart, until cancelled); anything else
+ * updates in bursts of 10, 10 ms apart, until cancelled); anything else
  * is echoed. `stats`, when given, counts what the agent received as answers to its permission requests (seen on
  * its connections' taps, before its engine drops a second answer to one request). Nothing runs when this module is
  * imported.
@@ -107,7 +107,7 @@ export function sharedTestAgent(stats?: SharedAgentStats) {
         case "flow": {
           let cancelled = false;
           cancels.set(sessionId, () => (cancelled = true));
-          for (let i = 0; !cancelled; await sleep(5))
+          for (let i = 0; !cancelled; await sleep(10))
             for (const end = i + 10; i < end; i++) await client.notify("session/update", chunk(sessionId, `u${i}`));
           return { stopReason: "cancelled" as const };
         }
