@@ -10,19 +10,8 @@
  */
 import { adoptExpired } from "./adoption.js";
 import type { ClusterNode } from "./cluster-node.js";
-import {
-  ATTACHMENTS,
-  CONNECTIONS,
-  EVENTS,
-  INBOX,
-  NODES,
-  PROMPTS,
-  RELAY,
-  SESSIONS,
-  SHARE_TOKENS,
-  SHARED_SESSIONS,
-  STREAMS,
-} from "./schema.js";
+import { CONNECTIONS, INBOX, NODES, STREAMS } from "./schema.js";
+import { SWEEP } from "./sweep.js";
 
 const RENEW = `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) DO UPDATE SET seen_at = now(), draining = $2`;
 
@@ -48,23 +37,6 @@ UPDATE ${STREAMS} s
   FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS v(connection_id, stream, reader, taken)
  WHERE s.connection_id = v.connection_id AND s.stream = v.stream AND s.reader = v.reader
 RETURNING s.reader`;
-
-const SWEEP = `
-WITH gone AS (
-  DELETE FROM ${CONNECTIONS} WHERE ended_at < now() - $1 * interval '1 millisecond' RETURNING connection_id
-), e AS (DELETE FROM ${EVENTS} WHERE connection_id IN (SELECT connection_id FROM gone)
-), s AS (DELETE FROM ${STREAMS} WHERE connection_id IN (SELECT connection_id FROM gone)
-), se AS (DELETE FROM ${SESSIONS} WHERE connection_id IN (SELECT connection_id FROM gone)
-), p AS (DELETE FROM ${PROMPTS} WHERE connection_id IN (SELECT connection_id FROM gone)
-), i AS (DELETE FROM ${INBOX} WHERE connection_id IN (SELECT connection_id FROM gone)
-), ss AS (DELETE FROM ${SHARED_SESSIONS} WHERE host_connection IN (SELECT connection_id FROM gone)
-), tk AS (DELETE FROM ${SHARE_TOKENS} WHERE host_connection IN (SELECT connection_id FROM gone)
-), at AS (DELETE FROM ${ATTACHMENTS} WHERE host_connection IN (SELECT connection_id FROM gone)
-), r AS (DELETE FROM ${RELAY} WHERE node_id NOT IN (
-    SELECT node_id FROM ${NODES} WHERE seen_at > now() - $1 * interval '1 millisecond')
-), n AS (DELETE FROM ${NODES} WHERE seen_at < now() - interval '1 day'
-)
-SELECT count(*)::int AS swept FROM gone`;
 
 export class Heartbeat {
   #renewTimer: ReturnType<typeof setTimeout> | undefined;
