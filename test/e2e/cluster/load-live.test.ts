@@ -1,6 +1,7 @@
 /**
  * A session runs once in a cluster: `session/load` of a session live on another node is refused (-32013, with the
- * node and the way to join it, `session/attach`), as it is on the node that runs it, instead of starting a second agent
+ * node and the way to join it, `session/attach`), whether the session was opened over Streamable HTTP or a WebSocket,
+ * as it is on the node that runs it, instead of starting a second agent
  * on it. Two `listenAcp` nodes, each with its own `PostgresServerBackend`, on one real PostgreSQL started for this file;
  * clients over real sockets. A load of a session live nowhere still reaches the connection's agent, and calls sent
  * right behind a load wait for the cluster's answer, then go on in order.
@@ -75,28 +76,33 @@ async function refusal(request: Promise<unknown>): Promise<{ code: number; messa
   assert.fail("the request succeeded");
 }
 
-it("a load of a session live on another node is refused with the way to join it", STEP, async () => {
-  const opener = await participant("opener", 0, "http");
-  const { sessionId } = await opener.request("session/new", { cwd: "/tmp", mcpServers: [] });
-  await opener.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "stream 2" }] });
+for (const openerProfile of ["http", "websocket"] as const)
+  it(
+    `a load of a session live on another node (opened over ${openerProfile}) is refused: attach instead`,
+    STEP,
+    async () => {
+      const opener = await participant("opener", 0, openerProfile);
+      const { sessionId } = await opener.request("session/new", { cwd: "/tmp", mcpServers: [] });
+      await opener.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "stream 2" }] });
 
-  for (const profile of ["http", "websocket"] as const) {
-    const other = await participant(`loader over ${profile}`, 1, profile);
-    const refused = await refusal(other.request("session/load", { sessionId, cwd: "/tmp", mcpServers: [] }));
-    assert.equal(refused.code, -32013, refused.message);
-    assert.match(refused.message, new RegExp(`Session ${sessionId} is live on node .* of this cluster`));
-    assert.match(refused.message, /join it with session\/attach/);
-    assert.equal(refused.data?.sessionId, sessionId);
-    assert.equal(typeof refused.data?.node, "string");
-    // Joining it the way the error says works, through the same node: the history comes with it.
-    const attached = await other.request("session/attach", { sessionId, role: "observer", historyPolicy: "full" });
-    assert.ok(attached, "attached");
-    await other.until(() => other.texts.includes("u1"), "the replayed history");
-  }
-  // No agent was asked to load it a second time; its one turn's updates came once each to the opener.
-  assert.deepEqual(loaded, []);
-  assert.deepEqual(opener.texts, ["u0", "u1"]);
-});
+      for (const profile of ["http", "websocket"] as const) {
+        const other = await participant(`loader over ${profile}`, 1, profile);
+        const refused = await refusal(other.request("session/load", { sessionId, cwd: "/tmp", mcpServers: [] }));
+        assert.equal(refused.code, -32013, refused.message);
+        assert.match(refused.message, new RegExp(`Session ${sessionId} is live on node .* of this cluster`));
+        assert.match(refused.message, /join it with session\/attach/);
+        assert.equal(refused.data?.sessionId, sessionId);
+        assert.equal(typeof refused.data?.node, "string");
+        // Joining it the way the error says works, through the same node: the history comes with it.
+        const attached = await other.request("session/attach", { sessionId, role: "observer", historyPolicy: "full" });
+        assert.ok(attached, "attached");
+        await other.until(() => other.texts.includes("u1"), "the replayed history");
+      }
+      // No agent was asked to load it a second time; its one turn's updates came once each to the opener.
+      assert.deepEqual(loaded, []);
+      assert.deepEqual(opener.texts, ["u0", "u1"]);
+    },
+  );
 
 it("on the node that runs it, too (one node's answer)", STEP, async () => {
   const opener = await participant("opener", 0, "http");
