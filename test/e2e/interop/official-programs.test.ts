@@ -50,7 +50,9 @@ async function runExample(client: Sdk, agent: Sdk): Promise<{ code: number | nul
   return { code, stdout, stderr };
 }
 
-describe("the official SDK's example programs, unchanged, over real processes", () => {
+// The pairings run side by side: each is two processes that spend most of a turn in the example agent's simulated
+// model pauses (1 s timers), not on the CPU; every pairing still runs its own processes and asserts the same.
+describe("the official SDK's example programs, unchanged, over real processes", { concurrency: 4 }, () => {
   const pairings: Array<[Sdk, Sdk]> = [
     ["official", "acpkit"],
     ["acpkit", "official"],
