@@ -174,6 +174,10 @@ for (const profile of PROFILES) {
         const stream = await connectRemote(first.url, {
           profile,
           token: TOKEN,
+          // Over HTTP the killed server's event stream is resumed before the link fails: by default 10 GETs over
+          // about 11 s on a port nobody listens on. One takes the same path (break, resume refused, link failed,
+          // reconnect); the default's 11 s is covered by server-faults.test.ts's kill test on the acpkit server.
+          maxResumeAttempts: 1,
           reconnect: { initialDelayMs: 100, maxDelayMs: 1000, maxAttempts: 40, onEvent: (event) => events.push(event) },
         });
         const connection = new ClientSideConnection(() => hostClient(host) as Client, stream);
