@@ -66,6 +66,20 @@ function recordingClient(): {
 const textOf = (u: SessionNotification) =>
   u.update.sessionUpdate === "agent_message_chunk" && u.update.content.type === "text" ? u.update.content.text : "";
 
+/**
+ * One server that wants a token per implementation, shared by the token tests of both profiles: each test opens its
+ * own connections, and the server is never killed or restarted by them (a server start is about 0.6 CPU-s). Its
+ * requests log then holds both profiles' requests, which must all carry the token as well.
+ */
+const tokenServers = new Map<ServerImpl, Promise<RunningServer>>();
+after(async () => {
+  for (const server of tokenServers.values()) await (await server.catch(() => undefined))?.kill();
+});
+function tokenServer(impl: ServerImpl): Promise<RunningServer> {
+  if (!tokenServers.has(impl)) tokenServers.set(impl, startServer(impl, { token: "s3cret" }));
+  return tokenServers.get(impl)!;
+}
+
 function describeFaults(serverImpl: ServerImpl, profile: Profile): void {
   const url = (server: RunningServer) => server.url(profile === "websocket" ? "ws" : "http");
 
@@ -168,7 +182,7 @@ function describeFaults(serverImpl: ServerImpl, profile: Profile): void {
     );
 
     it("a server that wants a token: refused without it, served with it", STEP, async () => {
-      const server = await start({ token: "s3cret" });
+      const server = await tokenServer(serverImpl);
       if (profile === "websocket") {
         await assert.rejects(
           connectRemote(url(server), { profile }),
