@@ -5,22 +5,20 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { silentLogger } from "../../jsonrpc/logger.js";
-import { migrate } from "../postgres/migrations.js";
-import { createPostgresPool, type PostgresPool } from "../postgres/pool.js";
-import { postgresUnavailable, startTestPostgres, type TestPostgres } from "../testing/postgres-server.js";
+import type { PostgresPool } from "../postgres/pool.js";
+import { postgresUnavailable } from "../testing/postgres-server.js";
+import { startClusterTestDatabase, type ClusterTestDatabase } from "../testing/cluster-database.js";
 import { EventWriter } from "./event-writer.js";
-import { CLUSTER_MIGRATIONS, CONNECTIONS, EVENTS, PROMPTS, SESSIONS } from "./schema.js";
+import { CONNECTIONS, EVENTS, PROMPTS, SESSIONS } from "./schema.js";
 
 const unavailable = postgresUnavailable();
-let server: TestPostgres | undefined;
+let database: ClusterTestDatabase | undefined;
 let pool: PostgresPool | undefined;
 
 before(async () => {
   if (unavailable !== undefined) return;
-  server = await startTestPostgres();
-  pool = await createPostgresPool({ connectionString: server.connectionString, logger: silentLogger });
-  await migrate(pool, { sets: [CLUSTER_MIGRATIONS] });
+  database = await startClusterTestDatabase();
+  pool = database.pool;
   await pool.query(
     `INSERT INTO ${CONNECTIONS} (connection_id, owner_node, lease_token, lease_expires_at, initialize, ready)
      VALUES ('c1', 'node-a', 3, now() + interval '1 minute', '{}', true)`,
@@ -28,8 +26,7 @@ before(async () => {
 });
 
 after(async () => {
-  await pool?.end();
-  await server?.close();
+  await database?.close();
 });
 
 test(

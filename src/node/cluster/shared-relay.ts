@@ -24,55 +24,20 @@ import { seqOfUpdate } from "../../remote/server/shared/session-history.js";
 import { WriteBatcher } from "../postgres/write-batcher.js";
 import type { ClusterNode } from "./cluster-node.js";
 import {
-  ATTACHMENTS,
-  CLUSTER_CHANNEL,
-  CONNECTIONS,
-  NODES,
-  RELAY,
-  SESSIONS,
-  SHARE_TOKENS,
-  SHARED_SESSIONS,
-} from "./schema.js";
-
-/** Relayed messages, and in the same statement the last seq each attachment was sent (a node adopting reads it). */
-const SEND = `
-WITH ins AS (
-  INSERT INTO ${RELAY} (node_id, body)
-  SELECT m.node_id, m.body FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS m(node_id, body, n) ORDER BY m.n
-  RETURNING node_id
-), seqs AS (
-  UPDATE ${ATTACHMENTS} a SET last_seq = GREATEST(a.last_seq, u.seq)
-    FROM (SELECT v.session_id, v.connection_id, max(v.seq) AS seq
-            FROM unnest($3::text[], $4::text[], $5::bigint[]) AS v(session_id, connection_id, seq)
-           GROUP BY v.session_id, v.connection_id) u
-   WHERE a.session_id = u.session_id AND a.connection_id = u.connection_id
-)
-SELECT count(pg_notify('${CLUSTER_CHANNEL}', 'r:' || node_id)) AS n FROM (SELECT DISTINCT node_id FROM ins) x`;
-
-const SAVE = `
-INSERT INTO ${ATTACHMENTS} AS a
-  (session_id, connection_id, host_connection, node_id, role, history_policy, share_grant, participant, last_seq)
-SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-                     $9::bigint[])
-ON CONFLICT (session_id, connection_id) DO UPDATE
-  SET host_connection = EXCLUDED.host_connection, node_id = EXCLUDED.node_id, role = EXCLUDED.role,
-      history_policy = EXCLUDED.history_policy, share_grant = EXCLUDED.share_grant,
-      participant = EXCLUDED.participant, last_seq = GREATEST(a.last_seq, EXCLUDED.last_seq)`;
-
-/** Whether this node (`$node`) runs the connection of attachment `a`'s session (a WebSocket is only in its node). */
-const RUNS_HOST = (node: string) => `(
-  EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = a.host_connection AND c.owner_node = ${node})
-  OR NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = a.host_connection))`;
-
-/** Only while this node runs the session's connection (a node that lost it leaves the records to the adopter). */
-const REMOVE = `
-DELETE FROM ${ATTACHMENTS} a USING unnest($1::text[], $2::text[]) AS v(session_id, connection_id)
- WHERE a.session_id = v.session_id AND a.connection_id = v.connection_id AND ${RUNS_HOST("$3")}`;
-
-/** Sessions that a node may still take over: their agent's connection is live (its owner alive or not). */
-const ADOPTABLE = `
-SELECT DISTINCT s.session_id FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id
- WHERE s.session_id = ANY($1::text[]) AND s.params IS NOT NULL AND c.ended_at IS NULL AND c.ready`;
+  ADOPTABLE,
+  CONNECTION_GRANT,
+  LIVE_NODES,
+  SESSION_CLOSED,
+  TOKEN_ISSUED,
+  LIST_ELSEWHERE,
+  LOCATE,
+  PUBLISH,
+  REMOVE,
+  SAVE,
+  SEND,
+  TAKE,
+  TOKEN_SESSION,
+} from "./shared-relay-sql.js";
 
 /** What the relay's batcher writes, in order. */
 type RelayWrite =
@@ -85,56 +50,6 @@ interface SentSeq {
   readonly connectionId: string;
   readonly seq: number;
 }
-
-const TAKE = `DELETE FROM ${RELAY} WHERE node_id = $1 RETURNING seq, body`;
-
-/**
- * A session's node: its HTTP connection's owner, else (a session hosted on a WebSocket, which the cluster's tables do
- * not hold) the live node that lists it. `$2`: the lease, in ms.
- */
-const LOCATE = `
-SELECT owner_node FROM (
-  (SELECT c.owner_node, 0 AS rank FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id
-    WHERE s.session_id = $1 AND s.params IS NOT NULL AND c.ended_at IS NULL AND c.ready
-    ORDER BY c.created_at DESC LIMIT 1)
-  UNION ALL
-  SELECT x.node_id, 1 FROM ${SHARED_SESSIONS} x JOIN ${NODES} n ON n.node_id = x.node_id
-   WHERE x.session_id = $1 AND n.seen_at > now() - $2 * interval '1 millisecond'
-     AND NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = x.host_connection)
-) found ORDER BY rank LIMIT 1`;
-
-/** A listed session's host: a live connection of the cluster run by the listing node, or a WebSocket of a live node. */
-const LISTED_HOST_LIVE = (x: string, nodeColumn: string) => `(
-  EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = ${x}.host_connection AND c.ended_at IS NULL
-            AND c.owner_node = ${nodeColumn})
-  OR (NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = ${x}.host_connection)
-      AND EXISTS (SELECT 1 FROM ${NODES} n WHERE n.node_id = ${nodeColumn}
-                    AND n.seen_at > now() - $2 * interval '1 millisecond')))`;
-
-const PUBLISH = `
-WITH up AS (
-  INSERT INTO ${SHARED_SESSIONS} AS x (session_id, node_id, host_connection, summary, updated_at)
-  SELECT s.session_id, $1, s.host_connection, s.summary, now()
-    FROM unnest($2::text[], $3::text[], $4::text[]) AS s(session_id, host_connection, summary)
-  ON CONFLICT (session_id) DO UPDATE
-    SET node_id = EXCLUDED.node_id, host_connection = EXCLUDED.host_connection, summary = EXCLUDED.summary,
-        updated_at = now()
-  RETURNING 1
-)
-DELETE FROM ${SHARED_SESSIONS} WHERE node_id = $1 AND session_id <> ALL($2::text[])`;
-
-const LIST_ELSEWHERE = `
-SELECT x.summary FROM ${SHARED_SESSIONS} x
- WHERE x.node_id <> $1 AND ${LISTED_HOST_LIVE("x", "x.node_id")}
- ORDER BY x.session_id`;
-
-const TOKEN_SESSION = `
-SELECT t.session_id FROM ${SHARE_TOKENS} t
- WHERE t.token_hash = $1 AND (
-   EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = t.host_connection AND c.ended_at IS NULL)
-   OR (NOT EXISTS (SELECT 1 FROM ${CONNECTIONS} c WHERE c.connection_id = t.host_connection)
-       AND EXISTS (SELECT 1 FROM ${NODES} n WHERE n.node_id = t.node_id
-                     AND n.seen_at > now() - $2 * interval '1 millisecond')))`;
 
 /** The relay of one node's hub. */
 export class ClusterSharedRelay implements SessionRelay {
@@ -326,11 +241,7 @@ export class ClusterSharedRelay implements SessionRelay {
   }
 
   async tokenIssued(token: string, sessionId: string, hostConnectionId: string): Promise<void> {
-    await this.node.pool.query(
-      `INSERT INTO ${SHARE_TOKENS} (token_hash, session_id, host_connection, node_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (token_hash) DO NOTHING`,
-      [hashOf(token), sessionId, hostConnectionId, this.nodeId],
-    );
+    await this.node.pool.query(TOKEN_ISSUED, [hashOf(token), sessionId, hostConnectionId, this.nodeId]);
   }
 
   async tokenSession(token: string): Promise<string | undefined> {
@@ -342,26 +253,17 @@ export class ClusterSharedRelay implements SessionRelay {
   }
 
   async connectionGrant(connectionId: string): Promise<string | undefined> {
-    const found = await this.node.pool.query<{ share_grant: string | null }>(
-      `SELECT share_grant FROM ${CONNECTIONS} WHERE connection_id = $1 AND ended_at IS NULL`,
-      [connectionId],
-    );
+    const found = await this.node.pool.query<{ share_grant: string | null }>(CONNECTION_GRANT, [connectionId]);
     return found.rows[0]?.share_grant ?? undefined;
   }
 
   sessionClosed(sessionId: string, hostConnectionId: string): void {
     if (this.#closed) return;
-    this.node.pool
-      .query(
-        `WITH t AS (DELETE FROM ${SHARE_TOKENS} WHERE session_id = $1 AND node_id = $2)
-         DELETE FROM ${ATTACHMENTS} a WHERE a.session_id = $1 AND a.host_connection = $3 AND ${RUNS_HOST("$2")}`,
-        [sessionId, this.nodeId, hostConnectionId],
-      )
-      .catch((error: unknown) =>
-        this.node.logger.warn("cluster: a closed session's share tokens could not be deleted (they end with it)", {
-          error: error instanceof Error ? this.node.redact(error).message : String(error),
-        }),
-      );
+    this.node.pool.query(SESSION_CLOSED, [sessionId, this.nodeId, hostConnectionId]).catch((error: unknown) =>
+      this.node.logger.warn("cluster: a closed session's share tokens could not be deleted (they end with it)", {
+        error: error instanceof Error ? this.node.redact(error).message : String(error),
+      }),
+    );
   }
 
   /**
@@ -371,10 +273,7 @@ export class ClusterSharedRelay implements SessionRelay {
   async checkPeers(): Promise<void> {
     const peers = [...this.hub.peers()];
     if (peers.length === 0 || this.#closed) return;
-    const alive = await this.node.pool.query<{ node_id: string }>(
-      `SELECT node_id FROM ${NODES} WHERE node_id = ANY($1::text[]) AND seen_at > now() - $2 * interval '1 millisecond'`,
-      [peers, this.node.settings.leaseMs],
-    );
+    const alive = await this.node.pool.query<{ node_id: string }>(LIVE_NODES, [peers, this.node.settings.leaseMs]);
     const living = new Set(alive.rows.map((row) => row.node_id));
     const gone = peers.filter((peer) => !living.has(peer));
     if (gone.length === 0) return;

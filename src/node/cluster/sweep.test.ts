@@ -4,27 +4,24 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { silentLogger } from "../../jsonrpc/logger.js";
-import { migrate } from "../postgres/migrations.js";
-import { createPostgresPool, type PostgresPool } from "../postgres/pool.js";
-import { postgresUnavailable, startTestPostgres, type TestPostgres } from "../testing/postgres-server.js";
-import { ATTACHMENTS, CLUSTER_MIGRATIONS, CONNECTIONS, NODES, SHARE_TOKENS, SHARED_SESSIONS } from "./schema.js";
+import type { PostgresPool } from "../postgres/pool.js";
+import { postgresUnavailable } from "../testing/postgres-server.js";
+import { startClusterTestDatabase, type ClusterTestDatabase } from "../testing/cluster-database.js";
+import { ATTACHMENTS, CONNECTIONS, NODES, SHARE_TOKENS, SHARED_SESSIONS } from "./schema.js";
 import { SWEEP } from "./sweep.js";
 
 const unavailable = postgresUnavailable();
-let server: TestPostgres | undefined;
+let database: ClusterTestDatabase | undefined;
 let pool: PostgresPool | undefined;
 
 before(async () => {
   if (unavailable !== undefined) return;
-  server = await startTestPostgres();
-  pool = await createPostgresPool({ connectionString: server.connectionString, logger: silentLogger });
-  await migrate(pool, { sets: [CLUSTER_MIGRATIONS] });
+  database = await startClusterTestDatabase();
+  pool = database.pool;
 });
 
 after(async () => {
-  await pool?.end();
-  await server?.close();
+  await database?.close();
 });
 
 test(

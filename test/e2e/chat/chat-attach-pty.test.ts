@@ -89,6 +89,8 @@ test(
       );
       pty.type("\x03");
       await pty.waitFor(/Ctrl-C again/, 10_000);
+      // Typed once the prompt is back: a key typed between two prompt lines reaches neither.
+      await pty.waitForPrompt(10_000);
       pty.type("\x03");
       const code = await Promise.race([
         pty.exited,

@@ -1,14 +1,17 @@
 /**
  * Parts of the hub: the options of shared sessions on a server, a live session as the listing shows it, and the
- * hub's own answers (session not found, a share token).
+ * hub's own answers (an attach it refuses, session not found, a share token).
  */
 import type { ClientEnd } from "./participant.js";
 import type { QueueSnapshot } from "./prompt-queue.js";
+import { sessionIdOfParams } from "../../http-protocol.js";
 import {
   ERROR_NOT_ALLOWED,
   ERROR_SESSION_NOT_FOUND,
   errorResponseText,
+  parseAttach,
   resultResponseText,
+  type AttachRequest,
   type ParticipantInfo,
   type ParticipantRole,
 } from "./share-protocol.js";
@@ -71,6 +74,33 @@ export function grantRefusal(
     ? `Not allowed: this connection's share token is for another session; it cannot attach to ${request.sessionId}`
     : `Not allowed: a share token lets a client observe only; attach with role "observer", or use the ` +
         `server's credentials to take part as a controller`;
+}
+
+/**
+ * A `session/attach` the connection may make: its request and the live session. Undefined when it was answered here
+ * instead (bad params, a session not live here, a share token that does not allow it) or needs no answer (sent as a
+ * notification).
+ */
+export function admitAttach(
+  connection: ClientEnd,
+  message: Record<string, unknown>,
+  sessions: ReadonlyMap<string, SharedSession>,
+): { request: AttachRequest & { ok: true }; session: SharedSession } | undefined {
+  const request = parseAttach(message.params);
+  if (!("id" in message)) return undefined;
+  if (!request.ok) {
+    connection.deliverToClient(
+      errorResponseText(message.id, -32602, `Invalid params: ${request.message}`),
+      sessionIdOfParams(message.params),
+    );
+    return undefined;
+  }
+  const session = sessions.get(request.sessionId);
+  if (session === undefined) return void notFound(connection, message, request.sessionId);
+  const refused = grantRefusal(connection.shareGrant, request);
+  if (refused === undefined) return { request, session };
+  connection.deliverToClient(errorResponseText(message.id, ERROR_NOT_ALLOWED, refused), request.sessionId);
+  return undefined;
 }
 
 /** Answers `message` (a request) with "session not found": true (it is taken). */

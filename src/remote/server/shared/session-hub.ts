@@ -18,17 +18,9 @@ import { sessionIdOfResponse } from "../routing.js";
 import type { AgentEnd, ClientEnd, Participant } from "./participant.js";
 import { SharedSession } from "./shared-session.js";
 import { ShareTokens } from "./share-tokens.js";
+import { ExactId, SESSION_ATTACH, SESSION_DETACH, SESSION_SHARE } from "./share-protocol.js";
 import {
-  ERROR_NOT_ALLOWED,
-  errorResponseText,
-  ExactId,
-  parseAttach,
-  SESSION_ATTACH,
-  SESSION_DETACH,
-  SESSION_SHARE,
-} from "./share-protocol.js";
-import {
-  grantRefusal,
+  admitAttach,
   notFound,
   shareSession,
   summaryOf,
@@ -377,23 +369,9 @@ export class SessionHub implements RelayEndpoint {
   }
 
   #attach(connection: ClientEnd, message: Record<string, unknown>): boolean {
-    const request = parseAttach(message.params);
-    const streamSession = sessionIdOfParams(message.params);
-    if (!("id" in message)) return true;
-    if (!request.ok) {
-      connection.deliverToClient(
-        errorResponseText(message.id, -32602, `Invalid params: ${request.message}`),
-        streamSession,
-      );
-      return true;
-    }
-    const session = this.#sessions.get(request.sessionId);
-    if (session === undefined) return notFound(connection, message, request.sessionId);
-    const refused = grantRefusal(connection.shareGrant, request);
-    if (refused !== undefined) {
-      connection.deliverToClient(errorResponseText(message.id, ERROR_NOT_ALLOWED, refused), request.sessionId);
-      return true;
-    }
+    const admitted = admitAttach(connection, message, this.#sessions);
+    if (admitted === undefined) return true;
+    const { request, session } = admitted;
     session.attach(connection, message.id, request);
     if (session.participantOf(connection) !== undefined) this.#member(connection, session);
     const cross = this.#cross;
