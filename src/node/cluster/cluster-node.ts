@@ -63,6 +63,8 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   readonly touched = new Set<string>();
   /** Connections whose row is written and whose host is not registered yet (the heartbeat leaves them be). */
   readonly initializing = new Set<string>();
+  /** Connections no longer hosted whose end (or hand-over) is being written (the heartbeat leaves them be). */
+  readonly ending = new Set<string>();
   readonly writer: EventWriter;
   readonly inbox: InboxWriter;
   readonly counters = new ClusterMetrics();
@@ -373,8 +375,13 @@ export class ClusterNode implements NodeBackend, ReaderHost {
   async #ended(connectionId: string, end: ConnectionEnd): Promise<void> {
     const hosted = this.hosted.get(connectionId);
     if (hosted === undefined) return;
+    this.ending.add(connectionId);
     this.hosted.delete(connectionId);
-    if (!hosted.fenced) await recordConnectionEnd(this, hosted, end);
+    try {
+      if (!hosted.fenced) await recordConnectionEnd(this, hosted, end);
+    } finally {
+      this.ending.delete(connectionId);
+    }
   }
 
   async close(): Promise<void> {

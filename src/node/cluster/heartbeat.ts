@@ -188,12 +188,14 @@ export class Heartbeat {
           void hosted.host.end({ reason: "idle" });
         } else if (row.inbox) void node.takeInbox(hosted);
       }
-      // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now.
+      // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now. Not while
+      // the node hands its connections over: their rows still name it until another node adopts them (ending them
+      // here ended the connections of a draining node, under load, before the adopter came).
       const orphans = checked.rows
         .filter((row) => row.owner_node === nodeId && !row.ended && !node.hosted.has(row.connection_id))
         .map((row) => row.connection_id)
-        .filter((id) => !node.initializing.has(id));
-      if (orphans.length > 0)
+        .filter((id) => !node.initializing.has(id) && !node.ending.has(id));
+      if (orphans.length > 0 && !node.handOver)
         await control.query(
           `UPDATE ${CONNECTIONS} SET ended_at = now(), end_reason = 'agent ended'
             WHERE connection_id = ANY($1::text[]) AND owner_node = $2 AND ended_at IS NULL`,

@@ -199,29 +199,30 @@ test(
 test(
   "SIGTERM drains the node running the agent: it exits 0, another node adopts at once, the next prompt succeeds",
   STEP,
-  async (t) => {
-    const client = await connect();
-    try {
-      const sessionId = await client.newSession(work);
-      assert.deepEqual(await client.prompt(sessionId, "/stream 2 drained"), { stopReason: "end_turn" });
-      const connectionId = await newestConnection();
-      const owner = (await cluster!.ownerOf(connectionId))!;
-      const index = cluster!.nodes.indexOf(owner);
-      const stoppedAt = Date.now();
-      const status = await owner.process.stop("SIGTERM", 15_000);
-      assert.deepEqual(status, { code: 0, signal: null }, "acp serve exits 0 after draining");
-      assert.deepEqual(await client.prompt(sessionId, "/stream 2 adopted"), { stopReason: "end_turn" });
-      const ms = Date.now() - stoppedAt;
-      t.diagnostic(`SIGTERM to the next successful prompt: ${ms} ms`);
-      assert.ok(ms < BOUND_MS, `${ms} ms`);
-      const now = await cluster!.ownerOf(connectionId);
-      assert.ok(now !== undefined && now !== owner, "another node owns it now");
-      await cluster!.restart(index);
-      await cluster!.haproxy!.waitForServer(cluster!.nodes[index]!.name, "UP");
-    } finally {
-      client.close();
-    }
-  },
+  (t) =>
+    withLogs(async () => {
+      const client = await connect();
+      try {
+        const sessionId = await client.newSession(work);
+        assert.deepEqual(await client.prompt(sessionId, "/stream 2 drained"), { stopReason: "end_turn" });
+        const connectionId = await newestConnection();
+        const owner = (await cluster!.ownerOf(connectionId))!;
+        const index = cluster!.nodes.indexOf(owner);
+        const stoppedAt = Date.now();
+        const status = await owner.process.stop("SIGTERM", 15_000);
+        assert.deepEqual(status, { code: 0, signal: null }, "acp serve exits 0 after draining");
+        assert.deepEqual(await client.prompt(sessionId, "/stream 2 adopted"), { stopReason: "end_turn" });
+        const ms = Date.now() - stoppedAt;
+        t.diagnostic(`SIGTERM to the next successful prompt: ${ms} ms`);
+        assert.ok(ms < BOUND_MS, `${ms} ms`);
+        const now = await cluster!.ownerOf(connectionId);
+        assert.ok(now !== undefined && now !== owner, "another node owns it now");
+        await cluster!.restart(index);
+        await cluster!.haproxy!.waitForServer(cluster!.nodes[index]!.name, "UP");
+      } finally {
+        client.close();
+      }
+    }),
 );
 
 test(
