@@ -377,11 +377,9 @@ export class ClusterNode implements NodeBackend, ReaderHost {
     if (hosted === undefined) return;
     this.ending.add(connectionId);
     this.hosted.delete(connectionId);
-    try {
-      if (!hosted.fenced) await recordConnectionEnd(this, hosted, end);
-    } finally {
-      this.ending.delete(connectionId);
-    }
+    // (It never rejects: a failed write is logged, and the lease expires instead.)
+    if (!hosted.fenced) await recordConnectionEnd(this, hosted, end);
+    this.ending.delete(connectionId);
   }
 
   async close(): Promise<void> {
