@@ -11,7 +11,8 @@
 import { observerAgent } from "../../remote/server/shared/observer-agent.js";
 import { errorText } from "../../remote/server/errors.js";
 import type { RestoredSession } from "../../remote/server/shared/session-relay.js";
-import { readAttachments } from "./attachments.js";
+import { lastSeqs, readAttachments } from "./attachments.js";
+import { notificationText, SESSION_ENDED } from "../../remote/server/shared/share-protocol.js";
 import type { ClusterNode, Hosted } from "./cluster-node.js";
 import { CONNECTIONS, EVENTS, NODES, PROMPTS, SESSIONS } from "./schema.js";
 
@@ -37,6 +38,11 @@ RETURNING connection_id, lease_token, initialize, share_grant`;
 export const PROMPT_LOST =
   "The node running this connection's agent went away during the turn (it stopped or lost its database); the agent " +
   "was restarted on another node and this turn's remaining output is lost. The session is intact: send the prompt again.";
+
+/** Why a prompt to another node's shared session, in flight through the node that went away, failed. */
+export const RELAYED_PROMPT_LOST =
+  "The node that carried this prompt to the shared session went away during the turn; the turn goes on in the " +
+  "session (its updates still reach this connection), but its answer is lost.";
 
 export async function adoptExpired(node: ClusterNode): Promise<void> {
   const { control, settings, nodeId } = node;
@@ -131,9 +137,11 @@ async function adopt(
     return;
   }
   // Sessions the agent opened have their params; one known only from the stream is another agent's shared session
-  // this connection attached to (its agent must not load it): the client is told its attachment ended instead.
+  // this connection attached to (its agent must not load it): the session's node is asked to take it back.
   const sessionRows = sessions.rows.filter((row) => row.params !== null);
   const attached = sessions.rows.filter((row) => row.params === null).map((row) => row.session_id);
+  const seen =
+    attached.length === 0 || node.relay === undefined ? new Map() : await lastSeqs(node, connectionId, attached);
   const hosted = node.hostAdopted(
     connectionId,
     host,
@@ -142,10 +150,10 @@ async function adopt(
     sessions.rows.map((row) => row.session_id),
   );
   hosted.adopting = true;
-  for (const sessionId of attached) {
+  const rejoining = node.relay !== undefined && host.shared !== undefined;
+  for (const sessionId of rejoining ? [] : attached) {
     const reason = "the node that held this connection stopped; attach to the session again";
-    const ended = { jsonrpc: "2.0", method: "_acpkit/session/ended", params: { sessionId, reason } };
-    hosted.sink.deliver(JSON.stringify(ended), sessionId);
+    hosted.sink.deliver(notificationText(SESSION_ENDED, { sessionId, reason }), sessionId);
   }
   // The turns that were running are lost whatever happens next: their prompts are answered at once, not after the
   // agent is back (which may take as long as the dead agent's session leases).
@@ -155,7 +163,11 @@ async function adopt(
     const text =
       open.kind === "client"
         ? { jsonrpc: "2.0", method: "$/cancel_request", params: { requestId: id } }
-        : { jsonrpc: "2.0", id, error: { code: -32603, message: PROMPT_LOST } };
+        : {
+            jsonrpc: "2.0",
+            id,
+            error: { code: -32603, message: attached.includes(open.session_id) ? RELAYED_PROMPT_LOST : PROMPT_LOST },
+          };
     hosted.sink.deliver(JSON.stringify(text), open.session_id === "" ? undefined : open.session_id);
   }
   const replies = new Replies();
@@ -206,6 +218,9 @@ async function adopt(
   for (const [sessionId, state] of attachments)
     if (host.shared !== undefined && sessionRows.some((row) => row.session_id === sessionId))
       node.relay?.restore(host.shared, sessionId, state);
+  // The shared sessions of other nodes this connection was attached to: it goes on in them from here.
+  for (const sessionId of rejoining ? attached : [])
+    node.relay!.rejoin(host.shared!, sessionId, seen.get(sessionId) ?? -1);
   node.counters.adoptions++;
   node.logger.info("cluster: adopted a connection", {
     connectionId,

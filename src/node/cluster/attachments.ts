@@ -1,7 +1,8 @@
 /**
  * What a node adopting a connection needs to rebuild the shared sessions its agent ran: the attachments the dead
  * node recorded (`acpkit_cluster_attachments`), kept for participants whose own node is alive (the others' records
- * are deleted: their connection, held by the dead node, is adopted on its own and told its attachment ended), and
+ * are deleted: their connection, held by the dead node, is adopted on its own, and its adopter asks whichever node
+ * runs the session then to take it back, `rejoin`), and
  * the last seq any participant may have been sent: the greatest of the attachments' `last_seq` (written with the
  * relayed batch that carried the update) and the last numbered update on the opener's own session stream.
  */
@@ -42,14 +43,9 @@ export async function readAttachments(node: ClusterNode, connectionId: string): 
     else dropped.push({ sessionId: row.session_id, connectionId: row.connection_id });
   }
   if (restoring.size === 0) return new Map();
-  const seen = await node.pool.query<{ stream: string; body: string | null }>(LAST_SEEN, [
-    connectionId,
-    [...restoring.keys()],
-  ]);
-  for (const row of seen.rows) {
-    const seq = row.body === null ? undefined : seqOfUpdate(row.body);
-    const session = restoring.get(row.stream);
-    if (session !== undefined && seq !== undefined) session.lastSeq = Math.max(session.lastSeq, seq);
+  for (const [sessionId, seq] of await lastSeqs(node, connectionId, [...restoring.keys()])) {
+    const session = restoring.get(sessionId)!;
+    session.lastSeq = Math.max(session.lastSeq, seq);
   }
   if (dropped.length > 0)
     await node.pool.query(
@@ -58,4 +54,19 @@ export async function readAttachments(node: ClusterNode, connectionId: string): 
       [dropped.map((one) => one.sessionId), dropped.map((one) => one.connectionId)],
     );
   return restoring;
+}
+
+/** The last numbered update on each of `sessionIds`' streams of the connection (absent: none there). */
+export async function lastSeqs(
+  node: ClusterNode,
+  connectionId: string,
+  sessionIds: readonly string[],
+): Promise<Map<string, number>> {
+  const seen = await node.pool.query<{ stream: string; body: string | null }>(LAST_SEEN, [connectionId, sessionIds]);
+  const seqs = new Map<string, number>();
+  for (const row of seen.rows) {
+    const seq = row.body === null ? undefined : seqOfUpdate(row.body);
+    if (seq !== undefined) seqs.set(row.stream, seq);
+  }
+  return seqs;
 }

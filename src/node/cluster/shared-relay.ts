@@ -12,7 +12,7 @@
  */
 import { createHash } from "node:crypto";
 import type { SharedSessionSummary } from "../../remote/server/shared/hub-support.js";
-import type { AgentEnd } from "../../remote/server/shared/participant.js";
+import type { AgentEnd, ClientEnd } from "../../remote/server/shared/participant.js";
 import type {
   AttachmentRecord,
   RelayEndpoint,
@@ -126,6 +126,11 @@ export class ClusterSharedRelay implements SessionRelay {
   /** This node adopted `host`'s connection and reloaded `sessionId`: its hub rebuilds the attachments. */
   restore(host: AgentEnd, sessionId: string, state: RestoredSession): void {
     this.hub.restore(host, sessionId, state);
+  }
+
+  /** This node adopted `client`'s connection, attached to `sessionId` elsewhere: its hub asks for it back. */
+  rejoin(client: ClientEnd, sessionId: string, afterSeq: number): void {
+    this.hub.rejoin(client, sessionId, afterSeq);
   }
 
   #add(item: RelayWrite): void {

@@ -3,7 +3,7 @@
  * (`SessionRelay`) and a hub is to it (`RelayEndpoint`). See session-relay.ts for how they are used.
  */
 import type { SharedSessionSummary } from "./hub-support.js";
-import type { AgentEnd } from "./participant.js";
+import type { AgentEnd, ClientEnd } from "./participant.js";
 import type { HistoryPolicy, ParticipantRole } from "./share-protocol.js";
 
 /** A participant's connection as its own node describes it to the session's owner. */
@@ -33,6 +33,12 @@ export type RelayMessage =
   | { readonly kind: "gone"; readonly from: RemoteClientInfo; readonly reason: string }
   /** The participant is no longer attached to `sessionId` (the owner learns it from a `moved` it could not take). */
   | { readonly kind: "leave"; readonly from: RemoteClientInfo; readonly sessionId: string; readonly reason: string }
+  /**
+   * The participant's connection was adopted by `from.node` (its own node stopped): it goes on in `sessionId` as it
+   * was (role, client id), with the updates after `afterSeq` (the last numbered one its stream holds; -1: unknown,
+   * none) replayed.
+   */
+  | { readonly kind: "rejoin"; readonly from: RemoteClientInfo; readonly sessionId: string; readonly afterSeq: number }
   /** For the participant's node: `node` took `sessionId` over (it adopted its agent's connection), with `to` in it. */
   | { readonly kind: "moved"; readonly to: string; readonly sessionId: string; readonly node: string }
   /** For the participant: a message's text on `sessionId`'s stream. */
@@ -112,4 +118,9 @@ export interface RelayEndpoint {
   orphansEnded(sessionIds: ReadonlySet<string>, reason: string): void;
   /** This node adopted `host`'s connection and its agent reloaded `sessionId`: its attachments are rebuilt here. */
   restore(host: AgentEnd, sessionId: string, state: RestoredSession): void;
+  /**
+   * This node adopted `client`'s connection, which was attached to `sessionId` run by another node: the attachment
+   * goes on through this node (`rejoin`), or the client is told it ended.
+   */
+  rejoin(client: ClientEnd, sessionId: string, afterSeq: number): void;
 }

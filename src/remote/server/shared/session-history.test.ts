@@ -105,3 +105,19 @@ test("the seq of a numbered update's text is read from its end; other texts have
   assert.equal(seqOfUpdate('{"jsonrpc":"2.0","id":1,"result":{}}'), undefined);
   assert.equal(seqOfUpdate(JSON.stringify({ params: { text: '"seq":5' + "x".repeat(60) } })), undefined);
 });
+
+test("the updates after a seq, for a participant back through another node: from the oldest kept at most", () => {
+  const history = new SessionHistory(1_000_000);
+  for (const text of ["a", "b", "c", "d"]) history.append(update(text));
+  const texts = (replay: string[]) => replay.map((text) => JSON.parse(text).params.update.content.text as string);
+  assert.deepEqual(texts(history.replayAfter(2)), ["c", "d"]);
+  assert.deepEqual(texts(history.replayAfter(0)), ["a", "b", "c", "d"]);
+  assert.deepEqual(history.replayAfter(4), [], "nothing missed");
+  assert.deepEqual(history.replayAfter(9), [], "a seq from the future: nothing");
+  const small = new SessionHistory(400);
+  for (let i = 1; i <= 6; i++) small.append(update(`u${i}`));
+  assert.ok(small.firstKeptSeq > 1, "the budget dropped the oldest");
+  const after = small.replayAfter(0).map((text) => seqOfUpdate(text));
+  assert.equal(after[0], small.firstKeptSeq, "from the oldest kept");
+  assert.equal(after.at(-1), 6);
+});

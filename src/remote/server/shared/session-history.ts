@@ -108,6 +108,12 @@ export class SessionHistory {
     }
   }
 
+  /** The kept updates numbered after `seq`, oldest first (from the oldest kept when older ones were dropped). */
+  replayAfter(seq: number): string[] {
+    if (seq >= this.#seq) return [];
+    return this.replay().slice(Math.max(0, seq - this.firstKeptSeq + 1));
+  }
+
   /** The kept updates, oldest first, numbered. */
   replay(): string[] {
     const first = this.firstKeptSeq;

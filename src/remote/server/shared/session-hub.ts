@@ -19,6 +19,7 @@ import type { AgentEnd, ClientEnd, Participant } from "./participant.js";
 import { SharedSession } from "./shared-session.js";
 import { ShareTokens } from "./share-tokens.js";
 import { ExactId, SESSION_ATTACH, SESSION_DETACH, SESSION_SHARE } from "./share-protocol.js";
+import { Rejoins } from "./rejoin.js";
 import {
   admitAttach,
   notFound,
@@ -39,7 +40,7 @@ import {
 } from "./session-relay.js";
 import { ClusterLoadCheck, refuseLiveSession } from "./load-check.js";
 import { AgentLifetimes } from "./agent-lifetimes.js";
-import { attachmentRecord, restoreAttachments } from "./session-restore.js";
+import { restoreAttachments, saveAttachment } from "./session-restore.js";
 
 export type { SharedSessionsOptions, SharedSessionSummary } from "./hub-support.js";
 
@@ -60,6 +61,14 @@ export class SessionHub implements RelayEndpoint {
   /** The server's request ids in use, and their session. */
   readonly #ids = new Map<string, SharedSession>();
   readonly #memberships = new Map<ClientEnd, Set<SharedSession>>();
+  /** Participants lost with their nodes, and their coming back through other nodes. */
+  readonly #rejoins: Rejoins = new Rejoins({
+    log: (message, fields) => this.logger.info(message, fields),
+    session: (sessionId) => this.#sessions.get(sessionId),
+    sessionsOf: (client) => this.#memberships.get(client) ?? [],
+    member: (client, session) => this.#member(client, session),
+    gone: (client, reason) => this.relayed({ kind: "gone", from: client.info, reason }),
+  });
   #nextId = 0;
   readonly #maxHistoryChars: number;
   readonly #lifetimes: AgentLifetimes;
@@ -135,9 +144,11 @@ export class SessionHub implements RelayEndpoint {
   }
 
   peersGone(nodes: readonly string[]): void {
-    for (const node of nodes)
-      for (const client of this.#cross?.nodeGone(node) ?? [])
-        this.relayed({ kind: "gone", from: client.info, reason: `its node (${node}) stopped` });
+    for (const node of nodes) for (const client of this.#cross?.nodeGone(node) ?? []) this.#rejoins.lost(client);
+  }
+
+  rejoin(client: ClientEnd, sessionId: string, afterSeq: number): void {
+    this.#cross?.rejoinElsewhere(client, sessionId, afterSeq);
   }
 
   orphans(): { sessionId: string; since: number }[] {
@@ -163,6 +174,7 @@ export class SessionHub implements RelayEndpoint {
     if (cross === undefined) return;
     if (message.kind === "deliver" || message.kind === "left") return cross.toLocal(message);
     if (message.kind === "moved") return cross.moved(message);
+    if (message.kind === "rejoin") return this.#rejoins.rejoined(cross, message);
     const client = cross.remoteClient(message.from);
     if (message.kind === "gone") {
       this.clientGone(client, message.reason);
@@ -374,10 +386,7 @@ export class SessionHub implements RelayEndpoint {
     const { request, session } = admitted;
     session.attach(connection, message.id, request);
     if (session.participantOf(connection) !== undefined) this.#member(connection, session);
-    const cross = this.#cross;
-    const record = cross && attachmentRecord(cross, session, connection, request.historyPolicy);
-    if (record) cross!.relay.attachmentSaved(record);
-    cross?.relay.changed();
+    if (this.#cross !== undefined) saveAttachment(this.#cross, session, connection, request.historyPolicy);
     this.logger.info("a client attached to a shared session", {
       sessionId: request.sessionId,
       connectionId: connection.id,

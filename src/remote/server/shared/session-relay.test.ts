@@ -182,4 +182,39 @@ describe("the cross-node half of a hub", () => {
     assert.equal(relay.sent.length, 1);
     assert.notEqual(cross.remoteClient(info), remote);
   });
+
+  it("a connection adopted here asks the session's node to take it back, or tells its client the session is gone", async () => {
+    const relay = recordingRelay("n");
+    relay.locate = async (sessionId) => (sessionId === "s1" ? "a" : undefined);
+    const cross = new CrossNode(relay);
+    const client = localClient("c2");
+    cross.rejoinElsewhere(client, "s1", 7);
+    cross.rejoinElsewhere(client, "s9", 3);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(relay.sent, [
+      {
+        node: "a",
+        message: {
+          kind: "rejoin",
+          from: { node: "n", id: "c2", transport: "http", clientInfo: { name: "c2" }, sharingAware: true },
+          sessionId: "s1",
+          afterSeq: 7,
+        },
+      },
+    ]);
+    assert.equal(cross.ownerOf(client, "s1"), "a", "its messages about s1 go to node a");
+    assert.equal(client.delivered.length, 1);
+    const ended = JSON.parse(client.delivered[0]!.text);
+    assert.equal(ended.method, "_acpkit/session/ended");
+    assert.equal(ended.params.sessionId, "s9");
+    assert.match(ended.params.reason, /no longer live anywhere/);
+  });
+
+  it("on the owner, the views of one connection through several nodes are found by its id", () => {
+    const cross = new CrossNode(recordingRelay("a"));
+    const old = cross.remoteClient({ node: "b", id: "c2", transport: "http", sharingAware: true });
+    const now = cross.remoteClient({ node: "c", id: "c2", transport: "http", sharingAware: true });
+    cross.remoteClient({ node: "c", id: "c3", transport: "http", sharingAware: true });
+    assert.deepEqual(cross.remoteClients("c2"), [old, now]);
+  });
 });

@@ -16,7 +16,7 @@ import { notFound } from "./hub-support.js";
 import { OwnerWaits } from "./owner-waits.js";
 import type { ClientEnd } from "./participant.js";
 import type { RelayMessage, RemoteClientInfo, SessionRelay } from "./relay-protocol.js";
-import { errorResponseText, ExactId, notificationText } from "./share-protocol.js";
+import { errorResponseText, ExactId, notificationText, SESSION_ENDED } from "./share-protocol.js";
 
 /** The owner of an attachment whose session's node stopped, until another node takes the session over. */
 export const ORPHANED = "";
@@ -133,6 +133,29 @@ export class CrossNode {
         ),
     );
     return true;
+  }
+
+  /**
+   * This node adopted `client`'s connection, attached to `sessionId` through a node that stopped: the session's node is
+   * asked to take it back (`rejoin`), after the updates numbered up to `afterSeq`. Nobody runs the session now: the
+   * client is told its attachment ended.
+   */
+  rejoinElsewhere(client: ClientEnd, sessionId: string, afterSeq: number): void {
+    const ended = (reason: string) =>
+      client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason }), sessionId);
+    this.relay.locate(sessionId).then(
+      (node) => {
+        if (node === undefined)
+          return void ended("the node that held this connection stopped and the session is no longer live anywhere");
+        this.attached(client, sessionId, node);
+        this.relay.send(node, { kind: "rejoin", from: this.describe(client), sessionId, afterSeq });
+      },
+      (error: unknown) =>
+        ended(
+          `the node that held this connection stopped, and the cluster's state could not be read to find the ` +
+            `session again (${error instanceof Error ? error.message : String(error)}); attach to it again`,
+        ),
+    );
   }
 
   /** The share grant of a connection of another node, as read (`learnGrant`); grants never change. */
@@ -259,7 +282,7 @@ export class CrossNode {
   orphansEnded(sessionIds: ReadonlySet<string>, reason: string): void {
     for (const { client, sessionId } of [...this.#orphaned.values()]) {
       if (!sessionIds.has(sessionId)) continue;
-      client.deliverToClient(notificationText("_acpkit/session/ended", { sessionId, reason }), sessionId);
+      client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason }), sessionId);
       this.#leaveLocal(client, sessionId);
     }
   }
@@ -350,6 +373,11 @@ export class CrossNode {
     let client = this.#remote.get(key);
     if (client === undefined) this.#remote.set(key, (client = new RemoteClient(info, this.relay)));
     return client;
+  }
+
+  /** The owner's views of connection `id`, through whichever node (one, unless its node changed). */
+  remoteClients(id: string): RemoteClient[] {
+    return [...this.#remote.values()].filter((client) => client.info.id === id);
   }
 
   /** That participant's connection is gone: forgotten (it was told nothing more). */

@@ -35,6 +35,18 @@ export function attachmentRecord(
   };
 }
 
+/** Records a client's attachment for a node that may adopt the session later, and has the listing refreshed. */
+export function saveAttachment(
+  cross: CrossNode,
+  session: SharedSession,
+  client: ClientEnd,
+  historyPolicy: HistoryPolicy,
+): void {
+  const record = attachmentRecord(cross, session, client, historyPolicy);
+  if (record !== undefined) cross.relay.attachmentSaved(record);
+  cross.relay.changed();
+}
+
 /** Rebuilds `state`'s attachments in `session` (just reloaded here); returns the clients now attached. */
 export function restoreAttachments(cross: CrossNode, session: SharedSession, state: RestoredSession): ClientEnd[] {
   session.resume(state.lastSeq);

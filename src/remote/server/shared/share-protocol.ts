@@ -25,6 +25,8 @@ export const SESSION_SHARE = "_acpkit/session/share";
 export const PARTICIPANTS_CHANGED = "_acpkit/session/participants";
 /** acpkit: the session's prompt queue changed (a snapshot: `{ sessionId, running, queued }`). */
 export const QUEUE_CHANGED = "_acpkit/session/queue";
+/** Notification: the session ended for this client (`reason` says why and what to do). */
+export const SESSION_ENDED = "_acpkit/session/ended";
 /**
  * acpkit: a notification of this client was refused (`{ sessionId, method, error }`), or a response (`{ sessionId,
  * method?, requestId, error }`: an observer's answer to a permission request); neither has a reply.

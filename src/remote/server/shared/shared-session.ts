@@ -26,6 +26,7 @@ import {
   resultResponseText,
   SESSION_ATTACH,
   SESSION_DETACH,
+  SESSION_ENDED,
   type AttachRequest,
   type ParticipantInfo,
   type ParticipantRole,
@@ -198,24 +199,27 @@ export class SharedSession implements SessionCore {
   }
 
   /**
-   * An attachment rebuilt on the node that took the session over (its agent's connection was adopted): the client
-   * goes on as it was (role, client id), with no replay (its stream continues after the last update it was sent).
+   * An attachment that goes on as it was (role, client id). Rebuilt on the node that took the session over (see
+   * `session-restore.ts`): no replay, its stream continues after the last update it was sent. Or (`afterSeq`) a
+   * participant whose own node stopped, back through the node that adopted its connection: the updates after
+   * `afterSeq` are replayed, then the permission requests still waiting are asked again (a controller) or shown (an
+   * observer); in one step, so no update is missed or shown twice at the seam.
    */
   restore(
     client: ClientEnd,
     record: { role: ParticipantRole; clientId: string; name?: string; version?: string },
+    afterSeq?: number,
   ): void {
     if (this.#participants.has(client)) return;
-    const participant = new Participant(
-      client,
-      this.sessionId,
-      record.role,
-      record.clientId,
-      record.name,
-      record.version,
-      true,
-    );
+    const { role, clientId, name, version } = record;
+    const participant = new Participant(client, this.sessionId, role, clientId, name, version, true);
+    const replay = afterSeq === undefined ? [] : this.history.replayAfter(afterSeq);
+    for (const text of replay) client.deliverToClient(text, this.sessionId);
     this.#participants.set(client, participant);
+    if (afterSeq === undefined) return;
+    if (participant.isController) this.#permissions.reissue(participant);
+    else this.#permissions.showPending(participant);
+    this.participantsChanged();
   }
 
   /** Everyone is told who is attached (`_acpkit/session/participants`). */
@@ -348,7 +352,7 @@ export class SharedSession implements SessionCore {
     this.#queue.clear(`the session ended: ${reason}`);
     this.#permissions.clear();
     this.#routes.clear();
-    this.#broadcast("_acpkit/session/ended", { sessionId: this.sessionId, reason });
+    this.#broadcast(SESSION_ENDED, { sessionId: this.sessionId, reason });
     this.#participants.clear();
   }
 

@@ -1,0 +1,144 @@
+/**
+ * A participant outlives its own node, over three real `acp serve --cluster` processes (the reference agent, its
+ * sessions in the same database) behind a real HAProxy, with a 2 s lease: a session runs on node A (its host
+ * connected there directly); a controller attaches over Streamable HTTP through HAProxy, its connection held by B or
+ * C. That node is killed (SIGKILL) and the host runs a turn meanwhile. Once another node adopted the controller's
+ * connection, it asks node A to take the controller back: the controller gets the updates it missed, then prompts
+ * again without attaching again; every numbered update reaches it exactly once, in the host's order, and the
+ * participants listing shows it with its role.
+ *
+ * Test lane: solo
+ */
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { haproxyUnavailable } from "../../../src/node/testing/haproxy.js";
+import {
+  postgresUnavailable,
+  startTestPostgres,
+  type TestPostgres,
+} from "../../../src/node/testing/postgres-server.js";
+import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
+import { acpkitParticipant, type TestParticipant } from "../shared/support/participants.js";
+import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
+
+const unavailable = postgresUnavailable() ?? haproxyUnavailable();
+const LEASE_MS = 2000;
+/** From the kill to the controller having the turn it missed: a lease or so to adopt, then one relay round trip. */
+const BOUND_MS = 15_000;
+let database: TestPostgres | undefined;
+let cluster: ServeCluster | undefined;
+let work: string;
+const open: TestParticipant[] = [];
+
+before(async () => {
+  if (unavailable !== undefined) return;
+  work = makeTempDir("acp-rejoin-");
+  database = await startTestPostgres();
+  // --verbose: the nodes' info lines (adoption, the rejoin) are in a failure's message.
+  cluster = await startServeCluster(database, { nodes: 3, leaseMs: LEASE_MS, haproxy: true, extraArgs: ["--verbose"] });
+});
+
+after(async () => {
+  for (const participant of open) participant.close();
+  await cluster?.stop();
+  await database?.close();
+  if (work !== undefined) removeTempDir(work);
+});
+
+async function connect(name: string, url: string): Promise<{ who: TestParticipant; connectionId: string }> {
+  const who = await acpkitParticipant(
+    name,
+    { url, webSocketUrl: "", token: cluster!.token },
+    "http",
+    cluster!.token,
+    true,
+  );
+  open.push(who);
+  const row = await cluster!.pool.query<{ connection_id: string }>(
+    "SELECT connection_id FROM acpkit_cluster_connections ORDER BY created_at DESC LIMIT 1",
+  );
+  return { who, connectionId: row.rows[0]!.connection_id };
+}
+
+function prompt(who: TestParticipant, sessionId: string, text: string): Promise<any> {
+  return who.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
+}
+
+const seqs = (who: TestParticipant) => who.updates.map((seen) => seen.seq);
+const lines = (label: string) => Array.from({ length: 3 }, (_, i) => `${label} ${i + 1}\n`);
+
+test(
+  "a controller whose own node is killed goes on through the node that adopts its connection, missing nothing",
+  { skip: unavailable, timeout: 120_000 },
+  async (t) => {
+    let step = "start";
+    try {
+      step = "the session on node A, a controller through HAProxy on B or C";
+      const { who: host } = await connect("host", cluster!.nodes[0]!.process.url);
+      const { sessionId } = await host.request("session/new", { cwd: work, mcpServers: [] });
+      let controller: TestParticipant | undefined;
+      let index = -1;
+      for (let attempt = 0; attempt < 8 && controller === undefined; attempt++) {
+        const made = await connect(`controller`, `${cluster!.haproxy!.url}/acp`);
+        index = cluster!.nodes.indexOf((await cluster!.ownerOf(made.connectionId))!);
+        if (index > 0) controller = made.who;
+        else made.who.close();
+      }
+      assert.ok(controller !== undefined, "a controller connection held by node B or C");
+      await controller.request("session/attach", { sessionId, historyPolicy: "full" });
+
+      step = "a first turn, seen by both";
+      assert.equal((await prompt(host, sessionId, "/stream 3 first")).stopReason, "end_turn");
+      await controller.until(() => controller.kind("turn_complete").length === 1, "the first turn's end");
+      assert.deepEqual(controller.texts, lines("first"));
+
+      step = "the controller's node killed; the host runs a turn meanwhile";
+      const killedAt = performance.now();
+      await cluster!.kill(index);
+      assert.equal((await prompt(host, sessionId, "/stream 3 during")).stopReason, "end_turn");
+
+      step = "the missed turn reaches the controller through the adopting node";
+      await controller.until(
+        () => controller.kind("turn_complete").length === 2,
+        "the turn run while its node was dead",
+        BOUND_MS,
+      );
+      const caughtUpMs = Math.round(performance.now() - killedAt);
+      assert.ok(caughtUpMs < BOUND_MS, `${caughtUpMs} ms`);
+      const adopter = await cluster!.ownerOf(
+        (
+          await cluster!.pool.query<{ connection_id: string }>(
+            "SELECT connection_id FROM acpkit_cluster_attachments WHERE session_id = $1 AND connection_id <> " +
+              "host_connection LIMIT 1",
+            [sessionId],
+          )
+        ).rows[0]!.connection_id,
+      );
+      assert.ok(adopter !== undefined && adopter !== cluster!.nodes[index], "another node holds it now");
+
+      step = "the controller prompts again, without attaching again";
+      assert.equal((await prompt(controller, sessionId, "/stream 3 after")).stopReason, "end_turn");
+      await host.until(() => host.kind("turn_complete").length === 3, "the third turn's end on the host");
+      await controller.until(() => controller.kind("turn_complete").length === 3, "the third turn's end");
+      assert.deepEqual(controller.texts, [...lines("first"), ...lines("during"), ...lines("after")]);
+      assert.deepEqual(seqs(controller), seqs(host), "the host's numbered updates, each once, in order");
+      assert.deepEqual(
+        seqs(host),
+        seqs(host).map((_, i) => i + 1),
+        "no gap, no repeat",
+      );
+      const listed = controller.notifications.filter((n) => n.method === "_acpkit/session/participants").at(-1)!.params
+        .participants as { name: string; role: string }[];
+      assert.deepEqual(listed.map((one) => `${one.name}:${one.role}`).sort(), [
+        "controller:controller",
+        "host:controller",
+      ]);
+      process.stderr.write(
+        `# SIGKILL of the controller's node to the missed turn on the controller: ${caughtUpMs} ms\n`,
+      );
+    } catch (error) {
+      const detail = `failed at "${step}": ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+      throw new Error(`${detail}\n${cluster?.describeNodes() ?? ""}`, { cause: error });
+    }
+  },
+);
