@@ -133,9 +133,7 @@ test(
         "controller:controller",
         "host:controller",
       ]);
-      process.stderr.write(
-        `# SIGKILL of the controller's node to the missed turn on the controller: ${caughtUpMs} ms\n`,
-      );
+      t.diagnostic(`SIGKILL of the controller's node to the missed turn on the controller: ${caughtUpMs} ms`);
     } catch (error) {
       const detail = `failed at "${step}": ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
       throw new Error(`${detail}\n${cluster?.describeNodes() ?? ""}`, { cause: error });
