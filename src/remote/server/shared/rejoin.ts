@@ -89,27 +89,42 @@ export class Rejoins {
     this.hub.gone(client, `its node (${client.info.node}) stopped`);
   }
 
-  /** A participant back through the node that adopted its connection: it goes on as it was, or is told it ended. */
+  /**
+   * This node adopted `client`'s connection, attached to `sessionId` through a node that stopped: it goes on here when
+   * this node runs the session, else the node that does is asked (`CrossNode.rejoinElsewhere`).
+   */
+  rejoin(cross: CrossNode, client: ClientEnd, sessionId: string, afterSeq: number): void {
+    if (this.hub.session(sessionId) === undefined) return cross.rejoinElsewhere(client, sessionId, afterSeq);
+    for (const stale of cross.remoteClients(client.id)) this.lost(stale);
+    this.#back(cross, client, sessionId, afterSeq, () => undefined);
+  }
+
+  /** A participant back through the node that adopted its connection (a relayed `rejoin`). */
   rejoined(cross: CrossNode, message: RelayMessage & { kind: "rejoin" }): void {
     const { from, sessionId, afterSeq } = message;
     // The same connection through its stopped node, not seen gone here yet: its lease lapsed, it is gone now.
     for (const stale of cross.remoteClients(from.id)) if (stale.info.node !== from.node) this.lost(stale);
-    const session = this.hub.session(sessionId);
-    const departed = this.#departures.take(sessionId, from.id);
     const client = cross.remoteClient(from);
-    if (session === undefined || departed === undefined) {
-      client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason: REJOIN_REFUSED }), sessionId);
+    this.#back(cross, client, sessionId, afterSeq, () => {
       cross.left(client, sessionId);
       if ([...this.hub.sessionsOf(client)].length === 0) cross.forget(client);
-      return;
+    });
+  }
+
+  /** `client` goes on in `sessionId` as it was, or is told it ended (and `refused` runs). */
+  #back(cross: CrossNode, client: ClientEnd, sessionId: string, afterSeq: number, refused: () => void): void {
+    const session = this.hub.session(sessionId);
+    const departed = this.#departures.take(sessionId, client.id);
+    if (session === undefined || departed === undefined) {
+      client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason: REJOIN_REFUSED }), sessionId);
+      return refused();
     }
     session.restore(client, departed, afterSeq < 0 ? session.history.lastSeq : afterSeq);
     this.hub.member(client, session);
     saveAttachment(cross, session, client, "none");
     this.hub.log("a participant whose node stopped went on through the node that adopted its connection", {
       sessionId,
-      connectionId: from.id,
-      node: from.node,
+      connectionId: client.id,
       afterSeq,
     });
   }

@@ -148,7 +148,7 @@ export class SessionHub implements RelayEndpoint {
   }
 
   rejoin(client: ClientEnd, sessionId: string, afterSeq: number): void {
-    this.#cross?.rejoinElsewhere(client, sessionId, afterSeq);
+    if (this.#cross !== undefined) this.#rejoins.rejoin(this.#cross, client, sessionId, afterSeq);
   }
 
   orphans(): { sessionId: string; since: number }[] {
