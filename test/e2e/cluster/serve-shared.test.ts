@@ -7,8 +7,8 @@
  * the lease bound (never a hang); once node 2 adopted the connection, its attachment is rebuilt there and the
  * controller prompts the adopted agent without attaching again. Node 1 restarted, an observer attaches
  * through it; node 1 killed again, the session (now on node 2) drops that observer within the lease bound, and node 2
- * adopts the observer's connection without loading that session into its new agent (the attachment is reported
- * ended on the session's stream instead).
+ * adopts the observer's connection without loading that session into its new agent, and takes the observer back into
+ * the session (as an observer): the next turn reaches its stream.
  *
  * Test lane: solo
  */
@@ -144,34 +144,50 @@ test(
     console.log(`the observer on the killed node was dropped ${Math.round(droppedMs)} ms after SIGKILL`);
 
     // Node 2 adopts the observer's connection too: its new agent does not load the session it was attached to (the
-    // session is another agent's), and the client is told on that session's stream that its attachment ended.
+    // session is another agent's); node 2, which runs the session, takes the observer back (its role kept), and the
+    // observer's stream (read from the database: its client was on node 1) carries the next turn.
     const adopted = Date.now() + 20_000;
-    let row: { connection_id: string; live: boolean } | undefined;
-    for (;;) {
-      const found = await cluster!.pool.query<{ connection_id: string; live: boolean }>(
-        `SELECT c.connection_id, c.ended_at IS NULL AS live
-           FROM acpkit_cluster_sessions s JOIN acpkit_cluster_connections c ON c.connection_id = s.connection_id
+    let row: { connection_id: string } | undefined;
+    while (row === undefined) {
+      const found = await cluster!.pool.query<{ connection_id: string }>(
+        `SELECT c.connection_id FROM acpkit_cluster_sessions s
+           JOIN acpkit_cluster_connections c ON c.connection_id = s.connection_id
           WHERE s.session_id = $1 AND s.params IS NULL AND c.owner_node = $2 AND c.adoptions > 0`,
         [sessionId, cluster!.nodes[1]!.nodeId],
       );
       row = found.rows[0];
-      const told =
-        row === undefined
-          ? []
-          : (
-              await cluster!.pool.query(
-                `SELECT 1 FROM acpkit_cluster_events WHERE connection_id = $1 AND stream = $2 AND body LIKE $3`,
-                [row.connection_id, sessionId, '%"_acpkit/session/ended"%'],
-              )
-            ).rows;
-      if (told.length === 1) break;
-      assert.ok(Date.now() < adopted, "the observer's connection adopted by node 2, its attachment reported ended");
+      assert.ok(row !== undefined || Date.now() < adopted, "the observer's connection adopted by node 2");
+      if (row === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await controller.until(
+      () =>
+        controller.notifications
+          .filter((n) => n.method === "_acpkit/session/participants")
+          .at(-1)!
+          .params.participants.some(
+            (one: { name: string; role: string }) => `${one.name}:${one.role}` === "watcher:observer",
+          ),
+      "the observer back in the session, as an observer",
+    );
+    await prompt(controller, sessionId, "/stream 2 later");
+    const stream = async () =>
+      (
+        await cluster!.pool.query<{ body: string }>(
+          "SELECT body FROM acpkit_cluster_events WHERE connection_id = $1 AND stream = $2 ORDER BY event_id",
+          [row!.connection_id, sessionId],
+        )
+      ).rows.map((event) => event.body);
+    const until = Date.now() + 10_000;
+    while (!(await stream()).some((body) => body.includes("later 2"))) {
+      assert.ok(Date.now() < until, "the next turn on the adopted observer's stream");
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const bodies = await stream();
+    assert.ok(!bodies.some((body) => body.includes('"_acpkit/session/ended"')), "its attachment did not end");
+    assert.equal(bodies.filter((body) => body.includes("later 1")).length, 1, "the turn once");
     const after = await cluster!.pool.query<{ live: boolean; end_reason: string | null }>(
       "SELECT ended_at IS NULL AS live, end_reason FROM acpkit_cluster_connections WHERE connection_id = $1",
-      [row!.connection_id],
+      [row.connection_id],
     );
     assert.equal(after.rows[0]!.live, true, `the adopted connection lives on (${after.rows[0]!.end_reason})`);
   },
