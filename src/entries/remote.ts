@@ -88,6 +88,7 @@ export {
   type AttachmentRecord,
   type RestoredSession,
   type AgentEnd,
+  type ClientEnd,
   type HistoryPolicy,
   type ParticipantInfo,
   type ParticipantRole,

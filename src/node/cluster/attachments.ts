@@ -1,8 +1,8 @@
 /**
  * What a node adopting a connection needs to rebuild the shared sessions its agent ran: the attachments the dead
  * node recorded (`acpkit_cluster_attachments`), kept for participants whose own node is alive (the others' records
- * are deleted: their connection, held by the dead node, is adopted on its own, and its adopter asks whichever node
- * runs the session then to take it back, `rejoin`), and
+ * are deleted, and they are kept as departed: their connection, held by the dead node, is adopted on its own, and
+ * its adopter asks the node that runs the session then to take it back, `rejoin`), and
  * the last seq any participant may have been sent: the greatest of the attachments' `last_seq` (written with the
  * relayed batch that carried the update) and the last numbered update on the opener's own session stream.
  */
@@ -33,14 +33,21 @@ export async function readAttachments(node: ClusterNode, connectionId: string): 
     last_seq: string;
     alive: boolean | null;
   }>(READ, [connectionId, node.nodeId, node.settings.leaseMs]);
-  const restoring = new Map<string, { lastSeq: number; attachments: AttachmentRecord[] }>();
+  const restoring = new Map<
+    string,
+    { lastSeq: number; attachments: AttachmentRecord[]; departed: AttachmentRecord[] }
+  >();
   const dropped: { sessionId: string; connectionId: string }[] = [];
   for (const row of found.rows) {
     let session = restoring.get(row.session_id);
-    if (session === undefined) restoring.set(row.session_id, (session = { lastSeq: 0, attachments: [] }));
+    if (session === undefined) restoring.set(row.session_id, (session = { lastSeq: 0, attachments: [], departed: [] }));
     session.lastSeq = Math.max(session.lastSeq, Number(row.last_seq));
-    if (row.alive === true) session.attachments.push(JSON.parse(row.participant) as AttachmentRecord);
-    else dropped.push({ sessionId: row.session_id, connectionId: row.connection_id });
+    const record = JSON.parse(row.participant) as AttachmentRecord;
+    if (row.alive === true) session.attachments.push(record);
+    else {
+      session.departed.push(record);
+      dropped.push({ sessionId: row.session_id, connectionId: row.connection_id });
+    }
   }
   if (restoring.size === 0) return new Map();
   for (const [sessionId, seq] of await lastSeqs(node, connectionId, [...restoring.keys()])) {

@@ -59,6 +59,11 @@ export const TAKE = `DELETE FROM ${RELAY} WHERE node_id = $1 RETURNING seq, body
  * A session's node: its HTTP connection's owner, else (a session hosted on a WebSocket, which the cluster's tables do
  * not hold) the live node that lists it. `$2`: the lease, in ms.
  */
+/** The live node other than $3 whose hub lists session $1 (`SessionRelay.locateListed`). */
+export const LOCATE_LISTED = `
+SELECT x.node_id FROM ${SHARED_SESSIONS} x JOIN ${NODES} n ON n.node_id = x.node_id
+ WHERE x.session_id = $1 AND x.node_id <> $3 AND n.seen_at > now() - $2 * interval '1 millisecond'`;
+
 export const LOCATE = `
 SELECT owner_node FROM (
   (SELECT c.owner_node, 0 AS rank FROM ${SESSIONS} s JOIN ${CONNECTIONS} c ON c.connection_id = s.connection_id

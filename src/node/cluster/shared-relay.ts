@@ -31,6 +31,7 @@ import {
   TOKEN_ISSUED,
   LIST_ELSEWHERE,
   LOCATE,
+  LOCATE_LISTED,
   PUBLISH,
   REMOVE,
   SAVE,
@@ -151,6 +152,15 @@ export class ClusterSharedRelay implements SessionRelay {
     const found = await this.node.pool.query<{ owner_node: string }>(LOCATE, [sessionId, this.node.settings.leaseMs]);
     const owner = found.rows[0]?.owner_node;
     return owner === this.nodeId ? undefined : owner;
+  }
+
+  async locateListed(sessionId: string): Promise<string | undefined> {
+    const found = await this.node.pool.query<{ node_id: string }>(LOCATE_LISTED, [
+      sessionId,
+      this.node.settings.leaseMs,
+      this.nodeId,
+    ]);
+    return found.rows[0]?.node_id;
   }
 
   send(node: string, message: RelayMessage): void {

@@ -88,7 +88,7 @@ export type {
   RestoredSession,
   SessionRelay,
 } from "./shared/session-relay.js";
-export type { AgentEnd } from "./shared/participant.js";
+export type { AgentEnd, ClientEnd } from "./shared/participant.js";
 export {
   SESSION_ATTACH,
   SESSION_DETACH,

@@ -5,7 +5,9 @@
  * C. That node is killed (SIGKILL) and the host runs a turn meanwhile. Once another node adopted the controller's
  * connection, it asks node A to take the controller back: the controller gets the updates it missed, then prompts
  * again without attaching again; every numbered update reaches it exactly once, in the host's order, and the
- * participants listing shows it with its role.
+ * participants listing shows it with its role. Then the node running both the session and a controller's connection
+ * is killed: the node that adopts the session keeps the controller as departed, and the controller's connection's
+ * adopter, once the session is listed live again, asks for it back; the controller prompts the adopted agent.
  *
  * Test lane: solo
  */
@@ -64,6 +66,22 @@ function prompt(who: TestParticipant, sessionId: string, text: string): Promise<
   return who.request("session/prompt", { sessionId, prompt: [{ type: "text", text }] });
 }
 
+/** A participant through HAProxy whose connection is held by a node `wanted` accepts (by index). */
+async function connectThroughBalancer(
+  name: string,
+  wanted: (index: number) => boolean,
+): Promise<{ who: TestParticipant; index: number }> {
+  for (let attempt = 0; attempt < 9; attempt++) {
+    const made = await connect(name, `${cluster!.haproxy!.url}/acp`);
+    const index = cluster!.nodes.indexOf((await cluster!.ownerOf(made.connectionId))!);
+    if (wanted(index)) return { who: made.who, index };
+    made.who.close();
+    // One request more through the balancer: round-robin would otherwise bring the next initialize back there.
+    await (await fetch(`${cluster!.haproxy!.url}/healthz`)).text();
+  }
+  throw new Error(`no connection of ${name} through HAProxy landed on the node wanted in 9 attempts`);
+}
+
 const seqs = (who: TestParticipant) => who.updates.map((seen) => seen.seq);
 const lines = (label: string) => Array.from({ length: 3 }, (_, i) => `${label} ${i + 1}\n`);
 
@@ -76,19 +94,7 @@ test(
       step = "the session on node A, a controller through HAProxy on B or C";
       const { who: host } = await connect("host", cluster!.nodes[0]!.process.url);
       const { sessionId } = await host.request("session/new", { cwd: work, mcpServers: [] });
-      let controller: TestParticipant | undefined;
-      let index = -1;
-      for (let attempt = 0; attempt < 8 && controller === undefined; attempt++) {
-        const made = await connect(`controller`, `${cluster!.haproxy!.url}/acp`);
-        index = cluster!.nodes.indexOf((await cluster!.ownerOf(made.connectionId))!);
-        if (index > 0) controller = made.who;
-        else {
-          made.who.close();
-          // One request more through the balancer: round-robin would otherwise bring the next initialize back here.
-          await (await fetch(`${cluster!.haproxy!.url}/healthz`)).text();
-        }
-      }
-      assert.ok(controller !== undefined, "a controller connection held by node B or C");
+      const { who: controller, index } = await connectThroughBalancer("controller", (at) => at > 0);
       await controller.request("session/attach", { sessionId, historyPolicy: "full" });
 
       step = "a first turn, seen by both";
@@ -139,6 +145,60 @@ test(
       ]);
       t.diagnostic(`SIGKILL of the controller's node to the missed turn on the controller: ${caughtUpMs} ms`);
       t.diagnostic(`adopted by ${adopter === cluster!.nodes[0] ? "the session's node" : "the third node"}`);
+      step = "the killed node started again";
+      await cluster!.restart(index);
+      await cluster!.haproxy!.waitForServer(cluster!.nodes[index]!.name, "UP");
+    } catch (error) {
+      const detail = `failed at "${step}": ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+      throw new Error(`${detail}\n${cluster?.describeNodes() ?? ""}`, { cause: error });
+    }
+  },
+);
+
+test(
+  "the node running both the session and a controller's connection is killed: the session's adopter takes the controller back",
+  { skip: unavailable, timeout: 120_000 },
+  async (t) => {
+    let step = "start";
+    try {
+      step = "the session and a controller (through HAProxy) on the same node";
+      const { who: host } = await connect("host", cluster!.nodes[2]!.process.url);
+      const { sessionId } = await host.request("session/new", { cwd: work, mcpServers: [] });
+      const { who: controller } = await connectThroughBalancer("controller", (at) => at === 2);
+      await controller.request("session/attach", { sessionId, historyPolicy: "full" });
+      assert.equal((await prompt(controller, sessionId, "/stream 3 first")).stopReason, "end_turn");
+      await controller.until(() => controller.kind("turn_complete").length === 1, "the first turn's end");
+      const notices = () => controller.notifications.filter((n) => n.method === "_acpkit/session/participants");
+      const before = notices().length;
+
+      step = "that node killed: the session adopted, then the controller taken back";
+      const killedAt = performance.now();
+      await cluster!.kill(2);
+      await controller.until(() => notices().length > before, "the controller back in the session", BOUND_MS);
+      const backMs = Math.round(performance.now() - killedAt);
+      const listed = notices().at(-1)!.params.participants as { name: string; role: string }[];
+      assert.ok(
+        listed.some((one) => `${one.name}:${one.role}` === "controller:controller"),
+        JSON.stringify(listed),
+      );
+      assert.equal(
+        controller.notifications.filter((n) => n.method === "_acpkit/session/ended").length,
+        0,
+        "its attachment did not end",
+      );
+
+      step = "the controller prompts the adopted agent, without attaching again";
+      assert.equal((await prompt(controller, sessionId, "/stream 3 after")).stopReason, "end_turn");
+      await controller.until(() => controller.kind("turn_complete").length === 2, "the second turn's end");
+      assert.deepEqual(controller.texts, [...lines("first"), ...lines("after")], "the agent's reload withheld");
+      const seen = seqs(controller);
+      assert.ok(
+        seen.every((seq, i) => i === 0 || seq! > seen[i - 1]!),
+        `each update once, in order: ${seen.join(",")}`,
+      );
+      t.diagnostic(`SIGKILL of the node running both to the controller back in the session: ${backMs} ms`);
+      await cluster!.restart(2);
+      await cluster!.haproxy!.waitForServer(cluster!.nodes[2]!.name, "UP");
     } catch (error) {
       const detail = `failed at "${step}": ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
       throw new Error(`${detail}\n${cluster?.describeNodes() ?? ""}`, { cause: error });

@@ -8,7 +8,7 @@
  * died with its node, and its client attaches again on a new connection.
  */
 import type { ClientEnd } from "./participant.js";
-import type { RelayMessage } from "./relay-protocol.js";
+import type { AttachmentRecord, RelayMessage } from "./relay-protocol.js";
 import type { CrossNode, RemoteClient } from "./session-relay.js";
 import { saveAttachment } from "./session-restore.js";
 import { notificationText, SESSION_ENDED, type ParticipantRole } from "./share-protocol.js";
@@ -24,6 +24,9 @@ export interface DepartedParticipant {
 
 /** How long a lost participant is kept for a rejoin: its node's lease lapsing and an adoption take less. */
 export const DEPARTED_KEEP_MS = 120_000;
+
+/** How long a rejoin waits for its session to be listed live, when the relay does not say. */
+const DEFAULT_WAIT_MS = 30_000;
 
 /** Why a rejoin was refused, as the client reads it. */
 export const REJOIN_REFUSED =
@@ -89,14 +92,37 @@ export class Rejoins {
     this.hub.gone(client, `its node (${client.info.node}) stopped`);
   }
 
+  /** Participants of a session rebuilt here whose own node stopped too (`RestoredSession.departed`). */
+  keepDeparted(sessionId: string, records: readonly AttachmentRecord[]): void {
+    for (const { client, role, clientId, name, version } of records)
+      this.#departures.keep(sessionId, client.id, { role, clientId, name, version });
+  }
+
   /**
-   * This node adopted `client`'s connection, attached to `sessionId` through a node that stopped: it goes on here when
-   * this node runs the session, else the node that does is asked (`CrossNode.rejoinElsewhere`).
+   * This node adopted `client`'s connection, attached to `sessionId` through a node that stopped: it goes on here once
+   * this node runs the session, or through the live node that lists it (asked with `rejoin`). The session's node may
+   * have stopped too: its adopter lists it once it rebuilt it, so this looks again every half second, for
+   * `waitMs`; then the client is told its attachment ended.
    */
-  rejoin(cross: CrossNode, client: ClientEnd, sessionId: string, afterSeq: number): void {
-    if (this.hub.session(sessionId) === undefined) return cross.rejoinElsewhere(client, sessionId, afterSeq);
-    for (const stale of cross.remoteClients(client.id)) this.lost(stale);
-    this.#back(cross, client, sessionId, afterSeq, () => undefined);
+  async rejoin(cross: CrossNode, client: ClientEnd, sessionId: string, afterSeq: number): Promise<void> {
+    const deadline = Date.now() + (cross.relay.adoptionWaitMs ?? DEFAULT_WAIT_MS);
+    for (;;) {
+      if (this.hub.session(sessionId) !== undefined) {
+        for (const stale of cross.remoteClients(client.id)) this.lost(stale);
+        return this.#back(cross, client, sessionId, afterSeq, () => undefined);
+      }
+      const node = await cross.relay.locateListed(sessionId).catch((error: unknown) => {
+        this.hub.log("a rejoin could not read the cluster's state; looking again", { sessionId, error: String(error) });
+        return undefined;
+      });
+      if (node !== undefined) return cross.rejoinThrough(client, sessionId, node, afterSeq);
+      if (Date.now() >= deadline) {
+        const reason = `the node that held this connection stopped, and session ${sessionId} is not live anywhere now`;
+        client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason }), sessionId);
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
   }
 
   /** A participant back through the node that adopted its connection (a relayed `rejoin`). */

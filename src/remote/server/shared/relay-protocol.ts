@@ -52,6 +52,13 @@ export interface SessionRelay {
   readonly nodeId: string;
   /** The node whose hub runs `sessionId`, when another node does (undefined: no live session by that id elsewhere). */
   locate(sessionId: string): Promise<string | undefined>;
+  /**
+   * The live node, other than this one, whose hub lists `sessionId` (it publishes a session once it opened or rebuilt
+   * it): where a participant whose node stopped asks to be taken back.
+   */
+  locateListed(sessionId: string): Promise<string | undefined>;
+  /** How long a participant whose node stopped waits for its session to be listed live somewhere (default 30 s). */
+  readonly adoptionWaitMs?: number;
   /** Sends `message` to `node`'s hub; messages to one node arrive in the order sent. Never throws. */
   send(node: string, message: RelayMessage): void;
   /** The hub's sessions or participants changed: the listing the other nodes read is refreshed soon. */
@@ -100,6 +107,11 @@ export interface RestoredSession {
   readonly lastSeq: number;
   /** The attachments to rebuild (of participants whose own node lives). */
   readonly attachments: readonly AttachmentRecord[];
+  /**
+   * The participants whose own node stopped too: kept for a while, for their connections' adopters to ask them back
+   * (`rejoin`).
+   */
+  readonly departed: readonly AttachmentRecord[];
 }
 
 /** What the hub is to its backend's relay. */

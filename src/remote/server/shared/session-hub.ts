@@ -148,7 +148,7 @@ export class SessionHub implements RelayEndpoint {
   }
 
   rejoin(client: ClientEnd, sessionId: string, afterSeq: number): void {
-    if (this.#cross !== undefined) this.#rejoins.rejoin(this.#cross, client, sessionId, afterSeq);
+    if (this.#cross !== undefined) void this.#rejoins.rejoin(this.#cross, client, sessionId, afterSeq);
   }
 
   orphans(): { sessionId: string; since: number }[] {
@@ -164,6 +164,7 @@ export class SessionHub implements RelayEndpoint {
     const cross = this.#cross;
     if (session === undefined || session.host !== host || cross === undefined) return;
     for (const client of restoreAttachments(cross, session, state)) this.#member(client, session);
+    this.#rejoins.keepDeparted(sessionId, state.departed);
     cross.relay.changed();
     this.logger.info("a shared session's attachments were rebuilt here", { sessionId, lastSeq: state.lastSeq });
   }

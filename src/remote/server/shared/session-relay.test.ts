@@ -10,6 +10,7 @@ import {
   type RelayMessage,
   type SessionRelay,
 } from "./session-relay.js";
+import { Rejoins } from "./rejoin.js";
 
 /** A relay that keeps what it is asked to send (the cluster's writes it to PostgreSQL). */
 function recordingRelay(nodeId: string): SessionRelay & { sent: { node: string; message: RelayMessage }[] } {
@@ -18,6 +19,7 @@ function recordingRelay(nodeId: string): SessionRelay & { sent: { node: string; 
     nodeId,
     sent,
     locate: async () => undefined,
+    locateListed: async () => undefined,
     send: (node, message) => void sent.push({ node, message: JSON.parse(JSON.stringify(message)) as RelayMessage }),
     changed: () => {},
     publishNow: async () => {},
@@ -183,31 +185,40 @@ describe("the cross-node half of a hub", () => {
     assert.notEqual(cross.remoteClient(info), remote);
   });
 
-  it("a connection adopted here asks the session's node to take it back, or tells its client the session is gone", async () => {
+  it("a connection adopted here asks the node that lists the session to take it back, waiting for one for a while", async () => {
     const relay = recordingRelay("n");
-    relay.locate = async (sessionId) => (sessionId === "s1" ? "a" : undefined);
+    let looks = 0;
+    // s1 is listed at once; s2 once its node's adopter rebuilt it (the third look); s9 never.
+    relay.locateListed = async (sessionId) =>
+      sessionId === "s1" ? "a" : sessionId === "s2" && ++looks >= 3 ? "c" : undefined;
+    Object.assign(relay, { adoptionWaitMs: 1200 });
     const cross = new CrossNode(relay);
+    const logged: string[] = [];
+    const rejoins = new Rejoins({
+      log: (message) => void logged.push(message),
+      session: () => undefined,
+      sessionsOf: () => [],
+      member: () => {},
+      gone: () => {},
+    });
     const client = localClient("c2");
-    cross.rejoinElsewhere(client, "s1", 7);
-    cross.rejoinElsewhere(client, "s9", 3);
-    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.all([
+      rejoins.rejoin(cross, client, "s1", 7),
+      rejoins.rejoin(cross, client, "s2", 0),
+      rejoins.rejoin(cross, client, "s9", 3),
+    ]);
+    const from = { node: "n", id: "c2", transport: "http", clientInfo: { name: "c2" }, sharingAware: true };
     assert.deepEqual(relay.sent, [
-      {
-        node: "a",
-        message: {
-          kind: "rejoin",
-          from: { node: "n", id: "c2", transport: "http", clientInfo: { name: "c2" }, sharingAware: true },
-          sessionId: "s1",
-          afterSeq: 7,
-        },
-      },
+      { node: "a", message: { kind: "rejoin", from, sessionId: "s1", afterSeq: 7 } },
+      { node: "c", message: { kind: "rejoin", from, sessionId: "s2", afterSeq: 0 } },
     ]);
     assert.equal(cross.ownerOf(client, "s1"), "a", "its messages about s1 go to node a");
+    assert.equal(cross.ownerOf(client, "s2"), "c");
     assert.equal(client.delivered.length, 1);
     const ended = JSON.parse(client.delivered[0]!.text);
     assert.equal(ended.method, "_acpkit/session/ended");
     assert.equal(ended.params.sessionId, "s9");
-    assert.match(ended.params.reason, /no longer live anywhere/);
+    assert.match(ended.params.reason, /not live anywhere now/);
   });
 
   it("on the owner, the views of one connection through several nodes are found by its id", () => {

@@ -135,27 +135,10 @@ export class CrossNode {
     return true;
   }
 
-  /**
-   * This node adopted `client`'s connection, attached to `sessionId` through a node that stopped: the session's node is
-   * asked to take it back (`rejoin`), after the updates numbered up to `afterSeq`. Nobody runs the session now: the
-   * client is told its attachment ended.
-   */
-  rejoinElsewhere(client: ClientEnd, sessionId: string, afterSeq: number): void {
-    const ended = (reason: string) =>
-      client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason }), sessionId);
-    this.relay.locate(sessionId).then(
-      (node) => {
-        if (node === undefined)
-          return void ended("the node that held this connection stopped and the session is no longer live anywhere");
-        this.attached(client, sessionId, node);
-        this.relay.send(node, { kind: "rejoin", from: this.describe(client), sessionId, afterSeq });
-      },
-      (error: unknown) =>
-        ended(
-          `the node that held this connection stopped, and the cluster's state could not be read to find the ` +
-            `session again (${error instanceof Error ? error.message : String(error)}); attach to it again`,
-        ),
-    );
+  /** Asks `node`, which runs `sessionId`, to take `client` back (its own node stopped; see `rejoin.ts`). */
+  rejoinThrough(client: ClientEnd, sessionId: string, node: string, afterSeq: number): void {
+    this.attached(client, sessionId, node);
+    this.relay.send(node, { kind: "rejoin", from: this.describe(client), sessionId, afterSeq });
   }
 
   /** The share grant of a connection of another node, as read (`learnGrant`); grants never change. */

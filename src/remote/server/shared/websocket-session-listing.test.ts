@@ -14,6 +14,7 @@ function relay(publishNow: () => Promise<void>): SessionRelay {
   return {
     nodeId: "a",
     locate: async () => undefined,
+    locateListed: async () => undefined,
     send: () => {},
     changed: () => {},
     publishNow,
