@@ -21,7 +21,7 @@ const RENEW = `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) 
  * UPDATE that waits for the owners' writes, and under load it came too late: live connections were ended as idle).
  */
 const CHECK = `
-SELECT connection_id, owner_node, lease_token, ended_at IS NOT NULL AS ended,
+SELECT connection_id, owner_node, lease_token, ended_at IS NOT NULL AS ended, lease_expires_at < now() AS lapsed,
        last_active_at < now() - $3 * interval '1 millisecond'
          AND NOT EXISTS (SELECT 1 FROM ${STREAMS} s WHERE s.connection_id = c.connection_id
                             AND s.reader IS NOT NULL AND s.reader_expires_at > now()) AS idle,
@@ -169,6 +169,7 @@ export class Heartbeat {
         owner_node: string;
         lease_token: string;
         ended: boolean;
+        lapsed: boolean;
         idle: boolean;
         inbox: boolean;
       }>(CHECK, [nodeId, hostedIds, node.limits.idleTimeoutMs]);
@@ -188,11 +189,12 @@ export class Heartbeat {
           void hosted.host.end({ reason: "idle" });
         } else if (row.inbox) void node.takeInbox(hosted);
       }
-      // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now. Not while
-      // the node hands its connections over: their rows still name it until another node adopts them (ending them
-      // here ended the connections of a draining node, under load, before the adopter came).
+      // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now. Not a row
+      // whose lease lapsed (handed over on drain, or an adoption here that failed): it is up for adoption, and still
+      // names this node until another takes it (ending those ended live connections under load). Nor any while the
+      // node hands its connections over.
       const orphans = checked.rows
-        .filter((row) => row.owner_node === nodeId && !row.ended && !node.hosted.has(row.connection_id))
+        .filter((row) => row.owner_node === nodeId && !row.ended && !row.lapsed && !node.hosted.has(row.connection_id))
         .map((row) => row.connection_id)
         .filter((id) => !node.initializing.has(id) && !node.ending.has(id));
       if (orphans.length > 0 && !node.handOver)

@@ -5,7 +5,8 @@
  * (naming this node, no agent here) and ended it: the client's resumed stream was ended and the connection lost.
  *
  * The window is held open on purpose: the test locks the connection's row, so the node's write of the hand-over
- * waits, and runs a heartbeat meanwhile.
+ * waits, and runs a heartbeat meanwhile. Likewise a row whose lease lapsed on a node because its adoption there
+ * failed (a busy pool under load): that node's checks leave it for the next adoption instead of ending it.
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -103,6 +104,44 @@ test(
       await listening.close();
       await backend.close();
       await locker.end();
+    }
+  },
+);
+
+test(
+  "a row whose lease lapsed on this node (an adoption here failed) is left for the next adoption, not ended",
+  { skip: unavailable, timeout: 60_000 },
+  async () => {
+    // Node A adopts nothing (no connector) and plays the node whose adoption failed; the connection lives on node B.
+    const backends = await Promise.all(
+      [0, 1].map(() =>
+        PostgresServerBackend.open({
+          database: { connectionString: database!.connectionString, logger: silentLogger },
+          leaseMs: 60_000,
+        }),
+      ),
+    );
+    const [a, b] = await Promise.all(
+      backends.map((backend) => listenAcp({ agent, backend, insecureNoToken: true, logger: silentLogger })),
+    );
+    try {
+      const connectionId = await initialize({ nodes: [b!.url] }, b!.url);
+      // What a failed adoption on A leaves: the row names A, its lease lapsed at once, and A runs no agent for it.
+      await pool!.query(
+        `UPDATE acpkit_cluster_connections SET owner_node = $2, lease_token = lease_token + 1, lease_expires_at = now()
+          WHERE connection_id = $1`,
+        [connectionId, a!.server.nodeId],
+      );
+      await backends[0]!.beat();
+      await backends[0]!.beat();
+      const row = await pool!.query<{ ended: boolean; end_reason: string | null }>(
+        "SELECT ended_at IS NOT NULL AS ended, end_reason FROM acpkit_cluster_connections WHERE connection_id = $1",
+        [connectionId],
+      );
+      assert.deepEqual(row.rows[0], { ended: false, end_reason: null }, "left for the next adoption");
+    } finally {
+      await Promise.all([a!.close(), b!.close()]);
+      await Promise.all(backends.map((backend) => backend.close()));
     }
   },
 );
