@@ -21,13 +21,17 @@ const RENEW = `INSERT INTO ${NODES} (node_id) VALUES ($1) ON CONFLICT (node_id) 
  * UPDATE that waits for the owners' writes, and under load it came too late: live connections were ended as idle).
  */
 const CHECK = `
-SELECT connection_id, owner_node, lease_token, ended_at IS NOT NULL AS ended, lease_expires_at < now() AS lapsed,
+SELECT connection_id, owner_node, lease_token, ended_at IS NOT NULL AS ended,
+       lease_expires_at < now() AND lease_expires_at > now() - $4 * interval '1 millisecond' AS lapsed,
        last_active_at < now() - $3 * interval '1 millisecond'
          AND NOT EXISTS (SELECT 1 FROM ${STREAMS} s WHERE s.connection_id = c.connection_id
                             AND s.reader IS NOT NULL AND s.reader_expires_at > now()) AS idle,
        EXISTS (SELECT 1 FROM ${INBOX} i WHERE i.connection_id = c.connection_id) AS inbox
   FROM ${CONNECTIONS} c
  WHERE connection_id = ANY($2::text[]) OR (owner_node = $1 AND ended_at IS NULL)`;
+
+/** Leases a lapsed row naming this node is left for another node to adopt before this node ends it. */
+const LAPSED_LEASES = 3;
 
 const TOUCH = `UPDATE ${CONNECTIONS} SET last_active_at = now() WHERE connection_id = ANY($1::text[]) AND ended_at IS NULL`;
 
@@ -172,7 +176,7 @@ export class Heartbeat {
         lapsed: boolean;
         idle: boolean;
         inbox: boolean;
-      }>(CHECK, [nodeId, hostedIds, node.limits.idleTimeoutMs]);
+      }>(CHECK, [nodeId, hostedIds, node.limits.idleTimeoutMs, LAPSED_LEASES * settings.leaseMs]);
       const rows = new Map(checked.rows.map((row) => [row.connection_id, row]));
       for (const hosted of [...node.hosted.values()]) {
         const row = rows.get(hosted.connectionId);
@@ -190,9 +194,9 @@ export class Heartbeat {
         } else if (row.inbox) void node.takeInbox(hosted);
       }
       // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now. Not a row
-      // whose lease lapsed (handed over on drain, or an adoption here that failed): it is up for adoption, and still
-      // names this node until another takes it (ending those ended live connections under load). Nor any while the
-      // node hands its connections over.
+      // whose lease lapsed lately (handed over on drain, or an adoption here that failed): it is up for adoption, and
+      // names this node until another takes it (ending those ended live connections under load); one nobody took in
+      // `LAPSED_LEASES` leases is ended. Nor any while the node hands its connections over.
       const orphans = checked.rows
         .filter((row) => row.owner_node === nodeId && !row.ended && !row.lapsed && !node.hosted.has(row.connection_id))
         .map((row) => row.connection_id)

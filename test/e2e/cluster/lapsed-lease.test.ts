@@ -6,7 +6,8 @@
  *
  * The window is held open on purpose: the test locks the connection's row, so the node's write of the hand-over
  * waits, and runs a heartbeat meanwhile. Likewise a row whose lease lapsed on a node because its adoption there
- * failed (a busy pool under load): that node's checks leave it for the next adoption instead of ending it.
+ * failed (a busy pool under load): that node's checks leave it for the next adoption instead of ending it, for three
+ * leases (then nobody will: it is ended).
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
@@ -139,6 +140,17 @@ test(
         [connectionId],
       );
       assert.deepEqual(row.rows[0], { ended: false, end_reason: null }, "left for the next adoption");
+      // Nobody adopted it for three leases (no other node): then it is ended, not left for ever.
+      await pool!.query(
+        "UPDATE acpkit_cluster_connections SET lease_expires_at = now() - interval '200 seconds' WHERE connection_id = $1",
+        [connectionId],
+      );
+      await backends[0]!.beat();
+      const later = await pool!.query<{ end_reason: string | null }>(
+        "SELECT end_reason FROM acpkit_cluster_connections WHERE connection_id = $1",
+        [connectionId],
+      );
+      assert.equal(later.rows[0]!.end_reason, "agent ended", "ended once three leases passed");
     } finally {
       await Promise.all([a!.close(), b!.close()]);
       await Promise.all(backends.map((backend) => backend.close()));
