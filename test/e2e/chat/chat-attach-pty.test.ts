@@ -87,8 +87,10 @@ test(
         lines.every((line) => !/^› .*› /.test(line)),
         `no prompt with another line glued to it:\n${lines.join("\n")}`,
       );
+      // At the prompt (the turn over: a Ctrl-C during it cancels it, and then one more at the prompt quits).
+      await pty.waitForPrompt(10_000);
       pty.type("\x03");
-      await pty.waitFor(/Ctrl-C again/, 10_000);
+      await pty.waitFor(/Ctrl-C again, Ctrl-D/, 10_000);
       // Typed once the prompt is back: a key typed between two prompt lines reaches neither.
       await pty.waitForPrompt(10_000);
       pty.type("\x03");

@@ -55,6 +55,10 @@ export class ChatUi implements LocalCommandHost {
   #chat: ChatSession | undefined;
   #turn: TurnState | undefined;
   #quitting = false;
+  /** The last turn ended after the user's Ctrl-C: one more at the prompt quits, as its status line said. */
+  #userCancelled = false;
+  /** A Ctrl-C pressed after a turn ended and before the prompt came back: taken as pressed at the prompt. */
+  #lateInterrupt = false;
   /** The agent ignored a cancel: restart it once its turn has ended here. */
   #restartAfterTurn = false;
 
@@ -168,6 +172,7 @@ export class ChatUi implements LocalCommandHost {
   /** Reads and runs input until `:quit`, end of input or a double Ctrl-C. Resolves with the exit code. */
   async run(): Promise<number> {
     let interrupted = false;
+    let afterTurn = false;
     try {
       for (;;) {
         if (this.#quitting) return 130;
@@ -180,16 +185,22 @@ export class ChatUi implements LocalCommandHost {
         }
         // The prompt goes under a live region still drawn (another client's turn running), on a line of its own.
         if (this.#view.drawnLines > 0) this.#term.output.write("\n");
-        const result = await this.#input.readLine(this.#promptText());
+        const late = this.#lateInterrupt;
+        this.#lateInterrupt = false;
+        const result = late ? ({ kind: "interrupt" } as const) : await this.#input.readLine(this.#promptText());
         if (result.kind === "eof") return 0;
         if (result.kind === "interrupt") {
-          if (interrupted) return 0;
+          // The second Ctrl-C: after one that cancelled a turn, the quit is not a clean exit (as mid-turn).
+          if (interrupted) return afterTurn ? 130 : 0;
           interrupted = true;
+          afterTurn = false;
           this.print([this.paint.dim("(Ctrl-C again, Ctrl-D or :quit to leave)")]);
           continue;
         }
         interrupted = false;
         if ((await this.#handle(result.line)) === "quit") return 0;
+        interrupted = afterTurn = this.#userCancelled;
+        this.#userCancelled = false;
       }
     } finally {
       this.#view.clearLive();
@@ -227,6 +238,7 @@ export class ChatUi implements LocalCommandHost {
       clearInterval(turn.timer);
       process.off("SIGINT", onSigint);
       this.#turn = undefined;
+      this.#userCancelled = turn.cancelling;
       this.#transcriptView.render();
     }
     if (this.#restartAfterTurn) await this.#restartIgnoringAgent();
@@ -249,7 +261,7 @@ export class ChatUi implements LocalCommandHost {
 
   #interrupt(): void {
     const turn = this.#turn;
-    if (turn === undefined) return;
+    if (turn === undefined) return void (this.#lateInterrupt = true);
     if (turn.cancelling) {
       this.#quitting = true;
       this.print([this.paint.yellow("quitting")]);
