@@ -40,6 +40,8 @@ export class ClientHost {
       if (!signal) throw new Error("this client API gives permission handlers no cancellation signal");
       if (!signal.aborted) await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
       this.permissionSignalAborted = true;
+      // Waiters look again now: nothing else may come to wake them (it made the failover test flaky).
+      this.wake();
       return { outcome: { outcome: "cancelled" } };
     }
     const kind = this.permissionPolicy === "allow" ? "allow_once" : "reject_once";
