@@ -28,6 +28,10 @@ export const DEPARTED_KEEP_MS = 120_000;
 /** How long a rejoin waits for its session to be listed live, when the relay does not say. */
 const DEFAULT_WAIT_MS = 30_000;
 
+/** How often, and how many times, a rejoin looks again for a session being rebuilt here (see `#back`). */
+const RESTORE_LOOK_MS = 250;
+const RESTORE_LOOKS = 20;
+
 /** Why a rejoin was refused, as the client reads it. */
 export const REJOIN_REFUSED =
   "the node that held this connection stopped, and the session's node no longer had this attachment (the session " +
@@ -137,10 +141,25 @@ export class Rejoins {
     });
   }
 
-  /** `client` goes on in `sessionId` as it was, or is told it ended (and `refused` runs). */
-  #back(cross: CrossNode, client: ClientEnd, sessionId: string, afterSeq: number, refused: () => void): void {
+  /**
+   * `client` goes on in `sessionId` as it was, or is told it ended (and `refused` runs). A session rebuilt here after
+   * its node died is live (and listed) a moment before its departed participants are kept (`keepDeparted`, once the
+   * adoption is done): a rejoin that comes in between looks again, every `RESTORE_LOOK_MS`, a few times.
+   */
+  #back(
+    cross: CrossNode,
+    client: ClientEnd,
+    sessionId: string,
+    afterSeq: number,
+    refused: () => void,
+    looks = RESTORE_LOOKS,
+  ): void {
     const session = this.hub.session(sessionId);
     const departed = this.#departures.take(sessionId, client.id);
+    if (session !== undefined && departed === undefined && looks > 0) {
+      const again = () => this.#back(cross, client, sessionId, afterSeq, refused, looks - 1);
+      return void setTimeout(again, RESTORE_LOOK_MS).unref?.();
+    }
     if (session === undefined || departed === undefined) {
       client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason: REJOIN_REFUSED }), sessionId);
       return refused();

@@ -11,6 +11,7 @@ import {
   type SessionRelay,
 } from "./session-relay.js";
 import { Rejoins } from "./rejoin.js";
+import type { SharedSession } from "./shared-session.js";
 
 /** A relay that keeps what it is asked to send (the cluster's writes it to PostgreSQL). */
 function recordingRelay(nodeId: string): SessionRelay & { sent: { node: string; message: RelayMessage }[] } {
@@ -219,6 +220,44 @@ describe("the cross-node half of a hub", () => {
     assert.equal(ended.method, "_acpkit/session/ended");
     assert.equal(ended.params.sessionId, "s9");
     assert.match(ended.params.reason, /not live anywhere now/);
+  });
+
+  it("a rejoin that comes while its session is being rebuilt here waits for the departed record", async () => {
+    const restored: unknown[] = [];
+    const session = {
+      sessionId: "s1",
+      history: { lastSeq: 9 },
+      host: { id: "h" },
+      participantOf: () => undefined,
+      restore: (client: ClientEnd, departed: { role: string }, afterSeq: number) =>
+        restored.push({ client: client.id, role: departed.role, afterSeq }),
+    } as unknown as SharedSession;
+    const rejoins = new Rejoins({
+      log: () => {},
+      session: () => session,
+      sessionsOf: () => [],
+      member: () => {},
+      gone: () => {},
+    });
+    const client = localClient("c2");
+    await rejoins.rejoin(new CrossNode(recordingRelay("n")), client, "s1", 4);
+    assert.deepEqual(restored, [], "the session is live here, its departed participants not kept yet");
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const info = { node: "dead", id: "c2", transport: "http" as const, sharingAware: true };
+    rejoins.keepDeparted("s1", [
+      {
+        sessionId: "s1",
+        hostConnectionId: "h",
+        client: info,
+        role: "observer",
+        historyPolicy: "none",
+        clientId: "c2-1",
+        lastSeq: 4,
+      },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    assert.deepEqual(restored, [{ client: "c2", role: "observer", afterSeq: 4 }]);
+    assert.equal(client.delivered.length, 0, "not told its attachment ended");
   });
 
   it("on the owner, the views of one connection through several nodes are found by its id", () => {

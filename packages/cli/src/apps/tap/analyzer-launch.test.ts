@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { analyzerCommand, findChrt, spawnAnalyzer } from "./analyzer-launch.js";
+import { analyzerAtFullSpeed, analyzerCommand, findChrt, spawnAnalyzer } from "./analyzer-launch.js";
 
 /** `policy` and `nice` of a process, from /proc/<pid>/sched and /proc/<pid>/stat (Linux). */
 function scheduling(pid: number): { policy: number; nice: number } {
@@ -42,6 +42,30 @@ test(
       analyzer.stdin!.end("hello");
       const code = await new Promise<number | null>((resolve) => analyzer.once("exit", resolve));
       assert.equal(code, 0, "the analyzer got its input");
+    } finally {
+      analyzer.kill("SIGKILL");
+    }
+  },
+);
+
+test(
+  "once the conversation is over the analyzer gets normal priority back, to finish at once (where allowed: root here)",
+  {
+    skip:
+      process.platform !== "linux" || !findChrt() || process.getuid?.() !== 0 ? "needs Linux, chrt and root" : false,
+  },
+  async () => {
+    const script = join(tmpdir(), `analyzer-probe-speed-${process.pid}.mjs`);
+    writeFileSync(script, 'process.stdin.on("data", () => {}); process.stdin.on("end", () => process.exit(0));\n');
+    const analyzer = spawnAnalyzer(script);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300)); // chrt has exec'd node by now
+      assert.deepEqual(scheduling(analyzer.pid!), { policy: 5, nice: 19 });
+      analyzerAtFullSpeed(analyzer);
+      assert.deepEqual(scheduling(analyzer.pid!), { policy: 0, nice: 0 }, "SCHED_OTHER at nice 0");
+      analyzer.stdin!.end();
+      await new Promise((resolve) => analyzer.once("exit", resolve));
+      analyzerAtFullSpeed(analyzer); // after its exit: nothing to do, no error
     } finally {
       analyzer.kill("SIGKILL");
     }

@@ -5,7 +5,7 @@
  * stream instead of nothing (npm run bench, (a) through acp tap). Findings are then reported as soon as the CPU
  * allows, and the tap holds at most `MAX_BACKLOG_BYTES` of copies for it.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";
 import { setPriority } from "node:os";
 import { delimiter, join } from "node:path";
@@ -47,4 +47,21 @@ export function spawnAnalyzer(script: string): ChildProcess {
     // Not allowed here: it runs at the priority it got.
   }
   return analyzer;
+}
+
+/**
+ * The conversation is over (or the tap is being stopped): the analyzer gets normal priority back to finish its
+ * cassette and findings at once. Under SCHED_IDLE on a saturated machine it could get no CPU at all before the tap's
+ * client stopped the tap (a client gives its agent a few seconds) and the cassette was lost. Leaving SCHED_IDLE and
+ * nice 19 needs privilege (root, or CAP_SYS_NICE or an RLIMIT_NICE that allows it); without it nothing changes.
+ */
+export function analyzerAtFullSpeed(analyzer: ChildProcess, chrt: string | undefined = findChrt()): void {
+  const pid = analyzer.pid;
+  if (pid === undefined || analyzer.exitCode !== null || analyzer.signalCode !== null) return;
+  if (chrt !== undefined) spawnSync(chrt, ["--other", "-p", "0", String(pid)], { stdio: "ignore", timeout: 2000 });
+  try {
+    setPriority(pid, 0);
+  } catch {
+    // Not allowed here: it stays at the priority it has.
+  }
 }

@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { launchAgent, signalGroup, type LaunchedAgent } from "@acpkit/sdk/node";
 import { waitUntil } from "@acpkit/sdk/node";
 import type { Side } from "@acpkit/sdk";
-import { spawnAnalyzer } from "./analyzer-launch.js";
+import { analyzerAtFullSpeed, spawnAnalyzer } from "./analyzer-launch.js";
 import { dataRecord, endRecord, type AnalyzerOptions } from "./tee-protocol.js";
 
 export interface TapOptions {
@@ -153,7 +153,11 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     options.onStderr?.(chunk);
   });
 
-  const forward = (signal: NodeJS.Signals) => () => void signalGroup(launched.pid, signal);
+  // Being stopped: the analyzer catches up at full speed meanwhile (whoever stops the tap may not wait long).
+  const forward = (signal: NodeJS.Signals) => () => {
+    void signalGroup(launched.pid, signal);
+    if (analyzer !== undefined) analyzerAtFullSpeed(analyzer);
+  };
   const handlers = FORWARDED_SIGNALS.map((signal) => [signal, forward(signal)] as const);
   if (!options.io) for (const [signal, handler] of handlers) process.on(signal, handler);
   try {
@@ -185,6 +189,7 @@ function startAnalyzer(options: TapOptions): ChildProcess {
 
 /** Ends the analyzer's input and waits for it to report the end of the conversation and close its files. */
 async function finishAnalyzer(analyzer: ChildProcess): Promise<void> {
+  analyzerAtFullSpeed(analyzer);
   analyzer.stdin!.end();
   await waitUntil(() => analyzer.exitCode !== null || analyzer.signalCode !== null, ANALYZER_FINISH_MS, 20);
 }
