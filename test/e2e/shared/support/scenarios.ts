@@ -271,6 +271,8 @@ export function sharedSessionScenarios(title: string, topology: () => Topology, 
       await staying.until(() => staying.texts.length === 30, "the turn's updates on the other controller");
       assert.deepEqual(observer.texts, numbered(30));
       assert.deepEqual(staying.texts, numbered(30));
+      // The turn may end before the socket's close is seen (a short turn under load): the departure is waited for.
+      await observer.until(() => observer.kind("client_disconnected").length === 1, "the departure");
       const gone = observer.kind("client_disconnected");
       assert.equal(gone[0]?.update.client.name, "leaving");
       // The session lives on with the remaining controller: its prompt runs, and fs requests go to it.
@@ -383,7 +385,11 @@ export function sharedSessionScenarios(title: string, topology: () => Topology, 
       const sessionId = await newSession(a);
       const b = await acpkit("b", 1, "http");
       await b.request("session/attach", { sessionId, historyPolicy: "none" });
-      const turns = await Promise.all([prompt(a, sessionId, "paced 5 5"), prompt(b, sessionId, "stream 5")]);
+      // b prompts once a's turn runs (a turn of 1.5 s: across nodes, b's prompt is relayed through the database, and
+      // under load that took longer than a short turn, which then ended before b's prompt could wait for it).
+      const first = prompt(a, sessionId, "paced 5 300");
+      await b.until(() => b.kind("prompt_received").length === 1, "a's turn under way");
+      const turns = await Promise.all([first, prompt(b, sessionId, "stream 5")]);
       assert.deepEqual(
         turns.map((turn) => turn.stopReason),
         ["end_turn", "end_turn"],
