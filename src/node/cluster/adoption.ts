@@ -141,7 +141,9 @@ async function adopt(
   const sessionRows = sessions.rows.filter((row) => row.params !== null);
   const attached = sessions.rows.filter((row) => row.params === null).map((row) => row.session_id);
   const seen =
-    attached.length === 0 || node.relay === undefined ? new Map() : await lastSeqs(node, connectionId, attached);
+    attached.length === 0 || node.relay === undefined
+      ? new Map<string, number>()
+      : await lastSeqs(node, connectionId, attached);
   const hosted = node.hostAdopted(
     connectionId,
     host,

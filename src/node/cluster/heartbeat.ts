@@ -196,12 +196,12 @@ export class Heartbeat {
       // Rows naming this node for an agent it no longer runs (its end could not be recorded): ended now. Not a row
       // whose lease lapsed lately (handed over on drain, or an adoption here that failed): it is up for adoption, and
       // names this node until another takes it (ending those ended live connections under load); one nobody took in
-      // `LAPSED_LEASES` leases is ended. Nor any while the node hands its connections over.
+      // `LAPSED_LEASES` leases is ended.
       const orphans = checked.rows
         .filter((row) => row.owner_node === nodeId && !row.ended && !row.lapsed && !node.hosted.has(row.connection_id))
         .map((row) => row.connection_id)
         .filter((id) => !node.initializing.has(id) && !node.ending.has(id));
-      if (orphans.length > 0 && !node.handOver)
+      if (orphans.length > 0)
         await control.query(
           `UPDATE ${CONNECTIONS} SET ended_at = now(), end_reason = 'agent ended'
             WHERE connection_id = ANY($1::text[]) AND owner_node = $2 AND ended_at IS NULL`,

@@ -121,7 +121,9 @@ export class Rejoins {
       });
       if (node !== undefined) return cross.rejoinThrough(client, sessionId, node, afterSeq);
       if (Date.now() >= deadline) {
-        const reason = `the node that held this connection stopped, and session ${sessionId} is not live anywhere now`;
+        const reason =
+          `the node that held this connection stopped, and session ${sessionId} is not live anywhere now; ` +
+          "load it again (session/load), or attach to it again once a client has it open";
         client.deliverToClient(notificationText(SESSION_ENDED, { sessionId, reason }), sessionId);
         return;
       }
