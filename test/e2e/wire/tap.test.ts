@@ -128,6 +128,40 @@ test(
   },
 );
 
+test(
+  "a violation is reported while the conversation goes on: the copy reaches the analyzer once the traffic pauses",
+  { timeout: 60_000 },
+  async () => {
+    const run = tap(["--", ...faultyAgent("invalid-frame")]);
+    const answers: string[] = [];
+    run.child.stdout.setEncoding("utf8").on("data", (text: string) => answers.push(text));
+    const call = async (message: { id: number; method: string; params: object }) => {
+      run.child.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+      assert.ok(
+        await waitUntil(() => answers.join("").includes(`"id":${message.id},"result"`), 20_000),
+        `no answer to ${message.method}`,
+      );
+    };
+    await call({ id: 0, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    await call({ id: 1, method: "session/new", params: { cwd: dir, mcpServers: [] } });
+    await call({
+      id: 2,
+      method: "session/prompt",
+      params: { sessionId: "faulty-1", prompt: [{ type: "text", text: "hi" }] },
+    });
+    const answered = performance.now();
+    // The client's input stays open: the finding must not wait for the end of the conversation.
+    const found = await waitUntil(() => /acp tap: error \[schema\]/.test(run.stderr()), 10_000);
+    const late = performance.now() - answered;
+    const running = run.child.exitCode === null;
+    run.child.stdin.end();
+    assert.ok(found, `no finding while the conversation was open; stderr: ${run.stderr()}`);
+    assert.ok(running, "the tap still ran when the finding came");
+    assert.equal((await run.done).code, 0);
+    assert.ok(late < 10_000, `the finding came ${Math.round(late)} ms after the turn`);
+  },
+);
+
 /** The escapes the faulty agent's "escape-text" fault writes (test/e2e/fixtures/check/faulty-agent.ts). */
 const ESCAPES = "\u001b]52;c;cHduZWQ=\u0007\u009d0;owned\u0007\u001b[2J\u009b31m\u001b]0;title\u001b\\";
 

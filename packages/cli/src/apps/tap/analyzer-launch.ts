@@ -3,7 +3,7 @@
  * (`chrt --idle 0`, util-linux), which runs it only on CPU time nothing else wants, and at nice 19 everywhere. With
  * niceness alone, the analyzer still took a share of a busy 2-core machine: the tap added 34% to a 200,000-chunk
  * stream instead of nothing (npm run bench, (a) through acp tap). Findings are then reported as soon as the CPU
- * allows, and the tap holds at most `MAX_BACKLOG_BYTES` of copies for it.
+ * allows, and the tap holds a bounded backlog of copies for it (./analyzer-feed.ts).
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { accessSync, constants } from "node:fs";

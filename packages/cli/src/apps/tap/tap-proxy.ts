@@ -2,20 +2,22 @@
  * `acp tap`: a transparent stdio proxy in front of an agent. The editor starts `acp tap -- <agent command>` instead
  * of the agent; the tap launches the agent (own process group), forwards bytes both ways unchanged and unbuffered
  * (the agent's stderr too), and hands a copy to its analyzer: a low-priority process that checks every frame against
- * the schema and the protocol's rules from both sides' point of view, reports violations live (stderr, or a report
- * file) and writes the conversation as a cassette. The agent's exit code is the tap's; signals the tap gets are passed
+ * the schema and the protocol's rules from both sides' point of view, reports violations as they are found (stderr,
+ * or a report file) and writes the conversation as a cassette. The copy is handed over when the traffic pauses, and
+ * at least every 2 s while it flows (./analyzer-feed.ts). The agent's exit code is the tap's; signals the tap gets are passed
  * to the agent; nothing is left behind.
  */
 import type { ChildProcess } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { PassThrough, type Readable, type Writable } from "node:stream";
+import type { Readable, Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { launchAgent, signalGroup, type LaunchedAgent } from "@acpkit/sdk/node";
 import { waitUntil } from "@acpkit/sdk/node";
 import type { Side } from "@acpkit/sdk";
 import { analyzerAtFullSpeed, spawnAnalyzer } from "./analyzer-launch.js";
-import { dataRecord, endRecord, type AnalyzerOptions } from "./tee-protocol.js";
+import { AnalyzerFeed } from "./analyzer-feed.js";
+import type { AnalyzerOptions } from "./tee-protocol.js";
 
 export interface TapOptions {
   argv: readonly string[];
@@ -63,8 +65,6 @@ export class TapSetupError extends Error {
 
 const FORWARDED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 const ANALYZER = fileURLToPath(new URL("./analyzer-main.js", import.meta.url));
-/** Copies held for a lagging analyzer before forwarding waits for it: memory stays bounded. */
-const MAX_BACKLOG_BYTES = 256 * 1024 * 1024;
 /** How long the analyzer may take to finish after the conversation ended. */
 const ANALYZER_FINISH_MS = 60_000;
 
@@ -94,54 +94,33 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
   const child = launched.child;
   const observer = options.observer;
   const analyzer = observer ? undefined : startAnalyzer(options);
-  const tee = analyzer?.stdin ?? new PassThrough();
   const sources: Readable[] = [io.stdin, child.stdout!];
-  const copy = (from: Side, chunk: Buffer) => {
-    if (observer) return observer.bytes(from, chunk);
-    for (const part of dataRecord(from, chunk)) tee.write(part);
-    if (tee.writableLength > MAX_BACKLOG_BYTES) {
-      for (const source of sources) source.pause();
-      tee.once("drain", () => sources.forEach((source) => source.resume()));
-    }
-  };
+  const feed = analyzer
+    ? new AnalyzerFeed(analyzer.stdin!, {
+        pause: () => sources.forEach((source) => source.pause()),
+        resume: () => sources.forEach((source) => source.resume()),
+      })
+    : undefined;
 
-  // What arrives in one turn of the event loop (libuv reads a busy pipe several times in a row) leaves in one
-  // write: forwarding a fast stream piece by piece would wake the reader for every few messages.
+  // Each piece leaves as it came (libuv reads a busy pipe up to 64 KiB at a time): holding pieces back to write
+  // them together cost more than it saved (one more wake-up per burst, and the reader waited for the batch).
   const pipe = (from: Side, input: Readable, output: Writable, end: () => void) => {
-    let held: Buffer[] = [];
-    let scheduled = false;
-    const flush = () => {
-      scheduled = false;
-      if (held.length === 0) return;
-      const chunks = held;
-      held = [];
-      output.cork();
-      for (const chunk of chunks) output.write(chunk);
-      output.uncork();
-      if (output.writableNeedDrain) {
-        input.pause();
-        output.once("drain", () => input.resume());
-      }
-      // The analyzer's copy leaves in one write too (one writev of every record's head and bytes).
-      tee.cork();
-      for (const chunk of chunks) copy(from, chunk);
-      tee.uncork();
-    };
+    const resume = () => input.resume();
     input.on("data", (chunk: Buffer) => {
-      held.push(chunk);
-      if (!scheduled) {
-        scheduled = true;
-        setImmediate(flush);
+      if (!output.write(chunk)) {
+        input.pause();
+        output.once("drain", resume);
       }
+      if (observer) observer.bytes(from, chunk);
+      else feed!.add(from, chunk);
     });
     input.once("end", () => {
-      flush();
       if (observer) observer.end(from);
-      else tee.write(endRecord(from));
+      else feed!.end(from);
       end();
     });
     input.on("error", () => {});
-    output.on("error", () => input.resume());
+    output.on("error", resume);
   };
   const agentOutputDone = new Promise<void>((resolve) => {
     pipe("agent", child.stdout!, io.stdout, resolve);
@@ -164,6 +143,7 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     const status = await launched.exited;
     await Promise.race([agentOutputDone, new Promise((resolve) => setTimeout(resolve, 1000))]);
     await launched.stop();
+    feed?.release();
     if (analyzer) await finishAnalyzer(analyzer);
     return status;
   } finally {
