@@ -26,6 +26,11 @@ export interface ClientEnd {
    * client is gone, or was just cut off for going past a limit (a slow observer does not slow the session).
    */
   deliverToClient(text: string, sessionId: string | undefined): boolean;
+  /**
+   * True once the client's connection ended (nothing reaches it any more). Optional: an end without it is taken as
+   * live until the hub is told it is gone. A rejoin that waits for its session stops waiting when it turns true.
+   */
+  readonly gone?: boolean;
 }
 
 /** The connection whose agent runs a shared session. */

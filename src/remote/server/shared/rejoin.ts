@@ -111,6 +111,8 @@ export class Rejoins {
   async rejoin(cross: CrossNode, client: ClientEnd, sessionId: string, afterSeq: number): Promise<void> {
     const deadline = Date.now() + (cross.relay.adoptionWaitMs ?? DEFAULT_WAIT_MS);
     for (;;) {
+      // Its connection ended while it waited: nobody is left to go on.
+      if (client.gone === true) return;
       if (this.hub.session(sessionId) !== undefined) {
         for (const stale of cross.remoteClients(client.id)) this.lost(stale);
         return this.#back(cross, client, sessionId, afterSeq, () => undefined);
@@ -156,6 +158,7 @@ export class Rejoins {
     refused: () => void,
     looks = RESTORE_LOOKS,
   ): void {
+    if (client.gone === true) return refused();
     const session = this.hub.session(sessionId);
     const departed = this.#departures.take(sessionId, client.id);
     if (session !== undefined && departed === undefined && looks > 0) {

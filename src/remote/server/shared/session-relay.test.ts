@@ -260,6 +260,50 @@ describe("the cross-node half of a hub", () => {
     assert.equal(client.delivered.length, 0, "not told its attachment ended");
   });
 
+  it("a participant whose connection ends while its rejoin waits is neither sent on nor restored", async () => {
+    const relay = recordingRelay("n");
+    let looks = 0;
+    // The session's node is found on the third look, after the connection ended.
+    relay.locateListed = async () => (++looks >= 3 ? "a" : undefined);
+    Object.assign(relay, { adoptionWaitMs: 3000 });
+    const hub = { log: () => {}, session: () => undefined, sessionsOf: () => [], member: () => {}, gone: () => {} };
+    const client = Object.assign(localClient("c2"), { gone: false });
+    const waiting = new Rejoins(hub).rejoin(new CrossNode(relay), client, "s1", 2);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    client.gone = true;
+    await waiting;
+    assert.deepEqual(relay.sent, [], "no rejoin sent for a connection that ended");
+    assert.equal(client.delivered.length, 0, "nothing written to it");
+    assert.ok(looks < 3, `looked ${looks} times`);
+
+    // Here the session is live, its departed record not kept yet; the participant's connection ends meanwhile.
+    const restored: unknown[] = [];
+    const session = {
+      sessionId: "s1",
+      history: { lastSeq: 9 },
+      participantOf: () => undefined,
+      restore: (end: ClientEnd) => restored.push(end.id),
+    } as unknown as SharedSession;
+    const here = new Rejoins({ ...hub, session: () => session });
+    const later = Object.assign(localClient("c3"), { gone: false });
+    await here.rejoin(new CrossNode(recordingRelay("n")), later, "s1", 4);
+    later.gone = true;
+    const info = { node: "dead", id: "c3", transport: "http" as const, sharingAware: true };
+    here.keepDeparted("s1", [
+      {
+        sessionId: "s1",
+        hostConnectionId: "h",
+        client: info,
+        role: "controller",
+        historyPolicy: "none",
+        clientId: "c3-1",
+        lastSeq: 4,
+      },
+    ]);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    assert.deepEqual(restored, [], "a participant whose connection ended is not restored");
+  });
+
   it("on the owner, the views of one connection through several nodes are found by its id", () => {
     const cross = new CrossNode(recordingRelay("a"));
     const old = cross.remoteClient({ node: "b", id: "c2", transport: "http", sharingAware: true });

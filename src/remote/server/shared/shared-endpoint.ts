@@ -19,6 +19,8 @@ export interface HostedConnection {
   readonly output: OutputSink | undefined;
   readonly agentLink: AgentLink;
   readonly isOpen: boolean;
+  /** How the connection ended, once it did. */
+  readonly ended?: unknown;
   /** Tracks a request handed to the agent (stats, graceful close, routing its answer). */
   trackRequest(key: string, method: string, sessionId: string | undefined): void;
   limitExceeded(error: ConnectionLimitError): void;
@@ -54,6 +56,11 @@ export class SharedEndpoint implements ClientEnd, AgentEnd {
 
   get clientGone(): boolean {
     return this.#clientGone;
+  }
+
+  /** The client went away, or the connection ended (`ClientEnd.gone`). */
+  get gone(): boolean {
+    return this.#clientGone || this.connection.ended !== undefined;
   }
 
   deliverToClient(text: string, sessionId: string | undefined): boolean {
