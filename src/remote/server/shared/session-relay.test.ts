@@ -50,6 +50,31 @@ function localClient(id: string): ClientEnd & { delivered: { text: string; sessi
   };
 }
 
+/** A session live here whose `restore` records who was taken back. */
+function liveSession(restored: unknown[]): SharedSession {
+  return {
+    sessionId: "s1",
+    history: { lastSeq: 9 },
+    host: { id: "h" },
+    participantOf: () => undefined,
+    restore: (client: ClientEnd, departed: { role: string }, afterSeq: number) =>
+      restored.push({ client: client.id, role: departed.role, afterSeq }),
+  } as unknown as SharedSession;
+}
+
+/** What the session's adopter keeps of participant `id` whose node died (`Rejoins.keepDeparted`). */
+function departedRecord(id: string, role: "controller" | "observer") {
+  return {
+    sessionId: "s1",
+    hostConnectionId: "h",
+    client: { node: "dead", id, transport: "http" as const, sharingAware: true },
+    role,
+    historyPolicy: "none" as const,
+    clientId: `${id}-1`,
+    lastSeq: 4,
+  };
+}
+
 const prompt = (id: unknown) => ({
   jsonrpc: "2.0",
   id,
@@ -224,14 +249,7 @@ describe("the cross-node half of a hub", () => {
 
   it("a rejoin that comes while its session is being rebuilt here waits for the departed record", async () => {
     const restored: unknown[] = [];
-    const session = {
-      sessionId: "s1",
-      history: { lastSeq: 9 },
-      host: { id: "h" },
-      participantOf: () => undefined,
-      restore: (client: ClientEnd, departed: { role: string }, afterSeq: number) =>
-        restored.push({ client: client.id, role: departed.role, afterSeq }),
-    } as unknown as SharedSession;
+    const session = liveSession(restored);
     const rejoins = new Rejoins({
       log: () => {},
       session: () => session,
@@ -243,18 +261,7 @@ describe("the cross-node half of a hub", () => {
     await rejoins.rejoin(new CrossNode(recordingRelay("n")), client, "s1", 4);
     assert.deepEqual(restored, [], "the session is live here, its departed participants not kept yet");
     await new Promise((resolve) => setTimeout(resolve, 300));
-    const info = { node: "dead", id: "c2", transport: "http" as const, sharingAware: true };
-    rejoins.keepDeparted("s1", [
-      {
-        sessionId: "s1",
-        hostConnectionId: "h",
-        client: info,
-        role: "observer",
-        historyPolicy: "none",
-        clientId: "c2-1",
-        lastSeq: 4,
-      },
-    ]);
+    rejoins.keepDeparted("s1", [departedRecord("c2", "observer")]);
     await new Promise((resolve) => setTimeout(resolve, 400));
     assert.deepEqual(restored, [{ client: "c2", role: "observer", afterSeq: 4 }]);
     assert.equal(client.delivered.length, 0, "not told its attachment ended");
@@ -278,28 +285,12 @@ describe("the cross-node half of a hub", () => {
 
     // Here the session is live, its departed record not kept yet; the participant's connection ends meanwhile.
     const restored: unknown[] = [];
-    const session = {
-      sessionId: "s1",
-      history: { lastSeq: 9 },
-      participantOf: () => undefined,
-      restore: (end: ClientEnd) => restored.push(end.id),
-    } as unknown as SharedSession;
+    const session = liveSession(restored);
     const here = new Rejoins({ ...hub, session: () => session });
     const later = Object.assign(localClient("c3"), { gone: false });
     await here.rejoin(new CrossNode(recordingRelay("n")), later, "s1", 4);
     later.gone = true;
-    const info = { node: "dead", id: "c3", transport: "http" as const, sharingAware: true };
-    here.keepDeparted("s1", [
-      {
-        sessionId: "s1",
-        hostConnectionId: "h",
-        client: info,
-        role: "controller",
-        historyPolicy: "none",
-        clientId: "c3-1",
-        lastSeq: 4,
-      },
-    ]);
+    here.keepDeparted("s1", [departedRecord("c3", "controller")]);
     await new Promise((resolve) => setTimeout(resolve, 600));
     assert.deepEqual(restored, [], "a participant whose connection ended is not restored");
   });

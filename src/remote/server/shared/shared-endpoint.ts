@@ -20,7 +20,7 @@ export interface HostedConnection {
   readonly agentLink: AgentLink;
   readonly isOpen: boolean;
   /** How the connection ended, once it did. */
-  readonly ended?: unknown;
+  readonly ended: unknown;
   /** Tracks a request handed to the agent (stats, graceful close, routing its answer). */
   trackRequest(key: string, method: string, sessionId: string | undefined): void;
   limitExceeded(error: ConnectionLimitError): void;

@@ -35,6 +35,7 @@ function connection(transport: "http" | "websocket", holds: Promise<unknown>[]):
     output: undefined,
     agentLink: undefined as never,
     isOpen: true,
+    ended: undefined,
     trackRequest: () => {},
     limitExceeded: () => {},
     end: async () => {},

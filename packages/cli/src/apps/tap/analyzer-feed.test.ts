@@ -24,7 +24,7 @@ test("copies are held while bytes flow and handed over in order once the traffic
   const seen = analyzerSide(sink);
   const feed = new AnalyzerFeed(sink, { quietMs: 40, ...noFlow });
   for (let i = 0; i < 5; i++) {
-    feed.add(i % 2 === 0 ? "client" : "agent", Buffer.from(`m${i}`));
+    feed.bytes(i % 2 === 0 ? "client" : "agent", Buffer.from(`m${i}`));
     await sleep(10); // closer together than the quiet time
   }
   assert.deepEqual(seen.records, [], "nothing reaches the analyzer during the burst");
@@ -48,7 +48,7 @@ test("traffic that never pauses still reaches the analyzer every maxAgeMs", asyn
   const started = performance.now();
   let i = 0;
   while (performance.now() - started < 400) {
-    feed.add("agent", Buffer.from(`c${i++}`));
+    feed.bytes("agent", Buffer.from(`c${i++}`));
     await sleep(5);
   }
   assert.ok(seen.writes.length >= 2, `handed over ${seen.writes.length} times in 400 ms of steady traffic`);
@@ -62,11 +62,11 @@ test("more than maxHeldBytes goes at once; an end goes at once, after what was h
   const sink = new PassThrough();
   const seen = analyzerSide(sink);
   const feed = new AnalyzerFeed(sink, { quietMs: 10_000, maxHeldBytes: 8, ...noFlow });
-  feed.add("agent", Buffer.from("1234"));
+  feed.bytes("agent", Buffer.from("1234"));
   assert.equal(seen.records.length, 0);
-  feed.add("agent", Buffer.from("5678"));
+  feed.bytes("agent", Buffer.from("5678"));
   assert.deepEqual(seen.records, [`${KIND.agent}:1234`, `${KIND.agent}:5678`]);
-  feed.add("client", Buffer.from("x"));
+  feed.bytes("client", Buffer.from("x"));
   feed.end("client");
   assert.deepEqual(seen.records.slice(2), [`${KIND.client}:x`, `${KIND.endClient}:`]);
 });
@@ -82,7 +82,7 @@ test("an analyzer that does not read makes the traffic wait once its backlog pas
     pause: () => paused++,
     resume: () => resumed++,
   });
-  for (let i = 0; i < 20; i++) feed.add("agent", Buffer.alloc(10, 97));
+  for (let i = 0; i < 20; i++) feed.bytes("agent", Buffer.alloc(10, 97));
   assert.equal(paused, 1, "paused once, not for every copy");
   assert.equal(resumed, 0);
   sink.resume(); // the analyzer reads

@@ -40,8 +40,7 @@ export const FEED_DEFAULTS = {
 
 export class AnalyzerFeed {
   readonly #sink: Writable;
-  readonly #options: Required<Omit<AnalyzerFeedOptions, "pause" | "resume">> &
-    Pick<AnalyzerFeedOptions, "pause" | "resume">;
+  readonly #options: Required<AnalyzerFeedOptions>;
   #held: Uint8Array[] = [];
   #heldBytes = 0;
   #heldSince = 0;
@@ -61,7 +60,7 @@ export class AnalyzerFeed {
   }
 
   /** A copy of `chunk`, which `from` wrote (the tap keeps the bytes: the caller must not change them). */
-  add(from: Side, chunk: Uint8Array): void {
+  bytes(from: Side, chunk: Uint8Array): void {
     if (this.#heldBytes === 0) this.#heldSince = performance.now();
     for (const part of dataRecord(from, chunk)) this.#held.push(part);
     this.#heldBytes += chunk.length;

@@ -4,8 +4,8 @@
  * (the agent's stderr too), and hands a copy to its analyzer: a low-priority process that checks every frame against
  * the schema and the protocol's rules from both sides' point of view, reports violations as they are found (stderr,
  * or a report file) and writes the conversation as a cassette. The copy is handed over when the traffic pauses, and
- * at least every 2 s while it flows (./analyzer-feed.ts). The agent's exit code is the tap's; signals the tap gets are passed
- * to the agent; nothing is left behind.
+ * at least every 2 s while it flows (./analyzer-feed.ts). The agent's exit code is the tap's; signals the tap gets
+ * are passed to the agent; nothing is left behind.
  */
 import type { ChildProcess } from "node:child_process";
 import { closeSync, existsSync, openSync } from "node:fs";
@@ -101,6 +101,8 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
         resume: () => sources.forEach((source) => source.resume()),
       })
     : undefined;
+  // Who gets the copy: the caller's observer, or the analyzer (exactly one of them exists).
+  const copy: TapObserver = observer ?? feed!;
 
   // Each piece leaves as it came (libuv reads a busy pipe up to 64 KiB at a time): holding pieces back to write
   // them together cost more than it saved (one more wake-up per burst, and the reader waited for the batch).
@@ -111,12 +113,10 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
         input.pause();
         output.once("drain", resume);
       }
-      if (observer) observer.bytes(from, chunk);
-      else feed!.add(from, chunk);
+      copy.bytes(from, chunk);
     });
     input.once("end", () => {
-      if (observer) observer.end(from);
-      else feed!.end(from);
+      copy.end(from);
       end();
     });
     input.on("error", () => {});
