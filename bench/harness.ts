@@ -59,6 +59,11 @@ export interface RepResult {
   transport: Transport;
   /** Messages in the measured turn (round trips for b, 1 for d). */
   messages: number;
+  /**
+   * The round it was measured in (1, 2, ...; set by the runner, not by `runRep`): within a step, each lane runs once a
+   * round, so the tap and its direct pipe of one round ran back to back under the same load.
+   */
+  round?: number;
   ms: number;
   /** msg/s, or MiB/s for (d). */
   throughput: number;

@@ -4,6 +4,7 @@
 import type { RepResult, Transport } from "./harness.js";
 import type { ImplName } from "./impls/types.js";
 import { fmtMiB, fmtNum, fmtRate, fmtRatio, medianIndex, table } from "./stats.js";
+import { tapTarget } from "./tap-target.js";
 import { WORKLOAD_TITLES, type WorkloadId } from "./workloads.js";
 
 export interface Row {
@@ -145,67 +146,6 @@ function targetsFor(rows: Row[], me: ImplName, out: Target[]): void {
       detail: `${me}: ${errorOf(rows, "d", "pipe", me)}`,
     });
   }
-}
-
-/**
- * `acp tap` in front of the agent adds under 10% to the time of the (a) stream, and passes every chunk through in
- * order: a measured repetition through the tap whose chunks came out of order (or incomplete) fails the target,
- * whatever the time. Checked twice: tap vs pipe on the machine as it is, and tap+load vs pipe+load while another
- * process keeps one core busy.
- */
-export function tapTarget(rows: Row[], out: Target[]): void {
-  tapPairTarget(
-    rows,
-    out,
-    "tap",
-    "pipe",
-    "(a) pipe through acp tap: added time < 10% of the direct pipe, nothing reordered",
-  );
-  tapPairTarget(
-    rows,
-    out,
-    "tap+load",
-    "pipe+load",
-    "(a) pipe through acp tap beside a CPU load: added time < 10% of the direct pipe beside the same load, nothing reordered",
-  );
-}
-
-function tapPairTarget(rows: Row[], out: Target[], via: Transport, base: Transport, name: string): void {
-  const tapped = rows.find((r) => r.workload === "a" && r.transport === via);
-  if (!tapped) return;
-  const broken = tapped.reps.filter((r) => !r.checks.ok || r.checks.inOrder !== true);
-  if (broken.length > 0) {
-    const why =
-      broken[0]!.checks.note ?? (broken[0]!.checks.inOrder === undefined ? "chunk order not checked" : "checks failed");
-    out.push({
-      name,
-      status: "FAIL",
-      detail:
-        `${broken.length} of ${tapped.reps.length} reps through the tap (${tapped.impl}) did not deliver every ` +
-        `chunk in order: ${why}`,
-    });
-    return;
-  }
-  const tap = tapped.median;
-  const direct = find(rows, "a", base, tapped.impl);
-  if (!tap || !direct) {
-    out.push({
-      name,
-      status: "N/A",
-      detail: `${!tap ? via : base}: ${errorOf(rows, "a", !tap ? via : base, tapped.impl)}`,
-    });
-    return;
-  }
-  const r = tap.ms / direct.ms;
-  out.push({
-    name,
-    status: r < 1.1 ? "PASS" : "FAIL",
-    detail:
-      `${fmtNum(tap.ms)} ms vs ${fmtNum(direct.ms)} ms (${tapped.impl}) = ${fmtRatio(r)} (need < 1.10x); in ` +
-      `each of ${tapped.reps.length} reps the client received all ${fmtNum(tap.messages, 0)} chunks, each ` +
-      `carrying its index, in order, and the tap's analyzer checked and recorded at least ` +
-      `${fmtNum(Math.min(...tapped.reps.map((rep) => rep.checks.tapFrames ?? 0)), 0)} frames of the connection`,
-  });
 }
 
 /**

@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { ChunkOrder } from "../../bench/chunk-order.js";
 import type { RepResult, Transport } from "../../bench/harness.js";
-import { tapTarget, type Row, type Target } from "../../bench/report.js";
+import type { Row, Target } from "../../bench/report.js";
+import { pairedRatios, spread, tapTarget } from "../../bench/tap-target.js";
 import { CHUNK_TEXTS, chunkIndex, chunkText } from "../../bench/workloads.js";
 
 test("each chunk text carries its index and is as long as the text it replaces", () => {
@@ -134,4 +135,62 @@ test("tap target beside a CPU load: tap+load is compared with pipe+load, each pa
   );
   assert.match(out[1]!.name, /beside a CPU load/);
   assert.match(out[1]!.detail, /230\.0 ms vs 200\.0 ms \(acpkit\) = 1\.15x/);
+});
+
+test("tap target: the median of the rounds' ratios decides, each tap rep paired with the direct rep of its round", () => {
+  const inRound = (r: RepResult, round: number): RepResult => ({ ...r, round });
+  const row = (transport: Transport, reps: RepResult[], median: RepResult): Row => ({
+    workload: "a",
+    transport,
+    impl: "acpkit",
+    reps,
+    median,
+    errors: [],
+  });
+  const verdict = (direct: number[], tapped: number[]): Target => {
+    const d = direct.map((ms, i) => inRound(rep(true, ms, "pipe"), i + 1));
+    const t = tapped.map((ms, i) => inRound(rep(true, ms, "tap"), i + 1));
+    const out: Target[] = [];
+    // The rows' medians picked so that their ratio alone would say the opposite.
+    tapTarget([row("pipe", d, d[0]!), row("tap", t, t[1]!)], out);
+    return out[0]!;
+  };
+  // Load changed between rounds: each round's tap took 8% longer than the direct pipe of that round.
+  const steady = verdict([100, 200, 100, 200, 100], [108, 216, 108, 216, 108]);
+  assert.equal(steady.status, "PASS");
+  assert.match(steady.detail, /median of 5 rounds' ratios 1\.08x \(need < 1\.10x; middle half 1\.08x-1\.08x/);
+  assert.match(steady.detail, /the rows' medians: 216\.0 ms vs 100\.0 ms \(acpkit\) = 2\.16x/);
+
+  const slow = verdict([200, 100, 200, 100, 200], [224, 112, 224, 112, 224]);
+  assert.equal(slow.status, "FAIL");
+  assert.match(slow.detail, /median of 5 rounds' ratios 1\.12x/);
+});
+
+test("tap target: rounds pair by number, not by position; under 3 pairs the rows' medians decide", () => {
+  const d = [1, 3, 4].map((round) => ({ ...rep(true, 100, "pipe"), round }));
+  const t = [1, 2, 3, 4].map((round) => ({ ...rep(true, 100 + round, "tap"), round }));
+  assert.deepEqual(
+    pairedRatios(t, d).map((r) => r.toFixed(2)),
+    ["1.01", "1.03", "1.04"],
+  );
+  assert.deepEqual(pairedRatios(t, [rep(true, 100, "pipe")]), [], "results without rounds pair with nothing");
+
+  const out: Target[] = [];
+  const direct = { ...rep(true, 100, "pipe"), round: 1 };
+  const tapped = [1, 2].map((round) => ({ ...rep(true, 150, "tap"), round }));
+  tapTarget(
+    [
+      { workload: "a", transport: "pipe", impl: "acpkit", reps: [direct], median: direct, errors: [] },
+      { workload: "a", transport: "tap", impl: "acpkit", reps: tapped, median: tapped[0], errors: [] },
+    ],
+    out,
+  );
+  assert.equal(out[0]!.status, "FAIL");
+  assert.match(out[0]!.detail, /150\.0 ms vs 100\.0 ms \(acpkit\) = 1\.50x \(need < 1\.10x; 1 paired rounds, too few/);
+});
+
+test("spread: median, quartiles (interpolated) and extremes", () => {
+  assert.deepEqual(spread([3, 1, 2]), { median: 2, q1: 1.5, q3: 2.5, min: 1, max: 3 });
+  assert.deepEqual(spread([4, 1, 3, 2]), { median: 2.5, q1: 1.75, q3: 3.25, min: 1, max: 4 });
+  assert.deepEqual(spread([7]), { median: 7, q1: 7, q3: 7, min: 7, max: 7 });
 });
