@@ -87,6 +87,38 @@ test("per address: only the busiest address pays; an authenticated socket leaves
   }
 });
 
+test("the cap per address holds only under pressure: one address may fill half the server cap", async () => {
+  const admission = new SocketAdmission({
+    maxUnauthenticatedSockets: 20,
+    maxUnauthenticatedSocketsPerAddress: 4,
+    headersTimeoutMs: 10_000,
+  });
+  assert.equal(admission.perAddressAbove, 10);
+  const { open, close } = await harness(admission);
+  try {
+    // Ten clients behind one proxy connect at once: half the server cap, so nobody else is crowded out.
+    const proxied = [];
+    for (let i = 0; i < 10; i++) proxied.push(await open("127.0.0.1"));
+    await sleep(1300);
+    assert.equal(proxied.filter((c) => c.closed).length, 0, "all ten kept, past the per-address cap of 4");
+    // Another address arrives: over half the server cap, the proxy's oldest make room (down to half in all).
+    const other = [await open("127.0.0.2"), await open("127.0.0.2"), await open("127.0.0.2")];
+    await sleep(700);
+    assert.deepEqual(
+      proxied.map((c) => c.closed),
+      [true, true, true, false, false, false, false, false, false, false],
+      "the three oldest of the busy address went",
+    );
+    assert.ok(
+      other.every((c) => !c.closed),
+      "the other address keeps its sockets",
+    );
+    assert.equal(admission.size, 10);
+  } finally {
+    close();
+  }
+});
+
 test("an unauthenticated socket that says nothing is closed at the header deadline", async () => {
   const admission = new SocketAdmission({ headersTimeoutMs: 300 });
   const { open, close } = await harness(admission);

@@ -13,6 +13,9 @@
  *   connecting at once (or a proxy's) is not cut before it could speak. Sockets younger than that may pass a cap
  *   for that second, never twice it: at twice a cap the oldest goes whatever its age. So at most twice the caps are
  *   ever held.
+ * - The cap per address guards the other addresses' share, so it holds only while the server is under pressure: while
+ *   more than half the server cap is unauthenticated. With room to spare, the clients behind one address (a proxy, a
+ *   load balancer, a NAT) may all connect at once.
  * - While the event loop lags (the server is too busy to read what its sockets hold, so a client's headers may sit
  *   unread), ages stop counting: nothing is closed for its age or the deadline, only for twice a cap.
  * - The server cap defaults to at most an eighth of the process's descriptor limit (twice that is a quarter), so
@@ -25,7 +28,10 @@ import type { Socket } from "node:net";
 export interface SocketAdmissionOptions {
   /** Sockets not yet authenticated, in total (held up to twice this for a second). Default 256, or an eighth of the descriptor limit if less. */
   readonly maxUnauthenticatedSockets?: number;
-  /** Sockets not yet authenticated from one remote address. Default 64 (at most the total). */
+  /**
+   * Sockets not yet authenticated from one remote address, enforced while more than half of
+   * `maxUnauthenticatedSockets` are unauthenticated. Default 64 (at most the total).
+   */
   readonly maxUnauthenticatedSocketsPerAddress?: number;
   /** How long an unauthenticated socket has to send complete request headers. Default 10000 ms. */
   readonly headersTimeoutMs?: number;
@@ -67,6 +73,8 @@ function positive(name: string, value: number): number {
 export class SocketAdmission {
   readonly maxSockets: number;
   readonly maxPerAddress: number;
+  /** The cap per address holds while more than this many sockets are unauthenticated (half the server cap). */
+  readonly perAddressAbove: number;
   readonly headersTimeoutMs: number;
   /** By `address|port` (what a request's socket, a TLS socket and an HTTP/2 session all report alike). */
   readonly #entries = new Map<string, Entry>();
@@ -94,6 +102,7 @@ export class SocketAdmission {
         options.maxUnauthenticatedSocketsPerAddress ?? DEFAULT_MAX_UNAUTHENTICATED_SOCKETS_PER_ADDRESS,
       ),
     );
+    this.perAddressAbove = Math.floor(this.maxSockets / 2);
     this.headersTimeoutMs = positive("headersTimeoutMs", options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS);
     this.minAgeMs = Math.min(1000, Math.floor(this.headersTimeoutMs / 2));
   }
@@ -128,7 +137,7 @@ export class SocketAdmission {
     const now = this.#clock();
     const old = (entry: Entry) => now - entry.born >= this.minAgeMs;
     if (address !== undefined) {
-      while ((this.#perAddress.get(address) ?? 0) > this.maxPerAddress) {
+      while ((this.#perAddress.get(address) ?? 0) > this.maxPerAddress && this.#entries.size > this.perAddressAbove) {
         const hard = (this.#perAddress.get(address) ?? 0) > 2 * this.maxPerAddress;
         if (!this.#evict(address, hard ? () => true : old)) break;
       }

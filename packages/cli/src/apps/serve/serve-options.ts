@@ -39,7 +39,8 @@ Options:
   --max-unauthenticated N  sockets without the token held (default 256, at most an eighth of the descriptor
                            limit); past it the oldest is closed, once it had a second, to make room for a newcomer
   --max-unauthenticated-per-address N
-                           the same per remote address (default 64; raise it behind a proxy)
+                           the same per remote address (default 64), held while over half the sockets
+                           above are taken: until then one address (a proxy) may connect that many at once
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
   --cluster URL            be a node of the cluster kept in this PostgreSQL database (postgres://user@host/db, or
                            $ACP_CLUSTER): any node answers any request of any connection, and a connection whose
