@@ -8,18 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, it } from "node:test";
-import { silentLogger } from "../../../src/jsonrpc/logger.js";
-import { PostgresServerBackend } from "../../../src/node/cluster/index.js";
-import { listenAcp } from "../../../src/node/server/listen.js";
-import {
-  postgresUnavailable,
-  startTestPostgres,
-  type TestPostgres,
-} from "../../../src/node/testing/postgres-server.js";
+import { postgresUnavailable } from "../../../src/node/testing/postgres-server.js";
+import { postgresNodes } from "./support/postgres-nodes.js";
 import { acpkitParticipant, type TestParticipant } from "../shared/support/participants.js";
 import { sharedTestAgent } from "../shared/support/shared-agent.js";
-
-type Listening = Awaited<ReturnType<typeof listenAcp>>;
 
 const unavailable = postgresUnavailable();
 const STEP = { skip: unavailable, timeout: 60_000 };
@@ -30,30 +22,11 @@ const agent = sharedTestAgent().onRequest("session/load", ({ params }) => {
   loaded.push(params.sessionId);
   return {};
 });
-let database: TestPostgres | undefined;
-const backends: PostgresServerBackend[] = [];
-const servers: Listening[] = [];
-const open: TestParticipant[] = [];
+const nodes = postgresNodes(agent, TOKEN);
+const { servers, open } = nodes;
 
-before(async () => {
-  if (unavailable !== undefined) return;
-  database = await startTestPostgres();
-  for (const name of ["a", "b"]) {
-    const backend = await PostgresServerBackend.open({
-      database: { connectionString: database.connectionString, logger: silentLogger },
-      nodeName: name,
-    });
-    backends.push(backend);
-    servers.push(await listenAcp({ agent, backend, token: TOKEN, sharedSessions: true, logger: silentLogger }));
-  }
-});
-
-after(async () => {
-  for (const participant of open) participant.close();
-  await Promise.all(servers.map((server) => server.close()));
-  await Promise.all(backends.map((backend) => backend.close()));
-  await database?.close();
-});
+before(() => nodes.start());
+after(() => nodes.close());
 
 async function participant(name: string, node: number, profile: "http" | "websocket"): Promise<TestParticipant> {
   const server = servers[node]!;
