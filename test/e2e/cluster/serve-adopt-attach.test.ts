@@ -13,49 +13,24 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import {
-  postgresUnavailable,
-  startTestPostgres,
-  type TestPostgres,
-} from "../../../src/node/testing/postgres-server.js";
-import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
-import { acpkitParticipant, type TestParticipant } from "../shared/support/participants.js";
-import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
+import { postgresUnavailable } from "../../../src/node/testing/postgres-server.js";
+import type { TestParticipant } from "../shared/support/participants.js";
+import { serveClusterFile } from "./support/serve-cluster-file.js";
 
 const unavailable = postgresUnavailable();
 const LEASE_MS = 2000;
-let database: TestPostgres | undefined;
-let cluster: ServeCluster | undefined;
-let work: string;
-const open: TestParticipant[] = [];
-
-before(async () => {
-  if (unavailable !== undefined) return;
-  work = makeTempDir("acp-adopt-attach-");
-  database = await startTestPostgres();
-  // --verbose: the nodes' info lines (adoption, rebuilt attachments) are in a failure's message.
-  const verbose = process.env.REMOTE_VERBOSE ? [] : ["--verbose"];
-  cluster = await startServeCluster(database, { nodes: 3, leaseMs: LEASE_MS, extraArgs: verbose });
+// --verbose: the nodes' info lines (adoption, rebuilt attachments) are in a failure's message.
+const file = serveClusterFile("acp-adopt-attach-", unavailable, {
+  nodes: 3,
+  leaseMs: LEASE_MS,
+  extraArgs: process.env.REMOTE_VERBOSE ? [] : ["--verbose"],
 });
 
-after(async () => {
-  for (const participant of open) participant.close();
-  await cluster?.stop();
-  await database?.close();
-  if (work !== undefined) removeTempDir(work);
-});
+before(() => file.start());
+after(() => file.stop());
 
-async function participant(name: string, node: number, profile: "http" | "websocket"): Promise<TestParticipant> {
-  const { url, webSocketUrl } = cluster!.nodes[node]!.process;
-  const made = await acpkitParticipant(
-    name,
-    { url, webSocketUrl, token: cluster!.token },
-    profile,
-    cluster!.token,
-    true,
-  );
-  open.push(made);
-  return made;
+function participant(name: string, node: number, profile: "http" | "websocket"): Promise<TestParticipant> {
+  return file.participant(name, node, profile);
 }
 
 function prompt(who: TestParticipant, sessionId: string, text: string): Promise<any> {
@@ -100,7 +75,7 @@ async function explained(
     const detail = [
       `failed at step "${current}" (${at}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
       ...participants().map(describeParticipant),
-      cluster?.describeNodes() ?? "(no cluster)",
+      file.started?.describeNodes() ?? "(no cluster)",
     ].join("\n");
     throw new Error(detail, { cause: error });
   }
@@ -111,11 +86,11 @@ test(
   { skip: unavailable, timeout: 90_000 },
   () =>
     explained(
-      () => open,
+      () => file.open,
       async (step) => {
         step("attach");
         const host = await participant("host", 0, "http");
-        const { sessionId } = await host.request("session/new", { cwd: work, mcpServers: [] });
+        const { sessionId } = await host.request("session/new", { cwd: file.work, mcpServers: [] });
         const controller = await participant("controller", 1, "websocket");
         await controller.request("session/attach", { sessionId, historyPolicy: "full" });
         const observer = await participant("observer", 2, "http");
@@ -139,7 +114,7 @@ test(
         const lastBefore = seqs(controller).at(-1)!;
         step("node A killed: the running prompt fails");
         const killedAt = performance.now();
-        await cluster!.kill(0);
+        await file.cluster.kill(0);
         await assert.rejects(dying, /went away during the turn/);
         const failedMs = performance.now() - killedAt;
         step("the rebuilt session");
@@ -151,15 +126,15 @@ test(
         );
         await observer.until(() => participantsNotices(observer) > noticesBefore[1]!, "the rebuilt session", 30_000);
         const rebuiltMs = performance.now() - killedAt;
-        const adopter = await cluster!.ownerOf(
+        const adopter = await file.cluster.ownerOf(
           (
-            await cluster!.pool.query<{ host_connection: string }>(
+            await file.cluster.pool.query<{ host_connection: string }>(
               "SELECT host_connection FROM acpkit_cluster_attachments WHERE session_id = $1 LIMIT 1",
               [sessionId],
             )
           ).rows[0]!.host_connection,
         );
-        assert.ok(adopter !== undefined && adopter !== cluster!.nodes[0], "node B or C runs the session now");
+        assert.ok(adopter !== undefined && adopter !== file.cluster.nodes[0], "node B or C runs the session now");
         const participants = controller.notifications.filter((n) => n.method === "_acpkit/session/participants").at(-1)!
           .params.participants as { name: string; role: string }[];
         assert.deepEqual(participants.map((one) => `${one.name}:${one.role}`).sort(), [

@@ -14,49 +14,28 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { haproxyUnavailable } from "../../../src/node/testing/haproxy.js";
-import {
-  postgresUnavailable,
-  startTestPostgres,
-  type TestPostgres,
-} from "../../../src/node/testing/postgres-server.js";
-import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
-import { acpkitParticipant, type TestParticipant } from "../shared/support/participants.js";
-import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
+import { postgresUnavailable } from "../../../src/node/testing/postgres-server.js";
+import type { TestParticipant } from "../shared/support/participants.js";
+import { serveClusterFile } from "./support/serve-cluster-file.js";
 
 const unavailable = postgresUnavailable() ?? haproxyUnavailable();
 const LEASE_MS = 2000;
 /** From the kill to the controller having the turn it missed: a lease or so to adopt, then one relay round trip. */
 const BOUND_MS = 15_000;
-let database: TestPostgres | undefined;
-let cluster: ServeCluster | undefined;
-let work: string;
-const open: TestParticipant[] = [];
-
-before(async () => {
-  if (unavailable !== undefined) return;
-  work = makeTempDir("acp-rejoin-");
-  database = await startTestPostgres();
-  // --verbose: the nodes' info lines (adoption, the rejoin) are in a failure's message.
-  cluster = await startServeCluster(database, { nodes: 3, leaseMs: LEASE_MS, haproxy: true, extraArgs: ["--verbose"] });
+// --verbose: the nodes' info lines (adoption, the rejoin) are in a failure's message.
+const file = serveClusterFile("acp-rejoin-", unavailable, {
+  nodes: 3,
+  leaseMs: LEASE_MS,
+  haproxy: true,
+  extraArgs: ["--verbose"],
 });
 
-after(async () => {
-  for (const participant of open) participant.close();
-  await cluster?.stop();
-  await database?.close();
-  if (work !== undefined) removeTempDir(work);
-});
+before(() => file.start());
+after(() => file.stop());
 
 async function connect(name: string, url: string): Promise<{ who: TestParticipant; connectionId: string }> {
-  const who = await acpkitParticipant(
-    name,
-    { url, webSocketUrl: "", token: cluster!.token },
-    "http",
-    cluster!.token,
-    true,
-  );
-  open.push(who);
-  const row = await cluster!.pool.query<{ connection_id: string }>(
+  const who = await file.participantAt(name, url);
+  const row = await file.cluster.pool.query<{ connection_id: string }>(
     "SELECT connection_id FROM acpkit_cluster_connections ORDER BY created_at DESC LIMIT 1",
   );
   return { who, connectionId: row.rows[0]!.connection_id };
@@ -72,12 +51,12 @@ async function connectThroughBalancer(
   wanted: (index: number) => boolean,
 ): Promise<{ who: TestParticipant; index: number }> {
   for (let attempt = 0; attempt < 9; attempt++) {
-    const made = await connect(name, `${cluster!.haproxy!.url}/acp`);
-    const index = cluster!.nodes.indexOf((await cluster!.ownerOf(made.connectionId))!);
+    const made = await connect(name, `${file.cluster.haproxy!.url}/acp`);
+    const index = file.cluster.nodes.indexOf((await file.cluster.ownerOf(made.connectionId))!);
     if (wanted(index)) return { who: made.who, index };
     made.who.close();
     // One request more through the balancer: round-robin would otherwise bring the next initialize back there.
-    await (await fetch(`${cluster!.haproxy!.url}/healthz`)).text();
+    await (await fetch(`${file.cluster.haproxy!.url}/healthz`)).text();
   }
   throw new Error(`no connection of ${name} through HAProxy landed on the node wanted in 9 attempts`);
 }
@@ -92,8 +71,8 @@ test(
     let step = "start";
     try {
       step = "the session on node A, a controller through HAProxy on B or C";
-      const { who: host } = await connect("host", cluster!.nodes[0]!.process.url);
-      const { sessionId } = await host.request("session/new", { cwd: work, mcpServers: [] });
+      const { who: host } = await connect("host", file.cluster.nodes[0]!.process.url);
+      const { sessionId } = await host.request("session/new", { cwd: file.work, mcpServers: [] });
       const { who: controller, index } = await connectThroughBalancer("controller", (at) => at > 0);
       await controller.request("session/attach", { sessionId, historyPolicy: "full" });
 
@@ -104,7 +83,7 @@ test(
 
       step = "the controller's node killed; the host runs a turn meanwhile";
       const killedAt = performance.now();
-      await cluster!.kill(index);
+      await file.cluster.kill(index);
       assert.equal((await prompt(host, sessionId, "/stream 3 during")).stopReason, "end_turn");
 
       step = "the missed turn reaches the controller through the adopting node";
@@ -115,16 +94,16 @@ test(
       );
       const caughtUpMs = Math.round(performance.now() - killedAt);
       assert.ok(caughtUpMs < BOUND_MS, `${caughtUpMs} ms`);
-      const adopter = await cluster!.ownerOf(
+      const adopter = await file.cluster.ownerOf(
         (
-          await cluster!.pool.query<{ connection_id: string }>(
+          await file.cluster.pool.query<{ connection_id: string }>(
             "SELECT connection_id FROM acpkit_cluster_attachments WHERE session_id = $1 AND connection_id <> " +
               "host_connection LIMIT 1",
             [sessionId],
           )
         ).rows[0]!.connection_id,
       );
-      assert.ok(adopter !== undefined && adopter !== cluster!.nodes[index], "another node holds it now");
+      assert.ok(adopter !== undefined && adopter !== file.cluster.nodes[index], "another node holds it now");
 
       step = "the controller prompts again, without attaching again";
       assert.equal((await prompt(controller, sessionId, "/stream 3 after")).stopReason, "end_turn");
@@ -144,13 +123,13 @@ test(
         "host:controller",
       ]);
       t.diagnostic(`SIGKILL of the controller's node to the missed turn on the controller: ${caughtUpMs} ms`);
-      t.diagnostic(`adopted by ${adopter === cluster!.nodes[0] ? "the session's node" : "the third node"}`);
+      t.diagnostic(`adopted by ${adopter === file.cluster.nodes[0] ? "the session's node" : "the third node"}`);
       step = "the killed node started again";
-      await cluster!.restart(index);
-      await cluster!.haproxy!.waitForServer(cluster!.nodes[index]!.name, "UP");
+      await file.cluster.restart(index);
+      await file.cluster.haproxy!.waitForServer(file.cluster.nodes[index]!.name, "UP");
     } catch (error) {
       const detail = `failed at "${step}": ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
-      throw new Error(`${detail}\n${cluster?.describeNodes() ?? ""}`, { cause: error });
+      throw new Error(`${detail}\n${file.started?.describeNodes() ?? ""}`, { cause: error });
     }
   },
 );
@@ -162,8 +141,8 @@ test(
     let step = "start";
     try {
       step = "the session and a controller (through HAProxy) on the same node";
-      const { who: host } = await connect("host", cluster!.nodes[2]!.process.url);
-      const { sessionId } = await host.request("session/new", { cwd: work, mcpServers: [] });
+      const { who: host } = await connect("host", file.cluster.nodes[2]!.process.url);
+      const { sessionId } = await host.request("session/new", { cwd: file.work, mcpServers: [] });
       const { who: controller } = await connectThroughBalancer("controller", (at) => at === 2);
       await controller.request("session/attach", { sessionId, historyPolicy: "full" });
       assert.equal((await prompt(controller, sessionId, "/stream 3 first")).stopReason, "end_turn");
@@ -173,7 +152,7 @@ test(
 
       step = "that node killed: the session adopted, then the controller taken back";
       const killedAt = performance.now();
-      await cluster!.kill(2);
+      await file.cluster.kill(2);
       await controller.until(() => notices().length > before, "the controller back in the session", BOUND_MS);
       const backMs = Math.round(performance.now() - killedAt);
       const listed = notices().at(-1)!.params.participants as { name: string; role: string }[];
@@ -197,11 +176,11 @@ test(
         `each update once, in order: ${seen.join(",")}`,
       );
       t.diagnostic(`SIGKILL of the node running both to the controller back in the session: ${backMs} ms`);
-      await cluster!.restart(2);
-      await cluster!.haproxy!.waitForServer(cluster!.nodes[2]!.name, "UP");
+      await file.cluster.restart(2);
+      await file.cluster.haproxy!.waitForServer(file.cluster.nodes[2]!.name, "UP");
     } catch (error) {
       const detail = `failed at "${step}": ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
-      throw new Error(`${detail}\n${cluster?.describeNodes() ?? ""}`, { cause: error });
+      throw new Error(`${detail}\n${file.started?.describeNodes() ?? ""}`, { cause: error });
     }
   },
 );

@@ -14,48 +14,20 @@
  */
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import {
-  postgresUnavailable,
-  startTestPostgres,
-  type TestPostgres,
-} from "../../../src/node/testing/postgres-server.js";
-import { makeTempDir, removeTempDir } from "../interop/support/temp.js";
+import { postgresUnavailable } from "../../../src/node/testing/postgres-server.js";
 import { acp } from "../wire/support.js";
-import { acpkitParticipant, type TestParticipant } from "../shared/support/participants.js";
-import { startServeCluster, type ServeCluster } from "./support/serve-cluster.js";
+import type { TestParticipant } from "../shared/support/participants.js";
+import { serveClusterFile } from "./support/serve-cluster-file.js";
 
 const unavailable = postgresUnavailable();
 const LEASE_MS = 3000;
-let database: TestPostgres | undefined;
-let cluster: ServeCluster | undefined;
-let work: string;
-const open: TestParticipant[] = [];
+const file = serveClusterFile("acp-serve-shared-", unavailable, { nodes: 2, leaseMs: LEASE_MS });
 
-before(async () => {
-  if (unavailable !== undefined) return;
-  work = makeTempDir("acp-serve-shared-");
-  database = await startTestPostgres();
-  cluster = await startServeCluster(database, { nodes: 2, leaseMs: LEASE_MS });
-});
+before(() => file.start());
+after(() => file.stop());
 
-after(async () => {
-  for (const participant of open) participant.close();
-  await cluster?.stop();
-  await database?.close();
-  if (work !== undefined) removeTempDir(work);
-});
-
-async function participant(name: string, node: number): Promise<TestParticipant> {
-  const { url, webSocketUrl } = cluster!.nodes[node]!.process;
-  const made = await acpkitParticipant(
-    name,
-    { url, webSocketUrl, token: cluster!.token },
-    "http",
-    cluster!.token,
-    true,
-  );
-  open.push(made);
-  return made;
+function participant(name: string, node: number): Promise<TestParticipant> {
+  return file.participant(name, node);
 }
 
 function prompt(who: TestParticipant, sessionId: string, text: string): Promise<any> {
@@ -67,7 +39,7 @@ test(
   { skip: unavailable, timeout: 120_000 },
   async () => {
     const host = await participant("host", 0);
-    const { sessionId } = await host.request("session/new", { cwd: work, mcpServers: [] });
+    const { sessionId } = await host.request("session/new", { cwd: file.work, mcpServers: [] });
     await prompt(host, sessionId, "/stream 3 before");
     const controller = await participant("controller", 1);
     const attached = await controller.request("session/attach", { sessionId, historyPolicy: "full" });
@@ -88,19 +60,19 @@ test(
       parts,
     );
 
-    const listingUrl = `${cluster!.nodes[1]!.process.url.replace(/\/$/, "")}/sessions`;
+    const listingUrl = `${file.cluster.nodes[1]!.process.url.replace(/\/$/, "")}/sessions`;
     const deadline = Date.now() + 10_000;
     let listed: any;
     while (listed === undefined || listed.participants.length !== 2) {
       assert.ok(Date.now() < deadline, "node 2 lists node 1's session with both participants");
-      const response = await fetch(listingUrl, { headers: { Authorization: `Bearer ${cluster!.token}` } });
+      const response = await fetch(listingUrl, { headers: { Authorization: `Bearer ${file.cluster.token}` } });
       listed = ((await response.json()) as { sessions: any[] }).sessions.find((one) => one.sessionId === sessionId);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    assert.equal(listed.node, cluster!.nodes[0]!.nodeId);
-    const printed = await acp(["sessions", "--token", cluster!.token, cluster!.nodes[1]!.process.url]);
+    assert.equal(listed.node, file.cluster.nodes[0]!.nodeId);
+    const printed = await acp(["sessions", "--token", file.cluster.token, file.cluster.nodes[1]!.process.url]);
     assert.equal(printed.code, 0, printed.stderr);
-    assert.match(printed.stdout, new RegExp(`^${sessionId} .*on node ${cluster!.nodes[0]!.nodeId}$`, "m"));
+    assert.match(printed.stdout, new RegExp(`^${sessionId} .*on node ${file.cluster.nodes[0]!.nodeId}$`, "m"));
     assert.match(printed.stdout, /^ {2}controller +controller +http /m);
 
     // Node 1 dies mid-turn: the controller's prompt waits on node 2 for an answer that cannot come.
@@ -109,7 +81,7 @@ test(
     const notices = () => controller.notifications.filter((n) => n.method === "_acpkit/session/participants").length;
     const noticesBefore = notices();
     const killedAt = performance.now();
-    await cluster!.kill(0);
+    await file.cluster.kill(0);
     await assert.rejects(running, /went away during the turn/);
     const answeredMs = performance.now() - killedAt;
     assert.ok(answeredMs < 2 * LEASE_MS, `answered ${Math.round(answeredMs)} ms after the kill (lease ${LEASE_MS} ms)`);
@@ -128,13 +100,13 @@ test(
     assert.deepEqual(controller.texts.slice(before), ["after 1\n", "after 2\n"]);
 
     // The other way round: an observer attached through a node that dies is dropped by the session's node.
-    await cluster!.restart(0);
+    await file.cluster.restart(0);
     const watcher = await participant("watcher", 0);
     await watcher.request("session/attach", { sessionId, role: "observer", historyPolicy: "none" });
     await prompt(controller, sessionId, "/stream 2 seen");
     await watcher.until(() => watcher.texts.length === 2, "the turn, on the observer");
     const killedAgainAt = performance.now();
-    await cluster!.kill(0);
+    await file.cluster.kill(0);
     await controller.until(
       () => controller.kind("client_disconnected").some((seen) => seen.update.client.name === "watcher"),
       "the dead node's observer dropped",
@@ -149,11 +121,11 @@ test(
     const adopted = Date.now() + 20_000;
     let row: { connection_id: string } | undefined;
     while (row === undefined) {
-      const found = await cluster!.pool.query<{ connection_id: string }>(
+      const found = await file.cluster.pool.query<{ connection_id: string }>(
         `SELECT c.connection_id FROM acpkit_cluster_sessions s
            JOIN acpkit_cluster_connections c ON c.connection_id = s.connection_id
           WHERE s.session_id = $1 AND s.params IS NULL AND c.owner_node = $2 AND c.adoptions > 0`,
-        [sessionId, cluster!.nodes[1]!.nodeId],
+        [sessionId, file.cluster.nodes[1]!.nodeId],
       );
       row = found.rows[0];
       assert.ok(row !== undefined || Date.now() < adopted, "the observer's connection adopted by node 2");
@@ -172,7 +144,7 @@ test(
     await prompt(controller, sessionId, "/stream 2 later");
     const stream = async () =>
       (
-        await cluster!.pool.query<{ body: string }>(
+        await file.cluster.pool.query<{ body: string }>(
           "SELECT body FROM acpkit_cluster_events WHERE connection_id = $1 AND stream = $2 ORDER BY event_id",
           [row!.connection_id, sessionId],
         )
@@ -185,7 +157,7 @@ test(
     const bodies = await stream();
     assert.ok(!bodies.some((body) => body.includes('"_acpkit/session/ended"')), "its attachment did not end");
     assert.equal(bodies.filter((body) => body.includes("later 1")).length, 1, "the turn once");
-    const after = await cluster!.pool.query<{ live: boolean; end_reason: string | null }>(
+    const after = await file.cluster.pool.query<{ live: boolean; end_reason: string | null }>(
       "SELECT ended_at IS NULL AS live, end_reason FROM acpkit_cluster_connections WHERE connection_id = $1",
       [row.connection_id],
     );
