@@ -4,6 +4,7 @@
 import type { RepResult, Transport } from "./harness.js";
 import type { ImplName } from "./impls/types.js";
 import { fmtMiB, fmtNum, fmtRate, fmtRatio, medianIndex, table } from "./stats.js";
+import { errorOf, find } from "./row-lookup.js";
 import { tapTarget } from "./tap-target.js";
 import { WORKLOAD_TITLES, type WorkloadId } from "./workloads.js";
 
@@ -34,17 +35,6 @@ export function summarize(row: Row): void {
   const good = row.reps;
   if (good.length === 0) return;
   row.median = good[medianIndex(good.map((r) => r.throughput))];
-}
-
-function find(rows: Row[], w: WorkloadId, t: Transport, impl: ImplName): RepResult | undefined {
-  return rows.find((r) => r.workload === w && r.transport === t && r.impl === impl)?.median;
-}
-
-function errorOf(rows: Row[], w: WorkloadId, t: Transport, impl: ImplName): string | undefined {
-  const row = rows.find((r) => r.workload === w && r.transport === t && r.impl === impl);
-  if (!row) return "not run";
-  if (row.median) return undefined;
-  return row.errors[0]?.split("\n")[0] ?? "no result";
 }
 
 /**

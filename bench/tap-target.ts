@@ -10,6 +10,7 @@
  */
 import type { RepResult, Transport } from "./harness.js";
 import type { Row, Target } from "./report.js";
+import { errorOf, rowOf } from "./row-lookup.js";
 import { fmtNum, fmtRatio } from "./stats.js";
 
 /** Below this many paired rounds the ratio of the rows' medians decides. */
@@ -78,15 +79,14 @@ function tapPairTarget(rows: Row[], out: Target[], via: Transport, base: Transpo
     });
     return;
   }
-  const directRow = rows.find((r) => r.workload === "a" && r.transport === base && r.impl === tapped.impl);
+  const directRow = rowOf(rows, "a", base, tapped.impl);
   const tap = tapped.median;
   const direct = directRow?.median;
   if (!tap || !direct) {
-    const missing = !tap ? tapped : directRow;
     out.push({
       name,
       status: "N/A",
-      detail: `${!tap ? via : base}: ${missing ? (missing.errors[0]?.split("\n")[0] ?? "no result") : "not run"}`,
+      detail: `${!tap ? via : base}: ${errorOf(rows, "a", !tap ? via : base, tapped.impl)}`,
     });
     return;
   }

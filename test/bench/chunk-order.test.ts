@@ -194,3 +194,26 @@ test("spread: median, quartiles (interpolated) and extremes", () => {
   assert.deepEqual(spread([4, 1, 3, 2]), { median: 2.5, q1: 1.75, q3: 3.25, min: 1, max: 4 });
   assert.deepEqual(spread([7]), { median: 7, q1: 7, q3: 7, min: 7, max: 7 });
 });
+
+test("tap target: N/A, saying why, when the direct pipe did not run or the tap has no result", () => {
+  const tapped = rep(true, 105, "tap");
+  const out: Target[] = [];
+  tapTarget([{ workload: "a", transport: "tap", impl: "acpkit", reps: [tapped], median: tapped, errors: [] }], out);
+  assert.deepEqual(out[0], {
+    name: out[0]!.name,
+    status: "N/A",
+    detail: "pipe: not run",
+  });
+
+  const direct = rep(true, 100, "pipe");
+  const failed: Target[] = [];
+  tapTarget(
+    [
+      { workload: "a", transport: "pipe", impl: "acpkit", reps: [direct], median: direct, errors: [] },
+      { workload: "a", transport: "tap", impl: "acpkit", reps: [], errors: ["Error: the tap exited 1\n    at x"] },
+    ],
+    failed,
+  );
+  assert.equal(failed[0]!.status, "N/A");
+  assert.equal(failed[0]!.detail, "tap: Error: the tap exited 1");
+});

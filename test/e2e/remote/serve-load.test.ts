@@ -45,7 +45,8 @@ describe("100 concurrent acpkit clients streaming through acp serve", () => {
     async (t) => {
       const work = temp("acp-serve-load-");
       // All clients come from 127.0.0.1, like users behind one proxy: their address gets the whole unauthenticated
-      // share (docs/safety.md), or sockets the busy test process opened but had not written to yet were closed.
+      // share (docs/safety.md), or past half the server's cap the sockets the busy test process opened but had not
+      // written to yet were closed.
       const server = await serve(temp("acp-serve-data-"), [
         "--max-connections",
         String(CLIENTS + 10),
