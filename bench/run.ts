@@ -15,6 +15,8 @@
  *                        are measured back to back in each round, and the target is the median of the rounds' ratios
  *   BENCH_REMOTE=0       leave out (a) over WebSocket and Streamable HTTP (each implementation's remote server in the
  *                        agent child, its remote client here)
+ *   BENCH_CONNS=0        leave out (m), many connections to one server: 1, 10, 100 clients prompting at once over
+ *                        WebSocket and Streamable HTTP (`connections-bench.ts`); BENCH_ONLY=m runs only them
  *   BENCH_FANOUT=0       leave out shared sessions fanned out to 0, 1, 10, 100 observers (`fanout-bench.ts`);
  *                        BENCH_ONLY=fanout runs only them
  *   BENCH_STORE=0        leave out the session stores (PostgreSQL vs file: appends/s, load of a 10,000-update
@@ -39,6 +41,8 @@ import { printStoreReport, runStoreBench } from "./store-bench.js";
 import { printClusterReport, runClusterBench } from "./cluster-bench.js";
 import { coldCases, coldStartTargets, printColdStart, runColdStart } from "./cold-start.js";
 import { printFanoutReport, runFanoutBench } from "./fanout-bench.js";
+import { runConnectionsBench } from "./connections-bench.js";
+import { connectionsTargets, printConnectionsReport } from "./connections-report.js";
 import { fmtNum, fmtRate } from "./stats.js";
 import { ALL_WORKLOADS, sizesFor, type WorkloadId } from "./workloads.js";
 
@@ -58,8 +62,9 @@ const withCluster = env.BENCH_CLUSTER !== "0" && (onlyTokens === undefined || on
 /** (s), cold start, is not a workload of the agent: it runs when BENCH_ONLY is unset or names it. */
 const coldStart = onlyTokens === undefined || onlyTokens.includes("s");
 const withFanout = env.BENCH_FANOUT !== "0" && (onlyTokens === undefined || onlyTokens.includes("fanout"));
+const withConnections = env.BENCH_CONNS !== "0" && (onlyTokens === undefined || onlyTokens.includes("m"));
 const only = onlyTokens
-  ? (onlyTokens.filter((s) => s !== "store" && s !== "s" && s !== "fanout" && s !== "cluster") as WorkloadId[])
+  ? (onlyTokens.filter((s) => !["store", "s", "fanout", "cluster", "m"].includes(s)) as WorkloadId[])
   : [...ALL_WORKLOADS];
 const implFilter = env.BENCH_IMPLS
   ? (env.BENCH_IMPLS.split(",").map((s) => s.trim()) as ImplName[])
@@ -72,7 +77,7 @@ const unknownImpls = implFilter.filter((i) => !IMPL_NAMES.includes(i));
 if (unknown.length || unknownImpls.length) {
   process.stderr.write(
     `BENCH_ONLY / BENCH_IMPLS: unknown ${[...unknown, ...unknownImpls].join(", ")} (use ` +
-      `${ALL_WORKLOADS.join(",")},s,store,fanout,cluster / ${IMPL_NAMES.join(",")})\n`,
+      `${ALL_WORKLOADS.join(",")},s,m,store,fanout,cluster / ${IMPL_NAMES.join(",")})\n`,
   );
   process.exit(2);
 }
@@ -204,10 +209,21 @@ async function main(): Promise<void> {
     ? await runColdStart(coldCases(env.BENCH_ACPKIT_ENTRY || undefined), coldRounds, packageRoot(), progress)
     : undefined;
 
+  const connections = withConnections
+    ? await runConnectionsBench({
+        impls: impls.filter((impl) => !loadErrors.has(impl.name)),
+        sizes,
+        quick,
+        reps,
+        timeoutMs,
+        progress,
+      })
+    : undefined;
   const fanout = withFanout ? await runFanoutBench({ quick, reps, progress }) : undefined;
   const rs = ratios(rows);
   const ts = rows.length > 0 ? targets(rows) : [];
   if (cold) coldStartTargets(cold, ts);
+  if (connections) connectionsTargets(connections, ts);
   out("");
   out(
     `acpkit bench — node ${process.version}, ${cpus().length} x ${cpus()[0]?.model ?? "cpu"}, ` +
@@ -234,7 +250,12 @@ async function main(): Promise<void> {
   out(
     `in memory: raw = ${rawImpl.memoryNote}; official = ${officialImpl.memoryNote}; acpkit = ${acpkitImpl.memoryNote}`,
   );
-  if (rows.length > 0 || cold) printReport(rows, rs, ts, out, cold ? (log) => printColdStart(cold, log) : undefined);
+  if (rows.length > 0 || cold || connections) {
+    printReport(rows, rs, ts, out, (log) => {
+      if (cold) printColdStart(cold, log);
+      if (connections) printConnectionsReport(connections, log);
+    });
+  }
   if (store !== undefined) printStoreReport(store, out);
   if (cluster !== undefined) printClusterReport(cluster, out);
   if (fanout !== undefined) printFanoutReport(fanout, out);
@@ -263,6 +284,7 @@ async function main(): Promise<void> {
         cluster,
         ...(cold ? { coldStart: cold } : {}),
         fanout,
+        ...(connections ? { connections } : {}),
         ratios: rs,
         targets: ts,
       },
