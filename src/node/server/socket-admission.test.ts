@@ -119,6 +119,40 @@ test("the cap per address holds only under pressure: one address may fill half t
   }
 });
 
+test("one address alone is held by the server cap only; the cap per address comes back with another address", async () => {
+  const admission = new SocketAdmission({
+    maxUnauthenticatedSockets: 20,
+    maxUnauthenticatedSocketsPerAddress: 4,
+    headersTimeoutMs: 10_000,
+  });
+  const { open, close } = await harness(admission);
+  try {
+    // A backend opening a connection per user: 16 at once from one address, past half the server cap and past twice
+    // the cap per address, with no other address to crowd out.
+    const backend = [];
+    for (let i = 0; i < 16; i++) backend.push(await open("127.0.0.1"));
+    await sleep(1300);
+    assert.equal(backend.filter((c) => c.closed).length, 0, "all 16 kept: only the server cap (20) bounds them");
+    assert.equal(admission.size, 16);
+    // Another address arrives: the cap per address holds again, and the busy address goes down to half in all at once
+    // (it is past twice its cap).
+    const other = [await open("127.0.0.2"), await open("127.0.0.2")];
+    await sleep(100);
+    assert.deepEqual(
+      backend.map((c) => c.closed),
+      [...Array<boolean>(8).fill(true), ...Array<boolean>(8).fill(false)],
+      "the eight oldest of the busy address went",
+    );
+    assert.ok(
+      other.every((c) => !c.closed),
+      "the other address keeps its sockets",
+    );
+    assert.equal(admission.size, 10);
+  } finally {
+    close();
+  }
+});
+
 test("an unauthenticated socket that says nothing is closed at the header deadline", async () => {
   const admission = new SocketAdmission({ headersTimeoutMs: 300 });
   const { open, close } = await harness(admission);

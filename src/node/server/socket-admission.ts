@@ -13,9 +13,10 @@
  *   connecting at once (or a proxy's) is not cut before it could speak. Sockets younger than that may pass a cap
  *   for that second, never twice it: at twice a cap the oldest goes whatever its age. So at most twice the caps are
  *   ever held.
- * - The cap per address guards the other addresses' share, so it holds only while the server is under pressure: while
- *   more than half the server cap is unauthenticated. With room to spare, the clients behind one address (a proxy, a
- *   load balancer, a NAT) may all connect at once.
+ * - The cap per address guards the other addresses' share, so it holds only while the server is under pressure and
+ *   another address is there: while more than half the server cap is unauthenticated, from more than one address.
+ *   With room to spare, or with nobody else to crowd out, the clients behind one address (a proxy, a load balancer,
+ *   a NAT, a backend opening a connection per user) may all connect at once; the server cap still bounds them.
  * - While the event loop lags (the server is too busy to read what its sockets hold, so a client's headers may sit
  *   unread), ages stop counting: nothing is closed for its age or the deadline, only for twice a cap.
  * - The server cap defaults to at most an eighth of the process's descriptor limit (twice that is a quarter), so
@@ -30,7 +31,8 @@ export interface SocketAdmissionOptions {
   readonly maxUnauthenticatedSockets?: number;
   /**
    * Sockets not yet authenticated from one remote address, enforced while more than half of
-   * `maxUnauthenticatedSockets` are unauthenticated. Default 64 (at most the total).
+   * `maxUnauthenticatedSockets` are unauthenticated and another address holds some of them. Default 64 (at most the
+   * total).
    */
   readonly maxUnauthenticatedSocketsPerAddress?: number;
   /** How long an unauthenticated socket has to send complete request headers. Default 10000 ms. */
@@ -73,7 +75,10 @@ function positive(name: string, value: number): number {
 export class SocketAdmission {
   readonly maxSockets: number;
   readonly maxPerAddress: number;
-  /** The cap per address holds while more than this many sockets are unauthenticated (half the server cap). */
+  /**
+   * The cap per address holds while more than this many sockets are unauthenticated (half the server cap), from more
+   * than one address.
+   */
   readonly perAddressAbove: number;
   readonly headersTimeoutMs: number;
   /** By `address|port` (what a request's socket, a TLS socket and an HTTP/2 session all report alike). */
@@ -124,6 +129,9 @@ export class SocketAdmission {
     this.#perAddress.set(address, (this.#perAddress.get(address) ?? 0) + 1);
     socket.once("close", () => this.#forget(key, socket));
     this.#enforceCaps(address);
+    // A newcomer from another address brings the cap per address back for the busiest one (see the file's comment).
+    const busiest = this.#perAddress.size > 1 ? this.#busiestAddress() : undefined;
+    if (busiest !== undefined && busiest !== address) this.#enforceCaps(busiest);
     if (this.#sweeper === undefined) {
       this.#sweepEveryMs = Math.max(50, Math.min(250, this.minAgeMs / 2));
       this.#lastSweep = Date.now();
@@ -137,7 +145,11 @@ export class SocketAdmission {
     const now = this.#clock();
     const old = (entry: Entry) => now - entry.born >= this.minAgeMs;
     if (address !== undefined) {
-      while ((this.#perAddress.get(address) ?? 0) > this.maxPerAddress && this.#entries.size > this.perAddressAbove) {
+      while (
+        (this.#perAddress.get(address) ?? 0) > this.maxPerAddress &&
+        this.#entries.size > this.perAddressAbove &&
+        this.#perAddress.size > 1
+      ) {
         const hard = (this.#perAddress.get(address) ?? 0) > 2 * this.maxPerAddress;
         if (!this.#evict(address, hard ? () => true : old)) break;
       }

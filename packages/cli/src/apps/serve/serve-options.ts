@@ -40,7 +40,8 @@ Options:
                            limit); past it the oldest is closed, once it had a second, to make room for a newcomer
   --max-unauthenticated-per-address N
                            the same per remote address (default 64), held while over half the sockets
-                           above are taken: until then one address (a proxy) may connect that many at once
+                           above are taken by more than one address: until then one address (a proxy, or a
+                           backend connecting for many users) may connect that many at once
   --grace MS               how long running turns get to end after the cancel at shutdown (default 2000)
   --cluster URL            be a node of the cluster kept in this PostgreSQL database (postgres://user@host/db, or
                            $ACP_CLUSTER): any node answers any request of any connection, and a connection whose
