@@ -6,6 +6,7 @@
 
 import { nodeWritableOf, takeNodeReadable } from "./node-web-origins.js";
 import { nodeWebByteSource } from "./node-web-source.js";
+import { afterThisTurn } from "./next-turn.js";
 
 /** What a byte source reports to, in order: chunks, then exactly one of `end` or `error`. */
 export interface ByteSourceHandlers {
@@ -40,37 +41,6 @@ export interface ByteSink {
 }
 
 function ignore(): void {}
-
-let macrotask: ((run: () => void) => void) | undefined;
-
-/**
- * Runs `run` on a later turn of the event loop, after pending I/O callbacks: `setImmediate` where there is one, a
- * `MessageChannel` in browsers, else a zero timer.
- */
-function nextTurn(run: () => void): void {
-  macrotask ??= makeMacrotask();
-  macrotask(run);
-}
-
-function makeMacrotask(): (run: () => void) => void {
-  if (typeof setImmediate === "function") return (run) => void setImmediate(run);
-  if (typeof MessageChannel === "function") {
-    const queue: Array<() => void> = [];
-    const channel = new MessageChannel();
-    // Typed structurally: the library compiles without the DOM lib, where a port's `onmessage` is declared.
-    (channel.port1 as unknown as { onmessage: (() => void) | null }).onmessage = () => queue.shift()?.();
-    return (run) => {
-      queue.push(run);
-      channel.port2.postMessage(undefined);
-    };
-  }
-  return (run) => void setTimeout(run, 0);
-}
-
-/** A promise that resolves on the next turn of the event loop. */
-function afterThisTurn(): Promise<void> {
-  return new Promise<void>((resolve) => nextTurn(resolve));
-}
 
 /**
  * A `ByteSource` over a web `ReadableStream<Uint8Array>`. The reader is taken on `start`; when `Readable.toWeb` made

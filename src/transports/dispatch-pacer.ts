@@ -10,16 +10,10 @@
  * that are waiting on the peer are not counted, only requests delivered in the same turn.
  */
 
+import { nextTurn } from "./next-turn.js";
+
 /** Requests delivered in one turn before the rest waits for the next: a few times what any real peer sends at once. */
 export const DEFAULT_MAX_REQUEST_BURST = 256;
-
-type Later = (run: () => void) => void;
-
-/** The next turn of the event loop: `setImmediate` where there is one (Node), a zero timer elsewhere. */
-const nextTurn: Later = (() => {
-  const immediate = (globalThis as { setImmediate?: (run: () => void) => unknown }).setImmediate;
-  return immediate !== undefined ? (run) => void immediate(run) : (run) => void setTimeout(run, 0);
-})();
 
 /** One delivery: returns true when it delivered a request (something owed a reply). */
 export type Delivery = () => boolean;

@@ -2,13 +2,17 @@
  * The link an agent hosted by the server talks through: what the client POSTs (or sends over its WebSocket) is
  * delivered to the agent's receiver; what the agent sends is serialized once and handed to the connection, which
  * routes it to the client's streams. `drain()` waits while the client is behind, so an agent that awaits its sends
- * goes no faster than the client reads.
+ * goes no faster than the client reads; and it waits for the next turn of the event loop once it (or all the
+ * process's agents together) sent its share of this one (./turn-share.ts), so that one agent's burst does not hold
+ * every other connection of the server until it ends.
  */
 import type { LinkReceiver, MessageLink } from "../../jsonrpc/link.js";
 import type { AnyMessage } from "../../jsonrpc/messages.js";
 import { LinkLifecycle } from "../../transports/link-lifecycle.js";
 import type { LinkControl } from "../../transports/link-streams.js";
+import { afterThisTurn } from "../../transports/next-turn.js";
 import { serializeMessage } from "../../transports/serialize.js";
+import { AGENT_TURN_SHARE_CHARS, processShareSpent, spend } from "./turn-share.js";
 
 /** Where the agent's output goes: the connection that hosts it. */
 export interface AgentOutput {
@@ -44,6 +48,8 @@ export class AgentLink implements MessageLink, LinkControl {
   #outputClosed = false;
   #inboxChars = 0;
   #inboxSizes: number[] = [];
+  /** Output sent since the agent last waited for the next turn (see ./turn-share.ts). */
+  #sentThisTurn = 0;
 
   constructor(
     private readonly output: AgentOutput,
@@ -90,11 +96,16 @@ export class AgentLink implements MessageLink, LinkControl {
   send(message: AnyMessage, rawId?: string): void {
     const text = serializeMessage(message, this.maxMessageBytes, rawId);
     if (this.#outputClosed) return;
+    this.#sentThisTurn += text.length;
+    spend(text.length);
     this.output.fromAgent(message, text, rawId);
   }
 
   drain(): Promise<void> {
-    return this.output.whenRoom();
+    const room = this.output.whenRoom();
+    if (this.#sentThisTurn < AGENT_TURN_SHARE_CHARS && !processShareSpent()) return room;
+    this.#sentThisTurn = 0;
+    return room.then(afterThisTurn);
   }
 
   close(): Promise<void> {
