@@ -6,14 +6,16 @@
  * aggregate rate (every chunk at every client, over the time until the last client has its answer and all its
  * chunks), when the first client was done (a share of that time: near 100% means the connections went on side by
  * side, near 0% one after another), and the server's RSS per connection (RSS after gc with the N connections open
- * and idle, less RSS after gc with a probe connection alone, after the probe's own warm-up turn; Linux only). Each
- * client checks that its chunks came all, in order.
+ * and idle, less RSS after gc with a probe connection alone, after the probe's own warm-up turn; Linux only), and the
+ * round trips of one more connection meanwhile, from a process of its own (./round-trip-probe.ts): what a light user
+ * of the same server waits while the others stream. Each client checks that its chunks came all, in order.
  * Implementations are interleaved rep by rep; the median rep (by rate) is shown.
  */
 import { readFileSync } from "node:fs";
 import { ChunkOrder } from "./chunk-order.js";
 import { spawnAgent, type AgentChild } from "./child-process.js";
 import type { BenchClient, ClientHooks, Impl, ImplName, RemoteProfile } from "./impls/types.js";
+import { percentile, RoundTripProbe } from "./round-trip-probe-client.js";
 import { fmtNum, fmtRate } from "./stats.js";
 import type { WorkloadSizes } from "./workloads.js";
 
@@ -26,6 +28,8 @@ export interface ConnectionsRep {
   rate: number;
   /** When the first client had all it was owed, as a share of `ms`. */
   firstDone: number;
+  /** Round trips of one more connection (another process) meanwhile: median, 99th percentile and longest, ms; how many. */
+  roundTrip?: { median: number; p99: number; max: number; count: number };
 }
 
 export interface ConnectionsRow {
@@ -72,6 +76,7 @@ interface Server {
   impl: Impl;
   child: AgentChild;
   probe: BenchClient;
+  roundTrips?: RoundTripProbe;
   clients: { client: BenchClient; counter: ChunkCounter }[];
   row: ConnectionsRow;
 }
@@ -95,6 +100,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string, died: Pro
 
 /** All clients prompt at once for `n` chunks each; resolves when every one has its answer and its chunks. */
 async function turn(server: Server, n: number, timeoutMs: number): Promise<ConnectionsRep> {
+  server.roundTrips?.go();
   const started = performance.now();
   await withTimeout(
     Promise.all(
@@ -109,10 +115,25 @@ async function turn(server: Server, n: number, timeoutMs: number): Promise<Conne
     server.child.died,
   );
   const ms = performance.now() - started;
+  const times = (await server.roundTrips?.stop(timeoutMs))?.sort((a, b) => a - b);
   const misplaced = server.clients.find(({ counter }) => !counter.order.inOrder);
   if (misplaced) throw new Error(misplaced.counter.order.describe());
   const firstDone = Math.min(...server.clients.map(({ counter }) => counter.doneAt)) - started;
-  return { ms, rate: (n * server.clients.length) / (ms / 1000), firstDone: firstDone / ms };
+  return {
+    ms,
+    rate: (n * server.clients.length) / (ms / 1000),
+    firstDone: firstDone / ms,
+    ...(times && times.length > 0
+      ? {
+          roundTrip: {
+            median: percentile(times, 0.5),
+            p99: percentile(times, 0.99),
+            max: times.at(-1)!,
+            count: times.length,
+          },
+        }
+      : {}),
+  };
 }
 
 /** Starts a server child, connects the probe and `count` clients, warms them up and measures RSS per connection. */
@@ -136,6 +157,8 @@ async function open(impl: Impl, profile: RemoteProfile, count: number, n: number
         return { client: await connect(counter), counter };
       }),
     );
+    server.roundTrips = new RoundTripProbe(impl.name, profile, url);
+    await server.roundTrips.ready(timeoutMs);
     await turn(server, warmUp, timeoutMs);
     await server.probe.prompt({ w: "gc" });
     const all = rssOf(child.process.pid);
@@ -150,6 +173,7 @@ async function open(impl: Impl, profile: RemoteProfile, count: number, n: number
 async function close(server: Server): Promise<void> {
   for (const { client } of server.clients) client.close();
   server.probe?.close();
+  await server.roundTrips?.close();
   await server.child.finish(5000);
 }
 

@@ -17,7 +17,7 @@ function row(
   rate: number,
   extra: Partial<ConnectionsRow> = {},
 ): ConnectionsRow {
-  const rep = { ms: 1000, rate, firstDone: 0.5 };
+  const rep = { ms: 1000, rate, firstDone: 0.5, roundTrip: { median: 20, p99: 40, max: 50, count: 50 } };
   return { impl, profile: "websocket", connections, chunksEach: 10, reps: [rep], median: rep, ...extra };
 }
 
@@ -30,13 +30,32 @@ function judge(rows: ConnectionsRow[]): Target[] {
 test("the target compares acpkit with the official SDK at the most connections run", () => {
   // At 1 connection acpkit is only 2x; at 100, 4x: the 100-connection rows decide.
   const rows = [row("official", 1, 100), row("acpkit", 1, 200), row("official", 100, 100), row("acpkit", 100, 400)];
-  const [target, ...rest] = judge(rows);
+  const [target, roundTrip, ...rest] = judge(rows);
   assert.equal(rest.length, 0);
+  assert.equal(roundTrip!.status, "PASS");
   assert.equal(target!.status, "PASS");
   assert.match(target!.name, /100 connections at once over websocket/);
   assert.match(target!.detail, /= 4\.00x \(need >= 3x\)/);
 
   assert.equal(judge([row("official", 100, 100), row("acpkit", 100, 299)])[0]!.status, "FAIL");
+});
+
+test("a round trip while the others stream: the longest under a quarter of their turn passes", () => {
+  // Held for most of the turn once: a good median of the few round trips made does not save it.
+  const held = row("acpkit", 100, 400, {});
+  held.median = { ...held.median!, ms: 1000, roundTrip: { median: 2, p99: 980, max: 980, count: 3 } };
+  const [, failed] = judge([row("official", 100, 100), held]);
+  assert.equal(failed!.status, "FAIL");
+  assert.match(failed!.name, /a round trip while 100 connections stream over websocket/);
+  assert.match(failed!.detail, /longest 980\.0 ms \(median 2\.0 ms, 3 round trips\) during a 1000 ms turn = 98\.0%/);
+
+  const [, passed] = judge([row("official", 100, 100), row("acpkit", 100, 400)]);
+  assert.equal(passed!.status, "PASS");
+  assert.match(passed!.detail, /= 5\.0% \(need < 25%\).*official: longest 50\.0 ms/);
+
+  const none = row("acpkit", 100, 400);
+  none.median = { ...none.median!, roundTrip: undefined };
+  assert.equal(judge([row("official", 100, 100), none])[1]!.status, "N/A");
 });
 
 test("a lost or reordered chunk fails the target whatever the rate; a missing official row is N/A", () => {
@@ -72,6 +91,7 @@ test("a small real run fills every row: rates, the first client's share, RSS per
     assert.equal(r.reps.length, 1);
     assert.ok(r.median!.rate > 0);
     assert.ok(r.median!.firstDone > 0 && r.median!.firstDone <= 1);
+    assert.ok(r.median!.roundTrip!.count >= 1 && r.median!.roundTrip!.max >= r.median!.roundTrip!.median);
     if (process.platform === "linux") assert.equal(typeof r.rssPerConnection, "number");
   }
   assert.equal(lines.length, 4);
