@@ -173,6 +173,9 @@ export function sharedSessionScenarios(title: string, topology: () => Topology, 
           replayed.push(attached._meta.acpkit.replayed);
           joiners.push(joiner);
         }
+        // One more update after the last attach (the replay counts the prompt too), so that every joiner has a seam
+        // to cross: the agent sends a batch every 10 ms, and a fast machine attached and cancelled between two.
+        await controller.until(() => controller.texts.length >= replayed.at(-1)!, "an update after the last attach");
         await controller.notify("session/cancel", { sessionId });
         assert.equal((await turn).stopReason, "cancelled");
         const count = controller.texts.length;
