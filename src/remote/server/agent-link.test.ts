@@ -58,7 +58,7 @@ test("an agent that sent its share of the turn waits for the next turn; its coun
 });
 
 test("agents that each sent less than their share wait once all of the process's agents sent theirs in this turn", async () => {
-  const links = Array.from({ length: 8 }, () => new AgentLink(roomyOutput(), 1024 * 1024));
+  const links = Array.from({ length: 16 }, () => new AgentLink(roomyOutput(), 1024 * 1024));
   await new Promise((resolve) => setImmediate(resolve)); // a fresh turn
   // Each link sends under its own share; together they pass the process's share within this turn.
   const each = Math.ceil(PROCESS_TURN_SHARE_CHARS / links.length) + 1024;
@@ -66,7 +66,7 @@ test("agents that each sent less than their share wait once all of the process's
   const big = { jsonrpc: "2.0" as const, method: "x", params: { text: "y".repeat(each) } };
   for (const link of links.slice(0, -1)) link.send(big);
   const last = links.at(-1)!;
-  assert.equal(await firstAfterDrain(last), "agent", "seven eighths of the share: not spent yet");
+  assert.equal(await firstAfterDrain(last), "agent", "fifteen sixteenths of the share: not spent yet");
   last.send(big);
   assert.equal(await firstAfterDrain(last), "the rest of the process", "the share spent: the last one waits too");
   // The next turn starts a fresh share: a small send goes on at once.

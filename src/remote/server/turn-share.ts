@@ -12,7 +12,7 @@ import { nextTurn } from "../../transports/next-turn.js";
 /** Output (UTF-16 units) one agent may send before it waits for the next turn. */
 export const AGENT_TURN_SHARE_CHARS = 64 * 1024;
 /** Output all the process's agents may send in one turn of the event loop before each waits for the next. */
-export const PROCESS_TURN_SHARE_CHARS = 256 * 1024;
+export const PROCESS_TURN_SHARE_CHARS = 512 * 1024;
 
 let spentThisTurn = 0;
 let resetQueued = false;
