@@ -15,8 +15,9 @@ import { readFileSync } from "node:fs";
 import { ChunkOrder } from "./chunk-order.js";
 import { spawnAgent, type AgentChild } from "./child-process.js";
 import type { BenchClient, ClientHooks, Impl, ImplName, RemoteProfile } from "./impls/types.js";
-import { percentile, RoundTripProbe } from "./round-trip-probe-client.js";
-import { fmtNum, fmtRate } from "./stats.js";
+import { withTimeout } from "./harness.js";
+import { RoundTripProbe } from "./round-trip-probe-client.js";
+import { fmtNum, fmtRate, latencySummary, medianIndex } from "./stats.js";
 import type { WorkloadSizes } from "./workloads.js";
 
 export const CONNECTION_COUNTS = [1, 10, 100] as const;
@@ -90,14 +91,6 @@ function rssOf(pid: number | undefined): number | undefined {
   }
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string, died: Promise<never>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout, died]).finally(() => clearTimeout(timer));
-}
-
 /** All clients prompt at once for `n` chunks each; resolves when every one has its answer and its chunks. */
 async function turn(server: Server, n: number, timeoutMs: number): Promise<ConnectionsRep> {
   server.roundTrips?.go();
@@ -115,7 +108,7 @@ async function turn(server: Server, n: number, timeoutMs: number): Promise<Conne
     server.child.died,
   );
   const ms = performance.now() - started;
-  const times = (await server.roundTrips?.stop(timeoutMs))?.sort((a, b) => a - b);
+  const times = await server.roundTrips?.stop(timeoutMs);
   const misplaced = server.clients.find(({ counter }) => !counter.order.inOrder);
   if (misplaced) throw new Error(misplaced.counter.order.describe());
   const firstDone = Math.min(...server.clients.map(({ counter }) => counter.doneAt)) - started;
@@ -124,14 +117,7 @@ async function turn(server: Server, n: number, timeoutMs: number): Promise<Conne
     rate: (n * server.clients.length) / (ms / 1000),
     firstDone: firstDone / ms,
     ...(times && times.length > 0
-      ? {
-          roundTrip: {
-            median: percentile(times, 0.5),
-            p99: percentile(times, 0.99),
-            max: times.at(-1)!,
-            count: times.length,
-          },
-        }
+      ? { roundTrip: { ...latencySummary(times), max: Math.max(...times), count: times.length } }
       : {}),
   };
 }
@@ -221,8 +207,8 @@ export async function runConnectionsBench(options: {
         }
       } finally {
         for (const server of servers) {
-          const sorted = [...server.row.reps].sort((a, b) => a.rate - b.rate);
-          server.row.median = sorted[Math.floor((sorted.length - 1) / 2)];
+          const reps = server.row.reps;
+          if (reps.length > 0) server.row.median = reps[medianIndex(reps.map((rep) => rep.rate))];
           rows.push(server.row);
           await close(server);
         }

@@ -165,7 +165,8 @@ async function waitForCount(counter: UpdateCounter, n: number, maxMs: number): P
   return performance.now();
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, what: string, extra?: Promise<never>): Promise<T> {
+/** `promise`, or a rejection naming `what` after `ms`, or `extra`'s rejection (a child that died) first. */
+export function withTimeout<T>(promise: Promise<T>, ms: number, what: string, extra?: Promise<never>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`${what} timed out after ${ms} ms`)), ms);

@@ -64,7 +64,3 @@ export class RoundTripProbe {
     clearTimeout(timer);
   }
 }
-
-export function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
-}

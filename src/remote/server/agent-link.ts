@@ -49,7 +49,7 @@ export class AgentLink implements MessageLink, LinkControl {
   #inboxChars = 0;
   #inboxSizes: number[] = [];
   /** Output sent since the agent last waited for the next turn (see ./turn-share.ts). */
-  #sentThisTurn = 0;
+  #sentSinceTurn = 0;
 
   constructor(
     private readonly output: AgentOutput,
@@ -96,15 +96,15 @@ export class AgentLink implements MessageLink, LinkControl {
   send(message: AnyMessage, rawId?: string): void {
     const text = serializeMessage(message, this.maxMessageBytes, rawId);
     if (this.#outputClosed) return;
-    this.#sentThisTurn += text.length;
+    this.#sentSinceTurn += text.length;
     spend(text.length);
     this.output.fromAgent(message, text, rawId);
   }
 
   drain(): Promise<void> {
     const room = this.output.whenRoom();
-    if (this.#sentThisTurn < AGENT_TURN_SHARE_CHARS && !processShareSpent()) return room;
-    this.#sentThisTurn = 0;
+    if (this.#sentSinceTurn < AGENT_TURN_SHARE_CHARS && !processShareSpent()) return room;
+    this.#sentSinceTurn = 0;
     return room.then(afterThisTurn);
   }
 
