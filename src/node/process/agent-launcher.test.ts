@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
-import { realpathSync } from "node:fs";
+import { once } from "node:events";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { test } from "node:test";
 import type { Logger } from "../../jsonrpc/logger.js";
 import { AgentStartupTimeoutError, initializeWithDeadline, launchAgent } from "./agent-launcher.js";
@@ -83,3 +86,33 @@ test("initializeWithDeadline: the error formats the deadline, quotes stderr, and
   const quick = { initialize: async () => ({ protocolVersion: 1 }) };
   assert.deepEqual(await initializeWithDeadline(quick, init, launched as never), { protocolVersion: 1 });
 });
+
+test(
+  "stdout: the agent writes to the given socket, whose other end ends when the agent exits; there is no stream",
+  { skip: process.platform === "win32" && "Unix sockets" },
+  async () => {
+    const dir = mkdtempSync(join(tmpdir(), "acpkit-launch-"));
+    const server = createServer({ pauseOnConnect: true });
+    await new Promise<void>((resolve) => server.listen(join(dir, "s"), resolve));
+    const accepted = once(server, "connection");
+    const reader = connect(join(dir, "s"));
+    const [agentEnd] = (await accepted) as [Socket];
+    server.close();
+    rmSync(dir, { recursive: true, force: true });
+    const chunks: Buffer[] = [];
+    reader.on("data", (chunk: Buffer) => chunks.push(chunk));
+    const ended = once(reader, "end");
+    const launched = await launchAgent({
+      argv: [node, "-e", "process.stdout.write('x'.repeat(300000) + 'end')"],
+      stdout: agentEnd,
+    });
+    assert.equal(launched.child.stdout, null);
+    assert.ok(agentEnd.destroyed, "the launcher closed its copy of the agent's end");
+    assert.throws(() => launched.stream, /given the agent's stdout \(options\.stdout\)/);
+    assert.deepEqual(await launched.exited, { code: 0, signal: null });
+    await ended;
+    assert.equal(Buffer.concat(chunks).toString(), "x".repeat(300000) + "end");
+    await launched.stop();
+    reader.destroy();
+  },
+);

@@ -9,6 +9,7 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import type { Socket } from "node:net";
 import type { Stream } from "../../jsonrpc/link.js";
 import { ConnectionClosedError, LocalError } from "../../jsonrpc/local-errors.js";
 import { silentLogger, type Logger } from "../../jsonrpc/logger.js";
@@ -44,11 +45,20 @@ export interface LaunchAgentOptions extends Omit<ChildProcessStreamOptions, "std
   onStderrLine?: (line: string) => void;
   /** Hears about the agent's life (and its stderr lines, at debug level). Default: silent. */
   logger?: Logger;
+  /**
+   * The agent's stdout: this socket (a connected one, whose other end the caller reads its own way, e.g. with
+   * `onread`) instead of a pipe the launcher reads. The launcher closes its copy once the agent runs; `child.stdout`
+   * is then null and `stream` cannot be used. For proxies such as `acp tap`. Default: a pipe.
+   */
+  stdout?: Socket;
 }
 
 /** A running agent. */
 export interface LaunchedAgent {
-  /** The agent's stdin/stdout as a `Stream`, for `new ClientSideConnection(toClient, stream)`. */
+  /**
+   * The agent's stdin/stdout as a `Stream`, for `new ClientSideConnection(toClient, stream)`. Reading it throws a
+   * `TypeError` when the launcher was given the agent's stdout (`options.stdout`).
+   */
   readonly stream: Stream;
   /** The agent process (the leader of its process group). */
   readonly child: ChildProcess;
@@ -120,9 +130,12 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
     cwd: options.cwd,
     env,
     detached: true,
-    stdio: ["pipe", "pipe", "pipe"],
+    stdio: ["pipe", options.stdout ?? "pipe", "pipe"],
     windowsHide: true,
   });
+  // The agent has its own copy of a given stdout now; this process's copy would keep the caller's end from ever
+  // seeing the end of the agent's output.
+  options.stdout?.destroy();
   try {
     await new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
@@ -165,13 +178,17 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
     stderrTailLines: _l,
     onStderrLine: _o,
     logger: _lg,
+    stdout: ownStdout,
     ...streamOptions
   } = options;
-  const stream = childProcessStream(child, {
-    ...streamOptions,
-    stderrLines: () => tail.lines(),
-    othersMayHoldOutput: () => tree.alive(),
-  });
+  const stream =
+    ownStdout === undefined
+      ? childProcessStream(child, {
+          ...streamOptions,
+          stderrLines: () => tail.lines(),
+          othersMayHoldOutput: () => tree.alive(),
+        })
+      : undefined;
 
   const exited = childExited(child).then((status) => {
     logger.debug("agent exited", { pid, ...status });
@@ -200,7 +217,14 @@ export async function launchAgent(options: LaunchAgentOptions): Promise<Launched
   };
 
   return {
-    stream,
+    get stream(): Stream {
+      if (stream === undefined)
+        throw new TypeError(
+          "launchAgent was given the agent's stdout (options.stdout): read the agent's output from that socket's " +
+            "other end; there is no stream",
+        );
+      return stream;
+    },
     child,
     pid,
     argv,

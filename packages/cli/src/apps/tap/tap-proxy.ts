@@ -1,7 +1,8 @@
 /**
  * `acp tap`: a transparent stdio proxy in front of an agent. The editor starts `acp tap -- <agent command>` instead
  * of the agent; the tap launches the agent (own process group), forwards bytes both ways unchanged and unbuffered
- * (the agent's stderr too), and hands a copy to its analyzer: a low-priority process that checks every frame against
+ * (the agent's stderr too; the agent's output, the heavy direction, on a fast path: ./agent-output.ts and
+ * ./direct-writer.ts), and hands a copy to its analyzer: a low-priority process that checks every frame against
  * the schema and the protocol's rules from both sides' point of view, reports violations as they are found (stderr,
  * or a report file) and writes the conversation as a cassette. The copy is handed over when the traffic pauses, and
  * at least every 2 s while it flows (./analyzer-feed.ts). The agent's exit code is the tap's; signals the tap gets
@@ -17,6 +18,8 @@ import { waitUntil } from "@acpkit/sdk/node";
 import type { Side } from "@acpkit/sdk";
 import { analyzerAtFullSpeed, spawnAnalyzer } from "./analyzer-launch.js";
 import { AnalyzerFeed } from "./analyzer-feed.js";
+import { openAgentOutput } from "./agent-output.js";
+import { DirectWriter } from "./direct-writer.js";
 import type { AnalyzerOptions } from "./tee-protocol.js";
 
 export interface TapOptions {
@@ -85,16 +88,28 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
       );
     }
   }
+  // The fast path for the agent's output (./agent-output.ts), when the tap's stdout is this process's own.
+  // Until the copy is wired, what the agent writes waits here (reading pauses after the first chunk).
+  const early: Uint8Array[] = [];
+  let fromAgent = (chunk: Uint8Array): boolean => early.push(chunk) === 0;
+  const direct = options.io === undefined ? await openAgentOutput((chunk) => fromAgent(chunk)) : undefined;
   let launched: LaunchedAgent;
   try {
-    launched = await launchAgent({ argv: options.argv, cwd: process.cwd() });
+    launched = await launchAgent({
+      argv: options.argv,
+      cwd: process.cwd(),
+      ...(direct ? { stdout: direct.agentEnd } : {}),
+    });
   } catch (error) {
+    direct?.agentEnd.destroy();
+    direct?.tapEnd.destroy();
     throw new TapSetupError((error as Error).message, { cause: error });
   }
   const child = launched.child;
+  const agentOutput: Readable = direct?.tapEnd ?? child.stdout!;
   const observer = options.observer;
   const analyzer = observer ? undefined : startAnalyzer(options);
-  const sources: Readable[] = [io.stdin, child.stdout!];
+  const sources: Readable[] = [io.stdin, agentOutput];
   const feed = analyzer
     ? new AnalyzerFeed(analyzer.stdin!, {
         pause: () => sources.forEach((source) => source.pause()),
@@ -123,8 +138,13 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
     output.on("error", resume);
   };
   const agentOutputDone = new Promise<void>((resolve) => {
-    pipe("agent", child.stdout!, io.stdout, resolve);
-    child.stdout!.once("close", () => resolve());
+    if (direct) {
+      fromAgent = forwardDirect(direct.tapEnd, copy, resolve);
+      let more = true;
+      for (const chunk of early.splice(0)) more = fromAgent(chunk) && more;
+      if (more) direct.tapEnd.resume();
+    } else pipe("agent", child.stdout!, io.stdout, resolve);
+    agentOutput.once("close", () => resolve());
   });
   pipe("client", io.stdin, child.stdin!, () => child.stdin!.end());
   child.stderr!.on("data", (chunk: Buffer) => {
@@ -149,8 +169,33 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
   } finally {
     for (const [signal, handler] of handlers) process.off(signal, handler);
     io.stdin.pause();
+    // A process that left the agent's group may still hold the agent's end: the tap stops reading it anyway.
+    direct?.tapEnd.destroy();
     if (analyzer && analyzer.exitCode === null && analyzer.signalCode === null) analyzer.kill("SIGKILL");
   }
+}
+
+/**
+ * The agent's output on the fast path: each read goes to the tap's stdout (`writer`), then its view to `copy`. The
+ * read side pauses while the stdout stream holds what its descriptor refused, and the copy of the end goes last.
+ */
+function forwardDirect(tapEnd: Readable, copy: TapObserver, done: () => void): (chunk: Uint8Array) => boolean {
+  const stdout = process.stdout;
+  const writer = new DirectWriter(stdout, stdout.fd);
+  const resume = () => tapEnd.resume();
+  stdout.on("error", resume);
+  tapEnd.once("end", () => {
+    copy.end("agent");
+    tapEnd.destroy();
+    done();
+  });
+  tapEnd.on("error", () => {});
+  return (chunk) => {
+    const more = writer.write(chunk);
+    copy.bytes("agent", chunk);
+    if (!more) stdout.once("drain", resume);
+    return more;
+  };
 }
 
 /** Starts the analyzer at the lowest priority (./analyzer-launch.ts) and sends it its options. */
