@@ -6,17 +6,21 @@
  * copy held for the analyzer stays valid without copying it.
  *
  * Why: in front of an agent streaming at full speed, the tap's share of a 2-core machine is what the stream pays for
- * it. Node's readable streams cost the tap about 120 ms of CPU per 200,000 chunks (npm run bench, (a)); a bare
- * `onread` loop with direct writes about 50 ms.
+ * it. Over the 200,000 chunks of npm run bench's (a), Node's readable streams cost the tap's main thread about 110 ms
+ * of CPU; `onread` into slabs with direct writes about 70 ms, of which about 25 ms were the first touch of the slabs'
+ * fresh pages; with those pages mapped ahead by an idle-priority thread, about 48 ms.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PrefaultedSlabs } from "./prefaulted-slabs.js";
 
 /** Reads land in slabs of this size; a slab is left for a new one once less than `MIN_WINDOW` of it is free. */
 const SLAB_BYTES = 4 * 1024 * 1024;
 const MIN_WINDOW = 64 * 1024;
+/** Slabs whose pages are mapped ahead of the reads (./prefaulted-slabs.ts): 8 MiB, a tenth of a second of (a). */
+const SLABS_AHEAD = 2;
 /** The most one read may bring (a Unix socket holds a few hundred KiB). */
 const MAX_WINDOW = 1024 * 1024;
 
@@ -25,15 +29,21 @@ export class SlabWindows {
   #slab: Uint8Array = new Uint8Array(0);
   #at = 0;
   readonly #slabBytes: number;
+  readonly #newSlab: (bytes: number) => Uint8Array;
 
-  constructor(slabBytes = SLAB_BYTES) {
+  /** `newSlab` gives the memory of a new slab (default: allocated on the spot). */
+  constructor(
+    slabBytes = SLAB_BYTES,
+    newSlab: (bytes: number) => Uint8Array = (bytes) => Buffer.allocUnsafeSlow(bytes),
+  ) {
     this.#slabBytes = Math.max(slabBytes, MIN_WINDOW);
+    this.#newSlab = newSlab;
   }
 
   /** The memory the next read goes to. */
   window(): Uint8Array {
     if (this.#slab.length - this.#at < MIN_WINDOW) {
-      this.#slab = Buffer.allocUnsafeSlow(this.#slabBytes);
+      this.#slab = this.#newSlab(this.#slabBytes);
       this.#at = 0;
     }
     return this.#slab.subarray(this.#at, Math.min(this.#slab.length, this.#at + MAX_WINDOW));
@@ -72,7 +82,8 @@ export async function openAgentOutput(onChunk: (chunk: Uint8Array) => boolean): 
     const path = join(dir, "out");
     await listen(server, path);
     const accepted = new Promise<Socket>((resolve) => server.once("connection", resolve));
-    const slabs = new SlabWindows();
+    const prefaulted = new PrefaultedSlabs(SLAB_BYTES, SLABS_AHEAD);
+    const slabs = new SlabWindows(SLAB_BYTES, () => prefaulted.take());
     // Node asks for the next window after each callback, so a window is taken before the next one is given out.
     const tapEnd = connect({
       path,
@@ -86,6 +97,7 @@ export async function openAgentOutput(onChunk: (chunk: Uint8Array) => boolean): 
       tapEnd.once("connect", resolve);
       tapEnd.once("error", reject);
     });
+    tapEnd.once("close", () => prefaulted.close());
     await connected;
     const agentEnd = await accepted;
     return { agentEnd, tapEnd };
