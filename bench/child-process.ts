@@ -2,6 +2,7 @@
  * Spawning a bench agent child and reading its `@@bench` reports from stderr.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { REPORT_PREFIX, type ChildReport } from "./agents/child.js";
 
@@ -30,12 +31,22 @@ const ACP_CLI = fileURLToPath(
 );
 
 /**
- * Spawns an agent child; with `viaTap`, as `acp tap [--trace tapTrace] -- node agent.js` (the tap forwards its stderr
- * reports); `childArgs` go to the agent script (`--remote`: behind its remote server instead of on stdio).
+ * What stands between the client and the agent child: nothing, `acp tap` (`acp tap [--trace tapTrace] -- node
+ * agent.js`; the tap forwards the agent's stderr reports), or `cat` (`sh -c '"$0" "$@" | cat' node agent.js`: the
+ * agent's output through the plainest forwarder there is, a reference for what any process in the path costs).
+ */
+export type Front = "none" | "tap" | "cat";
+
+/** `cat` on this machine, for the `cat` front (POSIX systems). */
+export const CAT_AVAILABLE = process.platform !== "win32" && existsSync("/bin/sh");
+
+/**
+ * Spawns an agent child behind `front`; `childArgs` go to the agent script (`--remote`: behind its remote server
+ * instead of on stdio).
  */
 export function spawnAgent(
   script: URL,
-  viaTap = false,
+  front: Front = "none",
   childArgs: readonly string[] = [],
   tapTrace?: string,
 ): AgentChild {
@@ -43,8 +54,14 @@ export function spawnAgent(
   const args = [...(path.endsWith(".ts") ? ["--import", "tsx"] : []), "--expose-gc", path, ...childArgs];
   const extra = process.env.BENCH_CHILD_NODE_ARGS ? process.env.BENCH_CHILD_NODE_ARGS.split(" ") : [];
   const trace = tapTrace === undefined ? [] : ["--trace", tapTrace];
-  const argv = viaTap ? [ACP_CLI, "tap", ...trace, "--", process.execPath, ...extra, ...args] : [...extra, ...args];
-  const child = spawn(process.execPath, argv, { stdio: ["pipe", "pipe", "pipe"] });
+  const agentArgv = [process.execPath, ...extra, ...args];
+  const [command, ...argv] =
+    front === "tap"
+      ? [process.execPath, ACP_CLI, "tap", ...trace, "--", ...agentArgv]
+      : front === "cat"
+        ? ["/bin/sh", "-c", '"$0" "$@" | cat', ...agentArgv]
+        : agentArgv;
+  const child = spawn(command!, argv, { stdio: ["pipe", "pipe", "pipe"] });
   const reports: ChildReport[] = [];
   const onReport = new Set<() => void>();
   let tail = "";

@@ -125,7 +125,7 @@ async function turn(server: Server, n: number, timeoutMs: number): Promise<Conne
 /** Starts a server child, connects the probe and `count` clients, warms them up and measures RSS per connection. */
 async function open(impl: Impl, profile: RemoteProfile, count: number, n: number, timeoutMs: number): Promise<Server> {
   const row: ConnectionsRow = { impl: impl.name, profile, connections: count, chunksEach: n, reps: [] };
-  const child = spawnAgent(impl.agentScript, false, ["--remote"]);
+  const child = spawnAgent(impl.agentScript, "none", ["--remote"]);
   const server: Server = { impl, child, probe: undefined!, clients: [], row };
   try {
     const url = await withTimeout(child.listening(), timeoutMs, "server start", child.died);

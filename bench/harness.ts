@@ -26,11 +26,12 @@ import {
 } from "./workloads.js";
 
 /**
- * `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). `websocket` / `http`: the
+ * `tap`: a pipe through `acp tap` (the agent child started as `acp tap -- node agent.js`). `cat`: the agent's output
+ * through `cat`, the plainest forwarder, a reference for any process in the path. `websocket` / `http`: the
  * agent child behind the implementation's remote server on 127.0.0.1, this process connected with its remote client.
  * `pipe+load` / `tap+load`: the same as `pipe` / `tap` while another process keeps one core busy (`cpuLoad()`).
  */
-export type Transport = "pipe" | "memory" | "tap" | "websocket" | "http" | "pipe+load" | "tap+load";
+export type Transport = "pipe" | "memory" | "tap" | "cat" | "websocket" | "http" | "pipe+load" | "tap+load";
 
 /** The transports that run beside a CPU load. */
 export const LOADED_TRANSPORTS = ["pipe+load", "tap+load"] as const;
@@ -188,12 +189,12 @@ export async function runRep(impl: Impl, w: WorkloadId, transport: Transport, op
   const tapTrace = viaTap ? join(mkdtempSync(join(tmpdir(), "acpkit-bench-tap-")), "trace.ndjson") : undefined;
   const load = transport === "pipe+load" || transport === "tap+load" ? await cpuLoad() : undefined;
   try {
-    if (transport === "pipe" || transport === "pipe+load" || viaTap) {
-      child = spawnAgent(impl.agentScript, viaTap, [], tapTrace);
+    if (transport === "pipe" || transport === "pipe+load" || transport === "cat" || viaTap) {
+      child = spawnAgent(impl.agentScript, viaTap ? "tap" : transport === "cat" ? "cat" : "none", [], tapTrace);
       client = await withTimeout(impl.connectPipe(child.process, counter), timeoutMs, "handshake", child.died);
     } else if (transport === "websocket" || transport === "http") {
       if (!impl.connectRemote) throw new Error(`${impl.name} has no remote client`);
-      child = spawnAgent(impl.agentScript, false, ["--remote"]);
+      child = spawnAgent(impl.agentScript, "none", ["--remote"]);
       const url = await withTimeout(child.listening(), timeoutMs, "remote server start", child.died);
       client = await withTimeout(impl.connectRemote(url, transport, counter), timeoutMs, "handshake", child.died);
     } else {

@@ -10,7 +10,8 @@
  *   BENCH_REPS=N         measured repetitions per row (default 3, quick 2), after one warm-up repetition at 1/10 size
  *   BENCH_TIMEOUT_MS=ms  per-step timeout (default 120000)
  *   BENCH_TAP=0          leave out (a) through `acp tap` (measured with acpkit, against acpkit's direct pipe row), and
- *                        the pair of them measured again while another process keeps one core busy
+ *                        the pair of them measured again while another process keeps one core busy; also (a) through
+ *                        `cat`, the same rounds, a reference for what any process in the path costs
  *   BENCH_TAP_REPS=N     measured rounds of each tap pair (default 10, quick: BENCH_REPS): the tap and its direct pipe
  *                        are measured back to back in each round, and the target is the median of the rounds' ratios
  *   BENCH_REMOTE=0       leave out (a) over WebSocket and Streamable HTTP (each implementation's remote server in the
@@ -30,6 +31,7 @@ import { mkdirSync, writeFileSync, existsSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { CAT_AVAILABLE } from "./child-process.js";
 import { LOADED_TRANSPORTS, REMOTE_TRANSPORTS, runRep, type RepResult, type Transport } from "./harness.js";
 import { acpkitNodeImpl } from "./impls/acpkit-node.js";
 import { acpkitImpl } from "./impls/acpkit.js";
@@ -135,6 +137,7 @@ async function main(): Promise<void> {
         .filter((i) => t === "pipe" || (t === "memory" ? i.hasMemory : i.connectRemote !== undefined))
         .map((impl) => ({ impl, transport: t, reps: tapHere && impl === tapImpl ? tapReps : reps })),
       ...(tapHere ? [{ impl: tapImpl, transport: "tap" as Transport, reps: tapReps }] : []),
+      ...(tapHere && CAT_AVAILABLE ? [{ impl: tapImpl, transport: "cat" as Transport, reps: tapReps }] : []),
     ];
   };
   const total = plan.reduce((sum, [w, t]) => sum + lanesFor(w, t).reduce((n, lane) => n + lane.reps + 1, 0), 0);

@@ -32,6 +32,39 @@ export function tapTarget(rows: Row[], out: Target[]): void {
     "pipe+load",
     "(a) pipe through acp tap beside a CPU load: added time < 10% of the direct pipe beside the same load, nothing reordered",
   );
+  catReference(rows, out);
+}
+
+/**
+ * What any process in the path costs: (a) through `cat` in the same rounds as the tap and its direct pipe, as a
+ * paired median against each (information, not a target).
+ */
+function catReference(rows: Row[], out: Target[]): void {
+  const cat = rows.find((r) => r.workload === "a" && r.transport === "cat");
+  const tapped = rows.find((r) => r.workload === "a" && r.transport === "tap");
+  const direct = cat ? rowOf(rows, "a", "pipe", cat.impl) : undefined;
+  if (!cat || !direct) return;
+  const name = "(a) pipe through cat, the plainest forwarder: what any process in the path costs here";
+  const broken = cat.reps.filter((r) => !r.checks.ok || r.checks.inOrder !== true);
+  const ofDirect = pairedRatios(cat.reps, direct.reps);
+  if (broken.length > 0 || ofDirect.length < MIN_PAIRS) {
+    out.push({
+      name,
+      status: "N/A",
+      detail: broken[0]?.checks.note ?? `${ofDirect.length} paired rounds, too few for their median (BENCH_TAP_REPS)`,
+    });
+    return;
+  }
+  const tapOfCat = tapped ? pairedRatios(tapped.reps, cat.reps) : [];
+  const s = spread(ofDirect);
+  out.push({
+    name,
+    status: "INFO",
+    detail:
+      `median of ${ofDirect.length} rounds' ratios to the direct pipe ${fmtRatio(s.median)} (middle half ` +
+      `${fmtRatio(s.q1)}-${fmtRatio(s.q3)})` +
+      (tapOfCat.length >= MIN_PAIRS ? `; acp tap / cat, same rounds: ${fmtRatio(spread(tapOfCat).median)}` : ""),
+  });
 }
 
 /** tap ms / direct ms of each round both were measured in, in round order. */
