@@ -51,7 +51,11 @@ function catReference(rows: Row[], out: Target[]): void {
     out.push({
       name,
       status: "N/A",
-      detail: broken[0]?.checks.note ?? `${ofDirect.length} paired rounds, too few for their median (BENCH_TAP_REPS)`,
+      detail:
+        broken.length > 0
+          ? `${broken.length} of ${cat.reps.length} reps through cat did not deliver every chunk in order: ` +
+            (broken[0]!.checks.note ?? "checks failed")
+          : `${ofDirect.length} paired rounds, too few for their median (BENCH_TAP_REPS)`,
     });
     return;
   }

@@ -66,4 +66,8 @@ test("cat, the reference: its paired ratio to the direct pipe, and the tap's to 
   assert.match(cat.detail, /acp tap \/ cat, same rounds: 1\.02x/);
   const without = targets([row("pipe", [100, 100, 100]), row("tap", [105, 105, 105])]);
   assert.equal(without.filter((t) => t.name.includes("through cat")).length, 0, "no cat row, no line");
+  const broken = targets([row("pipe", [100, 100, 100]), row("cat", [101, 102, 103], false)]);
+  const brokenCat = broken.find((t) => t.name.includes("through cat"));
+  assert.equal(brokenCat?.status, "N/A");
+  assert.match(brokenCat!.detail, /3 of 3 reps through cat did not deliver every chunk in order: chunk 7 came before/);
 });

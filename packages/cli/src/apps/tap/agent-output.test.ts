@@ -60,6 +60,10 @@ test(
     );
     output.agentEnd.destroy();
     const ended = once(output.tapEnd, "end");
+    // The tap's end comes paused: nothing is read until it resumes.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(chunks.length, 0, "nothing read while paused");
+    output.tapEnd.resume();
     const [code] = (await once(agent, "exit")) as [number];
     assert.equal(code, 0);
     await ended;

@@ -65,8 +65,8 @@ export interface AgentOutput {
 }
 
 /**
- * Makes the pair. `onChunk` gets each read (a view the tap may keep); returning false pauses reading until
- * `tapEnd.resume()`. Resolves with undefined where there is no such pair to be had (Windows, or no private
+ * Makes the pair, the tap's end paused: `tapEnd.resume()` once whatever `onChunk` feeds is ready. `onChunk` gets each
+ * read (a view the tap may keep); returning false pauses reading until `tapEnd.resume()`. Resolves with undefined where there is no such pair to be had (Windows, or no private
  * directory for the socket): the caller reads a plain pipe instead.
  */
 export async function openAgentOutput(onChunk: (chunk: Uint8Array) => boolean): Promise<AgentOutput | undefined> {
@@ -99,6 +99,7 @@ export async function openAgentOutput(onChunk: (chunk: Uint8Array) => boolean): 
     });
     tapEnd.once("close", () => prefaulted.close());
     await connected;
+    tapEnd.pause();
     const agentEnd = await accepted;
     return { agentEnd, tapEnd };
   } catch {

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { isMainThread, parentPort } from "node:worker_threads";
+import { findChrt } from "./analyzer-launch.js";
 
 /** The size of a memory page; touching one byte of each maps the whole slab. */
 const PAGE = 4096;
@@ -32,8 +33,9 @@ function lowerOwnPriority(): void {
     // No /proc: not Linux, where nice applies to the whole process; leave it.
     return;
   }
-  const chrt = spawnSync("chrt", ["--idle", "-p", "0", String(tid)], { stdio: "ignore", timeout: 2000 });
-  if (chrt.status === 0) return;
+  const chrt = findChrt();
+  if (chrt && spawnSync(chrt, ["--idle", "-p", "0", String(tid)], { stdio: "ignore", timeout: 2000 }).status === 0)
+    return;
   try {
     setPriority(tid, 19);
   } catch {

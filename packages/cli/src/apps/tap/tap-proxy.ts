@@ -88,10 +88,9 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
       );
     }
   }
-  // The fast path for the agent's output (./agent-output.ts), when the tap's stdout is this process's own.
-  // Until the copy is wired, what the agent writes waits here (reading pauses after the first chunk).
-  const early: Uint8Array[] = [];
-  let fromAgent = (chunk: Uint8Array): boolean => early.push(chunk) === 0;
+  // The fast path for the agent's output (./agent-output.ts), when the tap's stdout is this process's own. Its end
+  // stays paused until `fromAgent` is wired below.
+  let fromAgent: (chunk: Uint8Array) => boolean = () => false;
   const direct = options.io === undefined ? await openAgentOutput((chunk) => fromAgent(chunk)) : undefined;
   let launched: LaunchedAgent;
   try {
@@ -140,9 +139,7 @@ export async function runTap(options: TapOptions): Promise<TapExit> {
   const agentOutputDone = new Promise<void>((resolve) => {
     if (direct) {
       fromAgent = forwardDirect(direct.tapEnd, copy, resolve);
-      let more = true;
-      for (const chunk of early.splice(0)) more = fromAgent(chunk) && more;
-      if (more) direct.tapEnd.resume();
+      direct.tapEnd.resume();
     } else pipe("agent", child.stdout!, io.stdout, resolve);
     agentOutput.once("close", () => resolve());
   });
